@@ -1,0 +1,105 @@
+// Package api holds the wire types of the emulator: GKE v1 JSON (field names exactly as
+// container.googleapis.com v1), the Google error body, Kubernetes-shaped objects and the
+// emulator's own control objects. It holds no behaviour beyond JSON encoding.
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// Int64 is a proto3 int64: a JSON string on output ("110"); Google front ends accept a number
+// or a string on input, and so does this type.
+type Int64 int64
+
+func (i Int64) MarshalJSON() ([]byte, error) {
+	return []byte(`"` + strconv.FormatInt(int64(i), 10) + `"`), nil
+}
+
+func (i *Int64) UnmarshalJSON(b []byte) error {
+	s := string(bytes.TrimSpace(b))
+	if s == "null" {
+		return nil
+	}
+	s = strings.Trim(s, `"`)
+	v, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return &json.UnmarshalTypeError{Value: string(b), Type: reflect.TypeFor[int64]()}
+	}
+	*i = Int64(v)
+	return nil
+}
+
+// Extra holds the JSON members of a GKE object that the emulator stores but does not simulate
+// (addons, logging, IP allocation ...). They are kept verbatim and echoed back so that clients
+// written for real GKE read back what they wrote.
+type Extra map[string]json.RawMessage
+
+var knownKeys sync.Map // reflect.Type -> map[string]bool
+
+// jsonKeys returns the JSON member names a struct type declares.
+func jsonKeys(t reflect.Type) map[string]bool {
+	if v, ok := knownKeys.Load(t); ok {
+		return v.(map[string]bool)
+	}
+	keys := map[string]bool{}
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		tag := f.Tag.Get("json")
+		name, _, _ := strings.Cut(tag, ",")
+		if name == "-" || !f.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		keys[name] = true
+	}
+	knownKeys.Store(t, keys)
+	return keys
+}
+
+// unmarshalKeepingExtra decodes data into known (a pointer to a struct without its own
+// UnmarshalJSON) and stores the members that struct does not declare in extra.
+func unmarshalKeepingExtra(data []byte, known any, extra *Extra) error {
+	if err := json.Unmarshal(data, known); err != nil {
+		return err
+	}
+	var all map[string]json.RawMessage
+	if err := json.Unmarshal(data, &all); err != nil {
+		return err
+	}
+	keys := jsonKeys(reflect.TypeOf(known).Elem())
+	for k, v := range all {
+		if keys[k] {
+			continue
+		}
+		if *extra == nil {
+			*extra = Extra{}
+		}
+		(*extra)[k] = v
+	}
+	return nil
+}
+
+// marshalWithExtra encodes known and adds the members of extra that known did not produce.
+func marshalWithExtra(known any, extra Extra) ([]byte, error) {
+	b, err := json.Marshal(known)
+	if err != nil || len(extra) == 0 {
+		return b, err
+	}
+	var all map[string]json.RawMessage
+	if err := json.Unmarshal(b, &all); err != nil {
+		return nil, err
+	}
+	for k, v := range extra {
+		if _, ok := all[k]; !ok {
+			all[k] = v
+		}
+	}
+	return json.Marshal(all)
+}

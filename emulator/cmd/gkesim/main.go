@@ -1,0 +1,55 @@
+// Command gkesim runs the GKE emulator (gkesim serve) and talks to a running one: the virtual
+// clock, the event log and gcloud-shaped container commands.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+)
+
+// Set by the release build.
+var version = "dev"
+
+func main() {
+	if err := newRootCmd(os.Stdout, os.Stderr).Execute(); err != nil {
+		fmt.Fprintln(os.Stderr, "ERROR:", err)
+		os.Exit(1)
+	}
+}
+
+// globals are the flags every client subcommand shares.
+type globals struct {
+	endpoint string
+	project  string
+	format   string
+	out      io.Writer
+}
+
+func envOr(key, def string) string {
+	if v := os.Getenv(key); v != "" {
+		return v
+	}
+	return def
+}
+
+func newRootCmd(out, errOut io.Writer) *cobra.Command {
+	g := &globals{out: out}
+	root := &cobra.Command{
+		Use:           "gkesim",
+		Short:         "GKE emulator: serve it, move its clock, watch what it does",
+		Version:       version,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetOut(out)
+	root.SetErr(errOut)
+	pf := root.PersistentFlags()
+	pf.StringVar(&g.endpoint, "endpoint", envOr("GKESIM_ENDPOINT", "http://127.0.0.1:8790"), "emulator address (env GKESIM_ENDPOINT)")
+	pf.StringVar(&g.project, "project", envOr("GKESIM_PROJECT", os.Getenv("CLOUDSDK_CORE_PROJECT")), "project (env GKESIM_PROJECT)")
+	pf.StringVar(&g.format, "format", "", "output format: table (lists), yaml (describe), or json")
+	root.AddCommand(newServeCmd(out, errOut), newClockCmd(g), newEventsCmd(g), newContainerCmd(g))
+	return root
+}

@@ -1,0 +1,93 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gkesim/terraform-provider-gkesim/emulator"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/store"
+)
+
+func newServeCmd(out, errOut io.Writer) *cobra.Command {
+	var (
+		listen, startTime, dataDir, logLevel string
+		timeScale                            float64
+		seed                                 uint64
+	)
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Run the emulator",
+		Long: `Run the emulator: the GKE v1 REST API (and v1beta1) under /v1, each cluster's Kubernetes-shaped
+API under /k8s/..., a read-only Compute view under /compute/v1, and the emulator's clock and
+event log under /emulator/v1. It stops cleanly on SIGINT or SIGTERM.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var level slog.Level
+			if err := level.UnmarshalText([]byte(logLevel)); err != nil {
+				return fmt.Errorf("--log-level %q: use debug, info, warn or error", logLevel)
+			}
+			log := slog.New(slog.NewTextHandler(errOut, &slog.HandlerOptions{Level: level}))
+			if timeScale < 0 {
+				return fmt.Errorf("--time-scale %g: must be 0 (frozen clock) or positive", timeScale)
+			}
+			opts := emulator.Options{TimeScale: timeScale, Seed: seed, Logger: log}
+			if startTime != "" {
+				t, err := time.Parse(time.RFC3339, startTime)
+				if err != nil {
+					return fmt.Errorf("--start-time %q: use RFC 3339, e.g. 2026-11-02T10:00:00Z", startTime)
+				}
+				opts.Start = t
+			}
+			if dataDir != "" {
+				d, err := store.NewDir(dataDir)
+				if err != nil {
+					return err
+				}
+				opts.Store = d
+			}
+			e, err := emulator.New(opts)
+			if err != nil {
+				return err
+			}
+			url, err := e.Listen(listen)
+			if err != nil {
+				e.Close()
+				return err
+			}
+			state := "in memory"
+			if dataDir != "" {
+				state = "in " + dataDir
+				if e.Resumed {
+					state += " (resumed)"
+				}
+			}
+			clock := fmt.Sprintf("%gx", timeScale)
+			if timeScale == 0 {
+				clock = "frozen (POST /emulator/v1/clock:advance moves it)"
+			}
+			fmt.Fprintf(out, "gkesim %s serving on %s\n  GKE API:  %s/v1/projects/PROJECT/locations/LOCATION/clusters\n  clock:    %s, seed %d, state %s\n",
+				version, url, url, clock, seed, state)
+			fmt.Fprintf(out, "  use it:   export GKESIM_ENDPOINT=%s\n", url)
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			<-ctx.Done()
+			fmt.Fprintln(out, "gkesim: shutting down")
+			return e.Close()
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&listen, "listen", emulator.DefaultListen, "address to listen on (port 0 picks a free port)")
+	f.Float64Var(&timeScale, "time-scale", emulator.DefaultTimeScale, "emulated seconds per wall second; 0 freezes the clock")
+	f.Uint64Var(&seed, "seed", 1, "seed for names, ids, addresses and timing jitter")
+	f.StringVar(&startTime, "start-time", "", "emulated time to start at, RFC 3339 (default: now)")
+	f.StringVar(&dataDir, "data-dir", "", "keep the state in this directory across restarts (default: in memory)")
+	f.StringVar(&logLevel, "log-level", "info", "debug, info, warn or error")
+	return cmd
+}

@@ -1,0 +1,152 @@
+package server
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim"
+)
+
+// One JSON error writer for the whole server: Google's envelope on the GKE, Compute and
+// emulator routes, Kubernetes' Status on the Kubernetes-shaped routes.
+
+// statusOfCode is the google.rpc canonical status and legacy reason of an HTTP code.
+func statusOfCode(code int) (status, reason string) {
+	switch code {
+	case http.StatusBadRequest:
+		return "INVALID_ARGUMENT", "badRequest"
+	case http.StatusNotFound:
+		return "NOT_FOUND", "notFound"
+	case http.StatusConflict:
+		return "ALREADY_EXISTS", "alreadyExists"
+	case http.StatusMethodNotAllowed:
+		return "UNIMPLEMENTED", "methodNotAllowed"
+	case http.StatusRequestEntityTooLarge:
+		return "INVALID_ARGUMENT", "badRequest"
+	case http.StatusServiceUnavailable:
+		return "UNAVAILABLE", "backendError"
+	default:
+		return "INTERNAL", "backendError"
+	}
+}
+
+// googleError renders an error in Google's envelope.
+func googleError(code int, status, reason, message string) *api.ErrorBody {
+	return &api.ErrorBody{Error: &api.ErrorDetail{
+		Code: code, Message: message, Status: status,
+		Errors: []*api.ErrorEntry{{Message: message, Domain: "global", Reason: reason}},
+	}}
+}
+
+// badRequest is a request the server could not decode; it never reaches the simulation.
+func badRequest(format string, args ...any) error {
+	return &sim.Error{HTTPCode: http.StatusBadRequest, Status: "INVALID_ARGUMENT", Reason: "badRequest", Message: fmt.Sprintf(format, args...)}
+}
+
+func notFoundf(format string, args ...any) error {
+	return &sim.Error{HTTPCode: http.StatusNotFound, Status: "NOT_FOUND", Reason: "notFound", Message: fmt.Sprintf(format, args...)}
+}
+
+// errorHandler is Echo's HTTPErrorHandler.
+func (s *Server) errorHandler(err error, c echo.Context) {
+	if c.Response().Committed {
+		return
+	}
+	code, status, reason, message := http.StatusInternalServerError, "INTERNAL", "backendError", err.Error()
+	var he *echo.HTTPError
+	switch e, ok := sim.AsError(err); {
+	case ok:
+		code, status, reason, message = e.HTTPCode, e.Status, e.Reason, e.Message
+	case errors.As(err, &he):
+		code = he.Code
+		status, reason = statusOfCode(code)
+		message = fmt.Sprint(he.Message)
+		if code == http.StatusNotFound {
+			message = fmt.Sprintf("The requested URL %s was not found on this server (gkesim serves the GKE v1 API under /v1/projects/{project}/locations/{location}/...).", c.Request().URL.Path)
+		}
+	case errors.Is(err, sim.ErrStopped):
+		code, status, reason = http.StatusServiceUnavailable, "UNAVAILABLE", "backendError"
+	default:
+		s.log.Error("request failed", "method", c.Request().Method, "path", c.Request().URL.Path, "error", err)
+	}
+	if isK8sPath(c.Request().URL.Path) {
+		_ = writeJSON(c, code, &api.K8sStatus{
+			TypeMeta: api.TypeMeta{APIVersion: "v1", Kind: "Status"}, Status: "Failure",
+			Message: message, Reason: k8sReason(code), Code: code,
+		})
+		return
+	}
+	_ = writeJSON(c, code, googleError(code, status, reason, message))
+}
+
+func k8sReason(code int) string {
+	switch code {
+	case http.StatusNotFound:
+		return "NotFound"
+	case http.StatusConflict:
+		return "AlreadyExists"
+	case http.StatusBadRequest:
+		return "BadRequest"
+	case http.StatusUnprocessableEntity:
+		return "Invalid"
+	case http.StatusMethodNotAllowed:
+		return "MethodNotAllowed"
+	}
+	return "InternalError"
+}
+
+func isK8sPath(p string) bool { return strings.HasPrefix(p, "/k8s/") }
+
+// maxBodyBytes bounds request bodies.
+const maxBodyBytes = 8 << 20
+
+// decode reads a JSON request body into v. An empty body decodes as {}.
+func decode(c echo.Context, v any) error {
+	body, err := io.ReadAll(io.LimitReader(c.Request().Body, maxBodyBytes+1))
+	if err != nil {
+		return badRequest("Could not read the request body: %v", err)
+	}
+	if len(body) > maxBodyBytes {
+		return badRequest("The request body is larger than %d bytes.", maxBodyBytes)
+	}
+	if len(strings.TrimSpace(string(body))) == 0 {
+		return nil
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		return badRequest("Invalid JSON payload received. %s", describeJSONError(err))
+	}
+	return nil
+}
+
+// describeJSONError names the field a decoding error is about.
+func describeJSONError(err error) string {
+	var te *json.UnmarshalTypeError
+	var se *json.SyntaxError
+	switch {
+	case errors.As(err, &te):
+		field := te.Field
+		if field == "" {
+			field = te.Struct
+		}
+		return fmt.Sprintf("Invalid value at %q: %s is not a valid %s.", field, te.Value, te.Type)
+	case errors.As(err, &se):
+		return fmt.Sprintf("Syntax error at byte %d: %v.", se.Offset, se)
+	}
+	return err.Error() + "."
+}
+
+// writeJSON writes v, pretty-printed unless the client asked for prettyPrint=false (as the Go
+// client does).
+func writeJSON(c echo.Context, code int, v any) error {
+	if c.QueryParam("prettyPrint") == "false" {
+		return c.JSON(code, v)
+	}
+	return c.JSONPretty(code, v, "  ")
+}

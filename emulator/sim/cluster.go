@@ -1,0 +1,475 @@
+package sim
+
+import (
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"sort"
+	"strings"
+
+	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+)
+
+// The clusters half of the GKE v1 API: validate a request against the rules and the current
+// state, change the model, and start the operation that carries the change out.
+
+// Limits (GKE quotas page).
+const (
+	maxNodesPerZonePerPool = 1000
+	maxNodesPerCluster     = 15000
+)
+
+// defaultServicesCIDR is the services range GKE gives new clusters.
+const defaultServicesCIDR = "34.118.224.0/20"
+
+func parseLocationArg(location string) (Location, error) {
+	loc, ok := ParseLocation(location)
+	if !ok {
+		return Location{}, invalidArgument("Location %q does not exist. Use a region (e.g. us-central1) or a zone (e.g. us-central1-a); known regions: %s.",
+			location, strings.Join(KnownRegions(), ", "))
+	}
+	return loc, nil
+}
+
+// validateEnum checks a proto enum value; "" means unset.
+func validateEnum(field, value string, allowed ...string) error {
+	if value == "" || contains(allowed, value) {
+		return nil
+	}
+	return invalidArgument("Invalid value at %q: %q is not a valid enum value. Allowed values: %s.", field, value, strings.Join(allowed, ", "))
+}
+
+// GetCluster finds a cluster or returns GKE's 404.
+func (w *World) GetCluster(project, location, name string) (*Cluster, error) {
+	c := w.Cluster(project, location, name)
+	if c == nil {
+		return nil, notFound("projects/%s/locations/%s/clusters/%s.", project, location, name)
+	}
+	return c, nil
+}
+
+// ListClusters lists a project's clusters in a location; "-" lists every location.
+func (w *World) ListClusters(project, location string) ([]*Cluster, error) {
+	if location != "-" {
+		if _, err := parseLocationArg(location); err != nil {
+			return nil, err
+		}
+	}
+	return w.clustersIn(project, location), nil
+}
+
+// CreateCluster validates and creates a cluster; its control plane and nodes come up over the
+// CREATE_CLUSTER operation.
+func (w *World) CreateCluster(project, location string, req *api.CreateClusterRequest) (*Operation, error) {
+	loc, err := parseLocationArg(location)
+	if err != nil {
+		return nil, err
+	}
+	if req == nil || req.Cluster == nil {
+		return nil, invalidArgument("Required field \"cluster\" is missing. Send {\"cluster\": {...}}.")
+	}
+	in := req.Cluster
+	if err := validateResourceName("cluster.name", in.Name); err != nil {
+		return nil, err
+	}
+	if w.Cluster(project, location, in.Name) != nil {
+		return nil, alreadyExists("projects/%s/locations/%s/clusters/%s.", project, location, in.Name)
+	}
+	zones, err := clusterZones(loc, in.Locations, "cluster.locations")
+	if err != nil {
+		return nil, err
+	}
+	channel := api.ChannelRegular
+	if in.ReleaseChannel != nil {
+		if err := validateEnum("cluster.releaseChannel.channel", in.ReleaseChannel.Channel, append(channels, api.ChannelUnspecified)...); err != nil {
+			return nil, err
+		}
+		channel = in.ReleaseChannel.Channel
+		if channel == "" {
+			channel = api.ChannelUnspecified
+		}
+	}
+	vt := VersionsAt(w.st.Now)
+	master, ok := Resolve(in.InitialClusterVersion, vt.ValidFor(channel), vt.DefaultFor(channel))
+	if !ok {
+		return nil, unsupportedVersion("cluster.initialClusterVersion", "Master", in.InitialClusterVersion, channel, vt.ValidFor(channel))
+	}
+	autopilot := in.Autopilot != nil && in.Autopilot.Enabled
+	if len(in.NodePools) > 0 && (in.InitialNodeCount > 0 || in.NodeConfig != nil) {
+		return nil, invalidArgument("Cluster.initial_node_count and Cluster.node_config cannot be used together with Cluster.node_pools; describe the default pool as an entry of node_pools instead.")
+	}
+	if len(in.NodePools) == 0 && in.InitialNodeCount <= 0 && !autopilot {
+		return nil, invalidArgument("Cluster.initial_node_count must be greater than zero.")
+	}
+	profile := api.ProfileBalanced
+	var autoscalingExtra api.Extra
+	if in.Autoscaling != nil {
+		if err := validateEnum("cluster.autoscaling.autoscalingProfile", in.Autoscaling.AutoscalingProfile,
+			api.ProfileUnspecified, api.ProfileOptimizeUtilization, api.ProfileBalanced); err != nil {
+			return nil, err
+		}
+		if p := in.Autoscaling.AutoscalingProfile; p != "" && p != api.ProfileUnspecified {
+			profile = p
+		}
+		autoscalingExtra = in.Autoscaling.Extra
+	}
+
+	c := &Cluster{
+		Project: project, Location: location, Name: in.Name, ID: w.randHex(64),
+		Description: in.Description, Locations: zones, MasterVersion: master.String(),
+		InitialVersion: in.InitialClusterVersion, ReleaseChannel: channel, Autopilot: autopilot,
+		Status: ClusterProvisioning, CreateTime: w.st.Now,
+		Network: "default", Subnetwork: "default",
+		ResourceLabels: in.ResourceLabels, AutoscalingProfile: profile, AutoscalingExtra: autoscalingExtra,
+		InitialNodeCount: in.InitialNodeCount,
+		Nodes:            map[string]*Node{}, Extra: in.Extra,
+	}
+	if in.Network != "" {
+		c.Network = in.Network
+	}
+	if in.Subnetwork != "" {
+		c.Subnetwork = in.Subnetwork
+	}
+	if in.NetworkConfig != nil {
+		c.L4ILBSubsetting = in.NetworkConfig.EnableL4IlbSubsetting
+		c.NetworkExtra = in.NetworkConfig.Extra
+	}
+	c.ClusterIPv4CIDR, c.NodeIPBase = w.clusterRanges(c, in.ClusterIpv4Cidr)
+	c.ServicesIPv4CIDR = defaultServicesCIDR
+
+	poolReqs := in.NodePools
+	if len(poolReqs) == 0 && in.InitialNodeCount > 0 {
+		poolReqs = []*api.NodePool{{Name: "default-pool", InitialNodeCount: in.InitialNodeCount, Config: in.NodeConfig}}
+	}
+	total := 0
+	for i, pr := range poolReqs {
+		field := fmt.Sprintf("cluster.nodePools[%d]", i)
+		if pr == nil {
+			return nil, invalidArgument("Invalid value for field %q: null. Give each node pool a name and a node count.", field)
+		}
+		if c.Pool(pr.Name) != nil {
+			return nil, invalidField(field+".name", fmt.Sprintf("%q", pr.Name), "Node pool names must be unique within a cluster")
+		}
+		p, err := w.buildNodePool(c, pr, field)
+		if err != nil {
+			return nil, err
+		}
+		total += poolSize(p)
+		c.Pools = append(c.Pools, p)
+	}
+	if total > maxNodesPerCluster {
+		return nil, invalidArgument("The cluster would have %d nodes; a GKE cluster has at most %d nodes.", total, maxNodesPerCluster)
+	}
+	for _, p := range c.Pools {
+		p.Status = PoolProvisioning
+	}
+	c.PolicyVersion = w.randHex(16)
+	c.touch(w)
+	w.st.Clusters[c.Key()] = c
+	op := w.startOperation(api.OpCreateCluster, c, "", true)
+	w.record("ClusterCreating", c, "", "", op.ID, "creating cluster %s in %s (control plane %s, channel %s, %d node pools, %d nodes)",
+		c.Name, location, c.MasterVersion, channel, len(c.Pools), total)
+	return op, nil
+}
+
+// touch gives the cluster a new etag after a change.
+func (c *Cluster) touch(w *World) { c.Etag = w.randHex(16) }
+
+// clusterZones validates the node zones of a cluster: each a zone of the cluster's region; a
+// zonal cluster's own zone is always among them.
+func clusterZones(loc Location, requested []string, field string) ([]string, error) {
+	if len(requested) == 0 {
+		return loc.DefaultZones(), nil
+	}
+	seen := map[string]bool{}
+	for _, z := range requested {
+		zl, ok := ParseLocation(z)
+		if !ok || !zl.Zonal || zl.Region != loc.Region {
+			return nil, invalidField(field, fmt.Sprintf("%q", z), "Node locations must be zones of region %s: %s", loc.Region, strings.Join(Zones(loc.Region), ", "))
+		}
+		if seen[z] {
+			return nil, invalidField(field, fmt.Sprintf("%q", z), "Node locations must not repeat a zone")
+		}
+		seen[z] = true
+	}
+	if loc.Zonal && !seen[loc.Name] {
+		return nil, invalidField(field, fmt.Sprintf("%q", requested), "The locations of a zonal cluster must include the cluster's zone %s", loc.Name)
+	}
+	return append([]string(nil), requested...), nil
+}
+
+// clusterRanges picks the cluster's pod range (a /14 per cluster unless requested) and the base
+// of its node addresses (a /16 of the 10.128.0.0/9 node space, from a hash of the cluster).
+func (w *World) clusterRanges(c *Cluster, requested string) (string, uint32) {
+	h := fnv.New32a()
+	h.Write([]byte(c.Key()))
+	n := h.Sum32()
+	node := uint32(10)<<24 | (128+n%128)<<16
+	if requested != "" {
+		return requested, node
+	}
+	return fmt.Sprintf("10.%d.0.0/14", (n>>8)%64*4), node
+}
+
+func unsupportedVersion(field, what, requested, channel string, valid []Version) error {
+	list := versionStrings(valid)
+	if len(list) > 6 {
+		list = list[:6]
+	}
+	where := "in release channel " + channel
+	if channel == api.ChannelUnspecified || channel == "" {
+		where = "for clusters without a release channel"
+	}
+	return invalidArgument("Invalid value for field %q: %s version %q is unsupported. Versions available %s include %s (see serverConfig); aliases latest, 1.X and 1.X.Y also work.",
+		field, what, requested, where, strings.Join(list, ", "))
+}
+
+// UpdateCluster applies one ClusterUpdate. As in GKE, exactly one update per request; the
+// node-pool qualifiers (desiredNodePoolId, desiredImageType with desiredNodeVersion) and etag
+// do not count.
+func (w *World) UpdateCluster(project, location, name string, req *api.UpdateClusterRequest) (*Operation, error) {
+	c, err := w.GetCluster(project, location, name)
+	if err != nil {
+		return nil, err
+	}
+	if req == nil || req.Update == nil {
+		return nil, invalidArgument("Must provide an update.")
+	}
+	u := req.Update
+	updates := setFields(u)
+	if len(updates) == 0 {
+		return nil, invalidArgument("Must provide an update.")
+	}
+	if len(updates) > 1 {
+		return nil, invalidArgument("Exactly one update can be applied to a cluster with each request; got %d: %s. Send them as separate requests.", len(updates), strings.Join(updates, ", "))
+	}
+	if u.Etag != "" && u.Etag != c.Etag {
+		return nil, aborted("The etag %q does not match the cluster's current etag; read the cluster again and retry.", u.Etag)
+	}
+	if err := w.checkClusterFree(c); err != nil {
+		return nil, err
+	}
+	switch updates[0] {
+	case "desiredMasterVersion":
+		return w.upgradeMaster(c, u.DesiredMasterVersion)
+	case "desiredNodeVersion", "desiredImageType":
+		p, err := c.targetPool(u.DesiredNodePoolId)
+		if err != nil {
+			return nil, err
+		}
+		return w.updateNodePool(c, p, &api.UpdateNodePoolRequest{NodeVersion: u.DesiredNodeVersion, ImageType: u.DesiredImageType}, "update")
+	case "desiredNodePoolAutoscaling":
+		p, err := c.targetPool(u.DesiredNodePoolId)
+		if err != nil {
+			return nil, err
+		}
+		as, err := normalizeAutoscaling(u.DesiredNodePoolAutoscaling, "update.desiredNodePoolAutoscaling", p.Spec.Spot)
+		if err != nil {
+			return nil, err
+		}
+		p.Autoscaling = as
+		return w.metadataUpdate(c, p.Name, "autoscaling of node pool %s set to %s", p.Name, describeAutoscaling(as)), nil
+	case "desiredLocations":
+		loc, _ := ParseLocation(c.Location)
+		zones, err := clusterZones(loc, u.DesiredLocations, "update.desiredLocations")
+		if err != nil {
+			return nil, err
+		}
+		c.Locations = zones
+		for _, p := range c.Pools {
+			w.setPoolLocations(c, p, zones)
+		}
+		c.Status = ClusterReconciling
+		return w.metadataUpdate(c, "", "node locations of %s set to %v", c.Name, zones), nil
+	case "desiredClusterAutoscaling":
+		a := u.DesiredClusterAutoscaling
+		if err := validateEnum("update.desiredClusterAutoscaling.autoscalingProfile", a.AutoscalingProfile,
+			api.ProfileUnspecified, api.ProfileOptimizeUtilization, api.ProfileBalanced); err != nil {
+			return nil, err
+		}
+		if a.AutoscalingProfile != "" && a.AutoscalingProfile != api.ProfileUnspecified {
+			c.AutoscalingProfile = a.AutoscalingProfile
+		}
+		mergeExtra(&c.AutoscalingExtra, a.Extra)
+		return w.metadataUpdate(c, "", "autoscaling profile of %s is %s", c.Name, c.AutoscalingProfile), nil
+	case "desiredReleaseChannel":
+		ch := u.DesiredReleaseChannel.Channel
+		if err := validateEnum("update.desiredReleaseChannel.channel", ch, append(channels, api.ChannelUnspecified)...); err != nil {
+			return nil, err
+		}
+		if ch == "" {
+			ch = api.ChannelUnspecified
+		}
+		if ch != api.ChannelUnspecified {
+			mv, _ := ParseVersion(c.MasterVersion)
+			if !hasMinor(VersionsAt(w.st.Now).ValidFor(ch), mv.Minor) {
+				return nil, failedPrecondition("Cannot enroll cluster %s in release channel %s: its control plane version %s (minor %s) is not available in that channel. Upgrade or choose another channel.",
+					c.Name, ch, c.MasterVersion, mv.MinorString())
+			}
+		}
+		c.ReleaseChannel = ch
+		return w.metadataUpdate(c, "", "release channel of %s is %s", c.Name, ch), nil
+	case "desiredL4ilbSubsettingConfig":
+		enabled := u.DesiredL4ilbSubsettingConfig.Enabled
+		if c.L4ILBSubsetting && !enabled {
+			// R-LB-4: once enabled, subsetting cannot be disabled.
+			return nil, invalidField("update.desiredL4ilbSubsettingConfig.enabled", false,
+				"GKE subsetting for L4 internal load balancers cannot be disabled once it is enabled (R-LB-4); recreate the cluster to turn it off")
+		}
+		c.L4ILBSubsetting = enabled
+		return w.metadataUpdate(c, "", "L4 ILB subsetting of %s enabled=%v", c.Name, enabled), nil
+	default:
+		// A GKE field the emulator stores but does not simulate: desiredFoo sets foo.
+		key := updates[0]
+		field := strings.ToLower(key[len("desired"):len("desired")+1]) + key[len("desired")+1:]
+		if c.Extra == nil {
+			c.Extra = api.Extra{}
+		}
+		c.Extra[field] = u.Extra[key]
+		return w.metadataUpdate(c, "", "%s of %s updated", field, c.Name), nil
+	}
+}
+
+// setFields lists the update members a ClusterUpdate sets, qualifiers excluded.
+func setFields(u *api.ClusterUpdate) []string {
+	var out []string
+	add := func(name string, set bool) {
+		if set {
+			out = append(out, name)
+		}
+	}
+	add("desiredMasterVersion", u.DesiredMasterVersion != "")
+	add("desiredNodeVersion", u.DesiredNodeVersion != "")
+	add("desiredImageType", u.DesiredImageType != "" && u.DesiredNodeVersion == "")
+	add("desiredNodePoolAutoscaling", u.DesiredNodePoolAutoscaling != nil)
+	add("desiredLocations", len(u.DesiredLocations) > 0)
+	add("desiredClusterAutoscaling", u.DesiredClusterAutoscaling != nil)
+	add("desiredReleaseChannel", u.DesiredReleaseChannel != nil)
+	add("desiredL4ilbSubsettingConfig", u.DesiredL4ilbSubsettingConfig != nil)
+	var extra []string
+	for k := range u.Extra {
+		if strings.HasPrefix(k, "desired") && len(k) > len("desired") {
+			extra = append(extra, k)
+		}
+	}
+	sort.Strings(extra)
+	return append(out, extra...)
+}
+
+// targetPool is the pool a cluster-level node update applies to: the named one, or the only one.
+func (c *Cluster) targetPool(id string) (*NodePool, error) {
+	if id == "" {
+		if len(c.Pools) == 1 {
+			return c.Pools[0], nil
+		}
+		return nil, invalidArgument("The cluster has %d node pools; set update.desiredNodePoolId to the pool to change.", len(c.Pools))
+	}
+	p := c.Pool(id)
+	if p == nil {
+		return nil, notFound("node pool %q not found.", id)
+	}
+	return p, nil
+}
+
+// metadataUpdate starts an UPDATE_CLUSTER operation for a change that is already applied.
+func (w *World) metadataUpdate(c *Cluster, pool, format string, args ...any) *Operation {
+	c.touch(w)
+	op := w.startOperation(api.OpUpdateCluster, c, pool, true)
+	w.record("ClusterUpdated", c, pool, "", op.ID, format, args...)
+	return op
+}
+
+func mergeExtra(dst *api.Extra, src api.Extra) {
+	for k, v := range src {
+		if *dst == nil {
+			*dst = api.Extra{}
+		}
+		(*dst)[k] = v
+	}
+}
+
+func hasMinor(list []Version, minor int) bool {
+	for _, v := range list {
+		if v.Minor == minor {
+			return true
+		}
+	}
+	return false
+}
+
+// upgradeMaster starts a control-plane upgrade. GKE upgrades one minor at a time, never
+// downgrades a minor, and keeps nodes within two minors of the control plane.
+func (w *World) upgradeMaster(c *Cluster, requested string) (*Operation, error) {
+	vt := VersionsAt(w.st.Now)
+	target, ok := Resolve(requested, vt.ValidFor(c.ReleaseChannel), vt.DefaultFor(c.ReleaseChannel))
+	if !ok {
+		return nil, unsupportedVersion("update.desiredMasterVersion", "Master", requested, c.ReleaseChannel, vt.ValidFor(c.ReleaseChannel))
+	}
+	cur, _ := ParseVersion(c.MasterVersion)
+	switch {
+	case target.Minor < cur.Minor:
+		return nil, failedPrecondition("Control plane minor version downgrade from %s to %s is not supported; only patch versions within minor %s can be downgraded.",
+			c.MasterVersion, target, cur.MinorString())
+	case target.Minor > cur.Minor+1:
+		return nil, failedPrecondition("Control plane can only be upgraded one minor version at a time: %s -> %s skips a minor. Upgrade to 1.%d first.",
+			c.MasterVersion, target, cur.Minor+1)
+	}
+	for _, p := range c.Pools {
+		if pv, _ := ParseVersion(p.Spec.Version); target.Minor-pv.Minor > 2 {
+			return nil, failedPrecondition("Node pool %s runs %s; nodes may be at most two minor versions older than the control plane, so upgrade the node pool before upgrading the control plane to %s.",
+				p.Name, p.Spec.Version, target)
+		}
+	}
+	c.MasterTarget = target.String()
+	c.touch(w)
+	op := w.startOperation(api.OpUpgradeMaster, c, "", true)
+	w.record("ControlPlaneUpgrading", c, "", "", op.ID, "upgrading control plane of %s from %s to %s", c.Name, c.MasterVersion, target)
+	return op, nil
+}
+
+// DeleteCluster deletes a cluster and all its nodes over a DELETE_CLUSTER operation.
+func (w *World) DeleteCluster(project, location, name string) (*Operation, error) {
+	c, err := w.GetCluster(project, location, name)
+	if err != nil {
+		return nil, err
+	}
+	if err := w.checkClusterFree(c); err != nil {
+		return nil, err
+	}
+	op := w.startOperation(api.OpDeleteCluster, c, "", true)
+	w.record("ClusterDeleting", c, "", "", op.ID, "deleting cluster %s (%d nodes)", c.Name, len(c.Nodes))
+	return op, nil
+}
+
+// ServerConfig is the version table at the current emulated time.
+func (w *World) ServerConfig(location string) (*api.ServerConfig, error) {
+	if _, err := parseLocationArg(location); err != nil {
+		return nil, err
+	}
+	return VersionsAt(w.st.Now).ServerConfig(), nil
+}
+
+// SetClusterField sets one stored, not simulated, cluster field: what the setLogging-style
+// custom methods do. value is the field's JSON.
+func (w *World) SetClusterField(project, location, name, field string, value []byte) (*Operation, error) {
+	c, err := w.GetCluster(project, location, name)
+	if err != nil {
+		return nil, err
+	}
+	if err := w.checkClusterFree(c); err != nil {
+		return nil, err
+	}
+	if field == "resourceLabels" {
+		var labels map[string]string
+		if err := json.Unmarshal(value, &labels); err != nil {
+			return nil, invalidArgument("Invalid value for field \"resourceLabels\": %s. Labels are a map of strings.", value)
+		}
+		c.ResourceLabels = labels
+	} else {
+		if c.Extra == nil {
+			c.Extra = api.Extra{}
+		}
+		c.Extra[field] = json.RawMessage(value)
+	}
+	return w.metadataUpdate(c, "", "%s of %s set", field, c.Name), nil
+}

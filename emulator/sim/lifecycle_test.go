@@ -1,0 +1,188 @@
+package sim
+
+import (
+	"testing"
+	"time"
+
+	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+)
+
+var testStart = time.Date(2026, 11, 2, 10, 0, 0, 0, time.UTC)
+
+func newTestWorld(t *testing.T) *World {
+	t.Helper()
+	return New(Options{Seed: 42, Start: testStart})
+}
+
+// advance runs the world for d of emulated time.
+func advance(w *World, d time.Duration) { w.RunUntil(w.Now().Add(d)) }
+
+// runOp advances in 10 s steps until op is DONE, failing after limit.
+func runOp(t *testing.T, w *World, op *Operation, limit time.Duration) time.Duration {
+	t.Helper()
+	start := w.Now()
+	for w.Now().Sub(start) < limit {
+		if op.Status == api.OpStatusDone {
+			return w.Now().Sub(start)
+		}
+		advance(w, 10*time.Second)
+	}
+	t.Fatalf("operation %s (%s) not done after %s: status %s, detail %q", op.ID, op.Type, limit, op.Status, op.Detail)
+	return 0
+}
+
+func createTestCluster(t *testing.T, w *World, location string, pools ...*api.NodePool) *Cluster {
+	t.Helper()
+	op, err := w.CreateCluster("proj", location, &api.CreateClusterRequest{Cluster: &api.Cluster{Name: "c1", NodePools: pools}})
+	if err != nil {
+		t.Fatalf("CreateCluster: %v", err)
+	}
+	runOp(t, w, op, time.Hour)
+	if op.ErrorCode != 0 {
+		t.Fatalf("create failed: %s", op.StatusMessage)
+	}
+	return w.Cluster("proj", location, "c1")
+}
+
+func TestCreateClusterOperationLifecycle(t *testing.T) {
+	w := newTestWorld(t)
+	op, err := w.CreateCluster("proj", "us-central1", &api.CreateClusterRequest{Cluster: &api.Cluster{
+		Name: "c1", NodePools: []*api.NodePool{{Name: "pool-a", InitialNodeCount: 2}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if op.Status != api.OpStatusPending {
+		t.Fatalf("new operation status = %s, want PENDING", op.Status)
+	}
+	c := w.Cluster("proj", "us-central1", "c1")
+	if c.Status != ClusterProvisioning {
+		t.Fatalf("cluster status = %s, want PROVISIONING", c.Status)
+	}
+	advance(w, 2*time.Second)
+	if op.Status != api.OpStatusRunning {
+		t.Fatalf("after 2s operation status = %s, want RUNNING", op.Status)
+	}
+	// A second mutation while the create holds the cluster gets GKE's "please wait".
+	_, err = w.CreateNodePool("proj", "us-central1", "c1", &api.CreateNodePoolRequest{NodePool: &api.NodePool{Name: "pool-b", InitialNodeCount: 1}})
+	e, ok := AsError(err)
+	if !ok || e.Status != "FAILED_PRECONDITION" || e.HTTPCode != 400 {
+		t.Fatalf("concurrent mutation: got %v, want 400 FAILED_PRECONDITION", err)
+	}
+	took := runOp(t, w, op, time.Hour)
+	// Control plane (regional: 300-360 s) then nodes (60-90 s).
+	if took < 360*time.Second || took > 460*time.Second {
+		t.Errorf("regional cluster creation took %s emulated, want 6-8 minutes", took)
+	}
+	if c.Status != ClusterRunning || op.EndTime.IsZero() || op.ErrorCode != 0 {
+		t.Fatalf("after create: cluster %s, op end %v error %d", c.Status, op.EndTime, op.ErrorCode)
+	}
+	if got := len(c.Nodes); got != 6 {
+		t.Fatalf("nodes = %d, want 2 per zone x 3 zones = 6", got)
+	}
+	for _, n := range c.Nodes {
+		if n.State != NodeReady || n.Spec.Version != c.MasterVersion || n.Spec.MachineType != "e2-medium" {
+			t.Errorf("node %s: state %s version %s machine %s", n.Name, n.State, n.Spec.Version, n.Spec.MachineType)
+		}
+		if n.ReadyTime.Sub(n.CreateTime) < nodeBootBase {
+			t.Errorf("node %s became ready after %s, want >= %s", n.Name, n.ReadyTime.Sub(n.CreateTime), nodeBootBase)
+		}
+	}
+	p := c.Pool("pool-a")
+	if p.Status != PoolRunning || len(p.Groups) != 3 {
+		t.Fatalf("pool status %s groups %d", p.Status, len(p.Groups))
+	}
+}
+
+func TestResizeAndDeleteNodePool(t *testing.T) {
+	w := newTestWorld(t)
+	c := createTestCluster(t, w, "us-central1-a", &api.NodePool{Name: "pool-a", InitialNodeCount: 3})
+	op, err := w.SetNodePoolSize("proj", "us-central1-a", "c1", "pool-a", &api.SetNodePoolSizeRequest{NodeCount: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runOp(t, w, op, time.Hour)
+	if len(c.Nodes) != 1 {
+		t.Fatalf("after resize to 1: %d nodes", len(c.Nodes))
+	}
+	// Resize events: each removed node is cordoned, drained and deleted, in that order.
+	evs, _ := w.Events(EventFilter{Op: "", Type: "NodeDeleted"})
+	if len(evs) != 2 {
+		t.Fatalf("NodeDeleted events = %d, want 2", len(evs))
+	}
+	op, err = w.DeleteNodePool("proj", "us-central1-a", "c1", "pool-a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	runOp(t, w, op, time.Hour)
+	if c.Pool("pool-a") != nil || len(c.Nodes) != 0 {
+		t.Fatalf("pool still there or nodes left: %d", len(c.Nodes))
+	}
+	op, err = w.DeleteCluster("proj", "us-central1-a", "c1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	runOp(t, w, op, time.Hour)
+	if w.Cluster("proj", "us-central1-a", "c1") != nil {
+		t.Fatal("cluster still exists after DELETE_CLUSTER is done")
+	}
+}
+
+func TestSurgeUpgradeReplacesEveryNode(t *testing.T) {
+	w := newTestWorld(t)
+	vt := VersionsAt(w.Now())
+	reg := vt.Channels[api.ChannelRegular].Valid
+	// Create on an older patch of the default minor so that there is something to upgrade to.
+	var from, to Version
+	for _, v := range reg {
+		if v.Minor == reg[0].Minor {
+			if to == (Version{}) {
+				to = v
+			} else {
+				from = v
+			}
+		}
+	}
+	op, err := w.CreateCluster("proj", "us-central1-a", &api.CreateClusterRequest{Cluster: &api.Cluster{
+		Name: "c1", InitialClusterVersion: to.String(),
+		NodePools: []*api.NodePool{{Name: "pool-a", InitialNodeCount: 5, Version: from.String(),
+			UpgradeSettings: &api.UpgradeSettings{MaxSurge: 2, MaxUnavailable: 1}}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runOp(t, w, op, time.Hour)
+	c := w.Cluster("proj", "us-central1-a", "c1")
+	op, err = w.UpdateNodePool("proj", "us-central1-a", "c1", "pool-a", &api.UpdateNodePoolRequest{NodeVersion: to.String()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if op.Type != api.OpUpgradeNodes {
+		t.Fatalf("op type %s", op.Type)
+	}
+	minSize, maxSize := 100, 0
+	start := w.Now()
+	for op.Status != api.OpStatusDone && w.Now().Sub(start) < 2*time.Hour {
+		advance(w, 10*time.Second)
+		live := len(c.Nodes)
+		minSize, maxSize = min(minSize, live), max(maxSize, live)
+	}
+	if op.Status != api.OpStatusDone || op.ErrorCode != 0 {
+		t.Fatalf("upgrade not done: %s %s", op.Status, op.StatusMessage)
+	}
+	if len(c.Nodes) != 5 {
+		t.Fatalf("after upgrade: %d nodes, want 5", len(c.Nodes))
+	}
+	for _, n := range c.Nodes {
+		if n.Spec.Version != to.String() || n.State != NodeReady {
+			t.Errorf("node %s on %s state %s", n.Name, n.Spec.Version, n.State)
+		}
+	}
+	// R-SURGE-5: 5 nodes, maxSurge=2, maxUnavailable=1: never more than 7 VMs.
+	if maxSize > 7 || minSize < 5 {
+		t.Errorf("pool VMs ranged %d..%d during the upgrade, want within 5..7 VMs (R-SURGE-5)", minSize, maxSize)
+	}
+	if c.Pool("pool-a").Spec.Version != to.String() {
+		t.Errorf("pool version %s", c.Pool("pool-a").Spec.Version)
+	}
+}

@@ -1,0 +1,206 @@
+package sim
+
+import (
+	"time"
+
+	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+)
+
+// The domain model. Every type here is plain data (exported fields, no pointers shared between
+// objects, no functions) so that the whole State can be serialised by a store and restored.
+
+// Cluster statuses (Cluster.Status).
+const (
+	ClusterProvisioning = "PROVISIONING"
+	ClusterRunning      = "RUNNING"
+	ClusterReconciling  = "RECONCILING"
+	ClusterStopping     = "STOPPING"
+	ClusterError        = "ERROR"
+)
+
+// Node pool statuses (NodePool.Status).
+const (
+	PoolProvisioning = "PROVISIONING"
+	PoolRunning      = "RUNNING"
+	PoolReconciling  = "RECONCILING"
+	PoolStopping     = "STOPPING"
+	PoolError        = "ERROR"
+)
+
+// NodeState is where a node is in its life.
+type NodeState string
+
+const (
+	NodeProvisioning NodeState = "provisioning"
+	NodeReady        NodeState = "ready"
+	NodeCordoned     NodeState = "cordoned"
+	NodeDraining     NodeState = "draining"
+	NodeDeleting     NodeState = "deleting"
+)
+
+// Cluster is a GKE cluster and everything in it.
+type Cluster struct {
+	Project  string `json:"project"`
+	Location string `json:"location"`
+	Name     string `json:"name"`
+	ID       string `json:"id"`
+
+	Description      string            `json:"description,omitempty"`
+	Locations        []string          `json:"locations"`
+	MasterVersion    string            `json:"masterVersion"`
+	InitialVersion   string            `json:"initialVersion"`
+	ReleaseChannel   string            `json:"releaseChannel"`
+	Autopilot        bool              `json:"autopilot,omitempty"`
+	Status           string            `json:"status"`
+	StatusMessage    string            `json:"statusMessage,omitempty"`
+	CreateTime       time.Time         `json:"createTime"`
+	Network          string            `json:"network"`
+	Subnetwork       string            `json:"subnetwork"`
+	ClusterIPv4CIDR  string            `json:"clusterIpv4Cidr"`
+	ServicesIPv4CIDR string            `json:"servicesIpv4Cidr"`
+	NodeIPBase       uint32            `json:"nodeIpBase"`
+	NextNodeIP       uint32            `json:"nextNodeIp"`
+	ResourceLabels   map[string]string `json:"resourceLabels,omitempty"`
+
+	AutoscalingProfile string    `json:"autoscalingProfile"`
+	AutoscalingExtra   api.Extra `json:"autoscalingExtra,omitempty"`
+	L4ILBSubsetting    bool      `json:"l4IlbSubsetting,omitempty"`
+	NetworkExtra       api.Extra `json:"networkExtra,omitempty"`
+	PolicyVersion      string    `json:"policyVersion"`
+
+	InitialNodeCount  int32  `json:"initialNodeCount,omitempty"`
+	ControlPlaneReady bool   `json:"controlPlaneReady,omitempty"`
+	MasterTarget      string `json:"masterTarget,omitempty"`
+
+	Pools []*NodePool      `json:"pools"`
+	Nodes map[string]*Node `json:"nodes"`
+	Extra api.Extra        `json:"extra,omitempty"`
+	Etag  string           `json:"etag"`
+	// OpenOps are the ids of the cluster's operations that are not done, oldest first.
+	OpenOps []string `json:"openOps,omitempty"`
+}
+
+// Key is the cluster's resource name: projects/P/locations/L/clusters/C.
+func (c *Cluster) Key() string { return ClusterKey(c.Project, c.Location, c.Name) }
+
+// ClusterKey builds a cluster's resource name.
+func ClusterKey(project, location, name string) string {
+	return "projects/" + project + "/locations/" + location + "/clusters/" + name
+}
+
+// Pool finds a node pool by name.
+func (c *Cluster) Pool(name string) *NodePool {
+	for _, p := range c.Pools {
+		if p.Name == name {
+			return p
+		}
+	}
+	return nil
+}
+
+// NodeSpec is what makes a node what it is; changing any of it recreates the node (R-UPG-1).
+type NodeSpec struct {
+	Version     string `json:"version"`
+	MachineType string `json:"machineType"`
+	DiskType    string `json:"diskType"`
+	DiskSizeGb  int32  `json:"diskSizeGb"`
+	ImageType   string `json:"imageType"`
+	Spot        bool   `json:"spot,omitempty"`
+	Preemptible bool   `json:"preemptible,omitempty"`
+}
+
+// Taint is a node taint (GKE enum spelling of the effect).
+type Taint struct {
+	Key    string `json:"key"`
+	Value  string `json:"value,omitempty"`
+	Effect string `json:"effect"`
+}
+
+// NodePool is a GKE node pool: one instance group per zone, each with its nodes.
+type NodePool struct {
+	Name             string                  `json:"name"`
+	Spec             NodeSpec                `json:"spec"`
+	Labels           map[string]string       `json:"labels,omitempty"`
+	Taints           []Taint                 `json:"taints,omitempty"`
+	ConfigExtra      api.Extra               `json:"configExtra,omitempty"`
+	InitialNodeCount int32                   `json:"initialNodeCount"`
+	Locations        []string                `json:"locations"`
+	Status           string                  `json:"status"`
+	StatusMessage    string                  `json:"statusMessage,omitempty"`
+	AutoUpgrade      bool                    `json:"autoUpgrade"`
+	AutoRepair       bool                    `json:"autoRepair"`
+	Autoscaling      api.NodePoolAutoscaling `json:"autoscaling"`
+	UpgradeSettings  api.UpgradeSettings     `json:"upgradeSettings"`
+	MaxPodsPerNode   int64                   `json:"maxPodsPerNode"`
+	PodIPv4CIDRSize  int32                   `json:"podIpv4CidrSize"`
+	Groups           []*InstanceGroup        `json:"groups"`
+	Extra            api.Extra               `json:"extra,omitempty"`
+	CreateTime       time.Time               `json:"createTime"`
+	Etag             string                  `json:"etag"`
+	// Upgrade is the node-recreating change in progress, if any.
+	Upgrade *Upgrade `json:"upgrade,omitempty"`
+}
+
+// Group finds the pool's instance group in a zone.
+func (p *NodePool) Group(zone string) *InstanceGroup {
+	for _, g := range p.Groups {
+		if g.Zone == zone {
+			return g
+		}
+	}
+	return nil
+}
+
+// InstanceGroup is the managed instance group of a pool in one zone.
+type InstanceGroup struct {
+	Name       string   `json:"name"`
+	Zone       string   `json:"zone"`
+	Hash       string   `json:"hash"`
+	TargetSize int      `json:"targetSize"`
+	Nodes      []string `json:"nodes"`
+}
+
+// Node is a GKE node (a Compute Engine VM registered with the cluster).
+type Node struct {
+	Name          string      `json:"name"`
+	Pool          string      `json:"pool"`
+	Zone          string      `json:"zone"`
+	Group         string      `json:"group"`
+	Spec          NodeSpec    `json:"spec"`
+	State         NodeState   `json:"state"`
+	Unschedulable bool        `json:"unschedulable,omitempty"`
+	UpgradeRole   upgradeRole `json:"upgradeRole,omitempty"`
+	CreateTime    time.Time   `json:"createTime"`
+	ReadyTime     time.Time   `json:"readyTime,omitempty"`
+	InternalIP    string      `json:"internalIp"`
+}
+
+// Operation is a GKE long-running operation.
+type Operation struct {
+	ID            string    `json:"id"`
+	Type          string    `json:"type"`
+	Project       string    `json:"project"`
+	Location      string    `json:"location"`
+	Cluster       string    `json:"cluster"`
+	Pool          string    `json:"pool,omitempty"`
+	Status        string    `json:"status"`
+	Detail        string    `json:"detail,omitempty"`
+	StatusMessage string    `json:"statusMessage,omitempty"`
+	StartTime     time.Time `json:"startTime"`
+	EndTime       time.Time `json:"endTime,omitempty"`
+	Metrics       []Metric  `json:"metrics,omitempty"`
+	ErrorCode     int32     `json:"errorCode,omitempty"`
+	// Holds says the operation locks its cluster against other mutations.
+	Holds bool `json:"holds,omitempty"`
+}
+
+// ClusterKey is the resource name of the operation's cluster.
+func (o *Operation) ClusterKey() string { return ClusterKey(o.Project, o.Location, o.Cluster) }
+
+// Metric is one OperationProgress metric.
+type Metric struct {
+	Name  string `json:"name"`
+	Int   int64  `json:"int,omitempty"`
+	IsInt bool   `json:"isInt,omitempty"`
+	Str   string `json:"str,omitempty"`
+}

@@ -1,0 +1,49 @@
+package sim
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// GKE resource names: lowercase letters, digits and hyphens, starting with a letter, ending with
+// a letter or digit, at most 40 characters (clusters and node pools alike).
+var resourceNameRE = regexp.MustCompile(`^[a-z](?:[-a-z0-9]{0,38}[a-z0-9])?$`)
+
+func validateResourceName(field, name string) error {
+	if name == "" {
+		return invalidArgument("Required field %q is missing. Give the resource a name.", field)
+	}
+	if !resourceNameRE.MatchString(name) {
+		return invalidField(field, fmt.Sprintf("%q", name),
+			"Must be a match of regex '(?:[a-z](?:[-a-z0-9]{0,38}[a-z0-9])?)' (only lowercase letters, digits and '-' allowed, must start with a letter and end with a letter or digit, and must be at most 40 characters)")
+	}
+	return nil
+}
+
+// nodeNameBase is the "gke-CLUSTER-POOL" part of instance group and node names. GKE shortens
+// the cluster and pool names so that a node name (base-HASH8-XXXX) stays at most 40 characters.
+func nodeNameBase(cluster, pool string) string {
+	const budget = 40 - len("gke-") - len("-12345678-abcd") - 1 // cluster + pool
+	c, p := cluster, pool
+	if len(c)+len(p) > budget {
+		keepC := max(budget-len(p), budget/2)
+		if len(c) > keepC {
+			c = c[:keepC]
+		}
+		if len(c)+len(p) > budget {
+			p = p[:budget-len(c)]
+		}
+	}
+	return "gke-" + strings.TrimRight(c, "-") + "-" + strings.TrimRight(p, "-")
+}
+
+// instanceGroupName is the managed instance group of a pool in a zone: gke-C-P-HASH-grp.
+func instanceGroupName(cluster, pool, hash string) string {
+	return nodeNameBase(cluster, pool) + "-" + hash + "-grp"
+}
+
+// nodeName is a node of an instance group: gke-C-P-HASH-XXXX.
+func nodeName(cluster, pool, hash, suffix string) string {
+	return nodeNameBase(cluster, pool) + "-" + hash + "-" + suffix
+}

@@ -1,0 +1,619 @@
+package sim
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/bits"
+	"strings"
+
+	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+)
+
+// The node-pools half of the GKE v1 API.
+
+// GetNodePool finds a pool or returns GKE's 404.
+func (w *World) GetNodePool(project, location, cluster, name string) (*Cluster, *NodePool, error) {
+	c, err := w.GetCluster(project, location, cluster)
+	if err != nil {
+		return nil, nil, err
+	}
+	p := c.Pool(name)
+	if p == nil {
+		return nil, nil, notFound("node pool %q not found.", name)
+	}
+	return c, p, nil
+}
+
+// CreateNodePool validates and adds a pool; its nodes come up over CREATE_NODE_POOL.
+func (w *World) CreateNodePool(project, location, cluster string, req *api.CreateNodePoolRequest) (*Operation, error) {
+	c, err := w.GetCluster(project, location, cluster)
+	if err != nil {
+		return nil, err
+	}
+	if req == nil || req.NodePool == nil {
+		return nil, invalidArgument("Required field \"nodePool\" is missing. Send {\"nodePool\": {...}}.")
+	}
+	if c.Pool(req.NodePool.Name) != nil {
+		return nil, alreadyExists("projects/%s/locations/%s/clusters/%s/nodePools/%s.", project, location, cluster, req.NodePool.Name)
+	}
+	if err := w.checkClusterFree(c); err != nil {
+		return nil, err
+	}
+	p, err := w.buildNodePool(c, req.NodePool, "nodePool")
+	if err != nil {
+		return nil, err
+	}
+	if total := len(c.Nodes) + poolSize(p); total > maxNodesPerCluster {
+		return nil, invalidArgument("The cluster would have %d nodes; a GKE cluster has at most %d nodes.", total, maxNodesPerCluster)
+	}
+	p.Status = PoolProvisioning
+	c.Pools = append(c.Pools, p)
+	c.touch(w)
+	op := w.startOperation(api.OpCreateNodePool, c, p.Name, true)
+	w.record("NodePoolCreating", c, p.Name, "", op.ID, "creating node pool %s: %d nodes per zone in %v, %s, %s",
+		p.Name, p.InitialNodeCount, p.Locations, p.Spec.MachineType, p.Spec.Version)
+	return op, nil
+}
+
+// poolSize is the number of nodes a pool is meant to have.
+func poolSize(p *NodePool) int {
+	n := 0
+	for _, g := range p.Groups {
+		n += g.TargetSize
+	}
+	return n
+}
+
+// buildNodePool validates a NodePool of a request and builds the model of it. field is the
+// request path of the pool, used in error messages.
+func (w *World) buildNodePool(c *Cluster, in *api.NodePool, field string) (*NodePool, error) {
+	if err := validateResourceName(field+".name", in.Name); err != nil {
+		return nil, err
+	}
+	if err := validateNodeCount(field+".initialNodeCount", in.InitialNodeCount); err != nil {
+		return nil, err
+	}
+	spec, labels, taints, extra, err := nodeConfig(in.Config, field+".config")
+	if err != nil {
+		return nil, err
+	}
+	zones := c.Locations
+	if len(in.Locations) > 0 {
+		loc, _ := ParseLocation(c.Location)
+		zones, err = clusterZones(Location{Name: loc.Region, Region: loc.Region}, in.Locations, field+".locations")
+		if err != nil {
+			return nil, err
+		}
+	}
+	autoUpgrade, autoRepair := true, true
+	if in.Management != nil {
+		autoUpgrade, autoRepair = in.Management.AutoUpgrade, in.Management.AutoRepair
+	}
+	if err := c.checkManagement(autoUpgrade, autoRepair); err != nil {
+		return nil, err
+	}
+	spec.Version, err = w.resolveNodeVersion(c, in.Version, field+".version", autoUpgrade)
+	if err != nil {
+		return nil, err
+	}
+	as, err := normalizeAutoscaling(in.Autoscaling, field+".autoscaling", spec.Spot)
+	if err != nil {
+		return nil, err
+	}
+	us, err := normalizeUpgradeSettings(in.UpgradeSettings, field+".upgradeSettings")
+	if err != nil {
+		return nil, err
+	}
+	maxPods := int64(defaultMaxPods)
+	if in.MaxPodsConstraint != nil && in.MaxPodsConstraint.MaxPodsPerNode != 0 {
+		maxPods = int64(in.MaxPodsConstraint.MaxPodsPerNode)
+		if maxPods < 8 || maxPods > 256 {
+			return nil, invalidField(field+".maxPodsConstraint.maxPodsPerNode", maxPods, "Must be between 8 and 256")
+		}
+	}
+	p := &NodePool{
+		Name: in.Name, Spec: spec, Labels: labels, Taints: taints, ConfigExtra: extra,
+		InitialNodeCount: in.InitialNodeCount, Locations: zones, AutoUpgrade: autoUpgrade, AutoRepair: autoRepair,
+		Autoscaling: as, UpgradeSettings: us, MaxPodsPerNode: maxPods, PodIPv4CIDRSize: podCIDRSize(maxPods),
+		Extra: in.Extra, CreateTime: w.st.Now, Etag: w.randHex(16),
+	}
+	for _, z := range zones {
+		w.addGroup(c, p, z, int(in.InitialNodeCount))
+	}
+	return p, nil
+}
+
+// addGroup creates the pool's instance group in a zone.
+func (w *World) addGroup(c *Cluster, p *NodePool, zone string, size int) *InstanceGroup {
+	hash := w.randHex(8)
+	g := &InstanceGroup{Name: instanceGroupName(c.Name, p.Name, hash), Zone: zone, Hash: hash, TargetSize: size}
+	p.Groups = append(p.Groups, g)
+	return g
+}
+
+// podCIDRSize is the per-node pod range: twice the max pods, rounded up to a power of two.
+func podCIDRSize(maxPods int64) int32 {
+	return int32(32 - bits.Len64(uint64(2*maxPods-1)))
+}
+
+func validateNodeCount(field string, n int32) error {
+	if n < 0 {
+		return invalidField(field, n, "Node counts must not be negative")
+	}
+	if n > maxNodesPerZonePerPool {
+		return invalidField(field, n, "A node pool has at most %d nodes per zone", maxNodesPerZonePerPool)
+	}
+	return nil
+}
+
+// nodeConfig validates a NodeConfig and fills GKE's defaults.
+func nodeConfig(in *api.NodeConfig, field string) (NodeSpec, map[string]string, []Taint, api.Extra, error) {
+	spec := NodeSpec{MachineType: defaultMachineType, DiskType: defaultDiskType, DiskSizeGb: defaultDiskSizeGb, ImageType: defaultImageType}
+	if in == nil {
+		return spec, nil, nil, nil, nil
+	}
+	if in.MachineType != "" {
+		spec.MachineType = in.MachineType
+	}
+	if in.DiskType != "" {
+		spec.DiskType = in.DiskType
+	}
+	if in.DiskSizeGb != 0 {
+		spec.DiskSizeGb = in.DiskSizeGb
+	}
+	if in.ImageType != "" {
+		spec.ImageType = strings.ToUpper(in.ImageType)
+	}
+	spec.Spot, spec.Preemptible = in.Spot, in.Preemptible
+	if err := validateSpec(spec, field); err != nil {
+		return spec, nil, nil, nil, err
+	}
+	if in.Spot && in.Preemptible {
+		return spec, nil, nil, nil, invalidArgument("Invalid value for field %q: both spot and preemptible are set. Spot VMs replace preemptible VMs; set only spot.", field)
+	}
+	taints, err := convertTaints(in.Taints, field+".taints")
+	if err != nil {
+		return spec, nil, nil, nil, err
+	}
+	if err := validateLabels(in.Labels, field+".labels"); err != nil {
+		return spec, nil, nil, nil, err
+	}
+	return spec, in.Labels, taints, in.Extra, nil
+}
+
+// validateSpec checks the machine attributes of a node spec against the catalogue.
+func validateSpec(spec NodeSpec, field string) error {
+	if _, ok := LookupMachineType(spec.MachineType); !ok {
+		return invalidField(field+".machineType", fmt.Sprintf("%q", spec.MachineType),
+			"Unknown machine type; the emulator knows e2-*, n1/n2/n2d/c2/c3/t2d-standard-*, n2-highmem/highcpu-* and e2-highmem/highcpu-* (see the README)")
+	}
+	if spec.DiskSizeGb < minDiskSizeGb || spec.DiskSizeGb > maxDiskSizeGb {
+		return invalidField(field+".diskSizeGb", spec.DiskSizeGb, "Boot disks must be between %d and %d GB", minDiskSizeGb, maxDiskSizeGb)
+	}
+	if !contains(diskTypes, spec.DiskType) {
+		return invalidField(field+".diskType", fmt.Sprintf("%q", spec.DiskType), "Must be one of %s", quoteList(diskTypes))
+	}
+	if !contains(imageTypes, spec.ImageType) {
+		return invalidField(field+".imageType", fmt.Sprintf("%q", spec.ImageType), "Must be one of %s", quoteList(imageTypes))
+	}
+	return nil
+}
+
+func convertTaints(in []*api.NodeTaint, field string) ([]Taint, error) {
+	var out []Taint
+	for i, t := range in {
+		f := fmt.Sprintf("%s[%d]", field, i)
+		if t == nil || t.Key == "" {
+			return nil, invalidArgument("Invalid value for field %q: a taint needs a key.", f+".key")
+		}
+		if err := validateEnum(f+".effect", t.Effect, api.EffectNoSchedule, api.EffectPreferNoSchedule, api.EffectNoExecute); err != nil {
+			return nil, err
+		}
+		if t.Effect == "" {
+			return nil, invalidArgument("Invalid value for field %q: a taint needs an effect (NO_SCHEDULE, PREFER_NO_SCHEDULE or NO_EXECUTE).", f+".effect")
+		}
+		out = append(out, Taint{Key: t.Key, Value: t.Value, Effect: t.Effect})
+	}
+	return out, nil
+}
+
+func validateLabels(labels map[string]string, field string) error {
+	for k, v := range labels {
+		if k == "" || len(k) > 253 || len(v) > 63 {
+			return invalidField(field, fmt.Sprintf("%q=%q", k, v), "Label keys must be 1-253 characters and values at most 63")
+		}
+	}
+	return nil
+}
+
+// checkManagement applies GKE's rule that clusters in a release channel keep auto-upgrade and
+// auto-repair on.
+func (c *Cluster) checkManagement(autoUpgrade, autoRepair bool) error {
+	if c.ReleaseChannel == api.ChannelUnspecified || c.ReleaseChannel == "" {
+		return nil
+	}
+	if !autoUpgrade || !autoRepair {
+		return invalidArgument("Auto_upgrade and auto_repair cannot be false when release_channel %s is set. Set management.autoUpgrade and management.autoRepair to true, or use release channel UNSPECIFIED.", c.ReleaseChannel)
+	}
+	return nil
+}
+
+// resolveNodeVersion resolves a node version or alias ("-" and "" are the control plane's) and
+// checks it against the control plane: never newer, at most two minors older, and within one
+// minor when auto-upgrade is on.
+func (w *World) resolveNodeVersion(c *Cluster, requested, field string, autoUpgrade bool) (string, error) {
+	master, _ := ParseVersion(c.MasterVersion)
+	vt := VersionsAt(w.st.Now)
+	list := vt.Node
+	if !containsVersion(list, master) {
+		list = append([]Version{master}, list...)
+	}
+	v, ok := Resolve(requested, list, master)
+	if !ok {
+		return "", invalidArgument("Invalid value for field %q: Node version %q is unsupported. Use one of serverConfig's validNodeVersions (e.g. %s), an alias (latest, 1.X, 1.X.Y), or \"-\" for the control plane's version %s.",
+			field, requested, strings.Join(versionStrings(vt.Node[:min(3, len(vt.Node))]), ", "), c.MasterVersion)
+	}
+	if v.Compare(master) > 0 {
+		return "", invalidArgument("Invalid value for field %q: node version %q must not be newer than the control plane version %q. Upgrade the control plane first.", field, v, master)
+	}
+	switch skew := master.Minor - v.Minor; {
+	case skew > 2:
+		return "", invalidArgument("Invalid value for field %q: node version %q is more than two minor versions older than the control plane version %q.", field, v, master)
+	case skew > 1 && autoUpgrade:
+		return "", invalidArgument("Auto-upgrade is enabled, node version %q must be within one minor version of master version %q", v.String(), master.String())
+	}
+	return v.String(), nil
+}
+
+func containsVersion(list []Version, v Version) bool {
+	for _, x := range list {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// normalizeAutoscaling validates NodePoolAutoscaling (R-CA-3 limits) and fills the location
+// policy default (BALANCED, or ANY for Spot pools: R-CA-6).
+func normalizeAutoscaling(in *api.NodePoolAutoscaling, field string, spot bool) (api.NodePoolAutoscaling, error) {
+	if in == nil || !in.Enabled {
+		return api.NodePoolAutoscaling{}, nil
+	}
+	as := *in
+	if err := validateEnum(field+".locationPolicy", as.LocationPolicy, "LOCATION_POLICY_UNSPECIFIED", api.LocationPolicyBalanced, api.LocationPolicyAny); err != nil {
+		return as, err
+	}
+	for name, v := range map[string]int32{"minNodeCount": as.MinNodeCount, "maxNodeCount": as.MaxNodeCount,
+		"totalMinNodeCount": as.TotalMinNodeCount, "totalMaxNodeCount": as.TotalMaxNodeCount} {
+		if v < 0 {
+			return as, invalidField(field+"."+name, v, "Node counts must not be negative")
+		}
+	}
+	perZone := as.MinNodeCount > 0 || as.MaxNodeCount > 0
+	total := as.TotalMinNodeCount > 0 || as.TotalMaxNodeCount > 0
+	switch {
+	case perZone && total:
+		return as, invalidArgument("Invalid value for field %q: the total_*_node_count fields are mutually exclusive with the *_node_count fields; set per-zone limits (minNodeCount/maxNodeCount) or total limits (totalMinNodeCount/totalMaxNodeCount), not both.", field)
+	case !perZone && !total:
+		return as, invalidArgument("Invalid value for field %q: autoscaling is enabled but no maximum is set; set maxNodeCount (per zone) or totalMaxNodeCount.", field)
+	case perZone && as.MinNodeCount > as.MaxNodeCount:
+		return as, invalidArgument("Invalid value for field %q: minNodeCount (%d) must be less than or equal to maxNodeCount (%d).", field, as.MinNodeCount, as.MaxNodeCount)
+	case total && as.TotalMinNodeCount > as.TotalMaxNodeCount:
+		return as, invalidArgument("Invalid value for field %q: totalMinNodeCount (%d) must be less than or equal to totalMaxNodeCount (%d).", field, as.TotalMinNodeCount, as.TotalMaxNodeCount)
+	case perZone && as.MaxNodeCount > maxNodesPerZonePerPool:
+		return as, invalidField(field+".maxNodeCount", as.MaxNodeCount, "A node pool has at most %d nodes per zone", maxNodesPerZonePerPool)
+	case total && as.TotalMaxNodeCount > maxNodesPerCluster:
+		return as, invalidField(field+".totalMaxNodeCount", as.TotalMaxNodeCount, "A cluster has at most %d nodes", maxNodesPerCluster)
+	}
+	if as.LocationPolicy == "" || as.LocationPolicy == "LOCATION_POLICY_UNSPECIFIED" {
+		as.LocationPolicy = api.LocationPolicyBalanced
+		if spot {
+			as.LocationPolicy = api.LocationPolicyAny
+		}
+	}
+	return as, nil
+}
+
+func describeAutoscaling(as api.NodePoolAutoscaling) string {
+	switch {
+	case !as.Enabled:
+		return "disabled"
+	case as.TotalMaxNodeCount > 0:
+		return fmt.Sprintf("total %d..%d, %s", as.TotalMinNodeCount, as.TotalMaxNodeCount, as.LocationPolicy)
+	default:
+		return fmt.Sprintf("%d..%d per zone, %s", as.MinNodeCount, as.MaxNodeCount, as.LocationPolicy)
+	}
+}
+
+// normalizeUpgradeSettings validates UpgradeSettings and fills GKE's defaults (surge, maxSurge 1).
+func normalizeUpgradeSettings(in *api.UpgradeSettings, field string) (api.UpgradeSettings, error) {
+	if in == nil {
+		return api.UpgradeSettings{MaxSurge: 1, Strategy: api.StrategySurge}, nil
+	}
+	us := *in
+	if err := validateEnum(field+".strategy", us.Strategy, api.StrategyUnspecified, api.StrategySurge, api.StrategyBlueGreen, api.StrategyShortLived); err != nil {
+		return us, err
+	}
+	if us.Strategy == "" || us.Strategy == api.StrategyUnspecified {
+		us.Strategy = api.StrategySurge
+	}
+	if us.MaxSurge < 0 {
+		return us, invalidField(field+".maxSurge", us.MaxSurge, "maxSurge must not be negative")
+	}
+	if us.MaxUnavailable < 0 {
+		return us, invalidField(field+".maxUnavailable", us.MaxUnavailable, "maxUnavailable must not be negative")
+	}
+	if us.Strategy == api.StrategySurge && us.MaxSurge == 0 && us.MaxUnavailable == 0 {
+		return us, invalidArgument("Invalid value for field %q: maxSurge and maxUnavailable are both 0; at least one of them must be greater than zero for the SURGE strategy (R-SURGE-1).", field)
+	}
+	if us.Strategy != api.StrategyBlueGreen && us.BlueGreenSettings != nil {
+		return us, invalidArgument("Invalid value for field %q: blueGreenSettings may only be set with strategy BLUE_GREEN (strategy is %s).", field+".blueGreenSettings", us.Strategy)
+	}
+	return us, nil
+}
+
+// UpdateNodePool applies an UpdateNodePoolRequest (PUT nodePools/{np}).
+func (w *World) UpdateNodePool(project, location, cluster, name string, req *api.UpdateNodePoolRequest) (*Operation, error) {
+	c, p, err := w.GetNodePool(project, location, cluster, name)
+	if err != nil {
+		return nil, err
+	}
+	if req == nil {
+		return nil, invalidArgument("Must provide an update.")
+	}
+	if req.Etag != "" && req.Etag != p.Etag {
+		return nil, aborted("The etag %q does not match the node pool's current etag; read the node pool again and retry.", req.Etag)
+	}
+	if err := w.checkClusterFree(c); err != nil {
+		return nil, err
+	}
+	return w.updateNodePool(c, p, req, "")
+}
+
+// updateNodePool validates the whole request first, then applies it: in-place changes at once,
+// node-recreating changes through an upgrade (R-UPG-1), location changes by resizing groups.
+func (w *World) updateNodePool(c *Cluster, p *NodePool, req *api.UpdateNodePoolRequest, fieldPrefix string) (*Operation, error) {
+	f := func(name string) string {
+		if fieldPrefix != "" {
+			return fieldPrefix + "." + name
+		}
+		return name
+	}
+	target := p.Spec
+	if p.Upgrade != nil {
+		target = p.Upgrade.Target
+	}
+	var err error
+	if req.NodeVersion != "" {
+		if target.Version, err = w.resolveNodeVersion(c, req.NodeVersion, f("nodeVersion"), p.AutoUpgrade); err != nil {
+			return nil, err
+		}
+	}
+	if req.ImageType != "" {
+		target.ImageType = strings.ToUpper(req.ImageType)
+	}
+	if req.MachineType != "" {
+		target.MachineType = req.MachineType
+	}
+	if req.DiskType != "" {
+		target.DiskType = req.DiskType
+	}
+	if req.DiskSizeGb != 0 {
+		target.DiskSizeGb = int32(req.DiskSizeGb)
+	}
+	if err := validateSpec(target, strings.TrimSuffix(f(""), ".")); err != nil {
+		return nil, err
+	}
+	var zones []string
+	if len(req.Locations) > 0 {
+		loc, _ := ParseLocation(c.Location)
+		if zones, err = clusterZones(Location{Name: loc.Region, Region: loc.Region}, req.Locations, f("locations")); err != nil {
+			return nil, err
+		}
+	}
+	var us *api.UpgradeSettings
+	if req.UpgradeSettings != nil {
+		v, err := normalizeUpgradeSettings(req.UpgradeSettings, f("upgradeSettings"))
+		if err != nil {
+			return nil, err
+		}
+		us = &v
+	}
+	var taints []Taint
+	if req.Taints != nil {
+		if taints, err = convertTaints(req.Taints.Taints, f("taints.taints")); err != nil {
+			return nil, err
+		}
+	}
+	if req.Labels != nil {
+		if err := validateLabels(req.Labels.Labels, f("labels.labels")); err != nil {
+			return nil, err
+		}
+	}
+
+	// Everything is valid: apply.
+	var changes []string
+	if us != nil {
+		p.UpgradeSettings = *us
+		changes = append(changes, "upgrade settings")
+	}
+	if req.Labels != nil {
+		p.Labels = req.Labels.Labels
+		changes = append(changes, "labels (in place)")
+	}
+	if req.Taints != nil {
+		p.Taints = taints
+		changes = append(changes, "taints (in place)")
+	}
+	for k, v := range req.Extra {
+		mergeExtra(&p.ConfigExtra, api.Extra{k: unwrapUpdateMember(k, v)})
+		changes = append(changes, k)
+	}
+	if zones != nil {
+		w.setPoolLocations(c, p, zones)
+		changes = append(changes, fmt.Sprintf("locations %v", zones))
+	}
+	p.Etag = w.randHex(16)
+	c.touch(w)
+	if target != p.Spec && (p.Upgrade == nil || target != p.Upgrade.Target) {
+		return w.planUpgrade(c, p, target), nil
+	}
+	op := w.startOperation(api.OpUpgradeNodes, c, p.Name, true)
+	if zones != nil {
+		p.Status = PoolReconciling
+	}
+	w.record("NodePoolUpdated", c, p.Name, "", op.ID, "node pool %s updated: %s", p.Name, strings.Join(changes, ", "))
+	return op, nil
+}
+
+// unwrapUpdateMember turns UpdateNodePoolRequest wrappers into the NodeConfig member they set:
+// resourceLabels {labels} -> resourceLabels, tags {tags} -> tags.
+func unwrapUpdateMember(key string, raw json.RawMessage) json.RawMessage {
+	inner := map[string]string{"resourceLabels": "labels", "tags": "tags"}[key]
+	if inner == "" {
+		return raw
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) == nil {
+		if v, ok := m[inner]; ok {
+			return v
+		}
+	}
+	return raw
+}
+
+// setPoolLocations moves a pool to a new set of zones: new zones get a group of the pool's
+// per-zone size, dropped zones have their nodes retired.
+func (w *World) setPoolLocations(c *Cluster, p *NodePool, zones []string) {
+	perZone := int(p.InitialNodeCount)
+	if len(p.Groups) > 0 {
+		perZone = p.Groups[0].TargetSize
+	}
+	keep := map[string]bool{}
+	for _, z := range zones {
+		keep[z] = true
+		if p.Group(z) == nil {
+			w.addGroup(c, p, z, perZone)
+		}
+	}
+	for _, g := range p.Groups {
+		if !keep[g.Zone] {
+			g.TargetSize = 0
+		}
+	}
+	p.Locations = append([]string(nil), zones...)
+}
+
+// dropEmptyGroups removes the groups of zones a pool left once their nodes are gone.
+func (w *World) dropEmptyGroups(p *NodePool) {
+	out := p.Groups[:0]
+	for _, g := range p.Groups {
+		if g.TargetSize == 0 && len(g.Nodes) == 0 && !contains(p.Locations, g.Zone) {
+			delete(w.groups, g)
+			continue
+		}
+		out = append(out, g)
+	}
+	p.Groups = out
+}
+
+// DeleteNodePool drains and deletes a pool's nodes, then the pool.
+func (w *World) DeleteNodePool(project, location, cluster, name string) (*Operation, error) {
+	c, p, err := w.GetNodePool(project, location, cluster, name)
+	if err != nil {
+		return nil, err
+	}
+	if err := w.checkClusterFree(c); err != nil {
+		return nil, err
+	}
+	c.touch(w)
+	op := w.startOperation(api.OpDeleteNodePool, c, p.Name, true)
+	w.record("NodePoolDeleting", c, p.Name, "", op.ID, "deleting node pool %s (%d nodes)", p.Name, poolSize(p))
+	return op, nil
+}
+
+// SetNodePoolSize sets the number of nodes per zone.
+func (w *World) SetNodePoolSize(project, location, cluster, name string, req *api.SetNodePoolSizeRequest) (*Operation, error) {
+	c, p, err := w.GetNodePool(project, location, cluster, name)
+	if err != nil {
+		return nil, err
+	}
+	if req == nil {
+		req = &api.SetNodePoolSizeRequest{}
+	}
+	if err := validateNodeCount("nodeCount", req.NodeCount); err != nil {
+		return nil, err
+	}
+	if err := w.checkClusterFree(c); err != nil {
+		return nil, err
+	}
+	others := len(c.Nodes) - poolSize(p)
+	if total := others + int(req.NodeCount)*len(p.Locations); total > maxNodesPerCluster {
+		return nil, invalidArgument("The cluster would have %d nodes; a GKE cluster has at most %d nodes.", total, maxNodesPerCluster)
+	}
+	for _, g := range p.Groups {
+		if contains(p.Locations, g.Zone) {
+			g.TargetSize = int(req.NodeCount)
+		}
+	}
+	p.Status = PoolReconciling
+	p.Etag = w.randHex(16)
+	c.touch(w)
+	op := w.startOperation(api.OpSetNodePoolSize, c, p.Name, true)
+	w.record("NodePoolResizing", c, p.Name, "", op.ID, "resizing node pool %s to %d nodes per zone (%d zones)", p.Name, req.NodeCount, len(p.Locations))
+	return op, nil
+}
+
+// SetNodePoolManagement changes auto-upgrade / auto-repair. It only changes metadata and, as in
+// GKE, may run alongside other operations.
+func (w *World) SetNodePoolManagement(project, location, cluster, name string, req *api.SetNodePoolManagementRequest) (*Operation, error) {
+	c, p, err := w.GetNodePool(project, location, cluster, name)
+	if err != nil {
+		return nil, err
+	}
+	if req == nil || req.Management == nil {
+		return nil, invalidArgument("Required field \"management\" is missing. Send {\"management\": {\"autoUpgrade\": true, \"autoRepair\": true}}.")
+	}
+	m := req.Management
+	if err := c.checkManagement(m.AutoUpgrade, m.AutoRepair); err != nil {
+		return nil, err
+	}
+	p.AutoUpgrade, p.AutoRepair = m.AutoUpgrade, m.AutoRepair
+	p.Etag = w.randHex(16)
+	op := w.startOperation(api.OpSetNodePoolManagement, c, p.Name, false)
+	w.record("NodePoolUpdated", c, p.Name, "", op.ID, "management of %s: autoUpgrade=%v autoRepair=%v", p.Name, m.AutoUpgrade, m.AutoRepair)
+	return op, nil
+}
+
+// SetNodePoolAutoscaling replaces a pool's autoscaling settings.
+func (w *World) SetNodePoolAutoscaling(project, location, cluster, name string, req *api.SetNodePoolAutoscalingRequest) (*Operation, error) {
+	c, p, err := w.GetNodePool(project, location, cluster, name)
+	if err != nil {
+		return nil, err
+	}
+	if req == nil || req.Autoscaling == nil {
+		return nil, invalidArgument("Required field \"autoscaling\" is missing. Send {\"autoscaling\": {\"enabled\": true, \"minNodeCount\": 1, \"maxNodeCount\": 3}}.")
+	}
+	as, err := normalizeAutoscaling(req.Autoscaling, "autoscaling", p.Spec.Spot)
+	if err != nil {
+		return nil, err
+	}
+	if err := w.checkClusterFree(c); err != nil {
+		return nil, err
+	}
+	p.Autoscaling = as
+	p.Etag = w.randHex(16)
+	return w.metadataUpdate(c, p.Name, "autoscaling of node pool %s set to %s", p.Name, describeAutoscaling(as)), nil
+}
+
+// NodeCounts returns how many of a pool's nodes are in each state.
+func (w *World) NodeCounts(c *Cluster, p *NodePool) map[NodeState]int {
+	out := map[NodeState]int{}
+	for _, g := range p.Groups {
+		for s, n := range w.index(c, g).byState {
+			out[s] += n
+		}
+	}
+	return out
+}

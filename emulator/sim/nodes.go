@@ -1,0 +1,274 @@
+package sim
+
+import (
+	"encoding/binary"
+	"net"
+	"sort"
+	"time"
+)
+
+// Node life: provisioning -> ready -> (cordoned -> draining ->) deleting -> gone. Each step takes
+// emulated time and lands in the event log.
+
+const (
+	evNodeReady   = "node.ready"
+	evNodeDrained = "node.drained"
+	evNodeDeleted = "node.deleted"
+
+	nodeBootBase     = 60 * time.Second
+	nodeBootSpread   = 30 * time.Second
+	nodeDeleteBase   = 30 * time.Second
+	nodeDeleteSpread = 30 * time.Second
+	// drainNoPods is how long kubelet takes to confirm an empty node is drained.
+	drainNoPods = 5 * time.Second
+)
+
+// groupIndex counts a group's nodes by state; it is derived, never persisted.
+type groupIndex struct {
+	byState map[NodeState]int
+}
+
+func (w *World) registerNodeHandlers() {
+	w.on(evNodeReady, w.onNodeReady)
+	w.on(evNodeDrained, w.onNodeDrained)
+	w.on(evNodeDeleted, w.onNodeDeleted)
+}
+
+// index returns the derived counts of group g, building them on first use (after a restore).
+func (w *World) index(c *Cluster, g *InstanceGroup) *groupIndex {
+	if w.groups == nil {
+		w.groups = map[*InstanceGroup]*groupIndex{}
+	}
+	ix, ok := w.groups[g]
+	if !ok {
+		ix = &groupIndex{byState: map[NodeState]int{}}
+		for _, name := range g.Nodes {
+			if n := c.Nodes[name]; n != nil {
+				ix.byState[n.State]++
+			}
+		}
+		w.groups[g] = ix
+	}
+	return ix
+}
+
+// allocateIP gives a new node the next address of its cluster's node range.
+func (w *World) allocateIP(c *Cluster) string {
+	c.NextNodeIP++
+	ip := make(net.IP, 4)
+	binary.BigEndian.PutUint32(ip, c.NodeIPBase+1+c.NextNodeIP)
+	return ip.String()
+}
+
+// addNode creates a VM in group g with the given spec; it becomes ready after boot time.
+func (w *World) addNode(c *Cluster, p *NodePool, g *InstanceGroup, spec NodeSpec) *Node {
+	var name string
+	for {
+		name = nodeName(c.Name, p.Name, g.Hash, w.randAlnum(4))
+		if _, taken := c.Nodes[name]; !taken {
+			break
+		}
+	}
+	n := &Node{
+		Name: name, Pool: p.Name, Zone: g.Zone, Group: g.Name, Spec: spec, State: NodeProvisioning,
+		CreateTime: w.st.Now, InternalIP: w.allocateIP(c),
+	}
+	ix := w.index(c, g) // built before the node joins, so it is counted once
+	c.Nodes[name] = n
+	g.Nodes = append(g.Nodes, name)
+	ix.byState[NodeProvisioning]++
+	w.schedule(w.jitter(nodeBootBase, nodeBootSpread), Event{Kind: evNodeReady, Cluster: c.Key(), Node: name})
+	w.record("NodeCreating", c, p.Name, name, "", "creating node %s in %s (%s, %s)", name, g.Zone, spec.MachineType, spec.Version)
+	return n
+}
+
+// setNodeState moves a node to a new state, keeping its group's counts.
+func (w *World) setNodeState(c *Cluster, n *Node, s NodeState) {
+	if n.State == s {
+		return
+	}
+	if g := w.groupOf(c, n); g != nil {
+		ix := w.index(c, g)
+		ix.byState[n.State]--
+		ix.byState[s]++
+	}
+	n.State = s
+}
+
+func (w *World) groupOf(c *Cluster, n *Node) *InstanceGroup {
+	p := c.Pool(n.Pool)
+	if p == nil {
+		return nil
+	}
+	for _, g := range p.Groups {
+		if g.Name == n.Group {
+			return g
+		}
+	}
+	return nil
+}
+
+// nodeEvent resolves an event's cluster and node; either may be gone (deleted meanwhile).
+func (w *World) nodeEvent(ev Event) (*Cluster, *Node) {
+	c := w.st.Clusters[ev.Cluster]
+	if c == nil {
+		return nil, nil
+	}
+	return c, c.Nodes[ev.Node]
+}
+
+func (w *World) onNodeReady(ev Event) {
+	c, n := w.nodeEvent(ev)
+	if n == nil || n.State != NodeProvisioning {
+		return
+	}
+	w.setNodeState(c, n, NodeReady)
+	n.ReadyTime = w.st.Now
+	n.Unschedulable = false
+	w.record("NodeReady", c, n.Pool, n.Name, "", "node %s is ready (kubelet %s)", n.Name, kubeletVersion(n.Spec.Version))
+	w.countUpgraded(c, n)
+	w.nodeChanged(c, n.Pool)
+}
+
+// retireNode takes a node out of service: cordon, drain, then delete. The upgrade and resize
+// controllers call it; why names the caller's reason for the event log.
+func (w *World) retireNode(c *Cluster, n *Node, why string) {
+	if n.State == NodeDeleting || n.State == NodeDraining {
+		return
+	}
+	if n.State == NodeProvisioning {
+		// Not yet registered: nothing to drain.
+		w.deleteNode(c, n, why)
+		return
+	}
+	w.cordon(c, n, why)
+	w.setNodeState(c, n, NodeDraining)
+	w.record("NodeDraining", c, n.Pool, n.Name, "", "draining node %s", n.Name)
+	w.schedule(drainNoPods, Event{Kind: evNodeDrained, Cluster: c.Key(), Node: n.Name})
+}
+
+func (w *World) cordon(c *Cluster, n *Node, why string) {
+	if n.Unschedulable {
+		return
+	}
+	n.Unschedulable = true
+	if n.State == NodeReady {
+		w.setNodeState(c, n, NodeCordoned)
+	}
+	w.record("NodeCordoned", c, n.Pool, n.Name, "", "cordoned node %s: %s", n.Name, why)
+}
+
+func (w *World) onNodeDrained(ev Event) {
+	c, n := w.nodeEvent(ev)
+	if n == nil || n.State != NodeDraining {
+		return
+	}
+	w.record("NodeDrained", c, n.Pool, n.Name, "", "node %s drained", n.Name)
+	if w.onUpgradeNodeDrained(c, n) {
+		return
+	}
+	w.deleteNode(c, n, "drained")
+}
+
+// deleteNode deletes the VM; it is gone after the delete time.
+func (w *World) deleteNode(c *Cluster, n *Node, why string) {
+	if n.State == NodeDeleting {
+		return
+	}
+	w.setNodeState(c, n, NodeDeleting)
+	n.Unschedulable = true
+	w.record("NodeDeleting", c, n.Pool, n.Name, "", "deleting node %s: %s", n.Name, why)
+	w.schedule(w.jitter(nodeDeleteBase, nodeDeleteSpread), Event{Kind: evNodeDeleted, Cluster: c.Key(), Node: n.Name})
+}
+
+func (w *World) onNodeDeleted(ev Event) {
+	c, n := w.nodeEvent(ev)
+	if n == nil || n.State != NodeDeleting {
+		return
+	}
+	w.countUpgraded(c, n)
+	w.forgetNode(c, n)
+	w.record("NodeDeleted", c, n.Pool, n.Name, "", "node %s deleted", n.Name)
+	w.nodeChanged(c, n.Pool)
+}
+
+// forgetNode removes a node from its group and the cluster.
+func (w *World) forgetNode(c *Cluster, n *Node) {
+	if g := w.groupOf(c, n); g != nil {
+		w.index(c, g).byState[n.State]--
+		for i, name := range g.Nodes {
+			if name == n.Name {
+				g.Nodes = append(g.Nodes[:i], g.Nodes[i+1:]...)
+				break
+			}
+		}
+	}
+	delete(c.Nodes, n.Name)
+}
+
+// nodeChanged lets the controllers that wait on a pool's nodes take their next step.
+func (w *World) nodeChanged(c *Cluster, pool string) {
+	if p := c.Pool(pool); p != nil {
+		if p.Upgrade != nil {
+			w.stepUpgrade(c, p)
+		} else {
+			w.reconcilePool(c, p)
+		}
+	}
+	w.checkOperations(c)
+}
+
+// reconcilePool brings each instance group to its target size: it adds nodes with the pool's
+// spec or retires the surplus (nodes still provisioning first, then the newest).
+func (w *World) reconcilePool(c *Cluster, p *NodePool) {
+	if p.Status == PoolStopping || c.Status == ClusterStopping {
+		return
+	}
+	for _, g := range p.Groups {
+		live := w.liveNodes(c, g)
+		for i := len(live); i < g.TargetSize; i++ {
+			w.addNode(c, p, g, p.Spec)
+		}
+		if surplus := len(live) - g.TargetSize; surplus > 0 {
+			sort.SliceStable(live, func(i, j int) bool {
+				pi, pj := live[i].State == NodeProvisioning, live[j].State == NodeProvisioning
+				if pi != pj {
+					return pi
+				}
+				return live[i].CreateTime.After(live[j].CreateTime)
+			})
+			for _, n := range live[:surplus] {
+				w.retireNode(c, n, "node pool resized")
+			}
+		}
+	}
+}
+
+// liveNodes are a group's nodes that are not on their way out.
+func (w *World) liveNodes(c *Cluster, g *InstanceGroup) []*Node {
+	out := make([]*Node, 0, len(g.Nodes))
+	for _, name := range g.Nodes {
+		n := c.Nodes[name]
+		if n != nil && n.State != NodeDeleting && n.State != NodeDraining {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// poolSettled says every group is at its target size with every node ready.
+func (w *World) poolSettled(c *Cluster, p *NodePool) bool {
+	for _, g := range p.Groups {
+		ix := w.index(c, g)
+		if ix.byState[NodeProvisioning] > 0 || ix.byState[NodeDraining] > 0 || ix.byState[NodeDeleting] > 0 {
+			return false
+		}
+		if len(g.Nodes) != g.TargetSize {
+			return false
+		}
+	}
+	return true
+}
+
+// kubeletVersion is the Kubernetes version a GKE version runs: 1.X.Y-gke.N -> v1.X.Y-gke.N.
+func kubeletVersion(v string) string { return "v" + v }

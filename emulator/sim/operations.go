@@ -1,0 +1,255 @@
+package sim
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+)
+
+// Long-running operations: every GKE mutation returns one. It is PENDING when created, RUNNING
+// once its work starts, and DONE when the work is finished (with error and statusMessage set if
+// it failed or was cancelled).
+
+const (
+	evOpStart = "operation.start"
+	// opStartDelay is how long an operation stays PENDING before its work starts.
+	opStartDelay = 1 * time.Second
+	// metadataOpDuration is how long operations that change only metadata take.
+	metadataOpDuration = 5 * time.Second
+)
+
+// Error codes of google.rpc.Code used in Operation.error.
+const (
+	codeCancelled = 1
+	codeInternal  = 13
+)
+
+func (w *World) registerOperationHandlers() {
+	w.on(evOpStart, w.onOperationStart)
+}
+
+// opVerb is how the "please wait" error describes what an operation is doing to a cluster.
+func opVerb(typ string) string {
+	switch typ {
+	case api.OpCreateCluster:
+		return "creating"
+	case api.OpDeleteCluster:
+		return "deleting"
+	case api.OpUpgradeMaster, api.OpUpgradeNodes:
+		return "upgrading"
+	case api.OpCreateNodePool:
+		return "creating a node pool for"
+	case api.OpDeleteNodePool:
+		return "deleting a node pool for"
+	default:
+		return "operating on"
+	}
+}
+
+// checkClusterFree refuses a mutation while another operation holds the cluster, with the
+// message real GKE gives (clients retry on it).
+func (w *World) checkClusterFree(c *Cluster) error {
+	for _, id := range c.OpenOps {
+		if op := w.st.Operations[id]; op != nil && op.Holds {
+			return failedPrecondition("Operation %s is currently %s cluster %s. Please wait and try again once it is done.",
+				op.ID, opVerb(op.Type), c.Name)
+		}
+	}
+	return nil
+}
+
+// startOperation creates an operation on cluster c (and pool, if any). A holding operation
+// locks the cluster until it is done.
+func (w *World) startOperation(typ string, c *Cluster, pool string, holds bool) *Operation {
+	op := &Operation{
+		ID:        fmt.Sprintf("operation-%d-%s", w.st.Now.UnixMilli(), w.randHex(8)),
+		Type:      typ,
+		Project:   c.Project,
+		Location:  c.Location,
+		Cluster:   c.Name,
+		Pool:      pool,
+		Status:    api.OpStatusPending,
+		StartTime: w.st.Now,
+		Holds:     holds,
+	}
+	w.st.Operations[op.ID] = op
+	c.OpenOps = append(c.OpenOps, op.ID)
+	w.schedule(opStartDelay, Event{Kind: evOpStart, Cluster: c.Key(), Op: op.ID})
+	w.record("OperationPending", c, pool, "", op.ID, "%s operation %s created", typ, op.ID)
+	return op
+}
+
+func (w *World) onOperationStart(ev Event) {
+	op := w.st.Operations[ev.Op]
+	if op == nil || op.Status != api.OpStatusPending {
+		return
+	}
+	op.Status = api.OpStatusRunning
+	c := w.st.Clusters[op.ClusterKey()]
+	w.record("OperationRunning", c, op.Pool, "", op.ID, "%s operation %s running", op.Type, op.ID)
+	if c == nil {
+		w.finishOperation(op, codeInternal, "cluster no longer exists")
+		return
+	}
+	w.beginWork(c, op)
+	w.checkOperations(c)
+}
+
+// finishOperation marks op DONE; a non-zero code makes it a failure with that message.
+func (w *World) finishOperation(op *Operation, code int32, message string) {
+	op.Status = api.OpStatusDone
+	op.EndTime = w.st.Now
+	op.ErrorCode = code
+	op.StatusMessage = message
+	c := w.st.Clusters[op.ClusterKey()]
+	if c != nil {
+		for i, id := range c.OpenOps {
+			if id == op.ID {
+				c.OpenOps = append(c.OpenOps[:i], c.OpenOps[i+1:]...)
+				break
+			}
+		}
+	}
+	if code != 0 {
+		w.record("OperationFailed", c, op.Pool, "", op.ID, "%s operation %s failed: %s", op.Type, op.ID, message)
+		return
+	}
+	w.record("OperationDone", c, op.Pool, "", op.ID, "%s operation %s done in %s", op.Type, op.ID,
+		op.EndTime.Sub(op.StartTime).Round(time.Second))
+}
+
+// checkOperations finishes the running operations on c whose work is complete.
+func (w *World) checkOperations(c *Cluster) {
+	for _, id := range append([]string(nil), c.OpenOps...) {
+		op := w.st.Operations[id]
+		if op != nil && op.Status == api.OpStatusRunning && w.workDone(c, op) {
+			w.completeWork(c, op)
+		}
+	}
+}
+
+// GetOperation finds an operation of a project by id. Like GKE, the location in the request
+// must be the operation's location (or "-").
+func (w *World) GetOperation(project, location, id string) (*Operation, error) {
+	op := w.st.Operations[id]
+	if op == nil || op.Project != project || (location != "-" && op.Location != location) {
+		return nil, notFound("projects/%s/locations/%s/operations/%s", project, location, id)
+	}
+	return op, nil
+}
+
+// ListOperations lists a project's operations in a location ("-" = all), oldest first.
+func (w *World) ListOperations(project, location string) []*Operation {
+	var out []*Operation
+	for _, op := range w.st.Operations {
+		if op.Project == project && (location == "-" || op.Location == location) {
+			out = append(out, op)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if !out[i].StartTime.Equal(out[j].StartTime) {
+			return out[i].StartTime.Before(out[j].StartTime)
+		}
+		return out[i].ID < out[j].ID
+	})
+	return out
+}
+
+// CancelOperation is best effort, as in GKE: only node-pool upgrades can be cancelled, and only
+// while they run. Nodes mid-upgrade finish; nodes not started are left as they are (R-SURGE-9).
+func (w *World) CancelOperation(project, location, id string) error {
+	op, err := w.GetOperation(project, location, id)
+	if err != nil {
+		return err
+	}
+	if op.Type != api.OpUpgradeNodes {
+		return failedPrecondition("Operation %s is of type %s and cannot be cancelled: only node pool upgrade operations (UPGRADE_NODES) support cancellation.", op.ID, op.Type)
+	}
+	if op.Status == api.OpStatusDone {
+		return failedPrecondition("Operation %s is already done and cannot be cancelled.", op.ID)
+	}
+	c := w.st.Clusters[op.ClusterKey()]
+	if c == nil {
+		return notFound("projects/%s/locations/%s/clusters/%s", op.Project, op.Location, op.Cluster)
+	}
+	p := c.Pool(op.Pool)
+	if p == nil || p.Upgrade == nil || p.Upgrade.Op != op.ID {
+		return failedPrecondition("Operation %s has no upgrade in progress to cancel.", op.ID)
+	}
+	w.cancelUpgrade(c, p)
+	return nil
+}
+
+// RenderOperation renders op in GKE's JSON shape. links builds self and target links.
+func (w *World) RenderOperation(op *Operation, links Links) *api.Operation {
+	out := &api.Operation{
+		Name:          op.ID,
+		Zone:          op.Location,
+		Location:      op.Location,
+		OperationType: op.Type,
+		Status:        op.Status,
+		Detail:        op.Detail,
+		StatusMessage: op.StatusMessage,
+		SelfLink:      links.Container("projects/%s/locations/%s/operations/%s", op.Project, op.Location, op.ID),
+		StartTime:     op.StartTime.Format(time.RFC3339Nano),
+	}
+	target := "projects/" + op.Project + "/locations/" + op.Location + "/clusters/" + op.Cluster
+	if op.Pool != "" {
+		target += "/nodePools/" + op.Pool
+	}
+	out.TargetLink = links.Container("%s", target)
+	if !op.EndTime.IsZero() {
+		out.EndTime = op.EndTime.Format(time.RFC3339Nano)
+	}
+	if op.ErrorCode != 0 {
+		out.Error = &api.Status{Code: op.ErrorCode, Message: op.StatusMessage}
+	}
+	if len(op.Metrics) > 0 {
+		pr := &api.OperationProgress{Status: op.Status}
+		for _, m := range op.Metrics {
+			am := &api.Metric{Name: m.Name, StringValue: m.Str}
+			if m.IsInt {
+				v := api.Int64(m.Int)
+				am.IntValue = &v
+			}
+			pr.Metrics = append(pr.Metrics, am)
+		}
+		out.Progress = pr
+	}
+	return out
+}
+
+// setMetrics replaces an operation's progress metrics with name/value pairs.
+func setMetrics(op *Operation, kv ...any) {
+	op.Metrics = op.Metrics[:0]
+	for i := 0; i+1 < len(kv); i += 2 {
+		name := kv[i].(string)
+		switch v := kv[i+1].(type) {
+		case int:
+			op.Metrics = append(op.Metrics, Metric{Name: name, Int: int64(v), IsInt: true})
+		case string:
+			op.Metrics = append(op.Metrics, Metric{Name: name, Str: v})
+		}
+	}
+}
+
+// Links builds absolute URLs for selfLink-style fields.
+type Links struct {
+	// ContainerBase is the base of GKE API links, e.g. "http://127.0.0.1:8790/v1/".
+	ContainerBase string
+	// ComputeBase is the base of Compute Engine links.
+	ComputeBase string
+}
+
+// Container joins a GKE resource path to the container base.
+func (l Links) Container(format string, args ...any) string {
+	return strings.TrimSuffix(l.ContainerBase, "/") + "/" + fmt.Sprintf(format, args...)
+}
+
+// Compute joins a Compute Engine resource path to the compute base.
+func (l Links) Compute(format string, args ...any) string {
+	return strings.TrimSuffix(l.ComputeBase, "/") + "/" + fmt.Sprintf(format, args...)
+}

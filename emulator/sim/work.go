@@ -1,0 +1,260 @@
+package sim
+
+import (
+	"time"
+
+	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+)
+
+// What each kind of operation does once it starts, when its work is complete, and what it
+// leaves behind. Node-level work (boot, drain, delete) and upgrades live in nodes.go and
+// upgrade.go; this file only sequences them per operation type.
+
+const (
+	evOpCheck           = "operation.check"
+	evControlPlaneReady = "cluster.controlPlaneReady"
+	evMasterUpgraded    = "cluster.masterUpgraded"
+	evClusterTeardown   = "cluster.teardown"
+
+	controlPlaneZonal    = 180 * time.Second
+	controlPlaneRegional = 300 * time.Second
+	controlPlaneSpread   = 60 * time.Second
+	masterUpgradeZonal   = 360 * time.Second
+	masterUpgradeRegion  = 720 * time.Second
+	teardownBase         = 120 * time.Second
+)
+
+func (w *World) registerWorkHandlers() {
+	w.on(evOpCheck, func(ev Event) {
+		if c := w.st.Clusters[ev.Cluster]; c != nil {
+			w.checkOperations(c)
+		}
+	})
+	w.on(evControlPlaneReady, w.onControlPlaneReady)
+	w.on(evMasterUpgraded, w.onMasterUpgraded)
+	w.on(evClusterTeardown, w.onClusterTeardown)
+}
+
+// minDuration is the least time an operation takes, even when it has nothing to wait for.
+func minDuration(typ string) time.Duration {
+	switch typ {
+	case api.OpSetNodePoolManagement, api.OpUpdateCluster, api.OpSetNodePoolSize, api.OpUpgradeNodes:
+		return metadataOpDuration
+	}
+	return 0
+}
+
+// beginWork starts what op does.
+func (w *World) beginWork(c *Cluster, op *Operation) {
+	if d := minDuration(op.Type); d > 0 {
+		w.schedule(d, Event{Kind: evOpCheck, Cluster: c.Key(), Op: op.ID})
+	}
+	p := c.Pool(op.Pool)
+	switch op.Type {
+	case api.OpCreateCluster:
+		base := controlPlaneZonal
+		if !isZone(c.Location) {
+			base = controlPlaneRegional
+		}
+		setMetrics(op, "CLUSTER_CONFIGURING", 1, "CLUSTER_CONFIGURING_TOTAL", 1,
+			"CLUSTER_DEPLOYING", 0, "CLUSTER_DEPLOYING_TOTAL", 1,
+			"CLUSTER_HEALTHCHECKING", 0, "CLUSTER_HEALTHCHECKING_TOTAL", 1)
+		op.Detail = "Creating control plane"
+		w.schedule(w.jitter(base, controlPlaneSpread), Event{Kind: evControlPlaneReady, Cluster: c.Key(), Op: op.ID})
+	case api.OpDeleteCluster:
+		c.Status = ClusterStopping
+		for _, pool := range c.Pools {
+			pool.Status = PoolStopping
+		}
+		for _, name := range sortedNodeNames(c) {
+			w.deleteNode(c, c.Nodes[name], "cluster deleted")
+		}
+		w.schedule(w.jitter(teardownBase, controlPlaneSpread), Event{Kind: evClusterTeardown, Cluster: c.Key(), Op: op.ID})
+	case api.OpCreateNodePool, api.OpSetNodePoolSize:
+		if p != nil {
+			w.reconcilePool(c, p)
+		}
+	case api.OpDeleteNodePool:
+		if p != nil {
+			p.Status = PoolStopping
+			for _, g := range p.Groups {
+				for _, n := range w.liveNodes(c, g) {
+					w.retireNode(c, n, "node pool deleted")
+				}
+			}
+		}
+	case api.OpUpdateCluster:
+		for _, pool := range c.Pools {
+			w.reconcilePool(c, pool)
+		}
+	case api.OpUpgradeMaster:
+		c.Status = ClusterReconciling
+		base := masterUpgradeZonal
+		if !isZone(c.Location) {
+			base = masterUpgradeRegion
+		}
+		op.Detail = "Upgrading control plane"
+		w.schedule(w.jitter(base, controlPlaneSpread), Event{Kind: evMasterUpgraded, Cluster: c.Key(), Op: op.ID})
+	case api.OpUpgradeNodes:
+		if p != nil && p.Upgrade != nil && p.Upgrade.Op == op.ID {
+			w.beginUpgrade(c, p)
+		}
+	}
+}
+
+// workDone says whether op's work is complete.
+func (w *World) workDone(c *Cluster, op *Operation) bool {
+	if w.st.Now.Before(op.StartTime.Add(opStartDelay + minDuration(op.Type))) {
+		return false
+	}
+	p := c.Pool(op.Pool)
+	switch op.Type {
+	case api.OpCreateCluster:
+		if c.Status != ClusterProvisioning || !c.ControlPlaneReady {
+			return false
+		}
+		for _, pool := range c.Pools {
+			if !w.poolSettled(c, pool) {
+				return false
+			}
+		}
+		return true
+	case api.OpCreateNodePool, api.OpSetNodePoolSize:
+		return p == nil || w.poolSettled(c, p)
+	case api.OpDeleteNodePool:
+		if p == nil {
+			return true
+		}
+		for _, g := range p.Groups {
+			if len(g.Nodes) > 0 {
+				return false
+			}
+		}
+		return true
+	case api.OpUpdateCluster:
+		for _, pool := range c.Pools {
+			if !w.poolSettled(c, pool) {
+				return false
+			}
+		}
+		return true
+	case api.OpUpgradeNodes:
+		// An upgrade finishes its own operation; without one (labels, taints, locations) the
+		// operation is done once the pool has settled.
+		if p != nil && p.Upgrade != nil && p.Upgrade.Op == op.ID {
+			return false
+		}
+		return p == nil || w.poolSettled(c, p)
+	case api.OpSetNodePoolManagement:
+		return true
+	}
+	// DELETE_CLUSTER and UPGRADE_MASTER finish on their own events.
+	return false
+}
+
+// completeWork settles statuses and finishes op.
+func (w *World) completeWork(c *Cluster, op *Operation) {
+	p := c.Pool(op.Pool)
+	switch op.Type {
+	case api.OpCreateCluster:
+		for _, pool := range c.Pools {
+			pool.Status = PoolRunning
+		}
+		c.Status = ClusterRunning
+		setMetrics(op, "CLUSTER_CONFIGURING", 1, "CLUSTER_CONFIGURING_TOTAL", 1,
+			"CLUSTER_DEPLOYING", 1, "CLUSTER_DEPLOYING_TOTAL", 1,
+			"CLUSTER_HEALTHCHECKING", 1, "CLUSTER_HEALTHCHECKING_TOTAL", 1)
+		op.Detail = ""
+		w.record("ClusterRunning", c, "", "", op.ID, "cluster %s is running (%d nodes, control plane %s)", c.Name, len(c.Nodes), c.MasterVersion)
+	case api.OpCreateNodePool, api.OpSetNodePoolSize, api.OpUpgradeNodes, api.OpSetNodePoolManagement:
+		if p != nil && p.Upgrade == nil && p.Status != PoolStopping {
+			w.dropEmptyGroups(p)
+			p.Status = PoolRunning
+		}
+	case api.OpDeleteNodePool:
+		if p != nil {
+			w.removePool(c, p)
+		}
+	case api.OpUpdateCluster:
+		for _, pool := range c.Pools {
+			w.dropEmptyGroups(pool)
+		}
+		c.Status = ClusterRunning
+	}
+	w.finishOperation(op, 0, "")
+}
+
+func (w *World) onControlPlaneReady(ev Event) {
+	c := w.st.Clusters[ev.Cluster]
+	op := w.st.Operations[ev.Op]
+	if c == nil || op == nil || op.Status != api.OpStatusRunning {
+		return
+	}
+	c.ControlPlaneReady = true
+	w.record("ControlPlaneReady", c, "", "", op.ID, "control plane of %s is up (version %s); creating nodes", c.Name, c.MasterVersion)
+	op.Detail = "Creating nodes"
+	setMetrics(op, "CLUSTER_CONFIGURING", 1, "CLUSTER_CONFIGURING_TOTAL", 1,
+		"CLUSTER_DEPLOYING", 1, "CLUSTER_DEPLOYING_TOTAL", 1,
+		"CLUSTER_HEALTHCHECKING", 0, "CLUSTER_HEALTHCHECKING_TOTAL", 1)
+	for _, p := range c.Pools {
+		w.reconcilePool(c, p)
+	}
+	w.checkOperations(c)
+}
+
+func (w *World) onMasterUpgraded(ev Event) {
+	c := w.st.Clusters[ev.Cluster]
+	op := w.st.Operations[ev.Op]
+	if c == nil || op == nil || op.Status != api.OpStatusRunning {
+		return
+	}
+	from := c.MasterVersion
+	c.MasterVersion = c.MasterTarget
+	c.MasterTarget = ""
+	c.Status = ClusterRunning
+	op.Detail = ""
+	w.record("ControlPlaneUpgraded", c, "", "", op.ID, "control plane of %s upgraded from %s to %s", c.Name, from, c.MasterVersion)
+	w.finishOperation(op, 0, "")
+}
+
+func (w *World) onClusterTeardown(ev Event) {
+	c := w.st.Clusters[ev.Cluster]
+	op := w.st.Operations[ev.Op]
+	if c == nil || op == nil {
+		return
+	}
+	if len(c.Nodes) > 0 {
+		// Wait for the last VMs to go.
+		w.schedule(10*time.Second, ev)
+		return
+	}
+	for _, p := range c.Pools {
+		w.dropIndexes(p)
+	}
+	delete(w.st.Clusters, c.Key())
+	w.record("ClusterDeleted", c, "", "", op.ID, "cluster %s deleted", c.Name)
+	w.finishOperation(op, 0, "")
+}
+
+// removePool forgets a node pool whose nodes are gone.
+func (w *World) removePool(c *Cluster, p *NodePool) {
+	w.dropIndexes(p)
+	for i, x := range c.Pools {
+		if x == p {
+			c.Pools = append(c.Pools[:i], c.Pools[i+1:]...)
+			break
+		}
+	}
+	w.record("NodePoolDeleted", c, p.Name, "", "", "node pool %s deleted", p.Name)
+}
+
+func (w *World) dropIndexes(p *NodePool) {
+	for _, g := range p.Groups {
+		delete(w.groups, g)
+	}
+}
+
+func isZone(location string) bool {
+	l, ok := ParseLocation(location)
+	return ok && l.Zonal
+}
