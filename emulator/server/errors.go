@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"reflect"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -131,15 +132,29 @@ func describeJSONError(err error) string {
 	var se *json.SyntaxError
 	switch {
 	case errors.As(err, &te):
-		field := te.Field
-		if field == "" {
-			field = te.Struct
+		where := fmt.Sprintf("%q", te.Field)
+		if te.Field == "" {
+			where = "the request body" // te.Struct would be a Go type name, meaningless to the client
 		}
-		return fmt.Sprintf("Invalid value at %q: %s is not a valid %s.", field, te.Value, te.Type)
+		return fmt.Sprintf("Invalid value at %s: %s is not a valid %s.", where, te.Value, jsonTypeName(te.Type))
 	case errors.As(err, &se):
 		return fmt.Sprintf("Syntax error at byte %d: %v.", se.Offset, se)
 	}
 	return err.Error() + "."
+}
+
+// jsonTypeName is how an error message calls the JSON type a Go type decodes from; struct
+// names are the server's own (often a local "plain" alias), meaningless to the client.
+func jsonTypeName(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Struct, reflect.Map:
+		return "JSON object"
+	case reflect.Slice, reflect.Array:
+		return "JSON array"
+	case reflect.Pointer:
+		return jsonTypeName(t.Elem())
+	}
+	return t.String()
 }
 
 // writeJSON writes v, pretty-printed unless the client asked for prettyPrint=false (as the Go

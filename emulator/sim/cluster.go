@@ -257,7 +257,7 @@ func (w *World) UpdateCluster(project, location, name string, req *api.UpdateClu
 		if err != nil {
 			return nil, err
 		}
-		return w.updateNodePool(c, p, &api.UpdateNodePoolRequest{NodeVersion: u.DesiredNodeVersion, ImageType: u.DesiredImageType}, "update")
+		return w.updateNodePool(c, p, &api.UpdateNodePoolRequest{NodeVersion: u.DesiredNodeVersion, ImageType: u.DesiredImageType}, desiredMember)
 	case "desiredNodePoolAutoscaling":
 		p, err := c.targetPool(u.DesiredNodePoolId)
 		if err != nil {
@@ -328,6 +328,12 @@ func (w *World) UpdateCluster(project, location, name string, req *api.UpdateClu
 		c.Extra[field] = u.Extra[key]
 		return w.metadataUpdate(c, "", "%s of %s updated", field, c.Name), nil
 	}
+}
+
+// desiredMember names the ClusterUpdate member that carries an UpdateNodePoolRequest member:
+// nodeVersion -> update.desiredNodeVersion.
+func desiredMember(member string) string {
+	return "update.desired" + strings.ToUpper(member[:1]) + member[1:]
 }
 
 // setFields lists the update members a ClusterUpdate sets, qualifiers excluded.

@@ -165,7 +165,7 @@ func nodeConfig(in *api.NodeConfig, field string) (NodeSpec, map[string]string, 
 		spec.ImageType = strings.ToUpper(in.ImageType)
 	}
 	spec.Spot, spec.Preemptible = in.Spot, in.Preemptible
-	if err := validateSpec(spec, field); err != nil {
+	if err := validateSpec(spec, memberOf(field)); err != nil {
 		return spec, nil, nil, nil, err
 	}
 	if in.Spot && in.Preemptible {
@@ -181,20 +181,32 @@ func nodeConfig(in *api.NodeConfig, field string) (NodeSpec, map[string]string, 
 	return spec, in.Labels, taints, in.Extra, nil
 }
 
-// validateSpec checks the machine attributes of a node spec against the catalogue.
-func validateSpec(spec NodeSpec, field string) error {
+// memberOf names the members of the request object at path prefix ("" is the request itself),
+// for error messages.
+func memberOf(prefix string) func(member string) string {
+	return func(member string) string {
+		if prefix == "" {
+			return member
+		}
+		return prefix + "." + member
+	}
+}
+
+// validateSpec checks the machine attributes of a node spec against the catalogue. field names
+// the request member that carries each attribute.
+func validateSpec(spec NodeSpec, field func(member string) string) error {
 	if _, ok := LookupMachineType(spec.MachineType); !ok {
-		return invalidField(field+".machineType", fmt.Sprintf("%q", spec.MachineType),
+		return invalidField(field("machineType"), fmt.Sprintf("%q", spec.MachineType),
 			"Unknown machine type; the emulator knows e2-*, n1/n2/n2d/c2/c3/t2d-standard-*, n2-highmem/highcpu-* and e2-highmem/highcpu-* (see the README)")
 	}
 	if spec.DiskSizeGb < minDiskSizeGb || spec.DiskSizeGb > maxDiskSizeGb {
-		return invalidField(field+".diskSizeGb", spec.DiskSizeGb, "Boot disks must be between %d and %d GB", minDiskSizeGb, maxDiskSizeGb)
+		return invalidField(field("diskSizeGb"), spec.DiskSizeGb, "Boot disks must be between %d and %d GB", minDiskSizeGb, maxDiskSizeGb)
 	}
 	if !contains(diskTypes, spec.DiskType) {
-		return invalidField(field+".diskType", fmt.Sprintf("%q", spec.DiskType), "Must be one of %s", quoteList(diskTypes))
+		return invalidField(field("diskType"), fmt.Sprintf("%q", spec.DiskType), "Must be one of %s", quoteList(diskTypes))
 	}
 	if !contains(imageTypes, spec.ImageType) {
-		return invalidField(field+".imageType", fmt.Sprintf("%q", spec.ImageType), "Must be one of %s", quoteList(imageTypes))
+		return invalidField(field("imageType"), fmt.Sprintf("%q", spec.ImageType), "Must be one of %s", quoteList(imageTypes))
 	}
 	return nil
 }
@@ -368,18 +380,13 @@ func (w *World) UpdateNodePool(project, location, cluster, name string, req *api
 	if err := w.checkClusterFree(c); err != nil {
 		return nil, err
 	}
-	return w.updateNodePool(c, p, req, "")
+	return w.updateNodePool(c, p, req, memberOf(""))
 }
 
 // updateNodePool validates the whole request first, then applies it: in-place changes at once,
 // node-recreating changes through an upgrade (R-UPG-1), location changes by resizing groups.
-func (w *World) updateNodePool(c *Cluster, p *NodePool, req *api.UpdateNodePoolRequest, fieldPrefix string) (*Operation, error) {
-	f := func(name string) string {
-		if fieldPrefix != "" {
-			return fieldPrefix + "." + name
-		}
-		return name
-	}
+// f names the member of the client's request that carries each UpdateNodePoolRequest member.
+func (w *World) updateNodePool(c *Cluster, p *NodePool, req *api.UpdateNodePoolRequest, f func(member string) string) (*Operation, error) {
 	target := p.Spec
 	if p.Upgrade != nil {
 		target = p.Upgrade.Target
@@ -402,7 +409,7 @@ func (w *World) updateNodePool(c *Cluster, p *NodePool, req *api.UpdateNodePoolR
 	if req.DiskSizeGb != 0 {
 		target.DiskSizeGb = int32(req.DiskSizeGb)
 	}
-	if err := validateSpec(target, strings.TrimSuffix(f(""), ".")); err != nil {
+	if err := validateSpec(target, f); err != nil {
 		return nil, err
 	}
 	var zones []string

@@ -96,8 +96,14 @@ func (w *World) beginWork(c *Cluster, op *Operation) {
 		op.Detail = "Upgrading control plane"
 		w.schedule(w.jitter(base, controlPlaneSpread), Event{Kind: evMasterUpgraded, Cluster: c.Key(), Op: op.ID})
 	case api.OpUpgradeNodes:
-		if p != nil && p.Upgrade != nil && p.Upgrade.Op == op.ID {
+		switch {
+		case p == nil:
+		case p.Upgrade != nil && p.Upgrade.Op == op.ID:
 			w.beginUpgrade(c, p)
+		case p.Upgrade == nil:
+			// No node is recreated (labels, taints, locations), but zones the pool gained need
+			// their nodes and zones it left must lose theirs.
+			w.reconcilePool(c, p)
 		}
 	}
 }

@@ -1,0 +1,196 @@
+package conformance
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// gcloudTimeout bounds one gcloud command. gcloud polls operations every 5 wall seconds, so a
+// mutation takes about 6 s however fast the emulated clock runs.
+const gcloudTimeout = 60 * time.Second
+
+// gcloud runs the real Google Cloud CLI under a configuration of its own.
+type gcloud struct {
+	t    *testing.T
+	path string
+	env  []string
+	// kubeconfig is the file clusters create writes credentials to ($KUBECONFIG).
+	kubeconfig string
+}
+
+// newGcloud points a fresh gcloud configuration (a temporary CLOUDSDK_CONFIG) at the emulator.
+func newGcloud(t *testing.T, path, url string) *gcloud {
+	t.Helper()
+	dir := t.TempDir()
+	var env []string
+	for _, kv := range os.Environ() {
+		// The user's own gcloud and kubectl settings must not leak in.
+		if !strings.HasPrefix(kv, "CLOUDSDK_") && !strings.HasPrefix(kv, "KUBECONFIG=") {
+			env = append(env, kv)
+		}
+	}
+	g := &gcloud{t: t, path: path, kubeconfig: filepath.Join(dir, "kubeconfig")}
+	g.env = append(env, "CLOUDSDK_CONFIG="+dir, "KUBECONFIG="+g.kubeconfig)
+	for _, kv := range [][2]string{
+		{"api_endpoint_overrides/container", url + "/"},
+		// clusters create first asks Service Usage whether the Kubernetes Engine API is enabled.
+		{"api_endpoint_overrides/serviceusage", url + "/"},
+		{"auth/disable_credentials", "true"},
+		{"core/project", project},
+		{"core/should_prompt_to_enable_api", "false"},
+		{"component_manager/disable_update_check", "true"},
+		{"core/disable_usage_reporting", "true"},
+	} {
+		g.ok("config", "set", kv[0], kv[1])
+	}
+	return g
+}
+
+// run runs one gcloud command with a timeout and returns its stdout and stderr.
+func (g *gcloud) run(args ...string) (stdout, stderr string, err error) {
+	g.t.Helper()
+	ctx, cancel := context.WithTimeout(g.t.Context(), gcloudTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, g.path, args...)
+	cmd.Env = g.env
+	cmd.WaitDelay = 5 * time.Second
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	start := time.Now()
+	err = cmd.Run()
+	g.t.Logf("gcloud %s (%s)", strings.Join(args, " "), time.Since(start).Round(10*time.Millisecond))
+	if ctx.Err() != nil {
+		g.t.Fatalf("gcloud %s: no answer within %s\nstderr:\n%s", strings.Join(args, " "), gcloudTimeout, errOut.String())
+	}
+	return out.String(), errOut.String(), err
+}
+
+// ok runs a command that must succeed and returns its stdout.
+func (g *gcloud) ok(args ...string) string {
+	g.t.Helper()
+	out, errOut, err := g.run(args...)
+	if err != nil {
+		g.t.Fatalf("gcloud %s: %v\nstderr:\n%s", strings.Join(args, " "), err, errOut)
+	}
+	return out
+}
+
+// json runs a command with --format=json that must succeed and decodes its output into v.
+func (g *gcloud) json(v any, args ...string) {
+	g.t.Helper()
+	out := g.ok(append(args, "--format=json")...)
+	if err := json.Unmarshal([]byte(out), v); err != nil {
+		g.t.Fatalf("gcloud %s: output is not the expected JSON (%v):\n%s", strings.Join(args, " "), err, out)
+	}
+}
+
+// The parts of gcloud's JSON output the test reads.
+type gcloudCluster struct {
+	Name             string           `json:"name"`
+	Status           string           `json:"status"`
+	Location         string           `json:"location"`
+	CurrentNodeCount int              `json:"currentNodeCount"`
+	NodePools        []gcloudNodePool `json:"nodePools"`
+}
+
+type gcloudNodePool struct {
+	Name             string `json:"name"`
+	Status           string `json:"status"`
+	InitialNodeCount int    `json:"initialNodeCount"`
+	Version          string `json:"version"`
+	Config           struct {
+		MachineType string `json:"machineType"`
+		DiskSizeGb  int    `json:"diskSizeGb"`
+	} `json:"config"`
+	InstanceGroupUrls []string `json:"instanceGroupUrls"`
+}
+
+func poolNamesOf(pools []gcloudNodePool) []string {
+	var out []string
+	for _, p := range pools {
+		out = append(out, p.Name)
+	}
+	return out
+}
+
+// gcloud container clusters|node-pools against the emulator: gcloud waits for every operation
+// itself, so each mutating command returns only once the emulator reports it DONE.
+func TestGcloudContainerCommands(t *testing.T) {
+	path, err := exec.LookPath("gcloud")
+	if err != nil {
+		t.Skipf("gcloud is not installed (%v): install the Google Cloud CLI to run the gcloud conformance test", err)
+	}
+	_, url := startEmulator(t)
+	g := newGcloud(t, path, url)
+	where := []string{"--zone", zone}
+	inCluster := append([]string{"--cluster", "conf-gcloud"}, where...)
+
+	var created []gcloudCluster
+	g.json(&created, append([]string{"container", "clusters", "create", "conf-gcloud", "--num-nodes", "2", "--machine-type", "e2-standard-4", "--quiet"}, where...)...)
+	if len(created) != 1 || created[0].Name != "conf-gcloud" || created[0].Status != "RUNNING" || created[0].CurrentNodeCount != 2 {
+		t.Fatalf("clusters create printed %+v, want conf-gcloud RUNNING with 2 nodes", created)
+	}
+	kubeconfig, err := os.ReadFile(g.kubeconfig)
+	if err != nil || !bytes.Contains(kubeconfig, []byte("gke_"+project+"_"+zone+"_conf-gcloud")) {
+		t.Errorf("clusters create did not write a kubeconfig entry into $KUBECONFIG (%v)", err)
+	}
+
+	var cl gcloudCluster
+	g.json(&cl, append([]string{"container", "clusters", "describe", "conf-gcloud"}, where...)...)
+	if cl.Status != "RUNNING" || cl.Location != zone || cl.CurrentNodeCount != 2 || len(cl.NodePools) != 1 ||
+		cl.NodePools[0].Name != "default-pool" || cl.NodePools[0].InitialNodeCount != 2 || cl.NodePools[0].Config.MachineType != "e2-standard-4" {
+		t.Fatalf("clusters describe: %+v", cl)
+	}
+	var list []gcloudCluster
+	g.json(&list, "container", "clusters", "list")
+	if len(list) != 1 || list[0].Name != "conf-gcloud" || list[0].CurrentNodeCount != 2 {
+		t.Fatalf("clusters list: %+v", list)
+	}
+
+	var pools []gcloudNodePool
+	g.json(&pools, append([]string{"container", "node-pools", "create", "pool-b", "--num-nodes", "1", "--machine-type", "e2-standard-2", "--quiet"}, inCluster...)...)
+	if len(pools) != 1 || pools[0].Name != "pool-b" || pools[0].Status != "RUNNING" || pools[0].Config.MachineType != "e2-standard-2" {
+		t.Fatalf("node-pools create printed %+v", pools)
+	}
+	var np gcloudNodePool
+	g.json(&np, append([]string{"container", "node-pools", "describe", "pool-b"}, inCluster...)...)
+	if np.Status != "RUNNING" || np.InitialNodeCount != 1 || np.Config.MachineType != "e2-standard-2" || np.Config.DiskSizeGb != 100 || len(np.InstanceGroupUrls) != 1 {
+		t.Fatalf("node-pools describe: %+v", np)
+	}
+	g.json(&pools, append([]string{"container", "node-pools", "list"}, inCluster...)...)
+	if names := poolNamesOf(pools); !slices.Equal(names, []string{"default-pool", "pool-b"}) {
+		t.Fatalf("node-pools list: %v", names)
+	}
+
+	g.ok(append([]string{"container", "clusters", "resize", "conf-gcloud", "--node-pool", "pool-b", "--num-nodes", "3", "--quiet"}, where...)...)
+	g.json(&cl, append([]string{"container", "clusters", "describe", "conf-gcloud"}, where...)...)
+	if cl.CurrentNodeCount != 5 || cl.Status != "RUNNING" {
+		t.Fatalf("after resizing pool-b to 3: cluster %s with %d nodes, want RUNNING with 2 + 3", cl.Status, cl.CurrentNodeCount)
+	}
+
+	g.ok(append([]string{"container", "node-pools", "delete", "pool-b", "--quiet"}, inCluster...)...)
+	g.json(&pools, append([]string{"container", "node-pools", "list"}, inCluster...)...)
+	if names := poolNamesOf(pools); !slices.Equal(names, []string{"default-pool"}) {
+		t.Fatalf("node-pools list after delete: %v", names)
+	}
+
+	// The emulator's validation reaches the user through gcloud, naming the field.
+	_, stderr, err := g.run(append([]string{"container", "clusters", "create", "BadName", "--quiet"}, where...)...)
+	if err == nil || !strings.Contains(stderr, "cluster.name") || !strings.Contains(stderr, "code=400") {
+		t.Errorf("clusters create BadName: err %v, stderr:\n%s\nwant a failure naming cluster.name", err, stderr)
+	}
+
+	g.ok(append([]string{"container", "clusters", "delete", "conf-gcloud", "--quiet"}, where...)...)
+	g.json(&list, "container", "clusters", "list")
+	if len(list) != 0 {
+		t.Fatalf("clusters list after delete: %+v", list)
+	}
+}

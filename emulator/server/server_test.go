@@ -1,0 +1,665 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/wall"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+
+var testStart = time.Date(2026, 11, 2, 10, 0, 0, 0, time.UTC)
+
+const (
+	locPath  = "/v1/projects/proj/locations/us-central1-a"
+	clusters = locPath + "/clusters"
+	base     = clusters + "/base"
+	pools    = base + "/nodePools"
+	poolA    = pools + "/pool-a"
+)
+
+// env is an emulator on a frozen virtual clock behind an httptest server: emulated time moves
+// only through POST /emulator/v1/clock:advance, so every run of a test sees the same world.
+type env struct {
+	t   *testing.T
+	url string
+}
+
+func newEnv(t *testing.T) *env {
+	t.Helper()
+	w := sim.New(sim.Options{Seed: 7, Start: testStart})
+	r := sim.NewRunner(w, sim.RunnerOptions{Wall: wall.System{}, TimeScale: 0})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- r.Run(ctx) }()
+	ts := httptest.NewServer(New(r, nil))
+	t.Cleanup(func() {
+		ts.Close()
+		cancel()
+		<-done
+	})
+	return &env{t: t, url: ts.URL}
+}
+
+// call sends a request and returns the status code and body. body is nil, a raw JSON string,
+// or a value to encode.
+func (e *env) call(method, path string, body any) (int, []byte) {
+	e.t.Helper()
+	var rd io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		rd = strings.NewReader(b)
+	default:
+		enc, err := json.Marshal(b)
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		rd = bytes.NewReader(enc)
+	}
+	req, err := http.NewRequest(method, e.url+path, rd)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		e.t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	out, err := io.ReadAll(resp.Body)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return resp.StatusCode, out
+}
+
+// ok sends a request that must succeed and decodes the answer into out (if not nil).
+func (e *env) ok(method, path string, body, out any) {
+	e.t.Helper()
+	code, b := e.call(method, path, body)
+	if code != http.StatusOK {
+		e.t.Fatalf("%s %s: HTTP %d: %s", method, path, code, b)
+	}
+	if out != nil {
+		if err := json.Unmarshal(b, out); err != nil {
+			e.t.Fatalf("%s %s: decode %s: %v", method, path, b, err)
+		}
+	}
+}
+
+func (e *env) advance(d time.Duration) *api.Clock {
+	e.t.Helper()
+	var c api.Clock
+	e.ok("POST", "/emulator/v1/clock:advance", &api.AdvanceClockRequest{Duration: fmt.Sprintf("%gs", d.Seconds())}, &c)
+	return &c
+}
+
+func (e *env) operation(location, name string) *api.Operation {
+	e.t.Helper()
+	var op api.Operation
+	e.ok("GET", "/v1/projects/proj/locations/"+location+"/operations/"+name, nil, &op)
+	return &op
+}
+
+// wait advances the clock in 30 s steps until op is DONE, for at most two emulated hours.
+func (e *env) wait(op *api.Operation) *api.Operation {
+	e.t.Helper()
+	for range 240 {
+		got := e.operation(op.Location, op.Name)
+		if got.Status == api.OpStatusDone {
+			if got.StatusMessage != "" {
+				e.t.Fatalf("operation %s (%s) failed: %s", got.Name, got.OperationType, got.StatusMessage)
+			}
+			return got
+		}
+		e.advance(30 * time.Second)
+	}
+	e.t.Fatalf("operation %s (%s) not DONE after two emulated hours", op.Name, op.OperationType)
+	return nil
+}
+
+// mutate sends a mutation that must return an operation, and waits for it.
+func (e *env) mutate(method, path string, body any) *api.Operation {
+	e.t.Helper()
+	var op api.Operation
+	e.ok(method, path, body, &op)
+	return e.wait(&op)
+}
+
+// withBase creates the cluster most tests start from: base in us-central1-a (release channel
+// REGULAR by default) with pool-a of two nodes, all operations done.
+func (e *env) withBase() *env {
+	e.t.Helper()
+	e.mutate("POST", clusters, `{"cluster": {"name": "base", "nodePools": [{"name": "pool-a", "initialNodeCount": 2}]}}`)
+	return e
+}
+
+// snapshot is everything a client can read about the model. With the clock frozen, a request
+// that changed nothing leaves it byte for byte the same.
+func (e *env) snapshot() string {
+	e.t.Helper()
+	var b strings.Builder
+	for _, p := range []string{"/v1/projects/proj/locations/-/clusters", pools, "/v1/projects/proj/locations/-/operations",
+		"/emulator/v1/clock", "/emulator/v1/events", "/metrics"} {
+		code, body := e.call("GET", p, nil)
+		fmt.Fprintf(&b, "GET %s: %d\n%s\n", p, code, body)
+	}
+	return b.String()
+}
+
+// wantError checks Google's error envelope: code, canonical status, one errors[] entry with the
+// legacy reason and the same message, and the message fragments.
+func wantError(t *testing.T, gotCode int, body []byte, code int, status, reason string, fragments ...string) {
+	t.Helper()
+	if gotCode != code {
+		t.Fatalf("HTTP %d, want %d: %s", gotCode, code, body)
+	}
+	var eb api.ErrorBody
+	if err := json.Unmarshal(body, &eb); err != nil || eb.Error == nil {
+		t.Fatalf("not a Google error envelope (%v): %s", err, body)
+	}
+	d := eb.Error
+	if d.Code != code || d.Status != status {
+		t.Errorf("error code/status = %d %s, want %d %s", d.Code, d.Status, code, status)
+	}
+	if len(d.Errors) != 1 || d.Errors[0].Reason != reason || d.Errors[0].Message != d.Message || d.Errors[0].Domain != "global" {
+		t.Errorf("errors[] = %s, want one entry with reason %q, domain global and the message", mustJSON(d.Errors), reason)
+	}
+	for _, f := range fragments {
+		if !strings.Contains(d.Message, f) {
+			t.Errorf("message %q does not contain %q", d.Message, f)
+		}
+	}
+}
+
+func mustJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// Malformed requests get 400 INVALID_ARGUMENT naming the field, and change nothing.
+func TestMalformedRequestsAreRejected(t *testing.T) {
+	e := newEnv(t).withBase()
+	long := strings.Repeat("a", 41)
+	cases := []struct {
+		name, method, path, body string
+		want                     []string
+	}{
+		{"bad JSON syntax", "POST", clusters, `{"cluster": {"name": "c2",`, []string{"Invalid JSON payload", "Syntax error"}},
+		{"empty create body", "POST", clusters, ``, []string{`"cluster"`}},
+		{"body is not an object", "POST", poolA + ":setSize", `[3]`, []string{"the request body", "not a valid JSON object"}},
+		{"cluster is not an object", "POST", clusters, `{"cluster": ["c2"]}`, []string{`"cluster"`, "not a valid JSON object"}},
+		{"initialNodeCount is a string", "POST", clusters, `{"cluster": {"name": "c2", "initialNodeCount": "abc"}}`,
+			[]string{`"cluster.initialNodeCount"`, "int32"}},
+		{"diskSizeGb is a string", "POST", pools, `{"nodePool": {"name": "p2", "initialNodeCount": 1, "config": {"diskSizeGb": "big"}}}`,
+			[]string{`"nodePool.config.diskSizeGb"`}},
+		{"int64 diskSizeGb is not a number", "PUT", poolA, `{"diskSizeGb": "big"}`, []string{`"diskSizeGb"`, "int64"}},
+		{"int64 maxPodsPerNode is not a number", "POST", pools, `{"nodePool": {"name": "p2", "initialNodeCount": 1, "maxPodsConstraint": {"maxPodsPerNode": "many"}}}`,
+			[]string{`"nodePool.maxPodsConstraint.maxPodsPerNode"`}},
+		{"unknown release channel", "POST", clusters, `{"cluster": {"name": "c2", "initialNodeCount": 1, "releaseChannel": {"channel": "FOO"}}}`,
+			[]string{`"cluster.releaseChannel.channel"`, `"FOO"`, "REGULAR"}},
+		{"unknown taint effect", "POST", pools, `{"nodePool": {"name": "p2", "initialNodeCount": 1, "config": {"taints": [{"key": "k", "value": "v", "effect": "NoSchedule"}]}}}`,
+			[]string{`"nodePool.config.taints[0].effect"`, "NO_SCHEDULE"}},
+		{"unknown taint effect in update", "PUT", poolA, `{"taints": {"taints": [{"key": "k", "effect": "BLOCK"}]}}`,
+			[]string{`"taints.taints[0].effect"`, `"BLOCK"`}},
+		{"unknown autoscaling profile", "POST", clusters, `{"cluster": {"name": "c2", "initialNodeCount": 1, "autoscaling": {"autoscalingProfile": "FASTEST"}}}`,
+			[]string{`"cluster.autoscaling.autoscalingProfile"`, "OPTIMIZE_UTILIZATION"}},
+		{"unknown autoscaling profile in update", "PUT", base, `{"update": {"desiredClusterAutoscaling": {"autoscalingProfile": "FASTEST"}}}`,
+			[]string{`"update.desiredClusterAutoscaling.autoscalingProfile"`}},
+		{"unknown upgrade strategy", "POST", pools, `{"nodePool": {"name": "p2", "initialNodeCount": 1, "upgradeSettings": {"strategy": "ROLLING"}}}`,
+			[]string{`"nodePool.upgradeSettings.strategy"`, "BLUE_GREEN"}},
+		{"unknown upgrade strategy in update", "PUT", poolA, `{"upgradeSettings": {"strategy": "ROLLING"}}`,
+			[]string{`"upgradeSettings.strategy"`}},
+		{"negative initialNodeCount", "POST", clusters, `{"cluster": {"name": "c2", "nodePools": [{"name": "p", "initialNodeCount": -1}]}}`,
+			[]string{`"cluster.nodePools[0].initialNodeCount"`, "-1"}},
+		{"negative initialNodeCount of a new pool", "POST", pools, `{"nodePool": {"name": "p2", "initialNodeCount": -3}}`,
+			[]string{`"nodePool.initialNodeCount"`, "-3"}},
+		{"negative setSize nodeCount", "POST", poolA + ":setSize", `{"nodeCount": -1}`, []string{`"nodeCount"`, "-1"}},
+		{"uppercase cluster name", "POST", clusters, `{"cluster": {"name": "BadName", "initialNodeCount": 1}}`,
+			[]string{`"cluster.name"`, `"BadName"`}},
+		{"cluster name of 41 characters", "POST", clusters, `{"cluster": {"name": "` + long + `", "initialNodeCount": 1}}`,
+			[]string{`"cluster.name"`, "at most 40 characters"}},
+		{"missing cluster name", "POST", clusters, `{"cluster": {"initialNodeCount": 1}}`, []string{`"cluster.name"`}},
+		{"bad node pool name", "POST", pools, `{"nodePool": {"name": "Pool_1", "initialNodeCount": 1}}`,
+			[]string{`"nodePool.name"`, `"Pool_1"`}},
+		{"bad node pool name in cluster create", "POST", clusters, `{"cluster": {"name": "c2", "nodePools": [{"name": "-p", "initialNodeCount": 1}]}}`,
+			[]string{`"cluster.nodePools[0].name"`}},
+		{"unknown location", "POST", "/v1/projects/proj/locations/mars-central1/clusters", `{"cluster": {"name": "c2", "initialNodeCount": 1}}`,
+			[]string{`"mars-central1"`, "us-central1"}},
+		{"node zone outside the region", "POST", clusters, `{"cluster": {"name": "c2", "initialNodeCount": 1, "locations": ["us-east1-b"]}}`,
+			[]string{`"cluster.locations"`, `"us-east1-b"`}},
+		{"unknown machine type", "POST", pools, `{"nodePool": {"name": "p2", "initialNodeCount": 1, "config": {"machineType": "e2-huge"}}}`,
+			[]string{`"nodePool.config.machineType"`, `"e2-huge"`}},
+		{"unknown machine type in update", "PUT", poolA, `{"machineType": "e2-huge"}`, []string{`field "machineType"`, `"e2-huge"`}},
+		{"disk of 5 GB", "POST", pools, `{"nodePool": {"name": "p2", "initialNodeCount": 1, "config": {"diskSizeGb": 5}}}`,
+			[]string{`"nodePool.config.diskSizeGb"`, ": 5.", "between 10"}},
+		{"disk of 5 GB in update", "PUT", poolA, `{"diskSizeGb": "5"}`, []string{`field "diskSizeGb"`, ": 5."}},
+		{"unsupported cluster version", "POST", clusters, `{"cluster": {"name": "c2", "initialNodeCount": 1, "initialClusterVersion": "1.20"}}`,
+			[]string{`"cluster.initialClusterVersion"`, `"1.20"`}},
+		{"unsupported node pool version", "POST", pools, `{"nodePool": {"name": "p2", "initialNodeCount": 1, "version": "1.2.3"}}`,
+			[]string{`"nodePool.version"`, `"1.2.3"`}},
+		{"unsupported version in node pool update", "PUT", poolA, `{"nodeVersion": "1.99.0-gke.1"}`, []string{`field "nodeVersion"`}},
+		{"unsupported node version in cluster update", "PUT", base, `{"update": {"desiredNodeVersion": "1.99"}}`,
+			[]string{`"update.desiredNodeVersion"`, `"1.99"`}},
+		{"unknown image type in cluster update", "PUT", base, `{"update": {"desiredImageType": "WINDOWS_95"}}`,
+			[]string{`"update.desiredImageType"`, `"WINDOWS_95"`}},
+		{"unsupported control plane version", "PUT", base, `{"update": {"desiredMasterVersion": "2.0"}}`,
+			[]string{`"update.desiredMasterVersion"`, `"2.0"`}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			before := e.snapshot()
+			code, body := e.call(tc.method, tc.path, tc.body)
+			wantError(t, code, body, http.StatusBadRequest, "INVALID_ARGUMENT", "badRequest", tc.want...)
+			if after := e.snapshot(); after != before {
+				t.Errorf("the rejected request changed the model:\nbefore:\n%s\nafter:\n%s", before, after)
+			}
+		})
+	}
+}
+
+func TestNotFound(t *testing.T) {
+	e := newEnv(t).withBase()
+	cases := []struct {
+		name, method, path string
+		want               []string
+	}{
+		{"unknown cluster", "GET", clusters + "/nope", []string{"Not found: projects/proj/locations/us-central1-a/clusters/nope"}},
+		{"cluster in another location", "GET", "/v1/projects/proj/locations/us-central1-b/clusters/base", []string{"clusters/base"}},
+		{"delete unknown cluster", "DELETE", clusters + "/nope", []string{"clusters/nope"}},
+		{"node pools of an unknown cluster", "GET", clusters + "/nope/nodePools", []string{"clusters/nope"}},
+		{"unknown node pool", "GET", pools + "/nope", []string{`"nope"`}},
+		{"resize unknown node pool", "POST", pools + "/nope:setSize", []string{`"nope"`}},
+		{"unknown operation", "GET", locPath + "/operations/operation-1-deadbeef", []string{"operations/operation-1-deadbeef"}},
+		{"unknown URL", "GET", "/v2/projects/proj", []string{"The requested URL /v2/projects/proj was not found"}},
+		{"unknown cluster method", "POST", base + ":explode", []string{`"explode"`}},
+		{"unknown node pool method", "POST", poolA + ":explode", []string{`"explode"`}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			code, body := e.call(tc.method, tc.path, "{}")
+			wantError(t, code, body, http.StatusNotFound, "NOT_FOUND", "notFound", tc.want...)
+		})
+	}
+}
+
+func TestDuplicatesAreAlreadyExists(t *testing.T) {
+	e := newEnv(t).withBase()
+	before := e.snapshot()
+	code, body := e.call("POST", clusters, `{"cluster": {"name": "base", "initialNodeCount": 1}}`)
+	wantError(t, code, body, http.StatusConflict, "ALREADY_EXISTS", "alreadyExists", "Already exists: projects/proj/locations/us-central1-a/clusters/base")
+	code, body = e.call("POST", pools, `{"nodePool": {"name": "pool-a", "initialNodeCount": 1}}`)
+	wantError(t, code, body, http.StatusConflict, "ALREADY_EXISTS", "alreadyExists", "clusters/base/nodePools/pool-a")
+	if after := e.snapshot(); after != before {
+		t.Errorf("duplicates changed the model:\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+}
+
+// While an operation holds a cluster, other mutations get GKE's "please wait" (400
+// FAILED_PRECONDITION), which clients such as terraform-provider-google retry on.
+func TestMutationWhileOperationRunsIsFailedPrecondition(t *testing.T) {
+	e := newEnv(t).withBase()
+	var op api.Operation
+	e.ok("POST", poolA+":setSize", `{"nodeCount": 3}`, &op)
+	if op.Status != api.OpStatusPending || op.OperationType != api.OpSetNodePoolSize {
+		t.Fatalf("setSize returned %s %s, want a PENDING SET_NODE_POOL_SIZE operation", op.OperationType, op.Status)
+	}
+	wantMsg := "Operation " + op.Name + " is currently operating on cluster base. Please wait and try again once it is done."
+	cases := []struct{ name, method, path, body string }{
+		{"setSize", "POST", poolA + ":setSize", `{"nodeCount": 1}`},
+		{"create node pool", "POST", pools, `{"nodePool": {"name": "p2", "initialNodeCount": 1}}`},
+		{"update node pool", "PUT", poolA, `{"labels": {"labels": {"a": "b"}}}`},
+		{"delete node pool", "DELETE", poolA, ``},
+		{"update cluster", "PUT", base, `{"update": {"desiredReleaseChannel": {"channel": "STABLE"}}}`},
+		{"delete cluster", "DELETE", base, ``},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			code, body := e.call(tc.method, tc.path, tc.body)
+			wantError(t, code, body, http.StatusBadRequest, "FAILED_PRECONDITION", "failedPrecondition", wantMsg)
+		})
+	}
+	// setManagement only changes metadata and may run alongside (GKE_API.md, setManagement).
+	var mgmt api.Operation
+	e.ok("POST", poolA+":setManagement", `{"management": {"autoUpgrade": true, "autoRepair": true}}`, &mgmt)
+	if mgmt.OperationType != api.OpSetNodePoolManagement {
+		t.Errorf("setManagement operation type %s", mgmt.OperationType)
+	}
+	e.wait(&op)
+	e.wait(&mgmt)
+	// Once the operation is done the cluster takes mutations again.
+	e.mutate("POST", poolA+":setSize", `{"nodeCount": 1}`)
+}
+
+// Operations go PENDING -> RUNNING -> DONE on the emulated clock, stepped by clock:advance.
+func TestOperationLifecycle(t *testing.T) {
+	e := newEnv(t)
+	var op api.Operation
+	e.ok("POST", clusters, `{"cluster": {"name": "life", "nodePools": [{"name": "pool-a", "initialNodeCount": 1}]}}`, &op)
+	if op.Status != api.OpStatusPending || op.OperationType != api.OpCreateCluster || op.EndTime != "" {
+		t.Fatalf("create returned %s %s endTime %q, want PENDING CREATE_CLUSTER without endTime", op.OperationType, op.Status, op.EndTime)
+	}
+	if op.StartTime != testStart.Format(time.RFC3339Nano) || op.Location != "us-central1-a" || op.Zone != "us-central1-a" {
+		t.Errorf("startTime %s location %s zone %s", op.StartTime, op.Location, op.Zone)
+	}
+	if want := e.url + "/v1/projects/proj/locations/us-central1-a/clusters/life"; op.TargetLink != want {
+		t.Errorf("targetLink %s, want %s", op.TargetLink, want)
+	}
+	if got := e.operation("us-central1-a", op.Name); got.Status != api.OpStatusPending {
+		t.Fatalf("operations.get before any time passed: %s, want PENDING", got.Status)
+	}
+	if c := e.advance(time.Second); c.Now != testStart.Add(time.Second).Format(time.RFC3339Nano) {
+		t.Errorf("clock after advancing 1s: %s", c.Now)
+	}
+	running := e.operation("us-central1-a", op.Name)
+	if running.Status != api.OpStatusRunning || running.EndTime != "" || running.Progress == nil {
+		t.Fatalf("after 1s: status %s endTime %q progress %v, want RUNNING with progress and no endTime", running.Status, running.EndTime, running.Progress)
+	}
+	var cl api.Cluster
+	e.ok("GET", clusters+"/life", nil, &cl)
+	if cl.Status != sim.ClusterProvisioning {
+		t.Errorf("cluster status while creating: %s, want PROVISIONING", cl.Status)
+	}
+	// The operation is also visible through the all-locations list.
+	var list api.ListOperationsResponse
+	e.ok("GET", "/v1/projects/proj/locations/-/operations", nil, &list)
+	if len(list.Operations) != 1 || list.Operations[0].Name != op.Name {
+		t.Errorf("operations.list: %s", mustJSON(list.Operations))
+	}
+	done := e.wait(&op)
+	end, err := time.Parse(time.RFC3339Nano, done.EndTime)
+	if err != nil || !end.After(testStart) {
+		t.Errorf("DONE operation endTime %q (%v), want a time after the start", done.EndTime, err)
+	}
+	if done.Error != nil || done.StatusMessage != "" || done.StartTime != op.StartTime {
+		t.Errorf("DONE operation: error %v statusMessage %q startTime %s", done.Error, done.StatusMessage, done.StartTime)
+	}
+	e.ok("GET", clusters+"/life", nil, &cl)
+	if cl.Status != sim.ClusterRunning || cl.CurrentNodeCount != 1 {
+		t.Errorf("cluster after create: %s with %d nodes, want RUNNING with 1", cl.Status, cl.CurrentNodeCount)
+	}
+}
+
+func TestClock(t *testing.T) {
+	e := newEnv(t)
+	var c api.Clock
+	e.ok("GET", "/emulator/v1/clock", nil, &c)
+	if c.Now != testStart.Format(time.RFC3339Nano) || c.TimeScale != 0 || c.PendingEvents != 0 || c.NextEventTime != "" {
+		t.Fatalf("fresh clock: %s", mustJSON(c))
+	}
+	for _, tc := range []struct {
+		duration string
+		want     time.Duration
+	}{{"90s", 90 * time.Second}, {"1h30m", 90 * time.Minute}, {"0.5s", 500 * time.Millisecond}, {"0s", 0}} {
+		before := e.clockNow()
+		var after api.Clock
+		e.ok("POST", "/emulator/v1/clock:advance", &api.AdvanceClockRequest{Duration: tc.duration}, &after)
+		if got := mustTime(t, after.Now).Sub(before); got != tc.want {
+			t.Errorf("advance %s moved the clock by %s", tc.duration, got)
+		}
+	}
+	for _, bad := range []string{`{"duration": "-1s"}`, `{"duration": "soon"}`, `{}`, `{"duration": "10000h"}`} {
+		code, body := e.call("POST", "/emulator/v1/clock:advance", bad)
+		wantError(t, code, body, http.StatusBadRequest, "INVALID_ARGUMENT", "badRequest", `"duration"`)
+	}
+	// A pending event shows up on the clock.
+	e.ok("POST", clusters, `{"cluster": {"name": "c1", "initialNodeCount": 1}}`, nil)
+	e.ok("GET", "/emulator/v1/clock", nil, &c)
+	if c.PendingEvents == 0 || c.NextEventTime == "" {
+		t.Errorf("clock with an operation pending: %s", mustJSON(c))
+	}
+}
+
+func (e *env) clockNow() time.Time {
+	e.t.Helper()
+	var c api.Clock
+	e.ok("GET", "/emulator/v1/clock", nil, &c)
+	return mustTime(e.t, c.Now)
+}
+
+func mustTime(t *testing.T, s string) time.Time {
+	t.Helper()
+	v, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func TestEventsFilters(t *testing.T) {
+	e := newEnv(t).withBase()
+	e.mutate("POST", "/v1/projects/proj/locations/us-east1-b/clusters", `{"cluster": {"name": "other", "initialNodeCount": 1}}`)
+	const baseKey = "projects/proj/locations/us-central1-a/clusters/base"
+	events := func(query string) *api.ListEventsResponse {
+		t.Helper()
+		var r api.ListEventsResponse
+		e.ok("GET", "/emulator/v1/events?"+query, nil, &r)
+		return &r
+	}
+	all := events("")
+	byCluster := events("cluster=base")
+	if len(byCluster.Events) == 0 || len(byCluster.Events) >= len(all.Events) {
+		t.Fatalf("cluster=base gave %d of %d events", len(byCluster.Events), len(all.Events))
+	}
+	for _, ev := range byCluster.Events {
+		if ev.Cluster != baseKey {
+			t.Errorf("cluster=base returned an event of %q: %s", ev.Cluster, ev.Message)
+		}
+	}
+	if full := events("cluster=" + baseKey); len(full.Events) != len(byCluster.Events) {
+		t.Errorf("the resource name matched %d events, the bare name %d", len(full.Events), len(byCluster.Events))
+	}
+	if r := events("cluster=base&type=ClusterRunning"); len(r.Events) != 1 || r.Events[0].Type != "ClusterRunning" {
+		t.Errorf("cluster=base&type=ClusterRunning: %s", mustJSON(r.Events))
+	}
+	if r := events("cluster=base&type=NodeReady"); len(r.Events) != 2 {
+		t.Errorf("base has 2 nodes, NodeReady events: %d", len(r.Events))
+	}
+	// afterSeq returns only what happened since.
+	last := all.NextSeq
+	code, body := e.call("GET", "/emulator/v1/events?afterSeq="+fmt.Sprint(last), nil)
+	if code != http.StatusOK || !bytes.Contains(body, []byte(`"events": []`)) {
+		t.Errorf("nothing new: HTTP %d %s, want an empty events array", code, body)
+	}
+	e.mutate("POST", poolA+":setSize", `{"nodeCount": 3}`)
+	newer := events(fmt.Sprintf("cluster=base&afterSeq=%d", last))
+	if len(newer.Events) == 0 {
+		t.Fatal("no events after the resize")
+	}
+	for _, ev := range newer.Events {
+		if ev.Seq <= last {
+			t.Errorf("afterSeq=%d returned seq %d", last, ev.Seq)
+		}
+	}
+	if r := events(fmt.Sprintf("type=NodePoolResizing&afterSeq=%d", last)); len(r.Events) != 1 || r.Events[0].NodePool != "pool-a" {
+		t.Errorf("NodePoolResizing after the resize: %s", mustJSON(r.Events))
+	}
+	code, body = e.call("GET", "/emulator/v1/events?afterSeq=x", nil)
+	wantError(t, code, body, http.StatusBadRequest, "INVALID_ARGUMENT", "badRequest", `"afterSeq"`)
+}
+
+func TestHealthAndMetrics(t *testing.T) {
+	e := newEnv(t).withBase()
+	if code, body := e.call("GET", "/healthz", nil); code != http.StatusOK || string(body) != "ok\n" {
+		t.Errorf("/healthz: %d %q", code, body)
+	}
+	code, body := e.call("GET", "/metrics", nil)
+	if code != http.StatusOK {
+		t.Fatalf("/metrics: %d", code)
+	}
+	for _, want := range []string{"# TYPE gkesim_nodes gauge", `gkesim_nodes{state="ready"} 2`, "gkesim_clusters 1", "gkesim_node_pools 1",
+		`gkesim_operations{status="DONE"} 1`, fmt.Sprintf("gkesim_emulated_time_seconds %d", e.clockNow().Unix())} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("/metrics lacks %q:\n%s", want, body)
+		}
+	}
+}
+
+func TestClusterUpdateRules(t *testing.T) {
+	e := newEnv(t).withBase()
+	for _, body := range []string{`{}`, `{"update": {}}`, `{"update": {"etag": "x", "desiredNodePoolId": "pool-a"}}`} {
+		code, resp := e.call("PUT", base, body)
+		wantError(t, code, resp, http.StatusBadRequest, "INVALID_ARGUMENT", "badRequest", "Must provide an update.")
+	}
+	code, resp := e.call("PUT", base, `{"update": {"desiredReleaseChannel": {"channel": "STABLE"}, "desiredL4ilbSubsettingConfig": {"enabled": true}}}`)
+	wantError(t, code, resp, http.StatusBadRequest, "INVALID_ARGUMENT", "badRequest", "desiredReleaseChannel", "desiredL4ilbSubsettingConfig")
+
+	// R-LB-4: GKE subsetting for L4 ILBs can be enabled but never disabled again.
+	e.mutate("PUT", base, `{"update": {"desiredL4ilbSubsettingConfig": {"enabled": true}}}`)
+	var cl api.Cluster
+	e.ok("GET", base, nil, &cl)
+	if cl.NetworkConfig == nil || !cl.NetworkConfig.EnableL4IlbSubsetting {
+		t.Fatalf("networkConfig after enabling subsetting: %s", mustJSON(cl.NetworkConfig))
+	}
+	before := e.snapshot()
+	code, resp = e.call("PUT", base, `{"update": {"desiredL4ilbSubsettingConfig": {"enabled": false}}}`)
+	wantError(t, code, resp, http.StatusBadRequest, "INVALID_ARGUMENT", "badRequest", `"update.desiredL4ilbSubsettingConfig.enabled"`, "R-LB-4")
+	if after := e.snapshot(); after != before {
+		t.Errorf("the rejected disable changed the model")
+	}
+}
+
+// Members the emulator stores but does not simulate are accepted and read back as written.
+func TestUnknownClusterFieldsAreEchoed(t *testing.T) {
+	e := newEnv(t)
+	e.mutate("POST", clusters, `{"cluster": {"name": "echo", "initialNodeCount": 1,
+		"addonsConfig": {"httpLoadBalancing": {"disabled": true}, "gcePersistentDiskCsiDriverConfig": {"enabled": true}},
+		"loggingService": "logging.googleapis.com/kubernetes",
+		"ipAllocationPolicy": {"useIpAliases": true},
+		"networkConfig": {"datapathProvider": "ADVANCED_DATAPATH"}}}`)
+	var got map[string]json.RawMessage
+	e.ok("GET", clusters+"/echo", nil, &got)
+	want := map[string]string{
+		"addonsConfig":       `{"gcePersistentDiskCsiDriverConfig":{"enabled":true},"httpLoadBalancing":{"disabled":true}}`,
+		"loggingService":     `"logging.googleapis.com/kubernetes"`,
+		"ipAllocationPolicy": `{"useIpAliases":true}`,
+	}
+	for k, v := range want {
+		if compact(t, got[k]) != v {
+			t.Errorf("%s = %s, want %s", k, got[k], v)
+		}
+	}
+	var nc map[string]any
+	if err := json.Unmarshal(got["networkConfig"], &nc); err != nil || nc["datapathProvider"] != "ADVANCED_DATAPATH" || nc["network"] == nil {
+		t.Errorf("networkConfig = %s, want datapathProvider kept beside the simulated members", got["networkConfig"])
+	}
+}
+
+func compact(t *testing.T, raw json.RawMessage) string {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return string(raw)
+	}
+	b, _ := json.Marshal(v) // maps come out with sorted keys
+	return string(b)
+}
+
+// Golden files pin the JSON shape of a created cluster and of its operation: field names,
+// int64 as strings, omitted zero values, `autoscaling: {}` when disabled. Regenerate with
+// go test ./emulator/server -run Golden -update.
+func TestGoldenShapes(t *testing.T) {
+	e := newEnv(t)
+	var created api.Operation
+	pending := e.golden("operation_pending.json", "POST", clusters,
+		`{"cluster": {"name": "golden", "nodePools": [{"name": "pool-a", "initialNodeCount": 2, "config": {"machineType": "e2-standard-4", "labels": {"team": "conformance"}}}]}}`)
+	if err := json.Unmarshal(pending, &created); err != nil {
+		t.Fatal(err)
+	}
+	e.wait(&created)
+	e.golden("operation_done.json", "GET", locPath+"/operations/"+created.Name, nil)
+	cluster := e.golden("cluster.json", "GET", clusters+"/golden", nil)
+
+	var shape struct {
+		NodePools []map[string]json.RawMessage `json:"nodePools"`
+	}
+	if err := json.Unmarshal(cluster, &shape); err != nil || len(shape.NodePools) != 1 {
+		t.Fatalf("cluster nodePools: %v", err)
+	}
+	np := shape.NodePools[0]
+	for member, want := range map[string]string{
+		"maxPodsConstraint": `{"maxPodsPerNode":"110"}`, // int64 is a JSON string
+		"upgradeSettings":   `{"maxSurge":1,"strategy":"SURGE"}`,
+		"autoscaling":       `{}`,
+		"management":        `{"autoRepair":true,"autoUpgrade":true}`,
+	} {
+		if got := compact(t, np[member]); got != want {
+			t.Errorf("nodePools[0].%s = %s, want %s", member, got, want)
+		}
+	}
+}
+
+// golden sends a request, normalises the server's host:port to HOST and compares the body
+// with testdata/name (or rewrites it with -update). It returns the normalised body.
+func (e *env) golden(name, method, path string, body any) []byte {
+	e.t.Helper()
+	code, got := e.call(method, path, body)
+	if code != http.StatusOK {
+		e.t.Fatalf("%s %s: HTTP %d: %s", method, path, code, got)
+	}
+	got = bytes.ReplaceAll(got, []byte(strings.TrimPrefix(e.url, "http://")), []byte("HOST"))
+	file := filepath.Join("testdata", name)
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			e.t.Fatal(err)
+		}
+		if err := os.WriteFile(file, got, 0o644); err != nil {
+			e.t.Fatal(err)
+		}
+		return got
+	}
+	want, err := os.ReadFile(file)
+	if err != nil {
+		e.t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		e.t.Errorf("%s %s differs from %s (run with -update if the change is intended):\ngot:\n%s\nwant:\n%s", method, path, file, got, want)
+	}
+	return got
+}
+
+// Moving a node pool to other zones (PUT nodePools/{np} with locations) brings up the groups of
+// the zones it gains and retires the nodes of the zones it leaves; no node is recreated.
+func TestNodePoolLocationsChange(t *testing.T) {
+	e := newEnv(t).withBase()
+	pool := func() (*api.NodePool, *api.Cluster) {
+		t.Helper()
+		var np api.NodePool
+		var cl api.Cluster
+		e.ok("GET", poolA, nil, &np)
+		e.ok("GET", base, nil, &cl)
+		return &np, &cl
+	}
+	op := e.mutate("PUT", poolA, `{"locations": ["us-central1-a", "us-central1-b"]}`)
+	if op.OperationType != api.OpUpgradeNodes {
+		t.Errorf("operation type %s", op.OperationType)
+	}
+	np, cl := pool()
+	if !slices.Equal(np.Locations, []string{"us-central1-a", "us-central1-b"}) || len(np.InstanceGroupUrls) != 2 || np.Status != sim.PoolRunning || cl.CurrentNodeCount != 4 {
+		t.Fatalf("after adding us-central1-b: locations %v, %d instance groups, status %s, %d nodes; want 2 zones x 2 nodes",
+			np.Locations, len(np.InstanceGroupUrls), np.Status, cl.CurrentNodeCount)
+	}
+	kept := np.InstanceGroupUrls[1]
+	e.mutate("PUT", poolA, `{"locations": ["us-central1-b"]}`)
+	np, cl = pool()
+	if !slices.Equal(np.Locations, []string{"us-central1-b"}) || !slices.Equal(np.InstanceGroupUrls, []string{kept}) || cl.CurrentNodeCount != 2 {
+		t.Fatalf("after leaving us-central1-a: locations %v, instance groups %v, %d nodes; want only %s with 2 nodes",
+			np.Locations, np.InstanceGroupUrls, cl.CurrentNodeCount, kept)
+	}
+}

@@ -1,0 +1,674 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/resourcevalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/boolplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/setplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	container "google.golang.org/api/container/v1"
+
+	"github.com/gkesim/terraform-provider-gkesim/provider/internal/client"
+)
+
+var (
+	_ resource.ResourceWithConfigure        = &NodePoolResource{}
+	_ resource.ResourceWithImportState      = &NodePoolResource{}
+	_ resource.ResourceWithModifyPlan       = &NodePoolResource{}
+	_ resource.ResourceWithConfigValidators = &NodePoolResource{}
+)
+
+// Default timeouts, as terraform-provider-google's google_container_node_pool.
+const (
+	nodePoolCreateTimeout = 2 * time.Hour
+	nodePoolUpdateTimeout = 2 * time.Hour
+	nodePoolDeleteTimeout = 2 * time.Hour
+)
+
+// GKE's node defaults: a node_config block equal to them reads as absent.
+const (
+	defaultMachineType = "e2-medium"
+	defaultDiskSizeGb  = 100
+	defaultDiskType    = "pd-balanced"
+	defaultImageType   = "COS_CONTAINERD"
+	defaultPoolName    = "default-pool"
+)
+
+var taintEffects = []string{"NO_SCHEDULE", "PREFER_NO_SCHEDULE", "NO_EXECUTE"}
+
+// NodePoolResource is gkesim_node_pool.
+type NodePoolResource struct {
+	data *providerData
+}
+
+func NewNodePoolResource() resource.Resource { return &NodePoolResource{} }
+
+// nodePoolAttrs are the attributes gkesim_node_pool and its data source share.
+type nodePoolAttrs struct {
+	ID                types.String      `tfsdk:"id"`
+	Cluster           types.String      `tfsdk:"cluster"`
+	Name              types.String      `tfsdk:"name"`
+	Project           types.String      `tfsdk:"project"`
+	Location          types.String      `tfsdk:"location"`
+	InitialNodeCount  types.Int64       `tfsdk:"initial_node_count"`
+	NodeCount         types.Int64       `tfsdk:"node_count"`
+	NodeLocations     types.Set         `tfsdk:"node_locations"`
+	Version           types.String      `tfsdk:"version"`
+	InstanceGroupURLs types.List        `tfsdk:"instance_group_urls"`
+	Status            types.String      `tfsdk:"status"`
+	NodeConfig        []nodeConfigModel `tfsdk:"node_config"`
+	Management        []managementModel `tfsdk:"management"`
+}
+
+type nodePoolModel struct {
+	nodePoolAttrs
+	Timeouts timeouts.Value `tfsdk:"timeouts"`
+}
+
+type nodeConfigModel struct {
+	MachineType types.String `tfsdk:"machine_type"`
+	DiskSizeGb  types.Int64  `tfsdk:"disk_size_gb"`
+	DiskType    types.String `tfsdk:"disk_type"`
+	ImageType   types.String `tfsdk:"image_type"`
+	Labels      types.Map    `tfsdk:"labels"`
+	Spot        types.Bool   `tfsdk:"spot"`
+	Taint       []taintModel `tfsdk:"taint"`
+}
+
+type taintModel struct {
+	Key    types.String `tfsdk:"key"`
+	Value  types.String `tfsdk:"value"`
+	Effect types.String `tfsdk:"effect"`
+}
+
+type managementModel struct {
+	AutoRepair  types.Bool `tfsdk:"auto_repair"`
+	AutoUpgrade types.Bool `tfsdk:"auto_upgrade"`
+}
+
+func (r *NodePoolResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_node_pool"
+}
+
+func (r *NodePoolResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	keep := stringplanmodifier.UseStateForUnknown
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "A GKE node pool: one managed instance group per zone of the pool, each with its nodes. " +
+			"Changing `version` or the machine attributes in `node_config` recreates the nodes through the pool's upgrade strategy (R-UPG-1); " +
+			"labels and taints change in place. Attribute names follow terraform-provider-google's `google_container_node_pool`.",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{
+				Computed:            true,
+				MarkdownDescription: "`projects/{project}/locations/{location}/clusters/{cluster}/nodePools/{name}`.",
+				PlanModifiers:       []planmodifier.String{keep()},
+			},
+			"cluster": schema.StringAttribute{
+				Required:            true,
+				MarkdownDescription: "The cluster: its name, or `projects/{project}/locations/{location}/clusters/{name}` (then project and location come from it).",
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
+			},
+			"name": schema.StringAttribute{
+				Required:            true,
+				MarkdownDescription: "Node pool name: 1-40 lowercase letters, digits and hyphens, starting with a letter.",
+				Validators:          []validator.String{gkeNameValidator()},
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
+			},
+			"project": schema.StringAttribute{
+				Optional: true, Computed: true,
+				MarkdownDescription: "Project. Defaults to the cluster reference's project, then the provider's.",
+				Validators:          []validator.String{projectIDValidator{}},
+				PlanModifiers:       []planmodifier.String{keep(), stringplanmodifier.RequiresReplace()},
+			},
+			"location": schema.StringAttribute{
+				Optional: true, Computed: true,
+				MarkdownDescription: "The cluster's location. Defaults to the cluster reference's location, then the provider's.",
+				PlanModifiers:       []planmodifier.String{keep(), stringplanmodifier.RequiresReplace()},
+			},
+			"initial_node_count": schema.Int64Attribute{
+				Optional: true, Computed: true,
+				MarkdownDescription: "Nodes per zone at creation. Changing it replaces the pool; use `node_count` to resize. Cannot be set with `node_count`.",
+				Validators:          []validator.Int64{int64validator.Between(0, 1000)},
+				PlanModifiers:       []planmodifier.Int64{int64planmodifier.UseStateForUnknown(), int64planmodifier.RequiresReplace()},
+			},
+			"node_count": schema.Int64Attribute{
+				Optional: true, Computed: true,
+				MarkdownDescription: "Nodes per zone. Changing it resizes the pool (`setSize`). Defaults to 1 at creation when neither it nor `initial_node_count` is set.",
+				Validators:          []validator.Int64{int64validator.Between(0, 1000)},
+				PlanModifiers:       []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
+			},
+			"node_locations": schema.SetAttribute{
+				ElementType: types.StringType, Optional: true, Computed: true,
+				MarkdownDescription: "Zones of the pool's nodes. Defaults to the cluster's node locations. Changing it adds or removes a zone's nodes.",
+				PlanModifiers:       []planmodifier.Set{setplanmodifier.UseStateForUnknown()},
+			},
+			"version": schema.StringAttribute{
+				Optional: true, Computed: true,
+				MarkdownDescription: "Node version (`1.36.12-gke.2240000`) or alias (`1.36`, `1.36.12`, `latest`). Defaults to the control plane's version. " +
+					"Changing it upgrades the nodes with the pool's upgrade strategy and waits until the upgrade is done.",
+				PlanModifiers: []planmodifier.String{keep()},
+			},
+			"instance_group_urls": schema.ListAttribute{
+				ElementType: types.StringType, Computed: true,
+				MarkdownDescription: "URLs of the pool's managed instance groups, one per zone.",
+				PlanModifiers:       []planmodifier.List{useStateUnlessChanged("node_locations")},
+			},
+			"status": schema.StringAttribute{
+				Computed: true, MarkdownDescription: "Node pool status: PROVISIONING, RUNNING, RECONCILING, STOPPING, ERROR.",
+				PlanModifiers: []planmodifier.String{keep()},
+			},
+		},
+		Blocks: map[string]schema.Block{
+			"node_config": schema.ListNestedBlock{
+				MarkdownDescription: "Configuration of the pool's nodes. Without this block nodes are e2-medium with a 100 GB pd-balanced disk and COS_CONTAINERD.",
+				Validators:          []validator.List{listvalidator.SizeAtMost(1)},
+				NestedObject: schema.NestedBlockObject{
+					Attributes: map[string]schema.Attribute{
+						"machine_type": schema.StringAttribute{
+							Optional: true, Computed: true,
+							MarkdownDescription: "Machine type, e.g. `e2-standard-4`. Defaults to `e2-medium`. Changing it recreates the nodes.",
+							PlanModifiers:       []planmodifier.String{keep()},
+						},
+						"disk_size_gb": schema.Int64Attribute{
+							Optional: true, Computed: true,
+							MarkdownDescription: "Boot disk size in GB, at least 10. Defaults to 100. Changing it recreates the nodes.",
+							Validators:          []validator.Int64{int64validator.AtLeast(10)},
+							PlanModifiers:       []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
+						},
+						"disk_type": schema.StringAttribute{
+							Optional: true, Computed: true,
+							MarkdownDescription: "Boot disk type: `pd-standard`, `pd-balanced` (default), `pd-ssd`, `pd-extreme` or `hyperdisk-balanced`. Changing it recreates the nodes.",
+							PlanModifiers:       []planmodifier.String{keep()},
+						},
+						"image_type": schema.StringAttribute{
+							Optional: true, Computed: true,
+							MarkdownDescription: "Node image: `COS_CONTAINERD` (default), `UBUNTU_CONTAINERD` or `WINDOWS_LTSC_CONTAINERD` (case-insensitive). Changing it recreates the nodes.",
+							PlanModifiers:       []planmodifier.String{keep()},
+						},
+						"labels": schema.MapAttribute{
+							ElementType: types.StringType, Optional: true,
+							MarkdownDescription: "Kubernetes labels of the nodes. Applied in place.",
+						},
+						"spot": schema.BoolAttribute{
+							Optional: true, Computed: true,
+							MarkdownDescription: "Spot VMs. Changing it replaces the pool.",
+							Default:             booldefault.StaticBool(false),
+							PlanModifiers:       []planmodifier.Bool{boolplanmodifier.RequiresReplace()},
+						},
+					},
+					Blocks: map[string]schema.Block{
+						"taint": schema.ListNestedBlock{
+							MarkdownDescription: "Kubernetes taints of the nodes. Applied in place.",
+							NestedObject: schema.NestedBlockObject{Attributes: map[string]schema.Attribute{
+								"key":   schema.StringAttribute{Required: true, MarkdownDescription: "Taint key."},
+								"value": schema.StringAttribute{Optional: true, MarkdownDescription: "Taint value."},
+								"effect": schema.StringAttribute{
+									Required: true, MarkdownDescription: "`NO_SCHEDULE`, `PREFER_NO_SCHEDULE` or `NO_EXECUTE`.",
+									Validators: []validator.String{stringvalidator.OneOf(taintEffects...)},
+								},
+							}},
+						},
+					},
+				},
+			},
+			"management": schema.ListNestedBlock{
+				MarkdownDescription: "Node auto-repair and auto-upgrade. Clusters in a release channel must keep both on.",
+				Validators:          []validator.List{listvalidator.SizeAtMost(1)},
+				NestedObject: schema.NestedBlockObject{Attributes: map[string]schema.Attribute{
+					"auto_repair": schema.BoolAttribute{
+						Optional: true, Computed: true, Default: booldefault.StaticBool(true),
+						MarkdownDescription: "Repair failed nodes. Defaults to true.",
+					},
+					"auto_upgrade": schema.BoolAttribute{
+						Optional: true, Computed: true, Default: booldefault.StaticBool(true),
+						MarkdownDescription: "Upgrade nodes with the cluster's release channel. Defaults to true.",
+					},
+				}},
+			},
+			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
+		},
+	}
+}
+
+func (r *NodePoolResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.data = providerDataOf(req.ProviderData, &resp.Diagnostics)
+}
+
+func (r *NodePoolResource) ConfigValidators(context.Context) []resource.ConfigValidator {
+	return []resource.ConfigValidator{resourcevalidator.Conflicting(path.MatchRoot("initial_node_count"), path.MatchRoot("node_count"))}
+}
+
+// ModifyPlan fills project and location from the cluster reference or the provider.
+func (r *NodePoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() || r.data == nil {
+		return
+	}
+	var cluster types.String
+	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("cluster"), &cluster)...)
+	if cluster.IsUnknown() {
+		return // the reference may carry project and location; known at apply
+	}
+	if p, l, _ := clusterRef(cluster.ValueString()); p != "" {
+		d := *r.data
+		d.project, d.location = p, l
+		fillProjectLocation(ctx, &d, &resp.Plan, &resp.Diagnostics)
+		return
+	}
+	fillProjectLocation(ctx, r.data, &resp.Plan, &resp.Diagnostics)
+}
+
+// names resolves the pool's project, location and cluster name.
+func (r *NodePoolResource) names(m *nodePoolModel, diags *diag.Diagnostics) (string, string, string) {
+	return poolNames(r.data, &m.nodePoolAttrs, diags)
+}
+
+// poolNames resolves a pool's project, location and cluster name from its cluster reference,
+// its own project and location, and the provider's defaults.
+func poolNames(d *providerData, m *nodePoolAttrs, diags *diag.Diagnostics) (string, string, string) {
+	p, l, cluster := clusterRef(m.Cluster.ValueString())
+	if p == "" {
+		p, l = d.projectAndLocation(m.Project, m.Location, diags)
+	}
+	return p, l, cluster
+}
+
+func (r *NodePoolResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan nodePoolModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, d := plan.Timeouts.Create(ctx, nodePoolCreateTimeout)
+	resp.Diagnostics.Append(d...)
+	project, location, cluster := r.names(&plan, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+
+	size := int64(1)
+	switch {
+	case !plan.NodeCount.IsUnknown() && !plan.NodeCount.IsNull():
+		size = plan.NodeCount.ValueInt64()
+	case !plan.InitialNodeCount.IsUnknown() && !plan.InitialNodeCount.IsNull():
+		size = plan.InitialNodeCount.ValueInt64()
+	}
+	in := &container.NodePool{
+		Name:             plan.Name.ValueString(),
+		InitialNodeCount: size,
+		Locations:        stringsOf(ctx, plan.NodeLocations, &resp.Diagnostics),
+		Version:          unknownAsEmpty(plan.Version),
+		Config:           expandNodeConfig(ctx, plan.NodeConfig, &resp.Diagnostics),
+	}
+	if len(plan.Management) > 0 {
+		in.Management = &container.NodeManagement{
+			AutoRepair: plan.Management[0].AutoRepair.ValueBool(), AutoUpgrade: plan.Management[0].AutoUpgrade.ValueBool(),
+			ForceSendFields: []string{"AutoRepair", "AutoUpgrade"},
+		}
+	}
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	c := r.data.client
+	parent := client.ClusterName(project, location, cluster)
+	name := parent + "/nodePools/" + in.Name
+	op, err := c.GKE.Projects.Locations.Clusters.NodePools.Create(parent, &container.CreateNodePoolRequest{NodePool: in}).Context(ctx).Do()
+	if err != nil {
+		resp.Diagnostics.AddError("Error creating node pool", fmt.Sprintf("Creating %s: %s", name, client.Message(err)))
+		return
+	}
+	plan.ID, plan.Project, plan.Location = types.StringValue(name), types.StringValue(project), types.StringValue(location)
+	if err := c.Wait(ctx, project, location, op); err != nil {
+		// Keep a pool GKE created despite the failure in state (tainted) so it can be destroyed.
+		if readNodePool(ctx, r.data.client, &plan.nodePoolAttrs, blocksAsConfigured, &resp.Diagnostics) {
+			resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+		}
+		resp.Diagnostics.AddError("Error creating node pool", err.Error())
+		return
+	}
+	readNodePool(ctx, r.data.client, &plan.nodePoolAttrs, blocksAsConfigured, &resp.Diagnostics)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func unknownAsEmpty(v types.String) string {
+	if v.IsUnknown() {
+		return ""
+	}
+	return v.ValueString()
+}
+
+func expandNodeConfig(ctx context.Context, cfgs []nodeConfigModel, diags *diag.Diagnostics) *container.NodeConfig {
+	if len(cfgs) == 0 {
+		return nil
+	}
+	m := cfgs[0]
+	out := &container.NodeConfig{
+		MachineType: unknownAsEmpty(m.MachineType),
+		DiskType:    unknownAsEmpty(m.DiskType),
+		ImageType:   strings.ToUpper(unknownAsEmpty(m.ImageType)),
+		Spot:        m.Spot.ValueBool(),
+		Taints:      expandTaints(m.Taint),
+	}
+	if !m.DiskSizeGb.IsUnknown() {
+		out.DiskSizeGb = m.DiskSizeGb.ValueInt64()
+	}
+	diags.Append(m.Labels.ElementsAs(ctx, &out.Labels, false)...)
+	return out
+}
+
+func expandTaints(in []taintModel) []*container.NodeTaint {
+	var out []*container.NodeTaint
+	for _, t := range in {
+		out = append(out, &container.NodeTaint{Key: t.Key.ValueString(), Value: t.Value.ValueString(), Effect: t.Effect.ValueString()})
+	}
+	return out
+}
+
+// readNodePool refreshes m from the API; it reports whether the pool exists.
+func readNodePool(ctx context.Context, c *client.Client, m *nodePoolAttrs, mode blockMode, diags *diag.Diagnostics) bool {
+	np, err := c.GKE.Projects.Locations.Clusters.NodePools.Get(m.ID.ValueString()).Context(ctx).Do()
+	if client.IsNotFound(err) {
+		return false
+	}
+	if err != nil {
+		diags.AddError("Error reading node pool", fmt.Sprintf("Reading %s: %s", m.ID.ValueString(), client.Message(err)))
+		return true
+	}
+	perZone, err := nodesPerZone(ctx, c, np)
+	if err != nil {
+		diags.AddError("Error reading node pool size", fmt.Sprintf("Reading the instance groups of %s: %s", m.ID.ValueString(), err))
+		return true
+	}
+	flattenNodePool(ctx, np, perZone, m, mode, diags)
+	return true
+}
+
+// nodesPerZone is the pool's size per zone, from its managed instance groups' target sizes (as
+// terraform-provider-google reads it).
+func nodesPerZone(ctx context.Context, c *client.Client, np *container.NodePool) (int64, error) {
+	if len(np.InstanceGroupUrls) == 0 {
+		return 0, nil
+	}
+	var total int64
+	for _, u := range np.InstanceGroupUrls {
+		var igm struct {
+			TargetSize int64 `json:"targetSize"`
+		}
+		if err := c.GetJSON(ctx, u, &igm); err != nil {
+			return 0, err
+		}
+		total += igm.TargetSize
+	}
+	return total / int64(len(np.InstanceGroupUrls)), nil
+}
+
+// flattenNodePool copies the API's view into the model. Blocks the configuration left out stay
+// out (see blockMode), so that plans stay empty.
+func flattenNodePool(ctx context.Context, np *container.NodePool, perZone int64, m *nodePoolAttrs, mode blockMode, diags *diag.Diagnostics) {
+	m.Name = types.StringValue(np.Name)
+	m.InitialNodeCount = types.Int64Value(np.InitialNodeCount)
+	m.NodeCount = types.Int64Value(perZone)
+	m.NodeLocations = stringSet(ctx, np.Locations, diags)
+	if m.Version.IsNull() || m.Version.IsUnknown() || !versionSatisfies(np.Version, m.Version.ValueString()) {
+		m.Version = types.StringValue(np.Version)
+	}
+	urls, d := types.ListValueFrom(ctx, types.StringType, np.InstanceGroupUrls)
+	diags.Append(d...)
+	m.InstanceGroupURLs = urls
+	m.Status = types.StringValue(np.Status)
+
+	cfg := np.Config
+	if cfg == nil {
+		cfg = &container.NodeConfig{}
+	}
+	nonDefault := cfg.MachineType != defaultMachineType || cfg.DiskSizeGb != defaultDiskSizeGb || cfg.DiskType != defaultDiskType ||
+		cfg.ImageType != defaultImageType || len(cfg.Labels) > 0 || len(cfg.Taints) > 0 || cfg.Spot
+	if mode.want(len(m.NodeConfig) > 0, nonDefault) {
+		prior := nodeConfigModel{Labels: types.MapNull(types.StringType)}
+		if len(m.NodeConfig) > 0 {
+			prior = m.NodeConfig[0]
+		}
+		nc := nodeConfigModel{
+			MachineType: types.StringValue(cfg.MachineType),
+			DiskSizeGb:  types.Int64Value(cfg.DiskSizeGb),
+			DiskType:    types.StringValue(cfg.DiskType),
+			ImageType:   types.StringValue(cfg.ImageType),
+			Spot:        types.BoolValue(cfg.Spot),
+			Labels:      prior.Labels,
+		}
+		// GKE upper-cases image types; keep the configuration's spelling.
+		if strings.EqualFold(prior.ImageType.ValueString(), cfg.ImageType) {
+			nc.ImageType = prior.ImageType
+		}
+		if len(cfg.Labels) > 0 || !prior.Labels.IsNull() {
+			labels, d := types.MapValueFrom(ctx, types.StringType, cfg.Labels)
+			diags.Append(d...)
+			nc.Labels = labels
+		}
+		for _, t := range cfg.Taints {
+			tm := taintModel{Key: types.StringValue(t.Key), Value: types.StringNull(), Effect: types.StringValue(t.Effect)}
+			if t.Value != "" {
+				tm.Value = types.StringValue(t.Value)
+			}
+			nc.Taint = append(nc.Taint, tm)
+		}
+		m.NodeConfig = []nodeConfigModel{nc}
+	}
+	mg := np.Management
+	if mg == nil {
+		mg = &container.NodeManagement{}
+	}
+	if mode.want(len(m.Management) > 0, !mg.AutoRepair || !mg.AutoUpgrade) {
+		m.Management = []managementModel{{AutoRepair: types.BoolValue(mg.AutoRepair), AutoUpgrade: types.BoolValue(mg.AutoUpgrade)}}
+	}
+}
+
+func (r *NodePoolResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state nodePoolModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	mode := blocksAsConfigured
+	if state.Name.IsNull() { // just imported
+		mode = blocksOnImport
+	}
+	if !readNodePool(ctx, r.data.client, &state.nodePoolAttrs, mode, &resp.Diagnostics) {
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+func (r *NodePoolResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan, state nodePoolModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, d := plan.Timeouts.Update(ctx, nodePoolUpdateTimeout)
+	resp.Diagnostics.Append(d...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	c := r.data.client
+	name, project, location := state.ID.ValueString(), state.Project.ValueString(), state.Location.ValueString()
+	pools := c.GKE.Projects.Locations.Clusters.NodePools
+	wait := func(what string, op *container.Operation, err error) bool {
+		if err == nil {
+			err = c.Wait(ctx, project, location, op)
+		}
+		if err != nil {
+			resp.Diagnostics.AddError("Error updating node pool", fmt.Sprintf("Updating %s of %s: %s", what, name, client.Message(err)))
+			return false
+		}
+		return true
+	}
+	updatePool := func(what string, u *container.UpdateNodePoolRequest) bool {
+		op, err := pools.Update(name, u).Context(ctx).Do()
+		return wait(what, op, err)
+	}
+
+	if !plan.NodeLocations.IsUnknown() && !plan.NodeLocations.Equal(state.NodeLocations) {
+		if !updatePool("node_locations", &container.UpdateNodePoolRequest{Locations: stringsOf(ctx, plan.NodeLocations, &resp.Diagnostics)}) {
+			return
+		}
+	}
+	if !plan.NodeCount.IsUnknown() && !plan.NodeCount.IsNull() && !plan.NodeCount.Equal(state.NodeCount) {
+		op, err := pools.SetSize(name, &container.SetNodePoolSizeRequest{NodeCount: plan.NodeCount.ValueInt64(), ForceSendFields: []string{"NodeCount"}}).Context(ctx).Do()
+		if !wait("node_count", op, err) {
+			return
+		}
+	}
+	if len(plan.Management) > 0 {
+		pm := plan.Management[0]
+		sm := managementModel{AutoRepair: types.BoolValue(true), AutoUpgrade: types.BoolValue(true)}
+		if len(state.Management) > 0 {
+			sm = state.Management[0]
+		}
+		if !pm.AutoRepair.Equal(sm.AutoRepair) || !pm.AutoUpgrade.Equal(sm.AutoUpgrade) {
+			op, err := pools.SetManagement(name, &container.SetNodePoolManagementRequest{Management: &container.NodeManagement{
+				AutoRepair: pm.AutoRepair.ValueBool(), AutoUpgrade: pm.AutoUpgrade.ValueBool(), ForceSendFields: []string{"AutoRepair", "AutoUpgrade"},
+			}}).Context(ctx).Do()
+			if !wait("management", op, err) {
+				return
+			}
+		}
+	}
+	// Node-recreating changes go in one request: GKE upgrades the nodes once (R-UPG-1).
+	if u, what := nodeSpecChanges(plan, state); len(what) > 0 {
+		if !updatePool(strings.Join(what, ", "), u) {
+			return
+		}
+	}
+	pc, sc := configOrEmpty(plan.NodeConfig), configOrEmpty(state.NodeConfig)
+	if !pc.Labels.Equal(sc.Labels) {
+		labels := map[string]string{}
+		resp.Diagnostics.Append(pc.Labels.ElementsAs(ctx, &labels, false)...)
+		if !updatePool("node_config.labels", &container.UpdateNodePoolRequest{Labels: &container.NodeLabels{Labels: labels, ForceSendFields: []string{"Labels"}}}) {
+			return
+		}
+	}
+	if !taintsEqual(pc.Taint, sc.Taint) {
+		taints := &container.NodeTaints{Taints: expandTaints(pc.Taint), ForceSendFields: []string{"Taints"}}
+		if taints.Taints == nil {
+			taints.Taints = []*container.NodeTaint{}
+		}
+		if !updatePool("node_config.taint", &container.UpdateNodePoolRequest{Taints: taints}) {
+			return
+		}
+	}
+	plan.ID, plan.Project, plan.Location = state.ID, state.Project, state.Location
+	readNodePool(ctx, r.data.client, &plan.nodePoolAttrs, blocksAsConfigured, &resp.Diagnostics)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func configOrEmpty(c []nodeConfigModel) nodeConfigModel {
+	if len(c) > 0 {
+		return c[0]
+	}
+	return nodeConfigModel{Labels: types.MapNull(types.StringType)}
+}
+
+// nodeSpecChanges builds the update request for changes that recreate nodes: version and
+// the machine attributes of node_config.
+func nodeSpecChanges(plan, state nodePoolModel) (*container.UpdateNodePoolRequest, []string) {
+	u := &container.UpdateNodePoolRequest{}
+	var what []string
+	if v := plan.Version; !v.IsUnknown() && !v.IsNull() && !versionSatisfies(state.Version.ValueString(), v.ValueString()) {
+		u.NodeVersion = v.ValueString()
+		what = append(what, "version")
+	}
+	if len(plan.NodeConfig) == 0 {
+		return u, what
+	}
+	p, s := plan.NodeConfig[0], configOrEmpty(state.NodeConfig)
+	if !p.MachineType.IsUnknown() && p.MachineType.ValueString() != "" && !p.MachineType.Equal(s.MachineType) {
+		u.MachineType = p.MachineType.ValueString()
+		what = append(what, "node_config.machine_type")
+	}
+	if !p.DiskType.IsUnknown() && p.DiskType.ValueString() != "" && !p.DiskType.Equal(s.DiskType) {
+		u.DiskType = p.DiskType.ValueString()
+		what = append(what, "node_config.disk_type")
+	}
+	if !p.DiskSizeGb.IsUnknown() && p.DiskSizeGb.ValueInt64() > 0 && !p.DiskSizeGb.Equal(s.DiskSizeGb) {
+		u.DiskSizeGb = p.DiskSizeGb.ValueInt64()
+		what = append(what, "node_config.disk_size_gb")
+	}
+	if !p.ImageType.IsUnknown() && p.ImageType.ValueString() != "" && !strings.EqualFold(p.ImageType.ValueString(), s.ImageType.ValueString()) {
+		u.ImageType = strings.ToUpper(p.ImageType.ValueString())
+		what = append(what, "node_config.image_type")
+	}
+	return u, what
+}
+
+func taintsEqual(a, b []taintModel) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !a[i].Key.Equal(b[i].Key) || a[i].Value.ValueString() != b[i].Value.ValueString() || !a[i].Effect.Equal(b[i].Effect) {
+			return false
+		}
+	}
+	return true
+}
+
+func (r *NodePoolResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state nodePoolModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, d := state.Timeouts.Delete(ctx, nodePoolDeleteTimeout)
+	resp.Diagnostics.Append(d...)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	c := r.data.client
+	op, err := c.GKE.Projects.Locations.Clusters.NodePools.Delete(state.ID.ValueString()).Context(ctx).Do()
+	if client.IsNotFound(err) {
+		return
+	}
+	if err == nil {
+		err = c.Wait(ctx, state.Project.ValueString(), state.Location.ValueString(), op)
+	}
+	if err != nil {
+		resp.Diagnostics.AddError("Error deleting node pool", fmt.Sprintf("Deleting %s: %s", state.ID.ValueString(), client.Message(err)))
+	}
+}
+
+func (r *NodePoolResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	defaultProject := ""
+	if r.data != nil {
+		defaultProject = r.data.project
+	}
+	project, location, names, err := parseImportID(req.ID, 2, defaultProject)
+	if err != nil {
+		resp.Diagnostics.AddError("Invalid import ID", err.Error())
+		return
+	}
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), client.NodePoolName(project, location, names[0], names[1]))...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("project"), project)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("location"), location)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("cluster"), names[0])...)
+}

@@ -1,0 +1,140 @@
+package provider
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/gkesim/terraform-provider-gkesim/emulator"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/emulatortest"
+)
+
+// Acceptance tests run terraform against an emulator started in-process on a loopback port.
+
+const (
+	testProject  = "acc-project"
+	testZone     = "us-central1-a"
+	testRegion   = "us-central1"
+	testTimeStep = 5000 // emulated seconds per wall second: a cluster comes up in ~0.1 s
+)
+
+var testAccProtoV6ProviderFactories = map[string]func() (tfprotov6.ProviderServer, error){
+	"gkesim": providerserver.NewProtocol6WithError(New("test")()),
+}
+
+// testEmulator starts an emulator for one test and returns its URL.
+func testEmulator(t *testing.T) string {
+	t.Helper()
+	_, url := emulatortest.Start(t, emulator.Options{TimeScale: testTimeStep, Seed: 11, Start: time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)})
+	return url
+}
+
+// providerConfig is the provider block every test configuration starts with.
+func providerConfig(endpoint string) string {
+	return fmt.Sprintf(`
+provider "gkesim" {
+  endpoint      = %q
+  project       = %q
+  location      = %q
+  poll_interval = "20ms"
+}
+`, endpoint, testProject, testZone)
+}
+
+func TestMain(m *testing.M) {
+	if os.Getenv("TF_ACC") == "" {
+		fmt.Fprintln(os.Stderr, "provider acceptance tests are skipped without TF_ACC=1 (make test sets it)")
+	}
+	os.Exit(m.Run())
+}
+
+// apiGet reads a GKE resource (path after /v1/) from the emulator into out; it returns the
+// HTTP status.
+func apiGet(endpoint, path string, out any) (int, error) {
+	resp, err := http.Get(endpoint + "/v1/" + path)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	if out != nil && resp.StatusCode == http.StatusOK {
+		return resp.StatusCode, json.NewDecoder(resp.Body).Decode(out)
+	}
+	return resp.StatusCode, nil
+}
+
+// checkGone is a CheckDestroy that every resource of the given type is gone from the emulator.
+func checkGone(endpoint, resourceType string) func(*terraform.State) error {
+	return func(s *terraform.State) error {
+		for _, rs := range s.RootModule().Resources {
+			if rs.Type != resourceType {
+				continue
+			}
+			code, err := apiGet(endpoint, rs.Primary.ID, nil)
+			if err != nil {
+				return err
+			}
+			if code != http.StatusNotFound {
+				return fmt.Errorf("%s still exists (HTTP %d)", rs.Primary.ID, code)
+			}
+		}
+		return nil
+	}
+}
+
+// serverVersions returns node versions of the default minor at the emulator's current time,
+// newest first, read from its serverConfig.
+func serverVersions(t *testing.T, endpoint string) []string {
+	t.Helper()
+	var sc struct {
+		DefaultClusterVersion string   `json:"defaultClusterVersion"`
+		ValidNodeVersions     []string `json:"validNodeVersions"`
+	}
+	if _, err := apiGet(endpoint, "projects/"+testProject+"/locations/"+testZone+"/serverConfig", &sc); err != nil {
+		t.Fatal(err)
+	}
+	minor := sc.DefaultClusterVersion[:strings.LastIndex(sc.DefaultClusterVersion[:strings.Index(sc.DefaultClusterVersion, "-")], ".")]
+	var out []string
+	for _, v := range sc.ValidNodeVersions {
+		if strings.HasPrefix(v, minor+".") && compareVersionPrefix(v, sc.DefaultClusterVersion) <= 0 {
+			out = append(out, v)
+		}
+	}
+	if len(out) < 2 {
+		t.Fatalf("need two node versions of minor %s at or below %s, server has %v", minor, sc.DefaultClusterVersion, sc.ValidNodeVersions)
+	}
+	return out
+}
+
+// nodeList is the part of a Kubernetes NodeList the tests read.
+type nodeList struct {
+	Items []struct {
+		Metadata struct {
+			Name   string            `json:"name"`
+			Labels map[string]string `json:"labels"`
+		} `json:"metadata"`
+		Status struct {
+			NodeInfo struct {
+				KubeletVersion string `json:"kubeletVersion"`
+			} `json:"nodeInfo"`
+		} `json:"status"`
+	} `json:"items"`
+}
+
+// getNodes lists a zonal test cluster's nodes through its Kubernetes-shaped API.
+func getNodes(endpoint, cluster string) (*nodeList, error) {
+	resp, err := http.Get(endpoint + "/k8s/projects/" + testProject + "/locations/" + testZone + "/clusters/" + cluster + "/api/v1/nodes")
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	var out nodeList
+	return &out, json.NewDecoder(resp.Body).Decode(&out)
+}
