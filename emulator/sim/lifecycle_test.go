@@ -186,3 +186,48 @@ func TestSurgeUpgradeReplacesEveryNode(t *testing.T) {
 		t.Errorf("pool version %s", c.Pool("pool-a").Spec.Version)
 	}
 }
+
+// R-SURGE-9: cancel lets nodes mid-upgrade finish, leaves nodes not started on the old
+// version, and the pool may run two versions.
+func TestCancelSurgeUpgradeLeavesTwoVersions(t *testing.T) {
+	w := newTestWorld(t)
+	reg := VersionsAt(w.Now()).Channels[api.ChannelRegular].Valid
+	from, to := reg[1], reg[0]
+	op, err := w.CreateCluster("proj", "us-central1-a", &api.CreateClusterRequest{Cluster: &api.Cluster{
+		Name: "c1", InitialClusterVersion: to.String(),
+		NodePools: []*api.NodePool{{Name: "pool-a", InitialNodeCount: 6, Version: from.String()}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runOp(t, w, op, time.Hour)
+	c := w.Cluster("proj", "us-central1-a", "c1")
+	up, err := w.UpdateNodePool("proj", "us-central1-a", "c1", "pool-a", &api.UpdateNodePoolRequest{NodeVersion: to.String()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// maxSurge 1: one node at a time, about 2 minutes each. Cancel after the second starts.
+	advance(w, 4*time.Minute)
+	if err := w.CancelOperation("proj", "us-central1-a", up.ID); err != nil {
+		t.Fatal(err)
+	}
+	runOp(t, w, up, time.Hour)
+	if up.ErrorCode != codeCancelled {
+		t.Fatalf("cancelled upgrade ended with code %d %q, want CANCELLED", up.ErrorCode, up.StatusMessage)
+	}
+	counts := map[string]int{}
+	for _, n := range c.Nodes {
+		counts[n.Spec.Version]++
+	}
+	if len(c.Nodes) != 6 || counts[to.String()] < 1 || counts[from.String()] < 1 || counts[to.String()] > 3 {
+		t.Fatalf("after cancel: %d nodes, versions %v; want 6 nodes on both versions, few upgraded", len(c.Nodes), counts)
+	}
+	if p := c.Pool("pool-a"); p.Spec.Version != from.String() || p.Status != PoolRunning {
+		t.Fatalf("pool after cancel: version %s status %s", p.Spec.Version, p.Status)
+	}
+	// Only node-pool upgrades can be cancelled.
+	del, _ := w.DeleteNodePool("proj", "us-central1-a", "c1", "pool-a")
+	if err := w.CancelOperation("proj", "us-central1-a", del.ID); err == nil {
+		t.Fatal("cancelling DELETE_NODE_POOL succeeded; GKE only cancels node-pool upgrades")
+	}
+}

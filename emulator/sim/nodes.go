@@ -225,21 +225,25 @@ func (w *World) reconcilePool(c *Cluster, p *NodePool) {
 		return
 	}
 	for _, g := range p.Groups {
-		live := w.liveNodes(c, g)
-		for i := len(live); i < g.TargetSize; i++ {
+		ix := w.index(c, g)
+		live := len(g.Nodes) - ix.byState[NodeDraining] - ix.byState[NodeDeleting]
+		for i := live; i < g.TargetSize; i++ {
 			w.addNode(c, p, g, p.Spec)
 		}
-		if surplus := len(live) - g.TargetSize; surplus > 0 {
-			sort.SliceStable(live, func(i, j int) bool {
-				pi, pj := live[i].State == NodeProvisioning, live[j].State == NodeProvisioning
-				if pi != pj {
-					return pi
-				}
-				return live[i].CreateTime.After(live[j].CreateTime)
-			})
-			for _, n := range live[:surplus] {
-				w.retireNode(c, n, "node pool resized")
+		if live <= g.TargetSize {
+			continue
+		}
+		// Only a shrinking group pays for listing its nodes.
+		nodes := w.liveNodes(c, g)
+		sort.SliceStable(nodes, func(i, j int) bool {
+			pi, pj := nodes[i].State == NodeProvisioning, nodes[j].State == NodeProvisioning
+			if pi != pj {
+				return pi
 			}
+			return nodes[i].CreateTime.After(nodes[j].CreateTime)
+		})
+		for _, n := range nodes[:live-g.TargetSize] {
+			w.retireNode(c, n, "node pool resized")
 		}
 	}
 }
