@@ -321,12 +321,9 @@ func (r *ClusterResource) Create(ctx context.Context, req resource.CreateRequest
 		return
 	}
 	if plan.RemoveDefaultNodePool.ValueBool() {
-		dop, err := c.GKE.Projects.Locations.Clusters.NodePools.Delete(name + "/nodePools/default-pool").Context(ctx).Do()
-		if err == nil {
-			err = c.Wait(ctx, project, location, dop)
-		}
-		if err != nil {
-			resp.Diagnostics.AddError("Error removing the default node pool", client.Message(err))
+		dop, err := c.GKE.Projects.Locations.Clusters.NodePools.Delete(name + "/nodePools/" + defaultPoolName).Context(ctx).Do()
+		if err := c.Await(ctx, project, location, dop, err); err != nil {
+			resp.Diagnostics.AddError("Error removing the default node pool", err.Error())
 		}
 	}
 	r.readInto(ctx, &plan, blocksAsConfigured, &resp.Diagnostics)
@@ -397,11 +394,7 @@ func (r *ClusterResource) Read(ctx context.Context, req resource.ReadRequest, re
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	mode := blocksAsConfigured
-	if state.Name.IsNull() { // just imported
-		mode = blocksOnImport
-	}
-	if !r.readInto(ctx, &state, mode, &resp.Diagnostics) {
+	if !r.readInto(ctx, &state, readMode(state.Name), &resp.Diagnostics) {
 		resp.State.RemoveResource(ctx)
 		return
 	}
@@ -428,14 +421,7 @@ func (r *ClusterResource) Update(ctx context.Context, req resource.UpdateRequest
 	// GKE applies one change per UpdateCluster call; each waits for its operation.
 	update := func(what string, u *container.ClusterUpdate) bool {
 		op, err := c.GKE.Projects.Locations.Clusters.Update(name, &container.UpdateClusterRequest{Update: u}).Context(ctx).Do()
-		if err == nil {
-			err = c.Wait(ctx, project, location, op)
-		}
-		if err != nil {
-			resp.Diagnostics.AddError("Error updating cluster", fmt.Sprintf("Updating %s of %s: %s", what, name, client.Message(err)))
-			return false
-		}
-		return true
+		return awaitUpdate(ctx, c, project, location, op, err, "cluster", what, name, &resp.Diagnostics)
 	}
 	if !plan.NodeLocations.IsUnknown() && !plan.NodeLocations.Equal(state.NodeLocations) {
 		if !update("node_locations", &container.ClusterUpdate{DesiredLocations: stringsOf(ctx, plan.NodeLocations, &resp.Diagnostics)}) {
@@ -476,11 +462,7 @@ func (r *ClusterResource) Update(ctx context.Context, req resource.UpdateRequest
 		labels := map[string]string{}
 		resp.Diagnostics.Append(plan.ResourceLabels.ElementsAs(ctx, &labels, false)...)
 		op, err := c.GKE.Projects.Locations.Clusters.SetResourceLabels(name, &container.SetLabelsRequest{ResourceLabels: labels, ForceSendFields: []string{"ResourceLabels"}}).Context(ctx).Do()
-		if err == nil {
-			err = c.Wait(ctx, project, location, op)
-		}
-		if err != nil {
-			resp.Diagnostics.AddError("Error updating cluster", fmt.Sprintf("Updating resource_labels of %s: %s", name, client.Message(err)))
+		if !awaitUpdate(ctx, c, project, location, op, err, "cluster", "resource_labels", name, &resp.Diagnostics) {
 			return
 		}
 	}
@@ -527,15 +509,7 @@ func (r *ClusterResource) Delete(ctx context.Context, req resource.DeleteRequest
 	defer cancel()
 	c := r.data.client
 	op, err := c.GKE.Projects.Locations.Clusters.Delete(state.ID.ValueString()).Context(ctx).Do()
-	if client.IsNotFound(err) {
-		return
-	}
-	if err == nil {
-		err = c.Wait(ctx, state.Project.ValueString(), state.Location.ValueString(), op)
-	}
-	if err != nil {
-		resp.Diagnostics.AddError("Error deleting cluster", fmt.Sprintf("Deleting %s: %s", state.ID.ValueString(), client.Message(err)))
-	}
+	awaitDelete(ctx, c, state.Project.ValueString(), state.Location.ValueString(), op, err, "cluster", state.ID.ValueString(), &resp.Diagnostics)
 }
 
 func (r *ClusterResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {

@@ -8,6 +8,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	container "google.golang.org/api/container/v1"
+
+	"github.com/gkesim/terraform-provider-gkesim/provider/internal/client"
 )
 
 // Helpers shared by the resources and data sources.
@@ -128,4 +131,34 @@ func stringsOf(ctx context.Context, v interface {
 	var out []string
 	diags.Append(v.ElementsAs(ctx, &out, false)...)
 	return out
+}
+
+// readMode is how Read fills nested blocks: as configured, or (right after an import, when
+// the state has no name yet) also where the object differs from GKE's defaults.
+func readMode(name types.String) blockMode {
+	if name.IsNull() {
+		return blocksOnImport
+	}
+	return blocksAsConfigured
+}
+
+// awaitUpdate waits for an update's operation and reports a failure naming what was updated.
+func awaitUpdate(ctx context.Context, c *client.Client, project, location string, op *container.Operation, callErr error,
+	kind, what, name string, diags *diag.Diagnostics) bool {
+	if err := c.Await(ctx, project, location, op, callErr); err != nil {
+		diags.AddError("Error updating "+kind, fmt.Sprintf("Updating %s of %s: %s", what, name, err))
+		return false
+	}
+	return true
+}
+
+// awaitDelete waits for a delete's operation; an object already gone is deleted.
+func awaitDelete(ctx context.Context, c *client.Client, project, location string, op *container.Operation, callErr error,
+	kind, name string, diags *diag.Diagnostics) {
+	if client.IsNotFound(callErr) {
+		return
+	}
+	if err := c.Await(ctx, project, location, op, callErr); err != nil {
+		diags.AddError("Error deleting "+kind, fmt.Sprintf("Deleting %s: %s", name, err))
+	}
 }

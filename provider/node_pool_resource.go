@@ -486,11 +486,7 @@ func (r *NodePoolResource) Read(ctx context.Context, req resource.ReadRequest, r
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	mode := blocksAsConfigured
-	if state.Name.IsNull() { // just imported
-		mode = blocksOnImport
-	}
-	if !readNodePool(ctx, r.data.client, &state.nodePoolAttrs, mode, &resp.Diagnostics) {
+	if !readNodePool(ctx, r.data.client, &state.nodePoolAttrs, readMode(state.Name), &resp.Diagnostics) {
 		resp.State.RemoveResource(ctx)
 		return
 	}
@@ -515,14 +511,7 @@ func (r *NodePoolResource) Update(ctx context.Context, req resource.UpdateReques
 	name, project, location := state.ID.ValueString(), state.Project.ValueString(), state.Location.ValueString()
 	pools := c.GKE.Projects.Locations.Clusters.NodePools
 	wait := func(what string, op *container.Operation, err error) bool {
-		if err == nil {
-			err = c.Wait(ctx, project, location, op)
-		}
-		if err != nil {
-			resp.Diagnostics.AddError("Error updating node pool", fmt.Sprintf("Updating %s of %s: %s", what, name, client.Message(err)))
-			return false
-		}
-		return true
+		return awaitUpdate(ctx, c, project, location, op, err, "node pool", what, name, &resp.Diagnostics)
 	}
 	updatePool := func(what string, u *container.UpdateNodePoolRequest) bool {
 		op, err := pools.Update(name, u).Context(ctx).Do()
@@ -646,15 +635,7 @@ func (r *NodePoolResource) Delete(ctx context.Context, req resource.DeleteReques
 	defer cancel()
 	c := r.data.client
 	op, err := c.GKE.Projects.Locations.Clusters.NodePools.Delete(state.ID.ValueString()).Context(ctx).Do()
-	if client.IsNotFound(err) {
-		return
-	}
-	if err == nil {
-		err = c.Wait(ctx, state.Project.ValueString(), state.Location.ValueString(), op)
-	}
-	if err != nil {
-		resp.Diagnostics.AddError("Error deleting node pool", fmt.Sprintf("Deleting %s: %s", state.ID.ValueString(), client.Message(err)))
-	}
+	awaitDelete(ctx, c, state.Project.ValueString(), state.Location.ValueString(), op, err, "node pool", state.ID.ValueString(), &resp.Diagnostics)
 }
 
 func (r *NodePoolResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {

@@ -167,6 +167,15 @@ func (c *Client) Wait(ctx context.Context, project, location string, op *contain
 	}
 }
 
+// Await waits for the operation a call returned; callErr is the call's own error. Failures
+// carry the API's message.
+func (c *Client) Await(ctx context.Context, project, location string, op *container.Operation, callErr error) error {
+	if callErr != nil {
+		return errors.New(Message(callErr))
+	}
+	return c.Wait(ctx, project, location, op)
+}
+
 // progressLine describes where an operation is, for logs.
 func progressLine(op *container.Operation) string {
 	s := fmt.Sprintf("%s %s", op.OperationType, op.Status)
