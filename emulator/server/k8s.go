@@ -5,7 +5,9 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim"
 )
 
@@ -31,9 +33,9 @@ func (s *Server) listK8sNodes(c echo.Context) error {
 		if err != nil {
 			return nil, err
 		}
-		return &api.K8sNodeList{
-			TypeMeta: api.TypeMeta{APIVersion: "v1", Kind: "NodeList"},
-			ListMeta: api.ListMeta{ResourceVersion: strconv.FormatInt(w.Now().Unix(), 10)},
+		return &corev1.NodeList{
+			TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "NodeList"},
+			ListMeta: metav1.ListMeta{ResourceVersion: strconv.FormatInt(cl.RV, 10)},
 			Items:    w.K8sNodes(cl),
 		}, nil
 	})

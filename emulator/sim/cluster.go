@@ -122,8 +122,9 @@ func (w *World) CreateCluster(project, location string, req *api.CreateClusterRe
 		Network: "default", Subnetwork: "default",
 		ResourceLabels: in.ResourceLabels, AutoscalingProfile: profile, AutoscalingExtra: autoscalingExtra,
 		InitialNodeCount: in.InitialNodeCount,
-		Nodes:            map[string]*Node{}, Extra: in.Extra,
+		Extra:            in.Extra,
 	}
+	c.initMaps()
 	if in.Network != "" {
 		c.Network = in.Network
 	}

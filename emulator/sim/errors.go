@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 )
 
 // Error is a GKE API error: an HTTP code, a google.rpc canonical status and the legacy
@@ -13,6 +14,9 @@ type Error struct {
 	Status   string
 	Reason   string
 	Message  string
+	// KubeReason is set on errors of the Kubernetes-shaped API (metav1.StatusReason: NotFound,
+	// AlreadyExists, Invalid, Conflict, Forbidden, BadRequest).
+	KubeReason string
 }
 
 func (e *Error) Error() string { return e.Message }
@@ -52,4 +56,28 @@ func alreadyExists(format string, args ...any) *Error {
 func aborted(format string, args ...any) *Error {
 	return &Error{HTTPCode: http.StatusConflict, Status: "ABORTED", Reason: "aborted",
 		Message: fmt.Sprintf(format, args...)}
+}
+
+// kubeError is an error of the Kubernetes-shaped API.
+func kubeError(code int, reason, format string, args ...any) *Error {
+	return &Error{HTTPCode: code, Status: reason, Reason: reason, KubeReason: reason, Message: fmt.Sprintf(format, args...)}
+}
+
+// kubeNotFound is the API server's 404: `deployments.apps "web" not found`.
+func kubeNotFound(resource, name string) *Error {
+	return kubeError(http.StatusNotFound, "NotFound", "%s %q not found", resource, name)
+}
+
+func kubeAlreadyExists(resource, name string) *Error {
+	return kubeError(http.StatusConflict, "AlreadyExists", "%s %q already exists", resource, name)
+}
+
+// kubeInvalid is the API server's 422: `Deployment.apps "web" is invalid: spec.replicas: ...`.
+func kubeInvalid(kind, name string, causes ...string) *Error {
+	return kubeError(http.StatusUnprocessableEntity, "Invalid", "%s %q is invalid: %s", kind, name, strings.Join(causes, ", "))
+}
+
+func kubeConflict(resource, name string) *Error {
+	return kubeError(http.StatusConflict, "Conflict",
+		"Operation cannot be fulfilled on %s %q: the object has been modified; please apply your changes to the latest version and try again", resource, name)
 }

@@ -60,6 +60,7 @@ type Cluster struct {
 	ServicesIPv4CIDR string            `json:"servicesIpv4Cidr"`
 	NodeIPBase       uint32            `json:"nodeIpBase"`
 	NextNodeIP       uint32            `json:"nextNodeIp"`
+	NextPodIP        uint32            `json:"nextPodIp"`
 	ResourceLabels   map[string]string `json:"resourceLabels,omitempty"`
 
 	AutoscalingProfile string    `json:"autoscalingProfile"`
@@ -68,7 +69,14 @@ type Cluster struct {
 	NetworkExtra       api.Extra `json:"networkExtra,omitempty"`
 	PolicyVersion      string    `json:"policyVersion"`
 
-	InitialNodeCount  int32  `json:"initialNodeCount,omitempty"`
+	InitialNodeCount int32 `json:"initialNodeCount,omitempty"`
+	// Kubernetes objects (k8smodel.go); RV is the cluster's resourceVersion counter.
+	Namespaces  map[string]*Namespace  `json:"namespaces"`
+	Deployments map[string]*Deployment `json:"deployments"`
+	Pods        map[string]*Pod        `json:"pods"`
+	PDBs        map[string]*PDB        `json:"pdbs"`
+	RV          int64                  `json:"rv"`
+
 	ControlPlaneReady bool   `json:"controlPlaneReady,omitempty"`
 	MasterTarget      string `json:"masterTarget,omitempty"`
 
@@ -170,6 +178,7 @@ type Node struct {
 	State         NodeState   `json:"state"`
 	Unschedulable bool        `json:"unschedulable,omitempty"`
 	UpgradeRole   upgradeRole `json:"upgradeRole,omitempty"`
+	Drain         *DrainState `json:"drain,omitempty"`
 	CreateTime    time.Time   `json:"createTime"`
 	ReadyTime     time.Time   `json:"readyTime,omitempty"`
 	InternalIP    string      `json:"internalIp"`
@@ -192,6 +201,8 @@ type Operation struct {
 	ErrorCode     int32     `json:"errorCode,omitempty"`
 	// Holds says the operation locks its cluster against other mutations.
 	Holds bool `json:"holds,omitempty"`
+	// Seq orders operations by creation.
+	Seq int64 `json:"seq"`
 }
 
 // ClusterKey is the resource name of the operation's cluster.

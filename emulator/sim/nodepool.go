@@ -453,6 +453,9 @@ func (w *World) updateNodePool(c *Cluster, p *NodePool, req *api.UpdateNodePoolR
 		p.Taints = taints
 		changes = append(changes, "taints (in place)")
 	}
+	if req.Labels != nil || req.Taints != nil {
+		w.dropSchedIndex(c) // the nodes' labels and taints changed in place
+	}
 	for k, v := range req.Extra {
 		mergeExtra(&p.ConfigExtra, api.Extra{k: unwrapUpdateMember(k, v)})
 		changes = append(changes, k)

@@ -19,8 +19,6 @@ const (
 	nodeBootSpread   = 30 * time.Second
 	nodeDeleteBase   = 30 * time.Second
 	nodeDeleteSpread = 30 * time.Second
-	// drainNoPods is how long kubelet takes to confirm an empty node is drained.
-	drainNoPods = 5 * time.Second
 )
 
 // groupIndex counts a group's nodes by state; it is derived, never persisted.
@@ -93,6 +91,7 @@ func (w *World) setNodeState(c *Cluster, n *Node, s NodeState) {
 		ix.byState[s]++
 	}
 	n.State = s
+	w.schedNodeChanged(c, n)
 }
 
 func (w *World) groupOf(c *Cluster, n *Node) *InstanceGroup {
@@ -122,17 +121,18 @@ func (w *World) onNodeReady(ev Event) {
 	if n == nil || n.State != NodeProvisioning {
 		return
 	}
+	n.Unschedulable = false
 	w.setNodeState(c, n, NodeReady)
 	n.ReadyTime = w.st.Now
-	n.Unschedulable = false
+	w.startDaemonPods(c, n)
 	w.record("NodeReady", c, n.Pool, n.Name, "", "node %s is ready (kubelet %s)", n.Name, kubeletVersion(n.Spec.Version))
 	w.countUpgraded(c, n)
 	w.nodeChanged(c, n.Pool)
 }
 
-// retireNode takes a node out of service: cordon, drain, then delete. The upgrade and resize
-// controllers call it; why names the caller's reason for the event log.
-func (w *World) retireNode(c *Cluster, n *Node, why string) {
+// retireNode takes a node out of service: cordon, drain by the caller's policy, then delete
+// (or, for an in-place recreation, recreate). why names the caller's reason for the event log.
+func (w *World) retireNode(c *Cluster, n *Node, policy DrainPolicy, why string) {
 	if n.State == NodeDeleting || n.State == NodeDraining {
 		return
 	}
@@ -141,10 +141,7 @@ func (w *World) retireNode(c *Cluster, n *Node, why string) {
 		w.deleteNode(c, n, why)
 		return
 	}
-	w.cordon(c, n, why)
-	w.setNodeState(c, n, NodeDraining)
-	w.record("NodeDraining", c, n.Pool, n.Name, "", "draining node %s", n.Name)
-	w.schedule(drainNoPods, Event{Kind: evNodeDrained, Cluster: c.Key(), Node: n.Name})
+	w.startDrain(c, n, policy, why)
 }
 
 func (w *World) cordon(c *Cluster, n *Node, why string) {
@@ -154,6 +151,8 @@ func (w *World) cordon(c *Cluster, n *Node, why string) {
 	n.Unschedulable = true
 	if n.State == NodeReady {
 		w.setNodeState(c, n, NodeCordoned)
+	} else {
+		w.schedNodeChanged(c, n)
 	}
 	w.record("NodeCordoned", c, n.Pool, n.Name, "", "cordoned node %s: %s", n.Name, why)
 }
@@ -187,6 +186,7 @@ func (w *World) onNodeDeleted(ev Event) {
 		return
 	}
 	w.countUpgraded(c, n)
+	w.nodeGone(c, n.Name)
 	w.forgetNode(c, n)
 	w.record("NodeDeleted", c, n.Pool, n.Name, "", "node %s deleted", n.Name)
 	w.nodeChanged(c, n.Pool)
@@ -204,6 +204,7 @@ func (w *World) forgetNode(c *Cluster, n *Node) {
 		}
 	}
 	delete(c.Nodes, n.Name)
+	w.schedNodeChanged(c, n)
 }
 
 // nodeChanged lets the controllers that wait on a pool's nodes take their next step.
@@ -243,7 +244,7 @@ func (w *World) reconcilePool(c *Cluster, p *NodePool) {
 			return nodes[i].CreateTime.After(nodes[j].CreateTime)
 		})
 		for _, n := range nodes[:live-g.TargetSize] {
-			w.retireNode(c, n, "node pool resized")
+			w.retireNode(c, n, surgeDrain, "node pool resized")
 		}
 	}
 }

@@ -75,6 +75,8 @@ func (w *World) startOperation(typ string, c *Cluster, pool string, holds bool) 
 		StartTime: w.st.Now,
 		Holds:     holds,
 	}
+	w.st.OpSeq++
+	op.Seq = w.st.OpSeq
 	w.st.Operations[op.ID] = op
 	c.OpenOps = append(c.OpenOps, op.ID)
 	w.schedule(opStartDelay, Event{Kind: evOpStart, Cluster: c.Key(), Op: op.ID})
@@ -149,12 +151,7 @@ func (w *World) ListOperations(project, location string) []*Operation {
 			out = append(out, op)
 		}
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if !out[i].StartTime.Equal(out[j].StartTime) {
-			return out[i].StartTime.Before(out[j].StartTime)
-		}
-		return out[i].ID < out[j].ID
-	})
+	sort.Slice(out, func(i, j int) bool { return out[i].Seq < out[j].Seq })
 	return out
 }
 

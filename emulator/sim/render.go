@@ -7,6 +7,11 @@ import (
 	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
 )
 
@@ -124,15 +129,15 @@ func (w *World) RenderNodePool(c *Cluster, p *NodePool, links Links) *api.NodePo
 
 // K8sNodes renders the registered nodes of a cluster (VMs still booting are not nodes yet),
 // sorted by name, as Kubernetes Node objects.
-func (w *World) K8sNodes(c *Cluster) []*api.K8sNode {
+func (w *World) K8sNodes(c *Cluster) []corev1.Node {
 	names := sortedNodeNames(c)
-	out := make([]*api.K8sNode, 0, len(names))
+	out := make([]corev1.Node, 0, len(names))
 	for _, name := range names {
 		n := c.Nodes[name]
 		if n.State == NodeProvisioning {
 			continue
 		}
-		out = append(out, w.RenderK8sNode(c, n))
+		out = append(out, *w.RenderK8sNode(c, n))
 	}
 	return out
 }
@@ -146,12 +151,21 @@ func sortedNodeNames(c *Cluster) []string {
 	return names
 }
 
-var taintEffects = map[string]string{
-	api.EffectNoSchedule: "NoSchedule", api.EffectPreferNoSchedule: "PreferNoSchedule", api.EffectNoExecute: "NoExecute",
+var taintEffects = map[string]corev1.TaintEffect{
+	api.EffectNoSchedule: corev1.TaintEffectNoSchedule, api.EffectPreferNoSchedule: corev1.TaintEffectPreferNoSchedule,
+	api.EffectNoExecute: corev1.TaintEffectNoExecute,
 }
 
-// RenderK8sNode renders one node as a Kubernetes Node, with the labels GKE puts on nodes.
-func (w *World) RenderK8sNode(c *Cluster, n *Node) *api.K8sNode {
+// Annotations gkesim puts on nodes so that users see what the scheduler sees.
+const (
+	AnnotationRequestedCPU    = "gkesim.io/requested-cpu"
+	AnnotationRequestedMemory = "gkesim.io/requested-memory"
+	AnnotationPods            = "gkesim.io/pods"
+)
+
+// RenderK8sNode renders one node as a Kubernetes Node, with the labels GKE puts on nodes and,
+// in annotations, what its pods request.
+func (w *World) RenderK8sNode(c *Cluster, n *Node) *corev1.Node {
 	p := c.Pool(n.Pool)
 	mt, _ := LookupMachineType(n.Spec.MachineType)
 	region := n.Zone[:strings.LastIndexByte(n.Zone, '-')]
@@ -176,54 +190,66 @@ func (w *World) RenderK8sNode(c *Cluster, n *Node) *api.K8sNode {
 	if n.Spec.Preemptible {
 		labels["cloud.google.com/gke-preemptible"] = "true"
 	}
-	var taints []*api.K8sTaint
+	var taints []corev1.Taint
 	if p != nil {
 		for k, v := range p.Labels {
 			labels[k] = v
 		}
 		for _, t := range p.Taints {
-			taints = append(taints, &api.K8sTaint{Key: t.Key, Value: t.Value, Effect: taintEffects[t.Effect]})
+			taints = append(taints, corev1.Taint{Key: t.Key, Value: t.Value, Effect: taintEffects[t.Effect]})
 		}
 	}
 	if n.Unschedulable {
-		taints = append(taints, &api.K8sTaint{Key: "node.kubernetes.io/unschedulable", Effect: "NoSchedule"})
+		taints = append(taints, corev1.Taint{Key: "node.kubernetes.io/unschedulable", Effect: corev1.TaintEffectNoSchedule})
 	}
-	ready := &api.K8sCondition{Type: "Ready", Status: "True", Reason: "KubeletReady", Message: "kubelet is posting ready status",
-		LastHeartbeatTime: w.st.Now.Format(time.RFC3339), LastTransitionTime: n.ReadyTime.Format(time.RFC3339)}
+	ready := corev1.NodeCondition{Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady",
+		Message: "kubelet is posting ready status", LastHeartbeatTime: metav1.NewTime(w.st.Now), LastTransitionTime: metav1.NewTime(n.ReadyTime)}
 	if n.State == NodeDeleting {
-		ready.Status, ready.Reason, ready.Message = "Unknown", "NodeStatusUnknown", "Kubelet stopped posting node status."
+		ready.Status, ready.Reason, ready.Message = corev1.ConditionUnknown, "NodeStatusUnknown", "Kubelet stopped posting node status."
 	}
 	maxPods := int64(defaultMaxPods)
 	if p != nil {
 		maxPods = p.MaxPodsPerNode
 	}
-	return &api.K8sNode{
-		TypeMeta: api.TypeMeta{APIVersion: "v1", Kind: "Node"},
-		ObjectMeta: api.ObjectMeta{
-			Name: n.Name, UID: uidOf(c.ID, n.Name), CreationTimestamp: n.CreateTime.Format(time.RFC3339),
-			ResourceVersion: strconv.FormatInt(n.ReadyTime.Unix(), 10), Labels: labels,
-			Annotations: map[string]string{"container.googleapis.com/instance_id": uidOf(n.Name, "instance")[:19]},
+	disk := int64(n.Spec.DiskSizeGb) << 30
+	ix := w.kix(c)
+	req := ix.requested[n.Name]
+	return &corev1.Node{
+		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Node"},
+		ObjectMeta: metav1.ObjectMeta{
+			Name: n.Name, UID: types.UID(uidOf(c.ID, n.Name)), CreationTimestamp: metav1.NewTime(n.CreateTime),
+			ResourceVersion: strconv.FormatInt(c.RV, 10), Labels: labels,
+			Annotations: map[string]string{
+				"container.googleapis.com/instance_id": uidOf(n.Name, "instance")[:19],
+				AnnotationRequestedCPU:                 fmt.Sprintf("%dm", req.MilliCPU),
+				AnnotationRequestedMemory:              fmt.Sprintf("%dMi", req.MemoryBytes>>20),
+				AnnotationPods:                         strconv.Itoa(len(ix.podsOnNode[n.Name])),
+			},
 		},
-		Spec: api.K8sNodeSpec{
+		Spec: corev1.NodeSpec{
 			ProviderID:    fmt.Sprintf("gce://%s/%s/%s", c.Project, n.Zone, n.Name),
 			Unschedulable: n.Unschedulable,
 			Taints:        taints,
 		},
-		Status: api.K8sNodeStatus{
-			Capacity: map[string]string{
-				"cpu": strconv.Itoa(mt.VCPU), "memory": fmt.Sprintf("%dKi", mt.MemoryMiB*1024),
-				"pods": strconv.FormatInt(maxPods, 10), "ephemeral-storage": fmt.Sprintf("%dKi", int64(n.Spec.DiskSizeGb)*1024*1024),
+		Status: corev1.NodeStatus{
+			Capacity: corev1.ResourceList{
+				corev1.ResourceCPU:              *resource.NewQuantity(int64(mt.VCPU), resource.DecimalSI),
+				corev1.ResourceMemory:           *resource.NewQuantity(mt.MemoryMiB<<20, resource.BinarySI),
+				corev1.ResourcePods:             *resource.NewQuantity(maxPods, resource.DecimalSI),
+				corev1.ResourceEphemeralStorage: *resource.NewQuantity(disk, resource.BinarySI),
 			},
-			Allocatable: map[string]string{
-				"cpu": fmt.Sprintf("%dm", mt.AllocatableMilliCPU()), "memory": fmt.Sprintf("%dKi", mt.AllocatableMemoryMiB()*1024),
-				"pods": strconv.FormatInt(maxPods, 10), "ephemeral-storage": fmt.Sprintf("%dKi", int64(n.Spec.DiskSizeGb)*1024*1024*9/10),
+			Allocatable: corev1.ResourceList{
+				corev1.ResourceCPU:              *resource.NewMilliQuantity(mt.AllocatableMilliCPU(), resource.DecimalSI),
+				corev1.ResourceMemory:           *resource.NewQuantity(mt.AllocatableMemoryMiB()<<20, resource.BinarySI),
+				corev1.ResourcePods:             *resource.NewQuantity(maxPods, resource.DecimalSI),
+				corev1.ResourceEphemeralStorage: *resource.NewQuantity(disk*9/10, resource.BinarySI),
 			},
-			Conditions: []*api.K8sCondition{ready},
-			Addresses: []*api.K8sNodeAddress{
-				{Type: "InternalIP", Address: n.InternalIP},
-				{Type: "Hostname", Address: n.Name},
+			Conditions: []corev1.NodeCondition{ready},
+			Addresses: []corev1.NodeAddress{
+				{Type: corev1.NodeInternalIP, Address: n.InternalIP},
+				{Type: corev1.NodeHostName, Address: n.Name},
 			},
-			NodeInfo: &api.K8sNodeSystemInfo{
+			NodeInfo: corev1.NodeSystemInfo{
 				KubeletVersion: kubeletVersion(n.Spec.Version), KubeProxyVersion: kubeletVersion(n.Spec.Version),
 				OSImage: osImage(n.Spec.ImageType), ContainerRuntimeVersion: "containerd://1.7.27",
 				OperatingSystem: "linux", Architecture: "amd64",

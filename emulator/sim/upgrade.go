@@ -156,7 +156,7 @@ func (w *World) stepZone(c *Cluster, p *NodePool, g *InstanceGroup) bool {
 		o := old[0]
 		old = old[1:]
 		o.UpgradeRole = roleReplaced
-		w.retireNode(c, o, "replaced by surge node "+s.Name)
+		w.retireNode(c, o, surgeDrain, "replaced by surge node "+s.Name)
 	}
 	if !u.Cancelled {
 		limit := min(u.MaxSurge+u.MaxUnavailable, maxUpgradeConcurrency, max(u.ZoneSize, 1))
@@ -174,7 +174,7 @@ func (w *World) stepZone(c *Cluster, p *NodePool, g *InstanceGroup) bool {
 			o := old[len(old)-1]
 			old = old[:len(old)-1]
 			o.UpgradeRole = roleRecreate
-			w.retireNode(c, o, "recreating with the new configuration (maxUnavailable)")
+			w.retireNode(c, o, surgeDrain, "recreating with the new configuration (maxUnavailable)")
 			unavailUsed++
 			free--
 		}
@@ -201,6 +201,7 @@ func (w *World) onUpgradeNodeDrained(c *Cluster, n *Node) bool {
 	if p == nil || p.Upgrade == nil || n.UpgradeRole != roleRecreate {
 		return false
 	}
+	w.nodeGone(c, n.Name) // its DaemonSet pods go with the old VM
 	w.setNodeState(c, n, NodeProvisioning)
 	n.Spec = p.Upgrade.Target
 	n.CreateTime = w.st.Now

@@ -79,7 +79,7 @@ func (w *World) beginWork(c *Cluster, op *Operation) {
 			p.Status = PoolStopping
 			for _, g := range p.Groups {
 				for _, n := range w.liveNodes(c, g) {
-					w.retireNode(c, n, "node pool deleted")
+					w.retireNode(c, n, poolDeletionDrain, "node pool deleted")
 				}
 			}
 		}
@@ -197,6 +197,7 @@ func (w *World) onControlPlaneReady(ev Event) {
 		return
 	}
 	c.ControlPlaneReady = true
+	w.initKubernetes(c)
 	w.record("ControlPlaneReady", c, "", "", op.ID, "control plane of %s is up (version %s); creating nodes", c.Name, c.MasterVersion)
 	op.Detail = "Creating nodes"
 	setMetrics(op, "CLUSTER_CONFIGURING", 1, "CLUSTER_CONFIGURING_TOTAL", 1,
@@ -236,6 +237,10 @@ func (w *World) onClusterTeardown(ev Event) {
 	}
 	for _, p := range c.Pools {
 		w.dropIndexes(p)
+	}
+	delete(w.k8s, c)
+	for _, b := range c.PDBs {
+		delete(w.pdbCount, b)
 	}
 	delete(w.st.Clusters, c.Key())
 	w.record("ClusterDeleted", c, "", "", op.ID, "cluster %s deleted", c.Name)

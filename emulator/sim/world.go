@@ -30,6 +30,7 @@ type State struct {
 	Rand       []byte                `json:"rand"`
 	Clusters   map[string]*Cluster   `json:"clusters"`
 	Operations map[string]*Operation `json:"operations"`
+	OpSeq      int64                 `json:"opSeq"`
 	Queue      eventq.Queue[Event]   `json:"queue"`
 	Log        EventLog              `json:"log"`
 }
@@ -45,6 +46,10 @@ type World struct {
 	logWaiters chan struct{}
 	// groups holds derived per-group indexes, rebuilt on demand after a restore.
 	groups map[*InstanceGroup]*groupIndex
+	// k8s holds each cluster's derived Kubernetes indexes, rebuilt on demand.
+	k8s map[*Cluster]*k8sIndex
+	// pdbCount holds each PodDisruptionBudget's pod counts, rebuilt on demand.
+	pdbCount map[*PDB]*pdbCount
 }
 
 // Options configure a new World.
@@ -77,9 +82,7 @@ func Restore(st *State) (*World, error) {
 		st.Operations = map[string]*Operation{}
 	}
 	for _, c := range st.Clusters {
-		if c.Nodes == nil {
-			c.Nodes = map[string]*Node{}
-		}
+		c.initMaps()
 	}
 	w := &World{st: st, pcg: rand.NewPCG(st.Seed, st.Seed^0x9e3779b97f4a7c15)}
 	if len(st.Rand) > 0 {
@@ -99,6 +102,7 @@ func (w *World) init() {
 	w.registerOperationHandlers()
 	w.registerWorkHandlers()
 	w.registerNodeHandlers()
+	w.registerPodHandlers()
 }
 
 // State returns the world's state, with the random generator's position saved into it, for a
@@ -239,4 +243,23 @@ func (w *World) Stats() Stats {
 		st.OperationsByStatus[op.Status]++
 	}
 	return st
+}
+
+// initMaps makes a cluster's object maps non-nil (new clusters, and states saved without them).
+func (c *Cluster) initMaps() {
+	if c.Nodes == nil {
+		c.Nodes = map[string]*Node{}
+	}
+	if c.Namespaces == nil {
+		c.Namespaces = map[string]*Namespace{}
+	}
+	if c.Deployments == nil {
+		c.Deployments = map[string]*Deployment{}
+	}
+	if c.Pods == nil {
+		c.Pods = map[string]*Pod{}
+	}
+	if c.PDBs == nil {
+		c.PDBs = map[string]*PDB{}
+	}
 }

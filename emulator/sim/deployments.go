@@ -1,0 +1,245 @@
+package sim
+
+import (
+	"encoding/json"
+	"hash/fnv"
+	"sort"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+)
+
+// The Deployment controller (with the ReplicaSet controller folded in): it keeps spec.replicas
+// pods of the current template, replaces evicted or deleted pods at once, and rolls a template
+// change out with maxSurge / maxUnavailable (25% / 25% by default), as Kubernetes does.
+
+const evDeploymentSync = "deployment.sync"
+
+func (w *World) registerDeploymentHandlers() {
+	w.on(evDeploymentSync, func(ev Event) {
+		c := w.st.Clusters[ev.Cluster]
+		if c == nil {
+			return
+		}
+		delete(w.kix(c).syncQueued, ev.Node)
+		if d := c.Deployments[ev.Node]; d != nil {
+			w.syncDeployment(c, d)
+		}
+	})
+}
+
+// queueSync schedules one controller pass for a deployment at the current instant.
+func (w *World) queueSync(c *Cluster, key string) {
+	ix := w.kix(c)
+	if ix.syncQueued[key] || c.Deployments[key] == nil {
+		return
+	}
+	ix.syncQueued[key] = true
+	w.schedule(0, Event{Kind: evDeploymentSync, Cluster: c.Key(), Node: key})
+}
+
+// safeChars is the alphabet Kubernetes uses for generated names (no vowels, no confusables).
+const safeChars = "bcdfghjklmnpqrstvwxz2456789"
+
+// templateHash is the pod-template-hash of a template: stable for equal templates.
+func templateHash(t *corev1.PodTemplateSpec) string {
+	b, _ := json.Marshal(t)
+	h := fnv.New32a()
+	h.Write(b)
+	v := h.Sum32()
+	out := make([]byte, 0, 10)
+	for i := 0; i < 10; i++ {
+		out = append(out, safeChars[v%uint32(len(safeChars))])
+		v = v/uint32(len(safeChars)) ^ uint32(i)*2654435761
+	}
+	return string(out)
+}
+
+func (w *World) randSafe(n int) string {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = safeChars[w.rng.IntN(len(safeChars))]
+	}
+	return string(b)
+}
+
+// setTemplate makes t the deployment's current template (a rollout if it changed).
+func (d *Deployment) setTemplate(t corev1.PodTemplateSpec) {
+	hash := templateHash(&t)
+	if d.Templates == nil {
+		d.Templates = map[string]*corev1.PodTemplateSpec{}
+	}
+	if _, ok := d.Templates[hash]; !ok {
+		tc := t.DeepCopy()
+		if tc.Labels == nil {
+			tc.Labels = map[string]string{}
+		}
+		tc.Labels[appsv1.DefaultDeploymentUniqueLabelKey] = hash
+		d.Templates[hash] = tc
+	}
+	d.Current = hash
+}
+
+func replicasOf(d *Deployment) int {
+	if d.Spec.Replicas == nil {
+		return 1
+	}
+	return int(*d.Spec.Replicas)
+}
+
+// rollingParams resolves maxSurge and maxUnavailable against the replica count.
+func rollingParams(d *Deployment) (surge, unavailable int) {
+	replicas := replicasOf(d)
+	ms, mu := intstr.FromString("25%"), intstr.FromString("25%")
+	if ru := d.Spec.Strategy.RollingUpdate; ru != nil {
+		if ru.MaxSurge != nil {
+			ms = *ru.MaxSurge
+		}
+		if ru.MaxUnavailable != nil {
+			mu = *ru.MaxUnavailable
+		}
+	}
+	surge, _ = intstr.GetScaledValueFromIntOrPercent(&ms, replicas, true)
+	unavailable, _ = intstr.GetScaledValueFromIntOrPercent(&mu, replicas, false)
+	if surge == 0 && unavailable == 0 {
+		unavailable = 1
+	}
+	return surge, unavailable
+}
+
+// syncDeployment is one controller pass.
+func (w *World) syncDeployment(c *Cluster, d *Deployment) {
+	ix := w.kix(c)
+	var cur, old []*Pod
+	for _, p := range sortedPods(ix.podsOf[d.Key()]) {
+		if p.Terminating {
+			continue
+		}
+		if p.Template == d.Current {
+			cur = append(cur, p)
+		} else {
+			old = append(old, p)
+		}
+	}
+	replicas := replicasOf(d)
+	if d.Spec.Strategy.Type == appsv1.RecreateDeploymentStrategyType && len(old) > 0 {
+		// Recreate: every old pod goes before any new one is made.
+		for _, p := range old {
+			w.terminatePod(c, p, graceOf(w.podSpec(c, p), 0))
+		}
+		return
+	}
+	if len(old) == 0 {
+		w.scaleTo(c, d, cur, replicas)
+		w.dropOldTemplates(c, d)
+		return
+	}
+	surge, unavailable := rollingParams(d)
+	// Scale the new template up within replicas + maxSurge ...
+	if up := min(replicas+surge-len(cur)-len(old), replicas-len(cur)); up > 0 {
+		for i := 0; i < up; i++ {
+			w.newDeploymentPod(c, d)
+		}
+	}
+	// ... and the old one down while at least replicas - maxUnavailable stay available.
+	available := 0
+	for _, p := range append(cur, old...) {
+		if p.Ready {
+			available++
+		}
+	}
+	canGo := available - (replicas - unavailable)
+	sort.SliceStable(old, func(i, j int) bool { return !old[i].Ready && old[j].Ready })
+	for _, p := range old {
+		if p.Ready && canGo <= 0 {
+			break
+		}
+		if p.Ready {
+			canGo--
+		}
+		w.terminatePod(c, p, graceOf(w.podSpec(c, p), 0))
+	}
+}
+
+// scaleTo brings the pods of the current template to n: new pods, or the least useful go
+// first (pending, then not ready, then newest).
+func (w *World) scaleTo(c *Cluster, d *Deployment, cur []*Pod, n int) {
+	for i := len(cur); i < n; i++ {
+		w.newDeploymentPod(c, d)
+	}
+	if len(cur) <= n {
+		return
+	}
+	sort.SliceStable(cur, func(i, j int) bool {
+		a, b := cur[i], cur[j]
+		if (a.Node == "") != (b.Node == "") {
+			return a.Node == ""
+		}
+		if a.Ready != b.Ready {
+			return !a.Ready
+		}
+		return a.CreateTime.After(b.CreateTime)
+	})
+	for _, p := range cur[:len(cur)-n] {
+		w.terminatePod(c, p, graceOf(w.podSpec(c, p), 0))
+	}
+}
+
+// dropOldTemplates forgets templates no pod uses any more.
+func (w *World) dropOldTemplates(c *Cluster, d *Deployment) {
+	used := map[string]bool{d.Current: true}
+	for p := range w.kix(c).podsOf[d.Key()] {
+		used[p.Template] = true
+	}
+	for h := range d.Templates {
+		if !used[h] {
+			delete(d.Templates, h)
+		}
+	}
+}
+
+func (w *World) newDeploymentPod(c *Cluster, d *Deployment) *Pod {
+	t := d.Templates[d.Current]
+	var name string
+	for {
+		name = d.Name + "-" + d.Current + "-" + w.randSafe(5)
+		if c.Pods[d.Namespace+"/"+name] == nil {
+			break
+		}
+	}
+	p := &Pod{Namespace: d.Namespace, Name: name, OwnerKind: OwnerDeployment, Owner: d.Name, Template: d.Current,
+		Labels: t.Labels, Annotation: t.Annotations}
+	w.addPod(c, p)
+	return p
+}
+
+// graceOf is a pod's termination grace period, capped at limit when limit > 0.
+func graceOf(spec *corev1.PodSpec, limit time.Duration) time.Duration {
+	g := time.Duration(graceSeconds(spec)) * time.Second
+	if limit > 0 && g > limit {
+		g = limit
+	}
+	return g
+}
+
+// DeploymentStatus is what the controller reports for a deployment.
+func (w *World) deploymentStatus(c *Cluster, d *Deployment) appsv1.DeploymentStatus {
+	st := appsv1.DeploymentStatus{ObservedGeneration: d.Generation}
+	for p := range w.kix(c).podsOf[d.Key()] {
+		if p.Terminating {
+			continue
+		}
+		st.Replicas++
+		if p.Template == d.Current {
+			st.UpdatedReplicas++
+		}
+		if p.Ready {
+			st.ReadyReplicas++
+			st.AvailableReplicas++
+		}
+	}
+	st.UnavailableReplicas = max(int32(replicasOf(d))-st.AvailableReplicas, 0)
+	return st
+}

@@ -1,0 +1,150 @@
+package sim
+
+import (
+	"time"
+)
+
+// Draining a node, the one mechanism every caller uses (upgrades, resizes, node pool deletion,
+// the autoscaler): cordon, then evict each pod (DaemonSet pods stay and go with the node),
+// respecting PodDisruptionBudgets; evictions a budget blocks are retried every few seconds
+// until the caller's PDB timeout, after which those pods are deleted anyway; every pod's
+// termination grace is capped by the caller. The node is drained once no pod but DaemonSet
+// pods is left, and then the caller's next step runs (evNodeDrained).
+
+const (
+	evDrainAttempt = "drain.attempt"
+	// drainRetry is how often blocked evictions are retried (as kubectl drain does).
+	drainRetry = 5 * time.Second
+)
+
+// DrainPolicy is how a caller wants a node drained.
+type DrainPolicy struct {
+	// RespectPDB evicts through PodDisruptionBudgets; false deletes pods directly (R-BG-5's
+	// delete phase, node pool deletion).
+	RespectPDB bool `json:"respectPdb,omitempty"`
+	// PDBTimeout is how long blocked evictions are retried before the pods are deleted anyway.
+	PDBTimeout time.Duration `json:"pdbTimeout,omitempty"`
+	// GraceCap caps each pod's terminationGracePeriodSeconds (0: no cap).
+	GraceCap time.Duration `json:"graceCap,omitempty"`
+}
+
+// Drain policies of GKE's processes.
+var (
+	// R-SURGE-3: PDBs and graceful termination are respected for up to one hour.
+	surgeDrain = DrainPolicy{RespectPDB: true, PDBTimeout: time.Hour, GraceCap: time.Hour}
+	// Node pool deletion does not wait for PDBs (nodeDrainConfig.respectPdbDuringNodePoolDeletion
+	// defaults to false); pods still get their grace, up to an hour.
+	poolDeletionDrain = DrainPolicy{GraceCap: time.Hour}
+)
+
+// DrainState is a drain in progress on a node.
+type DrainState struct {
+	Policy DrainPolicy `json:"policy"`
+	Start  time.Time   `json:"start"`
+	Reason string      `json:"reason"`
+	// Blocked lists pods whose blocked eviction was logged (once per pod).
+	Blocked map[string]bool `json:"blocked,omitempty"`
+	// Next is when the next attempt is scheduled, if any.
+	Next time.Time `json:"next,omitempty"`
+}
+
+func (w *World) registerDrainHandlers() {
+	w.on(evDrainAttempt, func(ev Event) {
+		if c, n := w.nodeEvent(ev); n != nil && n.Drain != nil && n.State == NodeDraining {
+			w.drainStep(c, n)
+		}
+	})
+}
+
+// startDrain cordons n and starts draining it.
+func (w *World) startDrain(c *Cluster, n *Node, policy DrainPolicy, why string) {
+	w.cordon(c, n, why)
+	w.setNodeState(c, n, NodeDraining)
+	n.Drain = &DrainState{Policy: policy, Start: w.st.Now, Reason: why}
+	w.record("NodeDraining", c, n.Pool, n.Name, "", "draining node %s (%s): %s", n.Name, describeDrain(policy), why)
+	w.drainStep(c, n)
+}
+
+func describeDrain(p DrainPolicy) string {
+	if !p.RespectPDB {
+		return "deleting pods, PDBs not respected"
+	}
+	s := "evicting, PDBs respected for " + p.PDBTimeout.String()
+	if p.GraceCap > 0 {
+		s += ", grace up to " + p.GraceCap.String()
+	}
+	return s
+}
+
+// drainStep evicts what it can; it is run again when pods go and every drainRetry while an
+// eviction is blocked.
+func (w *World) drainStep(c *Cluster, n *Node) {
+	d := n.Drain
+	ix := w.kix(c)
+	pdbExpired := !d.Policy.RespectPDB || !w.st.Now.Before(d.Start.Add(d.Policy.PDBTimeout))
+	remaining, blocked := 0, false
+	for _, p := range sortedPods(ix.podsOnNode[n.Name]) {
+		if p.OwnerKind == OwnerDaemonSet {
+			continue
+		}
+		remaining++
+		grace := graceOf(w.podSpec(c, p), d.Policy.GraceCap)
+		if p.Terminating {
+			// Past the PDB timeout, nothing waits any more (R-SURGE-3's force-evict).
+			if pdbExpired && d.Policy.RespectPDB {
+				w.terminatePod(c, p, 0)
+			}
+			continue
+		}
+		switch b := w.evictionBlocker(c, p); {
+		case pdbExpired:
+			w.record("PodDeleted", c, n.Pool, n.Name, "", "deleted pod %s from %s%s", p.Key(), n.Name, forcedWhy(d))
+			w.terminatePod(c, p, grace)
+		case b != nil:
+			blocked = true
+			if d.Blocked == nil {
+				d.Blocked = map[string]bool{}
+			}
+			if !d.Blocked[p.Key()] {
+				d.Blocked[p.Key()] = true
+				st := w.pdbStatus(c, b)
+				w.record("EvictionBlocked", c, n.Pool, n.Name, "", "cannot evict pod %s: PodDisruptionBudget %s allows %d disruptions (%d healthy, %d needed); retrying until %s",
+					p.Key(), b.Key(), st.DisruptionsAllowed, st.CurrentHealthy, st.DesiredHealthy, d.Start.Add(d.Policy.PDBTimeout).Format(time.RFC3339))
+			}
+		default:
+			w.record("PodEvicted", c, n.Pool, n.Name, "", "evicted pod %s from %s (grace %s)", p.Key(), n.Name, grace)
+			w.terminatePod(c, p, grace)
+		}
+	}
+	if remaining == 0 {
+		n.Drain = nil
+		w.schedule(0, Event{Kind: evNodeDrained, Cluster: c.Key(), Node: n.Name})
+		return
+	}
+	if !d.Policy.RespectPDB || pdbExpired {
+		return // the pods left are terminating; their going runs the next step
+	}
+	// Retry blocked evictions soon; in any case come back at the PDB timeout.
+	next := d.Start.Add(d.Policy.PDBTimeout)
+	if blocked {
+		next = minTime(next, w.st.Now.Add(drainRetry))
+	}
+	if d.Next.IsZero() || !d.Next.After(w.st.Now) || next.Before(d.Next) {
+		d.Next = next
+		w.schedule(next.Sub(w.st.Now), Event{Kind: evDrainAttempt, Cluster: c.Key(), Node: n.Name})
+	}
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
+}
+
+func forcedWhy(d *DrainState) string {
+	if d.Policy.RespectPDB {
+		return ": PodDisruptionBudget timeout of " + d.Policy.PDBTimeout.String() + " reached"
+	}
+	return " (deleted without eviction)"
+}

@@ -1,0 +1,222 @@
+package sim
+
+import (
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// Pod life: Pending (waiting for the scheduler) -> bound to a node -> Running and Ready once its
+// containers start -> Terminating for its grace period after an eviction or deletion -> gone.
+// Pods on a node whose VM is deleted go with it.
+
+const (
+	evPodStarted = "pod.started"
+	evPodGone    = "pod.gone"
+
+	defaultGraceSeconds = 30
+)
+
+func (w *World) registerPodHandlers() {
+	w.on(evPodStarted, w.onPodStarted)
+	w.on(evPodGone, w.onPodGone)
+	w.registerSchedulerHandlers()
+	w.registerDeploymentHandlers()
+	w.registerDrainHandlers()
+}
+
+// podSpec is the spec a pod runs: its own, or its owner's template.
+func (w *World) podSpec(c *Cluster, p *Pod) *corev1.PodSpec {
+	if p.Spec != nil {
+		return p.Spec
+	}
+	switch p.OwnerKind {
+	case OwnerDeployment:
+		if d := c.Deployments[p.Namespace+"/"+p.Owner]; d != nil {
+			if t := d.Templates[p.Template]; t != nil {
+				return &t.Spec
+			}
+		}
+	case OwnerDaemonSet:
+		if ds := systemDaemonSet(p.Owner); ds != nil {
+			return &ds.spec
+		}
+	}
+	return &corev1.PodSpec{}
+}
+
+// effectiveRequests is what the scheduler reserves for a pod: per resource, the larger of the
+// sum of its containers' requests and the largest init container's request (R-CA-9 counts init
+// containers too).
+func effectiveRequests(spec *corev1.PodSpec) Resources {
+	var sum, initMax Resources
+	for _, ct := range spec.Containers {
+		sum = sum.add(containerRequests(ct))
+	}
+	for _, ct := range spec.InitContainers {
+		r := containerRequests(ct)
+		initMax.MilliCPU = max(initMax.MilliCPU, r.MilliCPU)
+		initMax.MemoryBytes = max(initMax.MemoryBytes, r.MemoryBytes)
+	}
+	return Resources{MilliCPU: max(sum.MilliCPU, initMax.MilliCPU), MemoryBytes: max(sum.MemoryBytes, initMax.MemoryBytes)}
+}
+
+func containerRequests(ct corev1.Container) Resources {
+	var r Resources
+	if q, ok := ct.Resources.Requests[corev1.ResourceCPU]; ok {
+		r.MilliCPU = q.MilliValue()
+	} else if q, ok := ct.Resources.Limits[corev1.ResourceCPU]; ok { // requests default to limits
+		r.MilliCPU = q.MilliValue()
+	}
+	if q, ok := ct.Resources.Requests[corev1.ResourceMemory]; ok {
+		r.MemoryBytes = q.Value()
+	} else if q, ok := ct.Resources.Limits[corev1.ResourceMemory]; ok {
+		r.MemoryBytes = q.Value()
+	}
+	return r
+}
+
+// Built-in priority classes.
+var builtinPriorities = map[string]int32{
+	"system-node-critical":    2000001000,
+	"system-cluster-critical": 2000000000,
+}
+
+func podPriority(spec *corev1.PodSpec) int32 {
+	if spec.Priority != nil {
+		return *spec.Priority
+	}
+	return builtinPriorities[spec.PriorityClassName]
+}
+
+func graceSeconds(spec *corev1.PodSpec) int64 {
+	if spec.TerminationGracePeriodSeconds != nil {
+		return *spec.TerminationGracePeriodSeconds
+	}
+	return defaultGraceSeconds
+}
+
+// addPod creates a pod; unless it is already bound (DaemonSet pods), it waits for the scheduler.
+func (w *World) addPod(c *Cluster, p *Pod) {
+	spec := w.podSpec(c, p)
+	p.UID = uidOf(c.ID, p.Key(), w.randHex(8))
+	p.Req = effectiveRequests(spec)
+	p.Priority = podPriority(spec)
+	p.Phase = PodPending
+	p.CreateTime = w.st.Now
+	p.RV = c.nextRV()
+	c.Pods[p.Key()] = p
+	ix := w.kix(c)
+	ix.track(p)
+	w.pdbTrack(c, p, true)
+	if p.Node != "" {
+		if n := c.Nodes[p.Node]; n != nil {
+			p.IP = n.InternalIP // DaemonSet pods here use the host network
+		}
+		ix.sched.countOwnerZone(c, p, 1)
+		if n := c.Nodes[p.Node]; n != nil {
+			w.schedNodeChanged(c, n)
+		}
+		w.schedule(w.jitter(podStartBase, podStartSpread), Event{Kind: evPodStarted, Cluster: c.Key(), Node: p.Key()})
+		return
+	}
+	w.queueSchedule(c)
+}
+
+// podEvent resolves the cluster and pod of an event; either may be gone.
+func (w *World) podEvent(ev Event) (*Cluster, *Pod) {
+	c := w.st.Clusters[ev.Cluster]
+	if c == nil {
+		return nil, nil
+	}
+	return c, c.Pods[ev.Node]
+}
+
+func (w *World) onPodStarted(ev Event) {
+	c, p := w.podEvent(ev)
+	if p == nil || p.Terminating || p.Node == "" || p.Phase == PodRunning {
+		return
+	}
+	w.pdbTrack(c, p, false)
+	p.Phase = PodRunning
+	p.Ready = true
+	p.StartTime = w.st.Now
+	p.ReadyTime = w.st.Now
+	p.RV = c.nextRV()
+	w.pdbTrack(c, p, true)
+	w.ownerChanged(c, p)
+}
+
+// terminatePod starts a pod's graceful termination; it is gone after grace. A pod not yet on a
+// node goes at once.
+func (w *World) terminatePod(c *Cluster, p *Pod, grace time.Duration) {
+	if p.Terminating {
+		// A shorter grace (a force deletion) can cut a termination short.
+		if w.st.Now.Add(grace).Before(p.GoneTime) {
+			p.GoneTime = w.st.Now.Add(grace)
+			w.schedule(grace, Event{Kind: evPodGone, Cluster: c.Key(), Node: p.Key()})
+		}
+		return
+	}
+	w.pdbTrack(c, p, false)
+	p.Terminating = true
+	p.Ready = false
+	p.DeletionTime = w.st.Now
+	p.RV = c.nextRV()
+	if p.Node == "" {
+		w.removePod(c, p)
+		return
+	}
+	p.GoneTime = w.st.Now.Add(grace)
+	w.pdbTrack(c, p, true)
+	w.schedule(grace, Event{Kind: evPodGone, Cluster: c.Key(), Node: p.Key()})
+	w.ownerChanged(c, p)
+}
+
+func (w *World) onPodGone(ev Event) {
+	c, p := w.podEvent(ev)
+	if p == nil || !p.Terminating || w.st.Now.Before(p.GoneTime) {
+		return
+	}
+	w.removePod(c, p)
+}
+
+// removePod forgets a pod and frees its node's resources.
+func (w *World) removePod(c *Cluster, p *Pod) {
+	ix := w.kix(c)
+	w.pdbTrack(c, p, false)
+	if p.Node != "" {
+		ix.sched.countOwnerZone(c, p, -1)
+	}
+	ix.untrack(p)
+	delete(c.Pods, p.Key())
+	c.nextRV()
+	if n := c.Nodes[p.Node]; n != nil {
+		w.schedNodeChanged(c, n)
+		if n.Drain != nil {
+			w.schedule(0, Event{Kind: evDrainAttempt, Cluster: c.Key(), Node: n.Name})
+		}
+	}
+	w.queueSchedule(c)
+	w.ownerChanged(c, p)
+}
+
+// nodeGone removes every pod of a deleted node at once (their VM is gone).
+func (w *World) nodeGone(c *Cluster, node string) {
+	ix, ok := w.k8s[c]
+	if !ok {
+		ix = w.kix(c)
+	}
+	for _, p := range sortedPods(ix.podsOnNode[node]) {
+		w.removePod(c, p)
+	}
+	delete(ix.podsOnNode, node)
+	delete(ix.requested, node)
+}
+
+// ownerChanged tells a pod's Deployment that one of its pods changed.
+func (w *World) ownerChanged(c *Cluster, p *Pod) {
+	if p.OwnerKind == OwnerDeployment {
+		w.queueSync(c, p.Namespace+"/"+p.Owner)
+	}
+}

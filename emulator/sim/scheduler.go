@@ -1,0 +1,462 @@
+package sim
+
+import (
+	"container/heap"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+)
+
+// The scheduler places pending pods on ready, schedulable nodes by their requests against the
+// nodes' allocatable resources (as kube-scheduler does), honouring nodeSelector, required node
+// affinity, taints and tolerations, cordons and the pods-per-node limit.
+//
+// Nodes with the same labels, taints and allocatable (a pool's nodes of one machine shape in
+// one zone) form a group, checked once per pod. Inside a group the schedulable nodes sit in a
+// heap ordered by free CPU, so the default (least-allocated) choice is O(log n) and scheduling
+// stays sublinear in cluster size. The optimize-utilization profile (R-CA-8) packs onto the
+// most allocated node that fits, which scans the group.
+
+const evSchedule = "scheduler.pass"
+
+// schedIndex is the scheduler's view of a cluster's nodes.
+type schedIndex struct {
+	groups map[string]*schedGroup
+	nodes  map[string]*schedNode
+	// ownerZone counts pods per owner per zone, to spread replicas across zones.
+	ownerZone map[string]map[string]int
+}
+
+type schedGroup struct {
+	key     string
+	zone    string
+	labels  map[string]string
+	taints  []corev1.Taint
+	alloc   Resources
+	maxPods int
+	heap    nodeHeap
+	members map[string]*schedNode
+	// registered counts members that are Kubernetes nodes (booted), for kube-scheduler's
+	// "0/N nodes are available" message.
+	registered int
+}
+
+type schedNode struct {
+	name        string
+	group       *schedGroup
+	free        Resources
+	pods        int
+	schedulable bool
+	registered  bool
+	idx         int // position in the group's heap, -1 when not in it
+}
+
+// nodeHeap orders nodes by free CPU, then free memory, then name.
+type nodeHeap []*schedNode
+
+func (h nodeHeap) Len() int { return len(h) }
+func (h nodeHeap) Less(i, j int) bool {
+	a, b := h[i], h[j]
+	if a.free.MilliCPU != b.free.MilliCPU {
+		return a.free.MilliCPU > b.free.MilliCPU
+	}
+	if a.free.MemoryBytes != b.free.MemoryBytes {
+		return a.free.MemoryBytes > b.free.MemoryBytes
+	}
+	return a.name < b.name
+}
+func (h nodeHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i]; h[i].idx = i; h[j].idx = j }
+func (h *nodeHeap) Push(x any)   { n := x.(*schedNode); n.idx = len(*h); *h = append(*h, n) }
+func (h *nodeHeap) Pop() any {
+	old := *h
+	n := old[len(old)-1]
+	old[len(old)-1] = nil
+	*h = old[:len(old)-1]
+	n.idx = -1
+	return n
+}
+
+func (w *World) buildSchedIndex(c *Cluster, ix *k8sIndex) *schedIndex {
+	s := &schedIndex{groups: map[string]*schedGroup{}, nodes: map[string]*schedNode{}, ownerZone: map[string]map[string]int{}}
+	ix.sched = s
+	for _, name := range sortedNodeNames(c) {
+		w.schedNodeChanged(c, c.Nodes[name])
+	}
+	for _, p := range c.Pods {
+		if p.Node != "" {
+			s.countOwnerZone(c, p, 1)
+		}
+	}
+	return s
+}
+
+// groupKey identifies nodes the scheduler treats alike.
+func groupKey(n *Node) string {
+	return n.Pool + "|" + n.Zone + "|" + n.Spec.MachineType + "|" + n.Spec.ImageType + "|" + n.Spec.DiskType +
+		fmt.Sprintf("|%v|%v", n.Spec.Spot, n.Spec.Preemptible)
+}
+
+func (s *schedIndex) group(w *World, c *Cluster, n *Node) *schedGroup {
+	key := groupKey(n)
+	if g, ok := s.groups[key]; ok {
+		return g
+	}
+	k8sNode := w.RenderK8sNode(c, n)
+	lbls := map[string]string{}
+	for k, v := range k8sNode.Labels {
+		if k != "kubernetes.io/hostname" {
+			lbls[k] = v
+		}
+	}
+	var taints []corev1.Taint
+	for _, t := range k8sNode.Spec.Taints {
+		if t.Key != "node.kubernetes.io/unschedulable" {
+			taints = append(taints, t)
+		}
+	}
+	mt, _ := LookupMachineType(n.Spec.MachineType)
+	maxPods := defaultMaxPods
+	if p := c.Pool(n.Pool); p != nil {
+		maxPods = int(p.MaxPodsPerNode)
+	}
+	g := &schedGroup{key: key, zone: n.Zone, labels: lbls, taints: taints, maxPods: maxPods, members: map[string]*schedNode{},
+		alloc: Resources{MilliCPU: mt.AllocatableMilliCPU(), MemoryBytes: mt.AllocatableMemoryMiB() << 20}}
+	s.groups[key] = g
+	return g
+}
+
+// schedNodeChanged updates the scheduler's view of node n (new, state change, cordon, gone).
+func (w *World) schedNodeChanged(c *Cluster, n *Node) {
+	ix, ok := w.k8s[c]
+	if !ok || ix.sched == nil {
+		return // built on first use
+	}
+	s := ix.sched
+	sn := s.nodes[n.Name]
+	if sn == nil {
+		if c.Nodes[n.Name] == nil {
+			return
+		}
+		g := s.group(w, c, n)
+		sn = &schedNode{name: n.Name, group: g, idx: -1, free: g.alloc}
+		s.nodes[n.Name] = sn
+		g.members[n.Name] = sn
+	}
+	if c.Nodes[n.Name] == nil { // forgotten
+		if sn.idx >= 0 {
+			heap.Remove(&sn.group.heap, sn.idx)
+		}
+		if sn.registered {
+			sn.group.registered--
+		}
+		delete(sn.group.members, n.Name)
+		delete(s.nodes, n.Name)
+		return
+	}
+	sn.free = sn.group.alloc.sub(ix.requested[n.Name])
+	sn.pods = len(ix.podsOnNode[n.Name])
+	sn.schedulable = n.State == NodeReady && !n.Unschedulable
+	if reg := n.State != NodeProvisioning; reg != sn.registered {
+		sn.registered = reg
+		if reg {
+			sn.group.registered++
+		} else {
+			sn.group.registered--
+		}
+	}
+	switch {
+	case sn.schedulable && sn.idx < 0:
+		heap.Push(&sn.group.heap, sn)
+	case !sn.schedulable && sn.idx >= 0:
+		heap.Remove(&sn.group.heap, sn.idx)
+	case sn.idx >= 0:
+		heap.Fix(&sn.group.heap, sn.idx)
+	}
+	if sn.schedulable {
+		w.queueSchedule(c)
+	}
+}
+
+// dropSchedIndex forgets the scheduler's groups (pool labels or taints changed in place).
+func (w *World) dropSchedIndex(c *Cluster) {
+	if ix, ok := w.k8s[c]; ok {
+		ix.sched = w.buildSchedIndex(c, ix)
+		w.queueSchedule(c)
+	}
+}
+
+func (s *schedIndex) countOwnerZone(c *Cluster, p *Pod, d int) {
+	if p.OwnerKind != OwnerDeployment {
+		return
+	}
+	n := c.Nodes[p.Node]
+	if n == nil {
+		return
+	}
+	key := p.Namespace + "/" + p.Owner
+	if s.ownerZone[key] == nil {
+		s.ownerZone[key] = map[string]int{}
+	}
+	s.ownerZone[key][n.Zone] += d
+}
+
+// queueSchedule schedules one scheduling pass at the current instant.
+func (w *World) queueSchedule(c *Cluster) {
+	ix := w.kix(c)
+	if ix.scheduleQueued || len(ix.pending) == 0 {
+		return
+	}
+	ix.scheduleQueued = true
+	w.schedule(0, Event{Kind: evSchedule, Cluster: c.Key()})
+}
+
+func (w *World) registerSchedulerHandlers() {
+	w.on(evSchedule, func(ev Event) {
+		if c := w.st.Clusters[ev.Cluster]; c != nil {
+			w.kix(c).scheduleQueued = false
+			w.schedulePending(c)
+		}
+	})
+}
+
+// schedulePending places every pending pod it can, highest priority first, then oldest.
+func (w *World) schedulePending(c *Cluster) {
+	ix := w.kix(c)
+	pods := make([]*Pod, 0, len(ix.pending))
+	for p := range ix.pending {
+		pods = append(pods, p)
+	}
+	sort.Slice(pods, func(i, j int) bool {
+		a, b := pods[i], pods[j]
+		if a.Priority != b.Priority {
+			return a.Priority > b.Priority
+		}
+		if !a.CreateTime.Equal(b.CreateTime) {
+			return a.CreateTime.Before(b.CreateTime)
+		}
+		return a.Key() < b.Key()
+	})
+	groups := make([]*schedGroup, 0, len(ix.sched.groups))
+	for _, g := range ix.sched.groups {
+		groups = append(groups, g)
+	}
+	sort.Slice(groups, func(i, j int) bool { return groups[i].key < groups[j].key })
+	mostAllocated := c.AutoscalingProfile == api.ProfileOptimizeUtilization
+	// Pods of one template that did not fit make the rest of that template fail too.
+	failed := map[string]string{}
+	for _, p := range pods {
+		sig := p.OwnerKind + "/" + p.Namespace + "/" + p.Owner + "/" + p.Template
+		if p.OwnerKind == "" {
+			sig = p.Key()
+		}
+		if msg, ok := failed[sig]; ok {
+			w.markUnschedulable(c, p, msg)
+			continue
+		}
+		node, msg := w.pickNode(c, ix, groups, p, mostAllocated)
+		if node == nil {
+			failed[sig] = msg
+			w.markUnschedulable(c, p, msg)
+			continue
+		}
+		w.bindPod(c, p, node)
+	}
+}
+
+func (w *World) markUnschedulable(c *Cluster, p *Pod, msg string) {
+	if p.Unschedulable == msg {
+		return
+	}
+	p.Unschedulable = msg
+	p.RV = c.nextRV()
+	w.record("FailedScheduling", c, "", "", "", "pod %s: %s", p.Key(), msg)
+}
+
+// pickNode chooses the node for p, or explains why there is none in kube-scheduler's words.
+func (w *World) pickNode(c *Cluster, ix *k8sIndex, groups []*schedGroup, p *Pod, mostAllocated bool) (*schedNode, string) {
+	spec := w.podSpec(c, p)
+	reasons := map[string]int{}
+	total := 0
+	var best *schedNode
+	bestSpread := 0
+	spread := ix.sched.ownerZone[p.Namespace+"/"+p.Owner]
+	for _, g := range groups {
+		registered := g.registered
+		total += registered
+		if registered == 0 {
+			continue
+		}
+		if why := g.rejects(spec); why != "" {
+			reasons[why] += registered
+			continue
+		}
+		if unsched := registered - g.heap.Len(); unsched > 0 {
+			reasons["node(s) were unschedulable"] += unsched
+		}
+		cand := g.fit(p.Req, mostAllocated, reasons)
+		if cand == nil {
+			continue
+		}
+		if best == nil || better(cand, best, spread[g.zone], bestSpread, mostAllocated) {
+			best, bestSpread = cand, spread[g.zone]
+		}
+	}
+	if best != nil {
+		return best, ""
+	}
+	if total == 0 {
+		return nil, "no nodes available to schedule pods"
+	}
+	var parts []string
+	for why, n := range reasons {
+		parts = append(parts, fmt.Sprintf("%d %s", n, why))
+	}
+	sort.Strings(parts)
+	return nil, fmt.Sprintf("0/%d nodes are available: %s.", total, strings.Join(parts, ", "))
+}
+
+// better compares two candidate nodes of different groups: the scoring strategy first
+// (least or most allocated, by CPU share), then fewer replicas of the same owner in the zone.
+func better(a, b *schedNode, aSpread, bSpread int, mostAllocated bool) bool {
+	fa := float64(a.free.MilliCPU) / float64(max(a.group.alloc.MilliCPU, 1))
+	fb := float64(b.free.MilliCPU) / float64(max(b.group.alloc.MilliCPU, 1))
+	if fa != fb {
+		if mostAllocated {
+			return fa < fb
+		}
+		return fa > fb
+	}
+	if aSpread != bSpread {
+		return aSpread < bSpread
+	}
+	return a.name < b.name
+}
+
+// rejects says why no node of the group can take a pod with this spec, or "".
+func (g *schedGroup) rejects(spec *corev1.PodSpec) string {
+	for k, v := range spec.NodeSelector {
+		if k == "kubernetes.io/hostname" {
+			continue
+		}
+		if g.labels[k] != v {
+			return "node(s) didn't match Pod's node affinity/selector"
+		}
+	}
+	if a := spec.Affinity; a != nil && a.NodeAffinity != nil && a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil {
+		if !matchesNodeSelector(a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution, g.labels) {
+			return "node(s) didn't match Pod's node affinity/selector"
+		}
+	}
+	for _, t := range g.taints {
+		if t.Effect == corev1.TaintEffectPreferNoSchedule || tolerates(spec.Tolerations, t) {
+			continue
+		}
+		return fmt.Sprintf("node(s) had untolerated taint {%s: %s}", t.Key, t.Value)
+	}
+	return ""
+}
+
+// fit finds the node of the group for a pod's requests: the one with the most free CPU
+// (least allocated) or, packing, the one with the least free CPU that fits. It counts why the
+// others do not fit.
+func (g *schedGroup) fit(req Resources, mostAllocated bool, reasons map[string]int) *schedNode {
+	if !mostAllocated && g.heap.Len() > 0 {
+		top := g.heap[0]
+		if req.fits(top.free) && top.pods < g.maxPods {
+			return top
+		}
+		if req.MilliCPU > top.free.MilliCPU {
+			// The node with the most free CPU cannot take it: none can.
+			reasons["Insufficient cpu"] += g.heap.Len()
+			return nil
+		}
+	}
+	var best *schedNode
+	for _, n := range g.heap {
+		switch {
+		case n.pods >= g.maxPods:
+			reasons["Too many pods"]++
+		case req.MilliCPU > n.free.MilliCPU:
+			reasons["Insufficient cpu"]++
+		case req.MemoryBytes > n.free.MemoryBytes:
+			reasons["Insufficient memory"]++
+		case best == nil || packs(n, best, mostAllocated):
+			best = n
+		}
+	}
+	return best
+}
+
+func packs(a, b *schedNode, mostAllocated bool) bool {
+	if a.free.MilliCPU != b.free.MilliCPU {
+		return (a.free.MilliCPU < b.free.MilliCPU) == mostAllocated
+	}
+	return a.name < b.name
+}
+
+func tolerates(tols []corev1.Toleration, t corev1.Taint) bool {
+	for _, tol := range tols {
+		if tol.Effect != "" && tol.Effect != t.Effect {
+			continue
+		}
+		switch {
+		case tol.Operator == corev1.TolerationOpExists && (tol.Key == "" || tol.Key == t.Key):
+			return true
+		case tol.Key == t.Key && tol.Value == t.Value:
+			return true
+		}
+	}
+	return false
+}
+
+// matchesNodeSelector evaluates required node affinity terms (ORed) of In, NotIn, Exists,
+// DoesNotExist expressions against node labels.
+func matchesNodeSelector(ns *corev1.NodeSelector, lbls map[string]string) bool {
+	for _, term := range ns.NodeSelectorTerms {
+		ok := true
+		for _, e := range term.MatchExpressions {
+			v, has := lbls[e.Key]
+			switch e.Operator {
+			case corev1.NodeSelectorOpIn:
+				ok = ok && has && contains(e.Values, v)
+			case corev1.NodeSelectorOpNotIn:
+				ok = ok && !(has && contains(e.Values, v))
+			case corev1.NodeSelectorOpExists:
+				ok = ok && has
+			case corev1.NodeSelectorOpDoesNotExist:
+				ok = ok && !has
+			}
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
+}
+
+// bindPod places p on node sn; its containers start a few seconds later.
+func (w *World) bindPod(c *Cluster, p *Pod, sn *schedNode) {
+	ix := w.kix(c)
+	delete(ix.pending, p)
+	w.pdbTrack(c, p, false)
+	p.Node = sn.name
+	p.IP = w.allocatePodIP(c)
+	p.Unschedulable = ""
+	p.RV = c.nextRV()
+	ix.bind(p)
+	ix.sched.countOwnerZone(c, p, 1)
+	w.pdbTrack(c, p, true)
+	w.schedNodeChanged(c, c.Nodes[sn.name])
+	w.record("Scheduled", c, c.Nodes[sn.name].Pool, sn.name, "", "pod %s scheduled to %s", p.Key(), sn.name)
+	w.schedule(w.jitter(podStartBase, podStartSpread), Event{Kind: evPodStarted, Cluster: c.Key(), Node: p.Key()})
+}
+
+const (
+	podStartBase   = 2 * time.Second
+	podStartSpread = 6 * time.Second
+)
