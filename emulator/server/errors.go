@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/labstack/echo/v4"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim"
@@ -78,9 +79,13 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 		s.log.Error("request failed", "method", c.Request().Method, "path", c.Request().URL.Path, "error", err)
 	}
 	if isK8sPath(c.Request().URL.Path) {
-		_ = writeJSON(c, code, &api.K8sStatus{
-			TypeMeta: api.TypeMeta{APIVersion: "v1", Kind: "Status"}, Status: "Failure",
-			Message: message, Reason: k8sReason(code), Code: code,
+		kr := metav1.StatusReason(k8sReason(code))
+		if e, ok := sim.AsError(err); ok && e.KubeReason != "" {
+			kr = metav1.StatusReason(e.KubeReason)
+		}
+		_ = writeJSON(c, code, &metav1.Status{
+			TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Status"}, Status: metav1.StatusFailure,
+			Message: message, Reason: kr, Code: int32(code),
 		})
 		return
 	}
@@ -97,6 +102,8 @@ func k8sReason(code int) string {
 		return "BadRequest"
 	case http.StatusUnprocessableEntity:
 		return "Invalid"
+	case http.StatusServiceUnavailable:
+		return "ServiceUnavailable"
 	case http.StatusMethodNotAllowed:
 		return "MethodNotAllowed"
 	}
