@@ -112,6 +112,22 @@ func rollingParams(d *Deployment) (surge, unavailable int) {
 // syncDeployment is one controller pass.
 func (w *World) syncDeployment(c *Cluster, d *Deployment) {
 	ix := w.kix(c)
+	replicas := replicasOf(d)
+	// Most passes find nothing to do (a pod started): count before sorting anything.
+	nCur, nOld := 0, 0
+	for p := range ix.podsOf[d.Key()] {
+		switch {
+		case p.Terminating:
+		case p.Template == d.Current:
+			nCur++
+		default:
+			nOld++
+		}
+	}
+	if nOld == 0 && nCur == replicas {
+		w.dropOldTemplates(c, d)
+		return
+	}
 	var cur, old []*Pod
 	for _, p := range sortedPods(ix.podsOf[d.Key()]) {
 		if p.Terminating {
@@ -123,7 +139,6 @@ func (w *World) syncDeployment(c *Cluster, d *Deployment) {
 			old = append(old, p)
 		}
 	}
-	replicas := replicasOf(d)
 	if d.Spec.Strategy.Type == appsv1.RecreateDeploymentStrategyType && len(old) > 0 {
 		// Recreate: every old pod goes before any new one is made.
 		for _, p := range old {
@@ -189,6 +204,9 @@ func (w *World) scaleTo(c *Cluster, d *Deployment, cur []*Pod, n int) {
 
 // dropOldTemplates forgets templates no pod uses any more.
 func (w *World) dropOldTemplates(c *Cluster, d *Deployment) {
+	if len(d.Templates) == 1 {
+		return
+	}
 	used := map[string]bool{d.Current: true}
 	for p := range w.kix(c).podsOf[d.Key()] {
 		used[p.Template] = true

@@ -144,7 +144,10 @@ func (w *World) onPodStarted(ev Event) {
 	p.ReadyTime = w.st.Now
 	p.RV = c.nextRV()
 	w.pdbTrack(c, p, true)
-	w.ownerChanged(c, p)
+	// Readiness matters to a Deployment only while it rolls out a new template.
+	if d := c.Deployments[p.Namespace+"/"+p.Owner]; p.OwnerKind == OwnerDeployment && d != nil && len(d.Templates) > 1 {
+		w.ownerChanged(c, p)
+	}
 }
 
 // terminatePod starts a pod's graceful termination; it is gone after grace. A pod not yet on a

@@ -227,19 +227,23 @@ func (w *World) registerSchedulerHandlers() {
 // schedulePending places every pending pod it can, highest priority first, then oldest.
 func (w *World) schedulePending(c *Cluster) {
 	ix := w.kix(c)
-	pods := make([]*Pod, 0, len(ix.pending))
-	for p := range ix.pending {
-		pods = append(pods, p)
+	type queued struct {
+		p   *Pod
+		key string
 	}
-	sort.Slice(pods, func(i, j int) bool {
-		a, b := pods[i], pods[j]
+	queue := make([]queued, 0, len(ix.pending))
+	for p := range ix.pending {
+		queue = append(queue, queued{p, p.Key()})
+	}
+	sort.Slice(queue, func(i, j int) bool {
+		a, b := queue[i].p, queue[j].p
 		if a.Priority != b.Priority {
 			return a.Priority > b.Priority
 		}
 		if !a.CreateTime.Equal(b.CreateTime) {
 			return a.CreateTime.Before(b.CreateTime)
 		}
-		return a.Key() < b.Key()
+		return queue[i].key < queue[j].key
 	})
 	groups := make([]*schedGroup, 0, len(ix.sched.groups))
 	for _, g := range ix.sched.groups {
@@ -249,7 +253,8 @@ func (w *World) schedulePending(c *Cluster) {
 	mostAllocated := c.AutoscalingProfile == api.ProfileOptimizeUtilization
 	// Pods of one template that did not fit make the rest of that template fail too.
 	failed := map[string]string{}
-	for _, p := range pods {
+	for _, q := range queue {
+		p := q.p
 		sig := p.OwnerKind + "/" + p.Namespace + "/" + p.Owner + "/" + p.Template
 		if p.OwnerKind == "" {
 			sig = p.Key()

@@ -1,0 +1,95 @@
+package sim
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+)
+
+// bigCluster is a regional cluster at GKE's limit: 15,000 nodes (5 pools x 1,000 nodes per
+// zone x 3 zones), running, with GKE's DaemonSet pods (4 per node) and system Deployments.
+func bigCluster(b *testing.B) (*World, *Cluster) {
+	b.Helper()
+	w := New(Options{Seed: 1, Start: testStart})
+	var pools []*api.NodePool
+	for i := 0; i < 5; i++ {
+		pools = append(pools, &api.NodePool{Name: fmt.Sprintf("pool-%d", i), InitialNodeCount: 1000, Config: &api.NodeConfig{MachineType: "e2-standard-8"}})
+	}
+	op, err := w.CreateCluster("p", "us-central1", &api.CreateClusterRequest{Cluster: &api.Cluster{Name: "big", NodePools: pools}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	runUntilDone(b, w, op)
+	w.RunUntil(w.Now().Add(time.Minute))
+	c := w.Cluster("p", "us-central1", "big")
+	if len(c.Nodes) != 15000 {
+		b.Fatalf("%d nodes", len(c.Nodes))
+	}
+	return w, c
+}
+
+// schedule150k creates 150 Deployments of 1,000 pods (250m, 256Mi) and runs until every pod is
+// placed; it returns the number of pods still pending.
+func schedule150k(b *testing.B, w *World, c *Cluster) int {
+	for i := 0; i < 150; i++ {
+		d := deployment(fmt.Sprintf("app-%03d", i), 1000, "250m")
+		if _, err := w.CreateDeployment(c, "default", d); err != nil {
+			b.Fatal(err)
+		}
+	}
+	w.RunUntil(w.Now().Add(30 * time.Second))
+	pending := 0
+	for _, p := range c.Pods {
+		if p.Node == "" {
+			pending++
+		}
+	}
+	return pending
+}
+
+// BenchmarkSchedule150kPodsOn15kNodes: the scale target, 150,000 pods on 15,000 nodes.
+func BenchmarkSchedule150kPodsOn15kNodes(b *testing.B) {
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		w, c := bigCluster(b)
+		b.StartTimer()
+		if pending := schedule150k(b, w, c); pending != 0 {
+			b.Fatalf("%d pods pending", pending)
+		}
+	}
+	b.ReportMetric(150000, "pods/op")
+}
+
+// BenchmarkDrain1000Nodes drains 1,000 of those nodes (about 10,000 pods evicted and
+// rescheduled) with the surge-upgrade policy and runs until the nodes are gone.
+func BenchmarkDrain1000Nodes(b *testing.B) {
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		w, c := bigCluster(b)
+		schedule150k(b, w, c)
+		var victims []*Node
+		for _, name := range sortedNodeNames(c) {
+			if len(victims) == 1000 {
+				break
+			}
+			victims = append(victims, c.Nodes[name])
+		}
+		b.StartTimer()
+		for _, n := range victims {
+			w.retireNode(c, n, surgeDrain, "benchmark")
+		}
+		w.RunUntil(w.Now().Add(10 * time.Minute))
+		b.StopTimer()
+		for _, n := range victims {
+			if c.Nodes[n.Name] != nil {
+				b.Fatalf("node %s still there", n.Name)
+			}
+		}
+		b.StartTimer()
+	}
+	b.ReportMetric(1000, "nodes/op")
+}
