@@ -517,7 +517,7 @@ func (r *ClusterResource) ImportState(ctx context.Context, req resource.ImportSt
 	if r.data != nil {
 		defaultProject = r.data.project
 	}
-	project, location, names, err := parseImportID(req.ID, 1, defaultProject)
+	project, location, names, err := parseImportID(req.ID, defaultProject)
 	if err != nil {
 		resp.Diagnostics.AddError("Invalid import ID", err.Error())
 		return

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	container "google.golang.org/api/container/v1"
 
@@ -49,41 +50,38 @@ func (d *providerData) projectAndLocation(project, location types.String, diags 
 	return p, l
 }
 
-// parseImportID splits an import id of the form projects/P/locations/L/clusters/C[/nodePools/N],
-// P/L/C[/N] or L/C[/N] (the provider's project). want is the number of trailing parts (1 for a
-// cluster, 2 for a node pool). It returns project, location and the trailing names.
-func parseImportID(id string, want int, defaultProject string) (string, string, []string, error) {
+// parseImportID splits an import id of the form projects/P/locations/L/clusters/C[/{collection}/N...],
+// P/L/C[/N...] or L/C[/N...] (the provider's project). collections are the long form's segments
+// after the cluster (none for a cluster, "nodePools" for a node pool, "namespaces" and
+// "deployments" for a Deployment). It returns project, location and the names after the
+// location: the cluster's first.
+func parseImportID(id, defaultProject string, collections ...string) (string, string, []string, error) {
+	long := append([]string{"projects", "locations", "clusters"}, collections...)
+	want := len(long) - 2 // names after the location
 	parts := strings.Split(id, "/")
-	long := []string{"projects", "", "locations", "", "clusters", ""}
-	if want == 2 {
-		long = append(long, "nodePools", "")
-	}
-	if len(parts) == len(long) {
-		for i := 0; i < len(parts); i += 2 {
-			if parts[i] != long[i] {
-				parts = nil
-				break
-			}
+	if len(parts) == 2*len(long) {
+		ok := true
+		for i, seg := range long {
+			ok = ok && parts[2*i] == seg
 		}
-		if parts != nil {
-			names := []string{parts[5]}
-			if want == 2 {
-				names = append(names, parts[7])
+		if ok {
+			var names []string
+			for i := 2; i < len(long); i++ {
+				names = append(names, parts[2*i+1])
 			}
 			return parts[1], parts[3], names, nonEmpty(parts[1], parts[3], names)
 		}
-		parts = strings.Split(id, "/")
 	}
 	switch len(parts) {
 	case want + 2:
 		return parts[0], parts[1], parts[2:], nonEmpty(parts[0], parts[1], parts[2:])
 	case want + 1:
 		if defaultProject == "" {
-			return "", "", nil, fmt.Errorf("import id %q has no project and the provider has none; use the form %s", id, importForms(want))
+			return "", "", nil, fmt.Errorf("import id %q has no project and the provider has none; use the form %s", id, importForms(long))
 		}
 		return defaultProject, parts[0], parts[1:], nonEmpty(defaultProject, parts[0], parts[1:])
 	}
-	return "", "", nil, fmt.Errorf("import id %q is not of the form %s", id, importForms(want))
+	return "", "", nil, fmt.Errorf("import id %q is not of the form %s", id, importForms(long))
 }
 
 func nonEmpty(project, location string, names []string) error {
@@ -95,11 +93,18 @@ func nonEmpty(project, location string, names []string) error {
 	return nil
 }
 
-func importForms(want int) string {
-	if want == 2 {
-		return "projects/{project}/locations/{location}/clusters/{cluster}/nodePools/{name}, {project}/{location}/{cluster}/{name} or {location}/{cluster}/{name}"
+// importForms spells the accepted import id forms for the long form's segments.
+func importForms(long []string) string {
+	var full, short []string
+	for i, seg := range long {
+		ph := "{" + strings.TrimSuffix(seg, "s") + "}"
+		if i == len(long)-1 {
+			ph = "{name}"
+		}
+		full = append(full, seg, ph)
+		short = append(short, ph)
 	}
-	return "projects/{project}/locations/{location}/clusters/{name}, {project}/{location}/{name} or {location}/{name}"
+	return fmt.Sprintf("%s, %s or %s", strings.Join(full, "/"), strings.Join(short, "/"), strings.Join(short[1:], "/"))
 }
 
 // clusterRef accepts a cluster given as a name or as projects/P/locations/L/clusters/C and
@@ -110,6 +115,37 @@ func clusterRef(v string) (project, location, name string) {
 		return parts[1], parts[3], parts[5]
 	}
 	return "", "", v
+}
+
+// clusterNames resolves the project, location and name of the cluster an object lives in: from
+// its cluster reference, else its own project and location, else the provider's defaults.
+func (d *providerData) clusterNames(cluster, project, location types.String, diags *diag.Diagnostics) (string, string, string) {
+	p, l, name := clusterRef(cluster.ValueString())
+	if p == "" {
+		p, l = d.projectAndLocation(project, location, diags)
+	}
+	return p, l, name
+}
+
+// fillClusterScope is the ModifyPlan of objects inside a cluster (node pools, Kubernetes
+// objects): it fills project and location from the cluster reference or the provider, so that
+// plans show them.
+func fillClusterScope(ctx context.Context, d *providerData, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() || d == nil {
+		return
+	}
+	var cluster types.String
+	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("cluster"), &cluster)...)
+	if cluster.IsUnknown() {
+		return // the reference may carry project and location; known at apply
+	}
+	if p, l, _ := clusterRef(cluster.ValueString()); p != "" {
+		scoped := *d
+		scoped.project, scoped.location = p, l
+		fillProjectLocation(ctx, &scoped, &resp.Plan, &resp.Diagnostics)
+		return
+	}
+	fillProjectLocation(ctx, d, &resp.Plan, &resp.Diagnostics)
 }
 
 // stringSet converts a list of strings to a set value.

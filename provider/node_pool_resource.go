@@ -256,21 +256,7 @@ func (r *NodePoolResource) ConfigValidators(context.Context) []resource.ConfigVa
 
 // ModifyPlan fills project and location from the cluster reference or the provider.
 func (r *NodePoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() || r.data == nil {
-		return
-	}
-	var cluster types.String
-	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("cluster"), &cluster)...)
-	if cluster.IsUnknown() {
-		return // the reference may carry project and location; known at apply
-	}
-	if p, l, _ := clusterRef(cluster.ValueString()); p != "" {
-		d := *r.data
-		d.project, d.location = p, l
-		fillProjectLocation(ctx, &d, &resp.Plan, &resp.Diagnostics)
-		return
-	}
-	fillProjectLocation(ctx, r.data, &resp.Plan, &resp.Diagnostics)
+	fillClusterScope(ctx, r.data, req, resp)
 }
 
 // names resolves the pool's project, location and cluster name.
@@ -281,11 +267,7 @@ func (r *NodePoolResource) names(m *nodePoolModel, diags *diag.Diagnostics) (str
 // poolNames resolves a pool's project, location and cluster name from its cluster reference,
 // its own project and location, and the provider's defaults.
 func poolNames(d *providerData, m *nodePoolAttrs, diags *diag.Diagnostics) (string, string, string) {
-	p, l, cluster := clusterRef(m.Cluster.ValueString())
-	if p == "" {
-		p, l = d.projectAndLocation(m.Project, m.Location, diags)
-	}
-	return p, l, cluster
+	return d.clusterNames(m.Cluster, m.Project, m.Location, diags)
 }
 
 func (r *NodePoolResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -643,7 +625,7 @@ func (r *NodePoolResource) ImportState(ctx context.Context, req resource.ImportS
 	if r.data != nil {
 		defaultProject = r.data.project
 	}
-	project, location, names, err := parseImportID(req.ID, 2, defaultProject)
+	project, location, names, err := parseImportID(req.ID, defaultProject, "nodePools")
 	if err != nil {
 		resp.Diagnostics.AddError("Invalid import ID", err.Error())
 		return

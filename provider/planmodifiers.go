@@ -77,3 +77,9 @@ func (m stateUnlessChanged) PlanModifyInt64(ctx context.Context, req planmodifie
 		resp.PlanValue = req.StateValue
 	}
 }
+
+func (m stateUnlessChanged) PlanModifySet(ctx context.Context, req planmodifier.SetRequest, resp *planmodifier.SetResponse) {
+	if req.PlanValue.IsUnknown() && m.keep(ctx, req.State, req.Plan, req.StateValue) {
+		resp.PlanValue = req.StateValue
+	}
+}

@@ -1,5 +1,6 @@
-// Package provider is the gkesim Terraform provider: GKE clusters and node pools (and, as the
-// emulator grows, maintenance policies, workloads and load balancers) on a gkesim emulator.
+// Package provider is the gkesim Terraform provider: GKE clusters and node pools, workloads and
+// PodDisruptionBudgets in them (and, as the emulator grows, maintenance policies and load
+// balancers) on a gkesim emulator.
 package provider
 
 import (
@@ -63,8 +64,8 @@ func (p *GkesimProvider) Metadata(_ context.Context, _ provider.MetadataRequest,
 
 func (p *GkesimProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *provider.SchemaResponse) {
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "The gkesim provider manages GKE clusters and node pools on a [gkesim](https://github.com/gkesim/terraform-provider-gkesim) emulator: " +
-			"the GKE v1 API with GKE's behaviour (operations, node creation, upgrades) simulated on a virtual clock, offline and in seconds.",
+		MarkdownDescription: "The gkesim provider manages GKE clusters and node pools, and workloads and PodDisruptionBudgets in them, on a [gkesim](https://github.com/gkesim/terraform-provider-gkesim) emulator: " +
+			"the GKE v1 API with GKE's behaviour (operations, node creation, upgrades, scheduling, drains) simulated on a virtual clock, offline and in seconds.",
 		Attributes: map[string]schema.Attribute{
 			"endpoint": schema.StringAttribute{
 				Optional:            true,
@@ -155,9 +156,9 @@ func (p *GkesimProvider) Configure(ctx context.Context, req provider.ConfigureRe
 }
 
 func (p *GkesimProvider) Resources(context.Context) []func() resource.Resource {
-	return []func() resource.Resource{NewClusterResource, NewNodePoolResource}
+	return []func() resource.Resource{NewClusterResource, NewNodePoolResource, NewWorkloadResource, NewPodDisruptionBudgetResource}
 }
 
 func (p *GkesimProvider) DataSources(context.Context) []func() datasource.DataSource {
-	return []func() datasource.DataSource{NewClusterDataSource, NewNodePoolDataSource, NewServerConfigDataSource}
+	return []func() datasource.DataSource{NewClusterDataSource, NewNodePoolDataSource, NewServerConfigDataSource, NewNodesDataSource}
 }

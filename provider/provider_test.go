@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator"
@@ -130,11 +132,67 @@ type nodeList struct {
 
 // getNodes lists a zonal test cluster's nodes through its Kubernetes-shaped API.
 func getNodes(endpoint, cluster string) (*nodeList, error) {
-	resp, err := http.Get(endpoint + "/k8s/projects/" + testProject + "/locations/" + testZone + "/clusters/" + cluster + "/api/v1/nodes")
+	var out nodeList
+	_, err := kubeGet(endpoint, cluster, "/api/v1/nodes", &out)
+	return &out, err
+}
+
+// kubeGet reads path (with its query) from a zonal test cluster's Kubernetes-shaped API into
+// out; it returns the HTTP status.
+func kubeGet(endpoint, cluster, path string, out any) (int, error) {
+	resp, err := http.Get(endpoint + "/k8s/projects/" + testProject + "/locations/" + testZone + "/clusters/" + cluster + path)
 	if err != nil {
-		return nil, err
+		return 0, err
 	}
 	defer resp.Body.Close()
-	var out nodeList
-	return &out, json.NewDecoder(resp.Body).Decode(&out)
+	if resp.StatusCode != http.StatusOK {
+		return resp.StatusCode, nil
+	}
+	return resp.StatusCode, json.NewDecoder(resp.Body).Decode(out)
+}
+
+// kubeAPIPrefix is the API group path of the collections in Kubernetes object ids.
+var kubeAPIPrefix = map[string]string{"deployments": "/apis/apps/v1", "poddisruptionbudgets": "/apis/policy/v1"}
+
+// checkKubeGone is a CheckDestroy that every Kubernetes object of a resource type is gone:
+// its id projects/P/locations/L/clusters/C/namespaces/NS/{collection}/NAME answers 404.
+func checkKubeGone(endpoint, resourceType string) func(*terraform.State) error {
+	return func(s *terraform.State) error {
+		for _, rs := range s.RootModule().Resources {
+			if rs.Type != resourceType {
+				continue
+			}
+			parts := strings.Split(rs.Primary.ID, "/")
+			if len(parts) != 10 {
+				return fmt.Errorf("%s: unexpected id %q", resourceType, rs.Primary.ID)
+			}
+			url := endpoint + "/k8s/" + strings.Join(parts[:6], "/") + kubeAPIPrefix[parts[8]] + "/" + strings.Join(parts[6:], "/")
+			resp, err := http.Get(url)
+			if err != nil {
+				return err
+			}
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusNotFound {
+				return fmt.Errorf("%s still exists (HTTP %d)", rs.Primary.ID, resp.StatusCode)
+			}
+		}
+		return nil
+	}
+}
+
+// planErrorCase is a body of a resource (besides cluster and name) and the error it must give.
+type planErrorCase struct{ body, want string }
+
+// testPlanErrors checks that each body fails at plan time with its error: mistakes local to
+// the configuration, caught before any request.
+func testPlanErrors(t *testing.T, resourceType string, cases []planErrorCase) {
+	ep := testEmulator(t)
+	var steps []resource.TestStep
+	for _, c := range cases {
+		steps = append(steps, resource.TestStep{
+			Config:      providerConfig(ep) + fmt.Sprintf("resource %q \"x\" {\n  cluster = \"some-cluster\"\n  name    = \"web\"\n%s\n}", resourceType, c.body),
+			ExpectError: regexp.MustCompile(c.want), PlanOnly: true,
+		})
+	}
+	resource.ParallelTest(t, resource.TestCase{ProtoV6ProviderFactories: testAccProtoV6ProviderFactories, Steps: steps})
 }

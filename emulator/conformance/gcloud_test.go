@@ -2,7 +2,6 @@ package conformance
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -19,9 +18,7 @@ const gcloudTimeout = 60 * time.Second
 
 // gcloud runs the real Google Cloud CLI under a configuration of its own.
 type gcloud struct {
-	t    *testing.T
-	path string
-	env  []string
+	*cli
 	// kubeconfig is the file clusters create writes credentials to ($KUBECONFIG).
 	kubeconfig string
 }
@@ -30,15 +27,9 @@ type gcloud struct {
 func newGcloud(t *testing.T, path, url string) *gcloud {
 	t.Helper()
 	dir := t.TempDir()
-	var env []string
-	for _, kv := range os.Environ() {
-		// The user's own gcloud and kubectl settings must not leak in.
-		if !strings.HasPrefix(kv, "CLOUDSDK_") && !strings.HasPrefix(kv, "KUBECONFIG=") {
-			env = append(env, kv)
-		}
-	}
-	g := &gcloud{t: t, path: path, kubeconfig: filepath.Join(dir, "kubeconfig")}
-	g.env = append(env, "CLOUDSDK_CONFIG="+dir, "KUBECONFIG="+g.kubeconfig)
+	g := &gcloud{kubeconfig: filepath.Join(dir, "kubeconfig")}
+	g.cli = &cli{t: t, name: "gcloud", path: path, timeout: gcloudTimeout,
+		env: append(environWithout("CLOUDSDK_", "KUBECONFIG="), "CLOUDSDK_CONFIG="+dir, "KUBECONFIG="+g.kubeconfig)}
 	for _, kv := range [][2]string{
 		{"api_endpoint_overrides/container", url + "/"},
 		// clusters create first asks Service Usage whether the Kubernetes Engine API is enabled.
@@ -52,35 +43,6 @@ func newGcloud(t *testing.T, path, url string) *gcloud {
 		g.ok("config", "set", kv[0], kv[1])
 	}
 	return g
-}
-
-// run runs one gcloud command with a timeout and returns its stdout and stderr.
-func (g *gcloud) run(args ...string) (stdout, stderr string, err error) {
-	g.t.Helper()
-	ctx, cancel := context.WithTimeout(g.t.Context(), gcloudTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, g.path, args...)
-	cmd.Env = g.env
-	cmd.WaitDelay = 5 * time.Second
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	start := time.Now()
-	err = cmd.Run()
-	g.t.Logf("gcloud %s (%s)", strings.Join(args, " "), time.Since(start).Round(10*time.Millisecond))
-	if ctx.Err() != nil {
-		g.t.Fatalf("gcloud %s: no answer within %s\nstderr:\n%s", strings.Join(args, " "), gcloudTimeout, errOut.String())
-	}
-	return out.String(), errOut.String(), err
-}
-
-// ok runs a command that must succeed and returns its stdout.
-func (g *gcloud) ok(args ...string) string {
-	g.t.Helper()
-	out, errOut, err := g.run(args...)
-	if err != nil {
-		g.t.Fatalf("gcloud %s: %v\nstderr:\n%s", strings.Join(args, " "), err, errOut)
-	}
-	return out
 }
 
 // json runs a command with --format=json that must succeed and decodes its output into v.

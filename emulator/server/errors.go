@@ -70,8 +70,15 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 		code = he.Code
 		status, reason = statusOfCode(code)
 		message = fmt.Sprint(he.Message)
-		if code == http.StatusNotFound {
+		switch {
+		case code == http.StatusNotFound && isK8sPath(c.Request().URL.Path):
+			// What the API server says of a path it does not serve; kubectl reads the 404 as
+			// "resource type not served" and falls back where it can.
+			message = "the server could not find the requested resource"
+		case code == http.StatusNotFound:
 			message = fmt.Sprintf("The requested URL %s was not found on this server (gkesim serves the GKE v1 API under /v1/projects/{project}/locations/{location}/...).", c.Request().URL.Path)
+		case code == http.StatusMethodNotAllowed && isK8sPath(c.Request().URL.Path):
+			message = fmt.Sprintf("the server does not allow this method on the requested resource (gkesim does not implement %s here)", c.Request().Method)
 		}
 	case errors.Is(err, sim.ErrStopped):
 		code, status, reason = http.StatusServiceUnavailable, "UNAVAILABLE", "backendError"

@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"reflect"
+	"strconv"
 	"strings"
+	"time"
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
 	"github.com/labstack/echo/v4"
@@ -14,19 +17,24 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/fields"
-	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/strategicpatch"
+	kjson "sigs.k8s.io/json"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim"
 )
 
 // The Kubernetes-shaped API of each cluster, under its endpoint prefix
 // /k8s/projects/{p}/locations/{l}/clusters/{c}: namespaces, nodes, pods (and their eviction),
-// Deployments (and their scale) and PodDisruptionBudgets, in Kubernetes JSON.
+// Deployments (and their scale), PodDisruptionBudgets, and read-only DaemonSets, Events and
+// Services, in Kubernetes JSON or, when kubectl asks for one, as a Table (k8s_table.go).
 
 func (s *Server) k8sRoutes(g *echo.Group) {
-	g.GET("/api/v1/namespaces", s.k8s(func(w *sim.World, cl *sim.Cluster, c echo.Context) (any, error) {
-		return w.ListNamespaces(cl), nil
+	s.k8sDiscoveryRoutes(g)
+	s.k8sLeaseRoutes(g)
+
+	g.GET("/api/v1/namespaces", s.k8sList("namespaces", func(w *sim.World, cl *sim.Cluster, o sim.ListOptions, _ listFilter) runtime.Object {
+		return w.ListNamespaces(cl)
 	}))
 	g.POST("/api/v1/namespaces", s.k8sBody(&corev1.Namespace{}, func(w *sim.World, cl *sim.Cluster, c echo.Context, in any) (any, error) {
 		return w.CreateNamespace(cl, in.(*corev1.Namespace))
@@ -38,18 +46,22 @@ func (s *Server) k8sRoutes(g *echo.Group) {
 		return w.DeleteNamespace(cl, c.Param("ns"))
 	}))
 
-	g.GET("/api/v1/nodes", s.k8s(func(w *sim.World, cl *sim.Cluster, c echo.Context) (any, error) {
+	g.GET("/api/v1/nodes", s.k8sList("nodes", func(w *sim.World, cl *sim.Cluster, o sim.ListOptions, _ listFilter) runtime.Object {
 		return &corev1.NodeList{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "NodeList"},
-			ListMeta: metav1.ListMeta{ResourceVersion: fmt.Sprint(cl.RV)}, Items: w.K8sNodes(cl)}, nil
+			ListMeta: metav1.ListMeta{ResourceVersion: fmt.Sprint(cl.RV)}, Items: w.K8sNodes(cl)}
 	}))
-	g.GET("/api/v1/nodes/:name", s.k8s(func(w *sim.World, cl *sim.Cluster, c echo.Context) (any, error) {
+	getNode := func(w *sim.World, cl *sim.Cluster, c echo.Context) (any, error) {
 		return w.GetK8sNode(cl, c.Param("name"))
-	}))
-	g.PATCH("/api/v1/nodes/:name", s.patchNode)
+	}
+	g.GET("/api/v1/nodes/:name", s.k8s(getNode))
+	g.PATCH("/api/v1/nodes/:name", s.k8sPatch(&corev1.Node{}, getNode, updateNode))
 
 	pods := func(path string) string { return "/api/v1/namespaces/:ns/pods" + path }
-	g.GET("/api/v1/pods", s.listPods)
-	g.GET(pods(""), s.listPods)
+	listPods := s.k8sList("pods", func(w *sim.World, cl *sim.Cluster, o sim.ListOptions, _ listFilter) runtime.Object {
+		return w.ListPods(cl, o)
+	})
+	g.GET("/api/v1/pods", listPods)
+	g.GET(pods(""), listPods)
 	g.POST(pods(""), s.k8sBody(&corev1.Pod{}, func(w *sim.World, cl *sim.Cluster, c echo.Context, in any) (any, error) {
 		return w.CreatePod(cl, c.Param("ns"), in.(*corev1.Pod))
 	}))
@@ -68,8 +80,11 @@ func (s *Server) k8sRoutes(g *echo.Group) {
 	}))
 
 	deploy := func(path string) string { return "/apis/apps/v1/namespaces/:ns/deployments" + path }
-	g.GET("/apis/apps/v1/deployments", s.listDeployments)
-	g.GET(deploy(""), s.listDeployments)
+	listDeployments := s.k8sList("deployments", func(w *sim.World, cl *sim.Cluster, o sim.ListOptions, _ listFilter) runtime.Object {
+		return w.ListDeployments(cl, o)
+	})
+	g.GET("/apis/apps/v1/deployments", listDeployments)
+	g.GET(deploy(""), listDeployments)
 	g.POST(deploy(""), s.k8sBody(&appsv1.Deployment{}, func(w *sim.World, cl *sim.Cluster, c echo.Context, in any) (any, error) {
 		return w.CreateDeployment(cl, c.Param("ns"), in.(*appsv1.Deployment))
 	}))
@@ -101,8 +116,11 @@ func (s *Server) k8sRoutes(g *echo.Group) {
 	g.PATCH(deploy("/:name/scale"), s.k8sPatch(&autoscalingv1.Scale{}, getScale, setScale))
 
 	pdb := func(path string) string { return "/apis/policy/v1/namespaces/:ns/poddisruptionbudgets" + path }
-	g.GET("/apis/policy/v1/poddisruptionbudgets", s.listPDBs)
-	g.GET(pdb(""), s.listPDBs)
+	listPDBs := s.k8sList("poddisruptionbudgets", func(w *sim.World, cl *sim.Cluster, o sim.ListOptions, _ listFilter) runtime.Object {
+		return w.ListPDBs(cl, o)
+	})
+	g.GET("/apis/policy/v1/poddisruptionbudgets", listPDBs)
+	g.GET(pdb(""), listPDBs)
 	g.POST(pdb(""), s.k8sBody(&policyv1.PodDisruptionBudget{}, func(w *sim.World, cl *sim.Cluster, c echo.Context, in any) (any, error) {
 		return w.CreatePDB(cl, c.Param("ns"), in.(*policyv1.PodDisruptionBudget))
 	}))
@@ -122,6 +140,34 @@ func (s *Server) k8sRoutes(g *echo.Group) {
 	g.DELETE(pdb("/:name"), s.k8s(func(w *sim.World, cl *sim.Cluster, c echo.Context) (any, error) {
 		return w.DeletePDB(cl, c.Param("ns"), c.Param("name"))
 	}))
+
+	// Read-only: GKE's system DaemonSets (kubectl drain looks them up), the event log as Events,
+	// and Services (none yet: kubectl get services prints "No resources found").
+	listDaemonSets := s.k8sList("daemonsets", func(w *sim.World, cl *sim.Cluster, o sim.ListOptions, _ listFilter) runtime.Object {
+		return w.ListDaemonSets(cl, o)
+	})
+	g.GET("/apis/apps/v1/daemonsets", listDaemonSets)
+	g.GET("/apis/apps/v1/namespaces/:ns/daemonsets", listDaemonSets)
+	g.GET("/apis/apps/v1/namespaces/:ns/daemonsets/:name", s.k8s(func(w *sim.World, cl *sim.Cluster, c echo.Context) (any, error) {
+		return w.GetDaemonSet(cl, c.Param("ns"), c.Param("name"))
+	}))
+	listEvents := s.k8sList("events", func(w *sim.World, cl *sim.Cluster, o sim.ListOptions, f listFilter) runtime.Object {
+		return k8sEvents(w, cl, o.Namespace, f.equal("involvedObject.name"))
+	})
+	g.GET("/api/v1/events", listEvents)
+	g.GET("/api/v1/namespaces/:ns/events", listEvents)
+	g.GET("/api/v1/namespaces/:ns/events/:name", s.k8s(func(w *sim.World, cl *sim.Cluster, c echo.Context) (any, error) {
+		return getEvent(w, cl, c.Param("ns"), c.Param("name"))
+	}))
+	listServices := s.k8sList("services", func(w *sim.World, cl *sim.Cluster, o sim.ListOptions, _ listFilter) runtime.Object {
+		return &corev1.ServiceList{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ServiceList"},
+			ListMeta: metav1.ListMeta{ResourceVersion: fmt.Sprint(cl.RV)}, Items: []corev1.Service{}}
+	})
+	g.GET("/api/v1/services", listServices)
+	g.GET("/api/v1/namespaces/:ns/services", listServices)
+	g.GET("/api/v1/namespaces/:ns/services/:name", s.k8s(func(w *sim.World, cl *sim.Cluster, c echo.Context) (any, error) {
+		return nil, k8sNotFound("services", c.Param("name"))
+	}))
 }
 
 type k8sHandler func(w *sim.World, cl *sim.Cluster, c echo.Context) (any, error)
@@ -140,44 +186,148 @@ func k8sCluster(c echo.Context, w *sim.World) (*sim.Cluster, error) {
 	return cl, nil
 }
 
-// k8s runs fn on the simulation with the request's cluster and writes its answer.
+// k8s runs fn on the simulation with the request's cluster and writes its answer: a Table
+// when the client asked for one and the kind has a printer, else the object. Creations answer
+// 201 as the API server's do.
 func (s *Server) k8s(fn k8sHandler) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		return s.do(c, func(w *sim.World) (any, error) {
+		tr, err := parseTableRequest(c.Request().Header.Get(echo.HeaderAccept), c.QueryParam("includeObject"))
+		if err != nil {
+			return err
+		}
+		var out any
+		var now time.Time
+		err = s.runner.Do(c.Request().Context(), func(w *sim.World) error {
 			cl, err := k8sCluster(c, w)
 			if err != nil {
-				return nil, err
+				return err
 			}
-			return fn(w, cl, c)
+			out, err = fn(w, cl, c)
+			now = w.Now()
+			return err
 		})
+		if err != nil {
+			return err
+		}
+		code := http.StatusOK
+		if c.Request().Method == http.MethodPost {
+			code = http.StatusCreated
+		}
+		if tr.version != "" {
+			t, ok, err := toTable(out, now, tr)
+			if err != nil {
+				return err
+			}
+			if ok {
+				return writeJSON(c, code, t)
+			}
+		}
+		return writeJSON(c, code, out)
+	}
+}
+
+// k8sList serves a list: list builds it with what the simulation can narrow by (namespace,
+// labels, node; f for hints of its own), then the request's selectors filter its items.
+func (s *Server) k8sList(resource string, list func(w *sim.World, cl *sim.Cluster, o sim.ListOptions, f listFilter) runtime.Object) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if w := c.QueryParam("watch"); w == "true" || w == "1" {
+			// 410 Expired is what a watch from a compacted resourceVersion gets: client-go's
+			// reflectors (kubectl delete --wait, kubectl wait, rollout status) then list again
+			// quietly, so waiting works by polling; kubectl get -w prints the message.
+			return &sim.Error{HTTPCode: http.StatusGone, Status: "Expired", KubeReason: "Expired",
+				Message: fmt.Sprintf("gkesim does not serve watches of %s: list them again instead (kubectl get without -w)", resource)}
+		}
+		f, o, err := parseListFilter(c, resource)
+		if err != nil {
+			return err
+		}
+		return s.k8s(func(w *sim.World, cl *sim.Cluster, c echo.Context) (any, error) {
+			out := list(w, cl, o, f)
+			return out, f.apply(out)
+		})(c)
 	}
 }
 
 // k8sBody decodes the request body into a fresh copy of proto, then runs fn.
 func (s *Server) k8sBody(proto any, fn k8sBodyHandler) echo.HandlerFunc {
 	return func(c echo.Context) error {
+		body, err := readK8sBody(c)
+		if err != nil {
+			return err
+		}
 		in := newLike(proto)
-		if err := decode(c, in); err != nil {
-			return kubeBadRequest(err)
+		if len(strings.TrimSpace(string(body))) > 0 {
+			if err := decodeK8s(c, body, in); err != nil {
+				return err
+			}
 		}
 		return s.k8s(func(w *sim.World, cl *sim.Cluster, c echo.Context) (any, error) { return fn(w, cl, c, in) })(c)
 	}
 }
 
-// k8sPatch applies a JSON merge patch (or a strategic merge patch, treated as one: fine for the
-// field updates kubectl scale, label and annotate send) to the current object and stores the
-// result with update.
+// readK8sBody reads a request body of at most maxBodyBytes.
+func readK8sBody(c echo.Context) ([]byte, error) {
+	body, err := io.ReadAll(io.LimitReader(c.Request().Body, maxBodyBytes+1))
+	if err != nil {
+		return nil, kubeBadRequest(fmt.Errorf("could not read the request body: %v", err))
+	}
+	if len(body) > maxBodyBytes {
+		return nil, &sim.Error{HTTPCode: http.StatusRequestEntityTooLarge, Status: "RequestEntityTooLarge", KubeReason: "RequestEntityTooLarge",
+			Message: fmt.Sprintf("the request body is larger than %d bytes", maxBodyBytes)}
+	}
+	return body, nil
+}
+
+// decodeK8s decodes a Kubernetes object as the API server does: field names are
+// case-sensitive, and unknown or duplicate fields are handled as the fieldValidation parameter
+// says: Strict refuses the request (400, what kubectl create/apply send by default), Warn (the
+// default) answers with a Warning header kubectl prints, Ignore drops them.
+func decodeK8s(c echo.Context, body []byte, into any) error {
+	kind := reflect.TypeOf(into).Elem().Name()
+	cannot := func(format string, args ...any) error {
+		return kubeBadRequest(fmt.Errorf("%s in version \"v1\" cannot be handled as a %s: %s", kind, kind, fmt.Sprintf(format, args...)))
+	}
+	strict, err := kjson.UnmarshalStrict(body, into)
+	if err != nil {
+		return cannot("%v", err)
+	}
+	if len(strict) == 0 {
+		return nil
+	}
+	switch v := c.QueryParam("fieldValidation"); v {
+	case "Strict":
+		msgs := make([]string, len(strict))
+		for i, e := range strict {
+			msgs[i] = e.Error()
+		}
+		return cannot("strict decoding error: %s", strings.Join(msgs, ", "))
+	case "", "Warn":
+		for _, e := range strict {
+			c.Response().Header().Add("Warning", "299 - "+strconv.Quote(e.Error()))
+		}
+	case "Ignore":
+	default:
+		return kubeBadRequest(fmt.Errorf("fieldValidation: Unsupported value: %q: supported values: \"Ignore\", \"Strict\", \"Warn\"", v))
+	}
+	return nil
+}
+
+// k8sPatch applies a patch to the current object and stores the result with update: a JSON
+// merge patch, a strategic merge patch (what kubectl apply, cordon, label and annotate send;
+// lists merge by their patch keys, as on the API server) or a JSON patch (kubectl patch
+// --type json). Server-side apply is not supported.
 func (s *Server) k8sPatch(proto any, get k8sHandler, update k8sBodyHandler) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		switch ct := c.Request().Header.Get(echo.HeaderContentType); {
-		case strings.HasPrefix(ct, "application/merge-patch+json"), strings.HasPrefix(ct, "application/strategic-merge-patch+json"):
+		ct, _, _ := strings.Cut(c.Request().Header.Get(echo.HeaderContentType), ";")
+		switch ct = strings.TrimSpace(ct); ct {
+		case "application/merge-patch+json", "application/strategic-merge-patch+json", "application/json-patch+json":
 		default:
 			return &sim.Error{HTTPCode: http.StatusUnsupportedMediaType, Status: "UnsupportedMediaType", KubeReason: "UnsupportedMediaType",
-				Message: fmt.Sprintf("the body of the request was in an unknown format - accepted media types include: application/merge-patch+json, application/strategic-merge-patch+json (got %q)", ct)}
+				Message: fmt.Sprintf("the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json (got %q)", ct)}
 		}
-		patch, err := io.ReadAll(io.LimitReader(c.Request().Body, maxBodyBytes))
+		patch, err := readK8sBody(c)
 		if err != nil {
-			return kubeBadRequest(err)
+			return err
 		}
 		return s.k8s(func(w *sim.World, cl *sim.Cluster, c echo.Context) (any, error) {
 			cur, err := get(w, cl, c)
@@ -188,13 +338,24 @@ func (s *Server) k8sPatch(proto any, get k8sHandler, update k8sBodyHandler) echo
 			if err != nil {
 				return nil, err
 			}
-			merged, err := jsonpatch.MergePatch(doc, patch)
+			var patched []byte
+			switch ct {
+			case "application/merge-patch+json":
+				patched, err = jsonpatch.MergePatch(doc, patch)
+			case "application/strategic-merge-patch+json":
+				patched, err = strategicpatch.StrategicMergePatch(doc, patch, newLike(proto))
+			default:
+				var p jsonpatch.Patch
+				if p, err = jsonpatch.DecodePatch(patch); err == nil {
+					patched, err = p.Apply(doc)
+				}
+			}
 			if err != nil {
 				return nil, kubeBadRequest(fmt.Errorf("invalid patch: %v", err))
 			}
 			in := newLike(proto)
-			if err := json.Unmarshal(merged, in); err != nil {
-				return nil, kubeBadRequest(fmt.Errorf("the patched object is invalid: %v", err))
+			if err := decodeK8s(c, patched, in); err != nil {
+				return nil, err
 			}
 			return update(w, cl, c, in)
 		})(c)
@@ -206,6 +367,8 @@ func newLike(proto any) any {
 	switch proto.(type) {
 	case *corev1.Namespace:
 		return &corev1.Namespace{}
+	case *corev1.Node:
+		return &corev1.Node{}
 	case *corev1.Pod:
 		return &corev1.Pod{}
 	case *appsv1.Deployment:
@@ -230,76 +393,40 @@ func kubeBadRequest(err error) error {
 	return &sim.Error{HTTPCode: http.StatusBadRequest, Status: "BadRequest", KubeReason: "BadRequest", Message: err.Error()}
 }
 
-// listOptions reads the namespace and the labelSelector / fieldSelector query parameters.
-func listOptions(c echo.Context) (sim.ListOptions, error) {
-	o := sim.ListOptions{Namespace: c.Param("ns")}
-	if v := c.QueryParam("labelSelector"); v != "" {
-		sel, err := labels.Parse(v)
-		if err != nil {
-			return o, kubeBadRequest(fmt.Errorf("unable to parse requirement: %v", err))
-		}
-		o.Labels = sel
+// updateNode stores a patched node. Only spec.unschedulable may change (kubectl cordon,
+// uncordon, drain): a node's labels, annotations and taints come from its node pool, and a
+// change to them is refused rather than dropped.
+func updateNode(w *sim.World, cl *sim.Cluster, c echo.Context, in any) (any, error) {
+	want := in.(*corev1.Node)
+	cur, err := w.GetK8sNode(cl, c.Param("name"))
+	if err != nil {
+		return nil, err
 	}
-	if v := c.QueryParam("fieldSelector"); v != "" {
-		sel, err := fields.ParseSelector(v)
-		if err != nil {
-			return o, kubeBadRequest(fmt.Errorf("invalid field selector: %v", err))
-		}
-		for _, r := range sel.Requirements() {
-			switch r.Field {
-			case "spec.nodeName":
-				o.NodeName = r.Value
-			case "status.phase":
-				o.Phase = r.Value
-			case "metadata.namespace":
-				o.Namespace = r.Value
-			case "metadata.name":
-			default:
-				return o, kubeBadRequest(fmt.Errorf("field label not supported: %s", r.Field))
+	userTaints := func(ts []corev1.Taint) []corev1.Taint {
+		var out []corev1.Taint
+		for _, t := range ts {
+			if t.Key != corev1.TaintNodeUnschedulable {
+				out = append(out, t)
 			}
 		}
+		return out
 	}
-	return o, nil
-}
-
-func (s *Server) listPods(c echo.Context) error {
-	o, err := listOptions(c)
-	if err != nil {
-		return err
-	}
-	return s.k8s(func(w *sim.World, cl *sim.Cluster, c echo.Context) (any, error) { return w.ListPods(cl, o), nil })(c)
-}
-
-func (s *Server) listDeployments(c echo.Context) error {
-	o, err := listOptions(c)
-	if err != nil {
-		return err
-	}
-	return s.k8s(func(w *sim.World, cl *sim.Cluster, c echo.Context) (any, error) { return w.ListDeployments(cl, o), nil })(c)
-}
-
-func (s *Server) listPDBs(c echo.Context) error {
-	o, err := listOptions(c)
-	if err != nil {
-		return err
-	}
-	return s.k8s(func(w *sim.World, cl *sim.Cluster, c echo.Context) (any, error) { return w.ListPDBs(cl, o), nil })(c)
-}
-
-// patchNode supports what kubectl cordon/uncordon send: {"spec":{"unschedulable":true}}.
-func (s *Server) patchNode(c echo.Context) error {
-	var patch struct {
-		Spec struct {
-			Unschedulable *bool `json:"unschedulable"`
-		} `json:"spec"`
-	}
-	if err := decode(c, &patch); err != nil {
-		return kubeBadRequest(err)
-	}
-	return s.k8s(func(w *sim.World, cl *sim.Cluster, c echo.Context) (any, error) {
-		if patch.Spec.Unschedulable == nil {
-			return w.GetK8sNode(cl, c.Param("name"))
+	for _, f := range []struct {
+		field string
+		same  bool
+	}{
+		{"metadata.labels", reflect.DeepEqual(want.Labels, cur.Labels)},
+		{"metadata.annotations", reflect.DeepEqual(want.Annotations, cur.Annotations)},
+		{"spec.taints", reflect.DeepEqual(userTaints(want.Spec.Taints), userTaints(cur.Spec.Taints))},
+	} {
+		if !f.same {
+			return nil, &sim.Error{HTTPCode: http.StatusUnprocessableEntity, Status: "Invalid", KubeReason: "Invalid",
+				Message: fmt.Sprintf("Node %q is invalid: %s: Forbidden: gkesim nodes take their labels, annotations and taints from the node pool: change config.labels or config.taints of node pool %s instead",
+					cur.Name, f.field, cur.Labels["cloud.google.com/gke-nodepool"])}
 		}
-		return w.SetNodeUnschedulable(cl, c.Param("name"), *patch.Spec.Unschedulable)
-	})(c)
+	}
+	if want.Spec.Unschedulable == cur.Spec.Unschedulable {
+		return cur, nil
+	}
+	return w.SetNodeUnschedulable(cl, cur.Name, want.Spec.Unschedulable)
 }

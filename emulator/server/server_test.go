@@ -72,11 +72,18 @@ func (e *env) call(method, path string, body any) (int, []byte) {
 		}
 		rd = bytes.NewReader(enc)
 	}
-	req, err := http.NewRequest(method, e.url+path, rd)
+	code, _, out := e.send(method, path, http.Header{"Content-Type": {"application/json"}}, rd)
+	return code, out
+}
+
+// send sends a request with headers and returns the status code, the headers and the body.
+func (e *env) send(method, path string, header http.Header, body io.Reader) (int, http.Header, []byte) {
+	e.t.Helper()
+	req, err := http.NewRequest(method, e.url+path, body)
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	req.Header.Set("Content-Type", "application/json")
+	req.Header = header
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		e.t.Fatalf("%s %s: %v", method, path, err)
@@ -86,7 +93,7 @@ func (e *env) call(method, path string, body any) (int, []byte) {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	return resp.StatusCode, out
+	return resp.StatusCode, resp.Header, out
 }
 
 // ok sends a request that must succeed and decodes the answer into out (if not nil).

@@ -146,19 +146,20 @@ func (w *World) DeleteNamespace(c *Cluster, name string) (*corev1.Namespace, err
 			return nil, kubeError(http.StatusForbidden, "Forbidden", "namespaces %q is forbidden: this namespace may not be deleted", name)
 		}
 	}
-	for key, d := range c.Deployments {
-		if d.Namespace == name {
-			w.deleteDeployment(c, c.Deployments[key])
+	// In name order, so that the event log is the same on every run.
+	for _, key := range sortedKeys(c.Deployments) {
+		if d := c.Deployments[key]; d.Namespace == name {
+			w.deleteDeployment(c, d)
 		}
 	}
-	for _, b := range c.PDBs {
-		if b.Namespace == name {
+	for _, key := range sortedKeys(c.PDBs) {
+		if b := c.PDBs[key]; b.Namespace == name {
 			w.forgetPDB(c, b)
-			delete(c.PDBs, b.Key())
+			delete(c.PDBs, key)
 		}
 	}
-	for _, p := range c.Pods {
-		if p.Namespace == name {
+	for _, key := range sortedKeys(c.Pods) {
+		if p := c.Pods[key]; p != nil && p.Namespace == name {
 			w.terminatePod(c, p, graceOf(w.podSpec(c, p), 0))
 		}
 	}
@@ -244,6 +245,11 @@ func (w *World) renderDeployment(c *Cluster, d *Deployment) *appsv1.Deployment {
 		cond(appsv1.DeploymentProgressing, true, "NewReplicaSetAvailable", fmt.Sprintf("ReplicaSet %q is progressing.", d.Name+"-"+d.Current)),
 	}
 	spec := *d.Spec.DeepCopy()
+	if t := d.Templates[d.Current]; len(spec.Template.Spec.Containers) == 0 && t != nil {
+		// GKE's system Deployments keep their pod template only among the ReplicaSet templates.
+		spec.Template = *t.DeepCopy()
+		delete(spec.Template.Labels, appsv1.DefaultDeploymentUniqueLabelKey)
+	}
 	return &appsv1.Deployment{
 		TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"},
 		ObjectMeta: metav1.ObjectMeta{Name: d.Name, Namespace: d.Namespace, UID: types.UID(d.UID), ResourceVersion: rvString(d.RV),
@@ -488,9 +494,12 @@ func (w *World) renderPod(c *Cluster, p *Pod) *corev1.Pod {
 		return corev1.PodCondition{Type: t, Status: s, LastTransitionTime: metav1.NewTime(p.CreateTime)}
 	}
 	if p.Node == "" {
-		sc := condition(corev1.PodScheduled, false)
-		sc.Reason, sc.Message = corev1.PodReasonUnschedulable, p.Unschedulable
-		st.Conditions = []corev1.PodCondition{sc}
+		// Like the API server: no condition until the scheduler has tried and failed.
+		if p.Unschedulable != "" {
+			sc := condition(corev1.PodScheduled, false)
+			sc.Reason, sc.Message = corev1.PodReasonUnschedulable, p.Unschedulable
+			st.Conditions = []corev1.PodCondition{sc}
+		}
 	} else {
 		st.Conditions = []corev1.PodCondition{condition(corev1.PodInitialized, true), condition(corev1.PodReady, p.Ready),
 			condition(corev1.ContainersReady, p.Ready), condition(corev1.PodScheduled, true)}

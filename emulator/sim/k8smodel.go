@@ -221,3 +221,13 @@ func (c *Cluster) nextRV() int64 {
 	c.RV++
 	return c.RV
 }
+
+// sortedKeys lists a map's keys in order, for deterministic iteration.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

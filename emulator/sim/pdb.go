@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"sort"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -66,6 +68,9 @@ func (w *World) pdbsOf(c *Cluster, p *Pod) []*PDB {
 		if b.Namespace == p.Namespace && w.selectorOf(c, b, b.Spec.Selector).Matches(labels.Set(p.Labels)) {
 			out = append(out, b)
 		}
+	}
+	if len(out) > 1 { // the first blocking budget is the one reported
+		sort.Slice(out, func(i, j int) bool { return out[i].Key() < out[j].Key() })
 	}
 	return out
 }

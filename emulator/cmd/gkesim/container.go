@@ -64,7 +64,7 @@ func newContainerCmd(g *globals) *cobra.Command {
 }
 
 func newClustersCmd(g *globals) *cobra.Command {
-	cmd := &cobra.Command{Use: "clusters", Short: "List and describe clusters"}
+	cmd := &cobra.Command{Use: "clusters", Short: "List and describe clusters, and write kubeconfig entries for them"}
 	var lw, dw where
 	list := &cobra.Command{
 		Use: "list", Short: "List clusters", Args: cobra.NoArgs,
@@ -113,7 +113,7 @@ func newClustersCmd(g *globals) *cobra.Command {
 		},
 	}
 	dw.flags(describe.Flags(), "")
-	cmd.AddCommand(list, describe)
+	cmd.AddCommand(list, describe, newGetCredentialsCmd(g))
 	return cmd
 }
 

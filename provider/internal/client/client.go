@@ -109,10 +109,11 @@ func IsPleaseWait(body []byte) bool {
 	return reason && strings.Contains(eb.Error.Message, "Please wait and try again once it is done")
 }
 
-// IsNotFound says whether err is an HTTP 404 from the API.
+// IsNotFound says whether err is an HTTP 404 from the GKE or the Kubernetes API.
 func IsNotFound(err error) bool {
 	var ge *googleapi.Error
-	return errors.As(err, &ge) && ge.Code == http.StatusNotFound
+	var se *StatusError
+	return (errors.As(err, &ge) && ge.Code == http.StatusNotFound) || (errors.As(err, &se) && se.Code == http.StatusNotFound)
 }
 
 // Message is the API's own message of err (shown to users verbatim), or err's text.
@@ -120,6 +121,10 @@ func Message(err error) string {
 	var ge *googleapi.Error
 	if errors.As(err, &ge) && ge.Message != "" {
 		return ge.Message
+	}
+	var se *StatusError
+	if errors.As(err, &se) {
+		return se.Status.Message
 	}
 	return err.Error()
 }
@@ -132,6 +137,13 @@ func ClusterName(project, location, cluster string) string {
 // NodePoolName is projects/P/locations/L/clusters/C/nodePools/N.
 func NodePoolName(project, location, cluster, pool string) string {
 	return ClusterName(project, location, cluster) + "/nodePools/" + pool
+}
+
+// KubeObjectName is projects/P/locations/L/clusters/C/namespaces/NS/{collection}/NAME, the id
+// of a Kubernetes object in a cluster (collection as in its API path: deployments,
+// poddisruptionbudgets).
+func KubeObjectName(project, location, cluster, namespace, collection, name string) string {
+	return ClusterName(project, location, cluster) + "/namespaces/" + namespace + "/" + collection + "/" + name
 }
 
 // Wait polls op until it is DONE and returns its error, if any, with GKE's message. It logs

@@ -1,0 +1,545 @@
+package server
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/version"
+)
+
+// The Kubernetes-shaped API as the API server answers: Status bodies on errors, selectors,
+// subresources, patches, server-side printing and the discovery documents kubectl reads.
+
+const (
+	k8sBase   = "/k8s/projects/proj/locations/us-central1-a/clusters/base"
+	k8sDeploy = k8sBase + "/apis/apps/v1/namespaces/default/deployments"
+	k8sPods   = k8sBase + "/api/v1/namespaces/default/pods"
+	tableV1   = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json"
+)
+
+// k8sCall sends a request with a content type and an Accept header ("" for none).
+func (e *env) k8sCall(method, path, contentType, accept, body string) (int, http.Header, []byte) {
+	e.t.Helper()
+	h := http.Header{}
+	if contentType != "" {
+		h.Set("Content-Type", contentType)
+	}
+	if accept != "" {
+		h.Set("Accept", accept)
+	}
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	return e.send(method, path, h, rd)
+}
+
+// k8sOK sends a request that must succeed (2xx) and decodes the answer into out.
+func (e *env) k8sOK(method, path, contentType, body string, out any) {
+	e.t.Helper()
+	code, _, b := e.k8sCall(method, path, contentType, "application/json", body)
+	if code/100 != 2 {
+		e.t.Fatalf("%s %s: HTTP %d: %s", method, path, code, b)
+	}
+	if out != nil {
+		if err := json.Unmarshal(b, out); err != nil {
+			e.t.Fatalf("%s %s: decode %s: %v", method, path, b, err)
+		}
+	}
+}
+
+// wantStatus checks a Kubernetes Status error body.
+func wantStatus(t *testing.T, code int, body []byte, wantCode int, reason metav1.StatusReason, fragments ...string) {
+	t.Helper()
+	if code != wantCode {
+		t.Fatalf("HTTP %d, want %d: %s", code, wantCode, body)
+	}
+	var st metav1.Status
+	if err := json.Unmarshal(body, &st); err != nil {
+		t.Fatalf("not a Status: %v: %s", err, body)
+	}
+	if st.Kind != "Status" || st.APIVersion != "v1" || st.Status != metav1.StatusFailure || st.Code != int32(wantCode) || st.Reason != reason {
+		t.Errorf("Status = %s %s %s code %d reason %s, want Status v1 Failure %d %s", st.Kind, st.APIVersion, st.Status, st.Code, st.Reason, wantCode, reason)
+	}
+	for _, f := range fragments {
+		if !strings.Contains(st.Message, f) {
+			t.Errorf("Status message %q does not contain %q", st.Message, f)
+		}
+	}
+}
+
+// deploymentJSON is a Deployment of replicas pods labelled app=name, each requesting cpu.
+func deploymentJSON(name string, replicas int, cpu string) string {
+	return fmt.Sprintf(`{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": %[1]q, "labels": {"app": %[1]q}},
+		"spec": {"replicas": %[2]d, "selector": {"matchLabels": {"app": %[1]q}},
+		"template": {"metadata": {"labels": {"app": %[1]q}}, "spec": {"containers": [{"name": "app", "image": "nginx:1.27",
+		"resources": {"requests": {"cpu": %[3]q, "memory": "32Mi"}}}]}}}}`, name, replicas, cpu)
+}
+
+func TestK8sErrorsAreStatusBodies(t *testing.T) {
+	e := newEnv(t).withBase()
+	e.k8sOK("POST", k8sDeploy, "application/json", deploymentJSON("web", 1, "10m"), nil)
+	var d appsv1.Deployment
+	e.k8sOK("GET", k8sDeploy+"/web", "", "", &d)
+
+	stale := d.DeepCopy()
+	stale.ResourceVersion = "1"
+	staleJSON, _ := json.Marshal(stale)
+	cases := []struct {
+		name, method, path, contentType, body string
+		code                                  int
+		reason                                metav1.StatusReason
+		fragments                             []string
+	}{
+		{"get missing", "GET", k8sDeploy + "/nope", "", "", 404, metav1.StatusReasonNotFound, []string{`deployments.apps "nope" not found`}},
+		{"unknown resource", "GET", k8sBase + "/apis/batch/v1/namespaces/default/jobs", "", "", 404, metav1.StatusReasonNotFound,
+			[]string{"the server could not find the requested resource"}},
+		{"unknown cluster", "GET", "/k8s/projects/proj/locations/us-central1-a/clusters/nope/api/v1/nodes", "", "", 404, metav1.StatusReasonNotFound,
+			[]string{`cluster "nope" not found`}},
+		{"create twice", "POST", k8sDeploy, "application/json", deploymentJSON("web", 1, "10m"), 409, metav1.StatusReasonAlreadyExists,
+			[]string{`deployments.apps "web" already exists`}},
+		{"invalid", "POST", k8sDeploy, "application/json", deploymentJSON("bad", -1, "10m"), 422, metav1.StatusReasonInvalid,
+			[]string{`Deployment.apps "bad" is invalid`, "spec.replicas: Invalid value: -1: must be greater than or equal to 0"}},
+		{"stale resourceVersion", "PUT", k8sDeploy + "/web", "application/json", string(staleJSON), 409, metav1.StatusReasonConflict,
+			[]string{`Operation cannot be fulfilled on deployments.apps "web": the object has been modified`}},
+		{"strict unknown field", "POST", k8sDeploy + "?fieldValidation=Strict", "application/json",
+			strings.Replace(deploymentJSON("typo", 1, "10m"), `"replicas"`, `"replica"`, 1), 400, metav1.StatusReasonBadRequest,
+			[]string{`Deployment in version "v1" cannot be handled as a Deployment: strict decoding error: unknown field "spec.replica"`}},
+		{"field names are case-sensitive", "POST", k8sDeploy + "?fieldValidation=Strict", "application/json",
+			strings.Replace(deploymentJSON("case", 1, "10m"), `"replicas"`, `"Replicas"`, 1), 400, metav1.StatusReasonBadRequest,
+			[]string{`unknown field "spec.Replicas"`}},
+		{"bad fieldValidation", "POST", k8sDeploy + "?fieldValidation=Loud", "application/json",
+			strings.Replace(deploymentJSON("loud", 1, "10m"), `"replicas"`, `"replica"`, 1), 400, metav1.StatusReasonBadRequest,
+			[]string{`fieldValidation: Unsupported value: "Loud"`}},
+		{"not JSON", "POST", k8sDeploy, "application/json", `{"metadata": `, 400, metav1.StatusReasonBadRequest, []string{"cannot be handled as a Deployment"}},
+		{"unsupported patch type", "PATCH", k8sDeploy + "/web", "application/apply-patch+yaml", `{}`, 415, metav1.StatusReasonUnsupportedMediaType,
+			[]string{"application/merge-patch+json"}},
+		{"unsupported field selector", "GET", k8sPods + "?fieldSelector=spec.hostname%3Dx", "", "", 400, metav1.StatusReasonBadRequest,
+			[]string{"field label not supported: spec.hostname"}},
+		{"watch", "GET", k8sPods + "?watch=true", "", "", 410, metav1.StatusReasonExpired, []string{"does not serve watches of pods"}},
+		{"method not served", "DELETE", k8sBase + "/api/v1/nodes/x", "", "", 405, metav1.StatusReasonMethodNotAllowed, []string{"does not implement DELETE"}},
+		{"node labels", "PATCH", k8sBase + "/api/v1/nodes/" + e.nodeNames()[0], "application/strategic-merge-patch+json",
+			`{"metadata": {"labels": {"team": "a"}}}`, 422, metav1.StatusReasonInvalid,
+			[]string{"metadata.labels: Forbidden: gkesim nodes take their labels", "node pool pool-a"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, body := e.k8sCall(tc.method, tc.path, tc.contentType, "", tc.body)
+			wantStatus(t, code, body, tc.code, tc.reason, tc.fragments...)
+		})
+	}
+
+	// fieldValidation=Warn (the default) accepts the object and says what it dropped.
+	code, h, body := e.k8sCall("POST", k8sDeploy, "application/json", "", strings.Replace(deploymentJSON("warned", 1, "10m"), `"replicas"`, `"replica"`, 1))
+	if code != http.StatusCreated || !slices.Contains(h.Values("Warning"), `299 - "unknown field \"spec.replica\""`) {
+		t.Errorf("POST with an unknown field, default fieldValidation: HTTP %d, Warning %q: %s", code, h.Values("Warning"), body)
+	}
+}
+
+// nodeNames lists the registered nodes of base through the Kubernetes-shaped API.
+func (e *env) nodeNames() []string {
+	e.t.Helper()
+	var nodes corev1.NodeList
+	e.k8sOK("GET", k8sBase+"/api/v1/nodes", "", "", &nodes)
+	var out []string
+	for _, n := range nodes.Items {
+		out = append(out, n.Name)
+	}
+	return out
+}
+
+func TestK8sListSelectors(t *testing.T) {
+	e := newEnv(t).withBase()
+	e.k8sOK("POST", k8sDeploy, "application/json", deploymentJSON("small", 2, "10m"), nil)
+	e.k8sOK("POST", k8sDeploy, "application/json", deploymentJSON("huge", 2, "4"), nil) // more than an e2-medium has
+	e.advance(time.Minute)
+
+	pods := func(query string) []corev1.Pod {
+		t.Helper()
+		var l corev1.PodList
+		e.k8sOK("GET", k8sBase+"/api/v1/pods?"+query, "", "", &l)
+		return l.Items
+	}
+	small := pods("labelSelector=app%3Dsmall")
+	if len(small) != 2 || small[0].Status.Phase != corev1.PodRunning || small[0].Spec.NodeName == "" {
+		t.Fatalf("labelSelector app=small: %d pods, first %s on %q", len(small), small[0].Status.Phase, small[0].Spec.NodeName)
+	}
+	huge := pods("labelSelector=app%3Dhuge")
+	if len(huge) != 2 || huge[0].Status.Phase != corev1.PodPending || !strings.Contains(huge[0].Status.Conditions[0].Message, "Insufficient cpu") {
+		t.Fatalf("labelSelector app=huge: %+v", huge)
+	}
+	if got := pods("fieldSelector=status.phase%3DPending"); len(got) != 2 || got[0].Labels["app"] != "huge" {
+		t.Errorf("fieldSelector status.phase=Pending: %d pods", len(got))
+	}
+	// What kubectl describe node asks for: the node's pods, without finished ones.
+	node := small[0].Spec.NodeName
+	onNode := pods("fieldSelector=spec.nodeName%3D" + node + "%2Cstatus.phase%21%3DSucceeded%2Cstatus.phase%21%3DFailed")
+	if len(onNode) == 0 || !slices.ContainsFunc(onNode, func(p corev1.Pod) bool { return p.Name == small[0].Name }) {
+		t.Errorf("pods on %s: %d, want %s among them", node, len(onNode), small[0].Name)
+	}
+	for _, p := range onNode {
+		if p.Spec.NodeName != node {
+			t.Errorf("pod %s on %s listed for node %s", p.Name, p.Spec.NodeName, node)
+		}
+	}
+	if got := pods("fieldSelector=metadata.namespace%3Dkube-system%2Cstatus.phase%21%3DRunning"); len(got) != 0 {
+		t.Errorf("kube-system pods not Running: %d, want 0", len(got))
+	}
+	// kubectl delete --wait lists by name.
+	var dl appsv1.DeploymentList
+	e.k8sOK("GET", k8sDeploy+"?fieldSelector=metadata.name%3Dsmall", "", "", &dl)
+	if len(dl.Items) != 1 || dl.Items[0].Name != "small" {
+		t.Errorf("deployments metadata.name=small: %d items", len(dl.Items))
+	}
+	var nl corev1.NodeList
+	e.k8sOK("GET", k8sBase+"/api/v1/nodes?labelSelector=cloud.google.com%2Fgke-nodepool%3Dpool-a", "", "", &nl)
+	e.k8sOK("GET", k8sBase+"/api/v1/nodes?labelSelector=cloud.google.com%2Fgke-nodepool%3Dother", "", "", &dl)
+	if len(nl.Items) != 2 || len(dl.Items) != 0 {
+		t.Errorf("nodes of pool-a: %d (want 2); of pool other: %d (want 0)", len(nl.Items), len(dl.Items))
+	}
+}
+
+func TestK8sScaleAndPatches(t *testing.T) {
+	e := newEnv(t).withBase()
+	e.k8sOK("POST", k8sDeploy, "application/json", deploymentJSON("web", 2, "10m"), nil)
+
+	var sc autoscalingv1.Scale
+	e.k8sOK("GET", k8sDeploy+"/web/scale", "", "", &sc)
+	if sc.Kind != "Scale" || sc.APIVersion != "autoscaling/v1" || sc.Spec.Replicas != 2 || sc.Status.Selector != "app=web" {
+		t.Fatalf("GET scale: %+v", sc)
+	}
+	// kubectl scale sends a merge patch to the subresource.
+	e.k8sOK("PATCH", k8sDeploy+"/web/scale", "application/merge-patch+json", `{"spec": {"replicas": 5}}`, &sc)
+	if sc.Spec.Replicas != 5 {
+		t.Errorf("scale after merge patch: %d replicas, want 5", sc.Spec.Replicas)
+	}
+	stale := sc
+	stale.ResourceVersion, stale.Spec.Replicas = "1", 7
+	body, _ := json.Marshal(&stale)
+	code, _, b := e.k8sCall("PUT", k8sDeploy+"/web/scale", "application/json", "", string(body))
+	wantStatus(t, code, b, 409, metav1.StatusReasonConflict, "the object has been modified")
+
+	var d appsv1.Deployment
+	e.k8sOK("PATCH", k8sDeploy+"/web", "application/merge-patch+json", `{"metadata": {"labels": {"tier": "front"}}}`, &d)
+	if d.Labels["tier"] != "front" || d.Labels["app"] != "web" || *d.Spec.Replicas != 5 {
+		t.Errorf("after merge patch: labels %v replicas %d", d.Labels, *d.Spec.Replicas)
+	}
+	// A strategic merge patch merges containers by name (a merge patch would replace the list).
+	e.k8sOK("PATCH", k8sDeploy+"/web", "application/strategic-merge-patch+json",
+		`{"spec": {"template": {"spec": {"containers": [{"name": "app", "image": "nginx:1.28"}]}}}}`, &d)
+	ct := d.Spec.Template.Spec.Containers
+	if len(ct) != 1 || ct[0].Image != "nginx:1.28" || ct[0].Resources.Requests.Cpu().String() != "10m" {
+		t.Errorf("after strategic merge patch: containers %+v", ct)
+	}
+	e.k8sOK("PATCH", k8sDeploy+"/web", "application/json-patch+json", `[{"op": "replace", "path": "/spec/replicas", "value": 3}]`, &d)
+	if *d.Spec.Replicas != 3 {
+		t.Errorf("after JSON patch: %d replicas, want 3", *d.Spec.Replicas)
+	}
+
+	// cordon and uncordon as kubectl sends them: the uncordon patch sets the field to null.
+	node := e.nodeNames()[0]
+	var n corev1.Node
+	e.k8sOK("PATCH", k8sBase+"/api/v1/nodes/"+node, "application/strategic-merge-patch+json", `{"spec": {"unschedulable": true}}`, &n)
+	if !n.Spec.Unschedulable || !slices.ContainsFunc(n.Spec.Taints, func(t corev1.Taint) bool { return t.Key == corev1.TaintNodeUnschedulable }) {
+		t.Errorf("after cordon: unschedulable %v taints %v", n.Spec.Unschedulable, n.Spec.Taints)
+	}
+	var un corev1.Node
+	e.k8sOK("PATCH", k8sBase+"/api/v1/nodes/"+node, "application/strategic-merge-patch+json", `{"spec": {"unschedulable": null}}`, &un)
+	if un.Spec.Unschedulable || len(un.Spec.Taints) != 0 {
+		t.Errorf("after uncordon: unschedulable %v taints %v", un.Spec.Unschedulable, un.Spec.Taints)
+	}
+}
+
+// table fetches path as a Table.
+func (e *env) table(path string) metav1.Table {
+	e.t.Helper()
+	code, _, b := e.k8sCall("GET", path, "", tableV1, "")
+	if code != http.StatusOK {
+		e.t.Fatalf("GET %s as Table: HTTP %d: %s", path, code, b)
+	}
+	var t metav1.Table
+	if err := json.Unmarshal(b, &t); err != nil {
+		e.t.Fatal(err)
+	}
+	if t.Kind != "Table" || t.APIVersion != "meta.k8s.io/v1" {
+		e.t.Fatalf("GET %s as Table: kind %s apiVersion %s", path, t.Kind, t.APIVersion)
+	}
+	return t
+}
+
+// columns are the headers kubectl prints: all, or with wide=false those of the default view.
+func columns(t metav1.Table, wide bool) []string {
+	var out []string
+	for _, c := range t.ColumnDefinitions {
+		if wide || c.Priority == 0 {
+			out = append(out, strings.ToUpper(c.Name))
+		}
+	}
+	return out
+}
+
+func TestK8sTables(t *testing.T) {
+	e := newEnv(t).withBase()
+	e.k8sOK("POST", k8sDeploy, "application/json", deploymentJSON("small", 2, "10m"), nil)
+	e.k8sOK("POST", k8sDeploy, "application/json", deploymentJSON("huge", 1, "4"), nil)
+	e.k8sOK("POST", k8sBase+"/apis/policy/v1/namespaces/default/poddisruptionbudgets", "application/json",
+		`{"metadata": {"name": "small"}, "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "small"}}}}`, nil)
+	e.advance(time.Hour)
+
+	cases := []struct {
+		path       string
+		cols, wide []string
+	}{
+		{"/api/v1/nodes", []string{"NAME", "STATUS", "ROLES", "AGE", "VERSION"},
+			[]string{"NAME", "STATUS", "ROLES", "AGE", "VERSION", "INTERNAL-IP", "EXTERNAL-IP", "OS-IMAGE", "KERNEL-VERSION", "CONTAINER-RUNTIME"}},
+		{"/api/v1/namespaces/default/pods", []string{"NAME", "READY", "STATUS", "RESTARTS", "AGE"},
+			[]string{"NAME", "READY", "STATUS", "RESTARTS", "AGE", "IP", "NODE", "NOMINATED NODE", "READINESS GATES"}},
+		{"/apis/apps/v1/namespaces/default/deployments", []string{"NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE"},
+			[]string{"NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE", "CONTAINERS", "IMAGES", "SELECTOR"}},
+		{"/apis/policy/v1/namespaces/default/poddisruptionbudgets", []string{"NAME", "MIN AVAILABLE", "MAX UNAVAILABLE", "ALLOWED DISRUPTIONS", "AGE"}, nil},
+		{"/api/v1/namespaces", []string{"NAME", "STATUS", "AGE"}, nil},
+		{"/api/v1/namespaces/default/services", []string{"NAME", "TYPE", "CLUSTER-IP", "EXTERNAL-IP", "PORT(S)", "AGE"}, nil},
+		{"/apis/apps/v1/namespaces/kube-system/daemonsets", []string{"NAME", "DESIRED", "CURRENT", "READY", "UP-TO-DATE", "AVAILABLE", "NODE SELECTOR", "AGE"}, nil},
+	}
+	tables := map[string]metav1.Table{}
+	for _, tc := range cases {
+		tb := e.table(k8sBase + tc.path)
+		tables[tc.path] = tb
+		if got := columns(tb, false); !slices.Equal(got, tc.cols) {
+			t.Errorf("%s columns %q, want %q", tc.path, got, tc.cols)
+		}
+		if got := columns(tb, true); tc.wide != nil && !slices.Equal(got, tc.wide) {
+			t.Errorf("%s -o wide columns %q, want %q", tc.path, got, tc.wide)
+		}
+		for _, r := range tb.Rows {
+			if len(r.Cells) != len(tb.ColumnDefinitions) {
+				t.Errorf("%s: row with %d cells for %d columns", tc.path, len(r.Cells), len(tb.ColumnDefinitions))
+			}
+		}
+	}
+
+	row := func(path, name string) []any {
+		t.Helper()
+		for _, r := range tables[path].Rows {
+			if r.Cells[0] == name {
+				return r.Cells
+			}
+		}
+		t.Fatalf("%s: no row %s", path, name)
+		return nil
+	}
+	nodes := tables["/api/v1/nodes"]
+	if len(nodes.Rows) != 2 {
+		t.Fatalf("nodes table: %d rows", len(nodes.Rows))
+	}
+	var cl struct{ CurrentMasterVersion string }
+	e.ok("GET", base, nil, &cl)
+	// The nodes were created with the cluster an hour ago (emulated); AGE is on the emulated clock.
+	if c := nodes.Rows[0].Cells; c[1] != "Ready" || c[2] != "<none>" || !strings.HasSuffix(c[3].(string), "m") || c[4] != "v"+cl.CurrentMasterVersion {
+		t.Errorf("node row %v, want Ready <none> <age>m v%s", c, cl.CurrentMasterVersion)
+	}
+	if c := row("/apis/apps/v1/namespaces/default/deployments", "small"); c[1] != "2/2" || c[2] != 2.0 || c[3] != 2.0 || c[4] != "60m" ||
+		c[5] != "app" || c[6] != "nginx:1.27" || c[7] != "app=small" {
+		t.Errorf("deployment small row %v", c)
+	}
+	if c := row("/apis/apps/v1/namespaces/default/deployments", "huge"); c[1] != "0/1" || c[3] != 0.0 {
+		t.Errorf("deployment huge row %v", c)
+	}
+	if c := row("/apis/policy/v1/namespaces/default/poddisruptionbudgets", "small"); c[1] != "1" || c[2] != "N/A" || c[3] != 1.0 || c[4] != "60m" {
+		t.Errorf("pdb row %v, want 1 N/A 1 60m", c)
+	}
+	if c := row("/api/v1/namespaces", "default"); c[1] != "Active" {
+		t.Errorf("namespace row %v", c)
+	}
+	if c := row("/apis/apps/v1/namespaces/kube-system/daemonsets", "kube-proxy"); c[1] != 2.0 || c[3] != 2.0 || c[6] != "<none>" {
+		t.Errorf("kube-proxy daemonset row %v, want 2 desired, 2 ready", c)
+	}
+	var statuses []string
+	for _, r := range tables["/api/v1/namespaces/default/pods"].Rows {
+		statuses = append(statuses, r.Cells[2].(string))
+		var pom metav1.PartialObjectMetadata
+		if err := json.Unmarshal(r.Object.Raw, &pom); err != nil || pom.Kind != "PartialObjectMetadata" || pom.Name != r.Cells[0] || pom.Namespace != "default" {
+			t.Errorf("pod row object %s (%v), want the pod's PartialObjectMetadata", r.Object.Raw, err)
+		}
+	}
+	slices.Sort(statuses)
+	if !slices.Equal(statuses, []string{"Pending", "Running", "Running"}) {
+		t.Errorf("pod STATUS cells %v, want Pending Running Running", statuses)
+	}
+
+	// A deleted pod shows Terminating for its grace period.
+	var running corev1.PodList
+	e.k8sOK("GET", k8sPods+"?labelSelector=app%3Dsmall", "", "", &running)
+	pod := running.Items[0].Name
+	e.k8sOK("DELETE", k8sPods+"/"+pod, "application/json", `{}`, nil)
+	tb := e.table(k8sPods + "?fieldSelector=metadata.name%3D" + pod)
+	if len(tb.Rows) != 1 || tb.Rows[0].Cells[2] != "Terminating" {
+		t.Errorf("pod %s just deleted: %v, want Terminating", pod, tb.Rows)
+	}
+
+	// includeObject: None leaves the object out, Object puts it in whole; one object is a one-row Table.
+	code, _, b := e.k8sCall("GET", k8sDeploy+"/small?includeObject=None", "", tableV1, "")
+	var one metav1.Table
+	if err := json.Unmarshal(b, &one); err != nil || code != 200 || len(one.Rows) != 1 || one.Rows[0].Object.Raw != nil {
+		t.Errorf("GET one deployment as Table, includeObject=None: HTTP %d %s", code, b)
+	}
+	_, _, b = e.k8sCall("GET", k8sDeploy+"/small?includeObject=Object", "", tableV1, "")
+	var full struct {
+		Rows []struct{ Object appsv1.Deployment } `json:"rows"`
+	}
+	if err := json.Unmarshal(b, &full); err != nil || len(full.Rows) != 1 || full.Rows[0].Object.Kind != "Deployment" || *full.Rows[0].Object.Spec.Replicas != 2 {
+		t.Errorf("GET one deployment as Table, includeObject=Object: %s", b)
+	}
+	// Without the Table media type, plain JSON (kubectl get -o yaml|json).
+	_, _, b = e.k8sCall("GET", k8sDeploy+"/small", "", "application/json", "")
+	var d appsv1.Deployment
+	if err := json.Unmarshal(b, &d); err != nil || d.Kind != "Deployment" || d.Name != "small" {
+		t.Errorf("GET deployment as JSON: %s", b)
+	}
+}
+
+func TestK8sDiscovery(t *testing.T) {
+	e := newEnv(t).withBase()
+	var cl struct{ CurrentMasterVersion string }
+	e.ok("GET", base, nil, &cl)
+	var v version.Info
+	e.k8sOK("GET", k8sBase+"/version", "", "", &v)
+	if v.GitVersion != "v"+cl.CurrentMasterVersion || v.Major != "1" || !strings.HasPrefix(cl.CurrentMasterVersion, "1."+v.Minor+".") {
+		t.Errorf("/version %+v, want gitVersion v%s", v, cl.CurrentMasterVersion)
+	}
+	var av metav1.APIVersions
+	e.k8sOK("GET", k8sBase+"/api", "", "", &av)
+	if av.Kind != "APIVersions" || !slices.Equal(av.Versions, []string{"v1"}) {
+		t.Errorf("/api: %+v", av)
+	}
+	var groups metav1.APIGroupList
+	e.k8sOK("GET", k8sBase+"/apis", "", "", &groups)
+	var names []string
+	for _, g := range groups.Groups {
+		names = append(names, g.PreferredVersion.GroupVersion)
+	}
+	if !slices.Equal(names, []string{"apps/v1", "coordination.k8s.io/v1", "policy/v1"}) {
+		t.Errorf("/apis groups %v", names)
+	}
+	resource := func(gv, name string) metav1.APIResource {
+		t.Helper()
+		var l metav1.APIResourceList
+		e.k8sOK("GET", k8sBase+"/"+map[bool]string{true: "api", false: "apis"}[gv == "v1"]+"/"+gv, "", "", &l)
+		for _, r := range l.APIResources {
+			if r.Name == name {
+				return r
+			}
+		}
+		t.Fatalf("%s: no resource %s", gv, name)
+		return metav1.APIResource{}
+	}
+	if r := resource("v1", "pods/eviction"); r.Group != "policy" || r.Version != "v1" || r.Kind != "Eviction" {
+		t.Errorf("pods/eviction %+v, want policy/v1 Eviction (kubectl drain checks it)", r)
+	}
+	if r := resource("apps/v1", "deployments/scale"); r.Group != "autoscaling" || r.Kind != "Scale" || !slices.Contains(r.Verbs, "patch") {
+		t.Errorf("deployments/scale %+v", r)
+	}
+	for gv, want := range map[string][2]string{"v1": {"nodes", "no"}, "apps/v1": {"deployments", "deploy"}, "policy/v1": {"poddisruptionbudgets", "pdb"}} {
+		if r := resource(gv, want[0]); !slices.Contains(r.ShortNames, want[1]) {
+			t.Errorf("%s %s short names %v, want %s", gv, want[0], r.ShortNames, want[1])
+		}
+	}
+	if r := resource("v1", "nodes"); r.Namespaced || !slices.Equal(r.Verbs, metav1.Verbs{"get", "list", "patch"}) {
+		t.Errorf("nodes %+v", r)
+	}
+
+	// The OpenAPI v3 index points at per-group-version documents in which kubectl finds the
+	// fieldValidation parameter of each kind.
+	var root struct {
+		Paths map[string]struct{ ServerRelativeURL string }
+	}
+	e.k8sOK("GET", k8sBase+"/openapi/v3", "", "", &root)
+	ref := root.Paths["apis/apps/v1"].ServerRelativeURL
+	if ref != "/openapi/v3/apis/apps/v1" {
+		t.Fatalf("openapi/v3 apis/apps/v1 at %q", ref)
+	}
+	var doc struct {
+		Paths map[string]struct {
+			Patch struct {
+				Parameters []struct{ Name, In string }
+				GVK        map[string]string `json:"x-kubernetes-group-version-kind"`
+			}
+		}
+	}
+	e.k8sOK("GET", k8sBase+ref, "", "", &doc)
+	p := doc.Paths["/apis/apps/v1/namespaces/{namespace}/deployments/{name}"].Patch
+	if p.GVK["kind"] != "Deployment" || p.GVK["group"] != "apps" || len(p.Parameters) != 1 || p.Parameters[0].Name != "fieldValidation" || p.Parameters[0].In != "query" {
+		t.Errorf("PATCH deployment in the apps/v1 OpenAPI document: %+v", p)
+	}
+}
+
+func TestK8sEventsAndDaemonSets(t *testing.T) {
+	e := newEnv(t).withBase()
+	e.k8sOK("POST", k8sDeploy, "application/json", deploymentJSON("web", 1, "10m"), nil)
+	e.k8sOK("POST", k8sDeploy, "application/json", deploymentJSON("huge", 1, "4"), nil)
+	e.advance(time.Minute)
+
+	var pods corev1.PodList
+	e.k8sOK("GET", k8sPods+"?labelSelector=app%3Dweb", "", "", &pods)
+	p := pods.Items[0]
+	// What kubectl describe pod asks for.
+	var evs corev1.EventList
+	e.k8sOK("GET", k8sBase+"/api/v1/namespaces/default/events?fieldSelector=involvedObject.name%3D"+p.Name+
+		"%2CinvolvedObject.namespace%3Ddefault%2CinvolvedObject.kind%3DPod%2CinvolvedObject.uid%3D"+string(p.UID), "", "", &evs)
+	if len(evs.Items) != 1 {
+		t.Fatalf("events of pod %s: %+v, want its Scheduled event", p.Name, evs.Items)
+	}
+	sched := evs.Items[0]
+	if sched.Reason != "Scheduled" || sched.Type != corev1.EventTypeNormal || sched.Source.Component != "default-scheduler" ||
+		!strings.Contains(sched.Message, "scheduled to "+p.Spec.NodeName) || sched.InvolvedObject.UID != p.UID || sched.LastTimestamp.IsZero() {
+		t.Errorf("Scheduled event %+v", sched)
+	}
+	e.k8sOK("GET", k8sBase+"/api/v1/namespaces/default/events?fieldSelector=type%3DWarning%2Creason%3DFailedScheduling", "", "", &evs)
+	if len(evs.Items) == 0 || evs.Items[0].InvolvedObject.Kind != "Pod" || !strings.Contains(evs.Items[0].Message, "Insufficient cpu") {
+		t.Errorf("FailedScheduling warnings: %+v", evs.Items)
+	}
+	// What kubectl describe node asks for: node events live in default, with an empty involvedObject.namespace.
+	node := e.nodeNames()[0]
+	e.k8sOK("GET", k8sBase+"/api/v1/events?fieldSelector=involvedObject.kind%3DNode%2CinvolvedObject.name%3D"+node+"%2CinvolvedObject.namespace%3D", "", "", &evs)
+	var reasons []string
+	for _, ev := range evs.Items {
+		reasons = append(reasons, ev.Reason)
+		if ev.Namespace != "default" || ev.InvolvedObject.UID == "" {
+			t.Errorf("node event %s in %q with uid %q", ev.Name, ev.Namespace, ev.InvolvedObject.UID)
+		}
+	}
+	if !slices.Equal(reasons, []string{"NodeCreating", "NodeReady"}) {
+		t.Errorf("events of node %s: %v", node, reasons)
+	}
+	var one corev1.Event
+	e.k8sOK("GET", k8sBase+"/api/v1/namespaces/default/events/"+evs.Items[1].Name, "", "", &one)
+	if one.Reason != "NodeReady" {
+		t.Errorf("GET event %s: %+v", evs.Items[1].Name, one)
+	}
+
+	// kubectl drain looks up the DaemonSet of each DaemonSet pod.
+	var ds appsv1.DaemonSet
+	e.k8sOK("GET", k8sBase+"/apis/apps/v1/namespaces/kube-system/daemonsets/kube-proxy", "", "", &ds)
+	if ds.Status.DesiredNumberScheduled != 2 || ds.Status.NumberReady != 2 || ds.Spec.Selector.MatchLabels["k8s-app"] != "kube-proxy" {
+		t.Errorf("daemonset kube-proxy: %+v", ds.Status)
+	}
+	var sysPods corev1.PodList
+	e.k8sOK("GET", k8sBase+"/api/v1/namespaces/kube-system/pods?labelSelector=k8s-app%3Dkube-proxy", "", "", &sysPods)
+	if len(sysPods.Items) != 2 || sysPods.Items[0].OwnerReferences[0].UID != ds.UID {
+		t.Errorf("kube-proxy pods %d, owner %+v, want 2 owned by uid %s", len(sysPods.Items), sysPods.Items[0].OwnerReferences, ds.UID)
+	}
+	code, _, b := e.k8sCall("GET", k8sBase+"/apis/apps/v1/namespaces/default/daemonsets/kube-proxy", "", "", "")
+	wantStatus(t, code, b, 404, metav1.StatusReasonNotFound, `daemonsets.apps "kube-proxy" not found`)
+	code, _, b = e.k8sCall("GET", k8sBase+"/api/v1/namespaces/default/services/kubernetes", "", "", "")
+	wantStatus(t, code, b, 404, metav1.StatusReasonNotFound, `services "kubernetes" not found`)
+}
