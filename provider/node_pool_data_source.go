@@ -48,6 +48,7 @@ func (d *NodePoolDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 					"image_type":   computedString("Node image."),
 					"labels":       schema.MapAttribute{ElementType: types.StringType, Computed: true, MarkdownDescription: "Kubernetes labels."},
 					"spot":         schema.BoolAttribute{Computed: true, MarkdownDescription: "Spot VMs."},
+					"flex_start":   schema.BoolAttribute{Computed: true, MarkdownDescription: "Flex-start VMs (upgraded with `SHORT_LIVED`)."},
 					"taint": schema.ListNestedAttribute{
 						Computed: true, MarkdownDescription: "Kubernetes taints.",
 						NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
@@ -58,6 +59,7 @@ func (d *NodePoolDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 					},
 				}},
 			},
+			"upgrade_settings": upgradeSettingsDataSourceAttr(),
 			"management": schema.ListNestedAttribute{
 				Computed: true, MarkdownDescription: "Auto-repair and auto-upgrade (one element).",
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
@@ -82,7 +84,7 @@ func (d *NodePoolDataSource) Read(ctx context.Context, req datasource.ReadReques
 	}
 	m.ID = types.StringValue(client.NodePoolName(project, location, cluster, m.Name.ValueString()))
 	m.Project, m.Location = types.StringValue(project), types.StringValue(location)
-	if !readNodePool(ctx, d.data.client, &m, blocksAlways, &resp.Diagnostics) {
+	if _, found := readNodePool(ctx, d.data.client, &m, blocksAlways, &resp.Diagnostics); !found {
 		resp.Diagnostics.AddError("Error reading node pool", fmt.Sprintf("Node pool %s not found.", m.ID.ValueString()))
 		return
 	}

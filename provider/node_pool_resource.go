@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/resourcevalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -62,24 +63,26 @@ func NewNodePoolResource() resource.Resource { return &NodePoolResource{} }
 
 // nodePoolAttrs are the attributes gkesim_node_pool and its data source share.
 type nodePoolAttrs struct {
-	ID                types.String      `tfsdk:"id"`
-	Cluster           types.String      `tfsdk:"cluster"`
-	Name              types.String      `tfsdk:"name"`
-	Project           types.String      `tfsdk:"project"`
-	Location          types.String      `tfsdk:"location"`
-	InitialNodeCount  types.Int64       `tfsdk:"initial_node_count"`
-	NodeCount         types.Int64       `tfsdk:"node_count"`
-	NodeLocations     types.Set         `tfsdk:"node_locations"`
-	Version           types.String      `tfsdk:"version"`
-	InstanceGroupURLs types.List        `tfsdk:"instance_group_urls"`
-	Status            types.String      `tfsdk:"status"`
-	NodeConfig        []nodeConfigModel `tfsdk:"node_config"`
-	Management        []managementModel `tfsdk:"management"`
+	ID                types.String           `tfsdk:"id"`
+	Cluster           types.String           `tfsdk:"cluster"`
+	Name              types.String           `tfsdk:"name"`
+	Project           types.String           `tfsdk:"project"`
+	Location          types.String           `tfsdk:"location"`
+	InitialNodeCount  types.Int64            `tfsdk:"initial_node_count"`
+	NodeCount         types.Int64            `tfsdk:"node_count"`
+	NodeLocations     types.Set              `tfsdk:"node_locations"`
+	Version           types.String           `tfsdk:"version"`
+	InstanceGroupURLs types.List             `tfsdk:"instance_group_urls"`
+	Status            types.String           `tfsdk:"status"`
+	NodeConfig        []nodeConfigModel      `tfsdk:"node_config"`
+	Management        []managementModel      `tfsdk:"management"`
+	UpgradeSettings   []upgradeSettingsModel `tfsdk:"upgrade_settings"`
 }
 
 type nodePoolModel struct {
 	nodePoolAttrs
-	Timeouts timeouts.Value `tfsdk:"timeouts"`
+	BlueGreenReturnAtSoak types.Bool     `tfsdk:"blue_green_return_at_soak"`
+	Timeouts              timeouts.Value `tfsdk:"timeouts"`
 }
 
 type nodeConfigModel struct {
@@ -89,6 +92,7 @@ type nodeConfigModel struct {
 	ImageType   types.String `tfsdk:"image_type"`
 	Labels      types.Map    `tfsdk:"labels"`
 	Spot        types.Bool   `tfsdk:"spot"`
+	FlexStart   types.Bool   `tfsdk:"flex_start"`
 	Taint       []taintModel `tfsdk:"taint"`
 }
 
@@ -161,17 +165,25 @@ func (r *NodePoolResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			"version": schema.StringAttribute{
 				Optional: true, Computed: true,
 				MarkdownDescription: "Node version (`1.36.12-gke.2240000`) or alias (`1.36`, `1.36.12`, `latest`). Defaults to the control plane's version. " +
-					"Changing it upgrades the nodes with the pool's upgrade strategy and waits until the upgrade is done.",
+					"Changing it upgrades the nodes with the pool's upgrade strategy (`upgrade_settings`) and waits until the upgrade is done " +
+					"(or, with `blue_green_return_at_soak`, until a blue-green upgrade reaches its soak).",
 				PlanModifiers: []planmodifier.String{keep()},
 			},
 			"instance_group_urls": schema.ListAttribute{
 				ElementType: types.StringType, Computed: true,
-				MarkdownDescription: "URLs of the pool's managed instance groups, one per zone.",
-				PlanModifiers:       []planmodifier.List{useStateUnlessChanged("node_locations")},
+				MarkdownDescription: "URLs of the pool's managed instance groups, one per zone (during a blue-green upgrade, the blue and the green ones).",
+				PlanModifiers:       []planmodifier.List{keepUnlessNodesChange("node_locations")},
 			},
 			"status": schema.StringAttribute{
-				Computed: true, MarkdownDescription: "Node pool status: PROVISIONING, RUNNING, RECONCILING, STOPPING, ERROR.",
-				PlanModifiers: []planmodifier.String{keep()},
+				Computed: true, MarkdownDescription: "Node pool status: PROVISIONING, RUNNING, RECONCILING (e.g. an upgrade in progress), STOPPING, ERROR.",
+				PlanModifiers: []planmodifier.String{keepUnlessNodesChange()},
+			},
+			"blue_green_return_at_soak": schema.BoolAttribute{
+				Optional: true, Computed: true, Default: booldefault.StaticBool(false),
+				MarkdownDescription: "Return from an apply that upgrades the nodes with a standard blue-green upgrade once the blue pool is drained " +
+					"(phase `NODE_POOL_SOAKING`, or `DELETING_BLUE_POOL` when there is no soak) instead of waiting through the soak and the blue pool deletion " +
+					"(terraform-provider-google #16770). The upgrade goes on; the state shows its target meanwhile, and later applies that change the pool wait for it first. " +
+					"Not sent to GKE. Defaults to false.",
 			},
 		},
 		Blocks: map[string]schema.Block{
@@ -211,6 +223,12 @@ func (r *NodePoolResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 							Default:             booldefault.StaticBool(false),
 							PlanModifiers:       []planmodifier.Bool{boolplanmodifier.RequiresReplace()},
 						},
+						"flex_start": schema.BoolAttribute{
+							Optional: true, Computed: true,
+							MarkdownDescription: "Flex-start VMs (Dynamic Workload Scheduler). GKE upgrades such pools with the `SHORT_LIVED` strategy: running nodes keep their configuration until they are interrupted, within 7 days, and new nodes get the new one (R-SL-1). Changing it replaces the pool.",
+							Default:             booldefault.StaticBool(false),
+							PlanModifiers:       []planmodifier.Bool{boolplanmodifier.RequiresReplace()},
+						},
 					},
 					Blocks: map[string]schema.Block{
 						"taint": schema.ListNestedBlock{
@@ -241,7 +259,8 @@ func (r *NodePoolResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 					},
 				}},
 			},
-			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
+			"upgrade_settings": upgradeSettingsBlock(),
+			"timeouts":         timeouts.Block(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
 		},
 	}
 }
@@ -251,12 +270,19 @@ func (r *NodePoolResource) Configure(_ context.Context, req resource.ConfigureRe
 }
 
 func (r *NodePoolResource) ConfigValidators(context.Context) []resource.ConfigValidator {
-	return []resource.ConfigValidator{resourcevalidator.Conflicting(path.MatchRoot("initial_node_count"), path.MatchRoot("node_count"))}
+	return []resource.ConfigValidator{
+		resourcevalidator.Conflicting(path.MatchRoot("initial_node_count"), path.MatchRoot("node_count")),
+		upgradeSettingsValidator{},
+	}
 }
 
-// ModifyPlan fills project and location from the cluster reference or the provider.
+// ModifyPlan fills project and location from the cluster reference or the provider, and the
+// upgrade settings the configuration leaves out.
 func (r *NodePoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	fillClusterScope(ctx, r.data, req, resp)
+	if !req.Plan.Raw.IsNull() {
+		planUpgradeSettings(ctx, req, resp)
+	}
 }
 
 // names resolves the pool's project, location and cluster name.
@@ -299,6 +325,9 @@ func (r *NodePoolResource) Create(ctx context.Context, req resource.CreateReques
 		Version:          unknownAsEmpty(plan.Version),
 		Config:           expandNodeConfig(ctx, plan.NodeConfig, &resp.Diagnostics),
 	}
+	if len(plan.UpgradeSettings) > 0 {
+		in.UpgradeSettings = expandUpgradeSettings(plan.UpgradeSettings[0], nil)
+	}
 	if len(plan.Management) > 0 {
 		in.Management = &container.NodeManagement{
 			AutoRepair: plan.Management[0].AutoRepair.ValueBool(), AutoUpgrade: plan.Management[0].AutoUpgrade.ValueBool(),
@@ -311,6 +340,9 @@ func (r *NodePoolResource) Create(ctx context.Context, req resource.CreateReques
 	c := r.data.client
 	parent := client.ClusterName(project, location, cluster)
 	name := parent + "/nodePools/" + in.Name
+	if !awaitPoolUpgrades(ctx, c, project, location, cluster, &resp.Diagnostics) {
+		return
+	}
 	op, err := c.GKE.Projects.Locations.Clusters.NodePools.Create(parent, &container.CreateNodePoolRequest{NodePool: in}).Context(ctx).Do()
 	if err != nil {
 		resp.Diagnostics.AddError("Error creating node pool", fmt.Sprintf("Creating %s: %s", name, client.Message(err)))
@@ -319,7 +351,7 @@ func (r *NodePoolResource) Create(ctx context.Context, req resource.CreateReques
 	plan.ID, plan.Project, plan.Location = types.StringValue(name), types.StringValue(project), types.StringValue(location)
 	if err := c.Wait(ctx, project, location, op); err != nil {
 		// Keep a pool GKE created despite the failure in state (tainted) so it can be destroyed.
-		if readNodePool(ctx, r.data.client, &plan.nodePoolAttrs, blocksAsConfigured, &resp.Diagnostics) {
+		if _, found := readNodePool(ctx, r.data.client, &plan.nodePoolAttrs, blocksAsConfigured, &resp.Diagnostics); found {
 			resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 		}
 		resp.Diagnostics.AddError("Error creating node pool", err.Error())
@@ -346,6 +378,7 @@ func expandNodeConfig(ctx context.Context, cfgs []nodeConfigModel, diags *diag.D
 		DiskType:    unknownAsEmpty(m.DiskType),
 		ImageType:   strings.ToUpper(unknownAsEmpty(m.ImageType)),
 		Spot:        m.Spot.ValueBool(),
+		FlexStart:   m.FlexStart.ValueBool(),
 		Taints:      expandTaints(m.Taint),
 	}
 	if !m.DiskSizeGb.IsUnknown() {
@@ -363,23 +396,24 @@ func expandTaints(in []taintModel) []*container.NodeTaint {
 	return out
 }
 
-// readNodePool refreshes m from the API; it reports whether the pool exists.
-func readNodePool(ctx context.Context, c *client.Client, m *nodePoolAttrs, mode blockMode, diags *diag.Diagnostics) bool {
+// readNodePool refreshes m from the API and returns what it read; it reports whether the pool
+// exists.
+func readNodePool(ctx context.Context, c *client.Client, m *nodePoolAttrs, mode blockMode, diags *diag.Diagnostics) (*container.NodePool, bool) {
 	np, err := c.GKE.Projects.Locations.Clusters.NodePools.Get(m.ID.ValueString()).Context(ctx).Do()
 	if client.IsNotFound(err) {
-		return false
+		return nil, false
 	}
 	if err != nil {
 		diags.AddError("Error reading node pool", fmt.Sprintf("Reading %s: %s", m.ID.ValueString(), client.Message(err)))
-		return true
+		return nil, true
 	}
 	perZone, err := nodesPerZone(ctx, c, np)
 	if err != nil {
 		diags.AddError("Error reading node pool size", fmt.Sprintf("Reading the instance groups of %s: %s", m.ID.ValueString(), err))
-		return true
+		return nil, true
 	}
 	flattenNodePool(ctx, np, perZone, m, mode, diags)
-	return true
+	return np, true
 }
 
 // nodesPerZone is the pool's size per zone, from its managed instance groups' target sizes (as
@@ -421,7 +455,7 @@ func flattenNodePool(ctx context.Context, np *container.NodePool, perZone int64,
 		cfg = &container.NodeConfig{}
 	}
 	nonDefault := cfg.MachineType != defaultMachineType || cfg.DiskSizeGb != defaultDiskSizeGb || cfg.DiskType != defaultDiskType ||
-		cfg.ImageType != defaultImageType || len(cfg.Labels) > 0 || len(cfg.Taints) > 0 || cfg.Spot
+		cfg.ImageType != defaultImageType || len(cfg.Labels) > 0 || len(cfg.Taints) > 0 || cfg.Spot || cfg.FlexStart
 	if mode.want(len(m.NodeConfig) > 0, nonDefault) {
 		prior := nodeConfigModel{Labels: types.MapNull(types.StringType)}
 		if len(m.NodeConfig) > 0 {
@@ -433,6 +467,7 @@ func flattenNodePool(ctx context.Context, np *container.NodePool, perZone int64,
 			DiskType:    types.StringValue(cfg.DiskType),
 			ImageType:   types.StringValue(cfg.ImageType),
 			Spot:        types.BoolValue(cfg.Spot),
+			FlexStart:   types.BoolValue(cfg.FlexStart),
 			Labels:      prior.Labels,
 		}
 		// GKE upper-cases image types; keep the configuration's spelling.
@@ -442,6 +477,9 @@ func flattenNodePool(ctx context.Context, np *container.NodePool, perZone int64,
 		if len(cfg.Labels) > 0 || !prior.Labels.IsNull() {
 			labels, d := types.MapValueFrom(ctx, types.StringType, cfg.Labels)
 			diags.Append(d...)
+			if cfg.Labels == nil { // labels = {} reads back as none
+				labels = types.MapValueMust(types.StringType, map[string]attr.Value{})
+			}
 			nc.Labels = labels
 		}
 		for _, t := range cfg.Taints {
@@ -460,6 +498,7 @@ func flattenNodePool(ctx context.Context, np *container.NodePool, perZone int64,
 	if mode.want(len(m.Management) > 0, !mg.AutoRepair || !mg.AutoUpgrade) {
 		m.Management = []managementModel{{AutoRepair: types.BoolValue(mg.AutoRepair), AutoUpgrade: types.BoolValue(mg.AutoUpgrade)}}
 	}
+	m.UpgradeSettings = flattenUpgradeSettings(np.UpgradeSettings, m.UpgradeSettings, mode)
 }
 
 func (r *NodePoolResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -468,9 +507,26 @@ func (r *NodePoolResource) Read(ctx context.Context, req resource.ReadRequest, r
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if !readNodePool(ctx, r.data.client, &state.nodePoolAttrs, readMode(state.Name), &resp.Diagnostics) {
+	prior := state.nodePoolAttrs
+	np, found := readNodePool(ctx, r.data.client, &state.nodePoolAttrs, readMode(state.Name), &resp.Diagnostics)
+	if !found {
 		resp.State.RemoveResource(ctx)
 		return
+	}
+	if state.BlueGreenReturnAtSoak.IsNull() {
+		state.BlueGreenReturnAtSoak = types.BoolValue(false) // imported
+	}
+	if p := loadPending(ctx, req.Private, &resp.Diagnostics); p != nil && np != nil {
+		goesOn, err := pendingGoesOn(ctx, r.data.client, state.Project.ValueString(), state.Location.ValueString(), np, p)
+		if err != nil {
+			resp.Diagnostics.AddError("Error reading node pool upgrade", err.Error())
+			return
+		}
+		if goesOn {
+			keepUpgradeTarget(prior, &state.nodePoolAttrs)
+		} else {
+			savePending(ctx, resp.Private, nil, &resp.Diagnostics)
+		}
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
@@ -491,6 +547,10 @@ func (r *NodePoolResource) Update(ctx context.Context, req resource.UpdateReques
 	defer cancel()
 	c := r.data.client
 	name, project, location := state.ID.ValueString(), state.Project.ValueString(), state.Location.ValueString()
+	_, _, cluster := r.names(&state, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() || !awaitPoolUpgrades(ctx, c, project, location, cluster, &resp.Diagnostics) {
+		return
+	}
 	pools := c.GKE.Projects.Locations.Clusters.NodePools
 	wait := func(what string, op *container.Operation, err error) bool {
 		return awaitUpdate(ctx, c, project, location, op, err, "node pool", what, name, &resp.Diagnostics)
@@ -526,12 +586,6 @@ func (r *NodePoolResource) Update(ctx context.Context, req resource.UpdateReques
 			}
 		}
 	}
-	// Node-recreating changes go in one request: GKE upgrades the nodes once (R-UPG-1).
-	if u, what := nodeSpecChanges(plan, state); len(what) > 0 {
-		if !updatePool(strings.Join(what, ", "), u) {
-			return
-		}
-	}
 	pc, sc := configOrEmpty(plan.NodeConfig), configOrEmpty(state.NodeConfig)
 	if !pc.Labels.Equal(sc.Labels) {
 		labels := map[string]string{}
@@ -549,8 +603,39 @@ func (r *NodePoolResource) Update(ctx context.Context, req resource.UpdateReques
 			return
 		}
 	}
+	// The strategy first, so that a change of both the strategy and the version upgrades with the
+	// new one. The whole upgradeSettings goes: GKE's current one with the plan on top.
+	var planUS, stateUS types.List
+	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("upgrade_settings"), &planUS)...)
+	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("upgrade_settings"), &stateUS)...)
+	if len(plan.UpgradeSettings) > 0 && !planUS.Equal(stateUS) {
+		current, err := pools.Get(name).Context(ctx).Do()
+		if err != nil {
+			resp.Diagnostics.AddError("Error updating node pool", fmt.Sprintf("Reading %s: %s", name, client.Message(err)))
+			return
+		}
+		if !updatePool("upgrade_settings", &container.UpdateNodePoolRequest{UpgradeSettings: expandUpgradeSettings(plan.UpgradeSettings[0], current.UpgradeSettings)}) {
+			return
+		}
+	}
+	// Node-recreating changes go in one request, last: GKE upgrades the nodes once (R-UPG-1), and
+	// with blue_green_return_at_soak the upgrade may still run when this returns.
+	var pending *pendingUpgrade
+	if u, what := nodeSpecChanges(plan, state); len(what) > 0 {
+		var err error
+		pending, err = upgradeNodes(ctx, c, project, location, name, u, plan.BlueGreenReturnAtSoak.ValueBool())
+		if err != nil {
+			resp.Diagnostics.AddError("Error updating node pool", fmt.Sprintf("Updating %s of %s: %s", strings.Join(what, ", "), name, err))
+			return
+		}
+	}
 	plan.ID, plan.Project, plan.Location = state.ID, state.Project, state.Location
+	target := plan.nodePoolAttrs
 	readNodePool(ctx, r.data.client, &plan.nodePoolAttrs, blocksAsConfigured, &resp.Diagnostics)
+	if pending != nil {
+		keepUpgradeTarget(target, &plan.nodePoolAttrs)
+	}
+	savePending(ctx, resp.Private, pending, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
@@ -616,6 +701,10 @@ func (r *NodePoolResource) Delete(ctx context.Context, req resource.DeleteReques
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	c := r.data.client
+	_, _, cluster := r.names(&state, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() || !awaitPoolUpgrades(ctx, c, state.Project.ValueString(), state.Location.ValueString(), cluster, &resp.Diagnostics) {
+		return
+	}
 	op, err := c.GKE.Projects.Locations.Clusters.NodePools.Delete(state.ID.ValueString()).Context(ctx).Do()
 	awaitDelete(ctx, c, state.Project.ValueString(), state.Location.ValueString(), op, err, "node pool", state.ID.ValueString(), &resp.Diagnostics)
 }

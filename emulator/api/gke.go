@@ -61,6 +61,8 @@ type NodePool struct {
 	Management        *NodeManagement      `json:"management,omitempty"`
 	MaxPodsConstraint *MaxPodsConstraint   `json:"maxPodsConstraint,omitempty"`
 	UpgradeSettings   *UpgradeSettings     `json:"upgradeSettings,omitempty"`
+	// QueuedProvisioning pools get nodes through the Dynamic Workload Scheduler.
+	QueuedProvisioning *QueuedProvisioning `json:"queuedProvisioning,omitempty"`
 
 	// Output only.
 	SelfLink          string      `json:"selfLink,omitempty"`
@@ -93,6 +95,9 @@ type NodeConfig struct {
 	Taints      []*NodeTaint      `json:"taints,omitempty"`
 	Spot        bool              `json:"spot,omitempty"`
 	Preemptible bool              `json:"preemptible,omitempty"`
+	// FlexStart nodes are flex-start VMs (Dynamic Workload Scheduler); they upgrade with the
+	// SHORT_LIVED strategy.
+	FlexStart bool `json:"flexStart,omitempty"`
 
 	Extra Extra `json:"-"`
 }
@@ -118,6 +123,10 @@ type NodeTaint struct {
 	Key    string `json:"key,omitempty"`
 	Value  string `json:"value,omitempty"`
 	Effect string `json:"effect,omitempty"`
+}
+
+type QueuedProvisioning struct {
+	Enabled bool `json:"enabled,omitempty"`
 }
 
 type NodeManagement struct {
@@ -172,10 +181,12 @@ type BlueGreenSettings struct {
 	NodePoolSoakDuration    string                   `json:"nodePoolSoakDuration,omitempty"`
 }
 
+// StandardRolloutPolicy's batch size is a oneof: a member set to 0 is present (and means "skip
+// the drain phase", R-BG-3), so both are pointers.
 type StandardRolloutPolicy struct {
-	BatchPercentage   float64 `json:"batchPercentage,omitempty"`
-	BatchNodeCount    int32   `json:"batchNodeCount,omitempty"`
-	BatchSoakDuration string  `json:"batchSoakDuration,omitempty"`
+	BatchPercentage   *float64 `json:"batchPercentage,omitempty"`
+	BatchNodeCount    *int32   `json:"batchNodeCount,omitempty"`
+	BatchSoakDuration string   `json:"batchSoakDuration,omitempty"`
 }
 
 type AutoscaledRolloutPolicy struct {
@@ -388,6 +399,16 @@ type SetNodePoolManagementRequest struct {
 type SetNodePoolAutoscalingRequest struct {
 	Autoscaling *NodePoolAutoscaling `json:"autoscaling,omitempty"`
 	Name        string               `json:"name,omitempty"`
+}
+
+type RollbackNodePoolUpgradeRequest struct {
+	Name string `json:"name,omitempty"`
+	// RespectPdb makes the rollback's drains respect PodDisruptionBudgets (default false).
+	RespectPdb bool `json:"respectPdb,omitempty"`
+}
+
+type CompleteNodePoolUpgradeRequest struct {
+	Name string `json:"name,omitempty"`
 }
 
 type CancelOperationRequest struct {

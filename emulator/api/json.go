@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Int64 is a proto3 int64: a JSON string on output ("110"); Google front ends accept a number
@@ -102,4 +103,23 @@ func marshalWithExtra(known any, extra Extra) ([]byte, error) {
 		}
 	}
 	return json.Marshal(all)
+}
+
+// ParseDuration reads a google.protobuf.Duration ("3600s", "1.5s"); for people typing at the
+// emulator's own API, a Go duration ("1h30m") works too.
+func ParseDuration(s string) (time.Duration, error) {
+	if strings.HasSuffix(s, "s") {
+		if f, err := strconv.ParseFloat(strings.TrimSuffix(s, "s"), 64); err == nil {
+			return time.Duration(f * float64(time.Second)), nil
+		}
+	}
+	return time.ParseDuration(s)
+}
+
+// FormatDuration writes a google.protobuf.Duration: whole seconds as "3600s".
+func FormatDuration(d time.Duration) string {
+	if d%time.Second == 0 {
+		return strconv.FormatInt(int64(d/time.Second), 10) + "s"
+	}
+	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + "s"
 }

@@ -87,6 +87,9 @@ func (s *Server) createCluster(c echo.Context) error {
 
 func (s *Server) getCluster(c echo.Context) error {
 	p := params(c)
+	if p.verb == "fetchClusterUpgradeInfo" {
+		return s.fetchClusterUpgradeInfo(c, p)
+	}
 	if err := p.noVerb(c); err != nil {
 		return err
 	}
@@ -147,8 +150,10 @@ func (s *Server) clusterVerb(c echo.Context) error {
 		update = &api.ClusterUpdate{DesiredLocations: req.Locations}
 	case "setLogging", "setMonitoring", "setAddons", "setLegacyAbac", "setNetworkPolicy", "setResourceLabels", "setMasterAuth":
 		return s.setStoredField(c, p)
+	case "setMaintenancePolicy":
+		return s.setMaintenancePolicy(c, p)
 	default:
-		return notFoundf("Method %q is not supported on clusters by gkesim; supported: updateMaster, setLocations, setLogging, setMonitoring, setAddons, setLegacyAbac, setNetworkPolicy, setResourceLabels, setMasterAuth.", p.verb)
+		return notFoundf("Method %q is not supported on clusters by gkesim; supported: updateMaster, setLocations, setLogging, setMonitoring, setAddons, setLegacyAbac, setNetworkPolicy, setResourceLabels, setMasterAuth, setMaintenancePolicy.", p.verb)
 	}
 	return s.operation(c, func(w *sim.World) (*sim.Operation, error) {
 		return w.UpdateCluster(p.project, p.location, p.cluster, &api.UpdateClusterRequest{Update: update})
@@ -287,8 +292,27 @@ func (s *Server) nodePoolVerb(c echo.Context) error {
 		return s.operation(c, func(w *sim.World) (*sim.Operation, error) {
 			return w.SetNodePoolAutoscaling(p.project, p.location, p.cluster, p.pool, &req)
 		})
+	case "rollback":
+		var req api.RollbackNodePoolUpgradeRequest
+		if err := decode(c, &req); err != nil {
+			return err
+		}
+		return s.operation(c, func(w *sim.World) (*sim.Operation, error) {
+			return w.RollbackNodePool(p.project, p.location, p.cluster, p.pool, &req)
+		})
+	case "completeUpgrade":
+		var req api.CompleteNodePoolUpgradeRequest
+		if err := decode(c, &req); err != nil {
+			return err
+		}
+		return s.do(c, func(w *sim.World) (any, error) {
+			if err := w.CompleteNodePoolUpgrade(p.project, p.location, p.cluster, p.pool); err != nil {
+				return nil, err
+			}
+			return &api.Empty{}, nil
+		})
 	}
-	return notFoundf("Method %q is not supported on node pools by gkesim; supported: setSize, setManagement, setAutoscaling.", p.verb)
+	return notFoundf("Method %q is not supported on node pools by gkesim; supported: setSize, setManagement, setAutoscaling, rollback, completeUpgrade.", p.verb)
 }
 
 func (s *Server) listOperations(c echo.Context) error {

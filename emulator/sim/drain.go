@@ -15,6 +15,8 @@ const (
 	evDrainAttempt = "drain.attempt"
 	// drainRetry is how often blocked evictions are retried (as kubectl drain does).
 	drainRetry = 5 * time.Second
+	// drainFinish is how long the last steps of a drain take once no pod is left.
+	drainFinish = 5 * time.Second
 )
 
 // DrainPolicy is how a caller wants a node drained.
@@ -26,6 +28,13 @@ type DrainPolicy struct {
 	PDBTimeout time.Duration `json:"pdbTimeout,omitempty"`
 	// GraceCap caps each pod's terminationGracePeriodSeconds (0: no cap).
 	GraceCap time.Duration `json:"graceCap,omitempty"`
+	// Settle ends the drain once every pod left is terminating or blocked for good by a
+	// PodDisruptionBudget, without waiting for them: blue-green's drain phase, whose leftovers
+	// are deleted in the delete phase (R-BG-5).
+	Settle bool `json:"settle,omitempty"`
+	// ProtectExtended keeps pods annotated safe-to-evict=false until they are 7 days old: GKE's
+	// own evictions on Autopilot (R-EXT-1).
+	ProtectExtended bool `json:"protectExtended,omitempty"`
 }
 
 // Drain policies of GKE's processes.
@@ -35,6 +44,13 @@ var (
 	// Node pool deletion does not wait for PDBs (nodeDrainConfig.respectPdbDuringNodePoolDeletion
 	// defaults to false); pods still get their grace, up to an hour.
 	poolDeletionDrain = DrainPolicy{GraceCap: time.Hour}
+	// R-BG-5: a blue batch is drained by eviction; what PDBs or long grace periods hold back is
+	// left for the delete phase.
+	blueBatchDrain = DrainPolicy{RespectPDB: true, PDBTimeout: time.Hour, Settle: true}
+	// R-BG-5: the delete phase deletes pods (no eviction, PDBs ignored), grace capped at 60 minutes.
+	blueDeleteDrain = DrainPolicy{GraceCap: time.Hour}
+	// R-ABG-3: after the wait, blue nodes drain honouring PDBs for 1 hour and grace for 24 hours.
+	autoscaledBlueDrain = DrainPolicy{RespectPDB: true, PDBTimeout: time.Hour, GraceCap: 24 * time.Hour}
 )
 
 // DrainState is a drain in progress on a node.
@@ -46,6 +62,8 @@ type DrainState struct {
 	Blocked map[string]bool `json:"blocked,omitempty"`
 	// Next is when the next attempt is scheduled, if any.
 	Next time.Time `json:"next,omitempty"`
+	// ExtendedUntil is when the next protected extended-duration pod may go.
+	ExtendedUntil time.Time `json:"extendedUntil,omitempty"`
 }
 
 func (w *World) registerDrainHandlers() {
@@ -82,7 +100,7 @@ func (w *World) drainStep(c *Cluster, n *Node) {
 	d := n.Drain
 	ix := w.kix(c)
 	pdbExpired := !d.Policy.RespectPDB || !w.st.Now.Before(d.Start.Add(d.Policy.PDBTimeout))
-	remaining, blocked := 0, false
+	remaining, blocked, settled := 0, false, true
 	for _, p := range sortedPods(ix.podsOnNode[n.Name]) {
 		if p.OwnerKind == OwnerDaemonSet {
 			continue
@@ -96,12 +114,37 @@ func (w *World) drainStep(c *Cluster, n *Node) {
 			}
 			continue
 		}
+		if until, ok := extendedUntil(p, d.Policy); ok && w.st.Now.Before(until) {
+			// R-EXT-1: the pod runs its extended duration first; the drain waits for it.
+			blocked, settled = true, false
+			if d.Blocked == nil {
+				d.Blocked = map[string]bool{}
+			}
+			if !d.Blocked[p.Key()] {
+				d.Blocked[p.Key()] = true
+				w.record("EvictionDeferred", c, n.Pool, n.Name, "", "pod %s is an extended-duration pod (%s: \"false\" on Autopilot); not evicted before %s (R-EXT-1)",
+					p.Key(), SafeToEvictAnnotation, until.Format(time.RFC3339))
+			}
+			if d.ExtendedUntil.IsZero() || until.Before(d.ExtendedUntil) || !d.ExtendedUntil.After(w.st.Now) {
+				d.ExtendedUntil = until
+				w.schedule(until.Sub(w.st.Now), Event{Kind: evDrainAttempt, Cluster: c.Key(), Node: n.Name})
+			}
+			continue
+		}
+		_, extended := extendedUntil(p, d.Policy)
 		switch b := w.evictionBlocker(c, p); {
+		case extended && b == nil:
+			// R-EXT-1: the extended duration is over; the pod is evicted like any other now.
+			w.record("PodEvicted", c, n.Pool, n.Name, "", "evicted pod %s from %s (grace %s): its %s extended duration is over (R-EXT-1)", p.Key(), n.Name, grace, extendedDuration)
+			w.terminatePod(c, p, grace)
 		case pdbExpired:
 			w.record("PodDeleted", c, n.Pool, n.Name, "", "deleted pod %s from %s%s", p.Key(), n.Name, forcedWhy(d))
 			w.terminatePod(c, p, grace)
 		case b != nil:
 			blocked = true
+			if !w.blockedForGood(c, b) {
+				settled = false
+			}
 			if d.Blocked == nil {
 				d.Blocked = map[string]bool{}
 			}
@@ -116,9 +159,9 @@ func (w *World) drainStep(c *Cluster, n *Node) {
 			w.terminatePod(c, p, grace)
 		}
 	}
-	if remaining == 0 {
+	if remaining == 0 || (d.Policy.Settle && settled) {
 		n.Drain = nil
-		w.schedule(0, Event{Kind: evNodeDrained, Cluster: c.Key(), Node: n.Name})
+		w.schedule(drainFinish, Event{Kind: evNodeDrained, Cluster: c.Key(), Node: n.Name})
 		return
 	}
 	if !d.Policy.RespectPDB || pdbExpired {
@@ -147,4 +190,22 @@ func forcedWhy(d *DrainState) string {
 		return ": PodDisruptionBudget timeout of " + d.Policy.PDBTimeout.String() + " reached"
 	}
 	return " (deleted without eviction)"
+}
+
+// blockedForGood says a budget will not allow a disruption unless something outside changes
+// it: every pod it protects is healthy and still none may go (e.g. minAvailable 100%).
+func (w *World) blockedForGood(c *Cluster, b *PDB) bool {
+	st := w.pdbStatus(c, b)
+	return st.DisruptionsAllowed == 0 && st.CurrentHealthy >= st.ExpectedPods
+}
+
+// extendedDuration is how long Autopilot protects a safe-to-evict=false pod (R-EXT-1).
+const extendedDuration = 7 * 24 * time.Hour
+
+// extendedUntil says until when a drain with this policy must leave pod p alone (R-EXT-1).
+func extendedUntil(p *Pod, policy DrainPolicy) (time.Time, bool) {
+	if !policy.ProtectExtended || p.Annotation[SafeToEvictAnnotation] != "false" {
+		return time.Time{}, false
+	}
+	return p.CreateTime.Add(extendedDuration), true
 }

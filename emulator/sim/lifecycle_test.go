@@ -164,7 +164,12 @@ func TestSurgeUpgradeReplacesEveryNode(t *testing.T) {
 	start := w.Now()
 	for op.Status != api.OpStatusDone && w.Now().Sub(start) < 2*time.Hour {
 		advance(w, 10*time.Second)
-		live := len(c.Nodes)
+		live := 0
+		for _, n := range c.Nodes {
+			if n.State != NodeDeleting {
+				live++
+			}
+		}
 		minSize, maxSize = min(minSize, live), max(maxSize, live)
 	}
 	if op.Status != api.OpStatusDone || op.ErrorCode != 0 {

@@ -68,6 +68,10 @@ type Cluster struct {
 	L4ILBSubsetting    bool      `json:"l4IlbSubsetting,omitempty"`
 	NetworkExtra       api.Extra `json:"networkExtra,omitempty"`
 	PolicyVersion      string    `json:"policyVersion"`
+	// MaintenancePolicy is the maintenance window and exclusions (maintenance.go); nil: none.
+	MaintenancePolicy *MaintenancePolicy `json:"maintenancePolicy,omitempty"`
+	// AutoMaintenance is the state of automatic upgrades and repairs (maintenance_autoupgrade.go).
+	AutoMaintenance *AutoMaintenance `json:"autoMaintenance,omitempty"`
 
 	InitialNodeCount int32 `json:"initialNodeCount,omitempty"`
 	// Kubernetes objects (k8smodel.go); RV is the cluster's resourceVersion counter.
@@ -75,10 +79,13 @@ type Cluster struct {
 	Deployments map[string]*Deployment `json:"deployments"`
 	Pods        map[string]*Pod        `json:"pods"`
 	PDBs        map[string]*PDB        `json:"pdbs"`
+	Services    map[string]*Service    `json:"services,omitempty"`
 	RV          int64                  `json:"rv"`
 
-	ControlPlaneReady bool   `json:"controlPlaneReady,omitempty"`
-	MasterTarget      string `json:"masterTarget,omitempty"`
+	ControlPlaneReady bool `json:"controlPlaneReady,omitempty"`
+	// AutoscalerNext is when the cluster autoscaler's next pass is scheduled.
+	AutoscalerNext time.Time `json:"autoscalerNext,omitempty"`
+	MasterTarget   string    `json:"masterTarget,omitempty"`
 
 	Pools []*NodePool      `json:"pools"`
 	Nodes map[string]*Node `json:"nodes"`
@@ -145,8 +152,18 @@ type NodePool struct {
 	Extra            api.Extra               `json:"extra,omitempty"`
 	CreateTime       time.Time               `json:"createTime"`
 	Etag             string                  `json:"etag"`
-	// Upgrade is the node-recreating change in progress, if any.
+	// FlexStart and QueuedProvisioning pools run short-lived nodes (ShortLived) and upgrade
+	// with the SHORT_LIVED strategy (R-UPG-3, R-SL-1).
+	FlexStart          bool `json:"flexStart,omitempty"`
+	QueuedProvisioning bool `json:"queuedProvisioning,omitempty"`
+	ShortLived         bool `json:"shortLived,omitempty"`
+	// Upgrade is the node-recreating change in progress (or paused by a cancel), if any.
 	Upgrade *Upgrade `json:"upgrade,omitempty"`
+	// LastUpgrade is how the previous upgrade ended (rollback needs a cancelled one).
+	LastUpgrade *UpgradeRecord `json:"lastUpgrade,omitempty"`
+	// CapacityRetry is when the pool, waiting for capacity (CapacityWhy), tries again.
+	CapacityRetry time.Time `json:"capacityRetry,omitempty"`
+	CapacityWhy   string    `json:"capacityWhy,omitempty"`
 }
 
 // Group finds the pool's instance group in a zone.
@@ -179,9 +196,13 @@ type Node struct {
 	Unschedulable bool        `json:"unschedulable,omitempty"`
 	UpgradeRole   upgradeRole `json:"upgradeRole,omitempty"`
 	Drain         *DrainState `json:"drain,omitempty"`
-	CreateTime    time.Time   `json:"createTime"`
-	ReadyTime     time.Time   `json:"readyTime,omitempty"`
-	InternalIP    string      `json:"internalIp"`
+	// UnneededSince is since when the autoscaler has found the node removable; ScaleDownBlock
+	// is why it last found the node not removable.
+	UnneededSince  time.Time `json:"unneededSince,omitempty"`
+	ScaleDownBlock string    `json:"scaleDownBlock,omitempty"`
+	CreateTime     time.Time `json:"createTime"`
+	ReadyTime      time.Time `json:"readyTime,omitempty"`
+	InternalIP     string    `json:"internalIp"`
 }
 
 // Operation is a GKE long-running operation.

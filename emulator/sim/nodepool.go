@@ -33,6 +33,9 @@ func (w *World) CreateNodePool(project, location, cluster string, req *api.Creat
 	if req == nil || req.NodePool == nil {
 		return nil, invalidArgument("Required field \"nodePool\" is missing. Send {\"nodePool\": {...}}.")
 	}
+	if c.Autopilot {
+		return nil, failedPrecondition("Creating node pools is not supported for Autopilot clusters; Autopilot provisions nodes for the pods it runs.")
+	}
 	if c.Pool(req.NodePool.Name) != nil {
 		return nil, alreadyExists("projects/%s/locations/%s/clusters/%s/nodePools/%s.", project, location, cluster, req.NodePool.Name)
 	}
@@ -50,6 +53,7 @@ func (w *World) CreateNodePool(project, location, cluster string, req *api.Creat
 	c.Pools = append(c.Pools, p)
 	c.touch(w)
 	op := w.startOperation(api.OpCreateNodePool, c, p.Name, true)
+	w.ensureAutoscaler(c)
 	w.record("NodePoolCreating", c, p.Name, "", op.ID, "creating node pool %s: %d nodes per zone in %v, %s, %s",
 		p.Name, p.InitialNodeCount, p.Locations, p.Spec.MachineType, p.Spec.Version)
 	return op, nil
@@ -100,7 +104,17 @@ func (w *World) buildNodePool(c *Cluster, in *api.NodePool, field string) (*Node
 	if err != nil {
 		return nil, err
 	}
-	us, err := normalizeUpgradeSettings(in.UpgradeSettings, field+".upgradeSettings")
+	flexStart := in.Config != nil && in.Config.FlexStart
+	queued := in.QueuedProvisioning != nil && in.QueuedProvisioning.Enabled
+	if queued {
+		v, _ := ParseVersion(spec.Version)
+		if min, _ := ParseVersion(shortLivedMinimum); v.Compare(min) < 0 {
+			return nil, invalidField(field+".queuedProvisioning.enabled", true, "Queued provisioning node pools need GKE %s or later; the pool would run %s", shortLivedMinimum, spec.Version)
+		}
+	}
+	us, err := normalizeUpgradeSettings(in.UpgradeSettings, field+".upgradeSettings", upgradeContext{
+		autopilot: c.Autopilot, shortLived: flexStart || queued, autoscaling: as.Enabled,
+		autoprovisioned: as.Autoprovisioned, master: c.MasterVersion})
 	if err != nil {
 		return nil, err
 	}
@@ -115,6 +129,7 @@ func (w *World) buildNodePool(c *Cluster, in *api.NodePool, field string) (*Node
 		Name: in.Name, Spec: spec, Labels: labels, Taints: taints, ConfigExtra: extra,
 		InitialNodeCount: in.InitialNodeCount, Locations: zones, AutoUpgrade: autoUpgrade, AutoRepair: autoRepair,
 		Autoscaling: as, UpgradeSettings: us, MaxPodsPerNode: maxPods, PodIPv4CIDRSize: podCIDRSize(maxPods),
+		FlexStart: flexStart, QueuedProvisioning: queued, ShortLived: flexStart || queued,
 		Extra: in.Extra, CreateTime: w.st.Now, Etag: w.randHex(16),
 	}
 	for _, z := range zones {
@@ -338,33 +353,6 @@ func describeAutoscaling(as api.NodePoolAutoscaling) string {
 	}
 }
 
-// normalizeUpgradeSettings validates UpgradeSettings and fills GKE's defaults (surge, maxSurge 1).
-func normalizeUpgradeSettings(in *api.UpgradeSettings, field string) (api.UpgradeSettings, error) {
-	if in == nil {
-		return api.UpgradeSettings{MaxSurge: 1, Strategy: api.StrategySurge}, nil
-	}
-	us := *in
-	if err := validateEnum(field+".strategy", us.Strategy, api.StrategyUnspecified, api.StrategySurge, api.StrategyBlueGreen, api.StrategyShortLived); err != nil {
-		return us, err
-	}
-	if us.Strategy == "" || us.Strategy == api.StrategyUnspecified {
-		us.Strategy = api.StrategySurge
-	}
-	if us.MaxSurge < 0 {
-		return us, invalidField(field+".maxSurge", us.MaxSurge, "maxSurge must not be negative")
-	}
-	if us.MaxUnavailable < 0 {
-		return us, invalidField(field+".maxUnavailable", us.MaxUnavailable, "maxUnavailable must not be negative")
-	}
-	if us.Strategy == api.StrategySurge && us.MaxSurge == 0 && us.MaxUnavailable == 0 {
-		return us, invalidArgument("Invalid value for field %q: maxSurge and maxUnavailable are both 0; at least one of them must be greater than zero for the SURGE strategy (R-SURGE-1).", field)
-	}
-	if us.Strategy != api.StrategyBlueGreen && us.BlueGreenSettings != nil {
-		return us, invalidArgument("Invalid value for field %q: blueGreenSettings may only be set with strategy BLUE_GREEN (strategy is %s).", field+".blueGreenSettings", us.Strategy)
-	}
-	return us, nil
-}
-
 // UpdateNodePool applies an UpdateNodePoolRequest (PUT nodePools/{np}).
 func (w *World) UpdateNodePool(project, location, cluster, name string, req *api.UpdateNodePoolRequest) (*Operation, error) {
 	c, p, err := w.GetNodePool(project, location, cluster, name)
@@ -421,7 +409,7 @@ func (w *World) updateNodePool(c *Cluster, p *NodePool, req *api.UpdateNodePoolR
 	}
 	var us *api.UpgradeSettings
 	if req.UpgradeSettings != nil {
-		v, err := normalizeUpgradeSettings(req.UpgradeSettings, f("upgradeSettings"))
+		v, err := normalizeUpgradeSettings(req.UpgradeSettings, f("upgradeSettings"), poolUpgradeContext(c, p))
 		if err != nil {
 			return nil, err
 		}
@@ -437,6 +425,12 @@ func (w *World) updateNodePool(c *Cluster, p *NodePool, req *api.UpdateNodePoolR
 		if err := validateLabels(req.Labels.Labels, f("labels.labels")); err != nil {
 			return nil, err
 		}
+	}
+
+	paused := p.Upgrade != nil && p.Upgrade.Paused
+	if paused && target != p.Upgrade.Target {
+		return nil, failedPrecondition("Node pool %s has a paused %s upgrade to %s (phase %s): resume it by updating to the same configuration, or roll it back, before changing the nodes again (R-BG-7).",
+			p.Name, strategyName(p.Upgrade.Strategy), describeSpecChange(p.Upgrade.From, p.Upgrade.Target), p.Upgrade.BG.Phase)
 	}
 
 	// Everything is valid: apply.
@@ -466,7 +460,10 @@ func (w *World) updateNodePool(c *Cluster, p *NodePool, req *api.UpdateNodePoolR
 	}
 	p.Etag = w.randHex(16)
 	c.touch(w)
-	if target != p.Spec && (p.Upgrade == nil || target != p.Upgrade.Target) {
+	switch {
+	case paused:
+		return w.resumeUpgrade(c, p), nil
+	case target != p.Spec:
 		return w.planUpgrade(c, p, target), nil
 	}
 	op := w.startOperation(api.OpUpgradeNodes, c, p.Name, true)
@@ -612,8 +609,12 @@ func (w *World) SetNodePoolAutoscaling(project, location, cluster, name string, 
 	if err := w.checkClusterFree(c); err != nil {
 		return nil, err
 	}
+	if err := checkAutoscalingKeepsStrategy(p, as, "autoscaling"); err != nil {
+		return nil, err
+	}
 	p.Autoscaling = as
 	p.Etag = w.randHex(16)
+	w.ensureAutoscaler(c)
 	return w.metadataUpdate(c, p.Name, "autoscaling of node pool %s set to %s", p.Name, describeAutoscaling(as)), nil
 }
 

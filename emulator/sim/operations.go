@@ -176,8 +176,7 @@ func (w *World) CancelOperation(project, location, id string) error {
 	if p == nil || p.Upgrade == nil || p.Upgrade.Op != op.ID {
 		return failedPrecondition("Operation %s has no upgrade in progress to cancel.", op.ID)
 	}
-	w.cancelUpgrade(c, p)
-	return nil
+	return w.cancelUpgrade(c, p)
 }
 
 // RenderOperation renders op in GKE's JSON shape. links builds self and target links.

@@ -28,7 +28,7 @@ func (w *World) RenderCluster(c *Cluster, links Links, endpoint string) *api.Clu
 		ClusterIpv4Cidr:       c.ClusterIPv4CIDR,
 		Locations:             c.Locations,
 		ResourceLabels:        c.ResourceLabels,
-		MaintenancePolicy:     &api.MaintenancePolicy{ResourceVersion: c.PolicyVersion},
+		MaintenancePolicy:     w.renderMaintenancePolicy(c),
 		InitialClusterVersion: c.InitialVersion,
 		SelfLink:              links.Container("projects/%s/locations/%s/clusters/%s", c.Project, c.Location, c.Name),
 		Zone:                  c.Location,
@@ -97,7 +97,7 @@ func (w *World) RenderNodePool(c *Cluster, p *NodePool, links Links) *api.NodePo
 	cfg := &api.NodeConfig{
 		MachineType: p.Spec.MachineType, DiskSizeGb: p.Spec.DiskSizeGb, DiskType: p.Spec.DiskType,
 		ImageType: p.Spec.ImageType, Labels: p.Labels, Spot: p.Spec.Spot, Preemptible: p.Spec.Preemptible,
-		Extra: p.ConfigExtra,
+		FlexStart: p.FlexStart, Extra: p.ConfigExtra,
 	}
 	for _, t := range p.Taints {
 		cfg.Taints = append(cfg.Taints, &api.NodeTaint{Key: t.Key, Value: t.Value, Effect: t.Effect})
@@ -121,8 +121,35 @@ func (w *World) RenderNodePool(c *Cluster, p *NodePool, links Links) *api.NodePo
 		Etag:              p.Etag,
 		Extra:             p.Extra,
 	}
+	if p.QueuedProvisioning {
+		out.QueuedProvisioning = &api.QueuedProvisioning{Enabled: true}
+	}
+	igURL := func(g *InstanceGroup) string {
+		return links.Compute("projects/%s/zones/%s/instanceGroupManagers/%s", c.Project, g.Zone, g.Name)
+	}
 	for _, g := range p.Groups {
-		out.InstanceGroupUrls = append(out.InstanceGroupUrls, links.Compute("projects/%s/zones/%s/instanceGroupManagers/%s", c.Project, g.Zone, g.Name))
+		out.InstanceGroupUrls = append(out.InstanceGroupUrls, igURL(g))
+	}
+	if u := p.Upgrade; u != nil && u.BG != nil {
+		info := &api.BlueGreenInfo{Phase: u.BG.Phase, GreenPoolVersion: u.Target.Version}
+		if u.Rollback {
+			info.GreenPoolVersion = u.From.Version
+		}
+		// v1 has no WAITING_TO_DRAIN_BLUE_POOL; its clients see the blue pool as cordoned.
+		if info.Phase == phaseWaitingToDrain && !strings.Contains(links.ContainerBase, "/v1beta1/") {
+			info.Phase = phaseCordoningBlue
+		}
+		if !u.BG.DeletionStart.IsZero() {
+			info.BluePoolDeletionStartTime = u.BG.DeletionStart.Format(time.RFC3339)
+		}
+		for _, g := range p.Groups {
+			if u.BG.isBlue(g.Name) {
+				info.BlueInstanceGroupUrls = append(info.BlueInstanceGroupUrls, igURL(g))
+			} else if u.BG.isGreen(g.Name) {
+				info.GreenInstanceGroupUrls = append(info.GreenInstanceGroupUrls, igURL(g))
+			}
+		}
+		out.UpdateInfo = &api.UpdateInfo{BlueGreenInfo: info}
 	}
 	return out
 }
@@ -204,7 +231,7 @@ func (w *World) RenderK8sNode(c *Cluster, n *Node) *corev1.Node {
 	}
 	ready := corev1.NodeCondition{Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady",
 		Message: "kubelet is posting ready status", LastHeartbeatTime: metav1.NewTime(w.st.Now), LastTransitionTime: metav1.NewTime(n.ReadyTime)}
-	if n.State == NodeDeleting {
+	if n.State == NodeDeleting || c.nodeFailed(n.Name) {
 		ready.Status, ready.Reason, ready.Message = corev1.ConditionUnknown, "NodeStatusUnknown", "Kubelet stopped posting node status."
 	}
 	maxPods := int64(defaultMaxPods)

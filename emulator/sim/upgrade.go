@@ -2,36 +2,69 @@ package sim
 
 import (
 	"fmt"
+	"sort"
+	"strings"
 	"time"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
 )
 
-// Node-recreating changes (R-UPG-1) and the surge upgrade that carries them out.
-//
-// Surge (R-SURGE-1..4): zones one at a time; in a zone at most min(maxSurge+maxUnavailable, 20,
-// nodes in the zone) nodes change at once. A surge slot creates a node with the new spec, waits
-// until it is ready, then cordons, drains and deletes an old node. An unavailable slot cordons
-// and drains an old node and recreates it in place with the new spec.
+// Node-recreating changes (R-UPG-1) and the strategies that carry them out. Version, machine
+// attribute and image changes use the pool's strategy: surge (this file), blue-green or
+// autoscaled blue-green (bluegreen.go), short-lived for flex-start pools (shortlived.go);
+// R-UPG-2/3. Cancel, resume, rollback and complete are in upgradecontrol.go.
 
-// maxUpgradeConcurrency caps the nodes upgraded at once in a zone (R-SURGE-2).
+// Strategies of an Upgrade (autoscaled blue-green is a flavour of BLUE_GREEN in the API).
+const (
+	strategySurge        = api.StrategySurge
+	strategyBlueGreen    = api.StrategyBlueGreen
+	strategyAutoscaledBG = "AUTOSCALED_BLUE_GREEN"
+	strategyShortLived   = api.StrategyShortLived
+)
+
+// maxUpgradeConcurrency caps the nodes upgraded at once in a zone (R-SURGE-2) and the blue
+// nodes drained at once by autoscaled blue-green (R-ABG-3).
 const maxUpgradeConcurrency = 20
 
-// Upgrade is a node-recreating change in progress on a pool.
+// Upgrade is a node-recreating change in progress on a pool, or paused by a cancel.
 type Upgrade struct {
-	Op             string    `json:"op"`
-	Strategy       string    `json:"strategy"`
-	From           NodeSpec  `json:"from"`
-	Target         NodeSpec  `json:"target"`
-	MaxSurge       int       `json:"maxSurge"`
-	MaxUnavailable int       `json:"maxUnavailable"`
-	Zones          []string  `json:"zones"`
-	Zone           int       `json:"zone"`
-	ZoneSize       int       `json:"zoneSize"`
-	Total          int       `json:"total"`
-	Done           int       `json:"done"`
-	Cancelled      bool      `json:"cancelled,omitempty"`
-	StartTime      time.Time `json:"startTime"`
+	Op        string    `json:"op"`
+	Strategy  string    `json:"strategy"`
+	From      NodeSpec  `json:"from"`
+	Target    NodeSpec  `json:"target"`
+	StartTime time.Time `json:"startTime"`
+	Total     int       `json:"total"`
+	Done      int       `json:"done"`
+	// Stopping: a cancel was asked; nodes mid-upgrade finish, nothing new starts.
+	Stopping bool `json:"stopping,omitempty"`
+	// Paused: a cancelled blue-green upgrade waiting to be resumed or rolled back (R-BG-7).
+	Paused bool `json:"paused,omitempty"`
+	// Rollback: this upgrade takes the pool back to From (Target is the old spec).
+	Rollback bool `json:"rollback,omitempty"`
+	// Resumed: the upgrade continues after a pause, under a new operation.
+	Resumed bool `json:"resumed,omitempty"`
+	// Auto: GKE started it (node auto-upgrade), not the user.
+	Auto bool `json:"auto,omitempty"`
+	// Drain is how replaced nodes are drained.
+	Drain DrainPolicy `json:"drain"`
+
+	// Surge.
+	MaxSurge       int      `json:"maxSurge,omitempty"`
+	MaxUnavailable int      `json:"maxUnavailable,omitempty"`
+	Zones          []string `json:"zones,omitempty"`
+	Zone           int      `json:"zone,omitempty"`
+	ZoneSize       int      `json:"zoneSize,omitempty"`
+
+	// Blue-green.
+	BG *BlueGreen `json:"bg,omitempty"`
+}
+
+// UpgradeRecord remembers how a pool's last upgrade ended, for rollback and resume.
+type UpgradeRecord struct {
+	Strategy  string   `json:"strategy"`
+	From      NodeSpec `json:"from"`
+	Target    NodeSpec `json:"target"`
+	Cancelled bool     `json:"cancelled,omitempty"`
 }
 
 // upgradeRole marks what a node is doing for an upgrade.
@@ -42,20 +75,61 @@ const (
 	roleSurge    upgradeRole = "surge"    // a new node created beyond the pool's size
 	roleReplaced upgradeRole = "replaced" // an old node retired for a ready surge node
 	roleRecreate upgradeRole = "recreate" // an old node drained to be recreated in place
+	roleBlue     upgradeRole = "blue"     // a blue node being drained in a batch; kept afterwards
+	roleDrained  upgradeRole = "drained"  // a blue node its batch has drained
 )
+
+// strategyFor picks the strategy of a pool's node-recreating change (R-UPG-2/3).
+func strategyFor(p *NodePool) string {
+	us := p.UpgradeSettings
+	switch {
+	case p.ShortLived:
+		return strategyShortLived
+	case us.Strategy == api.StrategyBlueGreen && us.BlueGreenSettings != nil && us.BlueGreenSettings.AutoscaledRolloutPolicy != nil:
+		return strategyAutoscaledBG
+	case us.Strategy == api.StrategyBlueGreen:
+		return strategyBlueGreen
+	}
+	return strategySurge
+}
 
 // planUpgrade records a node-recreating change on p and returns the operation that runs it.
 func (w *World) planUpgrade(c *Cluster, p *NodePool, target NodeSpec) *Operation {
 	op := w.startOperation(api.OpUpgradeNodes, c, p.Name, true)
 	us := p.UpgradeSettings
-	p.Upgrade = &Upgrade{
-		Op: op.ID, Strategy: api.StrategySurge, From: p.Spec, Target: target,
-		MaxSurge: int(us.MaxSurge), MaxUnavailable: int(us.MaxUnavailable),
-		Zones: append([]string(nil), p.Locations...), StartTime: w.st.Now,
+	u := &Upgrade{
+		Op: op.ID, Strategy: strategyFor(p), From: p.Spec, Target: target, StartTime: w.st.Now,
+		MaxSurge: int(us.MaxSurge), MaxUnavailable: int(us.MaxUnavailable), Drain: surgeDrain,
+		Zones: append([]string(nil), p.Locations...),
 	}
+	if u.Strategy == strategyBlueGreen || u.Strategy == strategyAutoscaledBG {
+		u.BG = newBlueGreen(p, u.Strategy)
+	}
+	p.Upgrade = u
 	p.Status = PoolReconciling
-	op.Detail = fmt.Sprintf("Upgrading node pool %s to %s", p.Name, describeSpecChange(p.Spec, target))
+	op.Detail = fmt.Sprintf("Upgrading node pool %s: %s (%s)", p.Name, describeSpecChange(p.Spec, target), strategyName(u.Strategy))
 	return op
+}
+
+// planAutoUpgrade is planUpgrade for GKE's own node auto-upgrades: on Autopilot their drains
+// leave extended-duration pods alone for 7 days (R-EXT-1); on Standard they do not (R-EXT-2).
+func (w *World) planAutoUpgrade(c *Cluster, p *NodePool, target NodeSpec) *Operation {
+	op := w.planUpgrade(c, p, target)
+	p.Upgrade.Auto = true
+	p.Upgrade.Drain.ProtectExtended = c.Autopilot
+	return op
+}
+
+func strategyName(s string) string {
+	switch s {
+	case strategyBlueGreen:
+		return "blue-green"
+	case strategyAutoscaledBG:
+		return "autoscaled blue-green"
+	case strategyShortLived:
+		return "short-lived"
+	}
+	return "surge"
 }
 
 // describeSpecChange says what a node-recreating change changes, for details and the log.
@@ -74,35 +148,63 @@ func describeSpecChange(from, to NodeSpec) string {
 	if len(parts) == 0 {
 		return "the same node configuration"
 	}
-	s := parts[0]
-	for _, p := range parts[1:] {
-		s += ", " + p
-	}
-	return s
+	return strings.Join(parts, ", ")
 }
 
+// beginUpgrade starts the upgrade of p when its operation starts.
 func (w *World) beginUpgrade(c *Cluster, p *NodePool) {
 	u := p.Upgrade
+	if u.Resumed {
+		u.Resumed = false
+		w.record("UpgradeResumed", c, p.Name, "", u.Op, "%s upgrade of %s resumed in phase %s", strategyName(u.Strategy), p.Name, u.BG.Phase)
+		w.stepUpgrade(c, p)
+		return
+	}
+	u.Total = 0
 	for _, n := range c.Nodes {
 		if n.Pool == p.Name && n.Spec != u.Target && n.State != NodeDeleting {
 			u.Total++
 		}
 	}
-	w.record("UpgradeStarted", c, p.Name, "", u.Op, "surge upgrade of %s started: %d nodes, maxSurge=%d maxUnavailable=%d, zones %v",
-		p.Name, u.Total, u.MaxSurge, u.MaxUnavailable, u.Zones)
+	what := "upgrade"
+	if u.Rollback {
+		what = "rollback"
+	}
+	switch u.Strategy {
+	case strategySurge:
+		w.record("UpgradeStarted", c, p.Name, "", u.Op, "surge %s of %s started: %d nodes, %s, maxSurge=%d maxUnavailable=%d, zones %v",
+			what, p.Name, u.Total, describeSpecChange(u.From, u.Target), u.MaxSurge, u.MaxUnavailable, u.Zones)
+	case strategyShortLived:
+		w.beginShortLived(c, p)
+		return
+	default:
+		w.record("UpgradeStarted", c, p.Name, "", u.Op, "%s %s of %s started: %d blue nodes, %s",
+			strategyName(u.Strategy), what, p.Name, u.Total, describeSpecChange(u.From, u.Target))
+	}
 	w.stepUpgrade(c, p)
 }
 
-// stepUpgrade takes every step the upgrade can take now; node events call it again.
+// stepUpgrade takes every step the upgrade can take now; node and timer events call it again.
 func (w *World) stepUpgrade(c *Cluster, p *NodePool) {
 	u := p.Upgrade
-	if u == nil {
+	if u == nil || u.Paused {
 		return
 	}
 	op := w.st.Operations[u.Op]
 	if op == nil || op.Status != api.OpStatusRunning {
 		return
 	}
+	switch u.Strategy {
+	case strategySurge:
+		w.stepSurge(c, p, op)
+	case strategyBlueGreen, strategyAutoscaledBG:
+		w.stepBlueGreen(c, p, op)
+	}
+}
+
+// stepSurge advances a surge upgrade zone by zone (R-SURGE-2) and finishes it.
+func (w *World) stepSurge(c *Cluster, p *NodePool, op *Operation) {
+	u := p.Upgrade
 	for u.Zone < len(u.Zones) {
 		g := p.Group(u.Zones[u.Zone])
 		if g == nil || w.stepZone(c, p, g) {
@@ -113,29 +215,38 @@ func (w *World) stepUpgrade(c *Cluster, p *NodePool) {
 		break
 	}
 	w.reportUpgrade(c, p, op)
-	if u.Zone >= len(u.Zones) || (u.Cancelled && !w.upgradeInFlight(c, p)) {
+	if u.Zone >= len(u.Zones) || (u.Stopping && !w.upgradeInFlight(c, p)) {
 		w.finishUpgrade(c, p)
 	}
 }
 
-// stepZone advances the upgrade in one zone; it reports whether the zone is finished.
+// stepZone advances a surge upgrade in one zone; it reports whether the zone is finished.
+//
+// R-SURGE-1..4: at most min(maxSurge+maxUnavailable, 20, nodes in the zone) nodes change at
+// once. A surge slot creates a node with the new spec, waits until it is ready (not for Spot
+// nodes, R-SURGE-7), then cordons, drains and deletes an old node. An unavailable slot cordons
+// and drains an old node and recreates it in place. Without capacity for a surge node the
+// upgrade of a node does not start; it waits (R-SURGE-6).
 func (w *World) stepZone(c *Cluster, p *NodePool, g *InstanceGroup) bool {
 	u := p.Upgrade
 	var old, readySurge []*Node
-	pendingSurge, surgeUsed, unavailUsed := 0, 0, 0
+	pendingSurge, surgeUsed, unavailUsed, replacing := 0, 0, 0, 0
 	for _, name := range g.Nodes {
 		n := c.Nodes[name]
 		switch n.UpgradeRole {
 		case roleSurge:
 			surgeUsed++
-			// R-SURGE-7: Spot surge nodes are not awaited before an old node is drained.
 			if n.State == NodeReady || (p.Spec.Spot && n.State == NodeProvisioning) {
 				readySurge = append(readySurge, n)
 			} else {
 				pendingSurge++
 			}
 		case roleReplaced:
-			surgeUsed++ // its surge slot is held until it is deleted
+			// Its surge slot is held until its VM is being deleted; the zone is done once it is gone.
+			replacing++
+			if n.State != NodeDeleting {
+				surgeUsed++
+			}
 		case roleRecreate:
 			unavailUsed++
 		default:
@@ -147,7 +258,6 @@ func (w *World) stepZone(c *Cluster, p *NodePool, g *InstanceGroup) bool {
 	if u.ZoneSize == 0 {
 		u.ZoneSize = len(old)
 	}
-	// Ready surge nodes each let one old node go: cordon, drain, delete (R-SURGE-3).
 	for _, s := range readySurge {
 		s.UpgradeRole = roleNone
 		if len(old) == 0 {
@@ -156,15 +266,19 @@ func (w *World) stepZone(c *Cluster, p *NodePool, g *InstanceGroup) bool {
 		o := old[0]
 		old = old[1:]
 		o.UpgradeRole = roleReplaced
-		w.retireNode(c, o, surgeDrain, "replaced by surge node "+s.Name)
+		w.retireNode(c, o, u.Drain, "replaced by surge node "+s.Name)
 	}
-	if !u.Cancelled {
+	if !u.Stopping {
 		limit := min(u.MaxSurge+u.MaxUnavailable, maxUpgradeConcurrency, max(u.ZoneSize, 1))
 		surgeSlots := min(u.MaxSurge, limit)
 		unavailSlots := min(u.MaxUnavailable, limit-surgeSlots)
 		// Old nodes not yet spoken for by a surge node still booting.
 		free := len(old) - pendingSurge
 		for surgeUsed < surgeSlots && free > 0 {
+			if !w.reserveCapacity(c, p, g.Zone, u.Target, 1) {
+				w.waitForCapacity(c, p, g.Zone, "surge node")
+				break
+			}
 			n := w.addNode(c, p, g, u.Target)
 			n.UpgradeRole = roleSurge
 			surgeUsed++
@@ -174,19 +288,20 @@ func (w *World) stepZone(c *Cluster, p *NodePool, g *InstanceGroup) bool {
 			o := old[len(old)-1]
 			old = old[:len(old)-1]
 			o.UpgradeRole = roleRecreate
-			w.retireNode(c, o, surgeDrain, "recreating with the new configuration (maxUnavailable)")
+			w.retireNode(c, o, u.Drain, "recreating with the new configuration (maxUnavailable)")
 			unavailUsed++
 			free--
 		}
 	}
-	return len(old) == 0 && surgeUsed == 0 && unavailUsed == 0
+	return len(old) == 0 && surgeUsed == 0 && unavailUsed == 0 && replacing == 0
 }
 
 // upgradeInFlight says whether any node of p is mid-upgrade.
 func (w *World) upgradeInFlight(c *Cluster, p *NodePool) bool {
 	for _, g := range p.Groups {
 		for _, name := range g.Nodes {
-			if c.Nodes[name].UpgradeRole != roleNone {
+			switch c.Nodes[name].UpgradeRole {
+			case roleSurge, roleReplaced, roleRecreate, roleBlue:
 				return true
 			}
 		}
@@ -194,20 +309,32 @@ func (w *World) upgradeInFlight(c *Cluster, p *NodePool) bool {
 	return false
 }
 
-// nodeRetiredForUpgrade is called when an old node finished its part: deleted after a surge
-// node replaced it, or drained for recreation (in which case it comes back with the new spec).
+// onUpgradeNodeDrained handles a drained node that an upgrade keeps (a blue node) or
+// recreates in place (maxUnavailable); it reports whether it did.
 func (w *World) onUpgradeNodeDrained(c *Cluster, n *Node) bool {
 	p := c.Pool(n.Pool)
-	if p == nil || p.Upgrade == nil || n.UpgradeRole != roleRecreate {
+	if p == nil || p.Upgrade == nil {
 		return false
 	}
-	w.nodeGone(c, n.Name) // its DaemonSet pods go with the old VM
-	w.setNodeState(c, n, NodeProvisioning)
-	n.Spec = p.Upgrade.Target
-	n.CreateTime = w.st.Now
-	w.record("NodeRecreating", c, n.Pool, n.Name, p.Upgrade.Op, "recreating node %s with %s", n.Name, describeSpecChange(p.Upgrade.From, n.Spec))
-	w.schedule(w.jitter(nodeBootBase, nodeBootSpread), Event{Kind: evNodeReady, Cluster: c.Key(), Node: n.Name})
-	return true
+	switch n.UpgradeRole {
+	case roleBlue:
+		n.UpgradeRole = roleDrained
+		w.setNodeState(c, n, NodeCordoned)
+		p.Upgrade.Done++
+		w.stepUpgrade(c, p)
+		return true
+	case roleRecreate:
+		w.nodeGone(c, n.Name) // its DaemonSet pods go with the old VM
+		w.setNodeState(c, n, NodeProvisioning)
+		n.Spec = p.Upgrade.Target
+		n.CreateTime = w.st.Now
+		w.record("NodeRecreating", c, n.Pool, n.Name, p.Upgrade.Op, "recreating node %s with %s", n.Name, describeSpecChange(p.Upgrade.From, n.Spec))
+		// Recreating in place deletes the old VM before the new one boots (R-SURGE-4).
+		recreate := w.jitter(nodeDeleteBase, nodeDeleteSpread) + w.jitter(nodeBootBase, nodeBootSpread)
+		w.schedule(recreate, Event{Kind: evNodeReady, Cluster: c.Key(), Node: n.Name})
+		return true
+	}
+	return false
 }
 
 // countUpgraded notes a node that finished upgrading.
@@ -229,44 +356,98 @@ func (w *World) countUpgraded(c *Cluster, n *Node) {
 	}
 }
 
+// reportUpgrade refreshes the operation's progress metrics and detail.
 func (w *World) reportUpgrade(c *Cluster, p *NodePool, op *Operation) {
 	u := p.Upgrade
-	zone := "done"
-	if u.Zone < len(u.Zones) {
-		zone = u.Zones[u.Zone]
+	where := "done"
+	if u.BG != nil {
+		where = u.BG.Phase
+	} else if u.Zone < len(u.Zones) {
+		where = u.Zones[u.Zone]
 	}
-	setMetrics(op, "nodes done", u.Done, "nodes total", u.Total, "zone", zone)
-	op.Detail = fmt.Sprintf("Upgrading node pool %s (%s): %d of %d nodes upgraded", p.Name,
-		describeSpecChange(u.From, u.Target), u.Done, u.Total)
+	key := "zone"
+	if u.BG != nil {
+		key = "phase"
+	}
+	setMetrics(op, "nodes done", u.Done, "nodes total", u.Total, key, where)
+	op.Detail = fmt.Sprintf("Upgrading node pool %s (%s, %s): %d of %d nodes done; %s", p.Name,
+		describeSpecChange(u.From, u.Target), strategyName(u.Strategy), u.Done, u.Total, where)
+	if eta := w.upgradeETA(c, p); !eta.IsZero() {
+		op.Detail += "; ETA " + eta.Format(time.RFC3339)
+	}
 }
 
-// cancelUpgrade stops starting new nodes; nodes mid-upgrade finish (R-SURGE-9).
-func (w *World) cancelUpgrade(c *Cluster, p *NodePool) {
-	u := p.Upgrade
-	if u.Cancelled {
-		return
-	}
-	u.Cancelled = true
-	w.record("UpgradeCancelled", c, p.Name, "", u.Op, "upgrade of %s cancelled after %d of %d nodes; nodes mid-upgrade will finish", p.Name, u.Done, u.Total)
-	w.stepUpgrade(c, p)
-}
-
+// finishUpgrade ends an upgrade: done (the pool takes the target spec) or stopped by a cancel.
 func (w *World) finishUpgrade(c *Cluster, p *NodePool) {
 	u := p.Upgrade
 	op := w.st.Operations[u.Op]
-	p.Upgrade = nil
 	p.Status = PoolRunning
-	if u.Cancelled {
-		w.record("UpgradeStopped", c, p.Name, "", u.Op, "upgrade of %s stopped: %d of %d nodes on the new configuration", p.Name, u.Done, u.Total)
+	if u.Stopping {
+		p.Upgrade = nil
+		p.LastUpgrade = &UpgradeRecord{Strategy: u.Strategy, From: u.From, Target: u.Target, Cancelled: true}
+		if u.Rollback {
+			p.LastUpgrade = nil // a cancelled rollback leaves nothing further to roll back
+		}
+		w.record("UpgradeStopped", c, p.Name, "", u.Op, "%s of %s stopped: %d of %d nodes on %s", strategyName(u.Strategy), p.Name, u.Done, u.Total,
+			describeSpecChange(u.From, u.Target))
 		if op != nil {
 			w.finishOperation(op, codeCancelled, "Operation was cancelled.")
 		}
 		return
 	}
+	p.Upgrade = nil
 	p.Spec = u.Target
-	w.record("UpgradeDone", c, p.Name, "", u.Op, "upgrade of %s done: %d nodes on %s in %s", p.Name, u.Total,
+	p.LastUpgrade = &UpgradeRecord{Strategy: u.Strategy, From: u.From, Target: u.Target}
+	what := "upgrade"
+	if u.Rollback {
+		what = "rollback"
+		p.LastUpgrade = nil
+	}
+	w.record("UpgradeDone", c, p.Name, "", u.Op, "%s %s of %s done: %d nodes, %s, in %s", strategyName(u.Strategy), what, p.Name, u.Total,
 		describeSpecChange(u.From, u.Target), w.st.Now.Sub(u.StartTime).Round(time.Second))
 	if op != nil {
 		w.finishOperation(op, 0, "")
 	}
+}
+
+// upgradeETA estimates when an upgrade will be done from the pace so far (surge) or the
+// phases and soaks left (blue-green). It is zero when there is nothing to go on yet.
+func (w *World) upgradeETA(c *Cluster, p *NodePool) time.Time {
+	u := p.Upgrade
+	if u.BG != nil {
+		return w.blueGreenETA(c, p)
+	}
+	elapsed := w.st.Now.Sub(u.StartTime)
+	if u.Done == 0 || elapsed <= 0 {
+		return time.Time{}
+	}
+	left := u.Total - u.Done
+	return w.st.Now.Add(time.Duration(float64(elapsed) / float64(u.Done) * float64(left))).Truncate(time.Second)
+}
+
+// poolNodesByVersion counts a pool's live nodes per zone and version, for status views.
+func (w *World) poolNodesByVersion(c *Cluster, p *NodePool) map[string]map[string]int {
+	out := map[string]map[string]int{}
+	for _, g := range p.Groups {
+		for _, name := range g.Nodes {
+			n := c.Nodes[name]
+			if n.State == NodeDeleting {
+				continue
+			}
+			if out[g.Zone] == nil {
+				out[g.Zone] = map[string]int{}
+			}
+			out[g.Zone][n.Spec.Version]++
+		}
+	}
+	return out
+}
+
+func sortedZones(m map[string]map[string]int) []string {
+	var zones []string
+	for z := range m {
+		zones = append(zones, z)
+	}
+	sort.Strings(zones)
+	return zones
 }

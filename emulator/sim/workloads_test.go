@@ -350,14 +350,14 @@ func TestDrainHonoursGracePeriod(t *testing.T) {
 	if n := c.Nodes[node.Name]; n == nil || n.State != NodeDraining {
 		t.Fatalf("node left draining before the 120 s grace: %+v", n)
 	}
-	advance(w, 2*time.Second)
+	advance(w, 10*time.Second)
 	drained, _ := w.Events(EventFilter{Node: node.Name, Type: "NodeDrained"})
 	if len(drained) != 1 {
 		t.Fatalf("NodeDrained %d times", len(drained))
 	}
 	at, _ := time.Parse(time.RFC3339, drained[0].Time)
-	if d := at.Sub(start); d != 120*time.Second {
-		t.Fatalf("drained %s after the eviction, want 120s", d)
+	if d := at.Sub(start); d != 120*time.Second+drainFinish {
+		t.Fatalf("drained %s after the eviction, want the 120s grace + %s", d, drainFinish)
 	}
 }
 
@@ -388,4 +388,11 @@ func TestSystemPods(t *testing.T) {
 	if ns, err := w.GetNamespace(c, "kube-system"); err != nil || ns.Status.Phase != corev1.NamespaceActive {
 		t.Fatalf("kube-system namespace: %v %v", ns, err)
 	}
+}
+
+// pdbMin is a PodDisruptionBudget with minAvailable over the pods labelled app=name.
+func pdbMin(name, minAvailable string) *policyv1.PodDisruptionBudget {
+	v := intstr.Parse(minAvailable)
+	return &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: policyv1.PodDisruptionBudgetSpec{MinAvailable: &v, Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": name}}}}
 }

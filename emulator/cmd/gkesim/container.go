@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -118,7 +119,7 @@ func newClustersCmd(g *globals) *cobra.Command {
 }
 
 func newNodePoolsCmd(g *globals) *cobra.Command {
-	cmd := &cobra.Command{Use: "node-pools", Short: "List and describe node pools"}
+	cmd := &cobra.Command{Use: "node-pools", Short: "List and describe node pools, follow, roll back and complete their upgrades"}
 	var lw, dw where
 	var lcluster, dcluster string
 	list := &cobra.Command{
@@ -171,7 +172,7 @@ func newNodePoolsCmd(g *globals) *cobra.Command {
 	dw.flags(describe.Flags(), "")
 	describe.Flags().StringVar(&dcluster, "cluster", "", "the cluster")
 	describe.MarkFlagRequired("cluster")
-	cmd.AddCommand(list, describe)
+	cmd.AddCommand(list, describe, newRollbackCmd(g), newCompleteUpgradeCmd(g), newUpgradeStatusCmd(g))
 	return cmd
 }
 
@@ -233,10 +234,20 @@ func newOperationsCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := g.client().call("POST", "/v1/projects/"+g.project+"/locations/"+op.Location+"/operations/"+args[0]+":cancel", nil, &api.CancelOperationRequest{}, nil); err != nil {
+			c := g.client()
+			if err := c.call("POST", "/v1/projects/"+g.project+"/locations/"+op.Location+"/operations/"+args[0]+":cancel", nil, &api.CancelOperationRequest{}, nil); err != nil {
 				return err
 			}
-			fmt.Fprintf(g.out, "Cancelled operation %s. Nodes mid-upgrade finish; nodes not started keep their old configuration.\n", args[0])
+			// A blue-green upgrade pauses in its phase (R-BG-7); a surge one stops (R-SURGE-9).
+			var p api.NodePool
+			if err := c.call("GET", strings.TrimPrefix(op.TargetLink, c.base), nil, nil, &p); err == nil && p.UpdateInfo != nil && p.UpdateInfo.BlueGreenInfo != nil {
+				fmt.Fprintf(g.out, "Cancelled operation %s. The blue-green upgrade of node pool %s is paused in phase %s: resume it by updating the node pool to the same version, "+
+					"or roll it back with `gkesim container node-pools rollback %s --cluster %s --location %s`.\n",
+					args[0], p.Name, p.UpdateInfo.BlueGreenInfo.Phase, p.Name, clusterOf(op.TargetLink), op.Location)
+				return nil
+			}
+			fmt.Fprintf(g.out, "Cancelled operation %s. Nodes mid-upgrade finish; nodes not started keep their old configuration "+
+				"(upgrade the rest by updating the node pool to the same version, or roll the upgraded ones back with `gkesim container node-pools rollback`).\n", args[0])
 			return nil
 		},
 	}
@@ -245,34 +256,24 @@ func newOperationsCmd(g *globals) *cobra.Command {
 	wait := &cobra.Command{
 		Use: "wait OPERATION", Short: "Wait until an operation is done", Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			deadline := time.Now().Add(timeout)
-			for {
-				op, _, err := get(&ww, args[0])
-				if err != nil {
-					return err
-				}
-				if op.Status == api.OpStatusDone {
-					if op.StatusMessage != "" {
-						return fmt.Errorf("operation %s failed: %s", op.Name, op.StatusMessage)
-					}
-					fmt.Fprintf(g.out, "Operation %s (%s) is done.\n", op.Name, op.OperationType)
-					return nil
-				}
-				if time.Now().After(deadline) {
-					return fmt.Errorf("operation %s is still %s after %s (%s)", op.Name, op.Status, timeout, op.Detail)
-				}
-				select {
-				case <-cmd.Context().Done():
-					return cmd.Context().Err()
-				case <-time.After(200 * time.Millisecond):
-				}
+			_, base, err := get(&ww, args[0])
+			if err != nil {
+				return err
 			}
+			return g.waitOperation(cmd.Context(), base, args[0], timeout, false)
 		},
 	}
 	ww.flags(wait.Flags(), "")
 	wait.Flags().DurationVar(&timeout, "timeout", 20*time.Minute, "give up after this much wall time")
 	cmd.AddCommand(list, describe, cancel, wait)
 	return cmd
+}
+
+// clusterOf is the cluster name in a target link .../clusters/C[/nodePools/P].
+func clusterOf(link string) string {
+	_, rest, _ := strings.Cut(link, "/clusters/")
+	name, _, _ := strings.Cut(rest, "/")
+	return name
 }
 
 func lastPart(link string) string {

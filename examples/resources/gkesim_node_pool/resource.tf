@@ -26,4 +26,33 @@ resource "gkesim_node_pool" "general" {
     auto_repair  = true
     auto_upgrade = true
   }
+
+  # Surge upgrades: two extra nodes per zone at a time, none taken down before its
+  # replacement is ready.
+  upgrade_settings {
+    strategy        = "SURGE"
+    max_surge       = 2
+    max_unavailable = 0
+  }
+}
+
+resource "gkesim_node_pool" "web" {
+  cluster    = gkesim_cluster.primary.id
+  name       = "web"
+  node_count = 1
+
+  # Blue-green upgrades: a full green pool first, then the blue nodes drained half a pool
+  # at a time with ten minutes between batches, then an hour's soak before the blue pool
+  # is deleted. The apply returns when the soak starts.
+  upgrade_settings {
+    strategy = "BLUE_GREEN"
+    blue_green_settings {
+      node_pool_soak_duration = "3600s"
+      standard_rollout_policy {
+        batch_percentage    = 0.5
+        batch_soak_duration = "600s"
+      }
+    }
+  }
+  blue_green_return_at_soak = true
 }

@@ -149,6 +149,12 @@ func KubeObjectName(project, location, cluster, namespace, collection, name stri
 // Wait polls op until it is DONE and returns its error, if any, with GKE's message. It logs
 // progress as the operation's detail changes.
 func (c *Client) Wait(ctx context.Context, project, location string, op *container.Operation) error {
+	return c.WaitUntil(ctx, project, location, op, nil)
+}
+
+// WaitUntil is Wait that also returns, without error, as soon as until (when not nil) reports
+// true; it asks after each poll of a running operation.
+func (c *Client) WaitUntil(ctx context.Context, project, location string, op *container.Operation, until func(context.Context) (bool, error)) error {
 	name := "projects/" + project + "/locations/" + location + "/operations/" + op.Name
 	last := ""
 	for {
@@ -165,6 +171,11 @@ func (c *Client) Wait(ctx context.Context, project, location string, op *contain
 		if msg := progressLine(op); msg != last {
 			tflog.Info(ctx, msg, map[string]any{"operation": op.Name})
 			last = msg
+		}
+		if until != nil {
+			if stop, err := until(ctx); err != nil || stop {
+				return err
+			}
 		}
 		select {
 		case <-ctx.Done():

@@ -1,0 +1,216 @@
+package sim
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Fault injection (/emulator/v1/faults): conditions of the cloud that GKE's processes must
+// live with. Capacity faults are simulated here: a zonal stockout (no VMs of a machine family
+// in a zone) and a regional CPU quota. Surge nodes (R-SURGE-6), green pools (R-BG-1) and new
+// nodes wait for capacity instead of failing, and retry every minute. API error and latency
+// faults are applied by the HTTP server; they are kept here so that they persist with the state.
+
+// Fault kinds.
+const (
+	FaultStockout = "STOCKOUT"
+	FaultQuota    = "QUOTA"
+	FaultAPIError = "API_ERROR"
+	FaultLatency  = "LATENCY"
+
+	evCapacityRetry = "capacity.retry"
+	capacityRetry   = time.Minute
+)
+
+// Fault is one injected fault.
+type Fault struct {
+	ID      string `json:"id"`
+	Kind    string `json:"kind"`
+	Project string `json:"project,omitempty"` // "" applies to every project
+	// STOCKOUT: no VM of MachineFamily ("" = any, e.g. "e2", "n2") can be created in Zone.
+	Zone          string `json:"zone,omitempty"`
+	MachineFamily string `json:"machineFamily,omitempty"`
+	// QUOTA: at most CPUs vCPUs of nodes in Region.
+	Region string `json:"region,omitempty"`
+	CPUs   int64  `json:"cpus,omitempty"`
+	// API_ERROR: a share Rate (0..1] of requests whose path starts with PathPrefix ("" = all
+	// GKE, Kubernetes and Compute requests) fail with HTTP Code (429, 500 or 503).
+	Code       int     `json:"code,omitempty"`
+	Rate       float64 `json:"rate,omitempty"`
+	PathPrefix string  `json:"pathPrefix,omitempty"`
+	// LATENCY: every such request is delayed by Latency (a Go or proto duration), wall time.
+	Latency string `json:"latency,omitempty"`
+
+	CreateTime time.Time `json:"createTime"`
+}
+
+// AddFault validates and adds a fault.
+func (w *World) AddFault(f Fault) (*Fault, error) {
+	switch f.Kind {
+	case FaultStockout:
+		if l, ok := ParseLocation(f.Zone); !ok || !l.Zonal {
+			return nil, invalidField("zone", fmt.Sprintf("%q", f.Zone), "A STOCKOUT fault needs a zone the emulator knows, e.g. us-central1-a")
+		}
+	case FaultQuota:
+		if l, ok := ParseLocation(f.Region); !ok || l.Zonal {
+			return nil, invalidField("region", fmt.Sprintf("%q", f.Region), "A QUOTA fault needs a region, e.g. us-central1")
+		}
+		if f.CPUs < 0 {
+			return nil, invalidField("cpus", f.CPUs, "The CPU quota must not be negative")
+		}
+	case FaultAPIError:
+		if f.Code != 429 && f.Code != 500 && f.Code != 503 {
+			return nil, invalidField("code", f.Code, "API_ERROR faults return 429, 500 or 503")
+		}
+		if f.Rate <= 0 || f.Rate > 1 {
+			return nil, invalidField("rate", f.Rate, "Must be in (0, 1]: the share of requests that fail")
+		}
+	case FaultLatency:
+		if _, err := parseLatency(f.Latency); err != nil {
+			return nil, invalidField("latency", fmt.Sprintf("%q", f.Latency), "Give a duration such as \"200ms\" or \"1s\", at most 30s")
+		}
+	default:
+		return nil, invalidField("kind", fmt.Sprintf("%q", f.Kind), "Must be one of STOCKOUT, QUOTA, API_ERROR, LATENCY")
+	}
+	w.st.FaultSeq++
+	f.ID = fmt.Sprintf("fault-%d", w.st.FaultSeq)
+	f.CreateTime = w.st.Now
+	w.st.Faults = append(w.st.Faults, &f)
+	w.record("FaultInjected", nil, "", "", "", "fault %s injected: %s", f.ID, describeFault(&f))
+	return &f, nil
+}
+
+func parseLatency(s string) (time.Duration, error) {
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 || d > 30*time.Second {
+		return 0, fmt.Errorf("bad latency %q", s)
+	}
+	return d, nil
+}
+
+// Latency is how long a LATENCY fault delays requests.
+func (f *Fault) LatencyDuration() time.Duration {
+	d, _ := parseLatency(f.Latency)
+	return d
+}
+
+func describeFault(f *Fault) string {
+	scope := ""
+	if f.Project != "" {
+		scope = " in project " + f.Project
+	}
+	switch f.Kind {
+	case FaultStockout:
+		family := "any machine type"
+		if f.MachineFamily != "" {
+			family = f.MachineFamily + " machines"
+		}
+		return fmt.Sprintf("stockout of %s in %s%s", family, f.Zone, scope)
+	case FaultQuota:
+		return fmt.Sprintf("CPU quota of %d in %s%s", f.CPUs, f.Region, scope)
+	case FaultAPIError:
+		return fmt.Sprintf("HTTP %d on %.0f%% of requests under %q", f.Code, f.Rate*100, f.PathPrefix)
+	}
+	return fmt.Sprintf("%s latency on requests under %q", f.Latency, f.PathPrefix)
+}
+
+// Faults lists the faults, oldest first.
+func (w *World) Faults() []*Fault { return w.st.Faults }
+
+// DeleteFault clears a fault; processes waiting for capacity retry at once.
+func (w *World) DeleteFault(id string) error {
+	for i, f := range w.st.Faults {
+		if f.ID == id {
+			w.st.Faults = append(w.st.Faults[:i], w.st.Faults[i+1:]...)
+			w.record("FaultCleared", nil, "", "", "", "fault %s cleared: %s", f.ID, describeFault(f))
+			for _, key := range sortedKeys(w.st.Clusters) {
+				for _, p := range w.st.Clusters[key].Pools {
+					if !p.CapacityRetry.IsZero() {
+						w.schedule(0, Event{Kind: evCapacityRetry, Cluster: key, Pool: p.Name})
+					}
+				}
+			}
+			return nil
+		}
+	}
+	return notFound("fault %q.", id)
+}
+
+// capacityShortage says why n more VMs of spec cannot be created in zone now, or "".
+func (w *World) capacityShortage(c *Cluster, zone string, spec NodeSpec, n int) string {
+	if n <= 0 || len(w.st.Faults) == 0 {
+		return ""
+	}
+	family := strings.SplitN(spec.MachineType, "-", 2)[0]
+	region := zone[:strings.LastIndexByte(zone, '-')]
+	for _, f := range w.st.Faults {
+		if f.Project != "" && f.Project != c.Project {
+			continue
+		}
+		switch {
+		case f.Kind == FaultStockout && f.Zone == zone && (f.MachineFamily == "" || f.MachineFamily == family):
+			return fmt.Sprintf("GCE_STOCKOUT: The zone 'projects/%s/zones/%s' does not have enough resources available to fulfill the request (%s).", c.Project, zone, spec.MachineType)
+		case f.Kind == FaultQuota && f.Region == region:
+			mt, _ := LookupMachineType(spec.MachineType)
+			need := int64(mt.VCPU * n)
+			used := w.regionCPUs(c.Project, region)
+			if used+need > f.CPUs {
+				return fmt.Sprintf("Insufficient regional quota to satisfy request: resource \"CPUS\": request requires '%d.0' and is short '%d.0'. project has a quota of '%d.0' with '%d.0' available.",
+					need, used+need-f.CPUs, f.CPUs, max(f.CPUs-used, 0))
+			}
+		}
+	}
+	return ""
+}
+
+// regionCPUs counts the vCPUs of a project's nodes in a region.
+func (w *World) regionCPUs(project, region string) int64 {
+	var n int64
+	for _, c := range w.st.Clusters {
+		if c.Project != project {
+			continue
+		}
+		for _, node := range c.Nodes {
+			if node.State != NodeDeleting && strings.HasPrefix(node.Zone, region+"-") {
+				mt, _ := LookupMachineType(node.Spec.MachineType)
+				n += int64(mt.VCPU)
+			}
+		}
+	}
+	return n
+}
+
+// reserveCapacity says whether n more VMs of spec can be created in zone now.
+func (w *World) reserveCapacity(c *Cluster, p *NodePool, zone string, spec NodeSpec, n int) bool {
+	why := w.capacityShortage(c, zone, spec, n)
+	if why == "" {
+		return true
+	}
+	p.CapacityWhy = why
+	return false
+}
+
+// waitForCapacity notes that p waits for capacity and schedules a retry.
+func (w *World) waitForCapacity(c *Cluster, p *NodePool, zone, what string) {
+	if !p.CapacityRetry.After(w.st.Now) {
+		w.record("WaitingForCapacity", c, p.Name, "", "", "cannot create %s in %s yet, retrying every %s: %s", what, zone, capacityRetry, p.CapacityWhy)
+		p.CapacityRetry = w.st.Now.Add(capacityRetry)
+		w.schedule(capacityRetry, Event{Kind: evCapacityRetry, Cluster: c.Key(), Pool: p.Name})
+	}
+}
+
+func (w *World) registerCapacityHandlers() {
+	w.on(evCapacityRetry, func(ev Event) {
+		c := w.st.Clusters[ev.Cluster]
+		if c == nil {
+			return
+		}
+		p := c.Pool(ev.Pool)
+		if p == nil || p.CapacityRetry.IsZero() {
+			return
+		}
+		p.CapacityRetry, p.CapacityWhy = time.Time{}, ""
+		w.nodeChanged(c, p.Name)
+	})
+}

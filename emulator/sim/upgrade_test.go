@@ -1,0 +1,509 @@
+package sim
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+)
+
+// Scenario tests of the node upgrade strategies, read as the documentation's examples, with
+// numbers over emulated time.
+
+// upgradeVersions returns two node versions of one minor at the test date: from < to.
+func upgradeVersions(t *testing.T, w *World) (from, to Version) {
+	t.Helper()
+	reg := VersionsAt(w.Now()).Channels[api.ChannelRegular].Valid
+	to, from = reg[0], reg[1]
+	if from.Minor != to.Minor {
+		t.Fatalf("no two patches of one minor in %v", reg)
+	}
+	return from, to
+}
+
+// upgradeCluster creates a running zonal cluster on version to with one pool on version from.
+func upgradeCluster(t *testing.T, pool *api.NodePool) (*World, *Cluster, Version, Version) {
+	t.Helper()
+	w := newTestWorld(t)
+	from, to := upgradeVersions(t, w)
+	pool.Version = from.String()
+	op, err := w.CreateCluster("proj", "us-central1-a", &api.CreateClusterRequest{Cluster: &api.Cluster{
+		Name: "c1", InitialClusterVersion: to.String(), ReleaseChannel: &api.ReleaseChannel{Channel: api.ChannelUnspecified},
+		NodePools: []*api.NodePool{pool},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runOp(t, w, op, time.Hour)
+	advance(w, time.Minute)
+	return w, w.Cluster("proj", "us-central1-a", "c1"), from, to
+}
+
+func startUpgrade(t *testing.T, w *World, pool, version string) *Operation {
+	t.Helper()
+	op, err := w.UpdateNodePool("proj", "us-central1-a", "c1", pool, &api.UpdateNodePoolRequest{NodeVersion: version})
+	if err != nil {
+		t.Fatalf("UpdateNodePool: %v", err)
+	}
+	return op
+}
+
+func nodesOn(c *Cluster, pool, version string) int {
+	n := 0
+	for _, node := range c.Nodes {
+		if node.Pool == pool && node.Spec.Version == version && node.State != NodeDeleting {
+			n++
+		}
+	}
+	return n
+}
+
+// R-SURGE-5: a single-zone pool of 5 nodes with maxSurge=2, maxUnavailable=1 holds between 4
+// and 7 nodes throughout (sampled every 10 emulated seconds), and ends with all 5 upgraded.
+func TestSurgeWorkedExampleStaysWithinFourToSeven(t *testing.T) {
+	w, c, _, to := upgradeCluster(t, &api.NodePool{Name: "pool-a", InitialNodeCount: 5,
+		UpgradeSettings: &api.UpgradeSettings{MaxSurge: 2, MaxUnavailable: 1}})
+	op := startUpgrade(t, w, "pool-a", to.String())
+	lo, hi, maxNew := 100, 0, 0
+	for i := 0; i < 2000 && op.Status != api.OpStatusDone; i++ {
+		advance(w, 10*time.Second)
+		ready, vms, surge := 0, 0, 0
+		for _, n := range c.Nodes {
+			if n.State == NodeDeleting {
+				continue
+			}
+			vms++
+			if n.State != NodeProvisioning {
+				ready++
+			}
+			if n.UpgradeRole == roleSurge {
+				surge++
+			}
+		}
+		lo, hi, maxNew = min(lo, ready), max(hi, vms), max(maxNew, surge)
+	}
+	if op.Status != api.OpStatusDone || op.ErrorCode != 0 {
+		t.Fatalf("upgrade %s %q", op.Status, op.StatusMessage)
+	}
+	if lo < 4 || hi > 7 {
+		t.Fatalf("the pool held %d..%d nodes, want within 4..7 (R-SURGE-5)", lo, hi)
+	}
+	if maxNew != 2 {
+		t.Fatalf("at most %d surge nodes at once, want exactly maxSurge=2", maxNew)
+	}
+	if got := nodesOn(c, "pool-a", to.String()); got != 5 || len(c.Nodes) != 5 {
+		t.Fatalf("%d of %d nodes on the new version, want 5 of 5", got, len(c.Nodes))
+	}
+}
+
+// R-SURGE-8: the four profiles on a 30-node pool. Fast ones (20 nodes at a time) beat the
+// balanced default (one surge node at a time), which beats the slowest (one node recreated in
+// place at a time); never more than 20 nodes change at once (R-SURGE-2).
+func TestSurgeProfilesOrder(t *testing.T) {
+	profiles := []struct {
+		name           string
+		surge, unavail int32
+	}{
+		{"balanced", 1, 0}, {"fast-no-surge", 0, 20}, {"fast-surge", 20, 0}, {"slow-no-surge", 0, 1},
+	}
+	took := map[string]time.Duration{}
+	for _, pr := range profiles {
+		w, c, _, to := upgradeCluster(t, &api.NodePool{Name: "pool-a", InitialNodeCount: 30,
+			Config:          &api.NodeConfig{MachineType: "e2-standard-4"},
+			UpgradeSettings: &api.UpgradeSettings{MaxSurge: pr.surge, MaxUnavailable: pr.unavail}})
+		op := startUpgrade(t, w, "pool-a", to.String())
+		start, peak := w.Now(), 0
+		for i := 0; i < 5000 && op.Status != api.OpStatusDone; i++ {
+			advance(w, 10*time.Second)
+			inFlight := 0
+			for _, n := range c.Nodes {
+				if n.UpgradeRole == roleSurge || n.UpgradeRole == roleRecreate || (n.UpgradeRole == roleReplaced && n.State != NodeDeleting) {
+					inFlight++
+				}
+			}
+			peak = max(peak, inFlight)
+		}
+		if op.Status != api.OpStatusDone || nodesOn(c, "pool-a", to.String()) != 30 {
+			t.Fatalf("%s: upgrade not done: %s, %d nodes upgraded", pr.name, op.Status, nodesOn(c, "pool-a", to.String()))
+		}
+		if peak > maxUpgradeConcurrency {
+			t.Fatalf("%s: %d nodes in flight at once, cap is 20 (R-SURGE-2)", pr.name, peak)
+		}
+		took[pr.name] = w.Now().Sub(start)
+	}
+	t.Logf("30-node upgrade took: %v", took)
+	if !(took["fast-surge"] < took["balanced"] && took["fast-no-surge"] < took["balanced"] && took["balanced"] < took["slow-no-surge"]) {
+		t.Fatalf("durations %v: want fast-surge, fast-no-surge < balanced < slow-no-surge (R-SURGE-8)", took)
+	}
+	if took["fast-surge"] > 15*time.Minute || took["slow-no-surge"] < 60*time.Minute {
+		t.Fatalf("durations %v: fast profiles should take minutes, the slowest over an hour for 30 nodes", took)
+	}
+}
+
+// R-SURGE-6: without capacity for a surge node the upgrade waits instead of failing, and goes on
+// once capacity returns.
+func TestSurgeWaitsForCapacity(t *testing.T) {
+	w, c, _, to := upgradeCluster(t, &api.NodePool{Name: "pool-a", InitialNodeCount: 2})
+	f, err := w.AddFault(Fault{Kind: FaultStockout, Zone: "us-central1-a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	op := startUpgrade(t, w, "pool-a", to.String())
+	advance(w, 2*time.Hour)
+	if op.Status != api.OpStatusRunning || nodesOn(c, "pool-a", to.String()) != 0 {
+		t.Fatalf("during the stockout: op %s, %d nodes upgraded; want RUNNING and none", op.Status, nodesOn(c, "pool-a", to.String()))
+	}
+	waits, _ := w.Events(EventFilter{Type: "WaitingForCapacity"})
+	if len(waits) == 0 || !strings.Contains(waits[0].Message, "GCE_STOCKOUT") {
+		t.Fatalf("no WaitingForCapacity event naming GCE_STOCKOUT: %v", waits)
+	}
+	if err := w.DeleteFault(f.ID); err != nil {
+		t.Fatal(err)
+	}
+	runOp(t, w, op, time.Hour)
+	if op.ErrorCode != 0 || nodesOn(c, "pool-a", to.String()) != 2 {
+		t.Fatalf("after the stockout: %q, %d upgraded", op.StatusMessage, nodesOn(c, "pool-a", to.String()))
+	}
+}
+
+// R-SURGE-9: cancel, resume and rollback of a surge upgrade.
+func TestSurgeCancelResumeRollback(t *testing.T) {
+	w, c, from, to := upgradeCluster(t, &api.NodePool{Name: "pool-a", InitialNodeCount: 6})
+	op := startUpgrade(t, w, "pool-a", to.String())
+	advance(w, 5*time.Minute)
+	if err := w.CancelOperation("proj", "us-central1-a", op.ID); err != nil {
+		t.Fatal(err)
+	}
+	runOp(t, w, op, time.Hour)
+	upgraded := nodesOn(c, "pool-a", to.String())
+	if op.ErrorCode != codeCancelled || upgraded == 0 || upgraded == 6 {
+		t.Fatalf("after cancel: code %d, %d upgraded; want a cancelled op and a pool on two versions", op.ErrorCode, upgraded)
+	}
+	// Rollback returns the upgraded nodes; the others are untouched.
+	untouched := map[string]bool{}
+	for name, n := range c.Nodes {
+		if n.Spec.Version == from.String() {
+			untouched[name] = true
+		}
+	}
+	rb, err := w.RollbackNodePool("proj", "us-central1-a", "c1", "pool-a", &api.RollbackNodePoolUpgradeRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runOp(t, w, rb, 2*time.Hour)
+	if nodesOn(c, "pool-a", from.String()) != 6 {
+		t.Fatalf("after rollback %d nodes on %s, want 6", nodesOn(c, "pool-a", from.String()), from)
+	}
+	for name := range untouched {
+		if c.Nodes[name] == nil {
+			t.Fatalf("rollback recreated node %s, which was never upgraded", name)
+		}
+	}
+	// Nothing left to roll back; a successful upgrade cannot be rolled back.
+	if _, err := w.RollbackNodePool("proj", "us-central1-a", "c1", "pool-a", nil); err == nil {
+		t.Fatal("second rollback accepted")
+	}
+	op = startUpgrade(t, w, "pool-a", to.String())
+	runOp(t, w, op, 3*time.Hour)
+	if _, err := w.RollbackNodePool("proj", "us-central1-a", "c1", "pool-a", nil); err == nil || !strings.Contains(err.Error(), "R-SURGE-9") {
+		t.Fatalf("rollback after a successful upgrade: %v", err)
+	}
+	// Resume: cancel half way, then update to the same version again.
+	w2, c2, _, to2 := upgradeCluster(t, &api.NodePool{Name: "pool-a", InitialNodeCount: 4})
+	op = startUpgrade(t, w2, "pool-a", to2.String())
+	advance(w2, 4*time.Minute)
+	w2.CancelOperation("proj", "us-central1-a", op.ID)
+	runOp(t, w2, op, time.Hour)
+	op = startUpgrade(t, w2, "pool-a", to2.String())
+	runOp(t, w2, op, time.Hour)
+	if op.ErrorCode != 0 || nodesOn(c2, "pool-a", to2.String()) != 4 {
+		t.Fatalf("resumed upgrade: %q, %d of 4 upgraded", op.StatusMessage, nodesOn(c2, "pool-a", to2.String()))
+	}
+}
+
+// bgPool is a 10-node pool upgraded blue-green with batches of 30%.
+func bgPool(batchSoak, poolSoak string) *api.NodePool {
+	pct := 0.3
+	return &api.NodePool{Name: "pool-a", InitialNodeCount: 10, UpgradeSettings: &api.UpgradeSettings{
+		Strategy: api.StrategyBlueGreen,
+		BlueGreenSettings: &api.BlueGreenSettings{
+			StandardRolloutPolicy: &api.StandardRolloutPolicy{BatchPercentage: &pct, BatchSoakDuration: batchSoak},
+			NodePoolSoakDuration:  poolSoak,
+		}}}
+}
+
+// eventTimes returns the emulated times of events of a type whose message contains text.
+func eventTimes(w *World, typ, text string) []time.Time {
+	evs, _ := w.Events(EventFilter{Type: typ})
+	var out []time.Time
+	for _, e := range evs {
+		if strings.Contains(e.Message, text) {
+			at, _ := time.Parse(time.RFC3339, e.Time)
+			out = append(out, at)
+		}
+	}
+	return out
+}
+
+// R-BG-1..5: phases in order; batchPercentage 0.3 of 10 nodes drains in batches of 3, 3, 3, 1
+// with the batch soak after each; the pool soaks nodePoolSoakDuration; then the blue pool goes.
+// During the upgrade the pool has both groups and twice the nodes.
+func TestBlueGreenPhasesBatchesAndSoaks(t *testing.T) {
+	w, c, _, to := upgradeCluster(t, bgPool("600s", "3600s"))
+	mustCreateDeployment(t, w, c, deployment("web", 10, "100m"))
+	advance(w, time.Minute)
+	op := startUpgrade(t, w, "pool-a", to.String())
+	var phases []string
+	maxNodes, maxGroups := 0, 0
+	for i := 0; i < 10000 && op.Status != api.OpStatusDone; i++ {
+		advance(w, 10*time.Second)
+		p := c.Pool("pool-a")
+		if p.Upgrade != nil && p.Upgrade.BG != nil {
+			if len(phases) == 0 || phases[len(phases)-1] != p.Upgrade.BG.Phase {
+				phases = append(phases, p.Upgrade.BG.Phase)
+			}
+			maxGroups = max(maxGroups, len(p.Groups))
+		}
+		maxNodes = max(maxNodes, len(c.Nodes))
+	}
+	if op.Status != api.OpStatusDone || op.ErrorCode != 0 {
+		t.Fatalf("upgrade %s %q", op.Status, op.StatusMessage)
+	}
+	want := []string{phaseCreatingGreen, phaseCordoningBlue, phaseDrainingBlue, phaseSoaking, phaseDeletingBlue}
+	if strings.Join(phases, ",") != strings.Join(want, ",") {
+		// Short phases may fall between samples; the log has them all.
+		logged, _ := w.Events(EventFilter{Type: "BlueGreenPhase"})
+		var seen []string
+		for _, e := range logged {
+			seen = append(seen, strings.SplitN(e.Message, ":", 2)[0])
+		}
+		if strings.Join(seen, ",") != strings.Join(want, ",") {
+			t.Fatalf("phases %v (log %v), want %v (R-BG-2)", phases, seen, want)
+		}
+	}
+	if maxNodes != 20 || maxGroups != 2 {
+		t.Fatalf("peak %d nodes in %d groups, want 20 in 2 (blue and green, R-BG-1)", maxNodes, maxGroups)
+	}
+	batches, _ := w.Events(EventFilter{Type: "BlueGreenBatch"})
+	var sizes []int
+	for _, e := range batches {
+		if strings.HasPrefix(e.Message, "draining batch") {
+			sizes = append(sizes, strings.Count(e.Message, "gke-"))
+		}
+	}
+	if fmt.Sprint(sizes) != "[3 3 3 1]" {
+		t.Fatalf("batch sizes %v, want [3 3 3 1] (0.3 x 10 rounded down, R-BG-3)", sizes)
+	}
+	drained := eventTimes(w, "BlueGreenBatch", "drained;")
+	starts := eventTimes(w, "BlueGreenBatch", "draining batch")
+	for i := 1; i < len(starts); i++ {
+		if gap := starts[i].Sub(drained[i-1]); gap < 600*time.Second {
+			t.Fatalf("batch %d started %s after batch %d was drained, want >= the 600s batch soak (R-BG-4)", i+1, gap, i)
+		}
+	}
+	soak := eventTimes(w, "BlueGreenSoak", "soaking the node pool")
+	del := eventTimes(w, "BlueGreenPhase", phaseDeletingBlue)
+	if len(soak) != 1 || len(del) != 1 || del[0].Sub(soak[0]) != time.Hour {
+		t.Fatalf("soak %v, deletion %v: want deletion exactly 3600s after the soak started (R-BG-4)", soak, del)
+	}
+	if nodesOn(c, "pool-a", to.String()) != 10 || len(c.Nodes) != 10 || len(c.Pool("pool-a").Groups) != 1 {
+		t.Fatalf("after the upgrade: %d nodes, %d on %s, %d groups", len(c.Nodes), nodesOn(c, "pool-a", to.String()), to, len(c.Pool("pool-a").Groups))
+	}
+	if running, _ := podCounts(c, "web"); running != 10 {
+		t.Fatalf("web has %d running pods after the upgrade, want 10", running)
+	}
+}
+
+// R-BG-4: soaks adding up to 7 days start blue pool deletion at once.
+func TestBlueGreenSevenDaySoakCap(t *testing.T) {
+	w, c, _, to := upgradeCluster(t, bgPool("0s", "604800s"))
+	op := startUpgrade(t, w, "pool-a", to.String())
+	for i := 0; i < 10000 && c.Pool("pool-a").Upgrade != nil && c.Pool("pool-a").Upgrade.BG.Phase != phaseSoaking && op.Status != api.OpStatusDone; i++ {
+		advance(w, 10*time.Second)
+	}
+	runOp(t, w, op, 2*time.Hour)
+	caps := eventTimes(w, "BlueGreenSoak", "reaches 7 days")
+	if len(caps) != 1 {
+		t.Fatalf("no 7-day cap event; the upgrade should delete blue at once once the soaks reach 7 days")
+	}
+}
+
+// advanceToPhase runs until the pool's blue-green upgrade is in phase.
+func advanceToPhase(t *testing.T, w *World, c *Cluster, phase string) {
+	t.Helper()
+	for i := 0; i < 20000; i++ {
+		if u := c.Pool("pool-a").Upgrade; u != nil && u.BG != nil && u.BG.Phase == phase {
+			return
+		}
+		advance(w, 5*time.Second)
+	}
+	t.Fatalf("never reached phase %s", phase)
+}
+
+// R-BG-7: rollback from each phase leaves only the blue pool, uncordoned, on the old version.
+func TestBlueGreenRollbackFromEachPhase(t *testing.T) {
+	for _, phase := range []string{phaseCreatingGreen, phaseCordoningBlue, phaseDrainingBlue, phaseSoaking} {
+		t.Run(phase, func(t *testing.T) {
+			w, c, from, to := upgradeCluster(t, bgPool("600s", "3600s"))
+			op := startUpgrade(t, w, "pool-a", to.String())
+			advance(w, 2*time.Second)
+			if phase != phaseCreatingGreen {
+				advanceToPhase(t, w, c, phase)
+			}
+			if err := w.CancelOperation("proj", "us-central1-a", op.ID); err != nil {
+				t.Fatal(err)
+			}
+			if op.Status != api.OpStatusDone || op.ErrorCode != codeCancelled || !c.Pool("pool-a").Upgrade.Paused {
+				t.Fatalf("cancel in %s: op %s code %d; want the upgrade paused (R-BG-7)", phase, op.Status, op.ErrorCode)
+			}
+			blueGroups := append([]string(nil), c.Pool("pool-a").Upgrade.BG.Blue...)
+			rb, err := w.RollbackNodePool("proj", "us-central1-a", "c1", "pool-a", &api.RollbackNodePoolUpgradeRequest{RespectPdb: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			runOp(t, w, rb, 3*time.Hour)
+			p := c.Pool("pool-a")
+			if rb.ErrorCode != 0 || p.Upgrade != nil || len(p.Groups) != 1 || p.Groups[0].Name != blueGroups[0] {
+				t.Fatalf("after rollback from %s: %q, upgrade %v, groups %d", phase, rb.StatusMessage, p.Upgrade, len(p.Groups))
+			}
+			if nodesOn(c, "pool-a", from.String()) != 10 || len(c.Nodes) != 10 || p.Spec.Version != from.String() {
+				t.Fatalf("after rollback from %s: %d nodes, %d on %s", phase, len(c.Nodes), nodesOn(c, "pool-a", from.String()), from)
+			}
+			for _, n := range c.Nodes {
+				if n.Unschedulable {
+					t.Fatalf("node %s still cordoned after the rollback", n.Name)
+				}
+			}
+		})
+	}
+}
+
+// R-BG-7: complete skips the rest of the soak; cancel pauses; resume continues from the phase;
+// the delete phase cannot be cancelled; complete outside the soak is refused.
+func TestBlueGreenCompleteCancelResume(t *testing.T) {
+	w, c, _, to := upgradeCluster(t, bgPool("0s", "86400s"))
+	op := startUpgrade(t, w, "pool-a", to.String())
+	advanceToPhase(t, w, c, phaseDrainingBlue)
+	if err := w.CompleteNodePoolUpgrade("proj", "us-central1-a", "c1", "pool-a"); err == nil {
+		t.Fatal("completeUpgrade accepted outside the soak phase")
+	}
+	if err := w.CancelOperation("proj", "us-central1-a", op.ID); err != nil {
+		t.Fatal(err)
+	}
+	paused := w.Now()
+	advance(w, time.Hour)
+	if p := c.Pool("pool-a"); p.Upgrade.BG.Phase != phaseDrainingBlue {
+		t.Fatalf("paused upgrade moved to %s", p.Upgrade.BG.Phase)
+	}
+	// A different version is refused while paused; the same one resumes.
+	if _, err := w.UpdateNodePool("proj", "us-central1-a", "c1", "pool-a", &api.UpdateNodePoolRequest{NodeVersion: c.Pool("pool-a").Spec.Version}); err == nil {
+		t.Fatal("a different target accepted while paused")
+	}
+	op = startUpgrade(t, w, "pool-a", to.String())
+	advanceToPhase(t, w, c, phaseSoaking)
+	if w.Now().Sub(paused) < time.Hour {
+		t.Fatal("resumed too early")
+	}
+	soakStart := w.Now()
+	if err := w.CompleteNodePoolUpgrade("proj", "us-central1-a", "c1", "pool-a"); err != nil {
+		t.Fatal(err)
+	}
+	if phase := c.Pool("pool-a").Upgrade.BG.Phase; phase != phaseDeletingBlue {
+		t.Fatalf("after completeUpgrade the phase is %s, want DELETING_BLUE_POOL", phase)
+	}
+	if err := w.CancelOperation("proj", "us-central1-a", op.ID); err == nil || !strings.Contains(err.Error(), "cannot be paused") {
+		t.Fatalf("cancel in the delete phase: %v", err)
+	}
+	runOp(t, w, op, time.Hour)
+	if op.ErrorCode != 0 || w.Now().Sub(soakStart) > 30*time.Minute {
+		t.Fatalf("upgrade after completeUpgrade: %q, took %s more (the 24 h soak was skipped)", op.StatusMessage, w.Now().Sub(soakStart))
+	}
+}
+
+// R-BG-5: the delete phase deletes pods a PodDisruptionBudget protects (it does not evict).
+func TestBlueGreenDeletePhaseIgnoresPDB(t *testing.T) {
+	w, c, _, to := upgradeCluster(t, bgPool("0s", "60s"))
+	mustCreateDeployment(t, w, c, deployment("db", 2, "100m"))
+	advance(w, time.Minute)
+	if _, err := w.CreatePDB(c, "default", pdbMin("db", "100%")); err != nil {
+		t.Fatal(err)
+	}
+	op := startUpgrade(t, w, "pool-a", to.String())
+	runOp(t, w, op, 6*time.Hour)
+	if op.ErrorCode != 0 {
+		t.Fatal(op.StatusMessage)
+	}
+	deleted, _ := w.Events(EventFilter{Type: "PodDeleted"})
+	n := 0
+	for _, e := range deleted {
+		if strings.Contains(e.Message, "default/db-") && strings.Contains(e.Message, "without eviction") {
+			n++
+		}
+	}
+	if n != 2 {
+		t.Fatalf("%d db pods deleted in the delete phase, want 2 (their PDB allowed no eviction, R-BG-5)", n)
+	}
+}
+
+// R-ABG-1: autoscaled blue-green needs the autoscaler on the pool and a recent control plane.
+func TestAutoscaledBlueGreenValidation(t *testing.T) {
+	w := newTestWorld(t)
+	abg := &api.UpgradeSettings{Strategy: api.StrategyBlueGreen, BlueGreenSettings: &api.BlueGreenSettings{
+		AutoscaledRolloutPolicy: &api.AutoscaledRolloutPolicy{}}}
+	_, err := w.CreateCluster("proj", "us-central1-a", &api.CreateClusterRequest{Cluster: &api.Cluster{Name: "c1",
+		NodePools: []*api.NodePool{{Name: "p", InitialNodeCount: 1, UpgradeSettings: abg}}}})
+	if err == nil || !strings.Contains(err.Error(), "R-ABG-1") || !strings.Contains(err.Error(), "autoscaler") {
+		t.Fatalf("without autoscaling: %v", err)
+	}
+	// A control plane older than 1.34.0-gke.2201000: at a date when 1.34.0 is the newest minor.
+	old := New(Options{Seed: 1, Start: ScheduleOf(34).RapidEntry.Add(time.Hour)})
+	_, err = old.CreateCluster("proj", "us-central1-a", &api.CreateClusterRequest{Cluster: &api.Cluster{Name: "c1",
+		InitialClusterVersion: "1.34", ReleaseChannel: &api.ReleaseChannel{Channel: api.ChannelRapid},
+		NodePools: []*api.NodePool{{Name: "p", InitialNodeCount: 1, UpgradeSettings: abg,
+			Autoscaling: &api.NodePoolAutoscaling{Enabled: true, MaxNodeCount: 3}}}}})
+	if err == nil || !strings.Contains(err.Error(), "1.34.0-gke.2201000") {
+		t.Fatalf("old control plane: %v", err)
+	}
+	// Both policies, or both batch sizes, are refused; a 0 batch is accepted (it skips the drain).
+	zero := int32(0)
+	pct := 0.5
+	for name, bg := range map[string]*api.BlueGreenSettings{
+		"both policies": {StandardRolloutPolicy: &api.StandardRolloutPolicy{}, AutoscaledRolloutPolicy: &api.AutoscaledRolloutPolicy{}},
+		"both sizes":    {StandardRolloutPolicy: &api.StandardRolloutPolicy{BatchNodeCount: &zero, BatchPercentage: &pct}},
+		"long soak":     {NodePoolSoakDuration: "700000s"},
+	} {
+		_, err := normalizeUpgradeSettings(&api.UpgradeSettings{Strategy: api.StrategyBlueGreen, BlueGreenSettings: bg}, "upgradeSettings", upgradeContext{master: "1.36.1-gke.1"})
+		if err == nil {
+			t.Fatalf("%s accepted", name)
+		}
+	}
+	us, err := normalizeUpgradeSettings(&api.UpgradeSettings{Strategy: api.StrategyBlueGreen, BlueGreenSettings: &api.BlueGreenSettings{
+		StandardRolloutPolicy: &api.StandardRolloutPolicy{BatchNodeCount: &zero}}}, "upgradeSettings", upgradeContext{})
+	if err != nil || *us.BlueGreenSettings.StandardRolloutPolicy.BatchNodeCount != 0 || us.BlueGreenSettings.NodePoolSoakDuration != "3600s" {
+		t.Fatalf("batchNodeCount 0: %+v %v", us.BlueGreenSettings, err)
+	}
+}
+
+// R-SL-1: a flex-start pool's nodes move to the new configuration as they are interrupted,
+// within seven days; the operation does not wait for them.
+func TestShortLivedTransition(t *testing.T) {
+	w, c, from, to := upgradeCluster(t, &api.NodePool{Name: "pool-a", InitialNodeCount: 4, Config: &api.NodeConfig{FlexStart: true}})
+	if s := c.Pool("pool-a").UpgradeSettings.Strategy; s != api.StrategyShortLived {
+		t.Fatalf("flex-start pool strategy %s, want SHORT_LIVED (R-UPG-3)", s)
+	}
+	op := startUpgrade(t, w, "pool-a", to.String())
+	runOp(t, w, op, 10*time.Minute)
+	if nodesOn(c, "pool-a", from.String()) != 4 {
+		t.Fatalf("existing nodes replaced at once; they should run until interrupted")
+	}
+	advance(w, 7*24*time.Hour)
+	if nodesOn(c, "pool-a", to.String()) != 4 || len(c.Nodes) != 4 {
+		t.Fatalf("after 7 days: %d of %d nodes on %s (R-SL-1)", nodesOn(c, "pool-a", to.String()), len(c.Nodes), to)
+	}
+	if _, err := w.UpdateNodePool("proj", "us-central1-a", "c1", "pool-a", &api.UpdateNodePoolRequest{
+		UpgradeSettings: &api.UpgradeSettings{Strategy: api.StrategySurge, MaxSurge: 1}}); err == nil {
+		t.Fatal("a flex-start pool accepted the SURGE strategy (R-UPG-3)")
+	}
+}
