@@ -1,0 +1,723 @@
+package sim
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+)
+
+// The cluster autoscaler (R-CA-1..9), one pass per cluster every scan interval (a few seconds
+// in small clusters, longer in large ones). It works on resource requests, per node pool:
+//
+// Scale-up: pods the scheduler could not place (priority >= -10, R-CA-9) are packed onto new
+// nodes of each autoscaled pool they could run on, after the nodes already booting; the
+// cheapest pool wins (Spot is cheaper, R-CA-7); the new nodes go to zones by the pool's
+// location policy (BALANCED keeps zones within one node, ANY fills the zone with capacity,
+// R-CA-6); never above max (R-CA-3/4); nodes are created in parallel and wait when quota or a
+// stockout blocks them (R-CA-1).
+//
+// Scale-down: a node whose pods request less than half its allocatable, and whose pods all fit
+// elsewhere, is removed once it has been unneeded long enough (10 minutes; 1 minute with the
+// optimize-utilization profile, R-CA-8), never below min (R-CA-4) and never the last node of
+// a Standard cluster (R-CA-5). Pods without a controller, safe-to-evict=false, a violated
+// PodDisruptionBudget, kube-system pods without one, or pods that fit nowhere else keep the
+// node (R-CA-2). The drain gets 10 minutes, then the node goes anyway.
+//
+// Upgrades: no changes to a pool under a surge upgrade (R-SURGE-10); during blue-green the blue
+// pool neither grows nor shrinks and the green one only grows until the soak (R-BG-6); during
+// autoscaled blue-green the green pool grows from zero within max and the blue one only
+// shrinks, ignoring min, except nodes running safe-to-evict=false pods (R-ABG-2, R-ABG-4).
+
+const (
+	evAutoscalerPass = "autoscaler.pass"
+
+	scaleDownUtilization = 0.5
+	unneededBalanced     = 10 * time.Minute
+	unneededOptimize     = time.Minute
+	// maxEmptyScaleDown and maxBusyScaleDown bound the nodes removed per pass.
+	maxEmptyScaleDown = 10
+	maxBusyScaleDown  = 1
+	// Pods with a priority below this do not trigger scale-up (R-CA-9).
+	expendablePriority = -10
+	// SafeToEvictAnnotation marks pods the autoscaler must not evict (R-CA-2, R-EXT-*).
+	SafeToEvictAnnotation = "cluster-autoscaler.kubernetes.io/safe-to-evict"
+	spotPriceFactor       = 0.3
+)
+
+// R-CA-2: the scale-down drain gets 10 minutes, then the node is terminated.
+var scaleDownDrain = DrainPolicy{RespectPDB: true, PDBTimeout: 10 * time.Minute, GraceCap: 10 * time.Minute}
+
+func (w *World) registerAutoscalerHandlers() {
+	w.on(evAutoscalerPass, func(ev Event) {
+		c := w.st.Clusters[ev.Cluster]
+		if c == nil || c.AutoscalerNext.After(w.st.Now) {
+			return
+		}
+		c.AutoscalerNext = time.Time{}
+		if !w.autoscaled(c) || c.Status == ClusterStopping {
+			return
+		}
+		w.autoscalerPass(c)
+		w.ensureAutoscaler(c)
+	})
+}
+
+// autoscaled says whether any pool of c is under the autoscaler.
+func (w *World) autoscaled(c *Cluster) bool {
+	for _, p := range c.Pools {
+		if p.Autoscaling.Enabled {
+			return true
+		}
+	}
+	return false
+}
+
+// scanInterval grows with the cluster: 10 s up to 100 nodes, one more second per 100 nodes,
+// at most a minute.
+func scanInterval(c *Cluster) time.Duration {
+	return min(10*time.Second+time.Duration(len(c.Nodes)/100)*time.Second, time.Minute)
+}
+
+// ensureAutoscaler schedules the next pass if the cluster has autoscaled pools.
+func (w *World) ensureAutoscaler(c *Cluster) {
+	if !c.ControlPlaneReady || !w.autoscaled(c) || c.AutoscalerNext.After(w.st.Now) {
+		return
+	}
+	d := scanInterval(c)
+	c.AutoscalerNext = w.st.Now.Add(d)
+	w.schedule(d, Event{Kind: evAutoscalerPass, Cluster: c.Key()})
+}
+
+// poolRole is what the autoscaler may do with a pool's groups right now.
+type poolRole struct {
+	up, down   map[string]bool // instance groups it may grow / shrink
+	ignoreMin  map[string]bool // groups whose min does not hold (autoscaled blue-green's blue)
+	limitScope map[string]bool // groups the pool's limits are counted over
+	onlyUnder  bool            // scale-down only of underutilised nodes even without a fit check
+}
+
+// roleOf applies R-SURGE-10, R-BG-6 and R-ABG-2/4 to a pool.
+func (w *World) roleOf(p *NodePool) poolRole {
+	r := poolRole{up: map[string]bool{}, down: map[string]bool{}, ignoreMin: map[string]bool{}, limitScope: map[string]bool{}}
+	if !p.Autoscaling.Enabled || p.Status == PoolStopping {
+		return r
+	}
+	all := func(m map[string]bool) {
+		for _, g := range p.Groups {
+			m[g.Name] = true
+		}
+	}
+	u := p.Upgrade
+	switch {
+	case u == nil || (u.BG == nil && u.Stopping):
+		all(r.up)
+		all(r.down)
+		all(r.limitScope)
+	case u.BG == nil:
+		// R-SURGE-10: no changes while a surge upgrade replaces the pool's nodes.
+	case u.BG.Autoscaled:
+		for _, g := range p.Groups {
+			if u.BG.isGreen(g.Name) {
+				r.up[g.Name], r.down[g.Name], r.limitScope[g.Name] = true, true, true
+			}
+			if u.BG.isBlue(g.Name) && u.BG.Phase == phaseWaitingToDrain {
+				r.down[g.Name], r.ignoreMin[g.Name] = true, true
+			}
+		}
+		r.onlyUnder = true
+	default:
+		for _, g := range p.Groups {
+			switch {
+			case u.BG.isGreen(g.Name):
+				r.up[g.Name], r.limitScope[g.Name] = true, true
+				if u.BG.Phase == phaseSoaking || u.BG.Phase == phaseDeletingBlue {
+					r.down[g.Name] = true
+				}
+			case u.BG.isBlue(g.Name) && u.Rollback:
+				r.up[g.Name], r.limitScope[g.Name] = true, true // R-BG-6: on rollback blue may grow
+			}
+		}
+	}
+	return r
+}
+
+// limits returns the min and max of a group and of the pool in scope (per zone or total).
+func limitsOf(p *NodePool) (perZone bool, min, max int) {
+	as := p.Autoscaling
+	if as.TotalMaxNodeCount > 0 || as.TotalMinNodeCount > 0 {
+		return false, int(as.TotalMinNodeCount), int(as.TotalMaxNodeCount)
+	}
+	return true, int(as.MinNodeCount), int(as.MaxNodeCount)
+}
+
+// liveCount is the group's nodes that are not on their way out.
+func (w *World) liveCount(c *Cluster, g *InstanceGroup) int {
+	ix := w.index(c, g)
+	return len(g.Nodes) - ix.byState[NodeDraining] - ix.byState[NodeDeleting]
+}
+
+func (w *World) autoscalerPass(c *Cluster) {
+	ix := w.kix(c)
+	var pending []*Pod
+	for p := range ix.pending {
+		if p.Unschedulable != "" && !p.Terminating {
+			pending = append(pending, p)
+		}
+	}
+	sort.Slice(pending, func(i, j int) bool {
+		if pending[i].Priority != pending[j].Priority {
+			return pending[i].Priority > pending[j].Priority
+		}
+		if !pending[i].CreateTime.Equal(pending[j].CreateTime) {
+			return pending[i].CreateTime.Before(pending[j].CreateTime)
+		}
+		return pending[i].Key() < pending[j].Key()
+	})
+	roles := map[string]poolRole{}
+	for _, p := range c.Pools {
+		roles[p.Name] = w.roleOf(p)
+	}
+	if len(pending) > 0 {
+		w.scaleUp(c, pending, roles)
+	}
+	w.scaleDown(c, roles)
+}
+
+// ---- scale-up ----
+
+// nodeTemplate is what a new node of a pool group offers to pods.
+type nodeTemplate struct {
+	pool   *NodePool
+	group  *InstanceGroup
+	labels map[string]string
+	taints []corev1.Taint
+	free   Resources // allocatable minus GKE's DaemonSet pods
+	pods   int
+	price  float64
+}
+
+// templateOf builds the template of a new node of group g (pool p).
+func (w *World) templateOf(c *Cluster, p *NodePool, g *InstanceGroup) nodeTemplate {
+	spec := p.Spec
+	if u := p.Upgrade; u != nil && u.BG != nil && u.BG.isGreen(g.Name) {
+		spec = u.Target
+	}
+	n := &Node{Name: "template", Pool: p.Name, Zone: g.Zone, Spec: spec, State: NodeReady}
+	k := w.RenderK8sNode(c, n)
+	var taints []corev1.Taint
+	for _, t := range k.Spec.Taints {
+		if t.Key != "node.kubernetes.io/unschedulable" {
+			taints = append(taints, t)
+		}
+	}
+	mt, _ := LookupMachineType(spec.MachineType)
+	free := Resources{MilliCPU: mt.AllocatableMilliCPU(), MemoryBytes: mt.AllocatableMemoryMiB() << 20}
+	if !c.Autopilot {
+		for _, ds := range systemDaemonSets {
+			free = free.sub(effectiveRequests(&ds.spec))
+		}
+	}
+	price := mt.PricePerHour
+	if spec.Spot || spec.Preemptible {
+		price *= spotPriceFactor
+	}
+	return nodeTemplate{pool: p, group: g, labels: k.Labels, taints: taints, free: free, pods: int(p.MaxPodsPerNode) - len(systemDaemonSets), price: price}
+}
+
+func (t nodeTemplate) accepts(spec *corev1.PodSpec) bool {
+	g := &schedGroup{labels: t.labels, taints: t.taints}
+	return g.rejects(spec) == ""
+}
+
+// scaleUp adds nodes for the pending pods.
+func (w *World) scaleUp(c *Cluster, pending []*Pod, roles map[string]poolRole) {
+	type option struct {
+		pool  *NodePool
+		add   map[*InstanceGroup]int
+		pods  []*Pod
+		cost  float64
+		nodes int
+	}
+	placed := map[*Pod]bool{}
+	// Pods that fit on a node already there (the scheduler has not got to them yet) or on a
+	// node still booting need no new node.
+	shadow := w.newShadow(c)
+	for _, pod := range pending {
+		if shadow.place(w, c, pod, nil) {
+			placed[pod] = true
+		}
+	}
+	for _, p := range c.Pools {
+		w.placeOnUpcoming(c, p, pending, placed)
+	}
+	var options []option
+	for _, p := range c.Pools {
+		r := roles[p.Name]
+		if len(r.up) == 0 {
+			continue
+		}
+		add, pods, nodes := w.planScaleUp(c, p, r, pending, placed)
+		if nodes == 0 {
+			continue
+		}
+		tmpl := w.templateOf(c, p, p.Groups[0])
+		options = append(options, option{pool: p, add: add, pods: pods, nodes: nodes, cost: float64(nodes) * tmpl.price})
+	}
+	// R-CA-7: the cheapest pool first; each pod is helped once.
+	sort.Slice(options, func(i, j int) bool {
+		if options[i].cost != options[j].cost {
+			return options[i].cost < options[j].cost
+		}
+		return options[i].pool.Name < options[j].pool.Name
+	})
+	helped := map[*Pod]bool{}
+	for _, o := range options {
+		fresh := 0
+		for _, p := range o.pods {
+			if !helped[p] {
+				fresh++
+			}
+		}
+		if fresh == 0 {
+			continue
+		}
+		if fresh < len(o.pods) {
+			// Some pods were helped by a cheaper pool: plan again for the rest.
+			var rest []*Pod
+			for _, p := range o.pods {
+				if !helped[p] {
+					rest = append(rest, p)
+				}
+			}
+			o.add, o.pods, o.nodes = w.planScaleUp(c, o.pool, roles[o.pool.Name], rest, placed)
+			if o.nodes == 0 {
+				continue
+			}
+		}
+		for _, p := range o.pods {
+			helped[p] = true
+		}
+		w.applyScaleUp(c, o.pool, o.add, len(o.pods))
+	}
+	// The pods nothing can help: say why, once per pod.
+	for _, p := range pending {
+		if placed[p] || helped[p] {
+			continue
+		}
+		why := w.noScaleUpReason(c, p, roles)
+		if p.ScaleUpNote != why {
+			p.ScaleUpNote = why
+			w.record("NotTriggerScaleUp", c, "", "", "", "pod %s did not trigger scale-up: %s", p.Key(), why)
+		}
+	}
+}
+
+// placeOnUpcoming marks the pending pods that the pool's booting nodes will take.
+func (w *World) placeOnUpcoming(c *Cluster, p *NodePool, pending []*Pod, placed map[*Pod]bool) {
+	var free []Resources
+	var tmpls []nodeTemplate
+	for _, g := range p.Groups {
+		ix := w.index(c, g)
+		if ix.byState[NodeProvisioning] == 0 {
+			continue
+		}
+		t := w.templateOf(c, p, g)
+		for _, name := range g.Nodes {
+			if c.Nodes[name].State == NodeProvisioning {
+				free = append(free, t.free)
+				tmpls = append(tmpls, t)
+			}
+		}
+	}
+	for _, pod := range pending {
+		if placed[pod] {
+			continue
+		}
+		spec := w.podSpec(c, pod)
+		for i := range free {
+			if tmpls[i].accepts(spec) && pod.Req.fits(free[i]) {
+				free[i] = free[i].sub(pod.Req)
+				placed[pod] = true
+				break
+			}
+		}
+	}
+}
+
+// planScaleUp packs the pending pods that fit a pool onto new nodes (first fit), group by group
+// as the location policy orders them, within the pool's max. It returns the nodes to add per
+// group, the pods they take, and the total.
+func (w *World) planScaleUp(c *Cluster, p *NodePool, r poolRole, pending []*Pod, placed map[*Pod]bool) (map[*InstanceGroup]int, []*Pod, int) {
+	var groups []*InstanceGroup
+	for _, g := range p.Groups {
+		if r.up[g.Name] {
+			groups = append(groups, g)
+		}
+	}
+	if len(groups) == 0 {
+		return nil, nil, 0
+	}
+	perZone, _, maxN := limitsOf(p)
+	size := map[*InstanceGroup]int{}
+	total := 0
+	for _, g := range p.Groups {
+		if r.limitScope[g.Name] {
+			size[g] = w.liveCount(c, g)
+			total += size[g]
+		}
+	}
+	headroom := func(g *InstanceGroup) bool {
+		if perZone {
+			return size[g] < maxN
+		}
+		return total < maxN
+	}
+	type newNode struct {
+		g    *InstanceGroup
+		free Resources
+		pods int
+	}
+	var nodes []*newNode
+	tmpl := map[*InstanceGroup]nodeTemplate{}
+	for _, g := range groups {
+		tmpl[g] = w.templateOf(c, p, g)
+	}
+	add := map[*InstanceGroup]int{}
+	var took []*Pod
+	for _, pod := range pending {
+		if placed[pod] || pod.Priority < expendablePriority {
+			continue
+		}
+		spec := w.podSpec(c, pod)
+		var eligible []*InstanceGroup
+		for _, g := range groups {
+			if tmpl[g].accepts(spec) && pod.Req.fits(tmpl[g].free) {
+				eligible = append(eligible, g)
+			}
+		}
+		if len(eligible) == 0 {
+			continue
+		}
+		fit := false
+		for _, n := range nodes {
+			if contains(groupNames(eligible), n.g.Name) && pod.Req.fits(n.free) && n.pods > 0 {
+				n.free, n.pods = n.free.sub(pod.Req), n.pods-1
+				fit = true
+				break
+			}
+		}
+		if !fit {
+			g := w.zoneForNewNode(c, p, eligible, size, headroom)
+			if g == nil {
+				continue // max reached
+			}
+			nodes = append(nodes, &newNode{g: g, free: tmpl[g].free.sub(pod.Req), pods: tmpl[g].pods - 1})
+			add[g]++
+			size[g]++
+			total++
+		}
+		took = append(took, pod)
+	}
+	return add, took, len(nodes)
+}
+
+func groupNames(gs []*InstanceGroup) []string {
+	out := make([]string, len(gs))
+	for i, g := range gs {
+		out[i] = g.Name
+	}
+	return out
+}
+
+// zoneForNewNode picks the group of the next new node by the location policy (R-CA-6).
+func (w *World) zoneForNewNode(c *Cluster, p *NodePool, eligible []*InstanceGroup, size map[*InstanceGroup]int, headroom func(*InstanceGroup) bool) *InstanceGroup {
+	var best *InstanceGroup
+	for _, g := range eligible {
+		if !headroom(g) || w.capacityShortage(c, g.Zone, p.Spec, 1) != "" {
+			continue
+		}
+		switch {
+		case best == nil:
+			best = g
+		case p.Autoscaling.LocationPolicy == api.LocationPolicyAny:
+			// ANY: fill the zone that has capacity, in zone order; keep the first found.
+		case size[g] < size[best]:
+			best = g // BALANCED: the smallest zone first
+		}
+	}
+	if best == nil && len(eligible) > 0 {
+		// Every zone lacks capacity: still plan in the first one with headroom; the nodes wait
+		// for capacity there (R-CA-1).
+		for _, g := range eligible {
+			if headroom(g) {
+				return g
+			}
+		}
+	}
+	return best
+}
+
+// applyScaleUp grows the pool's groups; their nodes are created in parallel.
+func (w *World) applyScaleUp(c *Cluster, p *NodePool, add map[*InstanceGroup]int, pods int) {
+	var zones []string
+	for _, g := range p.Groups {
+		if n := add[g]; n > 0 {
+			g.TargetSize = w.liveCount(c, g) + n
+			zones = append(zones, fmt.Sprintf("%s +%d", g.Zone, n))
+		}
+	}
+	w.record("ScaleUp", c, p.Name, "", "", "scale-up %s %s: %d pending pods", p.Name, strings.Join(zones, ", "), pods)
+	if p.Upgrade == nil {
+		w.reconcilePool(c, p)
+		return
+	}
+	// Groups of an upgrading pool (green, or blue on rollback) grow with their own spec.
+	for g, n := range add {
+		spec := p.Spec
+		if p.Upgrade.BG != nil && p.Upgrade.BG.isGreen(g.Name) {
+			spec = p.Upgrade.Target
+		}
+		for i := 0; i < n; i++ {
+			if !w.reserveCapacity(c, p, g.Zone, spec, 1) {
+				w.waitForCapacity(c, p, g.Zone, "nodes")
+				break
+			}
+			w.addNode(c, p, g, spec)
+		}
+	}
+}
+
+// noScaleUpReason explains why no pool can help a pending pod.
+func (w *World) noScaleUpReason(c *Cluster, pod *Pod, roles map[string]poolRole) string {
+	if pod.Priority < expendablePriority {
+		return fmt.Sprintf("its priority %d is below %d (R-CA-9)", pod.Priority, expendablePriority)
+	}
+	spec := w.podSpec(c, pod)
+	var reasons []string
+	for _, p := range c.Pools {
+		switch {
+		case !p.Autoscaling.Enabled:
+			reasons = append(reasons, p.Name+": autoscaling off")
+		case len(roles[p.Name].up) == 0:
+			reasons = append(reasons, p.Name+": upgrading, no scale-up")
+		default:
+			t := w.templateOf(c, p, p.Groups[0])
+			switch {
+			case !t.accepts(spec):
+				reasons = append(reasons, p.Name+": node selector or taints do not match")
+			case !pod.Req.fits(t.free):
+				reasons = append(reasons, fmt.Sprintf("%s: needs %dm CPU / %dMi, a %s node offers %dm / %dMi", p.Name,
+					pod.Req.MilliCPU, pod.Req.MemoryBytes>>20, p.Spec.MachineType, t.free.MilliCPU, t.free.MemoryBytes>>20))
+			default:
+				reasons = append(reasons, p.Name+": max size reached")
+			}
+		}
+	}
+	if len(reasons) == 0 {
+		return "no node pools"
+	}
+	sort.Strings(reasons)
+	return strings.Join(reasons, "; ")
+}
+
+// ---- scale-down ----
+
+// scaleDown removes unneeded nodes.
+func (w *World) scaleDown(c *Cluster, roles map[string]poolRole) {
+	ix := w.kix(c)
+	unneededFor := unneededBalanced
+	if c.AutoscalingProfile == api.ProfileOptimizeUtilization {
+		unneededFor = unneededOptimize
+	}
+	type cand struct {
+		n    *Node
+		util float64
+		pods int
+	}
+	var cands []cand
+	live := 0
+	for _, name := range sortedNodeNames(c) {
+		n := c.Nodes[name]
+		if n.State == NodeReady || n.State == NodeCordoned {
+			live++
+		}
+		p := c.Pool(n.Pool)
+		g := w.groupOf(c, n)
+		if p == nil || g == nil || !roles[p.Name].down[g.Name] || (n.State != NodeReady && n.State != NodeCordoned) || n.UpgradeRole != roleNone && n.UpgradeRole != roleDrained {
+			n.UnneededSince = time.Time{}
+			continue
+		}
+		mt, _ := LookupMachineType(n.Spec.MachineType)
+		var req Resources
+		pods := 0
+		for pod := range ix.podsOnNode[n.Name] {
+			if pod.OwnerKind != OwnerDaemonSet {
+				req = req.add(pod.Req)
+				pods++
+			}
+		}
+		util := max(float64(req.MilliCPU)/float64(mt.AllocatableMilliCPU()), float64(req.MemoryBytes)/float64(mt.AllocatableMemoryMiB()<<20))
+		if util >= scaleDownUtilization {
+			n.UnneededSince, n.ScaleDownBlock = time.Time{}, ""
+			continue
+		}
+		cands = append(cands, cand{n, util, pods})
+	}
+	sort.Slice(cands, func(i, j int) bool {
+		if (cands[i].pods == 0) != (cands[j].pods == 0) {
+			return cands[i].pods == 0
+		}
+		if cands[i].util != cands[j].util {
+			return cands[i].util < cands[j].util
+		}
+		return cands[i].n.Name < cands[j].n.Name
+	})
+	removed := map[string]bool{}
+	shadow := w.newShadow(c)
+	empty, busy := 0, 0
+	for _, cd := range cands {
+		n := cd.n
+		p := c.Pool(n.Pool)
+		g := w.groupOf(c, n)
+		r := roles[p.Name]
+		why := w.scaleDownBlocker(c, n, p, g, r, shadow, removed, live-len(removed))
+		if why != "" {
+			n.UnneededSince = time.Time{}
+			if n.ScaleDownBlock != why {
+				n.ScaleDownBlock = why
+				w.record("ScaleDownBlocked", c, n.Pool, n.Name, "", "node %s not removed: %s", n.Name, why)
+			}
+			continue
+		}
+		n.ScaleDownBlock = ""
+		if n.UnneededSince.IsZero() {
+			n.UnneededSince = w.st.Now
+		}
+		if w.st.Now.Sub(n.UnneededSince) < unneededFor {
+			continue
+		}
+		if (cd.pods == 0 && empty >= maxEmptyScaleDown) || (cd.pods > 0 && busy >= maxBusyScaleDown) {
+			continue
+		}
+		if cd.pods == 0 {
+			empty++
+		} else {
+			busy++
+		}
+		removed[n.Name] = true
+		shadow.commit()
+		g.TargetSize = max(g.TargetSize-1, 0)
+		w.record("ScaleDown", c, n.Pool, n.Name, "", "scale-down: removing node %s of %s in %s (requests %.0f%% of allocatable, unneeded for %s; its %d pods fit elsewhere)",
+			n.Name, n.Pool, n.Zone, cd.util*100, w.st.Now.Sub(n.UnneededSince).Round(time.Second), cd.pods)
+		n.UnneededSince = time.Time{}
+		w.retireNode(c, n, scaleDownDrain, "removed by the cluster autoscaler")
+	}
+}
+
+// scaleDownBlocker says why a node cannot be removed, or "" (and reserves room for its pods
+// in the shadow when it can).
+func (w *World) scaleDownBlocker(c *Cluster, n *Node, p *NodePool, g *InstanceGroup, r poolRole, shadow *shadowFit, removed map[string]bool, liveLeft int) string {
+	if !c.Autopilot && liveLeft <= 1 {
+		return "it is the cluster's last node; a Standard cluster never scales to zero (R-CA-5)"
+	}
+	if !r.ignoreMin[g.Name] {
+		perZone, minN, _ := limitsOf(p)
+		if perZone && w.liveCount(c, g) <= minN {
+			return fmt.Sprintf("zone %s of %s is at its minimum of %d nodes (R-CA-4)", g.Zone, p.Name, minN)
+		}
+		if !perZone {
+			total := 0
+			for _, x := range p.Groups {
+				if r.limitScope[x.Name] {
+					total += w.liveCount(c, x)
+				}
+			}
+			if total <= minN {
+				return fmt.Sprintf("%s is at its total minimum of %d nodes (R-CA-4)", p.Name, minN)
+			}
+		}
+	}
+	shadow.begin(n.Name)
+	for _, pod := range sortedPods(w.kix(c).podsOnNode[n.Name]) {
+		if pod.OwnerKind == OwnerDaemonSet || pod.Terminating {
+			continue
+		}
+		switch {
+		case pod.Annotation[SafeToEvictAnnotation] == "false" && c.Autopilot && w.st.Now.Before(pod.CreateTime.Add(extendedDuration)):
+			return fmt.Sprintf("pod %s has %s: \"false\"; Autopilot protects it until %s (R-EXT-1)", pod.Key(), SafeToEvictAnnotation,
+				pod.CreateTime.Add(extendedDuration).Format(time.RFC3339))
+		case pod.Annotation[SafeToEvictAnnotation] == "false" && !c.Autopilot:
+			return fmt.Sprintf("pod %s has %s: \"false\" (R-CA-2, R-EXT-2)", pod.Key(), SafeToEvictAnnotation)
+		case pod.OwnerKind == "":
+			return fmt.Sprintf("pod %s is not managed by a controller (R-CA-2)", pod.Key())
+		case pod.Namespace == "kube-system" && len(w.pdbsOf(c, pod)) == 0:
+			return fmt.Sprintf("kube-system pod %s has no PodDisruptionBudget", pod.Key())
+		}
+		if b := w.evictionBlocker(c, pod); b != nil {
+			return fmt.Sprintf("evicting pod %s would violate PodDisruptionBudget %s (R-CA-2)", pod.Key(), b.Key())
+		}
+		if r.onlyUnder {
+			continue // autoscaled blue-green: the green pool grows for these pods (R-ABG-2)
+		}
+		if !shadow.place(w, c, pod, removed) {
+			return fmt.Sprintf("pod %s fits on no other node (R-CA-2)", pod.Key())
+		}
+	}
+	return ""
+}
+
+// shadowFit tracks, during one scale-down pass, the room that pods of removed nodes will take
+// on the remaining nodes.
+type shadowFit struct {
+	used    map[string]Resources // committed
+	pending map[string]Resources // of the candidate being checked
+	node    string
+}
+
+func (w *World) newShadow(c *Cluster) *shadowFit {
+	return &shadowFit{used: map[string]Resources{}, pending: map[string]Resources{}}
+}
+
+func (s *shadowFit) begin(node string) {
+	s.node = node
+	s.pending = map[string]Resources{}
+}
+
+func (s *shadowFit) commit() {
+	for n, r := range s.pending {
+		s.used[n] = s.used[n].add(r)
+	}
+	s.pending = map[string]Resources{}
+}
+
+// place finds another schedulable node, not being removed, that takes pod.
+func (s *shadowFit) place(w *World, c *Cluster, pod *Pod, removed map[string]bool) bool {
+	ix := w.kix(c)
+	spec := w.podSpec(c, pod)
+	groups := make([]*schedGroup, 0, len(ix.sched.groups))
+	for _, g := range ix.sched.groups {
+		groups = append(groups, g)
+	}
+	sort.Slice(groups, func(i, j int) bool { return groups[i].key < groups[j].key })
+	for _, g := range groups {
+		if g.rejects(spec) != "" {
+			continue
+		}
+		for _, sn := range g.heap {
+			if sn.name == s.node || removed[sn.name] || sn.pods >= g.maxPods {
+				continue
+			}
+			free := sn.free.sub(s.used[sn.name]).sub(s.pending[sn.name])
+			if pod.Req.fits(free) {
+				s.pending[sn.name] = s.pending[sn.name].add(pod.Req)
+				return true
+			}
+		}
+	}
+	return false
+}

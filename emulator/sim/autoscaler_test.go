@@ -1,0 +1,422 @@
+package sim
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+)
+
+// Scenario tests of the cluster autoscaler, with node counts over emulated time.
+
+// systemPool hosts GKE's kube-system pods so that the autoscaled pool under test holds only
+// the test's workloads (kube-system pods without a PDB keep their node, as on GKE).
+var systemPool = &api.NodePool{Name: "system", InitialNodeCount: 1, Config: &api.NodeConfig{MachineType: "e2-standard-8"}}
+
+// autoscaledCluster creates a cluster in location with the system pool, then adds pool.
+func autoscaledCluster(t *testing.T, location string, zones []string, pool *api.NodePool) (*World, *Cluster) {
+	t.Helper()
+	w := newTestWorld(t)
+	op, err := w.CreateCluster("proj", location, &api.CreateClusterRequest{Cluster: &api.Cluster{Name: "c1", Locations: zones,
+		NodePools: []*api.NodePool{{Name: systemPool.Name, InitialNodeCount: 1, Config: systemPool.Config, Locations: zones[:1]}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runOp(t, w, op, time.Hour)
+	advance(w, time.Minute)
+	op, err = w.CreateNodePool("proj", location, "c1", &api.CreateNodePoolRequest{NodePool: pool})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runOp(t, w, op, time.Hour)
+	return w, w.Cluster("proj", location, "c1")
+}
+
+// onPool pins a Deployment's pods to a node pool.
+func onPool(pool string) func(*appsv1.Deployment) {
+	return func(d *appsv1.Deployment) {
+		d.Spec.Template.Spec.NodeSelector = map[string]string{"cloud.google.com/gke-nodepool": pool}
+	}
+}
+
+// poolZoneSizes counts a pool's live nodes per zone.
+func poolZoneSizes(c *Cluster, pool string) map[string]int {
+	out := map[string]int{}
+	for _, n := range c.Nodes {
+		if n.Pool == pool && n.State != NodeDeleting && n.State != NodeDraining {
+			out[n.Zone]++
+		}
+	}
+	return out
+}
+
+func sum(m map[string]int) int {
+	n := 0
+	for _, v := range m {
+		n += v
+	}
+	return n
+}
+
+var threeZones = []string{"us-central1-a", "us-central1-b", "us-central1-f"}
+
+// R-CA-3: 3 zones with min 1 / max 4 per zone bound the pool to 3..12 nodes: it grows to 12 for
+// pods that need more, and shrinks to 3 when they go.
+func TestAutoscalerPerZoneLimits(t *testing.T) {
+	w, c := autoscaledCluster(t, "us-central1", threeZones, &api.NodePool{Name: "auto", InitialNodeCount: 2,
+		Config:      &api.NodeConfig{MachineType: "e2-standard-2"},
+		Autoscaling: &api.NodePoolAutoscaling{Enabled: true, MinNodeCount: 1, MaxNodeCount: 4}})
+	if got := sum(poolZoneSizes(c, "auto")); got != 6 {
+		t.Fatalf("start: %d nodes, want 2 x 3 zones", got)
+	}
+	mustCreateDeployment(t, w, c, deployment("web", 30, "1", onPool("auto")))
+	advance(w, 10*time.Minute)
+	sizes := poolZoneSizes(c, "auto")
+	if sum(sizes) != 12 {
+		t.Fatalf("after scale-up: %v, want 4 in each of 3 zones = 12 (max 4 per zone, R-CA-3)", sizes)
+	}
+	running, pending := podCounts(c, "web")
+	if running != 12 || pending != 18 {
+		t.Fatalf("web: %d running, %d pending; one 1-CPU pod per e2-standard-2 node: want 12 and 18", running, pending)
+	}
+	if notes, _ := w.Events(EventFilter{Type: "NotTriggerScaleUp"}); len(notes) == 0 || !strings.Contains(notes[0].Message, "max size reached") {
+		t.Fatalf("no NotTriggerScaleUp event saying the max is reached: %v", notes)
+	}
+	if _, err := w.SetScale(c, "default", "web", 0, ""); err != nil {
+		t.Fatal(err)
+	}
+	advance(w, 40*time.Minute)
+	if sizes := poolZoneSizes(c, "auto"); sum(sizes) != 3 || sizes["us-central1-a"] != 1 || sizes["us-central1-b"] != 1 || sizes["us-central1-f"] != 1 {
+		t.Fatalf("after the pods went: %v, want 1 per zone (min 1 per zone, R-CA-3)", sizes)
+	}
+}
+
+// R-CA-3: total limits 3..12 hold for the pool whatever the spread across zones.
+func TestAutoscalerTotalLimits(t *testing.T) {
+	w, c := autoscaledCluster(t, "us-central1", threeZones, &api.NodePool{Name: "auto", InitialNodeCount: 2,
+		Config:      &api.NodeConfig{MachineType: "e2-standard-2"},
+		Autoscaling: &api.NodePoolAutoscaling{Enabled: true, TotalMinNodeCount: 3, TotalMaxNodeCount: 12, LocationPolicy: api.LocationPolicyAny}})
+	mustCreateDeployment(t, w, c, deployment("web", 30, "1", onPool("auto")))
+	advance(w, 10*time.Minute)
+	if got := sum(poolZoneSizes(c, "auto")); got != 12 {
+		t.Fatalf("after scale-up: %d nodes, want the total max 12", got)
+	}
+	w.SetScale(c, "default", "web", 0, "")
+	advance(w, 40*time.Minute)
+	if got := sum(poolZoneSizes(c, "auto")); got != 3 {
+		t.Fatalf("after the pods went: %d nodes, want the total min 3", got)
+	}
+}
+
+// R-CA-6: BALANCED keeps the zones within one node of each other on scale-up; ANY fills the
+// zone that has capacity first.
+func TestAutoscalerLocationPolicy(t *testing.T) {
+	for _, tc := range []struct {
+		policy string
+		check  func(map[string]int) bool
+	}{
+		{api.LocationPolicyBalanced, func(s map[string]int) bool {
+			lo, hi := 100, 0
+			for _, z := range threeZones {
+				lo, hi = min(lo, s[z]), max(hi, s[z])
+			}
+			return hi-lo <= 1
+		}},
+		{api.LocationPolicyAny, func(s map[string]int) bool { return s["us-central1-a"] == 8 && s["us-central1-b"] == 1 }},
+	} {
+		t.Run(tc.policy, func(t *testing.T) {
+			w, c := autoscaledCluster(t, "us-central1", threeZones, &api.NodePool{Name: "auto", InitialNodeCount: 1,
+				Config:      &api.NodeConfig{MachineType: "e2-standard-2"},
+				Autoscaling: &api.NodePoolAutoscaling{Enabled: true, MaxNodeCount: 10, LocationPolicy: tc.policy}})
+			mustCreateDeployment(t, w, c, deployment("web", 10, "1", onPool("auto")))
+			advance(w, 10*time.Minute)
+			sizes := poolZoneSizes(c, "auto")
+			if sum(sizes) != 10 || !tc.check(sizes) {
+				t.Fatalf("%s: zone sizes %v after adding 7 nodes to 1+1+1", tc.policy, sizes)
+			}
+		})
+	}
+}
+
+// R-CA-7: the cheapest pool that fits is grown first; Spot is cheaper.
+func TestAutoscalerPrefersSpot(t *testing.T) {
+	w, c := autoscaledCluster(t, "us-central1-a", []string{"us-central1-a"}, &api.NodePool{Name: "ondemand", InitialNodeCount: 0,
+		Config: &api.NodeConfig{MachineType: "e2-standard-4"}, Autoscaling: &api.NodePoolAutoscaling{Enabled: true, MaxNodeCount: 10}})
+	op, err := w.CreateNodePool("proj", "us-central1-a", "c1", &api.CreateNodePoolRequest{NodePool: &api.NodePool{Name: "spot", InitialNodeCount: 0,
+		Config: &api.NodeConfig{MachineType: "e2-standard-4", Spot: true}, Autoscaling: &api.NodePoolAutoscaling{Enabled: true, MaxNodeCount: 10}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runOp(t, w, op, time.Hour)
+	if lp := c.Pool("spot").Autoscaling.LocationPolicy; lp != api.LocationPolicyAny {
+		t.Fatalf("Spot pool location policy %s, want ANY by default (R-CA-6)", lp)
+	}
+	mustCreateDeployment(t, w, c, deployment("web", 10, "1", func(d *appsv1.Deployment) {
+		d.Spec.Template.Spec.NodeSelector = map[string]string{"node.kubernetes.io/instance-type": "e2-standard-4"}
+	}))
+	advance(w, 10*time.Minute)
+	if od, sp := sum(poolZoneSizes(c, "ondemand")), sum(poolZoneSizes(c, "spot")); od != 0 || sp == 0 {
+		t.Fatalf("ondemand %d nodes, spot %d: want the cheaper Spot pool grown", od, sp)
+	}
+	if running, pending := podCounts(c, "web"); running != 10 || pending != 0 {
+		t.Fatalf("web: %d running, %d pending", running, pending)
+	}
+}
+
+// R-CA-2: each blocker keeps its node, and the reason is in the event log.
+func TestAutoscalerScaleDownBlockers(t *testing.T) {
+	auto := func() *api.NodePool {
+		return &api.NodePool{Name: "auto", InitialNodeCount: 3, Config: &api.NodeConfig{MachineType: "e2-standard-4"},
+			Autoscaling: &api.NodePoolAutoscaling{Enabled: true, MinNodeCount: 0, MaxNodeCount: 5}}
+	}
+	for _, tc := range []struct {
+		name   string
+		setup  func(*testing.T, *World, *Cluster)
+		reason string
+	}{
+		{"safe-to-evict", func(t *testing.T, w *World, c *Cluster) {
+			mustCreateDeployment(t, w, c, deployment("batch", 1, "100m", onPool("auto"), func(d *appsv1.Deployment) {
+				d.Spec.Template.Annotations = map[string]string{SafeToEvictAnnotation: "false"}
+			}))
+		}, `safe-to-evict: "false"`},
+		{"pdb", func(t *testing.T, w *World, c *Cluster) {
+			mustCreateDeployment(t, w, c, deployment("db", 1, "100m", onPool("auto")))
+			if _, err := w.CreatePDB(c, "default", pdbMin("db", "1")); err != nil {
+				t.Fatal(err)
+			}
+		}, "would violate PodDisruptionBudget default/db"},
+		{"no-controller", func(t *testing.T, w *World, c *Cluster) {
+			d := deployment("bare", 1, "100m", onPool("auto"))
+			pod := &corev1.Pod{Spec: d.Spec.Template.Spec}
+			pod.Name = "bare"
+			if _, err := w.CreatePod(c, "default", pod); err != nil {
+				t.Fatal(err)
+			}
+		}, "is not managed by a controller"},
+		{"fits-nowhere", func(t *testing.T, w *World, c *Cluster) {
+			mustCreateDeployment(t, w, c, deployment("big", 1, "1900m", onPool("auto")))
+		}, "fits on no other node"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w, c := autoscaledCluster(t, "us-central1-a", []string{"us-central1-a"}, auto())
+			tc.setup(t, w, c)
+			advance(w, 45*time.Minute)
+			if got := sum(poolZoneSizes(c, "auto")); got != 1 {
+				t.Fatalf("%s: %d nodes left, want the 1 node the blocker holds (min is 0)", tc.name, got)
+			}
+			blocked, _ := w.Events(EventFilter{Type: "ScaleDownBlocked"})
+			found := false
+			for _, e := range blocked {
+				found = found || strings.Contains(e.Message, tc.reason)
+			}
+			if !found {
+				t.Fatalf("%s: no ScaleDownBlocked event containing %q in %v", tc.name, tc.reason, blocked)
+			}
+		})
+	}
+	// Without a blocker the pool goes to its minimum of 0: the cluster keeps its system node.
+	w, c := autoscaledCluster(t, "us-central1-a", []string{"us-central1-a"}, auto())
+	advance(w, 45*time.Minute)
+	if got := sum(poolZoneSizes(c, "auto")); got != 0 {
+		t.Fatalf("no blocker: %d nodes left, want 0", got)
+	}
+	downs, _ := w.Events(EventFilter{Type: "ScaleDown"})
+	if len(downs) != 3 {
+		t.Fatalf("%d ScaleDown events, want 3", len(downs))
+	}
+	first, _ := time.Parse(time.RFC3339, downs[0].Time)
+	if created := c.Pool("auto").CreateTime; first.Sub(created) < unneededBalanced {
+		t.Fatalf("first node removed %s after the pool came up, want >= 10 minutes unneeded", first.Sub(created))
+	}
+}
+
+// R-CA-2: the scale-down drain gets 10 minutes, then the node is terminated anyway.
+func TestAutoscalerForcedDrainAfterTenMinutes(t *testing.T) {
+	w, c := autoscaledCluster(t, "us-central1-a", []string{"us-central1-a"}, &api.NodePool{Name: "auto", InitialNodeCount: 2,
+		Config: &api.NodeConfig{MachineType: "e2-standard-4"}, Autoscaling: &api.NodePoolAutoscaling{Enabled: true, MaxNodeCount: 5}})
+	mustCreateDeployment(t, w, c, deployment("slow", 1, "100m", onPool("auto"), func(d *appsv1.Deployment) {
+		g := int64(3600)
+		d.Spec.Template.Spec.TerminationGracePeriodSeconds = &g
+	}))
+	advance(w, 40*time.Minute)
+	var removed string
+	for _, e := range mustEvents(w, "ScaleDown") {
+		if strings.Contains(e.Message, "its 1 pods") {
+			removed = e.Node
+		}
+	}
+	if removed == "" {
+		t.Fatal("the node running the slow pod was never removed")
+	}
+	down := eventTimes(w, "ScaleDown", removed)
+	drained := eventTimes(w, "NodeDrained", removed)
+	if len(down) != 1 || len(drained) != 1 || drained[0].Sub(down[0]) != 10*time.Minute+drainFinish {
+		t.Fatalf("scale-down at %v, drained at %v: want the 3600 s grace cut to 10 minutes (R-CA-2)", down, drained)
+	}
+}
+
+func mustEvents(w *World, typ string) []*api.Event {
+	evs, _ := w.Events(EventFilter{Type: typ})
+	return evs
+}
+
+// R-CA-4: below min, only scale-up; within, both ways; above max, only removal of nodes that
+// can go.
+func TestAutoscalerSizeVersusLimits(t *testing.T) {
+	limits := &api.NodePoolAutoscaling{Enabled: true, MinNodeCount: 2, MaxNodeCount: 4}
+	newPool := func() *api.NodePool {
+		return &api.NodePool{Name: "auto", InitialNodeCount: 3, Config: &api.NodeConfig{MachineType: "e2-standard-2"}, Autoscaling: limits}
+	}
+	resize := func(t *testing.T, w *World, n int32) {
+		op, err := w.SetNodePoolSize("proj", "us-central1-a", "c1", "auto", &api.SetNodePoolSizeRequest{NodeCount: n})
+		if err != nil {
+			t.Fatal(err)
+		}
+		runOp(t, w, op, time.Hour)
+	}
+	t.Run("below min", func(t *testing.T) {
+		w, c := autoscaledCluster(t, "us-central1-a", []string{"us-central1-a"}, newPool())
+		resize(t, w, 1)
+		advance(w, 30*time.Minute)
+		if got := sum(poolZoneSizes(c, "auto")); got != 1 {
+			t.Fatalf("below min, idle: %d nodes, want 1 (no scale-down below min, no scale-up without pending pods)", got)
+		}
+		mustCreateDeployment(t, w, c, deployment("web", 3, "1", onPool("auto")))
+		advance(w, 10*time.Minute)
+		if got := sum(poolZoneSizes(c, "auto")); got != 3 {
+			t.Fatalf("below min with 3 pending pods: %d nodes, want 3", got)
+		}
+	})
+	t.Run("within", func(t *testing.T) {
+		w, c := autoscaledCluster(t, "us-central1-a", []string{"us-central1-a"}, newPool())
+		mustCreateDeployment(t, w, c, deployment("web", 4, "1", onPool("auto")))
+		advance(w, 10*time.Minute)
+		if got := sum(poolZoneSizes(c, "auto")); got != 4 {
+			t.Fatalf("within, 4 pods: %d nodes, want 4", got)
+		}
+		w.SetScale(c, "default", "web", 0, "")
+		advance(w, 40*time.Minute)
+		if got := sum(poolZoneSizes(c, "auto")); got != 2 {
+			t.Fatalf("within, idle: %d nodes, want min 2", got)
+		}
+	})
+	t.Run("above max", func(t *testing.T) {
+		w, c := autoscaledCluster(t, "us-central1-a", []string{"us-central1-a"}, newPool())
+		resize(t, w, 6)
+		mustCreateDeployment(t, w, c, deployment("web", 8, "1", onPool("auto")))
+		advance(w, 10*time.Minute)
+		if got := sum(poolZoneSizes(c, "auto")); got != 6 {
+			t.Fatalf("above max with pending pods: %d nodes, want 6 (never up above max)", got)
+		}
+		w.SetScale(c, "default", "web", 0, "")
+		advance(w, 40*time.Minute)
+		if got := sum(poolZoneSizes(c, "auto")); got != 2 {
+			t.Fatalf("above max, idle: %d nodes, want the removable ones gone down to min 2", got)
+		}
+	})
+}
+
+// R-CA-5: a Standard cluster never scales to zero nodes.
+func TestAutoscalerNeverEmptiesTheCluster(t *testing.T) {
+	w := newTestWorld(t)
+	op, err := w.CreateCluster("proj", "us-central1-a", &api.CreateClusterRequest{Cluster: &api.Cluster{Name: "c1",
+		NodePools: []*api.NodePool{{Name: "auto", InitialNodeCount: 2, Config: &api.NodeConfig{MachineType: "e2-standard-4"},
+			Autoscaling: &api.NodePoolAutoscaling{Enabled: true, MinNodeCount: 0, MaxNodeCount: 3}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runOp(t, w, op, time.Hour)
+	c := w.Cluster("proj", "us-central1-a", "c1")
+	// Let GKE's system pods move: give each system Deployment a PDB allowing it.
+	for _, sd := range systemDeployments {
+		b := pdbMin(sd.name, "0")
+		b.Spec.Selector.MatchLabels = map[string]string{"k8s-app": sd.name}
+		if _, err := w.CreatePDB(c, "kube-system", b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	advance(w, time.Hour)
+	if got := sum(poolZoneSizes(c, "auto")); got != 1 {
+		t.Fatalf("%d nodes left, want 1: the cluster never scales to zero (R-CA-5)", got)
+	}
+	found := false
+	for _, e := range mustEvents(w, "ScaleDownBlocked") {
+		found = found || strings.Contains(e.Message, "R-CA-5")
+	}
+	if !found {
+		t.Fatal("no ScaleDownBlocked event citing R-CA-5")
+	}
+}
+
+// R-SURGE-10: the autoscaler makes no changes to a pool a surge upgrade is replacing.
+func TestAutoscalerLeavesSurgeUpgradesAlone(t *testing.T) {
+	reg := VersionsAt(testStart).Channels[api.ChannelRegular].Valid
+	w, c := autoscaledCluster(t, "us-central1-a", []string{"us-central1-a"}, &api.NodePool{Name: "auto", InitialNodeCount: 4,
+		Version: reg[1].String(), Config: &api.NodeConfig{MachineType: "e2-standard-4"},
+		Autoscaling: &api.NodePoolAutoscaling{Enabled: true, MinNodeCount: 1, MaxNodeCount: 5}})
+	op := startUpgrade(t, w, "auto", reg[0].String())
+	runOp(t, w, op, 3*time.Hour)
+	if nodesOn(c, "auto", reg[0].String()) != 4 {
+		t.Fatalf("%d of 4 nodes upgraded", nodesOn(c, "auto", reg[0].String()))
+	}
+	for _, e := range append(mustEvents(w, "ScaleDown"), mustEvents(w, "ScaleUp")...) {
+		at, _ := time.Parse(time.RFC3339, e.Time)
+		if !at.Before(op.StartTime) && !at.After(op.EndTime) {
+			t.Fatalf("autoscaler changed the pool during its surge upgrade: %s", e.Message)
+		}
+	}
+}
+
+// R-ABG-2/3/4: autoscaled blue-green. Green starts empty and grows for the evicted pods; during
+// the wait the autoscaler removes underutilised blue nodes, except the one running a
+// safe-to-evict=false pod, which keeps its node until the wait ends.
+func TestAutoscaledBlueGreen(t *testing.T) {
+	reg := VersionsAt(testStart).Channels[api.ChannelRegular].Valid
+	w, c := autoscaledCluster(t, "us-central1-a", []string{"us-central1-a"}, &api.NodePool{Name: "auto", InitialNodeCount: 3,
+		Version: reg[1].String(), Config: &api.NodeConfig{MachineType: "e2-standard-4"},
+		Autoscaling: &api.NodePoolAutoscaling{Enabled: true, MinNodeCount: 2, MaxNodeCount: 6},
+		UpgradeSettings: &api.UpgradeSettings{Strategy: api.StrategyBlueGreen, BlueGreenSettings: &api.BlueGreenSettings{
+			AutoscaledRolloutPolicy: &api.AutoscaledRolloutPolicy{WaitForDrainDuration: "172800s"}}}})
+	mustCreateDeployment(t, w, c, deployment("batch", 1, "100m", onPool("auto"), func(d *appsv1.Deployment) {
+		d.Spec.Template.Annotations = map[string]string{SafeToEvictAnnotation: "false"}
+	}))
+	mustCreateDeployment(t, w, c, deployment("web", 2, "100m", onPool("auto")))
+	advance(w, time.Minute)
+	var batchNode string
+	for _, p := range c.Pods {
+		if p.Owner == "batch" {
+			batchNode = p.Node
+		}
+	}
+	op := startUpgrade(t, w, "auto", reg[0].String())
+	advance(w, 24*time.Hour)
+	u := c.Pool("auto").Upgrade
+	if u == nil || u.BG.Phase != phaseWaitingToDrain {
+		t.Fatalf("after 1 day: upgrade %+v, want WAITING_TO_DRAIN_BLUE_POOL", u)
+	}
+	created := mustEvents(w, "BlueGreenPhase")
+	if !strings.Contains(created[0].Message, "created green instance groups") {
+		t.Fatalf("first phase event %q", created[0].Message)
+	}
+	if n := c.Nodes[batchNode]; n == nil || n.State == NodeDeleting {
+		t.Fatal("the blue node running the safe-to-evict=false pod was removed during the wait (R-ABG-2)")
+	}
+	blue := w.blueNodes(c, c.Pool("auto"))
+	if len(blue) != 1 || blue[0].Name != batchNode {
+		t.Fatalf("blue nodes during the wait: %d, want only the one running the batch pod (min ignored, R-ABG-2)", len(blue))
+	}
+	if running, _ := podCounts(c, "web"); running != 2 {
+		t.Fatalf("web: %d running: the green pool should have grown for them (R-ABG-4)", running)
+	}
+	runOp(t, w, op, 2*24*time.Hour)
+	if op.ErrorCode != 0 || c.Nodes[batchNode] != nil {
+		t.Fatalf("after the wait: op %q, batch node still there: %v", op.StatusMessage, c.Nodes[batchNode] != nil)
+	}
+	if _, err := w.RollbackNodePool("proj", "us-central1-a", "c1", "auto", nil); err == nil {
+		t.Fatal("rollback accepted after an autoscaled blue-green upgrade")
+	}
+}
