@@ -86,7 +86,7 @@ func (r kubeRef) id() string {
 }
 
 // kinds are the kinds of the collections, for messages.
-var kinds = map[string]string{"deployments": "Deployment", "poddisruptionbudgets": "PodDisruptionBudget"}
+var kinds = map[string]string{"deployments": "Deployment", "poddisruptionbudgets": "PodDisruptionBudget", "services": "Service"}
 
 // String names the object in messages: Deployment default/web in cluster projects/.../clusters/c.
 func (r kubeRef) String() string {

@@ -284,12 +284,23 @@ func TestKubectlAgainstClusterEndpoint(t *testing.T) {
 	}
 	k.ok("uncordon", node)
 
-	// -o yaml, services (none yet), delete -f.
+	// -o yaml, a LoadBalancer Service (kubectl expose), delete -f.
 	if y := k.ok("get", "deployment", "web", "-o", "yaml"); !strings.Contains(y, "kind: Deployment") || !strings.Contains(y, "replicas: 10") {
 		t.Errorf("kubectl get deployment web -o yaml:\n%s", y)
 	}
-	if _, errOut, err := k.run("get", "services"); err != nil || !strings.Contains(errOut, "No resources found in default namespace.") {
-		t.Errorf("kubectl get services: %v %s", err, errOut)
+	if got := k.ok("expose", "deployment", "web", "--type", "LoadBalancer", "--port", "80", "--target-port", "8080"); got != "service/web exposed\n" {
+		t.Errorf("kubectl expose: %q", got)
+	}
+	ip := ""
+	for i := 0; i < 20 && ip == ""; i++ { // provisioning takes about a minute of emulated time
+		ip = k.ok("get", "service", "web", "-o", "jsonpath={.status.loadBalancer.ingress[0].ip}")
+	}
+	svcs := rows(k.ok("get", "services"))
+	if len(svcs) != 2 || svcs[0][0] != "kubernetes" || svcs[1][0] != "web" || svcs[1][1] != "LoadBalancer" || svcs[1][3] != ip || !strings.HasPrefix(svcs[1][4], "80:3") {
+		t.Errorf("kubectl get services (load balancer IP %q): %v", ip, svcs)
+	}
+	if got := k.ok("delete", "service", "web"); got != `service "web" deleted`+"\n" {
+		t.Errorf("kubectl delete service: %q", got)
 	}
 	if got := k.ok("delete", "-f", manifest); got != `deployment.apps "web" deleted`+"\n" {
 		t.Errorf("kubectl delete -f: %q", got)

@@ -14,6 +14,7 @@ func (s *Server) computeRoutes(g *echo.Group) {
 	g.GET("/zones/:zone/instanceGroupManagers", s.listIGMs)
 	g.GET("/zones/:zone/instanceGroupManagers/:name", s.getIGM)
 	g.POST("/zones/:zone/instanceGroupManagers/:name/listManagedInstances", s.listManagedInstances)
+	s.computeLBRoutes(g)
 }
 
 func (s *Server) listIGMs(c echo.Context) error {

@@ -26,8 +26,8 @@ import (
 
 // The Kubernetes-shaped API of each cluster, under its endpoint prefix
 // /k8s/projects/{p}/locations/{l}/clusters/{c}: namespaces, nodes, pods (and their eviction),
-// Deployments (and their scale), PodDisruptionBudgets, and read-only DaemonSets, Events and
-// Services, in Kubernetes JSON or, when kubectl asks for one, as a Table (k8s_table.go).
+// Deployments (and their scale), PodDisruptionBudgets, Services (k8s_services.go), and read-only
+// DaemonSets and Events, in Kubernetes JSON or, when kubectl asks for one, as a Table (k8s_table.go).
 
 func (s *Server) k8sRoutes(g *echo.Group) {
 	s.k8sDiscoveryRoutes(g)
@@ -141,8 +141,9 @@ func (s *Server) k8sRoutes(g *echo.Group) {
 		return w.DeletePDB(cl, c.Param("ns"), c.Param("name"))
 	}))
 
-	// Read-only: GKE's system DaemonSets (kubectl drain looks them up), the event log as Events,
-	// and Services (none yet: kubectl get services prints "No resources found").
+	s.k8sServiceRoutes(g)
+
+	// Read-only: GKE's system DaemonSets (kubectl drain looks them up) and the event log as Events.
 	listDaemonSets := s.k8sList("daemonsets", func(w *sim.World, cl *sim.Cluster, o sim.ListOptions, _ listFilter) runtime.Object {
 		return w.ListDaemonSets(cl, o)
 	})
@@ -158,15 +159,6 @@ func (s *Server) k8sRoutes(g *echo.Group) {
 	g.GET("/api/v1/namespaces/:ns/events", listEvents)
 	g.GET("/api/v1/namespaces/:ns/events/:name", s.k8s(func(w *sim.World, cl *sim.Cluster, c echo.Context) (any, error) {
 		return getEvent(w, cl, c.Param("ns"), c.Param("name"))
-	}))
-	listServices := s.k8sList("services", func(w *sim.World, cl *sim.Cluster, o sim.ListOptions, _ listFilter) runtime.Object {
-		return &corev1.ServiceList{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ServiceList"},
-			ListMeta: metav1.ListMeta{ResourceVersion: fmt.Sprint(cl.RV)}, Items: []corev1.Service{}}
-	})
-	g.GET("/api/v1/services", listServices)
-	g.GET("/api/v1/namespaces/:ns/services", listServices)
-	g.GET("/api/v1/namespaces/:ns/services/:name", s.k8s(func(w *sim.World, cl *sim.Cluster, c echo.Context) (any, error) {
-		return nil, k8sNotFound("services", c.Param("name"))
 	}))
 }
 
@@ -371,6 +363,8 @@ func newLike(proto any) any {
 		return &corev1.Node{}
 	case *corev1.Pod:
 		return &corev1.Pod{}
+	case *corev1.Service:
+		return &corev1.Service{}
 	case *appsv1.Deployment:
 		return &appsv1.Deployment{}
 	case *autoscalingv1.Scale:

@@ -56,7 +56,7 @@ var k8sGroupVersions = []k8sGroupVersion{
 			ShortNames: []string{"po"}, Categories: []string{"all"}},
 		// kubectl drain checks that pods/eviction is served, and in which group version, before it evicts.
 		{Name: "pods/eviction", Namespaced: true, Group: "policy", Version: "v1", Kind: "Eviction", Verbs: metav1.Verbs{"create"}},
-		{Name: "services", SingularName: "service", Namespaced: true, Kind: "Service", Verbs: verbsReadOnly,
+		{Name: "services", SingularName: "service", Namespaced: true, Kind: "Service", Verbs: verbsCRUD,
 			ShortNames: []string{"svc"}, Categories: []string{"all"}},
 	}},
 	{"apps", "v1", []metav1.APIResource{

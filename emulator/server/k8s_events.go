@@ -31,6 +31,7 @@ var eventSubjects = []struct {
 	{regexp.MustCompile(`(?:^|\s)pod ([a-z0-9][-a-z0-9.]*)/([a-z0-9][-a-z0-9.]*)`), "Pod", "v1"},
 	{regexp.MustCompile(`(?:^|\s)deployment ([a-z0-9][-a-z0-9.]*)/([a-z0-9][-a-z0-9.]*)`), "Deployment", "apps/v1"},
 	{regexp.MustCompile(`(?:^|\s)PodDisruptionBudget ([a-z0-9][-a-z0-9.]*)/([a-z0-9][-a-z0-9.]*)`), "PodDisruptionBudget", "policy/v1"},
+	{serviceSubject, "Service", "v1"},
 }
 
 // eventObject says which Kubernetes object a log entry is about.
@@ -48,7 +49,7 @@ func eventObject(e *api.Event) (ref corev1.ObjectReference, ok bool) {
 
 // eventType is Warning for what went wrong (FailedScheduling, EvictionBlocked, ...Failed).
 func eventType(reason string) string {
-	if strings.Contains(reason, "Fail") || strings.Contains(reason, "Blocked") {
+	if strings.Contains(reason, "Fail") || strings.Contains(reason, "Blocked") || serviceWarnings[reason] {
 		return corev1.EventTypeWarning
 	}
 	return corev1.EventTypeNormal
@@ -63,6 +64,8 @@ func eventSource(reason string, ref corev1.ObjectReference) string {
 		return "deployment-controller"
 	case ref.Kind == "PodDisruptionBudget":
 		return "controllermanager"
+	case ref.Kind == "Service":
+		return "service-controller"
 	}
 	return "gkesim"
 }
@@ -127,6 +130,10 @@ func liveUID(w *sim.World, cl *sim.Cluster, ref corev1.ObjectReference) types.UI
 	case "PodDisruptionBudget":
 		if b := cl.PDBs[key]; b != nil {
 			return types.UID(b.UID)
+		}
+	case "Service":
+		if s := cl.Services[key]; s != nil {
+			return types.UID(s.UID)
 		}
 	case "Node":
 		if n, err := w.GetK8sNode(cl, ref.Name); err == nil {

@@ -178,11 +178,7 @@ var printers = map[string]printer{
 				}
 				ports = append(ports, s)
 			}
-			var ext []string
-			for _, in := range svc.Status.LoadBalancer.Ingress {
-				ext = append(ext, in.IP)
-			}
-			return []any{svc.Name, string(svc.Spec.Type), orNone(svc.Spec.ClusterIP), orNone(strings.Join(ext, ",")),
+			return []any{svc.Name, string(svc.Spec.Type), orNone(svc.Spec.ClusterIP), serviceExternalIP(svc),
 				orNone(strings.Join(ports, ",")), age(svc.CreationTimestamp, now), orNone(labels.FormatLabels(svc.Spec.Selector))}
 		},
 	},

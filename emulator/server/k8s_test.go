@@ -540,6 +540,10 @@ func TestK8sEventsAndDaemonSets(t *testing.T) {
 	}
 	code, _, b := e.k8sCall("GET", k8sBase+"/apis/apps/v1/namespaces/default/daemonsets/kube-proxy", "", "", "")
 	wantStatus(t, code, b, 404, metav1.StatusReasonNotFound, `daemonsets.apps "kube-proxy" not found`)
-	code, _, b = e.k8sCall("GET", k8sBase+"/api/v1/namespaces/default/services/kubernetes", "", "", "")
-	wantStatus(t, code, b, 404, metav1.StatusReasonNotFound, `services "kubernetes" not found`)
+	// Every cluster has the kubernetes Service at the first address of its services range.
+	var svc corev1.Service
+	e.k8sOK("GET", k8sBase+"/api/v1/namespaces/default/services/kubernetes", "", "", &svc)
+	if svc.Spec.ClusterIP != "34.118.224.1" || svc.Spec.Ports[0].Port != 443 {
+		t.Errorf("service kubernetes: %s", mustJSON(svc.Spec))
+	}
 }

@@ -1,0 +1,4 @@
+# Any of these forms; the short ones use the provider's project.
+terraform import gkesim_load_balancer_service.web projects/demo-project/locations/us-central1/clusters/primary/namespaces/default/services/web
+terraform import gkesim_load_balancer_service.web demo-project/us-central1/primary/default/web
+terraform import gkesim_load_balancer_service.web us-central1/primary/default/web
