@@ -14,6 +14,7 @@ require (
 	github.com/labstack/echo/v4 v4.16.0
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.0.10
+	github.com/teambition/rrule-go v1.8.2
 	google.golang.org/api v0.310.0
 	k8s.io/api v0.37.2
 	k8s.io/apimachinery v0.37.2

@@ -156,9 +156,11 @@ func (p *GkesimProvider) Configure(ctx context.Context, req provider.ConfigureRe
 }
 
 func (p *GkesimProvider) Resources(context.Context) []func() resource.Resource {
-	return []func() resource.Resource{NewClusterResource, NewNodePoolResource, NewWorkloadResource, NewPodDisruptionBudgetResource}
+	return []func() resource.Resource{NewClusterResource, NewNodePoolResource, NewWorkloadResource, NewPodDisruptionBudgetResource,
+		NewMaintenancePolicyResource, NewLoadBalancerServiceResource}
 }
 
 func (p *GkesimProvider) DataSources(context.Context) []func() datasource.DataSource {
-	return []func() datasource.DataSource{NewClusterDataSource, NewNodePoolDataSource, NewServerConfigDataSource, NewNodesDataSource}
+	return []func() datasource.DataSource{NewClusterDataSource, NewNodePoolDataSource, NewServerConfigDataSource, NewNodesDataSource,
+		NewMaintenanceScheduleDataSource, NewNodePoolUpgradeStatusDataSource}
 }

@@ -152,7 +152,7 @@ func kubeGet(endpoint, cluster, path string, out any) (int, error) {
 }
 
 // kubeAPIPrefix is the API group path of the collections in Kubernetes object ids.
-var kubeAPIPrefix = map[string]string{"deployments": "/apis/apps/v1", "poddisruptionbudgets": "/apis/policy/v1"}
+var kubeAPIPrefix = map[string]string{"deployments": "/apis/apps/v1", "poddisruptionbudgets": "/apis/policy/v1", "services": "/api/v1"}
 
 // checkKubeGone is a CheckDestroy that every Kubernetes object of a resource type is gone:
 // its id projects/P/locations/L/clusters/C/namespaces/NS/{collection}/NAME answers 404.

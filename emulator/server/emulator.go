@@ -27,6 +27,7 @@ func (s *Server) emulatorRoutes() {
 	s.e.PATCH("/emulator/v1/clock", s.setClock)
 	s.e.POST("/emulator/v1/clock\\:advance", s.advanceClock)
 	s.e.GET("/emulator/v1/events", s.listEvents)
+	s.emulatorLBRoutes()
 	s.e.GET("/healthz", func(c echo.Context) error { return c.String(http.StatusOK, "ok\n") })
 	s.e.GET("/metrics", s.metrics)
 }
@@ -60,22 +61,12 @@ func (s *Server) setClock(c echo.Context) error {
 	return s.getClock(c)
 }
 
-// ParseDuration accepts a proto Duration ("3600s", "1.5s") or a Go duration ("1h30m").
-func ParseDuration(s string) (time.Duration, error) {
-	if strings.HasSuffix(s, "s") {
-		if f, err := strconv.ParseFloat(strings.TrimSuffix(s, "s"), 64); err == nil {
-			return time.Duration(f * float64(time.Second)), nil
-		}
-	}
-	return time.ParseDuration(s)
-}
-
 func (s *Server) advanceClock(c echo.Context) error {
 	var req api.AdvanceClockRequest
 	if err := decode(c, &req); err != nil {
 		return err
 	}
-	d, err := ParseDuration(req.Duration)
+	d, err := api.ParseDuration(req.Duration)
 	if err != nil || d < 0 || d > maxAdvance {
 		return badRequest("Invalid value for field \"duration\": %q. Give a non-negative duration of at most %s, as \"3600s\" or \"1h\".", req.Duration, maxAdvance)
 	}

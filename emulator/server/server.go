@@ -4,6 +4,7 @@
 package server
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -20,6 +21,7 @@ type Server struct {
 	e      *echo.Echo
 	runner *sim.Runner
 	log    *slog.Logger
+	faults apiFaults
 }
 
 // New builds the server around a running simulation.
@@ -31,8 +33,13 @@ func New(runner *sim.Runner, log *slog.Logger) *Server {
 	s.e.HideBanner = true
 	s.e.HidePort = true
 	s.e.HTTPErrorHandler = s.errorHandler
-	s.e.Use(s.logRequests)
+	s.e.Use(s.logRequests, s.injectFaults)
 	s.routes()
+	// A state resumed from disk may carry faults already.
+	_ = runner.Do(context.Background(), func(w *sim.World) error {
+		s.faults.set(w.Faults())
+		return nil
+	})
 	return s
 }
 
@@ -46,7 +53,9 @@ func (s *Server) routes() {
 	s.k8sRoutes(s.e.Group("/k8s/projects/:project/locations/:location/clusters/:cluster"))
 	s.computeRoutes(s.e.Group("/compute/v1/projects/:project"))
 	s.emulatorRoutes()
+	s.maintenanceRoutes()
 	s.serviceUsageRoutes()
+	s.faultRoutes()
 }
 
 func (s *Server) logRequests(next echo.HandlerFunc) echo.HandlerFunc {

@@ -101,6 +101,9 @@ func (w *World) CreateCluster(project, location string, req *api.CreateClusterRe
 	if len(in.NodePools) == 0 && in.InitialNodeCount <= 0 && !autopilot {
 		return nil, invalidArgument("Cluster.initial_node_count must be greater than zero.")
 	}
+	if autopilot && (len(in.NodePools) > 0 || in.InitialNodeCount > 0) {
+		return nil, invalidArgument("Autopilot clusters manage their own node pools: remove cluster.nodePools and cluster.initialNodeCount.")
+	}
 	profile := api.ProfileBalanced
 	var autoscalingExtra api.Extra
 	if in.Autoscaling != nil {
@@ -135,11 +138,22 @@ func (w *World) CreateCluster(project, location string, req *api.CreateClusterRe
 		c.L4ILBSubsetting = in.NetworkConfig.EnableL4IlbSubsetting
 		c.NetworkExtra = in.NetworkConfig.Extra
 	}
+	if c.L4ILBSubsetting {
+		if err := subsettingPrereqs(c, "cluster.networkConfig.enableL4ilbSubsetting"); err != nil {
+			return nil, err
+		}
+	}
 	c.ClusterIPv4CIDR, c.NodeIPBase = w.clusterRanges(c, in.ClusterIpv4Cidr)
 	c.ServicesIPv4CIDR = defaultServicesCIDR
 
 	poolReqs := in.NodePools
-	if len(poolReqs) == 0 && in.InitialNodeCount > 0 {
+	switch {
+	case autopilot:
+		// Autopilot provisions nodes for the pods it runs: one auto-provisioned pool the
+		// autoscaler grows from zero (its nodes always upgrade with surge, R-UPG-3).
+		poolReqs = []*api.NodePool{{Name: "default-pool", Config: &api.NodeConfig{MachineType: "e2-standard-4"},
+			Autoscaling: &api.NodePoolAutoscaling{Enabled: true, TotalMaxNodeCount: 1000, Autoprovisioned: true}}}
+	case len(poolReqs) == 0 && in.InitialNodeCount > 0:
 		poolReqs = []*api.NodePool{{Name: "default-pool", InitialNodeCount: in.InitialNodeCount, Config: in.NodeConfig}}
 	}
 	total := 0
@@ -165,8 +179,12 @@ func (w *World) CreateCluster(project, location string, req *api.CreateClusterRe
 		p.Status = PoolProvisioning
 	}
 	c.PolicyVersion = w.randHex(16)
+	if err := w.initMaintenancePolicy(c, in.MaintenancePolicy); err != nil {
+		return nil, err
+	}
 	c.touch(w)
 	w.st.Clusters[c.Key()] = c
+	w.startAutoMaintenance(c)
 	op := w.startOperation(api.OpCreateCluster, c, "", true)
 	w.record("ClusterCreating", c, "", "", op.ID, "creating cluster %s in %s (control plane %s, channel %s, %d node pools, %d nodes)",
 		c.Name, location, c.MasterVersion, channel, len(c.Pools), total)
@@ -268,7 +286,11 @@ func (w *World) UpdateCluster(project, location, name string, req *api.UpdateClu
 		if err != nil {
 			return nil, err
 		}
+		if err := checkAutoscalingKeepsStrategy(p, as, "update.desiredNodePoolAutoscaling"); err != nil {
+			return nil, err
+		}
 		p.Autoscaling = as
+		w.ensureAutoscaler(c)
 		return w.metadataUpdate(c, p.Name, "autoscaling of node pool %s set to %s", p.Name, describeAutoscaling(as)), nil
 	case "desiredLocations":
 		loc, _ := ParseLocation(c.Location)
@@ -316,6 +338,12 @@ func (w *World) UpdateCluster(project, location, name string, req *api.UpdateClu
 			// R-LB-4: once enabled, subsetting cannot be disabled.
 			return nil, invalidField("update.desiredL4ilbSubsettingConfig.enabled", false,
 				"GKE subsetting for L4 internal load balancers cannot be disabled once it is enabled (R-LB-4); recreate the cluster to turn it off")
+		}
+		if enabled && !c.L4ILBSubsetting {
+			if err := subsettingPrereqs(c, "update.desiredL4ilbSubsettingConfig.enabled"); err != nil {
+				return nil, err
+			}
+			w.lbSubsettingEnabled(c)
 		}
 		c.L4ILBSubsetting = enabled
 		return w.metadataUpdate(c, "", "L4 ILB subsetting of %s enabled=%v", c.Name, enabled), nil

@@ -152,6 +152,7 @@ func (w *World) DeleteNamespace(c *Cluster, name string) (*corev1.Namespace, err
 			w.deleteDeployment(c, d)
 		}
 	}
+	w.deleteServicesIn(c, name)
 	for _, key := range sortedKeys(c.PDBs) {
 		if b := c.PDBs[key]; b.Namespace == name {
 			w.forgetPDB(c, b)
@@ -354,6 +355,9 @@ func (w *World) CreateDeployment(c *Cluster, ns string, in *appsv1.Deployment) (
 	if c.Deployments[ns+"/"+in.Name] != nil {
 		return nil, kubeAlreadyExists(resDeployments, in.Name)
 	}
+	if err := w.checkExtended(c, "Deployment.apps", in.Name, &in.Spec.Template.Spec, in.Spec.Template.Annotations, ""); err != nil {
+		return nil, err
+	}
 	d := &Deployment{Namespace: ns, Name: in.Name, UID: uidOf(c.ID, "deploy", ns, in.Name, w.randHex(8)), Labels: in.Labels,
 		Annotations: in.Annotations, Spec: in.Spec, Generation: 1, CreateTime: w.st.Now, RV: c.nextRV()}
 	d.setTemplate(in.Spec.Template)
@@ -385,6 +389,9 @@ func (w *World) UpdateDeployment(c *Cluster, ns, name string, in *appsv1.Deploym
 	defaultDeployment(in)
 	if errs := validateDeployment(in); len(errs) > 0 {
 		return nil, kubeInvalid("Deployment.apps", name, errs...)
+	}
+	if err := w.checkExtended(c, "Deployment.apps", name, &in.Spec.Template.Spec, in.Spec.Template.Annotations, d.Key()); err != nil {
+		return nil, err
 	}
 	if sel, _ := metav1.LabelSelectorAsSelector(in.Spec.Selector); sel.String() != w.selectorOf(c, d, d.Spec.Selector).String() {
 		return nil, kubeInvalid("Deployment.apps", name, "spec.selector: Invalid value: "+sel.String()+": field is immutable")
@@ -577,6 +584,9 @@ func (w *World) CreatePod(c *Cluster, ns string, in *corev1.Pod) (*corev1.Pod, e
 	}
 	if c.Pods[ns+"/"+in.Name] != nil {
 		return nil, kubeAlreadyExists(resPods, in.Name)
+	}
+	if err := w.checkExtended(c, "Pod", in.Name, &in.Spec, in.Annotations, ""); err != nil {
+		return nil, err
 	}
 	spec := in.Spec.DeepCopy()
 	if spec.TerminationGracePeriodSeconds == nil {

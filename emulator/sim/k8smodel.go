@@ -96,11 +96,13 @@ type Pod struct {
 	DeletionTime time.Time `json:"deletionTime,omitempty"`
 	GoneTime     time.Time `json:"goneTime,omitempty"`
 	// Unschedulable is the scheduler's last message for a pod it could not place.
-	Unschedulable string    `json:"unschedulable,omitempty"`
-	IP            string    `json:"ip,omitempty"`
-	Req           Resources `json:"req"`
-	Priority      int32     `json:"priority,omitempty"`
-	RV            int64     `json:"rv"`
+	Unschedulable string `json:"unschedulable,omitempty"`
+	IP            string `json:"ip,omitempty"`
+	// ScaleUpNote is why the autoscaler last could not help this pod.
+	ScaleUpNote string    `json:"scaleUpNote,omitempty"`
+	Req         Resources `json:"req"`
+	Priority    int32     `json:"priority,omitempty"`
+	RV          int64     `json:"rv"`
 }
 
 // Key is namespace/name.

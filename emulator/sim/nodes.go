@@ -92,6 +92,7 @@ func (w *World) setNodeState(c *Cluster, n *Node, s NodeState) {
 	}
 	n.State = s
 	w.schedNodeChanged(c, n)
+	w.lbNodeChanged(c, n)
 }
 
 func (w *World) groupOf(c *Cluster, n *Node) *InstanceGroup {
@@ -205,6 +206,7 @@ func (w *World) forgetNode(c *Cluster, n *Node) {
 	}
 	delete(c.Nodes, n.Name)
 	w.schedNodeChanged(c, n)
+	w.lbNodeChanged(c, n)
 }
 
 // nodeChanged lets the controllers that wait on a pool's nodes take their next step.
@@ -229,6 +231,10 @@ func (w *World) reconcilePool(c *Cluster, p *NodePool) {
 		ix := w.index(c, g)
 		live := len(g.Nodes) - ix.byState[NodeDraining] - ix.byState[NodeDeleting]
 		for i := live; i < g.TargetSize; i++ {
+			if !w.reserveCapacity(c, p, g.Zone, p.Spec, 1) {
+				w.waitForCapacity(c, p, g.Zone, "nodes")
+				break
+			}
 			w.addNode(c, p, g, p.Spec)
 		}
 		if live <= g.TargetSize {

@@ -144,6 +144,7 @@ func (w *World) onPodStarted(ev Event) {
 	p.ReadyTime = w.st.Now
 	p.RV = c.nextRV()
 	w.pdbTrack(c, p, true)
+	w.lbPodChanged(c, p)
 	// Readiness matters to a Deployment only while it rolls out a new template.
 	if d := c.Deployments[p.Namespace+"/"+p.Owner]; p.OwnerKind == OwnerDeployment && d != nil && len(d.Templates) > 1 {
 		w.ownerChanged(c, p)
@@ -166,6 +167,7 @@ func (w *World) terminatePod(c *Cluster, p *Pod, grace time.Duration) {
 	p.Ready = false
 	p.DeletionTime = w.st.Now
 	p.RV = c.nextRV()
+	w.lbPodChanged(c, p)
 	if p.Node == "" {
 		w.removePod(c, p)
 		return
@@ -202,6 +204,7 @@ func (w *World) removePod(c *Cluster, p *Pod) {
 	}
 	w.queueSchedule(c)
 	w.ownerChanged(c, p)
+	w.lbPodChanged(c, p)
 }
 
 // nodeGone removes every pod of a deleted node at once (their VM is gone).

@@ -77,6 +77,7 @@ func (w *World) initKubernetes(c *Cluster) {
 		c.Namespaces[ns] = &Namespace{Name: ns, UID: uidOf(c.ID, "ns", ns), CreateTime: w.st.Now, RV: c.nextRV(),
 			Labels: map[string]string{"kubernetes.io/metadata.name": ns}}
 	}
+	w.initSystemServices(c)
 	if c.Autopilot {
 		return
 	}

@@ -206,6 +206,7 @@ func (w *World) onControlPlaneReady(ev Event) {
 	for _, p := range c.Pools {
 		w.reconcilePool(c, p)
 	}
+	w.ensureAutoscaler(c)
 	w.checkOperations(c)
 }
 
@@ -239,6 +240,7 @@ func (w *World) onClusterTeardown(ev Event) {
 		w.dropIndexes(p)
 	}
 	delete(w.k8s, c)
+	delete(w.svcs, c)
 	for _, b := range c.PDBs {
 		delete(w.pdbCount, b)
 	}

@@ -21,6 +21,8 @@ type Event struct {
 	Pool    string `json:"pool,omitempty"`
 	Node    string `json:"node,omitempty"`
 	Op      string `json:"op,omitempty"`
+	// Service is namespace/name of a Service (load balancer events).
+	Service string `json:"service,omitempty"`
 }
 
 // State is everything the simulation knows. A store saves and restores it whole.
@@ -31,6 +33,8 @@ type State struct {
 	Clusters   map[string]*Cluster   `json:"clusters"`
 	Operations map[string]*Operation `json:"operations"`
 	OpSeq      int64                 `json:"opSeq"`
+	Faults     []*Fault              `json:"faults,omitempty"`
+	FaultSeq   int                   `json:"faultSeq,omitempty"`
 	Queue      eventq.Queue[Event]   `json:"queue"`
 	Log        EventLog              `json:"log"`
 }
@@ -50,6 +54,10 @@ type World struct {
 	k8s map[*Cluster]*k8sIndex
 	// pdbCount holds each PodDisruptionBudget's pod counts, rebuilt on demand.
 	pdbCount map[*PDB]*pdbCount
+	// maint holds each cluster's compiled maintenance window, rebuilt when its policy changes.
+	maint map[string]*maintenanceCache
+	// svcs holds each cluster's derived Service index (services.go), rebuilt on demand.
+	svcs map[*Cluster]*svcIndex
 }
 
 // Options configure a new World.
@@ -103,6 +111,12 @@ func (w *World) init() {
 	w.registerWorkHandlers()
 	w.registerNodeHandlers()
 	w.registerPodHandlers()
+	w.registerMaintenanceHandlers()
+	w.registerLBHandlers()
+	w.registerBlueGreenHandlers()
+	w.registerShortLivedHandlers()
+	w.registerCapacityHandlers()
+	w.registerAutoscalerHandlers()
 }
 
 // State returns the world's state, with the random generator's position saved into it, for a

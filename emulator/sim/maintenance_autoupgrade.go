@@ -1,0 +1,419 @@
+package sim
+
+import (
+	"hash/fnv"
+	"time"
+
+	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+)
+
+// Automatic upgrades, governed by the maintenance policy.
+//
+// A release channel's upgrade target (its default version, versions.go) changes as emulated
+// time passes. Each change is rolled out: it reaches a cluster a few days later (a fixed offset
+// per cluster, up to rolloutSpread), and from then on the cluster is due to move to the target:
+// the control plane first (a minor upgrade one minor at a time, or a patch upgrade within its
+// minor), then each node pool with auto-upgrade on, to the control plane's version. Every step
+// runs only when the evaluator allows its kind (R-MW-1, R-EX-1), so a NO_MINOR_UPGRADES
+// exclusion lets patches through and holds minors until it expires; a cluster several minors
+// behind then catches up one minor a month (R-EX-5). A control plane whose minor reached the end
+// of support is upgraded regardless of the policy (R-MW-4). Objects changed by hand after a
+// rollout reached the cluster wait for the next rollout.
+
+const (
+	evAutoMaintenance = "maintenance.check"
+	// autoMaintenancePoll is how often the driver looks again while the cluster is busy.
+	autoMaintenancePoll = 5 * time.Minute
+	// rolloutSpread is how long a new upgrade target takes to reach every cluster.
+	rolloutSpread = 4 * day
+	// minorUpgradeInterval spaces automatic minor upgrades of a cluster catching up (R-EX-5).
+	minorUpgradeInterval = 30 * day
+	// maxUpgradeHistory is how many automatic upgrades a cluster remembers.
+	maxUpgradeHistory = 20
+)
+
+// AutoMaintenance is the state of a cluster's automatic maintenance: upgrades and repairs.
+type AutoMaintenance struct {
+	// RolloutTarget is the channel's upgrade target as of the last rollout that reached the
+	// cluster; NextRollout is when the next change of target reaches it.
+	RolloutTarget string    `json:"rolloutTarget"`
+	NextRollout   time.Time `json:"nextRollout,omitempty"`
+	// Due: the cluster has automatic upgrades left towards RolloutTarget.
+	Due bool `json:"due,omitempty"`
+	// LastMinorUpgrade is when the last automatic control-plane minor upgrade started.
+	LastMinorUpgrade time.Time `json:"lastMinorUpgrade,omitempty"`
+	// NextCheck is when the pending maintenance.check event is due; other ones are stale.
+	NextCheck time.Time `json:"nextCheck,omitempty"`
+	// Waiting is what the next automatic upgrade waits for, as last logged.
+	Waiting string `json:"waiting,omitempty"`
+	// History lists the automatic upgrades, oldest first.
+	History []AutoUpgradeRecord `json:"history,omitempty"`
+	// Repairs are the node auto-repairs in progress, by node (maintenance_repair.go).
+	Repairs map[string]*NodeRepair `json:"repairs,omitempty"`
+}
+
+// AutoUpgradeRecord is one automatic upgrade.
+type AutoUpgradeRecord struct {
+	Op    string      `json:"op"`
+	Kind  UpgradeKind `json:"kind"`
+	Pool  string      `json:"pool,omitempty"`
+	From  string      `json:"from"`
+	To    string      `json:"to"`
+	Start time.Time   `json:"start"`
+}
+
+func (w *World) registerMaintenanceHandlers() {
+	w.on(evAutoMaintenance, w.onAutoMaintenance)
+	w.on(evAutoRepair, w.onAutoRepair)
+}
+
+// startAutoMaintenance begins automatic maintenance of a new cluster: it runs the channel's
+// current target, so nothing is due until the target changes.
+func (w *World) startAutoMaintenance(c *Cluster) {
+	c.AutoMaintenance = &AutoMaintenance{RolloutTarget: channelTarget(c.ReleaseChannel, w.st.Now).String()}
+	c.AutoMaintenance.NextRollout = w.rolloutAfter(c, w.st.Now)
+	w.wakeAutoMaintenance(c, c.AutoMaintenance.NextRollout)
+}
+
+// rolloutOffset is how long after a target change the rollout reaches this cluster.
+func rolloutOffset(c *Cluster) time.Duration {
+	h := fnv.New32a()
+	h.Write([]byte(c.ID))
+	return time.Duration(h.Sum32()%uint32(rolloutSpread/time.Hour)) * time.Hour
+}
+
+// channelTarget is a channel's auto-upgrade target at t (clusters without a channel follow
+// the static default, Regular's).
+func channelTarget(channel string, t time.Time) Version {
+	return VersionsAt(t).DefaultFor(channel)
+}
+
+// nextTargetChange is the first time after t at which the channel's upgrade target changes (the
+// version table changes at midnight UTC), or zero if not within 400 days.
+func nextTargetChange(channel string, t time.Time) time.Time {
+	cur := channelTarget(channel, t)
+	for d := t.Truncate(day).Add(day); d.Before(t.Add(400 * day)); d = d.Add(day) {
+		if channelTarget(channel, d) != cur {
+			return d
+		}
+	}
+	return time.Time{}
+}
+
+// rolloutAfter is when the first target change after t reaches the cluster.
+func (w *World) rolloutAfter(c *Cluster, t time.Time) time.Time {
+	next := nextTargetChange(c.ReleaseChannel, t)
+	if next.IsZero() {
+		return next
+	}
+	return next.Add(rolloutOffset(c))
+}
+
+// wakeAutoMaintenance makes the driver look at the cluster at `at` (or earlier, if it already
+// means to).
+func (w *World) wakeAutoMaintenance(c *Cluster, at time.Time) {
+	am := c.AutoMaintenance
+	if am == nil || at.IsZero() {
+		return
+	}
+	if at.Before(w.st.Now) {
+		at = w.st.Now
+	}
+	if !am.NextCheck.IsZero() && !at.Before(am.NextCheck) {
+		return
+	}
+	am.NextCheck = at
+	w.schedule(at.Sub(w.st.Now), Event{Kind: evAutoMaintenance, Cluster: c.Key()})
+}
+
+func (w *World) onAutoMaintenance(ev Event) {
+	c := w.st.Clusters[ev.Cluster]
+	if c == nil || c.AutoMaintenance == nil || !w.st.Now.Equal(c.AutoMaintenance.NextCheck) {
+		return // the cluster is gone, or a later wake-up superseded this one
+	}
+	am := c.AutoMaintenance
+	am.NextCheck = time.Time{}
+	now := w.st.Now
+	if !am.NextRollout.IsZero() && !now.Before(am.NextRollout) {
+		changedAt := now.Add(-rolloutOffset(c))
+		if target := channelTarget(c.ReleaseChannel, changedAt).String(); target != am.RolloutTarget {
+			am.RolloutTarget, am.Due, am.Waiting = target, true, ""
+			w.record("AutoUpgradeRollout", c, "", "", "", "auto-upgrade target %s of release channel %s reached cluster %s (control plane %s)",
+				target, c.ReleaseChannel, c.Name, c.MasterVersion)
+		}
+		am.NextRollout = w.rolloutAfter(c, changedAt)
+	}
+	next := am.NextRollout
+	if am.Due {
+		if at := w.autoUpgradeStep(c); !at.IsZero() && (next.IsZero() || at.Before(next)) {
+			next = at
+		}
+	}
+	w.wakeAutoMaintenance(c, next)
+}
+
+// autoUpgradeCandidate is one automatic upgrade the cluster is due for.
+type autoUpgradeCandidate struct {
+	kind UpgradeKind
+	pool *NodePool
+	to   Version
+	// notBefore spaces minor upgrades (R-EX-5).
+	notBefore time.Time
+	// mandatory: the control plane's minor is at its end of support (R-MW-4).
+	mandatory bool
+}
+
+// autoUpgradeCandidates lists what the cluster is due for, in the order GKE takes it: the
+// control plane (minor, else patch), then the node pools.
+func (w *World) autoUpgradeCandidates(c *Cluster) []autoUpgradeCandidate {
+	am := c.AutoMaintenance
+	now := w.st.Now
+	master, _ := ParseVersion(c.MasterVersion)
+	rolled, _ := ParseVersion(am.RolloutTarget)
+	valid := VersionsAt(now).ValidFor(c.ReleaseChannel)
+	var out []autoUpgradeCandidate
+	if master.Minor < rolled.Minor {
+		if to, ok := newestOfMinor(valid, master.Minor+1, nil); ok {
+			cand := autoUpgradeCandidate{kind: ControlPlaneMinor, to: to}
+			if !am.LastMinorUpgrade.IsZero() {
+				cand.notBefore = am.LastMinorUpgrade.Add(minorUpgradeInterval)
+			}
+			_, eos := w.endOfSupport(c)
+			cand.mandatory = !now.Before(eos)
+			out = append(out, cand)
+		}
+	}
+	var atMost *Version
+	if rolled.Minor == master.Minor {
+		atMost = &rolled
+	}
+	if to, ok := newestOfMinor(valid, master.Minor, atMost); ok && to.Compare(master) > 0 {
+		out = append(out, autoUpgradeCandidate{kind: ControlPlanePatch, to: to})
+	}
+	for _, p := range c.Pools {
+		pv, ok := ParseVersion(p.Spec.Version)
+		if !ok || !p.AutoUpgrade || p.Upgrade != nil || p.Status != PoolRunning || pv.Compare(master) >= 0 {
+			continue
+		}
+		kind := NodePatch
+		if pv.Minor < master.Minor {
+			kind = NodeMinor
+		}
+		out = append(out, autoUpgradeCandidate{kind: kind, pool: p, to: master})
+	}
+	return out
+}
+
+// newestOfMinor is the newest version of a minor in list, no newer than atMost if given.
+func newestOfMinor(list []Version, minor int, atMost *Version) (Version, bool) {
+	var best Version
+	found := false
+	for _, v := range list {
+		if v.Minor != minor || (atMost != nil && v.Compare(*atMost) > 0) {
+			continue
+		}
+		if !found || v.Compare(best) > 0 {
+			best, found = v, true
+		}
+	}
+	return best, found
+}
+
+// autoUpgradeStep starts the first automatic upgrade the cluster is due for and the policy
+// allows now. It returns when to look again (zero: not before the next rollout).
+func (w *World) autoUpgradeStep(c *Cluster) time.Time {
+	now := w.st.Now
+	am := c.AutoMaintenance
+	if c.Status != ClusterRunning || w.checkClusterFree(c) != nil {
+		return now.Add(autoMaintenancePoll)
+	}
+	cands := w.autoUpgradeCandidates(c)
+	if len(cands) == 0 {
+		am.Due, am.Waiting = false, ""
+		w.record("AutoUpgradeIdle", c, "", "", "", "cluster %s is on its auto-upgrade target: control plane %s", c.Name, c.MasterVersion)
+		return time.Time{}
+	}
+	var earliest time.Time
+	var waiting string
+	for _, cand := range cands {
+		if !cand.mandatory {
+			from := maxTime(now, cand.notBefore)
+			if allowed, reason := w.MaintenanceAllows(c, cand.kind, from); !allowed || from.After(now) {
+				if next := w.NextAllowed(c, cand.kind, from); !next.IsZero() && (earliest.IsZero() || next.Before(earliest)) {
+					earliest = next
+				}
+				if waiting == "" {
+					if reason == "" {
+						reason = "one minor upgrade a month while catching up (R-EX-5), next from " + from.Format(time.RFC3339)
+					}
+					waiting = string(cand.kind) + " to " + cand.to.String() + " waits: " + reason
+				}
+				continue
+			}
+		}
+		if w.startAutoUpgrade(c, cand) {
+			am.Waiting = ""
+			return now.Add(autoMaintenancePoll)
+		}
+	}
+	if waiting != am.Waiting {
+		am.Waiting = waiting
+		w.record("AutoUpgradeWaiting", c, "", "", "", "automatic upgrade of %s: %s", c.Name, waiting)
+	}
+	return earliest
+}
+
+// startAutoUpgrade starts one automatic upgrade; it reports whether it started.
+func (w *World) startAutoUpgrade(c *Cluster, cand autoUpgradeCandidate) bool {
+	am := c.AutoMaintenance
+	rec := AutoUpgradeRecord{Kind: cand.kind, To: cand.to.String(), Start: w.st.Now}
+	var op *Operation
+	if cand.pool == nil {
+		rec.From = c.MasterVersion
+		var err error
+		if op, err = w.upgradeMaster(c, cand.to.String()); err != nil {
+			// The control plane cannot move (e.g. a pool without auto-upgrade is too old):
+			// leave the cluster until the next rollout.
+			am.Due = false
+			w.record("AutoUpgradeFailed", c, "", "", "", "automatic %s of %s to %s cannot start: %s", cand.kind, c.Name, cand.to, err)
+			return false
+		}
+		if cand.kind == ControlPlaneMinor {
+			am.LastMinorUpgrade = w.st.Now
+		}
+	} else {
+		p := cand.pool
+		rec.Pool, rec.From = p.Name, p.Spec.Version
+		target := p.Spec
+		target.Version = cand.to.String()
+		p.Etag = w.randHex(16)
+		c.touch(w)
+		op = w.planAutoUpgrade(c, p, target)
+	}
+	rec.Op = op.ID
+	why := "allowed by the maintenance policy"
+	if cand.mandatory {
+		why = "mandatory: minor at end of support, not governed by the maintenance policy (R-MW-4)"
+	}
+	w.record("AutoUpgradeStarted", c, rec.Pool, "", op.ID, "automatic %s of %s from %s to %s (%s)", cand.kind, describeTarget(c, rec.Pool), rec.From, rec.To, why)
+	am.History = append(am.History, rec)
+	if len(am.History) > maxUpgradeHistory {
+		am.History = am.History[len(am.History)-maxUpgradeHistory:]
+	}
+	return true
+}
+
+func describeTarget(c *Cluster, pool string) string {
+	if pool == "" {
+		return "the control plane of " + c.Name
+	}
+	return "node pool " + pool
+}
+
+// ClusterUpgradeInfo answers clusters.fetchClusterUpgradeInfo: the auto-upgrade status and why
+// it is paused, the targets, the end of support of the control plane's minor, and the past
+// automatic upgrades.
+func (w *World) ClusterUpgradeInfo(project, location, name string) (*api.ClusterUpgradeInfo, error) {
+	c, err := w.GetCluster(project, location, name)
+	if err != nil {
+		return nil, err
+	}
+	now := w.st.Now
+	master, _ := ParseVersion(c.MasterVersion)
+	valid := VersionsAt(now).ValidFor(c.ReleaseChannel)
+	s := ScheduleOf(master.Minor)
+	out := &api.ClusterUpgradeInfo{
+		EndOfStandardSupportTimestamp: s.EndOfStandard.Format(time.RFC3339),
+		EndOfExtendedSupportTimestamp: s.EndOfExtended.Format(time.RFC3339),
+	}
+	if v, ok := newestOfMinor(valid, master.Minor+1, nil); ok {
+		out.MinorTargetVersion = v.String()
+	}
+	if v, ok := newestOfMinor(valid, master.Minor, nil); ok && v.Compare(master) > 0 {
+		out.PatchTargetVersion = v.String()
+	}
+	reasons := map[string]bool{}
+	p := c.MaintenancePolicy
+	for _, name := range p.exclusionNames() {
+		e := p.Exclusions[name]
+		if now.Before(e.Start) || !now.Before(w.exclusionEnd(c, e)) {
+			continue
+		}
+		if e.Scope == api.ScopeNoUpgrades {
+			reasons["MAINTENANCE_EXCLUSION_NO_UPGRADES"] = true
+		} else {
+			reasons["MAINTENANCE_EXCLUSION_NO_MINOR_UPGRADES"] = true
+		}
+	}
+	if s, ok := w.windowOf(c).nextOpenSpan(now, now.Add(maintenanceHorizon)); !ok || s.start.After(now) {
+		reasons["MAINTENANCE_WINDOW"] = true
+	}
+	for _, r := range []string{"MAINTENANCE_WINDOW", "MAINTENANCE_EXCLUSION_NO_UPGRADES", "MAINTENANCE_EXCLUSION_NO_MINOR_UPGRADES"} {
+		if reasons[r] {
+			out.PausedReason = append(out.PausedReason, r)
+		}
+	}
+	patchOK, _ := w.MaintenanceAllows(c, ControlPlanePatch, now)
+	minorOK, _ := w.MaintenanceAllows(c, ControlPlaneMinor, now)
+	switch {
+	case !patchOK:
+		out.AutoUpgradeStatus = []string{"UPGRADE_PAUSED"}
+	case !minorOK:
+		out.AutoUpgradeStatus = []string{"MINOR_UPGRADE_PAUSED"}
+	default:
+		out.AutoUpgradeStatus = []string{"ACTIVE"}
+	}
+	if am := c.AutoMaintenance; am != nil {
+		for i := len(am.History) - 1; i >= 0; i-- {
+			r := am.History[i]
+			d := &api.UpgradeDetails{StartTime: r.Start.Format(time.RFC3339), InitialVersion: r.From, TargetVersion: r.To,
+				StartType: "AUTOMATIC", State: "RUNNING"}
+			if op := w.st.Operations[r.Op]; op != nil && op.Status == api.OpStatusDone {
+				d.EndTime = op.EndTime.Format(time.RFC3339)
+				switch op.ErrorCode {
+				case 0:
+					d.State = "SUCCEEDED"
+				case codeCancelled:
+					d.State = "CANCELED"
+				default:
+					d.State = "FAILED"
+				}
+			}
+			out.UpgradeDetails = append(out.UpgradeDetails, d)
+		}
+	}
+	return out, nil
+}
+
+// VersionSchedule is each release channel's versions at the current emulated time, with the
+// channel entry and end of support of each minor (the emulator's /emulator/v1/versions; GKE's
+// serverConfig has no support dates).
+func (w *World) VersionSchedule() *api.VersionSchedule {
+	now := w.st.Now
+	vt := VersionsAt(now)
+	out := &api.VersionSchedule{Now: now.Format(time.RFC3339)}
+	for _, ch := range channels {
+		cv := vt.Channels[ch]
+		cs := &api.ChannelVersionSchedule{Channel: ch, ValidVersions: versionStrings(cv.Valid)}
+		if len(cv.Valid) > 0 {
+			cs.DefaultVersion, cs.UpgradeTargetVersion = cv.Default.String(), cv.Default.String()
+		}
+		if t := nextTargetChange(ch, now); !t.IsZero() {
+			cs.NextTargetChange = t.Format(time.RFC3339)
+		}
+		_, entry, end := channelDelays(ch)
+		seen := map[int]bool{}
+		for _, v := range cv.Valid {
+			if seen[v.Minor] {
+				continue
+			}
+			seen[v.Minor] = true
+			s := ScheduleOf(v.Minor)
+			cs.Minors = append(cs.Minors, &api.MinorSupport{Minor: v.MinorString(),
+				ChannelEntry: entry(s).Format(time.RFC3339), EndOfSupport: end(s).Format(time.RFC3339),
+				EndOfStandardSupport: s.EndOfStandard.Format(time.RFC3339), EndOfExtendedSupport: s.EndOfExtended.Format(time.RFC3339)})
+		}
+		out.Channels = append(out.Channels, cs)
+	}
+	return out
+}

@@ -1,0 +1,120 @@
+package sim
+
+import (
+	"time"
+
+	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+)
+
+// Node auto-repair: maintenance that the maintenance policy does not govern (R-MW-4). A node
+// fails (FailNode, the emulator's fault): its kubelet stops posting status, so it reads
+// NotReady and takes no new pods. When the node has been unhealthy for about ten minutes and its
+// pool has auto-repair on, GKE repairs it under an AUTO_REPAIR_NODES operation, inside or
+// outside the maintenance window and through any exclusion: the node is drained (as an upgrade
+// drains, R-SURGE-3) and deleted, and its instance group creates a healthy replacement.
+
+const (
+	evAutoRepair = "maintenance.repair"
+	// autoRepairDetection is how long a node is unhealthy before GKE repairs it.
+	autoRepairDetection = 10 * time.Minute
+	// autoRepairPoll is how often a repair in progress is looked at.
+	autoRepairPoll = 30 * time.Second
+	// autoRepairOffPoll is how often a failed node in a pool without auto-repair is looked at
+	// again (auto-repair may be turned on).
+	autoRepairOffPoll = time.Hour
+)
+
+// NodeRepair is a failed node and its repair.
+type NodeRepair struct {
+	FailedAt time.Time `json:"failedAt"`
+	// Op is the AUTO_REPAIR_NODES operation, once the repair started.
+	Op string `json:"op,omitempty"`
+}
+
+// nodeFailed says whether a node has failed and is not repaired yet.
+func (c *Cluster) nodeFailed(name string) bool {
+	return c.AutoMaintenance != nil && c.AutoMaintenance.Repairs[name] != nil
+}
+
+// FailNode makes a registered node fail: its kubelet stops posting status. The pool's
+// auto-repair (if on) repairs it; otherwise it stays NotReady.
+func (w *World) FailNode(project, location, cluster, node string) (*Node, error) {
+	c, err := w.GetCluster(project, location, cluster)
+	if err != nil {
+		return nil, err
+	}
+	n := c.Nodes[node]
+	if n == nil {
+		return nil, notFound("node %q not found in cluster %s.", node, c.Name)
+	}
+	if n.State != NodeReady && n.State != NodeCordoned {
+		return nil, failedPrecondition("Node %s is %s: only a running node (ready or cordoned) can fail.", n.Name, n.State)
+	}
+	if c.AutoMaintenance == nil {
+		w.startAutoMaintenance(c)
+	}
+	am := c.AutoMaintenance
+	if am.Repairs[node] != nil {
+		return nil, failedPrecondition("Node %s has already failed (at %s).", n.Name, am.Repairs[node].FailedAt.Format(time.RFC3339))
+	}
+	if am.Repairs == nil {
+		am.Repairs = map[string]*NodeRepair{}
+	}
+	am.Repairs[node] = &NodeRepair{FailedAt: w.st.Now}
+	w.record("NodeFailed", c, n.Pool, n.Name, "", "node %s failed: kubelet stopped posting node status (NotReady)", n.Name)
+	w.cordon(c, n, "node is NotReady")
+	if p := c.Pool(n.Pool); p == nil || !p.AutoRepair {
+		w.record("NodeNotRepaired", c, n.Pool, n.Name, "", "node %s stays NotReady: auto-repair is off for node pool %s", n.Name, n.Pool)
+	}
+	w.schedule(autoRepairDetection, Event{Kind: evAutoRepair, Cluster: c.Key(), Node: n.Name})
+	return n, nil
+}
+
+func (w *World) onAutoRepair(ev Event) {
+	c, n := w.nodeEvent(ev)
+	if c == nil || c.AutoMaintenance == nil {
+		return
+	}
+	am := c.AutoMaintenance
+	r := am.Repairs[ev.Node]
+	if r == nil {
+		return
+	}
+	if n == nil {
+		// The node is gone: repaired, or removed with its pool.
+		delete(am.Repairs, ev.Node)
+		if op := w.st.Operations[r.Op]; op != nil && op.Status != api.OpStatusDone {
+			p := c.Pool(op.Pool)
+			if p != nil && !w.poolSettled(c, p) {
+				am.Repairs[ev.Node] = r // wait for the replacement to be ready
+				w.schedule(autoRepairPoll, ev)
+				return
+			}
+			op.Detail = ""
+			w.record("NodeRepaired", c, op.Pool, ev.Node, op.ID, "node %s repaired: replaced by a healthy node", ev.Node)
+			w.finishOperation(op, 0, "")
+		}
+		return
+	}
+	p := c.Pool(n.Pool)
+	switch {
+	case r.Op != "":
+		// Draining or deleting: look again.
+	case p == nil || !p.AutoRepair:
+		w.schedule(autoRepairOffPoll, ev)
+		return
+	case p.Upgrade != nil:
+		// An upgrade owns the pool's nodes; repair when it is over.
+		w.schedule(autoRepairDetection, ev)
+		return
+	default:
+		// R-MW-4: node auto-repair is not governed by maintenance windows or exclusions.
+		op := w.startOperation(api.OpAutoRepairNodes, c, p.Name, false)
+		op.Detail = "Repairing node " + n.Name
+		r.Op = op.ID
+		w.record("NodeRepairing", c, p.Name, n.Name, op.ID, "auto-repair of node %s, NotReady for %s: draining and recreating it (not governed by the maintenance policy, R-MW-4)",
+			n.Name, w.st.Now.Sub(r.FailedAt).Round(time.Second))
+		w.retireNode(c, n, surgeDrain, "auto-repair of a NotReady node")
+	}
+	w.schedule(autoRepairPoll, ev)
+}
