@@ -309,17 +309,18 @@ func (w *World) drainBlueBatches(c *Cluster, p *NodePool) bool {
 		bg.BatchOpen = false
 		bg.Batches++
 		w.record("BlueGreenBatch", c, p.Name, "", u.Op, "batch %d drained; %d blue nodes left", bg.Batches, len(todo))
-		if len(todo) > 0 && bg.BatchSoak > 0 {
+		// R-BG-4: every drained batch soaks, the last one too; then the node pool soaks.
+		if bg.BatchSoak > 0 {
 			bg.PhaseUntil = w.st.Now.Add(bg.BatchSoak)
 			w.record("BlueGreenBatch", c, p.Name, "", u.Op, "soaking batch %d for %s", bg.Batches, bg.BatchSoak)
 			w.timerAt(c, p, bg.PhaseUntil)
 		}
 	}
-	if len(todo) == 0 {
-		return true
-	}
 	if w.st.Now.Before(bg.PhaseUntil) {
 		return false
+	}
+	if len(todo) == 0 {
+		return true
 	}
 	batch := todo[:min(bg.BatchSize, len(todo))]
 	bg.BatchOpen = true

@@ -143,6 +143,7 @@ func (w *World) applyMaintenancePolicy(c *Cluster, p *MaintenancePolicy) {
 	b, _ := json.Marshal(p)
 	h := sha256.Sum256(append([]byte(c.PolicyVersion), b...))
 	c.PolicyVersion = hex.EncodeToString(h[:8])
+	w.maintenancePolicyChanged(c)
 }
 
 func describePolicy(p *MaintenancePolicy) string {

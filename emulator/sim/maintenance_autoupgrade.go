@@ -289,6 +289,9 @@ func (w *World) startAutoUpgrade(c *Cluster, cand autoUpgradeCandidate) bool {
 		p.Etag = w.randHex(16)
 		c.touch(w)
 		op = w.planAutoUpgrade(c, p, target)
+		if cand.mandatory {
+			p.Upgrade.Policy = "" // R-MW-4: not governed by the policy
+		}
 	}
 	rec.Op = op.ID
 	why := "allowed by the maintenance policy"

@@ -365,6 +365,15 @@ func (w *World) UpdateNodePool(project, location, cluster, name string, req *api
 	if req.Etag != "" && req.Etag != p.Etag {
 		return nil, aborted("The etag %q does not match the node pool's current etag; read the node pool again and retry.", req.Etag)
 	}
+	if req.NodeVersion != "" && p.Upgrade != nil && p.Upgrade.Deferred {
+		v, err := w.resolveNodeVersion(c, req.NodeVersion, "nodeVersion", p.AutoUpgrade)
+		if err != nil {
+			return nil, err
+		}
+		if op, ok := w.applyNowIfDeferred(c, p, v, onlyNodeVersion(req)); ok {
+			return op, nil
+		}
+	}
 	if err := w.checkClusterFree(c); err != nil {
 		return nil, err
 	}
@@ -464,7 +473,7 @@ func (w *World) updateNodePool(c *Cluster, p *NodePool, req *api.UpdateNodePoolR
 	case paused:
 		return w.resumeUpgrade(c, p), nil
 	case target != p.Spec:
-		return w.planUpgrade(c, p, target), nil
+		return w.planManualUpgrade(c, p, target), nil
 	}
 	op := w.startOperation(api.OpUpgradeNodes, c, p.Name, true)
 	if zones != nil {
@@ -627,4 +636,10 @@ func (w *World) NodeCounts(c *Cluster, p *NodePool) map[NodeState]int {
 		}
 	}
 	return out
+}
+
+// onlyNodeVersion says whether an update asks for nothing but a node version.
+func onlyNodeVersion(req *api.UpdateNodePoolRequest) bool {
+	return req.ImageType == "" && req.MachineType == "" && req.DiskType == "" && req.DiskSizeGb == 0 &&
+		req.Labels == nil && req.Taints == nil && len(req.Locations) == 0 && req.UpgradeSettings == nil
 }

@@ -47,6 +47,14 @@ type Upgrade struct {
 	Auto bool `json:"auto,omitempty"`
 	// Drain is how replaced nodes are drained.
 	Drain DrainPolicy `json:"drain"`
+	// Policy, when set, is the kind of maintenance this upgrade is: it respects the cluster's
+	// maintenance policy (upgradewindow.go). Deferred: it has not begun, waiting for a window
+	// (R-MW-5). OpenUntil caches until when maintenance is allowed; WaitingUntil is when a
+	// paused or deferred upgrade looks again (R-MW-3).
+	Policy       UpgradeKind `json:"policy,omitempty"`
+	Deferred     bool        `json:"deferred,omitempty"`
+	OpenUntil    time.Time   `json:"openUntil,omitempty"`
+	WaitingUntil time.Time   `json:"waitingUntil,omitempty"`
 
 	// Surge.
 	MaxSurge       int      `json:"maxSurge,omitempty"`
@@ -117,6 +125,17 @@ func (w *World) planAutoUpgrade(c *Cluster, p *NodePool, target NodeSpec) *Opera
 	op := w.planUpgrade(c, p, target)
 	p.Upgrade.Auto = true
 	p.Upgrade.Drain.ProtectExtended = c.Autopilot
+	p.Upgrade.Policy = NodeUpgradeKind(p.Spec, target) // R-MW-1, R-MW-3
+	return op
+}
+
+// planManualUpgrade is planUpgrade for a user's change. A version upgrade runs now, whatever
+// the maintenance policy; a change that only recreates the VMs respects it (R-MW-5).
+func (w *World) planManualUpgrade(c *Cluster, p *NodePool, target NodeSpec) *Operation {
+	op := w.planUpgrade(c, p, target)
+	if kind := NodeUpgradeKind(p.Spec, target); kind == NodeDisruption {
+		p.Upgrade.Policy = kind
+	}
 	return op
 }
 
@@ -154,6 +173,17 @@ func describeSpecChange(from, to NodeSpec) string {
 // beginUpgrade starts the upgrade of p when its operation starts.
 func (w *World) beginUpgrade(c *Cluster, p *NodePool) {
 	u := p.Upgrade
+	if u.Policy != "" && !u.Resumed {
+		// R-MW-5: nothing starts until the maintenance policy allows it.
+		u.Deferred = true
+		if !w.upgradeWindowOpen(c, p) {
+			if op := w.st.Operations[u.Op]; op != nil {
+				w.reportUpgrade(c, p, op)
+			}
+			return
+		}
+		u.Deferred = false
+	}
 	if u.Resumed {
 		u.Resumed = false
 		w.record("UpgradeResumed", c, p.Name, "", u.Op, "%s upgrade of %s resumed in phase %s", strategyName(u.Strategy), p.Name, u.BG.Phase)
@@ -194,6 +224,10 @@ func (w *World) stepUpgrade(c *Cluster, p *NodePool) {
 	if op == nil || op.Status != api.OpStatusRunning {
 		return
 	}
+	if u.Deferred {
+		w.beginUpgrade(c, p)
+		return
+	}
 	switch u.Strategy {
 	case strategySurge:
 		w.stepSurge(c, p, op)
@@ -205,9 +239,10 @@ func (w *World) stepUpgrade(c *Cluster, p *NodePool) {
 // stepSurge advances a surge upgrade zone by zone (R-SURGE-2) and finishes it.
 func (w *World) stepSurge(c *Cluster, p *NodePool, op *Operation) {
 	u := p.Upgrade
+	open := w.upgradeWindowOpen(c, p)
 	for u.Zone < len(u.Zones) {
 		g := p.Group(u.Zones[u.Zone])
-		if g == nil || w.stepZone(c, p, g) {
+		if g == nil || w.stepZone(c, p, g, open) {
 			u.Zone++
 			u.ZoneSize = 0
 			continue
@@ -226,8 +261,9 @@ func (w *World) stepSurge(c *Cluster, p *NodePool, op *Operation) {
 // once. A surge slot creates a node with the new spec, waits until it is ready (not for Spot
 // nodes, R-SURGE-7), then cordons, drains and deletes an old node. An unavailable slot cordons
 // and drains an old node and recreates it in place. Without capacity for a surge node the
-// upgrade of a node does not start; it waits (R-SURGE-6).
-func (w *World) stepZone(c *Cluster, p *NodePool, g *InstanceGroup) bool {
+// upgrade of a node does not start; it waits (R-SURGE-6). Outside the maintenance window
+// (open false) nodes mid-upgrade finish and no new one starts (R-MW-3).
+func (w *World) stepZone(c *Cluster, p *NodePool, g *InstanceGroup, open bool) bool {
 	u := p.Upgrade
 	var old, readySurge []*Node
 	pendingSurge, surgeUsed, unavailUsed, replacing := 0, 0, 0, 0
@@ -268,7 +304,7 @@ func (w *World) stepZone(c *Cluster, p *NodePool, g *InstanceGroup) bool {
 		o.UpgradeRole = roleReplaced
 		w.retireNode(c, o, u.Drain, "replaced by surge node "+s.Name)
 	}
-	if !u.Stopping {
+	if !u.Stopping && open {
 		limit := min(u.MaxSurge+u.MaxUnavailable, maxUpgradeConcurrency, max(u.ZoneSize, 1))
 		surgeSlots := min(u.MaxSurge, limit)
 		unavailSlots := min(u.MaxUnavailable, limit-surgeSlots)
@@ -372,7 +408,9 @@ func (w *World) reportUpgrade(c *Cluster, p *NodePool, op *Operation) {
 	setMetrics(op, "nodes done", u.Done, "nodes total", u.Total, key, where)
 	op.Detail = fmt.Sprintf("Upgrading node pool %s (%s, %s): %d of %d nodes done; %s", p.Name,
 		describeSpecChange(u.From, u.Target), strategyName(u.Strategy), u.Done, u.Total, where)
-	if eta := w.upgradeETA(c, p); !eta.IsZero() {
+	if wait := describeWait(u); wait != "" {
+		op.Detail += "; " + wait
+	} else if eta := w.upgradeETA(c, p); !eta.IsZero() {
 		op.Detail += "; ETA " + eta.Format(time.RFC3339)
 	}
 }

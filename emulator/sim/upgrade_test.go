@@ -305,6 +305,9 @@ func TestBlueGreenPhasesBatchesAndSoaks(t *testing.T) {
 	}
 	soak := eventTimes(w, "BlueGreenSoak", "soaking the node pool")
 	del := eventTimes(w, "BlueGreenPhase", phaseDeletingBlue)
+	if len(drained) != 4 || len(soak) != 1 || soak[0].Sub(drained[3]) != 600*time.Second {
+		t.Fatalf("last batch drained %v, pool soak from %v: want the 600s batch soak after the last batch too (R-BG-4)", drained, soak)
+	}
 	if len(soak) != 1 || len(del) != 1 || del[0].Sub(soak[0]) != time.Hour {
 		t.Fatalf("soak %v, deletion %v: want deletion exactly 3600s after the soak started (R-BG-4)", soak, del)
 	}

@@ -15,6 +15,16 @@ func (w *World) cancelUpgrade(c *Cluster, p *NodePool) error {
 	u := p.Upgrade
 	op := w.st.Operations[u.Op]
 	switch {
+	case u.Deferred:
+		// R-MW-5: the change waited for a window and touched no node; it is dropped.
+		p.Upgrade = nil
+		p.Status = PoolRunning
+		w.record("UpgradeCancelled", c, p.Name, "", u.Op, "%s of %s (%s) cancelled before it began; the nodes keep their configuration",
+			strategyName(u.Strategy), p.Name, describeSpecChange(u.From, u.Target))
+		if op != nil {
+			w.finishOperation(op, codeCancelled, "Operation was cancelled.")
+		}
+		return nil
 	case u.BG != nil && u.BG.Phase == phaseDeletingBlue:
 		return failedPrecondition("The blue-green upgrade of node pool %s is deleting the blue pool, which cannot be paused or cancelled (R-BG-5, R-BG-7).", p.Name)
 	case u.BG != nil && u.Rollback:
