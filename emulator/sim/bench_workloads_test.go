@@ -10,22 +10,31 @@ import (
 
 // bigCluster is a regional cluster at GKE's limit: 15,000 nodes (5 pools x 1,000 nodes per
 // zone x 3 zones), running, with GKE's DaemonSet pods (4 per node) and system Deployments.
-func bigCluster(b *testing.B) (*World, *Cluster) {
+// Each mutate function may change the cluster before it is created.
+func bigCluster(b *testing.B, mutate ...func(*api.Cluster)) (*World, *Cluster) {
 	b.Helper()
 	w := New(Options{Seed: 1, Start: testStart})
 	var pools []*api.NodePool
 	for i := 0; i < 5; i++ {
 		pools = append(pools, &api.NodePool{Name: fmt.Sprintf("pool-%d", i), InitialNodeCount: 1000, Config: &api.NodeConfig{MachineType: "e2-standard-8"}})
 	}
-	op, err := w.CreateCluster("p", "us-central1", &api.CreateClusterRequest{Cluster: &api.Cluster{Name: "big", NodePools: pools}})
+	in := &api.Cluster{Name: "big", NodePools: pools}
+	for _, m := range mutate {
+		m(in)
+	}
+	want := 0
+	for _, p := range in.NodePools {
+		want += int(p.InitialNodeCount) * 3
+	}
+	op, err := w.CreateCluster("p", "us-central1", &api.CreateClusterRequest{Cluster: in})
 	if err != nil {
 		b.Fatal(err)
 	}
 	runUntilDone(b, w, op)
 	w.RunUntil(w.Now().Add(time.Minute))
 	c := w.Cluster("p", "us-central1", "big")
-	if len(c.Nodes) != 15000 {
-		b.Fatalf("%d nodes", len(c.Nodes))
+	if len(c.Nodes) != want {
+		b.Fatalf("%d nodes, want %d", len(c.Nodes), want)
 	}
 	return w, c
 }

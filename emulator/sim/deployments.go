@@ -115,16 +115,19 @@ func (w *World) syncDeployment(c *Cluster, d *Deployment) {
 	replicas := replicasOf(d)
 	// Most passes find nothing to do (a pod started): count before sorting anything.
 	nCur, nOld := 0, 0
-	for p := range ix.podsOf[d.Key()] {
-		switch {
-		case p.Terminating:
-		case p.Template == d.Current:
-			nCur++
-		default:
-			nOld++
+	for tmpl, n := range ix.liveOf[d.Key()] {
+		if tmpl == d.Current {
+			nCur += n
+		} else {
+			nOld += n
 		}
 	}
-	if nOld == 0 && nCur == replicas {
+	if nOld == 0 && nCur <= replicas {
+		// Pods went (evicted, deleted) or replicas grew: only new pods are needed, and which
+		// pods exist does not matter.
+		for i := nCur; i < replicas; i++ {
+			w.newDeploymentPod(c, d)
+		}
 		w.dropOldTemplates(c, d)
 		return
 	}

@@ -134,6 +134,9 @@ type k8sIndex struct {
 	requested map[string]Resources
 	// podsOf: deployment key -> its pods.
 	podsOf map[string]map[*Pod]struct{}
+	// liveOf: deployment key -> template -> its pods not terminating, so that a controller
+	// pass counts without walking every pod.
+	liveOf map[string]map[string]int
 	// pending: pods waiting for the scheduler.
 	pending map[*Pod]struct{}
 	// selectors: compiled label selectors of PDBs and deployments, by object.
@@ -156,7 +159,7 @@ func (w *World) kix(c *Cluster) *k8sIndex {
 	}
 	ix := &k8sIndex{
 		podsOnNode: map[string]map[*Pod]struct{}{}, requested: map[string]Resources{},
-		podsOf: map[string]map[*Pod]struct{}{}, pending: map[*Pod]struct{}{},
+		podsOf: map[string]map[*Pod]struct{}{}, liveOf: map[string]map[string]int{}, pending: map[*Pod]struct{}{},
 		selectors: map[any]labels.Selector{}, syncQueued: map[string]bool{},
 	}
 	w.k8s[c] = ix
@@ -180,6 +183,20 @@ func (ix *k8sIndex) track(p *Pod) {
 			ix.podsOf[key] = map[*Pod]struct{}{}
 		}
 		ix.podsOf[key][p] = struct{}{}
+		if !p.Terminating {
+			ix.countLive(p, 1)
+		}
+	}
+}
+
+// countLive adds d to the live count of a deployment pod's template.
+func (ix *k8sIndex) countLive(p *Pod, d int) {
+	key := p.Namespace + "/" + p.Owner
+	if ix.liveOf[key] == nil {
+		ix.liveOf[key] = map[string]int{}
+	}
+	if ix.liveOf[key][p.Template] += d; ix.liveOf[key][p.Template] == 0 {
+		delete(ix.liveOf[key], p.Template)
 	}
 }
 
@@ -200,6 +217,9 @@ func (ix *k8sIndex) untrack(p *Pod) {
 	}
 	if p.OwnerKind == OwnerDeployment {
 		delete(ix.podsOf[p.Namespace+"/"+p.Owner], p)
+		if !p.Terminating {
+			ix.countLive(p, -1)
+		}
 	}
 }
 

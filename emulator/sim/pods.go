@@ -163,6 +163,9 @@ func (w *World) terminatePod(c *Cluster, p *Pod, grace time.Duration) {
 		return
 	}
 	w.pdbTrack(c, p, false)
+	if p.OwnerKind == OwnerDeployment {
+		w.kix(c).countLive(p, -1)
+	}
 	p.Terminating = true
 	p.Ready = false
 	p.DeletionTime = w.st.Now

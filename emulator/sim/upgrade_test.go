@@ -317,6 +317,7 @@ func TestBlueGreenPhasesBatchesAndSoaks(t *testing.T) {
 	if running, _ := podCounts(c, "web"); running != 10 {
 		t.Fatalf("web has %d running pods after the upgrade, want 10", running)
 	}
+	checkLiveCounts(t, w, c)
 }
 
 // R-BG-4: soaks adding up to 7 days start blue pool deletion at once.

@@ -220,6 +220,7 @@ func TestDeploymentRollingUpdate(t *testing.T) {
 	minReady := 8
 	for i := 0; i < 120; i++ {
 		advance(w, time.Second)
+		checkLiveCounts(t, w, c)
 		st := w.deploymentStatus(c, dep)
 		minReady = min(minReady, int(st.ReadyReplicas))
 		if st.UpdatedReplicas == 8 && st.ReadyReplicas == 8 && st.Replicas == 8 {
@@ -395,4 +396,32 @@ func pdbMin(name, minAvailable string) *policyv1.PodDisruptionBudget {
 	v := intstr.Parse(minAvailable)
 	return &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Name: name},
 		Spec: policyv1.PodDisruptionBudgetSpec{MinAvailable: &v, Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": name}}}}
+}
+
+// checkLiveCounts compares the index's live pod counts per deployment template with a count
+// over every pod.
+func checkLiveCounts(t *testing.T, w *World, c *Cluster) {
+	t.Helper()
+	want := map[string]map[string]int{}
+	for _, p := range c.Pods {
+		if p.OwnerKind != OwnerDeployment || p.Terminating {
+			continue
+		}
+		key := p.Namespace + "/" + p.Owner
+		if want[key] == nil {
+			want[key] = map[string]int{}
+		}
+		want[key][p.Template]++
+	}
+	got := w.kix(c).liveOf
+	for key, m := range want {
+		for tmpl, n := range m {
+			if got[key][tmpl] != n {
+				t.Fatalf("live pods of %s template %s: index %d, pods %d", key, tmpl, got[key][tmpl], n)
+			}
+		}
+		if len(got[key]) != len(m) {
+			t.Fatalf("live pods of %s: index %v, pods %v", key, got[key], m)
+		}
+	}
 }

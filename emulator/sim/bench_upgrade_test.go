@@ -1,0 +1,218 @@
+package sim
+
+import (
+	"fmt"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+)
+
+// Upgrade and autoscaler benchmarks at GKE's limits. A node pool has at most 1,000 nodes per
+// zone, so 15,000 nodes (the cluster limit) are five 3,000-node pools; GKE runs one node-pool
+// upgrade at a time per cluster, so they are upgraded one after another.
+
+// heapNow returns the live heap after a full collection.
+func heapNow() uint64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
+}
+
+// benchVersions returns two patches of one minor (older first), or skips.
+func benchVersions(b *testing.B, w *World) (from, to Version) {
+	reg := VersionsAt(w.Now()).Channels[api.ChannelRegular].Valid
+	from, to = reg[1], reg[0]
+	if from.Minor != to.Minor {
+		b.Skip("no two patches of one minor at the test date")
+	}
+	return from, to
+}
+
+// upgradeEachPool upgrades every pool of c to version, one after another, and returns the
+// emulated time it took.
+func upgradeEachPool(b *testing.B, w *World, c *Cluster, version string) time.Duration {
+	start := w.Now()
+	for _, p := range c.Pools {
+		op, err := w.UpdateNodePool(c.Project, c.Location, c.Name, p.Name, &api.UpdateNodePoolRequest{NodeVersion: version})
+		if err != nil {
+			b.Fatal(err)
+		}
+		runUntilDone(b, w, op)
+		if n := nodesOn(c, p.Name, version); n != poolSize(p) {
+			b.Fatalf("pool %s: %d of %d nodes on %s", p.Name, n, poolSize(p), version)
+		}
+	}
+	return w.Now().Sub(start)
+}
+
+// BenchmarkSurgeUpgrade15000Nodes upgrades all 15,000 nodes of a cluster running 150,000 pods
+// with maxSurge=20 (R-SURGE-2's cap): every node drained, its pods evicted and rescheduled.
+// heap-B/node is the live heap of the whole world (nodes, pods, events) per node afterwards.
+func BenchmarkSurgeUpgrade15000Nodes(b *testing.B) {
+	b.ReportAllocs()
+	var emulated time.Duration
+	var perNode float64
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		base := heapNow()
+		var w *World
+		var c *Cluster
+		var to Version
+		w, c = bigCluster(b, func(in *api.Cluster) {
+			from, v := benchVersions(b, New(Options{Seed: 1, Start: testStart}))
+			to = v
+			in.InitialClusterVersion = to.String()
+			for _, p := range in.NodePools {
+				p.Version = from.String()
+				p.UpgradeSettings = &api.UpgradeSettings{MaxSurge: 20}
+			}
+		})
+		if pending := schedule150k(b, w, c); pending != 0 {
+			b.Fatalf("%d pods pending", pending)
+		}
+		b.StartTimer()
+		emulated = upgradeEachPool(b, w, c, to.String())
+		b.StopTimer()
+		perNode = float64(heapNow()-base) / float64(len(c.Nodes))
+		if running, _ := podCountsAll(c); running < 150000 {
+			b.Fatalf("%d pods running after the upgrade", running)
+		}
+		b.StartTimer()
+	}
+	b.ReportMetric(15000, "nodes/op")
+	b.ReportMetric(emulated.Hours(), "emulated-h/op")
+	b.ReportMetric(perNode, "heap-B/node")
+}
+
+// BenchmarkBlueGreenUpgrade5000Nodes upgrades 5,000 nodes (five 1,000-node pools in one zone)
+// running 50,000 pods blue-green: a green pool of 1,000 nodes each time, blue drained in
+// batches of 20% with a minute of soak after each, ten minutes of pool soak, blue deleted.
+func BenchmarkBlueGreenUpgrade5000Nodes(b *testing.B) {
+	b.ReportAllocs()
+	var emulated time.Duration
+	var perNode float64
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		base := heapNow()
+		w := New(Options{Seed: 1, Start: testStart})
+		from, to := benchVersions(b, w)
+		pct := 0.2
+		var pools []*api.NodePool
+		for j := 0; j < 5; j++ {
+			pools = append(pools, &api.NodePool{Name: fmt.Sprintf("pool-%d", j), InitialNodeCount: 1000, Version: from.String(),
+				Config: &api.NodeConfig{MachineType: "e2-standard-8"},
+				UpgradeSettings: &api.UpgradeSettings{Strategy: api.StrategyBlueGreen, BlueGreenSettings: &api.BlueGreenSettings{
+					StandardRolloutPolicy: &api.StandardRolloutPolicy{BatchPercentage: &pct, BatchSoakDuration: "60s"},
+					NodePoolSoakDuration:  "600s"}}})
+		}
+		op, err := w.CreateCluster("p", "us-central1-a", &api.CreateClusterRequest{Cluster: &api.Cluster{
+			Name: "big", InitialClusterVersion: to.String(), NodePools: pools}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		runUntilDone(b, w, op)
+		c := w.Cluster("p", "us-central1-a", "big")
+		for j := 0; j < 50; j++ {
+			if _, err := w.CreateDeployment(c, "default", deployment(fmt.Sprintf("app-%02d", j), 1000, "250m")); err != nil {
+				b.Fatal(err)
+			}
+		}
+		w.RunUntil(w.Now().Add(time.Minute))
+		b.StartTimer()
+		emulated = upgradeEachPool(b, w, c, to.String())
+		b.StopTimer()
+		perNode = float64(heapNow()-base) / float64(len(c.Nodes))
+		if running, _ := podCountsAll(c); running < 50000 {
+			b.Fatalf("%d pods running after the upgrade", running)
+		}
+		b.StartTimer()
+	}
+	b.ReportMetric(5000, "nodes/op")
+	b.ReportMetric(emulated.Hours(), "emulated-h/op")
+	b.ReportMetric(perNode, "heap-B/node")
+}
+
+// autoscaledBigCluster is 13,998 nodes (autoscaled pools, 1,000 max per zone) running 150,000
+// pods, plus 1,000 pending pods of 6 CPUs that fit only on new nodes: the cluster has room for
+// 1,002 more. Every node is under half used, so every node is a scale-down candidate.
+func autoscaledBigCluster(b *testing.B, pending bool) (*World, *Cluster) {
+	w, c := bigCluster(b, func(in *api.Cluster) {
+		for i, p := range in.NodePools {
+			if i == 4 {
+				p.InitialNodeCount = 666
+			}
+			p.Autoscaling = &api.NodePoolAutoscaling{Enabled: true, MinNodeCount: 0, MaxNodeCount: 1000}
+		}
+	})
+	if n := schedule150k(b, w, c); n != 0 {
+		b.Fatalf("%d pods pending", n)
+	}
+	if pending {
+		if _, err := w.CreateDeployment(c, "default", deployment("big-pods", 1000, "6")); err != nil {
+			b.Fatal(err)
+		}
+		// Long enough for the scheduler to mark them unschedulable, too short for the
+		// autoscaler's own pass (its period at this size is longer).
+		w.RunUntil(w.Now().Add(2 * time.Second))
+	}
+	return w, c
+}
+
+// BenchmarkAutoscalerPass15kNodes times one cluster-autoscaler pass over ~14,000 nodes and
+// 150,000 pods with 1,000 pending pods: the scale-up simulation (which pool, which zones, how
+// many nodes) and the scale-down evaluation of every node.
+func BenchmarkAutoscalerPass15kNodes(b *testing.B) {
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		w, c := autoscaledBigCluster(b, true)
+		before := len(c.Nodes)
+		b.StartTimer()
+		w.autoscalerPass(c)
+		b.StopTimer()
+		if added := len(c.Nodes) - before; added != 1000 {
+			b.Fatalf("scale-up added %d nodes for 1,000 pending 6-CPU pods, want 1000", added)
+		}
+		b.StartTimer()
+	}
+	b.ReportMetric(1000, "pending-pods/op")
+}
+
+// BenchmarkAutoscalerScaleDownEvaluation15kNodes times the scale-down half of a pass alone:
+// every one of ~14,000 underused nodes checked for blockers and for room for its pods elsewhere.
+func BenchmarkAutoscalerScaleDownEvaluation15kNodes(b *testing.B) {
+	b.ReportAllocs()
+	w, c := autoscaledBigCluster(b, false)
+	roles := map[string]poolRole{}
+	for _, p := range c.Pools {
+		roles[p.Name] = w.roleOf(p)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		// Nothing has been unneeded for 10 minutes yet: the evaluation removes nothing and
+		// can run again on the same cluster.
+		w.scaleDown(c, roles)
+	}
+	b.StopTimer()
+	if len(c.Nodes) != 13998 {
+		b.Fatalf("%d nodes after evaluation, want 13998 (none removed)", len(c.Nodes))
+	}
+	b.ReportMetric(float64(len(c.Nodes)), "nodes/op")
+}
+
+// podCountsAll counts running and pending pods that are not DaemonSet pods.
+func podCountsAll(c *Cluster) (running, pending int) {
+	for _, p := range c.Pods {
+		switch {
+		case p.OwnerKind == OwnerDaemonSet:
+		case p.Node != "" && !p.Terminating:
+			running++
+		default:
+			pending++
+		}
+	}
+	return running, pending
+}
