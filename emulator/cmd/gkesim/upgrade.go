@@ -204,7 +204,7 @@ func (g *globals) fetchUpgradeStatus(f *poolFlags, name string) (*upgradeStatus,
 	if err := c.call("GET", k8s, url.Values{"labelSelector": {"cloud.google.com/gke-nodepool=" + name}}, nil, &nodes); err != nil {
 		return nil, err
 	}
-	st := &upgradeStatus{NodePool: name, Cluster: f.cluster, Location: loc, Strategy: api.StrategySurge, Now: clock.Now, Zones: map[string]map[string]int{}}
+	st := &upgradeStatus{NodePool: name, Cluster: f.cluster, Location: loc, Strategy: api.StrategySurge, Now: toSeconds(clock.Now), Zones: map[string]map[string]int{}}
 	if us := p.UpgradeSettings; us != nil {
 		if us.Strategy != "" {
 			st.Strategy = us.Strategy
@@ -324,7 +324,7 @@ func (st *upgradeStatus) render(w io.Writer) {
 	line("zone", st.Zone)
 	line("target version", st.TargetVersion)
 	if st.Operation != "" {
-		line("operation", fmt.Sprintf("%s (started %s)", st.Operation, st.StartTime))
+		line("operation", fmt.Sprintf("%s (started %s)", st.Operation, toSeconds(st.StartTime)))
 	}
 	if st.NodesTotal > 0 {
 		line("nodes done", fmt.Sprintf("%d/%d", st.NodesDone, st.NodesTotal))
@@ -432,4 +432,12 @@ of the pool runs (done, cancelled, failed), --timeout passes or Ctrl-C.`,
 	cmd.Flags().DurationVar(&timeout, "timeout", 30*time.Minute, "with --watch, give up after this much wall time")
 	cmd.Flags().DurationVar(&interval, "interval", time.Second, "with --watch, how often to refresh (wall time)")
 	return cmd
+}
+
+// toSeconds shortens an RFC 3339 time with fractional seconds to whole seconds, for reading.
+func toSeconds(s string) string {
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t.UTC().Truncate(time.Second).Format(time.RFC3339)
+	}
+	return s
 }
