@@ -3,8 +3,10 @@ package provider
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strings"
 
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -39,6 +41,14 @@ type serverConfigModel struct {
 	ReleaseChannelLatestVersion        types.Map    `tfsdk:"release_channel_latest_version"`
 	ReleaseChannelUpgradeTargetVersion types.Map    `tfsdk:"release_channel_upgrade_target_version"`
 	ReleaseChannelValidVersions        types.Map    `tfsdk:"release_channel_valid_versions"`
+	MinorVersions                      types.List   `tfsdk:"minor_versions"`
+}
+
+// minorSupportAttrs are the attributes of one minor_versions element.
+var minorSupportAttrs = map[string]attr.Type{
+	"minor":                   types.StringType,
+	"end_of_standard_support": types.StringType,
+	"end_of_extended_support": types.StringType,
 }
 
 func (d *ServerConfigDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
@@ -72,6 +82,17 @@ func (d *ServerConfigDataSource) Schema(_ context.Context, _ datasource.SchemaRe
 			"release_channel_latest_version":         strMap("Newest version per release channel (matching `version_prefix`)."),
 			"release_channel_upgrade_target_version": strMap("Version auto-upgrades move to, per release channel."),
 			"release_channel_valid_versions":         strMap("Valid versions per release channel, comma-separated, newest first."),
+			"minor_versions": schema.ListNestedAttribute{
+				Computed: true,
+				MarkdownDescription: "Every minor version some release channel offers now, newest first, with its end of standard and of extended support " +
+					"(RFC 3339). GKE's serverConfig has no dates; the emulator's version table does (`/emulator/v1/versions`). " +
+					"Maintenance exclusions scoped `UNTIL_END_OF_SUPPORT` end at the first; a minor past it is upgraded whatever the maintenance policy (R-MW-4).",
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"minor":                   computedString("`1.XX`."),
+					"end_of_standard_support": computedString("End of standard support."),
+					"end_of_extended_support": computedString("End of extended support (the Extended channel)."),
+				}},
+			},
 		},
 	}
 }
@@ -129,7 +150,42 @@ func (d *ServerConfigDataSource) Read(ctx context.Context, req datasource.ReadRe
 	m.ReleaseChannelLatestVersion = stringMap(ctx, latest, &resp.Diagnostics)
 	m.ReleaseChannelUpgradeTargetVersion = stringMap(ctx, target, &resp.Diagnostics)
 	m.ReleaseChannelValidVersions = stringMap(ctx, valid, &resp.Diagnostics)
+	vs, err := d.data.client.VersionSchedule(ctx)
+	if err != nil {
+		resp.Diagnostics.AddError("Error reading the version table", "Reading the emulator's version support dates: "+client.Message(err))
+		return
+	}
+	m.MinorVersions = minorVersions(vs, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+// minorVersions lists the minors of every channel once, newest first, with their support dates.
+func minorVersions(vs *client.VersionSchedule, diags *diag.Diagnostics) types.List {
+	seen := map[string]attr.Value{}
+	var minors []string
+	for _, ch := range vs.Channels {
+		for _, mi := range ch.Minors {
+			if _, ok := seen[mi.Minor]; ok {
+				continue
+			}
+			obj, d := types.ObjectValue(minorSupportAttrs, map[string]attr.Value{
+				"minor":                   types.StringValue(mi.Minor),
+				"end_of_standard_support": types.StringValue(mi.EndOfStandardSupport),
+				"end_of_extended_support": types.StringValue(mi.EndOfExtendedSupport),
+			})
+			diags.Append(d...)
+			seen[mi.Minor] = obj
+			minors = append(minors, mi.Minor)
+		}
+	}
+	sort.Slice(minors, func(i, j int) bool { return compareVersionPrefix(minors[i], minors[j]) > 0 })
+	elems := make([]attr.Value, len(minors))
+	for i, mi := range minors {
+		elems[i] = seen[mi]
+	}
+	l, d := types.ListValue(types.ObjectType{AttrTypes: minorSupportAttrs}, elems)
+	diags.Append(d...)
+	return l
 }
 
 func newestOrNull(list []string) types.String {

@@ -36,3 +36,26 @@ func (c *Client) MaintenanceSchedule(ctx context.Context, project, location, clu
 	}
 	return &out, nil
 }
+
+// VersionSchedule is the emulator's version table now: each release channel's versions and the
+// support dates of their minors (GET /emulator/v1/versions; GKE's serverConfig has no dates).
+type VersionSchedule struct {
+	Now      string `json:"now"`
+	Channels []struct {
+		Channel string `json:"channel"`
+		Minors  []struct {
+			Minor                string `json:"minor"`
+			EndOfStandardSupport string `json:"endOfStandardSupport"`
+			EndOfExtendedSupport string `json:"endOfExtendedSupport"`
+		} `json:"minors"`
+	} `json:"channels"`
+}
+
+// VersionSchedule reads the emulator's version table with support dates.
+func (c *Client) VersionSchedule(ctx context.Context) (*VersionSchedule, error) {
+	var out VersionSchedule
+	if err := c.GetJSON(ctx, c.Endpoint+"/emulator/v1/versions", &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
