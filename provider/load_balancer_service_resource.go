@@ -3,6 +3,8 @@ package provider
 import (
 	"context"
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -176,7 +178,8 @@ func (r *LoadBalancerServiceResource) Schema(ctx context.Context, _ resource.Sch
 					},
 					"target_port": schema.StringAttribute{
 						Optional: true, Computed: true,
-						MarkdownDescription: "Port of the pods: a number, or the name of a container port. Defaults to `port`.",
+						MarkdownDescription: "Port of the pods: a number (1-65535), or the name of a container port (IANA service name: up to 15 lowercase letters, digits and hyphens). Defaults to `port`.",
+						Validators:          []validator.String{targetPortValidator{}},
 						PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 					},
 					"node_port": schema.Int64Attribute{
@@ -499,3 +502,36 @@ func (r *LoadBalancerServiceResource) Delete(ctx context.Context, req resource.D
 func (r *LoadBalancerServiceResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	importKubeObject(ctx, r.data, "services", req, resp)
 }
+
+// targetPortValidator checks a Service target port as the API server does: a number in
+// 1-65535, or an IANA service name (1-15 characters of a-z, 0-9 and '-', with a letter, no
+// '-' at either end and no "--").
+type targetPortValidator struct{}
+
+func (targetPortValidator) Description(context.Context) string {
+	return "a port number 1-65535 or a container port name"
+}
+
+func (v targetPortValidator) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
+
+func (targetPortValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	tp := req.ConfigValue.ValueString()
+	if n, err := strconv.Atoi(tp); err == nil {
+		if n < 1 || n > 65535 {
+			resp.Diagnostics.AddAttributeError(req.Path, "Invalid target port",
+				fmt.Sprintf("target_port %d must be between 1 and 65535 (Kubernetes: spec.ports[].targetPort), or the name of a container port.", n))
+		}
+		return
+	}
+	if !ianaSvcName.MatchString(tp) || strings.Contains(tp, "--") || !strings.ContainsAny(tp, "abcdefghijklmnopqrstuvwxyz") {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid target port",
+			fmt.Sprintf("target_port %q is neither a port number (1-65535) nor a container port name (at most 15 lowercase letters, digits and '-', with a letter, no '-' at either end or twice in a row).", tp))
+	}
+}
+
+var ianaSvcName = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,13}[a-z0-9])?$`)

@@ -162,5 +162,15 @@ func TestAccLoadBalancerService_planErrors(t *testing.T) {
     port      = 80
     node_port = 20000
   }`, `between 30000 and 32767`},
+		{`selector = { app = "web" }
+  port {
+    port        = 80
+    target_port = "99999"
+  }`, `target_port 99999 must be between 1 and 65535`},
+		{`selector = { app = "web" }
+  port {
+    port        = 80
+    target_port = "Http_Port"
+  }`, `neither a port number`},
 	})
 }

@@ -173,7 +173,8 @@ func (w *World) autoUpgradeCandidates(c *Cluster) []autoUpgradeCandidate {
 	valid := VersionsAt(now).ValidFor(c.ReleaseChannel)
 	var out []autoUpgradeCandidate
 	if master.Minor < rolled.Minor {
-		if to, ok := newestOfMinor(valid, master.Minor+1, nil); ok {
+		// The next minor, no newer than the target that reached the cluster when that is of it.
+		if to, ok := newestOfMinor(valid, master.Minor+1, capAt(rolled, master.Minor+1)); ok {
 			cand := autoUpgradeCandidate{kind: ControlPlaneMinor, to: to}
 			if !am.LastMinorUpgrade.IsZero() {
 				cand.notBefore = am.LastMinorUpgrade.Add(minorUpgradeInterval)
@@ -183,11 +184,7 @@ func (w *World) autoUpgradeCandidates(c *Cluster) []autoUpgradeCandidate {
 			out = append(out, cand)
 		}
 	}
-	var atMost *Version
-	if rolled.Minor == master.Minor {
-		atMost = &rolled
-	}
-	if to, ok := newestOfMinor(valid, master.Minor, atMost); ok && to.Compare(master) > 0 {
+	if to, ok := newestOfMinor(valid, master.Minor, capAt(rolled, master.Minor)); ok && to.Compare(master) > 0 {
 		out = append(out, autoUpgradeCandidate{kind: ControlPlanePatch, to: to})
 	}
 	for _, p := range c.Pools {
@@ -202,6 +199,15 @@ func (w *World) autoUpgradeCandidates(c *Cluster) []autoUpgradeCandidate {
 		out = append(out, autoUpgradeCandidate{kind: kind, pool: p, to: master})
 	}
 	return out
+}
+
+// capAt is the rollout target as the newest version an automatic upgrade to minor may take,
+// when the target is of that minor; nil otherwise.
+func capAt(rolled Version, minor int) *Version {
+	if rolled.Minor == minor {
+		return &rolled
+	}
+	return nil
 }
 
 // newestOfMinor is the newest version of a minor in list, no newer than atMost if given.
@@ -329,10 +335,15 @@ func (w *World) ClusterUpgradeInfo(project, location, name string) (*api.Cluster
 		EndOfStandardSupportTimestamp: s.EndOfStandard.Format(time.RFC3339),
 		EndOfExtendedSupportTimestamp: s.EndOfExtended.Format(time.RFC3339),
 	}
-	if v, ok := newestOfMinor(valid, master.Minor+1, nil); ok {
+	// The targets are those of the rollout that reached the cluster (R-EX-5 aside).
+	var rolled Version
+	if c.AutoMaintenance != nil {
+		rolled, _ = ParseVersion(c.AutoMaintenance.RolloutTarget)
+	}
+	if v, ok := newestOfMinor(valid, master.Minor+1, capAt(rolled, master.Minor+1)); ok {
 		out.MinorTargetVersion = v.String()
 	}
-	if v, ok := newestOfMinor(valid, master.Minor, nil); ok && v.Compare(master) > 0 {
+	if v, ok := newestOfMinor(valid, master.Minor, capAt(rolled, master.Minor)); ok && v.Compare(master) > 0 {
 		out.PatchTargetVersion = v.String()
 	}
 	reasons := map[string]bool{}

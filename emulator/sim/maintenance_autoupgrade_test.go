@@ -34,6 +34,10 @@ func runMonths(t *testing.T, w *World, c *Cluster, until time.Time) []upgradeSee
 		}
 		from, _ := ParseVersion(r.From)
 		to, _ := ParseVersion(r.To)
+		// Never past the channel target that had reached the cluster.
+		if reached := channelTarget(c.ReleaseChannel, r.Start.Add(-rolloutOffset(c))); to.Compare(reached) > 0 {
+			t.Errorf("automatic upgrade %+v goes past the target %s that had reached the cluster", r, reached)
+		}
 		out = append(out, upgradeSeen{op: op, from: from, to: to, kind: r.Kind})
 	}
 	return out

@@ -406,6 +406,11 @@ func (w *World) reportUpgrade(c *Cluster, p *NodePool, op *Operation) {
 		key = "phase"
 	}
 	setMetrics(op, "nodes done", u.Done, "nodes total", u.Total, key, where)
+	if u.Stopping {
+		op.Detail = fmt.Sprintf("Cancelling the upgrade of node pool %s (%s, %s): %d of %d nodes done; nodes mid-upgrade finish, no new node starts",
+			p.Name, describeSpecChange(u.From, u.Target), strategyName(u.Strategy), u.Done, u.Total)
+		return
+	}
 	op.Detail = fmt.Sprintf("Upgrading node pool %s (%s, %s): %d of %d nodes done; %s", p.Name,
 		describeSpecChange(u.From, u.Target), strategyName(u.Strategy), u.Done, u.Total, where)
 	if wait := describeWait(u); wait != "" {

@@ -175,6 +175,7 @@ type upgradeStatus struct {
 }
 
 var (
+	waitRE    = regexp.MustCompile(`(waiting for a maintenance window|paused outside the maintenance window) \(until [^)]+\)`)
 	etaRE     = regexp.MustCompile(`; ETA (\S+)$`)
 	versionRE = regexp.MustCompile(`version (\S+) -> ([^\s,;)]+)`)
 )
@@ -253,6 +254,14 @@ func (g *globals) fetchUpgradeStatus(f *poolFlags, name string) (*upgradeStatus,
 			}
 		}
 	}
+	// Columns are versions; with nodes of several machine types (a machine-type change) they
+	// are version and machine type.
+	machines := map[string]bool{}
+	for _, n := range nodes.Items {
+		if nodeReady(&n) {
+			machines[n.Labels["node.kubernetes.io/instance-type"]] = true
+		}
+	}
 	for _, n := range nodes.Items {
 		if !nodeReady(&n) {
 			continue
@@ -261,7 +270,11 @@ func (g *globals) fetchUpgradeStatus(f *poolFlags, name string) (*upgradeStatus,
 		if st.Zones[zone] == nil {
 			st.Zones[zone] = map[string]int{}
 		}
-		st.Zones[zone][strings.TrimPrefix(n.Status.NodeInfo.KubeletVersion, "v")]++
+		key := strings.TrimPrefix(n.Status.NodeInfo.KubeletVersion, "v")
+		if len(machines) > 1 {
+			key += " " + n.Labels["node.kubernetes.io/instance-type"]
+		}
+		st.Zones[zone][key]++
 	}
 	return st, nil
 }
@@ -308,6 +321,10 @@ func describeSettings(us *api.UpgradeSettings) string {
 func (st *upgradeStatus) render(w io.Writer) {
 	state := "no upgrade in progress"
 	switch {
+	case st.InProgress && strings.HasPrefix(st.Detail, "Cancelling"):
+		state = "cancelling: nodes mid-upgrade finish, no new node starts (R-SURGE-9)"
+	case st.InProgress && waitRE.MatchString(st.Detail):
+		state = "upgrade " + waitRE.FindString(st.Detail)
 	case st.InProgress:
 		state = "upgrade in progress"
 	case st.Paused:
@@ -375,14 +392,15 @@ func newUpgradeStatusCmd(g *globals) *cobra.Command {
 		Long: `Show where a node pool's upgrade is: its strategy and settings, the blue-green phase or the
 surge zone, nodes done of total, the ETA (emulated time) and, per zone, the Ready nodes on each
 version. With --watch it prints the status again whenever it changes, until no upgrade operation
-of the pool runs (done, cancelled, failed), --timeout passes or Ctrl-C.`,
+of the pool runs (done, cancelled, failed), --timeout passes or Ctrl-C; started before an
+upgrade (say, just before terraform apply), it waits for one to begin.`,
 		Example: `  gkesim container node-pools upgrade-status pool-a --cluster demo --location us-central1 --watch`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
 			defer stop()
 			deadline := time.Now().Add(timeout)
-			last := ""
+			last, seen, waitSaid := "", false, false
 			for {
 				st, err := g.fetchUpgradeStatus(&f, args[0])
 				if err != nil {
@@ -410,10 +428,18 @@ of the pool runs (done, cancelled, failed), --timeout passes or Ctrl-C.`,
 					fmt.Fprint(g.out, out.String())
 					last = key
 				}
-				if !watch || !st.InProgress {
+				if !watch || st.Paused || (!st.InProgress && seen) {
 					return nil
 				}
+				if !st.InProgress && !waitSaid {
+					fmt.Fprintln(g.out, "Waiting for an upgrade of node pool "+args[0]+" to start (Ctrl-C to stop)...")
+					waitSaid = true
+				}
+				seen = seen || st.InProgress
 				if time.Now().After(deadline) {
+					if !st.InProgress {
+						return fmt.Errorf("no upgrade of node pool %s started within %s", args[0], timeout)
+					}
 					return fmt.Errorf("the upgrade of node pool %s is still in progress after %s (%s)", args[0], timeout, st.Detail)
 				}
 				select {

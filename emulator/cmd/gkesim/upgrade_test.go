@@ -183,6 +183,13 @@ func TestCancelAndRollbackBlueGreen(t *testing.T) {
 func TestUpgradeStatusWatch(t *testing.T) {
 	url := startEmulator(t)
 	_, to := upgradePool(t, url, `{"maxSurge": 1}`)
+
+	// Started before any upgrade, --watch waits for one.
+	out, err := gkesim(t, url, append([]string{"container", "node-pools", "upgrade-status", "pool-a", "--watch", "--interval", "10ms", "--timeout", "100ms"}, poolArgs...)...)
+	if err == nil || !strings.Contains(err.Error(), "no upgrade of node pool pool-a started within 100ms") ||
+		strings.Count(out, "Waiting for an upgrade of node pool pool-a to start") != 1 {
+		t.Errorf("upgrade-status --watch before an upgrade: %v\n%s", err, out)
+	}
 	startUpgrade(t, url, to)
 
 	// Without the clock moving the upgrade never ends: --timeout stops the watch.
@@ -205,7 +212,7 @@ func TestUpgradeStatusWatch(t *testing.T) {
 			}
 		}
 	}()
-	out := mustGkesim(t, url, append([]string{"container", "node-pools", "upgrade-status", "pool-a", "--watch", "--interval", "10ms", "--timeout", "60s"}, poolArgs...)...)
+	out = mustGkesim(t, url, append([]string{"container", "node-pools", "upgrade-status", "pool-a", "--watch", "--interval", "10ms", "--timeout", "60s"}, poolArgs...)...)
 	close(stop)
 	wg.Wait()
 	blocks := strings.Split(strings.TrimSpace(out), "\n\n")
@@ -218,5 +225,26 @@ func TestUpgradeStatusWatch(t *testing.T) {
 	final := blocks[len(blocks)-1]
 	if !strings.Contains(final, "no upgrade in progress") || !strings.Contains(final, upZone+"  3") || strings.Join(strings.Fields(strings.Split(final, "\n")[2]), " ") != "ZONE "+to+" READY NODES" {
 		t.Errorf("last block of upgrade-status --watch:\n%s\nwant no upgrade and 3 nodes on %s", final, to)
+	}
+}
+
+// A machine-type change cancelled mid-way: upgrade-status says it is cancelling while the node
+// mid-upgrade finishes (R-SURGE-9), and then shows the pool on two machine types.
+func TestUpgradeStatusCancellingAndMachineTypes(t *testing.T) {
+	url := startEmulator(t)
+	upgradePool(t, url, `{"maxSurge": 1}`)
+	var op api.Operation
+	apiCall(t, url, "PUT", "/clusters/up/nodePools/pool-a", `{"machineType": "e2-standard-4"}`, &op)
+	advanceUntil(t, url, "a node done", func(st *upgradeStatus) bool { return st.NodesDone == 1 })
+	mustGkesim(t, url, "container", "operations", "cancel", op.Name, "--location", upZone)
+	out := mustGkesim(t, url, append([]string{"container", "node-pools", "upgrade-status", "pool-a"}, poolArgs...)...)
+	if !strings.Contains(out, "cancelling: nodes mid-upgrade finish") {
+		t.Errorf("upgrade-status right after cancel:\n%s\nwant it cancelling", out)
+	}
+	advanceUntil(t, url, "the end of the cancelled upgrade", func(st *upgradeStatus) bool { return !st.InProgress })
+	out = mustGkesim(t, url, append([]string{"container", "node-pools", "upgrade-status", "pool-a"}, poolArgs...)...)
+	header := strings.Join(strings.Fields(out[strings.Index(out, "ZONE"):strings.Index(out, "\n"+upZone)]), " ")
+	if !strings.Contains(header, "e2-medium") || !strings.Contains(header, "e2-standard-4") || !strings.Contains(out, "no upgrade in progress") {
+		t.Errorf("upgrade-status after a cancelled machine-type change:\n%s\nwant columns per version and machine type", out)
 	}
 }

@@ -8,6 +8,8 @@ resource "gkesim_cluster" "primary" {
 
 # Automatic upgrades on weekday nights, 22:00-06:00 UTC (the RRULE is evaluated in UTC); nothing
 # at all over the year end; no new minor version until the end of support of the current one.
+# The dates are absolute: once the emulated clock is past them the exclusions block nothing.
+# Start the emulator with `gkesim serve --start-time 2026-11-01T00:00:00Z` to see them act.
 resource "gkesim_maintenance_policy" "primary" {
   cluster = gkesim_cluster.primary.id
 

@@ -1,16 +1,20 @@
 # Blue-green node upgrades: a regional pool of 2 nodes per zone serving a Deployment, upgraded
 # by creating a whole green pool, draining the blue one half a pool at a time,
 # soaking, then deleting the blue pool (R-BG-1..5). The apply that changes the version returns
-# when the soak starts (blue_green_return_at_soak); the soak and the blue pool deletion go on.
+# when the soak starts (blue_green_return_at_soak); the soak (a day of emulated time, about a
+# minute and a half at gkesim's default 1000x) and the blue pool deletion go on without it.
 #
 #   export GKESIM_ENDPOINT=http://127.0.0.1:8790
 #   terraform apply          (with the dev_overrides CLI config the README shows; the pool starts
 #                             on the patch before the control plane's)
-#   terraform apply -var node_version=$(terraform output -raw upgrade_to)
-#                            (returns in NODE_POOL_SOAKING; terraform output upgrade_status)
+#   echo "node_version = \"$(terraform output -raw upgrade_to)\"" > terraform.tfvars
+#   terraform apply          (the upgrade: returns in NODE_POOL_SOAKING; see `terraform output upgrade_status`)
 #   gkesim container node-pools upgrade-status web --cluster shop --location us-central1 --watch
 #   gkesim container node-pools complete-upgrade web --cluster shop --location us-central1
 #                            (skips the rest of the soak: the blue pool is deleted now)
+#   terraform plan           (no changes to resources; upgrade_status, read live, shows the end)
+#
+# terraform.tfvars keeps the new version for every later plan, apply and destroy.
 
 terraform {
   required_providers {
@@ -57,7 +61,7 @@ resource "gkesim_node_pool" "web" {
   upgrade_settings {
     strategy = "BLUE_GREEN"
     blue_green_settings {
-      node_pool_soak_duration = "1800s"
+      node_pool_soak_duration = "86400s"
       standard_rollout_policy {
         batch_percentage    = 0.5
         batch_soak_duration = "120s"

@@ -10,9 +10,9 @@
 # Run it on an emulator started before the season, then move its clock and watch what GKE
 # would have done (see README.md next to this file):
 #
-#   gkesim serve --start-time 2026-09-01T00:00:00Z --time-scale 0 &
+#   gkesim serve --start-time 2026-09-01T00:00:00Z &
 #   terraform apply
-#   gkesim clock advance 2400h
+#   gkesim clock advance 3600h            (to the end of February: past Jan 15)
 #   gkesim events --cluster retail --type AutoUpgradeStarted
 
 terraform {
