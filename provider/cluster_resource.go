@@ -220,14 +220,17 @@ func (r *ClusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 				}},
 			},
 			"cluster_autoscaling": schema.ListNestedBlock{
-				MarkdownDescription: "Cluster-wide cluster autoscaler settings.",
-				Validators:          []validator.List{listvalidator.SizeAtMost(1)},
+				MarkdownDescription: "Cluster-wide settings of the cluster autoscaler, which works on the node pools that have `autoscaling` (R-CA-8). " +
+					"Changing the profile updates the cluster in place. Without this block GKE uses `BALANCED`; removing the block leaves the profile as it is on GKE " +
+					"(set `autoscaling_profile = \"BALANCED\"` to go back).",
+				Validators: []validator.List{listvalidator.SizeAtMost(1)},
 				NestedObject: schema.NestedBlockObject{Attributes: map[string]schema.Attribute{
 					"autoscaling_profile": schema.StringAttribute{
 						Optional: true, Computed: true,
-						MarkdownDescription: "`BALANCED` (default) or `OPTIMIZE_UTILIZATION` (removes underutilised nodes sooner and packs pods tighter).",
-						Default:             stringdefault.StaticString(defaultProfile),
-						Validators:          []validator.String{stringvalidator.OneOf("BALANCED", "OPTIMIZE_UTILIZATION")},
+						MarkdownDescription: "`BALANCED` (default) or `OPTIMIZE_UTILIZATION`: removes underutilised nodes sooner (after 1 minute unneeded instead of 10) " +
+							"and schedules pods onto the most allocated nodes (R-CA-8).",
+						Default:    stringdefault.StaticString(defaultProfile),
+						Validators: []validator.String{stringvalidator.OneOf("BALANCED", "OPTIMIZE_UTILIZATION")},
 					},
 				}},
 			},
@@ -443,13 +446,12 @@ func (r *ClusterResource) Update(ctx context.Context, req resource.UpdateRequest
 			return
 		}
 	}
+	// Without the block in state the profile on GKE is unknown to the plan (a removed block left
+	// it as it was): send the configured one.
 	if len(plan.ClusterAutoscaling) > 0 {
-		profile := plan.ClusterAutoscaling[0].AutoscalingProfile.ValueString()
-		current := defaultProfile
-		if len(state.ClusterAutoscaling) > 0 {
-			current = state.ClusterAutoscaling[0].AutoscalingProfile.ValueString()
-		}
-		if profile != current && !update("cluster_autoscaling", &container.ClusterUpdate{DesiredClusterAutoscaling: &container.ClusterAutoscaling{AutoscalingProfile: profile}}) {
+		profile := plan.ClusterAutoscaling[0].AutoscalingProfile
+		changed := len(state.ClusterAutoscaling) == 0 || !profile.Equal(state.ClusterAutoscaling[0].AutoscalingProfile)
+		if changed && !update("cluster_autoscaling", &container.ClusterUpdate{DesiredClusterAutoscaling: &container.ClusterAutoscaling{AutoscalingProfile: profile.ValueString()}}) {
 			return
 		}
 	}

@@ -90,8 +90,11 @@ func TestAccExamples(t *testing.T) {
 	}
 	for _, dir := range dirs {
 		t.Run(strings.TrimPrefix(dir, "../examples/"), func(t *testing.T) {
+			// Wait for a parallel slot before the emulator's clock starts: examples that show
+			// times (an open maintenance window starts "now") must not find hours gone by.
+			t.Parallel()
 			ep := testEmulator(t)
-			resource.ParallelTest(t, resource.TestCase{
+			resource.Test(t, resource.TestCase{
 				ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 				CheckDestroy:             checkGone(ep, "gkesim_cluster"),
 				Steps:                    []resource.TestStep{{Config: exampleConfig(t, dir, ep)}},

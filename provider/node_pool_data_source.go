@@ -18,6 +18,9 @@ type NodePoolDataSource struct {
 	data *providerData
 }
 
+const nodeCountNowDesc = "Nodes per zone now: the instance groups' target sizes averaged over the zones (rounded down), as terraform-provider-google reads them. " +
+	"It follows the cluster autoscaler; `data.gkesim_nodes` lists the nodes."
+
 func NewNodePoolDataSource() datasource.DataSource { return &NodePoolDataSource{} }
 
 func (d *NodePoolDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
@@ -34,7 +37,7 @@ func (d *NodePoolDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 			"location":            schema.StringAttribute{Optional: true, Computed: true, MarkdownDescription: "The cluster's location. Defaults to the cluster reference's, then the provider's."},
 			"id":                  computedString("`projects/{project}/locations/{location}/clusters/{cluster}/nodePools/{name}`."),
 			"initial_node_count":  schema.Int64Attribute{Computed: true, MarkdownDescription: "Nodes per zone at creation."},
-			"node_count":          schema.Int64Attribute{Computed: true, MarkdownDescription: "Nodes per zone now (the instance groups' target size)."},
+			"node_count":          schema.Int64Attribute{Computed: true, MarkdownDescription: nodeCountNowDesc},
 			"node_locations":      schema.SetAttribute{ElementType: types.StringType, Computed: true, MarkdownDescription: "Zones of the pool's nodes."},
 			"version":             computedString("Node version."),
 			"instance_group_urls": schema.ListAttribute{ElementType: types.StringType, Computed: true, MarkdownDescription: "URLs of the pool's managed instance groups."},
@@ -60,6 +63,7 @@ func (d *NodePoolDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 				}},
 			},
 			"upgrade_settings": upgradeSettingsDataSourceAttr(),
+			"autoscaling":      autoscalingDataSourceAttr(),
 			"management": schema.ListNestedAttribute{
 				Computed: true, MarkdownDescription: "Auto-repair and auto-upgrade (one element).",
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{

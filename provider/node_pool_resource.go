@@ -77,6 +77,7 @@ type nodePoolAttrs struct {
 	NodeConfig        []nodeConfigModel      `tfsdk:"node_config"`
 	Management        []managementModel      `tfsdk:"management"`
 	UpgradeSettings   []upgradeSettingsModel `tfsdk:"upgrade_settings"`
+	Autoscaling       []autoscalingModel     `tfsdk:"autoscaling"`
 }
 
 type nodePoolModel struct {
@@ -153,9 +154,12 @@ func (r *NodePoolResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			},
 			"node_count": schema.Int64Attribute{
 				Optional: true, Computed: true,
-				MarkdownDescription: "Nodes per zone. Changing it resizes the pool (`setSize`). Defaults to 1 at creation when neither it nor `initial_node_count` is set.",
-				Validators:          []validator.Int64{int64validator.Between(0, 1000)},
-				PlanModifiers:       []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
+				MarkdownDescription: "Nodes per zone. Changing it resizes the pool (`setSize`). Defaults to 1 at creation when neither it nor `initial_node_count` is set. " +
+					"With `autoscaling` the autoscaler owns the size: `node_count` keeps the value Terraform last set (a size the autoscaler changed shows no diff; " +
+					"`data.gkesim_node_pool` reads the current one), and changing it resizes the pool once, after which the autoscaler carries on. " +
+					"Removing `autoscaling` resizes the pool to a configured `node_count`.",
+				Validators:    []validator.Int64{int64validator.Between(0, 1000)},
+				PlanModifiers: []planmodifier.Int64{nodeCountPlan{}},
 			},
 			"node_locations": schema.SetAttribute{
 				ElementType: types.StringType, Optional: true, Computed: true,
@@ -195,23 +199,23 @@ func (r *NodePoolResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 						"machine_type": schema.StringAttribute{
 							Optional: true, Computed: true,
 							MarkdownDescription: "Machine type, e.g. `e2-standard-4`. Defaults to `e2-medium`. Changing it recreates the nodes.",
-							PlanModifiers:       []planmodifier.String{keep()},
+							PlanModifiers:       []planmodifier.String{keepKnownState{}},
 						},
 						"disk_size_gb": schema.Int64Attribute{
 							Optional: true, Computed: true,
 							MarkdownDescription: "Boot disk size in GB, at least 10. Defaults to 100. Changing it recreates the nodes.",
 							Validators:          []validator.Int64{int64validator.AtLeast(10)},
-							PlanModifiers:       []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
+							PlanModifiers:       []planmodifier.Int64{keepKnownState{}},
 						},
 						"disk_type": schema.StringAttribute{
 							Optional: true, Computed: true,
 							MarkdownDescription: "Boot disk type: `pd-standard`, `pd-balanced` (default), `pd-ssd`, `pd-extreme` or `hyperdisk-balanced`. Changing it recreates the nodes.",
-							PlanModifiers:       []planmodifier.String{keep()},
+							PlanModifiers:       []planmodifier.String{keepKnownState{}},
 						},
 						"image_type": schema.StringAttribute{
 							Optional: true, Computed: true,
 							MarkdownDescription: "Node image: `COS_CONTAINERD` (default), `UBUNTU_CONTAINERD` or `WINDOWS_LTSC_CONTAINERD` (case-insensitive). Changing it recreates the nodes.",
-							PlanModifiers:       []planmodifier.String{keep()},
+							PlanModifiers:       []planmodifier.String{keepKnownState{}},
 						},
 						"labels": schema.MapAttribute{
 							ElementType: types.StringType, Optional: true,
@@ -221,13 +225,13 @@ func (r *NodePoolResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 							Optional: true, Computed: true,
 							MarkdownDescription: "Spot VMs. Changing it replaces the pool.",
 							Default:             booldefault.StaticBool(false),
-							PlanModifiers:       []planmodifier.Bool{boolplanmodifier.RequiresReplace()},
+							PlanModifiers:       []planmodifier.Bool{replaceIfChanged()},
 						},
 						"flex_start": schema.BoolAttribute{
 							Optional: true, Computed: true,
 							MarkdownDescription: "Flex-start VMs (Dynamic Workload Scheduler). GKE upgrades such pools with the `SHORT_LIVED` strategy: running nodes keep their configuration until they are interrupted, within 7 days, and new nodes get the new one (R-SL-1). Changing it replaces the pool.",
 							Default:             booldefault.StaticBool(false),
-							PlanModifiers:       []planmodifier.Bool{boolplanmodifier.RequiresReplace()},
+							PlanModifiers:       []planmodifier.Bool{replaceIfChanged()},
 						},
 					},
 					Blocks: map[string]schema.Block{
@@ -260,6 +264,7 @@ func (r *NodePoolResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 				}},
 			},
 			"upgrade_settings": upgradeSettingsBlock(),
+			"autoscaling":      autoscalingBlock(),
 			"timeouts":         timeouts.Block(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
 		},
 	}
@@ -273,15 +278,17 @@ func (r *NodePoolResource) ConfigValidators(context.Context) []resource.ConfigVa
 	return []resource.ConfigValidator{
 		resourcevalidator.Conflicting(path.MatchRoot("initial_node_count"), path.MatchRoot("node_count")),
 		upgradeSettingsValidator{},
+		autoscalingValidator{},
 	}
 }
 
 // ModifyPlan fills project and location from the cluster reference or the provider, and the
-// upgrade settings the configuration leaves out.
+// upgrade settings and location policy the configuration leaves out.
 func (r *NodePoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	fillClusterScope(ctx, r.data, req, resp)
 	if !req.Plan.Raw.IsNull() {
 		planUpgradeSettings(ctx, req, resp)
+		planAutoscaling(ctx, req, resp)
 	}
 }
 
@@ -327,6 +334,9 @@ func (r *NodePoolResource) Create(ctx context.Context, req resource.CreateReques
 	}
 	if len(plan.UpgradeSettings) > 0 {
 		in.UpgradeSettings = expandUpgradeSettings(plan.UpgradeSettings[0], nil)
+	}
+	if len(plan.Autoscaling) > 0 {
+		in.Autoscaling = expandAutoscaling(plan.Autoscaling)
 	}
 	if len(plan.Management) > 0 {
 		in.Management = &container.NodeManagement{
@@ -440,7 +450,10 @@ func nodesPerZone(ctx context.Context, c *client.Client, np *container.NodePool)
 func flattenNodePool(ctx context.Context, np *container.NodePool, perZone int64, m *nodePoolAttrs, mode blockMode, diags *diag.Diagnostics) {
 	m.Name = types.StringValue(np.Name)
 	m.InitialNodeCount = types.Int64Value(np.InitialNodeCount)
-	m.NodeCount = types.Int64Value(perZone)
+	// While the autoscaler owns the size, node_count keeps its value (see node_pool_autoscaling.go).
+	if !autoscalingOn(np) || !set(m.NodeCount) {
+		m.NodeCount = types.Int64Value(perZone)
+	}
 	m.NodeLocations = stringSet(ctx, np.Locations, diags)
 	if m.Version.IsNull() || m.Version.IsUnknown() || !versionSatisfies(np.Version, m.Version.ValueString()) {
 		m.Version = types.StringValue(np.Version)
@@ -499,6 +512,7 @@ func flattenNodePool(ctx context.Context, np *container.NodePool, perZone int64,
 		m.Management = []managementModel{{AutoRepair: types.BoolValue(mg.AutoRepair), AutoUpgrade: types.BoolValue(mg.AutoUpgrade)}}
 	}
 	m.UpgradeSettings = flattenUpgradeSettings(np.UpgradeSettings, m.UpgradeSettings, mode)
+	m.Autoscaling = flattenAutoscaling(np.Autoscaling, m.Autoscaling, mode)
 }
 
 func (r *NodePoolResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -565,9 +579,28 @@ func (r *NodePoolResource) Update(ctx context.Context, req resource.UpdateReques
 			return
 		}
 	}
-	if !plan.NodeCount.IsUnknown() && !plan.NodeCount.IsNull() && !plan.NodeCount.Equal(state.NodeCount) {
-		op, err := pools.SetSize(name, &container.SetNodePoolSizeRequest{NodeCount: plan.NodeCount.ValueInt64(), ForceSendFields: []string{"NodeCount"}}).Context(ctx).Do()
-		if !wait("node_count", op, err) {
+	resize := func(n int64) bool {
+		op, err := pools.SetSize(name, &container.SetNodePoolSizeRequest{NodeCount: n, ForceSendFields: []string{"NodeCount"}}).Context(ctx).Do()
+		return wait("node_count", op, err)
+	}
+	// Autoscaling goes through UpdateCluster, as terraform-provider-google sends it.
+	setAutoscaling := func() bool {
+		op, err := c.GKE.Projects.Locations.Clusters.Update(client.ClusterName(project, location, cluster), &container.UpdateClusterRequest{
+			Update: &container.ClusterUpdate{DesiredNodePoolId: state.Name.ValueString(), DesiredNodePoolAutoscaling: expandAutoscaling(plan.Autoscaling)},
+		}).Context(ctx).Do()
+		return wait("autoscaling", op, err)
+	}
+	var planAS, stateAS types.List
+	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, autoscalingPath, &planAS)...)
+	resp.Diagnostics.Append(req.State.GetAttribute(ctx, autoscalingPath, &stateAS)...)
+	disabling := len(state.Autoscaling) > 0 && len(plan.Autoscaling) == 0
+	// Turning autoscaling on or changing its limits comes after a resize, so that the autoscaler
+	// starts from the new size. Turning it off comes later (below).
+	if !disabling {
+		if set(plan.NodeCount) && !plan.NodeCount.Equal(state.NodeCount) && !resize(plan.NodeCount.ValueInt64()) {
+			return
+		}
+		if !planAS.Equal(stateAS) && !setAutoscaling() {
 			return
 		}
 	}
@@ -616,6 +649,29 @@ func (r *NodePoolResource) Update(ctx context.Context, req resource.UpdateReques
 		}
 		if !updatePool("upgrade_settings", &container.UpdateNodePoolRequest{UpgradeSettings: expandUpgradeSettings(plan.UpgradeSettings[0], current.UpgradeSettings)}) {
 			return
+		}
+	}
+	// Turning autoscaling off comes after a strategy change (GKE refuses it while the strategy is
+	// autoscaled blue-green, R-ABG-1), then node_count takes the size back: the state kept the
+	// configured value while the autoscaler moved the size.
+	if disabling {
+		if !setAutoscaling() {
+			return
+		}
+		if set(plan.NodeCount) {
+			np, err := pools.Get(name).Context(ctx).Do()
+			if err != nil {
+				resp.Diagnostics.AddError("Error updating node pool", fmt.Sprintf("Reading %s: %s", name, client.Message(err)))
+				return
+			}
+			size, err := nodesPerZone(ctx, c, np)
+			if err != nil {
+				resp.Diagnostics.AddError("Error updating node pool", fmt.Sprintf("Reading the instance groups of %s: %s", name, err))
+				return
+			}
+			if size != plan.NodeCount.ValueInt64() && !resize(plan.NodeCount.ValueInt64()) {
+				return
+			}
 		}
 	}
 	// Node-recreating changes go in one request, last: GKE upgrades the nodes once (R-UPG-1), and
@@ -723,4 +779,16 @@ func (r *NodePoolResource) ImportState(ctx context.Context, req resource.ImportS
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("project"), project)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("location"), location)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("cluster"), names[0])...)
+}
+
+// replaceIfChanged replaces the pool when a node_config flag really changes. Adding a
+// node_config block to a pool created without one makes the flag's prior value null and its
+// planned value the default false, which is no change: the pool had GKE's default.
+func replaceIfChanged() planmodifier.Bool {
+	return boolplanmodifier.RequiresReplaceIf(func(_ context.Context, req planmodifier.BoolRequest, resp *boolplanmodifier.RequiresReplaceIfFuncResponse) {
+		if req.StateValue.IsNull() && !req.PlanValue.IsUnknown() && !req.PlanValue.ValueBool() {
+			return
+		}
+		resp.RequiresReplace = true
+	}, "Changing it replaces the pool.", "Changing it replaces the pool.")
 }

@@ -127,28 +127,31 @@ func TestAccNodePool_upgrade(t *testing.T) {
 	ep := testEmulator(t)
 	versions := serverVersions(t, ep)
 	from, to := versions[1], versions[0]
+	// Without a machine type, no node_config block: GKE's defaults.
 	config := func(version, machine string) string {
+		block := ""
+		if machine != "" {
+			block = fmt.Sprintf("node_config {\n    machine_type = %q\n  }", machine)
+		}
 		return providerConfig(ep) + clusterForPools("acc-upgrade", fmt.Sprintf("min_master_version = %q", to)) + fmt.Sprintf(`
 resource "gkesim_node_pool" "test" {
   cluster            = gkesim_cluster.c.id
   name               = "pool-a"
   initial_node_count = 3
   version            = %q
-  node_config {
-    machine_type = %q
-  }
-}`, version, machine)
+  %s
+}`, version, block)
 	}
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             checkGone(ep, "gkesim_node_pool"),
 		Steps: []resource.TestStep{
 			{
-				Config: config(from, "e2-medium"),
+				Config: config(from, ""),
 				Check:  checkNodesOnVersion(ep, "acc-upgrade", "pool-a", from, "e2-medium", 3),
 			},
 			{
-				Config: config(to, "e2-medium"),
+				Config: config(to, ""),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction("gkesim_node_pool.test", plancheck.ResourceActionUpdate)},
 				},
@@ -158,8 +161,14 @@ resource "gkesim_node_pool" "test" {
 				Check: checkNodesOnVersion(ep, "acc-upgrade", "pool-a", to, "e2-medium", 3),
 			},
 			{
+				// Adding a node_config block to a pool created without one changes the machine
+				// type in place (the nodes are recreated), it does not replace the pool: spot and
+				// flex_start go from unset to their default false.
 				Config: config(to, "n2-standard-2"),
-				Check:  checkNodesOnVersion(ep, "acc-upgrade", "pool-a", to, "n2-standard-2", 3),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction("gkesim_node_pool.test", plancheck.ResourceActionUpdate)},
+				},
+				Check: checkNodesOnVersion(ep, "acc-upgrade", "pool-a", to, "n2-standard-2", 3),
 			},
 		},
 	})

@@ -83,3 +83,27 @@ func (m stateUnlessChanged) PlanModifySet(ctx context.Context, req planmodifier.
 		resp.PlanValue = req.StateValue
 	}
 }
+
+// keepKnownState is UseStateForUnknown for attributes of a nested block: it copies the prior
+// value only when there is one. UseStateForUnknown would copy null when the block is new (a
+// node_config block added to a pool created without one), and the apply would then contradict
+// the plan with GKE's defaults.
+type keepKnownState struct{}
+
+func (keepKnownState) Description(context.Context) string {
+	return "The value does not change unless the configuration changes it."
+}
+
+func (m keepKnownState) MarkdownDescription(ctx context.Context) string { return m.Description(ctx) }
+
+func (keepKnownState) PlanModifyString(_ context.Context, req planmodifier.StringRequest, resp *planmodifier.StringResponse) {
+	if !req.StateValue.IsNull() && req.PlanValue.IsUnknown() && !req.ConfigValue.IsUnknown() {
+		resp.PlanValue = req.StateValue
+	}
+}
+
+func (keepKnownState) PlanModifyInt64(_ context.Context, req planmodifier.Int64Request, resp *planmodifier.Int64Response) {
+	if !req.StateValue.IsNull() && req.PlanValue.IsUnknown() && !req.ConfigValue.IsUnknown() {
+		resp.PlanValue = req.StateValue
+	}
+}

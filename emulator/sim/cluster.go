@@ -290,6 +290,7 @@ func (w *World) UpdateCluster(project, location, name string, req *api.UpdateClu
 			return nil, err
 		}
 		p.Autoscaling = as
+		p.Etag = w.randHex(16)
 		w.ensureAutoscaler(c)
 		return w.metadataUpdate(c, p.Name, "autoscaling of node pool %s set to %s", p.Name, describeAutoscaling(as)), nil
 	case "desiredLocations":

@@ -7,7 +7,7 @@ resource "gkesim_cluster" "primary" {
 resource "gkesim_node_pool" "general" {
   cluster    = gkesim_cluster.primary.id
   name       = "general"
-  node_count = 2 # per zone: 6 nodes in the cluster's three zones
+  node_count = 2 # per zone at creation: 6 nodes in the cluster's three zones
 
   node_config {
     machine_type = "e2-standard-4"
@@ -25,6 +25,13 @@ resource "gkesim_node_pool" "general" {
   management {
     auto_repair  = true
     auto_upgrade = true
+  }
+
+  # The cluster autoscaler keeps each zone between 1 and 5 nodes. node_count is the size at
+  # creation; when the autoscaler changes the size the plan stays empty.
+  autoscaling {
+    min_node_count = 1
+    max_node_count = 5
   }
 
   # Surge upgrades: two extra nodes per zone at a time, none taken down before its
