@@ -1,9 +1,9 @@
 package api
 
-// Compute Engine v1 objects that GKE creates for LoadBalancer Services (R-LB-2), served
-// read-only, and the emulator's own views of a load balancer: its status (what backs it, how
-// healthy) and the path of a packet through it (R-LB-7). Field names are those of
-// compute.googleapis.com v1.
+// Compute Engine v1 objects: those GKE creates for LoadBalancer Services (R-LB-2) and those
+// users create outside GKE (backend services, unmanaged instance groups; R-LB-5). Then the
+// emulator's own views of a load balancer: its status (what backs it, how healthy) and the
+// path of a packet through it (R-LB-7). Field names are those of compute.googleapis.com v1.
 
 // ComputeList is a Compute Engine list answer (forwardingRuleList, backendServiceList ...).
 type ComputeList struct {
@@ -176,6 +176,32 @@ type InstanceGroup struct {
 	SelfLink          string       `json:"selfLink"`
 }
 
+// InstanceGroupsInstancesRequest is the body of instanceGroups.addInstances and
+// instanceGroups.removeInstances.
+type InstanceGroupsInstancesRequest struct {
+	Instances []*InstanceReference `json:"instances"`
+}
+
+// ComputeOperation is a zonal or regional Compute Engine Operation, the answer of the write
+// methods (insert, delete, addInstances, removeInstances).
+type ComputeOperation struct {
+	Kind          string `json:"kind"`
+	Id            string `json:"id"`
+	Name          string `json:"name"`
+	Zone          string `json:"zone,omitempty"`
+	Region        string `json:"region,omitempty"`
+	OperationType string `json:"operationType"`
+	TargetLink    string `json:"targetLink"`
+	TargetId      string `json:"targetId"`
+	Status        string `json:"status"`
+	User          string `json:"user"`
+	Progress      int32  `json:"progress"`
+	InsertTime    string `json:"insertTime"`
+	StartTime     string `json:"startTime"`
+	EndTime       string `json:"endTime"`
+	SelfLink      string `json:"selfLink"`
+}
+
 type InstanceWithNamedPorts struct {
 	Instance string `json:"instance"`
 	Status   string `json:"status"`
@@ -276,6 +302,23 @@ type LoadBalancerStatus struct {
 	// Resources are the Compute Engine resources, as paths under projects/{p}/.
 	Resources  []string             `json:"resources,omitempty"`
 	Subsetting *LoadBalancerSubsets `json:"subsetting,omitempty"`
+	// Blocked says why GKE cannot build the load balancer or sync its instance groups, and
+	// when it tries again (R-LB-5).
+	Blocked *LoadBalancerBlock `json:"blocked,omitempty"`
+}
+
+// LoadBalancerBlock is a node in a load-balanced instance group created outside GKE, which
+// keeps GKE from putting it in its own instance group (R-LB-5).
+type LoadBalancerBlock struct {
+	Reason string `json:"reason"`
+	// Instance, InstanceGroup and BackendService are paths (projects/{p}/...): the node, the
+	// conflicting group and the backend service that has the group as a backend.
+	Instance       string `json:"instance"`
+	InstanceGroup  string `json:"instanceGroup"`
+	BackendService string `json:"backendService"`
+	Attempts       int    `json:"attempts"`
+	Since          string `json:"since"`
+	NextRetry      string `json:"nextRetry"`
 }
 
 // LoadBalancerHC is the health check a load balancer probes its backends with (R-LB-6).

@@ -27,9 +27,7 @@ func (s *Server) computeLBRoutes(g *echo.Group) {
 			})
 		}
 	}
-	one := func(fn func(w *sim.World, c echo.Context) (any, error)) echo.HandlerFunc {
-		return func(c echo.Context) error { return s.do(c, func(w *sim.World) (any, error) { return fn(w, c) }) }
-	}
+	one := s.computeDo
 
 	g.GET("/regions/:region/forwardingRules", list("forwardingRuleList", "region", func(w *sim.World, c echo.Context) any {
 		return w.ForwardingRules(c.Param("project"), c.Param("region"), links(c))
@@ -43,30 +41,18 @@ func (s *Server) computeLBRoutes(g *echo.Group) {
 	g.GET("/regions/:region/backendServices/:name", one(func(w *sim.World, c echo.Context) (any, error) {
 		return w.BackendService(c.Param("project"), c.Param("region"), c.Param("name"), links(c))
 	}))
-	g.POST("/regions/:region/backendServices/:name/getHealth", func(c echo.Context) error {
-		var req api.ResourceGroupReference
-		if err := decode(c, &req); err != nil {
-			return err
-		}
-		return s.do(c, func(w *sim.World) (any, error) {
-			return w.BackendServiceHealth(c.Param("project"), c.Param("region"), c.Param("name"), req.Group, links(c))
-		})
-	})
+	g.POST("/regions/:region/backendServices/:name/getHealth", computeWithBody(s, func(w *sim.World, c echo.Context, req *api.ResourceGroupReference) (any, error) {
+		return w.BackendServiceHealth(c.Param("project"), c.Param("region"), c.Param("name"), req.Group, links(c))
+	}))
 	g.GET("/regions/:region/targetPools", list("targetPoolList", "region", func(w *sim.World, c echo.Context) any {
 		return w.TargetPools(c.Param("project"), c.Param("region"), links(c))
 	}))
 	g.GET("/regions/:region/targetPools/:name", one(func(w *sim.World, c echo.Context) (any, error) {
 		return w.TargetPool(c.Param("project"), c.Param("region"), c.Param("name"), links(c))
 	}))
-	g.POST("/regions/:region/targetPools/:name/getHealth", func(c echo.Context) error {
-		var req api.InstanceReference
-		if err := decode(c, &req); err != nil {
-			return err
-		}
-		return s.do(c, func(w *sim.World) (any, error) {
-			return w.TargetPoolHealth(c.Param("project"), c.Param("region"), c.Param("name"), req.Instance, links(c))
-		})
-	})
+	g.POST("/regions/:region/targetPools/:name/getHealth", computeWithBody(s, func(w *sim.World, c echo.Context, req *api.InstanceReference) (any, error) {
+		return w.TargetPoolHealth(c.Param("project"), c.Param("region"), c.Param("name"), req.Instance, links(c))
+	}))
 	g.GET("/regions/:region/healthChecks", list("healthCheckList", "region", func(w *sim.World, c echo.Context) any {
 		return w.HealthChecks(c.Param("project"), "healthChecks", c.Param("region"), links(c))
 	}))
@@ -93,15 +79,9 @@ func (s *Server) computeLBRoutes(g *echo.Group) {
 	g.GET("/zones/:zone/networkEndpointGroups/:name", one(func(w *sim.World, c echo.Context) (any, error) {
 		return w.NetworkEndpointGroup(c.Param("project"), c.Param("zone"), c.Param("name"), links(c))
 	}))
-	g.POST("/zones/:zone/networkEndpointGroups/:name/listNetworkEndpoints", func(c echo.Context) error {
-		var req api.ListNetworkEndpointsRequest
-		if err := decode(c, &req); err != nil {
-			return err
-		}
-		return s.do(c, func(w *sim.World) (any, error) {
-			return w.NetworkEndpoints(c.Param("project"), c.Param("zone"), c.Param("name"), req.HealthStatus == "SHOW", links(c))
-		})
-	})
+	g.POST("/zones/:zone/networkEndpointGroups/:name/listNetworkEndpoints", computeWithBody(s, func(w *sim.World, c echo.Context, req *api.ListNetworkEndpointsRequest) (any, error) {
+		return w.NetworkEndpoints(c.Param("project"), c.Param("zone"), c.Param("name"), req.HealthStatus == "SHOW", links(c))
+	}))
 	g.GET("/zones/:zone/instanceGroups", list("instanceGroupList", "zone", func(w *sim.World, c echo.Context) any {
 		return w.InstanceGroups(c.Param("project"), c.Param("zone"), links(c))
 	}))

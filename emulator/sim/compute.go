@@ -86,7 +86,7 @@ func (w *World) renderIGM(r instanceGroupRef, links Links) *api.InstanceGroupMan
 	acts.None = int32(len(r.g.Nodes)) - acts.Creating - acts.Deleting
 	zoneURL := links.Compute("projects/%s/zones/%s", r.c.Project, r.g.Zone)
 	return &api.InstanceGroupManager{
-		Kind: "compute#instanceGroupManager", Id: uidOf(r.g.Name)[:18], Name: r.g.Name, Zone: zoneURL,
+		Kind: "compute#instanceGroupManager", Id: w.computeID("igm", r.c.Project, r.g.Zone, r.g.Name), Name: r.g.Name, Zone: zoneURL,
 		SelfLink:          zoneURL + "/instanceGroupManagers/" + r.g.Name,
 		BaseInstanceName:  nodeNameBase(r.c.Name, r.p.Name) + "-" + r.g.Hash,
 		InstanceGroup:     zoneURL + "/instanceGroups/" + r.g.Name,

@@ -81,3 +81,17 @@ func kubeConflict(resource, name string) *Error {
 	return kubeError(http.StatusConflict, "Conflict",
 		"Operation cannot be fulfilled on %s %q: the object has been modified; please apply your changes to the latest version and try again", resource, name)
 }
+
+// computeError is an error of the Compute Engine API, with its errors[].reason: invalid,
+// required, notFound, alreadyExists, resourceInUseByAnotherResource, memberAlreadyExists,
+// instanceInMultipleLoadBalancedIgs.
+func computeError(code int, reason, format string, args ...any) *Error {
+	status := "INVALID_ARGUMENT"
+	switch code {
+	case http.StatusNotFound:
+		status = "NOT_FOUND"
+	case http.StatusConflict:
+		status = "ALREADY_EXISTS"
+	}
+	return &Error{HTTPCode: code, Status: status, Reason: reason, Message: fmt.Sprintf(format, args...)}
+}

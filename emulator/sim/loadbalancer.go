@@ -83,6 +83,9 @@ type LoadBalancer struct {
 	ReadyTime time.Time `json:"readyTime,omitempty"`
 	// Failed says why GKE cannot build it (the Service keeps waiting).
 	Failed string `json:"failed,omitempty"`
+	// Blocked says why GKE's last attempt to build it or sync its instance groups failed, and
+	// when it tries again (R-LB-5, loadbalancer_igs.go).
+	Blocked *LBBlock `json:"blocked,omitempty"`
 	// Members are the backend VMs: node -> zone.
 	Members map[string]string         `json:"members,omitempty"`
 	Health  map[string]*BackendHealth `json:"health,omitempty"`
@@ -107,6 +110,7 @@ func (w *World) registerLBHandlers() {
 	w.on(evLBDeleted, w.onLBDeleted)
 	w.on(evLBSync, w.onLBSync)
 	w.on(evLBHealth, w.onLBHealth)
+	w.on(evLBRetry, w.onLBRetry)
 }
 
 // internalRequested says whether the annotations ask for an internal load balancer (R-LB-1).
@@ -205,8 +209,19 @@ func (w *World) ensureLB(c *Cluster, s *Service) {
 		w.record("SyncLoadBalancerFailed", c, "", "", "", "service %s: %s", s.Key(), msg)
 		return
 	}
+	if usesInstanceGroups(kind) {
+		if cfs := w.gkeBuildConflicts(c); len(cfs) > 0 {
+			w.blockLB(c, s, cfs[0]) // R-LB-5
+			return
+		}
+	}
+	w.startProvisioning(c, s, why)
+}
+
+// startProvisioning has GKE create the load balancer's resources; it is ready after a while.
+func (w *World) startProvisioning(c *Cluster, s *Service, why string) {
 	w.record("EnsuringLoadBalancer", c, "", "", "", "service %s: ensuring load balancer (%s)", s.Key(), why)
-	w.schedule(w.jitter(lbProvisionBase, lbProvisionSpread), Event{Kind: evLBProvisioned, Cluster: c.Key(), Service: s.Key(), Op: strconv.FormatInt(lb.Gen, 10)})
+	w.schedule(w.jitter(lbProvisionBase, lbProvisionSpread), Event{Kind: evLBProvisioned, Cluster: c.Key(), Service: s.Key(), Op: strconv.FormatInt(s.LB.Gen, 10)})
 }
 
 // lbUnsupported says why GKE cannot build a kind of load balancer for these ports.
@@ -243,6 +258,13 @@ func (w *World) onLBProvisioned(ev Event) {
 		return
 	}
 	lb := s.LB
+	if usesInstanceGroups(lb.Kind) {
+		// A group created outside GKE may have taken nodes while GKE was building (R-LB-5).
+		if cfs := w.gkeBuildConflicts(c); len(cfs) > 0 {
+			w.blockLB(c, s, cfs[0])
+			return
+		}
+	}
 	lb.State, lb.ReadyTime = lbReady, w.st.Now
 	s.RV = c.nextRV()
 	w.record("EnsuredLoadBalancer", c, "", "", "", "service %s: ensured load balancer %s at %s after %s (%s)", s.Key(), lb.Kind, lb.IP,
@@ -401,11 +423,14 @@ func (w *World) syncLB(c *Cluster, s *Service) {
 			added = append(added, node)
 		}
 	}
+	sort.Strings(added)
+	sort.Strings(removed)
+	if usesInstanceGroups(lb.Kind) && (len(added) > 0 || lb.Blocked != nil) {
+		added = w.addableToGKEGroups(c, s, added, desired)
+	}
 	if len(added) == 0 && len(removed) == 0 {
 		return
 	}
-	sort.Strings(added)
-	sort.Strings(removed)
 	for _, node := range removed {
 		delete(lb.Members, node)
 		delete(lb.Health, node)
@@ -749,7 +774,7 @@ func (w *World) lbNamesOf(c *Cluster, s *Service) lbNames {
 		if lb.Kind == LBInternalNEG {
 			out.neg = backend
 		} else {
-			out.instanceGroup = "k8s-ig--" + legacy
+			out.instanceGroup = gkeInstanceGroupName(c)
 		}
 		return out
 	}
@@ -767,7 +792,7 @@ func (w *World) lbNamesOf(c *Cluster, s *Service) lbNames {
 		out.healthCheck, out.hcFirewall = name, "k8s-"+name+"-http-hc"
 	}
 	if lb.Kind == LBInternalIG {
-		out.backendService, out.instanceGroup, out.hcCollection = name, "k8s-ig--"+legacy, "healthChecks"
+		out.backendService, out.instanceGroup, out.hcCollection = name, gkeInstanceGroupName(c), "healthChecks"
 	} else {
 		out.targetPool, out.hcCollection = name, "httpHealthChecks"
 	}

@@ -15,9 +15,9 @@ import (
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
 )
 
-// The Compute Engine resources of the load balancers (read-only, as compute.googleapis.com v1
-// shapes them), the emulator's status view of each load balancer, and the path of a packet
-// through one (R-LB-7).
+// The Compute Engine resources of the load balancers (as compute.googleapis.com v1 shapes them;
+// GKE's beside those users created outside GKE, compute_user.go), the emulator's status view of
+// each load balancer, and the path of a packet through one (R-LB-7).
 
 // lbRef is a ready load balancer with its names.
 type lbRef struct {
@@ -182,7 +182,8 @@ func (w *World) hcLink(r lbRef, l Links) string {
 	return l.Compute("projects/%s/global/%s/%s", r.c.Project, r.n.hcCollection, r.n.healthCheck)
 }
 
-// BackendServices lists a region's backend services.
+// BackendServices lists a region's backend services, GKE's and those created outside GKE, by
+// name.
 func (w *World) BackendServices(project, region string, l Links) []*api.BackendService {
 	out := []*api.BackendService{}
 	for _, r := range w.projectLBs(project) {
@@ -190,6 +191,8 @@ func (w *World) BackendServices(project, region string, l Links) []*api.BackendS
 			out = append(out, w.renderBackendService(r, l))
 		}
 	}
+	out = append(out, w.userBackendServices(project, region, l)...)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
 }
 
@@ -204,6 +207,9 @@ func (w *World) backendService(project, region, name string) (lbRef, error) {
 
 // BackendService finds one backend service.
 func (w *World) BackendService(project, region, name string, l Links) (*api.BackendService, error) {
+	if bs := w.userBackendService(project, region, name); bs != nil {
+		return w.renderUserBackendService(backendServicePath(project, region, name), bs, l), nil
+	}
 	r, err := w.backendService(project, region, name)
 	if err != nil {
 		return nil, err
@@ -214,6 +220,9 @@ func (w *World) BackendService(project, region, name string, l Links) (*api.Back
 // BackendServiceHealth is backendServices.getHealth: the health of each VM of one backend
 // group as the load balancer's health check sees it (R-LB-6).
 func (w *World) BackendServiceHealth(project, region, name, group string, l Links) (*api.BackendServiceGroupHealth, error) {
+	if w.userBackendService(project, region, name) != nil {
+		return nil, invalidArgument("gkesim does not probe the backends of backend services created outside GKE (%s): getHealth answers for GKE's load balancers only.", backendServicePath(project, region, name))
+	}
 	r, err := w.backendService(project, region, name)
 	if err != nil {
 		return nil, err
@@ -442,6 +451,9 @@ func (w *World) InstanceGroups(project, zone string, l Links) []*api.InstanceGro
 			NamedPorts: nil, Network: networkURL(l, g.c), Subnetwork: subnetworkURL(l, g.c), Fingerprint: contentHash(strings.Join(g.nodes, ","), 12),
 			Zone: zoneURL, Size: int32(len(g.nodes)), SelfLink: zoneURL + "/instanceGroups/" + g.name})
 	}
+	for _, key := range w.userInstanceGroups(project, zone) {
+		out = append(out, w.renderUserInstanceGroup(key, w.st.Compute.InstanceGroups[key], l))
+	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
 }
@@ -465,16 +477,18 @@ func (w *World) InstanceGroupInstances(project, zone, name string, l Links) (*ap
 			continue
 		}
 		for _, node := range r.g.Nodes {
-			status := "RUNNING"
-			switch r.c.Nodes[node].State {
-			case NodeProvisioning:
-				status = "PROVISIONING"
-			case NodeDeleting:
-				status = "STOPPING"
-			}
-			out.Items = append(out.Items, &api.InstanceWithNamedPorts{Instance: inst(node), Status: status})
+			out.Items = append(out.Items, &api.InstanceWithNamedPorts{Instance: inst(node), Status: instanceStatus(r.c.Nodes[node])})
 		}
 		return out, nil
+	}
+	if uc := w.st.Compute; uc != nil {
+		if ig := uc.InstanceGroups[instanceGroupPath(project, zone, name)]; ig != nil {
+			for _, node := range ig.Instances {
+				_, n := w.findVM(project, zone, node)
+				out.Items = append(out.Items, &api.InstanceWithNamedPorts{Instance: inst(node), Status: instanceStatus(n)})
+			}
+			return out, nil
+		}
 	}
 	for _, g := range w.lbGroups(project, zone) {
 		if g.name != name {
@@ -486,6 +500,19 @@ func (w *World) InstanceGroupInstances(project, zone, name string, l Links) (*ap
 		return out, nil
 	}
 	return nil, notFound("The resource 'projects/%s/zones/%s/instanceGroups/%s' was not found", project, zone, name)
+}
+
+// instanceStatus is a VM's status as Compute Engine lists it.
+func instanceStatus(n *Node) string {
+	switch {
+	case n == nil:
+		return "TERMINATED"
+	case n.State == NodeProvisioning:
+		return "PROVISIONING"
+	case n.State == NodeDeleting:
+		return "STOPPING"
+	}
+	return "RUNNING"
 }
 
 // ---- health checks and firewalls ----
@@ -649,6 +676,12 @@ func (w *World) loadBalancerStatus(c *Cluster, s *Service) *api.LoadBalancerStat
 		out.State = "FAILED"
 		out.Warnings = append(out.Warnings, lb.Failed)
 	}
+	if b := lb.Blocked; b != nil {
+		out.Blocked = blockedStatus(b)
+		if lb.Failed == "" {
+			out.Warnings = append(out.Warnings, "GKE cannot add new nodes to its instance groups; the load balancer keeps its backends: "+b.Message)
+		}
+	}
 	for _, p := range lbProtocols(&s.Spec) {
 		out.ForwardingRules = append(out.ForwardingRules, n.forwardingRules[p])
 	}
@@ -768,7 +801,11 @@ func (w *World) TracePacket(c *Cluster, req TraceRequest) (*api.PacketTrace, err
 	case "loadBalancer":
 		lb := s.LB
 		out.Kind = lb.Kind
-		if lb.State != lbReady {
+		switch {
+		case lb.Failed != "":
+			out.Result, out.Reason = "DROPPED", fmt.Sprintf("GKE could not build the load balancer of service %s: %s", s.Key(), lb.Failed)
+			return out, nil
+		case lb.State != lbReady:
 			out.Result, out.Reason = "DROPPED", fmt.Sprintf("the load balancer of service %s is %s", s.Key(), strings.ToLower(lb.State))
 			return out, nil
 		}
@@ -778,6 +815,9 @@ func (w *World) TracePacket(c *Cluster, req TraceRequest) (*api.PacketTrace, err
 		}
 		n := w.lbNamesOf(c, s)
 		hop("forwarding rule %s (%s %s %s:%d) -> %s", n.forwardingRules[sp.Protocol], scheme(lb), req.Protocol, lb.IP, req.Port, describeBackend(lb.Kind, n))
+		if b := lb.Blocked; b != nil {
+			hop("GKE's last %d syncs of its instance groups failed (R-LB-5: %s is in %s, a backend of %s); the backends are those from before", b.Attempts, lastSegment(b.Instance), b.Group, b.BackendService)
+		}
 		var healthy, all []string
 		for _, m := range sortedKeys(lb.Members) {
 			all = append(all, m)

@@ -726,18 +726,7 @@ func TestServiceAPI(t *testing.T) {
 		t.Errorf("%d services, want kubernetes, kube-dns and web2", len(list.Items))
 	}
 	// The state survives a restore with its indexes rebuilt.
-	b, err := json.Marshal(w.State())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var st State
-	if err := json.Unmarshal(b, &st); err != nil {
-		t.Fatal(err)
-	}
-	w2, err := Restore(&st)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w2 := restoredCopy(t, w)
 	c2 := w2.Cluster("proj", "us-central1-a", "c1")
 	if _, err := w2.CreateService(c2, "default", lbService("web3", func(o *corev1.Service) { o.Spec.Ports[0].NodePort = 30443 })); err == nil {
 		t.Error("node port 30443 free after a restore")
@@ -766,6 +755,24 @@ func TestInternalLBNodeLimitAndSubsettingPrereqs(t *testing.T) {
 	if e, ok := AsError(err); !ok || !strings.Contains(e.Message, "HttpLoadBalancing") || !strings.Contains(e.Message, "R-LB-4") {
 		t.Errorf("enabling subsetting without HttpLoadBalancing: %v", err)
 	}
+}
+
+// restoredCopy is w saved as a store saves it (JSON) and restored.
+func restoredCopy(t *testing.T, w *World) *World {
+	t.Helper()
+	b, err := json.Marshal(w.State())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st State
+	if err := json.Unmarshal(b, &st); err != nil {
+		t.Fatal(err)
+	}
+	w2, err := Restore(&st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w2
 }
 
 func mustJSON(v any) string {

@@ -207,6 +207,7 @@ func (w *World) forgetNode(c *Cluster, n *Node) {
 	delete(c.Nodes, n.Name)
 	w.schedNodeChanged(c, n)
 	w.lbNodeChanged(c, n)
+	w.userGroupsNodeGone(c, n)
 }
 
 // nodeChanged lets the controllers that wait on a pool's nodes take their next step.

@@ -37,6 +37,8 @@ type State struct {
 	FaultSeq   int                   `json:"faultSeq,omitempty"`
 	Queue      eventq.Queue[Event]   `json:"queue"`
 	Log        EventLog              `json:"log"`
+	// Compute is what users created in Compute Engine outside GKE (compute_user.go).
+	Compute *UserCompute `json:"compute,omitempty"`
 }
 
 // World owns a State and runs it. It is not safe for concurrent use: the Runner gives one

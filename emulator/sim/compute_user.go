@@ -1,0 +1,756 @@
+package sim
+
+import (
+	"fmt"
+	"net/http"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+)
+
+// Compute Engine objects users create outside GKE: regional backend services and zonal
+// unmanaged instance groups (regionBackendServices.insert and delete; instanceGroups.insert,
+// delete, addInstances and removeInstances). They are part of the State, so they persist and
+// replay like the rest; they appear in the Compute lists beside what GKE built; they are the
+// user's, so they outlive the clusters whose VMs they name (a deleted VM leaves every unmanaged
+// group, as in Compute Engine). Compute's rule that a VM may be in only one load-balanced
+// instance group holds for them, and they are what blocks GKE's instance-group load balancers
+// (R-LB-5, loadbalancer_igs.go). Each write answers with an Operation that is already DONE.
+
+// UserCompute is what users created in Compute Engine.
+type UserCompute struct {
+	// BackendServices by path: projects/P/regions/R/backendServices/N.
+	BackendServices map[string]*UserBackendService `json:"backendServices,omitempty"`
+	// InstanceGroups by path: projects/P/zones/Z/instanceGroups/N.
+	InstanceGroups map[string]*UserInstanceGroup `json:"instanceGroups,omitempty"`
+	// Operations are the newest write operations (at most maxComputeOps), oldest first.
+	Operations []*ComputeOp `json:"operations,omitempty"`
+	Seq        int64        `json:"seq"`
+}
+
+// UserBackendService is a regional backend service created outside GKE.
+type UserBackendService struct {
+	Project             string        `json:"project"`
+	Region              string        `json:"region"`
+	Name                string        `json:"name"`
+	ID                  string        `json:"id"`
+	Description         string        `json:"description,omitempty"`
+	LoadBalancingScheme string        `json:"loadBalancingScheme"`
+	Protocol            string        `json:"protocol"`
+	SessionAffinity     string        `json:"sessionAffinity"`
+	Network             string        `json:"network,omitempty"`
+	HealthChecks        []string      `json:"healthChecks,omitempty"`
+	Backends            []UserBackend `json:"backends,omitempty"`
+	CreateTime          time.Time     `json:"createTime"`
+}
+
+// UserBackend is a backend of a user's backend service: an instance group, by path.
+type UserBackend struct {
+	Group         string `json:"group"`
+	BalancingMode string `json:"balancingMode"`
+}
+
+// UserInstanceGroup is a zonal unmanaged instance group created outside GKE.
+type UserInstanceGroup struct {
+	Project     string          `json:"project"`
+	Zone        string          `json:"zone"`
+	Name        string          `json:"name"`
+	ID          string          `json:"id"`
+	Description string          `json:"description,omitempty"`
+	Network     string          `json:"network,omitempty"`
+	NamedPorts  []api.NamedPort `json:"namedPorts,omitempty"`
+	// Instances are the member VMs (node names, all in Zone), sorted.
+	Instances  []string  `json:"instances,omitempty"`
+	CreateTime time.Time `json:"createTime"`
+}
+
+// ComputeOp is a finished Compute Engine write.
+type ComputeOp struct {
+	Name    string `json:"name"`
+	ID      string `json:"id"`
+	Project string `json:"project"`
+	// Scope is zones/Z or regions/R.
+	Scope    string    `json:"scope"`
+	Type     string    `json:"type"`
+	Target   string    `json:"target"`
+	TargetID string    `json:"targetId"`
+	Time     time.Time `json:"time"`
+}
+
+// maxComputeOps is how many write operations are kept for operations.get.
+const maxComputeOps = 1000
+
+// Schemes of regional backend services; the passthrough ones (INTERNAL, EXTERNAL) take
+// instance groups with balancing mode CONNECTION and at most one health check.
+var (
+	passthroughProtocols = []string{"TCP", "UDP", "UNSPECIFIED"}
+	proxyProtocols       = []string{"HTTP", "HTTPS", "HTTP2", "TCP", "SSL", "GRPC"}
+)
+
+func passthroughScheme(s string) bool { return s == "INTERNAL" || s == "EXTERNAL" }
+
+func backendServicePath(project, region, name string) string {
+	return "projects/" + project + "/regions/" + region + "/backendServices/" + name
+}
+
+func instanceGroupPath(project, zone, name string) string {
+	return "projects/" + project + "/zones/" + zone + "/instanceGroups/" + name
+}
+
+func instancePath(project, zone, name string) string {
+	return "projects/" + project + "/zones/" + zone + "/instances/" + name
+}
+
+// computePathOf reduces a Compute Engine URL, or a path relative to the project, to its path
+// from "projects/" on.
+func computePathOf(link, project string) string {
+	if i := strings.Index(link, "projects/"); i >= 0 {
+		return link[i:]
+	}
+	return "projects/" + project + "/" + strings.TrimPrefix(link, "/")
+}
+
+// computeRef is a zonal or regional resource named by a URL, a path (projects/P/zones/Z/...)
+// or a path relative to the project (zones/Z/...).
+type computeRef struct{ project, scopeKind, scope, collection, name string }
+
+func parseComputeRef(link, project string) (computeRef, bool) {
+	parts := strings.Split(computePathOf(link, project), "/")
+	if len(parts) != 6 || (parts[2] != "zones" && parts[2] != "regions") {
+		return computeRef{}, false
+	}
+	for _, s := range parts {
+		if s == "" {
+			return computeRef{}, false
+		}
+	}
+	return computeRef{parts[1], parts[2], parts[3], parts[4], parts[5]}, true
+}
+
+func (r computeRef) path() string {
+	return strings.Join([]string{"projects", r.project, r.scopeKind, r.scope, r.collection, r.name}, "/")
+}
+
+// Compute Engine names (RFC 1035): 1-63 characters.
+var computeNameRE = regexp.MustCompile(`^[a-z](?:[-a-z0-9]{0,61}[a-z0-9])?$`)
+
+func validateComputeName(name string) error {
+	if name == "" {
+		return computeError(http.StatusBadRequest, "required", "Required field 'resource.name' not specified")
+	}
+	if !computeNameRE.MatchString(name) {
+		return computeError(http.StatusBadRequest, "invalid", "Invalid value for field 'resource.name': '%s'. Must be a match of regex '(?:[a-z](?:[-a-z0-9]{0,61}[a-z0-9])?)' (RFC 1035: 1-63 lowercase letters, digits and hyphens, starting with a letter and not ending with a hyphen).", name)
+	}
+	return nil
+}
+
+func validateRegion(region string) error {
+	if l, ok := ParseLocation(region); !ok || l.Zonal {
+		return computeError(http.StatusBadRequest, "invalid", "Invalid value for field 'region': '%s'. Unknown region.", region)
+	}
+	return nil
+}
+
+func validateZone(zone string) error {
+	if l, ok := ParseLocation(zone); !ok || !l.Zonal {
+		return computeError(http.StatusBadRequest, "invalid", "Invalid value for field 'zone': '%s'. Unknown zone.", zone)
+	}
+	return nil
+}
+
+func computeNotFound(path string) error {
+	return computeError(http.StatusNotFound, "notFound", "The resource '%s' was not found", path)
+}
+
+func resourceInUse(kind, path, user string) error {
+	return computeError(http.StatusBadRequest, "resourceInUseByAnotherResource", "The %s resource '%s' is already being used by '%s'", kind, path, user)
+}
+
+// userCompute returns the user's Compute objects, making them on first use.
+func (w *World) userCompute() *UserCompute {
+	uc := w.st.Compute
+	if uc == nil {
+		uc = &UserCompute{}
+		w.st.Compute = uc
+	}
+	if uc.BackendServices == nil {
+		uc.BackendServices = map[string]*UserBackendService{}
+	}
+	if uc.InstanceGroups == nil {
+		uc.InstanceGroups = map[string]*UserInstanceGroup{}
+	}
+	return uc
+}
+
+// ---- instance groups of every owner ----
+
+// instanceGroupFound is an instance group of a zone: a user's, a node pool's managed one, or
+// GKE's shared load-balancing one.
+type instanceGroupFound struct {
+	path    string
+	user    *UserInstanceGroup
+	managed *instanceGroupRef
+	gke     *lbGroup
+}
+
+// members are the group's VMs (node names).
+func (f instanceGroupFound) members() []string {
+	switch {
+	case f.user != nil:
+		return f.user.Instances
+	case f.managed != nil:
+		return f.managed.g.Nodes
+	}
+	return f.gke.nodes
+}
+
+// describe says whose group it is, for messages.
+func (f instanceGroupFound) describe() string {
+	switch {
+	case f.user != nil:
+		return "an unmanaged instance group created outside GKE"
+	case f.managed != nil:
+		return fmt.Sprintf("the managed instance group of node pool %s of cluster %s", f.managed.p.Name, f.managed.c.Name)
+	}
+	return fmt.Sprintf("GKE's shared instance group of cluster %s", f.gke.c.Name)
+}
+
+func (w *World) findInstanceGroup(project, zone, name string) (instanceGroupFound, bool) {
+	path := instanceGroupPath(project, zone, name)
+	if uc := w.st.Compute; uc != nil {
+		if ig := uc.InstanceGroups[path]; ig != nil {
+			return instanceGroupFound{path: path, user: ig}, true
+		}
+	}
+	for _, r := range w.instanceGroups(project, zone) {
+		if r.g.Name == name {
+			return instanceGroupFound{path: path, managed: &r}, true
+		}
+	}
+	for _, g := range w.lbGroups(project, zone) {
+		if g.name == name {
+			return instanceGroupFound{path: path, gke: &g}, true
+		}
+	}
+	return instanceGroupFound{}, false
+}
+
+// findVM finds a VM (a node of one of the project's clusters) in a zone.
+func (w *World) findVM(project, zone, name string) (*Cluster, *Node) {
+	for _, c := range w.clustersIn(project, "-") {
+		if n := c.Nodes[name]; n != nil && n.Zone == zone {
+			return c, n
+		}
+	}
+	return nil, nil
+}
+
+// userBackendServiceOf names the first backend service created outside GKE that has the group
+// as a backend, or "".
+func (w *World) userBackendServiceOf(group string) string {
+	uc := w.st.Compute
+	if uc == nil {
+		return ""
+	}
+	for _, key := range sortedKeys(uc.BackendServices) {
+		for _, b := range uc.BackendServices[key].Backends {
+			if b.Group == group {
+				return key
+			}
+		}
+	}
+	return ""
+}
+
+// ---- operations ----
+
+// computeOp records a finished write and renders its Operation.
+func (w *World) computeOp(project, scope, typ, target, targetID string, l Links) *api.ComputeOperation {
+	uc := w.userCompute()
+	uc.Seq++
+	seq := strconv.FormatInt(uc.Seq, 10)
+	hex := fmt.Sprintf("%016x%016x", w.hashOf("compute-op", seq), w.hashOf("compute-op-2", seq))
+	name := fmt.Sprintf("operation-%d-%s-%s-%s", w.st.Now.UnixMilli(), hex[:13], hex[13:21], hex[21:29])
+	op := &ComputeOp{Name: name, ID: w.computeID("op", project, name), Project: project, Scope: scope, Type: typ, Target: target, TargetID: targetID, Time: w.st.Now}
+	uc.Operations = append(uc.Operations, op)
+	if len(uc.Operations) > maxComputeOps {
+		uc.Operations = append([]*ComputeOp(nil), uc.Operations[len(uc.Operations)-maxComputeOps:]...)
+	}
+	return renderComputeOp(op, l)
+}
+
+func renderComputeOp(op *ComputeOp, l Links) *api.ComputeOperation {
+	t := computeTime(op.Time)
+	out := &api.ComputeOperation{Kind: "compute#operation", Id: op.ID, Name: op.Name, OperationType: op.Type, TargetLink: l.Compute("%s", op.Target),
+		TargetId: op.TargetID, Status: "DONE", User: "gkesim", Progress: 100, InsertTime: t, StartTime: t, EndTime: t,
+		SelfLink: l.Compute("projects/%s/%s/operations/%s", op.Project, op.Scope, op.Name)}
+	if strings.HasPrefix(op.Scope, "zones/") {
+		out.Zone = l.Compute("projects/%s/%s", op.Project, op.Scope)
+	} else {
+		out.Region = l.Compute("projects/%s/%s", op.Project, op.Scope)
+	}
+	return out
+}
+
+// ComputeOperation is zoneOperations.get and regionOperations.get (scope zones/Z or
+// regions/R): the write operations, all DONE.
+func (w *World) ComputeOperation(project, scope, name string, l Links) (*api.ComputeOperation, error) {
+	if uc := w.st.Compute; uc != nil {
+		for _, op := range uc.Operations {
+			if op.Project == project && op.Scope == scope && op.Name == name {
+				return renderComputeOp(op, l), nil
+			}
+		}
+	}
+	return nil, computeNotFound("projects/" + project + "/" + scope + "/operations/" + name)
+}
+
+// ---- backend services ----
+
+// InsertBackendService is regionBackendServices.insert: a backend service created outside GKE,
+// with instance groups as backends. Compute refuses a group with a VM that is already in
+// another load-balanced instance group (R-LB-5).
+func (w *World) InsertBackendService(project, region string, in *api.BackendService, l Links) (*api.ComputeOperation, error) {
+	if err := validateRegion(region); err != nil {
+		return nil, err
+	}
+	if err := validateComputeName(in.Name); err != nil {
+		return nil, err
+	}
+	path := backendServicePath(project, region, in.Name)
+	_, gkeErr := w.backendService(project, region, in.Name)
+	if w.userBackendService(project, region, in.Name) != nil || gkeErr == nil {
+		return nil, computeError(http.StatusConflict, "alreadyExists", "The resource '%s' already exists", path)
+	}
+	bs, err := w.buildBackendService(project, region, path, in)
+	if err != nil {
+		return nil, err
+	}
+	uc := w.userCompute()
+	uc.Seq++
+	bs.ID, bs.CreateTime = w.computeID("user-bs", path, strconv.FormatInt(uc.Seq, 10)), w.st.Now
+	uc.BackendServices[path] = bs
+	w.record("ComputeBackendServiceInserted", nil, "", "", "", "backend service %s created outside GKE: %s %s, backends %s", path, bs.LoadBalancingScheme, bs.Protocol, describeBackends(bs))
+	return w.computeOp(project, "regions/"+region, "insert", path, bs.ID, l), nil
+}
+
+// UpdateBackendService is regionBackendServices.update (PUT, the whole resource) and, with
+// patch, regionBackendServices.patch (the fields sent; backends when sent). gcloud's
+// backend-services add-backend and remove-backend go through update. R-LB-5 holds as on insert.
+func (w *World) UpdateBackendService(project, region, name string, in *api.BackendService, patch bool, l Links) (*api.ComputeOperation, error) {
+	path := backendServicePath(project, region, name)
+	cur := w.userBackendService(project, region, name)
+	if cur == nil {
+		if _, err := w.backendService(project, region, name); err == nil {
+			return nil, computeError(http.StatusBadRequest, "invalid", "Backend service '%s' is GKE's: GKE's load balancer controller owns it and would undo the change. Create a backend service of your own.", path)
+		}
+		return nil, computeNotFound(path)
+	}
+	if in.Name != "" && in.Name != name {
+		return nil, computeError(http.StatusBadRequest, "invalid", "Invalid value for field 'resource.name': '%s'. The name of a backend service cannot change (it is %s).", in.Name, name)
+	}
+	req := *in
+	if patch {
+		req = w.mergeBackendService(path, cur, in)
+	}
+	bs, err := w.buildBackendService(project, region, path, &req)
+	if err != nil {
+		return nil, err
+	}
+	bs.ID, bs.CreateTime = cur.ID, cur.CreateTime
+	w.st.Compute.BackendServices[path] = bs
+	typ := "update"
+	if patch {
+		typ = "patch"
+	}
+	w.record("ComputeBackendServiceUpdated", nil, "", "", "", "backend service %s updated (%s): %s %s, backends %s", path, typ, bs.LoadBalancingScheme, bs.Protocol, describeBackends(bs))
+	return w.computeOp(project, "regions/"+region, typ, path, bs.ID, l), nil
+}
+
+// mergeBackendService is a patch request applied to a backend service: the fields sent
+// replace the current ones.
+func (w *World) mergeBackendService(path string, cur *UserBackendService, in *api.BackendService) api.BackendService {
+	out := *w.renderUserBackendService(path, cur, Links{})
+	for _, f := range []struct {
+		to   *string
+		from string
+	}{{&out.Description, in.Description}, {&out.LoadBalancingScheme, in.LoadBalancingScheme},
+		{&out.Protocol, in.Protocol}, {&out.SessionAffinity, in.SessionAffinity}, {&out.Network, in.Network}} {
+		if f.from != "" {
+			*f.to = f.from
+		}
+	}
+	if in.Backends != nil {
+		out.Backends = in.Backends
+	}
+	if in.HealthChecks != nil {
+		out.HealthChecks = in.HealthChecks
+	}
+	return out
+}
+
+func describeBackends(bs *UserBackendService) string {
+	groups := make([]string, 0, len(bs.Backends))
+	for _, b := range bs.Backends {
+		groups = append(groups, b.Group)
+	}
+	return "[" + strings.Join(groups, " ") + "]"
+}
+
+// buildBackendService validates a backend service of a request (insert, update or patch) at
+// path, with Compute's defaults, and checks R-LB-5 against every other load-balanced group.
+func (w *World) buildBackendService(project, region, path string, in *api.BackendService) (*UserBackendService, error) {
+	bs := &UserBackendService{Project: project, Region: region, Name: lastSegment(path), Description: in.Description, LoadBalancingScheme: in.LoadBalancingScheme,
+		Protocol: in.Protocol, SessionAffinity: in.SessionAffinity}
+	if bs.LoadBalancingScheme == "" {
+		bs.LoadBalancingScheme = "INTERNAL"
+	}
+	passthrough := passthroughScheme(bs.LoadBalancingScheme)
+	if !passthrough && bs.LoadBalancingScheme != "INTERNAL_MANAGED" && bs.LoadBalancingScheme != "EXTERNAL_MANAGED" {
+		return nil, computeError(http.StatusBadRequest, "invalid", "Invalid value for field 'resource.loadBalancingScheme': '%s'. A regional backend service takes INTERNAL, EXTERNAL, INTERNAL_MANAGED or EXTERNAL_MANAGED.", bs.LoadBalancingScheme)
+	}
+	protocols := proxyProtocols
+	if passthrough {
+		protocols = passthroughProtocols
+	}
+	if bs.Protocol == "" {
+		bs.Protocol = protocols[0]
+	}
+	if !contains(protocols, bs.Protocol) {
+		return nil, computeError(http.StatusBadRequest, "invalid", "Invalid value for field 'resource.protocol': '%s'. A backend service with load balancing scheme %s takes protocol %s.",
+			bs.Protocol, bs.LoadBalancingScheme, strings.Join(protocols, ", "))
+	}
+	if bs.SessionAffinity == "" {
+		bs.SessionAffinity = "NONE"
+	}
+	if in.Network != "" {
+		bs.Network = computePathOf(in.Network, project)
+	}
+	if passthrough && len(in.HealthChecks) > 1 {
+		return nil, computeError(http.StatusBadRequest, "invalid", "Invalid value for field 'resource.healthChecks': %q. A backend service with load balancing scheme %s takes at most one health check.",
+			in.HealthChecks, bs.LoadBalancingScheme)
+	}
+	for _, hc := range in.HealthChecks {
+		bs.HealthChecks = append(bs.HealthChecks, computePathOf(hc, project))
+	}
+	var attach []igAttach
+	for i, b := range in.Backends {
+		field := fmt.Sprintf("resource.backends[%d].group", i)
+		if b == nil || b.Group == "" {
+			return nil, computeError(http.StatusBadRequest, "required", "Required field '%s' not specified", field)
+		}
+		ref, ok := parseComputeRef(b.Group, project)
+		switch {
+		case ok && ref.collection == "networkEndpointGroups":
+			return nil, computeError(http.StatusBadRequest, "invalid", "Invalid value for field '%s': '%s'. gkesim takes instance groups as the backends of backend services created outside GKE; network endpoint groups are not emulated for them.", field, b.Group)
+		case !ok || ref.scopeKind != "zones" || ref.collection != "instanceGroups":
+			return nil, computeError(http.StatusBadRequest, "invalid", "Invalid value for field '%s': '%s'. The URL is malformed: give projects/{project}/zones/{zone}/instanceGroups/{name}.", field, b.Group)
+		case ref.project != project:
+			return nil, computeError(http.StatusBadRequest, "invalid", "Invalid value for field '%s': '%s'. gkesim resolves backends in the backend service's project (%s) only.", field, b.Group, project)
+		}
+		zone, zok := ParseLocation(ref.scope)
+		if passthrough && zok && zone.Region != region {
+			return nil, computeError(http.StatusBadRequest, "invalid", "Invalid value for field '%s': '%s'. A backend service with load balancing scheme %s takes instance groups of its own region (%s).",
+				field, b.Group, bs.LoadBalancingScheme, region)
+		}
+		g, found := w.findInstanceGroup(project, ref.scope, ref.name)
+		if !found {
+			return nil, computeNotFound(ref.path())
+		}
+		for _, prev := range bs.Backends {
+			if prev.Group == g.path {
+				return nil, computeError(http.StatusBadRequest, "invalid", "Invalid value for field '%s': '%s'. The instance group is already a backend of this backend service.", field, b.Group)
+			}
+		}
+		mode := b.BalancingMode
+		switch {
+		case mode == "" && passthrough:
+			mode = "CONNECTION"
+		case mode == "":
+			mode = "UTILIZATION"
+		case passthrough && mode != "CONNECTION":
+			return nil, computeError(http.StatusBadRequest, "invalid", "Invalid value for field 'resource.backends[%d].balancingMode': '%s'. Balancing mode must be CONNECTION for a backend service with load balancing scheme %s.",
+				i, mode, bs.LoadBalancingScheme)
+		}
+		bs.Backends = append(bs.Backends, UserBackend{Group: g.path, BalancingMode: mode})
+		attach = append(attach, igAttach{group: g.path, zone: ref.scope, nodes: g.members()})
+	}
+	if cf := w.attachConflict(project, path, attach, true); cf != nil {
+		return nil, cf.computeError()
+	}
+	return bs, nil
+}
+
+// DeleteBackendService is regionBackendServices.delete. GKE's backend services are in use by
+// their forwarding rules.
+func (w *World) DeleteBackendService(project, region, name string, l Links) (*api.ComputeOperation, error) {
+	path := backendServicePath(project, region, name)
+	bs := w.userBackendService(project, region, name)
+	if bs == nil {
+		r, err := w.backendService(project, region, name)
+		if err != nil {
+			return nil, computeNotFound(path)
+		}
+		fr := ""
+		for _, p := range lbProtocols(&r.s.Spec) {
+			fr = "projects/" + project + "/regions/" + region + "/forwardingRules/" + r.n.forwardingRules[p]
+			break
+		}
+		return nil, resourceInUse("backend_service", path, fr)
+	}
+	delete(w.st.Compute.BackendServices, path)
+	w.record("ComputeBackendServiceDeleted", nil, "", "", "", "backend service %s deleted", path)
+	return w.computeOp(project, "regions/"+region, "delete", path, bs.ID, l), nil
+}
+
+func (w *World) renderUserBackendService(path string, bs *UserBackendService, l Links) *api.BackendService {
+	out := &api.BackendService{Kind: "compute#backendService", Id: bs.ID, CreationTimestamp: computeTime(bs.CreateTime), Name: bs.Name,
+		Description: bs.Description, Region: l.Compute("projects/%s/regions/%s", bs.Project, bs.Region), Backends: []*api.Backend{}, HealthChecks: []string{},
+		Protocol: bs.Protocol, LoadBalancingScheme: bs.LoadBalancingScheme, SessionAffinity: bs.SessionAffinity, ConnectionDraining: &api.ConnectionDraining{},
+		TimeoutSec: 30, SelfLink: l.Compute("%s", path), Fingerprint: contentHash(path+bs.ID, 12)}
+	if bs.Network != "" {
+		out.Network = l.Compute("%s", bs.Network)
+	}
+	for _, hc := range bs.HealthChecks {
+		out.HealthChecks = append(out.HealthChecks, l.Compute("%s", hc))
+	}
+	for _, b := range bs.Backends {
+		out.Backends = append(out.Backends, &api.Backend{Group: l.Compute("%s", b.Group), BalancingMode: b.BalancingMode})
+	}
+	return out
+}
+
+// userBackendServices lists a region's backend services created outside GKE.
+func (w *World) userBackendServices(project, region string, l Links) []*api.BackendService {
+	var out []*api.BackendService
+	if uc := w.st.Compute; uc != nil {
+		for _, key := range sortedKeys(uc.BackendServices) {
+			if bs := uc.BackendServices[key]; bs.Project == project && bs.Region == region {
+				out = append(out, w.renderUserBackendService(key, bs, l))
+			}
+		}
+	}
+	return out
+}
+
+// ---- instance groups ----
+
+// InsertInstanceGroup is instanceGroups.insert: an empty unmanaged instance group.
+func (w *World) InsertInstanceGroup(project, zone string, in *api.InstanceGroup, l Links) (*api.ComputeOperation, error) {
+	if err := validateZone(zone); err != nil {
+		return nil, err
+	}
+	if err := validateComputeName(in.Name); err != nil {
+		return nil, err
+	}
+	path := instanceGroupPath(project, zone, in.Name)
+	if _, found := w.findInstanceGroup(project, zone, in.Name); found {
+		return nil, computeError(http.StatusConflict, "alreadyExists", "The resource '%s' already exists", path)
+	}
+	ig := &UserInstanceGroup{Project: project, Zone: zone, Name: in.Name, Description: in.Description, CreateTime: w.st.Now}
+	if in.Network != "" {
+		ig.Network = "projects/" + project + "/global/networks/" + lastSegment(in.Network)
+	}
+	for _, np := range in.NamedPorts {
+		if np != nil {
+			ig.NamedPorts = append(ig.NamedPorts, *np)
+		}
+	}
+	uc := w.userCompute()
+	uc.Seq++
+	ig.ID = w.computeID("user-ig", path, strconv.FormatInt(uc.Seq, 10))
+	uc.InstanceGroups[path] = ig
+	w.record("ComputeInstanceGroupInserted", nil, "", "", "", "instance group %s created outside GKE (unmanaged, empty)", path)
+	return w.computeOp(project, "zones/"+zone, "insert", path, ig.ID, l), nil
+}
+
+// DeleteInstanceGroup is instanceGroups.delete: a user's group that no backend service uses.
+// A node pool's group belongs to its instance group manager; GKE's shared group is in use by
+// GKE's backend services.
+func (w *World) DeleteInstanceGroup(project, zone, name string, l Links) (*api.ComputeOperation, error) {
+	g, found := w.findInstanceGroup(project, zone, name)
+	switch {
+	case !found:
+		return nil, computeNotFound(instanceGroupPath(project, zone, name))
+	case g.managed != nil:
+		return nil, resourceInUse("instance_group", g.path, "projects/"+project+"/zones/"+zone+"/instanceGroupManagers/"+name)
+	case g.gke != nil:
+		return nil, resourceInUse("instance_group", g.path, w.gkeBackendServiceOf(project, g.path))
+	}
+	if bs := w.userBackendServiceOf(g.path); bs != "" {
+		return nil, resourceInUse("instance_group", g.path, bs)
+	}
+	delete(w.st.Compute.InstanceGroups, g.path)
+	w.record("ComputeInstanceGroupDeleted", nil, "", "", "", "instance group %s deleted", g.path)
+	return w.computeOp(project, "zones/"+zone, "delete", g.path, g.user.ID, l), nil
+}
+
+// gkeBackendServiceOf names the first of GKE's backend services that has GKE's shared group as
+// a backend.
+func (w *World) gkeBackendServiceOf(project, group string) string {
+	for _, r := range w.projectLBs(project) {
+		if r.n.instanceGroup == lastSegment(group) {
+			return backendServicePath(project, regionOf(r.c), r.n.backendService)
+		}
+	}
+	return ""
+}
+
+// userGroupFor finds a group users may change the members of.
+func (w *World) userGroupFor(project, zone, name string) (instanceGroupFound, error) {
+	g, found := w.findInstanceGroup(project, zone, name)
+	switch {
+	case !found:
+		return g, computeNotFound(instanceGroupPath(project, zone, name))
+	case g.managed != nil:
+		return g, computeError(http.StatusBadRequest, "invalid", "Instance group '%s' is managed by instance group manager 'projects/%s/zones/%s/instanceGroupManagers/%s': change its instances through the instance group manager (for a GKE node pool, resize the node pool).",
+			g.path, project, zone, name)
+	case g.gke != nil:
+		return g, computeError(http.StatusBadRequest, "invalid", "Instance group '%s' is %s: GKE keeps every node in it and would undo the change. Use an unmanaged instance group of your own.", g.path, g.describe())
+	}
+	return g, nil
+}
+
+// membershipRequest resolves an addInstances or removeInstances request: the user's group and
+// the VM names (in the group's zone) it names.
+func (w *World) membershipRequest(project, zone, name string, refs []*api.InstanceReference) (*UserInstanceGroup, string, []string, error) {
+	g, err := w.userGroupFor(project, zone, name)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	if len(refs) == 0 {
+		return nil, "", nil, computeError(http.StatusBadRequest, "required", "Required field 'resource.instances' not specified")
+	}
+	var out []string
+	for i, r := range refs {
+		field := fmt.Sprintf("resource.instances[%d].instance", i)
+		link := ""
+		if r != nil {
+			link = r.Instance
+		}
+		ref, ok := parseComputeRef(link, project)
+		switch {
+		case !ok || ref.scopeKind != "zones" || ref.collection != "instances":
+			return nil, "", nil, computeError(http.StatusBadRequest, "invalid", "Invalid value for field '%s': '%s'. The URL is malformed: give projects/{project}/zones/{zone}/instances/{name}.", field, link)
+		case ref.project != project || ref.scope != zone:
+			return nil, "", nil, computeError(http.StatusBadRequest, "invalid", "Invalid value for field '%s': '%s'. The instance must be in the instance group's project and zone (projects/%s/zones/%s).", field, link, project, zone)
+		}
+		out = append(out, ref.name)
+	}
+	return g.user, g.path, out, nil
+}
+
+// remove takes VMs out of the group.
+func (ig *UserInstanceGroup) remove(names ...string) {
+	kept := ig.Instances[:0]
+	for _, n := range ig.Instances {
+		if !contains(names, n) {
+			kept = append(kept, n)
+		}
+	}
+	ig.Instances = kept
+}
+
+// AddInstances is instanceGroups.addInstances. When the group is load-balanced (a backend of
+// some backend service), Compute refuses a VM that is already in another load-balanced
+// instance group (R-LB-5).
+func (w *World) AddInstances(project, zone, name string, refs []*api.InstanceReference, l Links) (*api.ComputeOperation, error) {
+	ig, path, names, err := w.membershipRequest(project, zone, name, refs)
+	if err != nil {
+		return nil, err
+	}
+	var added []string
+	for _, n := range names {
+		if _, node := w.findVM(project, zone, n); node == nil {
+			return nil, computeNotFound(instancePath(project, zone, n))
+		}
+		if contains(ig.Instances, n) || contains(added, n) {
+			return nil, computeError(http.StatusBadRequest, "memberAlreadyExists", "Resource '%s' is already a member of '%s'.", instancePath(project, zone, n), path)
+		}
+		added = append(added, n)
+	}
+	if bs := w.userBackendServiceOf(path); bs != "" {
+		if cf := w.attachConflict(project, bs, []igAttach{{group: path, zone: zone, nodes: added}}, false); cf != nil {
+			return nil, cf.computeError()
+		}
+	}
+	if ig.Network == "" {
+		c, _ := w.findVM(project, zone, added[0])
+		ig.Network = "projects/" + project + "/global/networks/" + lastSegment(c.Network)
+	}
+	ig.Instances = append(ig.Instances, added...)
+	sort.Strings(ig.Instances)
+	w.record("ComputeInstanceGroupInstancesAdded", nil, "", "", "", "instance group %s: added %s (%d instances)", path, strings.Join(added, " "), len(ig.Instances))
+	return w.computeOp(project, "zones/"+zone, "compute.instanceGroups.addInstances", path, ig.ID, l), nil
+}
+
+// RemoveInstances is instanceGroups.removeInstances.
+func (w *World) RemoveInstances(project, zone, name string, refs []*api.InstanceReference, l Links) (*api.ComputeOperation, error) {
+	ig, path, names, err := w.membershipRequest(project, zone, name, refs)
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range names {
+		if !contains(ig.Instances, n) {
+			return nil, computeError(http.StatusBadRequest, "invalid", "Resource '%s' is not a member of '%s'.", instancePath(project, zone, n), path)
+		}
+	}
+	ig.remove(names...)
+	w.record("ComputeInstanceGroupInstancesRemoved", nil, "", "", "", "instance group %s: removed %s (%d instances)", path, strings.Join(names, " "), len(ig.Instances))
+	return w.computeOp(project, "zones/"+zone, "compute.instanceGroups.removeInstances", path, ig.ID, l), nil
+}
+
+// userGroupsNodeGone drops a deleted VM from the users' unmanaged instance groups, as Compute
+// Engine does.
+func (w *World) userGroupsNodeGone(c *Cluster, n *Node) {
+	uc := w.st.Compute
+	if uc == nil || len(uc.InstanceGroups) == 0 {
+		return
+	}
+	for _, key := range sortedKeys(uc.InstanceGroups) {
+		ig := uc.InstanceGroups[key]
+		if ig.Project != c.Project || ig.Zone != n.Zone || !contains(ig.Instances, n.Name) {
+			continue
+		}
+		ig.remove(n.Name)
+		w.record("ComputeInstanceGroupInstancesRemoved", c, "", "", "", "instance group %s: %s left it: the VM was deleted (%d instances)", key, n.Name, len(ig.Instances))
+	}
+}
+
+func (w *World) renderUserInstanceGroup(path string, ig *UserInstanceGroup, l Links) *api.InstanceGroup {
+	zoneURL := l.Compute("projects/%s/zones/%s", ig.Project, ig.Zone)
+	out := &api.InstanceGroup{Kind: "compute#instanceGroup", Id: ig.ID, CreationTimestamp: computeTime(ig.CreateTime), Name: ig.Name, Description: ig.Description,
+		Fingerprint: contentHash(path+"/"+strings.Join(ig.Instances, ","), 12), Zone: zoneURL, Size: int32(len(ig.Instances)), SelfLink: l.Compute("%s", path)}
+	if ig.Network != "" {
+		out.Network = l.Compute("%s", ig.Network)
+	}
+	for _, np := range ig.NamedPorts {
+		out.NamedPorts = append(out.NamedPorts, &api.NamedPort{Name: np.Name, Port: np.Port})
+	}
+	return out
+}
+
+// userInstanceGroups lists a zone's instance groups created outside GKE.
+func (w *World) userInstanceGroups(project, zone string) []string {
+	var out []string
+	if uc := w.st.Compute; uc != nil {
+		for _, key := range sortedKeys(uc.InstanceGroups) {
+			if ig := uc.InstanceGroups[key]; ig.Project == project && ig.Zone == zone {
+				out = append(out, key)
+			}
+		}
+	}
+	return out
+}
+
+// userBackendService finds a backend service created outside GKE.
+func (w *World) userBackendService(project, region, name string) *UserBackendService {
+	if uc := w.st.Compute; uc != nil {
+		return uc.BackendServices[backendServicePath(project, region, name)]
+	}
+	return nil
+}
