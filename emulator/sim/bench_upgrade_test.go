@@ -48,20 +48,37 @@ func upgradeEachPool(b *testing.B, w *World, c *Cluster, version string) time.Du
 	return w.Now().Sub(start)
 }
 
-// BenchmarkSurgeUpgrade15000Nodes upgrades all 15,000 nodes of a cluster running 150,000 pods
-// with maxSurge=20 (R-SURGE-2's cap): every node drained, its pods evicted and rescheduled.
-// heap-B/node is the live heap of the whole world (nodes, pods, events) per node afterwards.
-func BenchmarkSurgeUpgrade15000Nodes(b *testing.B) {
+// benchUpgrade times upgrading every pool of the cluster setup builds (not timed) to the
+// version it returns, checks that pods still run afterwards, and reports the emulated time and
+// the live heap per node (nodes, pods, events: the whole world).
+func benchUpgrade(b *testing.B, nodes, pods int, setup func() (*World, *Cluster, Version)) {
 	b.ReportAllocs()
 	var emulated time.Duration
 	var perNode float64
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
 		base := heapNow()
-		var w *World
-		var c *Cluster
+		w, c, to := setup()
+		b.StartTimer()
+		emulated = upgradeEachPool(b, w, c, to.String())
+		b.StopTimer()
+		perNode = float64(heapNow()-base) / float64(len(c.Nodes))
+		if running, _ := podCountsAll(c); running < pods {
+			b.Fatalf("%d pods running after the upgrade, want %d", running, pods)
+		}
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(nodes), "nodes/op")
+	b.ReportMetric(emulated.Hours(), "emulated-h/op")
+	b.ReportMetric(perNode, "heap-B/node")
+}
+
+// BenchmarkSurgeUpgrade15000Nodes upgrades all 15,000 nodes of a cluster running 150,000 pods
+// with maxSurge=20 (R-SURGE-2's cap): every node drained, its pods evicted and rescheduled.
+func BenchmarkSurgeUpgrade15000Nodes(b *testing.B) {
+	benchUpgrade(b, 15000, 150000, func() (*World, *Cluster, Version) {
 		var to Version
-		w, c = bigCluster(b, func(in *api.Cluster) {
+		w, c := bigCluster(b, func(in *api.Cluster) {
 			from, v := benchVersions(b, New(Options{Seed: 1, Start: testStart}))
 			to = v
 			in.InitialClusterVersion = to.String()
@@ -73,30 +90,15 @@ func BenchmarkSurgeUpgrade15000Nodes(b *testing.B) {
 		if pending := schedule150k(b, w, c); pending != 0 {
 			b.Fatalf("%d pods pending", pending)
 		}
-		b.StartTimer()
-		emulated = upgradeEachPool(b, w, c, to.String())
-		b.StopTimer()
-		perNode = float64(heapNow()-base) / float64(len(c.Nodes))
-		if running, _ := podCountsAll(c); running < 150000 {
-			b.Fatalf("%d pods running after the upgrade", running)
-		}
-		b.StartTimer()
-	}
-	b.ReportMetric(15000, "nodes/op")
-	b.ReportMetric(emulated.Hours(), "emulated-h/op")
-	b.ReportMetric(perNode, "heap-B/node")
+		return w, c, to
+	})
 }
 
 // BenchmarkBlueGreenUpgrade5000Nodes upgrades 5,000 nodes (five 1,000-node pools in one zone)
 // running 50,000 pods blue-green: a green pool of 1,000 nodes each time, blue drained in
 // batches of 20% with a minute of soak after each, ten minutes of pool soak, blue deleted.
 func BenchmarkBlueGreenUpgrade5000Nodes(b *testing.B) {
-	b.ReportAllocs()
-	var emulated time.Duration
-	var perNode float64
-	for i := 0; i < b.N; i++ {
-		b.StopTimer()
-		base := heapNow()
+	benchUpgrade(b, 5000, 50000, func() (*World, *Cluster, Version) {
 		w := New(Options{Seed: 1, Start: testStart})
 		from, to := benchVersions(b, w)
 		pct := 0.2
@@ -121,18 +123,8 @@ func BenchmarkBlueGreenUpgrade5000Nodes(b *testing.B) {
 			}
 		}
 		w.RunUntil(w.Now().Add(time.Minute))
-		b.StartTimer()
-		emulated = upgradeEachPool(b, w, c, to.String())
-		b.StopTimer()
-		perNode = float64(heapNow()-base) / float64(len(c.Nodes))
-		if running, _ := podCountsAll(c); running < 50000 {
-			b.Fatalf("%d pods running after the upgrade", running)
-		}
-		b.StartTimer()
-	}
-	b.ReportMetric(5000, "nodes/op")
-	b.ReportMetric(emulated.Hours(), "emulated-h/op")
-	b.ReportMetric(perNode, "heap-B/node")
+		return w, c, to
+	})
 }
 
 // autoscaledBigCluster is 13,998 nodes (autoscaled pools, 1,000 max per zone) running 150,000
