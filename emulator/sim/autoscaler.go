@@ -133,13 +133,16 @@ func (w *World) roleOf(p *NodePool) poolRole {
 	default:
 		for _, g := range p.Groups {
 			switch {
+			case u.Rollback:
+				// R-BG-6: on rollback blue may grow; green, being deleted, may not.
+				if u.BG.isBlue(g.Name) {
+					r.up[g.Name], r.limitScope[g.Name] = true, true
+				}
 			case u.BG.isGreen(g.Name):
 				r.up[g.Name], r.limitScope[g.Name] = true, true
 				if u.BG.Phase == phaseSoaking || u.BG.Phase == phaseDeletingBlue {
 					r.down[g.Name] = true
 				}
-			case u.BG.isBlue(g.Name) && u.Rollback:
-				r.up[g.Name], r.limitScope[g.Name] = true, true // R-BG-6: on rollback blue may grow
 			}
 		}
 	}

@@ -7,6 +7,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
 )
@@ -418,5 +419,338 @@ func TestAutoscaledBlueGreen(t *testing.T) {
 	}
 	if _, err := w.RollbackNodePool("proj", "us-central1-a", "c1", "auto", nil); err == nil {
 		t.Fatal("rollback accepted after an autoscaled blue-green upgrade")
+	}
+}
+
+// R-CA-9: pods with a priority below -10 do not trigger scale-up, and the event says why; a
+// pod at -10 does. Init containers count: pods whose init container asks for 2 CPUs (their
+// containers for 500m) get one e2-standard-4 node each, and a pod whose init container
+// asks for more than any node offers triggers nothing.
+func TestAutoscalerPriorityAndInitContainers(t *testing.T) {
+	priority := func(v int32) func(*appsv1.Deployment) {
+		return func(d *appsv1.Deployment) { d.Spec.Template.Spec.Priority = &v }
+	}
+	w, c := autoscaledCluster(t, "us-central1-a", []string{"us-central1-a"}, &api.NodePool{Name: "auto", InitialNodeCount: 0,
+		Config: &api.NodeConfig{MachineType: "e2-standard-2"}, Autoscaling: &api.NodePoolAutoscaling{Enabled: true, MaxNodeCount: 10}})
+	mustCreateDeployment(t, w, c, deployment("low", 3, "1", onPool("auto"), priority(-11)))
+	advance(w, 10*time.Minute)
+	if got := sum(poolZoneSizes(c, "auto")); got != 0 || len(mustEvents(w, "ScaleUp")) != 0 {
+		t.Fatalf("3 pending pods of priority -11: %d nodes, %d scale-ups; want none", got, len(mustEvents(w, "ScaleUp")))
+	}
+	notes := mustEvents(w, "NotTriggerScaleUp")
+	if len(notes) != 3 || !strings.Contains(notes[0].Message, "its priority -11 is below -10 (R-CA-9)") {
+		t.Fatalf("NotTriggerScaleUp events %v, want 3 saying priority -11 is below -10", notes)
+	}
+	mustCreateDeployment(t, w, c, deployment("edge", 2, "1", onPool("auto"), priority(-10)))
+	advance(w, 10*time.Minute)
+	if got := sum(poolZoneSizes(c, "auto")); got != 2 {
+		t.Fatalf("2 pending pods of priority -10: %d nodes, want 2 (one 1-CPU pod per e2-standard-2)", got)
+	}
+	if running, _ := podCounts(c, "edge"); running != 2 {
+		t.Fatalf("edge: %d running, want 2", running)
+	}
+	if running, pending := podCounts(c, "low"); running != 0 || pending != 3 {
+		t.Fatalf("low: %d running, %d pending; want 0 and 3 (no room was added for them)", running, pending)
+	}
+
+	w, c = autoscaledCluster(t, "us-central1-a", []string{"us-central1-a"}, &api.NodePool{Name: "auto", InitialNodeCount: 0,
+		Config: &api.NodeConfig{MachineType: "e2-standard-4"}, Autoscaling: &api.NodePoolAutoscaling{Enabled: true, MaxNodeCount: 10}})
+	withInit := func(cpu string) func(*appsv1.Deployment) {
+		return func(d *appsv1.Deployment) {
+			d.Spec.Template.Spec.InitContainers = []corev1.Container{{Name: "init", Image: "busybox",
+				Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu)}}}}
+		}
+	}
+	mustCreateDeployment(t, w, c, deployment("setup", 4, "500m", onPool("auto"), withInit("2")))
+	advance(w, 10*time.Minute)
+	if got := sum(poolZoneSizes(c, "auto")); got != 4 {
+		t.Fatalf("4 pods of 500m with a 2-CPU init container: %d nodes, want 4 (2 CPUs each; by containers alone 1 node would do)", got)
+	}
+	if running, _ := podCounts(c, "setup"); running != 4 {
+		t.Fatalf("setup: %d running, want 4", running)
+	}
+	mustCreateDeployment(t, w, c, deployment("huge-init", 1, "500m", onPool("auto"), withInit("5")))
+	advance(w, 10*time.Minute)
+	if got := sum(poolZoneSizes(c, "auto")); got != 4 {
+		t.Fatalf("a pod whose init container needs 5 CPUs: %d nodes, want still 4", got)
+	}
+	found := false
+	for _, e := range mustEvents(w, "NotTriggerScaleUp") {
+		found = found || strings.Contains(e.Message, "default/huge-init-") && strings.Contains(e.Message, "needs 5000m CPU")
+	}
+	if !found {
+		t.Fatalf("no NotTriggerScaleUp event saying huge-init needs 5000m CPU: %v", mustEvents(w, "NotTriggerScaleUp"))
+	}
+}
+
+// bgAutoscaledPool is an autoscaled pool of 3 e2-standard-2 nodes (1..6) on the older patch,
+// upgraded blue-green one node per batch with a 600 s batch soak and a 2 h pool soak.
+func bgAutoscaledPool(from Version) *api.NodePool {
+	one := int32(1)
+	return &api.NodePool{Name: "pool-a", InitialNodeCount: 3, Version: from.String(), Config: &api.NodeConfig{MachineType: "e2-standard-2"},
+		Autoscaling: &api.NodePoolAutoscaling{Enabled: true, MinNodeCount: 1, MaxNodeCount: 6},
+		UpgradeSettings: &api.UpgradeSettings{Strategy: api.StrategyBlueGreen, BlueGreenSettings: &api.BlueGreenSettings{
+			StandardRolloutPolicy: &api.StandardRolloutPolicy{BatchNodeCount: &one, BatchSoakDuration: "600s"}, NodePoolSoakDuration: "7200s"}}}
+}
+
+// groupSizes counts the live nodes of a blue-green upgrade's blue and green groups.
+func groupSizes(c *Cluster, bg *BlueGreen) (blue, green int) {
+	for _, n := range c.Nodes {
+		if n.State == NodeDeleting {
+			continue
+		}
+		if bg.isBlue(n.Group) {
+			blue++
+		} else if bg.isGreen(n.Group) {
+			green++
+		}
+	}
+	return blue, green
+}
+
+// R-BG-6: during a blue-green upgrade the blue pool neither grows nor shrinks (its drained,
+// empty nodes stay until the delete phase); the green pool grows for pending pods but keeps
+// its idle nodes until the soak, where it shrinks. On rollback the blue pool grows.
+func TestAutoscalerDuringBlueGreen(t *testing.T) {
+	reg := VersionsAt(testStart).Channels[api.ChannelRegular].Valid
+	start := func(t *testing.T) (*World, *Cluster, *Operation) {
+		w, c := autoscaledCluster(t, "us-central1-a", []string{"us-central1-a"}, bgAutoscaledPool(reg[1]))
+		// One 1100m pod per node: above half of the node, so nothing is underutilised.
+		mustCreateDeployment(t, w, c, deployment("web", 3, "1100m", onPool("pool-a")))
+		advance(w, time.Minute)
+		op := startUpgrade(t, w, "pool-a", reg[0].String())
+		advanceToPhase(t, w, c, phaseDrainingBlue)
+		// The first batch moved one web pod to green; of 4 more pods, 2 fit the idle green
+		// nodes and 2 need new ones.
+		mustCreateDeployment(t, w, c, deployment("burst", 4, "1100m", onPool("pool-a")))
+		advance(w, 5*time.Minute)
+		return w, c, op
+	}
+
+	w, c, op := start(t)
+	bg := c.Pool("pool-a").Upgrade.BG
+	if blue, green := groupSizes(c, bg); blue != 3 || green != 5 {
+		t.Fatalf("draining with 2 pending pods: %d blue, %d green nodes; want 3 and 5 (only green grows)", blue, green)
+	}
+	if ups := mustEvents(w, "ScaleUp"); len(ups) != 1 || !strings.Contains(ups[0].Message, "+2") {
+		t.Fatalf("scale-ups %v, want one adding 2 green nodes", ups)
+	}
+	if _, err := w.SetScale(c, "default", "burst", 0, ""); err != nil {
+		t.Fatal(err)
+	}
+	var soakStart time.Time
+	var greenNodes []string
+	minBlue, maxBlue, greenAtSoak := 100, 0, 0
+	for i := 0; i < 5000 && op.Status != api.OpStatusDone; i++ {
+		advance(w, 10*time.Second)
+		u := c.Pool("pool-a").Upgrade
+		if u == nil || u.BG.Phase == phaseDeletingBlue {
+			continue
+		}
+		blue, green := groupSizes(c, bg)
+		minBlue, maxBlue = min(minBlue, blue), max(maxBlue, blue)
+		if u.BG.Phase == phaseSoaking && soakStart.IsZero() {
+			soakStart, greenAtSoak = w.Now(), green
+			for _, n := range c.Nodes {
+				if bg.isGreen(n.Group) {
+					greenNodes = append(greenNodes, n.Name)
+				}
+			}
+		}
+	}
+	if op.ErrorCode != 0 || nodesOn(c, "pool-a", reg[0].String()) != 3 {
+		t.Fatalf("upgrade: %q, %d nodes on %s; want done with the 3 busy green nodes", op.StatusMessage, nodesOn(c, "pool-a", reg[0].String()), reg[0])
+	}
+	if minBlue != 3 || maxBlue != 3 {
+		t.Fatalf("the blue pool held %d..%d nodes before its deletion, want 3 throughout", minBlue, maxBlue)
+	}
+	if greenAtSoak != 5 {
+		t.Fatalf("green had %d nodes when the soak began, want 5: its 2 idle nodes (idle for 25+ minutes) kept until the soak", greenAtSoak)
+	}
+	downs := mustEvents(w, "ScaleDown")
+	if len(downs) != 2 {
+		t.Fatalf("%d scale-downs, want the 2 idle green nodes", len(downs))
+	}
+	for _, e := range downs {
+		at, _ := time.Parse(time.RFC3339, e.Time)
+		if at.Before(soakStart) || at.Sub(soakStart) > 15*time.Minute || !contains(greenNodes, e.Node) {
+			t.Fatalf("scale-down of %s at %s, soak from %s: want green nodes removed in the soak, once 10 minutes unneeded", e.Node, at, soakStart)
+		}
+	}
+
+	// Rollback from the drain phase: blue is uncordoned and grows for the pods green held (one
+	// web and two burst pods; blue has one empty node).
+	w, c, _ = start(t)
+	if _, err := w.SetScale(c, "default", "burst", 2, ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.CancelOperation("proj", "us-central1-a", c.Pool("pool-a").Upgrade.Op); err != nil {
+		t.Fatal(err)
+	}
+	bg = c.Pool("pool-a").Upgrade.BG
+	rb, err := w.RollbackNodePool("proj", "us-central1-a", "c1", "pool-a", &api.RollbackNodePoolUpgradeRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runOp(t, w, rb, time.Hour)
+	advance(w, 5*time.Minute)
+	if blue, green := groupSizes(c, bg); blue != 5 || green != 0 {
+		t.Fatalf("after the rollback: %d blue, %d green nodes; want blue grown to 5 for web and burst", blue, green)
+	}
+	webRunning, _ := podCounts(c, "web")
+	burstRunning, _ := podCounts(c, "burst")
+	if webRunning != 3 || burstRunning != 2 {
+		t.Fatalf("after the rollback: web %d, burst %d running; want 3 and 2", webRunning, burstRunning)
+	}
+}
+
+// abgPool is an autoscaled blue-green pool of n e2-standard-2 nodes (1..30) on version from,
+// waiting wait before it drains the blue nodes.
+func abgPool(from Version, n int32, wait string) *api.NodePool {
+	return &api.NodePool{Name: "auto", InitialNodeCount: n, Version: from.String(), Config: &api.NodeConfig{MachineType: "e2-standard-2"},
+		Autoscaling: &api.NodePoolAutoscaling{Enabled: true, MinNodeCount: 1, MaxNodeCount: 30},
+		UpgradeSettings: &api.UpgradeSettings{Strategy: api.StrategyBlueGreen, BlueGreenSettings: &api.BlueGreenSettings{
+			AutoscaledRolloutPolicy: &api.AutoscaledRolloutPolicy{WaitForDrainDuration: wait}}}}
+}
+
+// R-ABG-3: after the 1 h wait, the 25 blue nodes drain at most 20 at a time: 20 at once, the
+// other 5 as the first ones finish. Pods get their full 2 h of grace (up to 24 h is honoured),
+// a pod whose PodDisruptionBudget never allows an eviction is deleted 1 h into its node's
+// drain, and the blue pool is deleted without a node-pool soak.
+func TestAutoscaledBlueGreenDrainAfterTheWait(t *testing.T) {
+	reg := VersionsAt(testStart).Channels[api.ChannelRegular].Valid
+	w, c := autoscaledCluster(t, "us-central1-a", []string{"us-central1-a"}, abgPool(reg[1], 25, "3600s"))
+	// One 1100m pod per node keeps every blue node busy (over half used) through the wait.
+	mustCreateDeployment(t, w, c, deployment("batch", 25, "1100m", onPool("auto"), func(d *appsv1.Deployment) {
+		g := int64(7200)
+		d.Spec.Template.Spec.TerminationGracePeriodSeconds = &g
+	}))
+	mustCreateDeployment(t, w, c, deployment("db", 1, "100m", onPool("auto")))
+	advance(w, time.Minute)
+	if _, err := w.CreatePDB(c, "default", pdbMin("db", "100%")); err != nil {
+		t.Fatal(err)
+	}
+	op := startUpgrade(t, w, "auto", reg[0].String())
+	bg := c.Pool("auto").Upgrade.BG
+	peak := 0
+	for i := 0; i < 5000 && op.Status != api.OpStatusDone; i++ {
+		advance(w, 10*time.Second)
+		draining := 0
+		for _, n := range c.Nodes {
+			if bg.isBlue(n.Group) && n.State == NodeDraining {
+				draining++
+			}
+		}
+		peak = max(peak, draining)
+	}
+	if op.ErrorCode != 0 || nodesOn(c, "auto", reg[0].String()) != 25 {
+		t.Fatalf("upgrade: %q, %d nodes on %s; want done with 25 green nodes for the 25 batch pods", op.StatusMessage, nodesOn(c, "auto", reg[0].String()), reg[0])
+	}
+	if peak != 20 {
+		t.Fatalf("at most %d blue nodes drained at once, want 20", peak)
+	}
+	waitStart, waitEnd := eventTimes(w, "BlueGreenPhase", phaseWaitingToDrain), eventTimes(w, "BlueGreenPhase", phaseDrainingBlue)
+	if len(waitStart) != 1 || len(waitEnd) != 1 || waitEnd[0].Sub(waitStart[0]) != time.Hour {
+		t.Fatalf("wait from %v, drain phase from %v: want the drain 1 h after the wait began", waitStart, waitEnd)
+	}
+	var starts []time.Duration
+	for _, e := range mustEvents(w, "NodeDraining") {
+		if strings.Contains(e.Message, "autoscaled blue-green drain") {
+			at, _ := time.Parse(time.RFC3339, e.Time)
+			starts = append(starts, at.Sub(waitEnd[0]))
+		}
+	}
+	if len(starts) != 25 || starts[0] != 0 || starts[19] != 0 || starts[20] < 2*time.Hour {
+		t.Fatalf("blue drains started %v after the wait, want 20 at once and 5 more once the first finished (2 h of grace)", starts)
+	}
+	graced := 0
+	for _, e := range mustEvents(w, "PodEvicted") {
+		if !strings.Contains(e.Message, "default/batch-") {
+			continue
+		}
+		if !strings.Contains(e.Message, "(grace 2h0m0s)") {
+			t.Fatalf("eviction %q, want the pod's full 2 h grace (R-ABG-3 honours up to 24 h)", e.Message)
+		}
+		evicted, _ := time.Parse(time.RFC3339, e.Time)
+		if drained := eventTimes(w, "NodeDrained", e.Node); len(drained) == 1 && drained[0].Sub(evicted) >= 2*time.Hour {
+			graced++
+		}
+	}
+	if graced != 25 {
+		t.Fatalf("%d of 25 blue nodes drained 2 h or more after their batch pod's eviction, want all", graced)
+	}
+	deleted := mustEvents(w, "PodDeleted")
+	if len(deleted) != 1 || !strings.Contains(deleted[0].Message, "default/db-") || !strings.Contains(deleted[0].Message, "timeout of 1h0m0s") {
+		t.Fatalf("PodDeleted %v, want db deleted at the 1 h PodDisruptionBudget timeout", deleted)
+	}
+	at, _ := time.Parse(time.RFC3339, deleted[0].Time)
+	if drainStart := eventTimes(w, "NodeDraining", deleted[0].Node); len(drainStart) != 1 || at.Sub(drainStart[0]) != time.Hour {
+		t.Fatalf("db deleted at %s, its node's drain started %v: want 1 h later", at, drainStart)
+	}
+	for _, e := range mustEvents(w, "BlueGreenPhase") {
+		if strings.HasPrefix(e.Message, phaseSoaking) {
+			t.Fatalf("phase %q: autoscaled blue-green has no node-pool soak", e.Message)
+		}
+	}
+	if soaks := mustEvents(w, "BlueGreenSoak"); len(soaks) != 0 {
+		t.Fatalf("soak events %v, want none", soaks)
+	}
+	lastDrained := eventTimes(w, "NodeDrained", "")
+	if done := op.EndTime.Sub(lastDrained[len(lastDrained)-1]); done > 5*time.Minute {
+		t.Fatalf("the upgrade ended %s after the last blue node was drained, want minutes (no soak)", done)
+	}
+}
+
+// R-ABG-5: an autoscaled blue-green upgrade can be cancelled (it pauses in its phase, even past
+// the end of the wait) and resumed (an update to the same version), but never rolled back.
+// When the green pool cannot grow (a stockout), the blue pool still goes and the evicted pods
+// wait unscheduled; once capacity returns, green grows and they run.
+func TestAutoscaledBlueGreenCancelResumeNoRollback(t *testing.T) {
+	reg := VersionsAt(testStart).Channels[api.ChannelRegular].Valid
+	w, c := autoscaledCluster(t, "us-central1-a", []string{"us-central1-a"}, abgPool(reg[1], 3, "3600s"))
+	mustCreateDeployment(t, w, c, deployment("web", 3, "1100m", onPool("auto")))
+	advance(w, time.Minute)
+	op := startUpgrade(t, w, "auto", reg[0].String())
+	advance(w, 10*time.Minute)
+	if err := w.CancelOperation("proj", "us-central1-a", op.ID); err != nil {
+		t.Fatal(err)
+	}
+	u := c.Pool("auto").Upgrade
+	if op.ErrorCode != codeCancelled || !u.Paused || u.BG.Phase != phaseWaitingToDrain {
+		t.Fatalf("after cancel: op code %d, upgrade %+v; want CANCELLED and paused while waiting", op.ErrorCode, u)
+	}
+	_, err := w.RollbackNodePool("proj", "us-central1-a", "c1", "auto", nil)
+	if e, ok := AsError(err); !ok || e.HTTPCode != 400 || e.Status != "FAILED_PRECONDITION" || !strings.Contains(e.Message, "resume") || !strings.Contains(e.Message, "R-ABG-5") {
+		t.Fatalf("rollback of the paused upgrade: %v, want a 400 FAILED_PRECONDITION saying to resume instead (R-ABG-5)", err)
+	}
+	advance(w, 2*time.Hour) // well past the end of the 1 h wait
+	if u.BG.Phase != phaseWaitingToDrain || len(w.blueNodes(c, c.Pool("auto"))) != 3 {
+		t.Fatalf("paused upgrade: phase %s, %d blue nodes; want still waiting with all 3", u.BG.Phase, len(w.blueNodes(c, c.Pool("auto"))))
+	}
+	stockout, err := w.AddFault(Fault{Kind: FaultStockout, Zone: "us-central1-a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resumedAt := w.Now()
+	resumed := startUpgrade(t, w, "auto", reg[0].String())
+	advance(w, 30*time.Minute)
+	if ev := mustEvents(w, "UpgradeResumed"); len(ev) != 1 || !strings.Contains(ev[0].Message, phaseWaitingToDrain) {
+		t.Fatalf("UpgradeResumed %v, want one in %s", ev, phaseWaitingToDrain)
+	}
+	if drain := eventTimes(w, "BlueGreenPhase", phaseDrainingBlue); len(drain) != 1 || drain[0].Sub(resumedAt) > 5*time.Second {
+		t.Fatalf("resumed at %s, drain phase entered %v: want at once (the wait is over)", resumedAt, drain)
+	}
+	if running, pending := podCounts(c, "web"); resumed.Status != api.OpStatusDone || running != 0 || pending != 3 {
+		t.Fatalf("during the stockout: upgrade %s, web %d running, %d pending; want blue gone and all 3 pods waiting for green", resumed.Status, running, pending)
+	}
+	if waits := mustEvents(w, "WaitingForCapacity"); len(waits) == 0 || !strings.Contains(waits[0].Message, "GCE_STOCKOUT") {
+		t.Fatalf("WaitingForCapacity %v, want green waiting on GCE_STOCKOUT", waits)
+	}
+	if err := w.DeleteFault(stockout.ID); err != nil {
+		t.Fatal(err)
+	}
+	advance(w, 10*time.Minute)
+	if running, _ := podCounts(c, "web"); resumed.ErrorCode != 0 || running != 3 || nodesOn(c, "auto", reg[0].String()) != 3 {
+		t.Fatalf("after the stockout: %q, web %d running, %d green nodes; want 3 and 3", resumed.StatusMessage, running, nodesOn(c, "auto", reg[0].String()))
 	}
 }

@@ -100,6 +100,9 @@ func (w *World) drainStep(c *Cluster, n *Node) {
 	d := n.Drain
 	ix := w.kix(c)
 	pdbExpired := !d.Policy.RespectPDB || !w.st.Now.Before(d.Start.Add(d.Policy.PDBTimeout))
+	// Pods still terminating are killed once the longer of the PDB timeout and the grace cap
+	// has passed: both are 1 hour for surge (R-SURGE-3); R-ABG-3 gives 1 hour and 24 hours.
+	forceAt := d.Start.Add(max(d.Policy.PDBTimeout, d.Policy.GraceCap))
 	remaining, blocked, settled := 0, false, true
 	for _, p := range sortedPods(ix.podsOnNode[n.Name]) {
 		if p.OwnerKind == OwnerDaemonSet {
@@ -108,8 +111,8 @@ func (w *World) drainStep(c *Cluster, n *Node) {
 		remaining++
 		grace := graceOf(w.podSpec(c, p), d.Policy.GraceCap)
 		if p.Terminating {
-			// Past the PDB timeout, nothing waits any more (R-SURGE-3's force-evict).
-			if pdbExpired && d.Policy.RespectPDB {
+			// Past the drain's deadline, nothing waits any more (R-SURGE-3's force-evict).
+			if d.Policy.RespectPDB && !w.st.Now.Before(forceAt) {
 				w.terminatePod(c, p, 0)
 			}
 			continue
@@ -164,13 +167,17 @@ func (w *World) drainStep(c *Cluster, n *Node) {
 		w.schedule(drainFinish, Event{Kind: evNodeDrained, Cluster: c.Key(), Node: n.Name})
 		return
 	}
-	if !d.Policy.RespectPDB || pdbExpired {
+	if !d.Policy.RespectPDB || (pdbExpired && !w.st.Now.Before(forceAt)) {
 		return // the pods left are terminating; their going runs the next step
 	}
-	// Retry blocked evictions soon; in any case come back at the PDB timeout.
-	next := d.Start.Add(d.Policy.PDBTimeout)
-	if blocked {
-		next = minTime(next, w.st.Now.Add(drainRetry))
+	// Retry blocked evictions soon; in any case come back at the PDB timeout, then at the
+	// deadline for the pods still terminating.
+	next := forceAt
+	if !pdbExpired {
+		next = d.Start.Add(d.Policy.PDBTimeout)
+		if blocked {
+			next = minTime(next, w.st.Now.Add(drainRetry))
+		}
 	}
 	if d.Next.IsZero() || !d.Next.After(w.st.Now) || next.Before(d.Next) {
 		d.Next = next

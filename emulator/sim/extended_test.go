@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -114,5 +115,71 @@ func TestExtendedDurationRulesOnAutopilot(t *testing.T) {
 	}
 	if s := c.Pool("default-pool").UpgradeSettings.Strategy; s != api.StrategySurge {
 		t.Fatalf("Autopilot pool strategy %s, want SURGE (R-UPG-3)", s)
+	}
+}
+
+// R-EXT-3: a pod asking for 2 hours of terminationGracePeriodSeconds gets at most 1 hour when
+// a node auto-upgrade evicts it and at most 10 minutes when the autoscaler removes its node:
+// it is gone that long after its eviction, and its node is drained right after.
+func TestDefaultGraceCapsOfGKEEvictions(t *testing.T) {
+	slow := func(pool string) *appsv1.Deployment {
+		return deployment("slow", 1, "100m", onPool(pool), func(d *appsv1.Deployment) {
+			g := int64(7200)
+			d.Spec.Template.Spec.TerminationGracePeriodSeconds = &g
+		})
+	}
+	for _, tc := range []struct {
+		name  string
+		evict func(t *testing.T) (*World, *Cluster)
+		cap   time.Duration
+	}{
+		{"node auto-upgrade", func(t *testing.T) (*World, *Cluster) {
+			w, c, _, to := upgradeCluster(t, &api.NodePool{Name: "pool-a", InitialNodeCount: 2, Config: &api.NodeConfig{MachineType: "e2-standard-4"}})
+			mustCreateDeployment(t, w, c, slow("pool-a"))
+			advance(w, time.Minute)
+			p := c.Pool("pool-a")
+			target := p.Spec
+			target.Version = to.String()
+			runOp(t, w, w.planAutoUpgrade(c, p, target), 3*time.Hour)
+			return w, c
+		}, time.Hour},
+		{"scale-down", func(t *testing.T) (*World, *Cluster) {
+			w, c := autoscaledCluster(t, "us-central1-a", []string{"us-central1-a"}, &api.NodePool{Name: "auto", InitialNodeCount: 2,
+				Config: &api.NodeConfig{MachineType: "e2-standard-4"}, Autoscaling: &api.NodePoolAutoscaling{Enabled: true, MaxNodeCount: 5}})
+			mustCreateDeployment(t, w, c, slow("auto"))
+			advance(w, 2*time.Hour)
+			if len(mustEvents(w, "ScaleDown")) == 0 {
+				t.Fatal("the autoscaler removed no node")
+			}
+			return w, c
+		}, 10 * time.Minute},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w, c := tc.evict(t)
+			evictions := mustEvents(w, "PodEvicted")
+			var first *api.Event
+			for _, e := range evictions {
+				if strings.Contains(e.Message, "default/slow-") {
+					first = e
+					break
+				}
+			}
+			if first == nil {
+				t.Fatal("the slow pod was never evicted")
+			}
+			if want := fmt.Sprintf("(grace %s)", tc.cap); !strings.Contains(first.Message, want) {
+				t.Fatalf("eviction %q, want %s", first.Message, want)
+			}
+			evicted, _ := time.Parse(time.RFC3339, first.Time)
+			key := strings.Fields(first.Message[strings.Index(first.Message, "default/slow-"):])[0]
+			if c.Pods[key] != nil {
+				t.Fatalf("pod %s still there at %s, %s after its eviction", key, w.Now().Format(time.RFC3339), w.Now().Sub(evicted))
+			}
+			drained := eventTimes(w, "NodeDrained", first.Node)
+			if len(drained) != 1 || drained[0].Sub(evicted) != tc.cap+drainFinish {
+				t.Fatalf("evicted at %s, node %s drained at %v: want the pod gone %s later (then %s to finish the drain)",
+					evicted.Format(time.TimeOnly), first.Node, drained, tc.cap, drainFinish)
+			}
+		})
 	}
 }

@@ -779,3 +779,90 @@ func mustJSON(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
+
+// R-LB-1: either annotation set to "Internal" gives an internal load balancer (an address in
+// the cluster's subnet, an INTERNAL forwarding rule); no annotation, or another value, gives an
+// external one (a public address, an EXTERNAL forwarding rule). Changing the annotation
+// replaces the load balancer with one of the other scheme and a new address.
+func TestLoadBalancerTypeAnnotations(t *testing.T) {
+	w := newTestWorld(t)
+	c := lbTestCluster(t, w, "us-central1-a", false, &api.NodePool{Name: "pool-a", InitialNodeCount: 2})
+	_, nodeNet, _ := net.ParseCIDR(uintToIP(c.NodeIPBase) + "/16")
+	_, public, _ := net.ParseCIDR("35.184.0.0/13")
+	cases := []struct {
+		name     string
+		anns     []func(*corev1.Service)
+		internal bool
+		kind     string
+	}{
+		{"none", nil, false, LBExternalTargetPool},
+		{"networking", []func(*corev1.Service){annotate(AnnotationLBType, "Internal")}, true, LBInternalIG},
+		{"legacy", []func(*corev1.Service){annotate(AnnotationLBTypeLegacy, "Internal")}, true, LBInternalIG},
+		{"external-value", []func(*corev1.Service){annotate(AnnotationLBType, "External")}, false, LBExternalTargetPool},
+	}
+	svcs := map[string]*Service{}
+	for _, tc := range cases {
+		svcs[tc.name] = mustCreateService(t, w, c, lbService(tc.name, tc.anns...))
+	}
+	advance(w, 2*time.Minute)
+	check := func(name string, internal bool, kind string) {
+		t.Helper()
+		lb := svcs[name].LB
+		if lb == nil || lb.State != lbReady || lb.Internal != internal || lb.Kind != kind {
+			t.Fatalf("%s: load balancer %+v, want a ready %s (internal %v)", name, lb, kind, internal)
+		}
+		ip, inRange, scheme := net.ParseIP(lb.IP), public, "EXTERNAL"
+		if internal {
+			inRange, scheme = nodeNet, "INTERNAL"
+		}
+		if !inRange.Contains(ip) {
+			t.Fatalf("%s: address %s outside %s", name, lb.IP, inRange)
+		}
+		found := false
+		for _, fr := range w.ForwardingRules("proj", "us-central1", testLinks) {
+			if fr.IPAddress == lb.IP {
+				found = true
+				if fr.LoadBalancingScheme != scheme {
+					t.Fatalf("%s: forwarding rule %s has scheme %s, want %s", name, fr.Name, fr.LoadBalancingScheme, scheme)
+				}
+			}
+		}
+		if !found {
+			t.Fatalf("%s: no forwarding rule for %s", name, lb.IP)
+		}
+	}
+	for _, tc := range cases {
+		check(tc.name, tc.internal, tc.kind)
+	}
+
+	for _, ch := range []struct {
+		name     string
+		anns     map[string]string
+		internal bool
+		kind     string
+	}{
+		{"networking", nil, false, LBExternalTargetPool},
+		{"none", map[string]string{AnnotationLBTypeLegacy: "Internal"}, true, LBInternalIG},
+	} {
+		before := svcs[ch.name].LB.IP
+		in := w.renderService(c, svcs[ch.name])
+		in.Annotations = ch.anns
+		if _, err := w.UpdateService(c, "default", ch.name, in); err != nil {
+			t.Fatal(err)
+		}
+		advance(w, 2*time.Minute)
+		check(ch.name, ch.internal, ch.kind)
+		if svcs[ch.name].LB.IP == before {
+			t.Fatalf("%s: kept address %s across a scheme change", ch.name, before)
+		}
+	}
+	replaced := 0
+	for _, e := range mustEvents(w, "DeletedLoadBalancer") {
+		if strings.Contains(e.Message, "load-balancer-type annotation changed (R-LB-1)") {
+			replaced++
+		}
+	}
+	if replaced != 2 {
+		t.Fatalf("%d load balancers replaced for an annotation change, want 2", replaced)
+	}
+}

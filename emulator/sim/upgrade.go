@@ -310,6 +310,7 @@ func (w *World) stepZone(c *Cluster, p *NodePool, g *InstanceGroup, open bool) b
 		unavailSlots := min(u.MaxUnavailable, limit-surgeSlots)
 		// Old nodes not yet spoken for by a surge node still booting.
 		free := len(old) - pendingSurge
+		created := 0
 		for surgeUsed < surgeSlots && free > 0 {
 			if !w.reserveCapacity(c, p, g.Zone, u.Target, 1) {
 				w.waitForCapacity(c, p, g.Zone, "surge node")
@@ -319,6 +320,11 @@ func (w *World) stepZone(c *Cluster, p *NodePool, g *InstanceGroup, open bool) b
 			n.UpgradeRole = roleSurge
 			surgeUsed++
 			free--
+			created++
+		}
+		if created > 0 && p.Spec.Spot {
+			// R-SURGE-7: pair the new Spot surge nodes with old nodes now, not once they are ready.
+			w.timerAt(c, p, w.st.Now)
 		}
 		for unavailUsed < unavailSlots && free > 0 {
 			o := old[len(old)-1]

@@ -452,6 +452,9 @@ func TestBlueGreenDeletePhaseIgnoresPDB(t *testing.T) {
 }
 
 // R-ABG-1: autoscaled blue-green needs the autoscaler on the pool and a recent control plane.
+// R-ABG-6: it is refused, with a 400 naming the field and the rule, on pools created by node
+// auto-provisioning, at creation and on update; Autopilot's auto-provisioned pool refuses
+// blue-green altogether (R-UPG-3).
 func TestAutoscaledBlueGreenValidation(t *testing.T) {
 	w := newTestWorld(t)
 	abg := &api.UpgradeSettings{Strategy: api.StrategyBlueGreen, BlueGreenSettings: &api.BlueGreenSettings{
@@ -488,6 +491,49 @@ func TestAutoscaledBlueGreenValidation(t *testing.T) {
 	if err != nil || *us.BlueGreenSettings.StandardRolloutPolicy.BatchNodeCount != 0 || us.BlueGreenSettings.NodePoolSoakDuration != "3600s" {
 		t.Fatalf("batchNodeCount 0: %+v %v", us.BlueGreenSettings, err)
 	}
+
+	// R-ABG-6: pools created by node auto-provisioning.
+	w = newTestWorld(t)
+	createTestCluster(t, w, "us-central1-a", &api.NodePool{Name: "default-pool", InitialNodeCount: 1})
+	nap := func(us *api.UpgradeSettings) *api.NodePool {
+		return &api.NodePool{Name: "nap-1", InitialNodeCount: 1, UpgradeSettings: us,
+			Autoscaling: &api.NodePoolAutoscaling{Enabled: true, MaxNodeCount: 3, Autoprovisioned: true}}
+	}
+	wantABG6 := func(what string, err error) {
+		t.Helper()
+		e, ok := AsError(err)
+		if !ok || e.HTTPCode != 400 || e.Status != "INVALID_ARGUMENT" || !strings.Contains(e.Message, "upgradeSettings.blueGreenSettings.autoscaledRolloutPolicy") ||
+			!strings.Contains(e.Message, "node auto-provisioning") || !strings.Contains(e.Message, "R-ABG-6") {
+			t.Fatalf("%s: %v, want a 400 INVALID_ARGUMENT naming upgradeSettings.blueGreenSettings.autoscaledRolloutPolicy and R-ABG-6", what, err)
+		}
+	}
+	_, err = w.CreateNodePool("proj", "us-central1-a", "c1", &api.CreateNodePoolRequest{NodePool: nap(abg)})
+	wantABG6("creating an auto-provisioned pool with autoscaled blue-green", err)
+	op, err := w.CreateNodePool("proj", "us-central1-a", "c1", &api.CreateNodePoolRequest{NodePool: nap(nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runOp(t, w, op, time.Hour)
+	_, err = w.UpdateNodePool("proj", "us-central1-a", "c1", "nap-1", &api.UpdateNodePoolRequest{UpgradeSettings: abg})
+	wantABG6("switching an auto-provisioned pool to autoscaled blue-green", err)
+	if s := w.Cluster("proj", "us-central1-a", "c1").Pool("nap-1").UpgradeSettings.Strategy; s != api.StrategySurge {
+		t.Fatalf("the refused update changed the strategy to %s", s)
+	}
+	_, err = w.CreateNodePool("proj", "us-central1-a", "c1", &api.CreateNodePoolRequest{NodePool: &api.NodePool{Name: "mine", InitialNodeCount: 1,
+		UpgradeSettings: abg, Autoscaling: &api.NodePoolAutoscaling{Enabled: true, MaxNodeCount: 3}}})
+	if err != nil {
+		t.Fatalf("a user-created autoscaled pool with autoscaled blue-green: %v", err)
+	}
+	ap := New(Options{Seed: 1, Start: testStart})
+	op, err = ap.CreateCluster("proj", "us-central1", &api.CreateClusterRequest{Cluster: &api.Cluster{Name: "c1", Autopilot: &api.Autopilot{Enabled: true}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runOp(t, ap, op, time.Hour)
+	_, err = ap.UpdateNodePool("proj", "us-central1", "c1", "default-pool", &api.UpdateNodePoolRequest{UpgradeSettings: abg})
+	if err == nil || !strings.Contains(err.Error(), "R-UPG-3") {
+		t.Fatalf("autoscaled blue-green on Autopilot's auto-provisioned pool: %v, want refused (R-UPG-3)", err)
+	}
 }
 
 // R-SL-1: a flex-start pool's nodes move to the new configuration as they are interrupted,
@@ -509,5 +555,246 @@ func TestShortLivedTransition(t *testing.T) {
 	if _, err := w.UpdateNodePool("proj", "us-central1-a", "c1", "pool-a", &api.UpdateNodePoolRequest{
 		UpgradeSettings: &api.UpgradeSettings{Strategy: api.StrategySurge, MaxSurge: 1}}); err == nil {
 		t.Fatal("a flex-start pool accepted the SURGE strategy (R-UPG-3)")
+	}
+}
+
+// R-SURGE-1: a pool created without upgradeSettings gets maxSurge 1 and maxUnavailable 0
+// (rendered as GKE does, the zero omitted), and both 0 is refused. Upgrading a regional pool
+// of 2 nodes per zone, each zone peaks at 3 VMs (its size + 1) and never has fewer than 2
+// schedulable ready nodes; zone by zone, the pool peaks at 7.
+func TestSurgeDefaultsOneSurgeNoUnavailable(t *testing.T) {
+	w := newTestWorld(t)
+	from, to := upgradeVersions(t, w)
+	op, err := w.CreateCluster("proj", "us-central1", &api.CreateClusterRequest{Cluster: &api.Cluster{
+		Name: "c1", InitialClusterVersion: to.String(), ReleaseChannel: &api.ReleaseChannel{Channel: api.ChannelUnspecified},
+		NodePools: []*api.NodePool{{Name: "pool-a", InitialNodeCount: 2, Version: from.String()}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runOp(t, w, op, time.Hour)
+	c := w.Cluster("proj", "us-central1", "c1")
+	us := w.RenderNodePool(c, c.Pool("pool-a"), testLinks).UpgradeSettings
+	if got := mustJSON(us); got != `{"maxSurge":1,"strategy":"SURGE"}` {
+		t.Fatalf("default upgradeSettings %s, want maxSurge 1, maxUnavailable 0 (omitted), SURGE (R-SURGE-1)", got)
+	}
+	_, err = w.UpdateNodePool("proj", "us-central1", "c1", "pool-a", &api.UpdateNodePoolRequest{
+		UpgradeSettings: &api.UpgradeSettings{Strategy: api.StrategySurge}})
+	if e, ok := AsError(err); !ok || e.HTTPCode != 400 || !strings.Contains(e.Message, "upgradeSettings") || !strings.Contains(e.Message, "R-SURGE-1") {
+		t.Fatalf("maxSurge 0 and maxUnavailable 0: %v, want a 400 naming upgradeSettings and R-SURGE-1", err)
+	}
+
+	op, err = w.UpdateNodePool("proj", "us-central1", "c1", "pool-a", &api.UpdateNodePoolRequest{NodeVersion: to.String()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	peak, minReady, pool := map[string]int{}, map[string]int{}, 0
+	for i := 0; i < 2000 && op.Status != api.OpStatusDone; i++ {
+		advance(w, 5*time.Second)
+		vms, ready := map[string]int{}, map[string]int{}
+		for _, n := range c.Nodes {
+			if n.State == NodeDeleting {
+				continue
+			}
+			vms[n.Zone]++
+			if n.State == NodeReady {
+				ready[n.Zone]++
+			}
+		}
+		for _, z := range c.Locations {
+			peak[z] = max(peak[z], vms[z])
+			if _, seen := minReady[z]; !seen {
+				minReady[z] = ready[z]
+			}
+			minReady[z] = min(minReady[z], ready[z])
+		}
+		pool = max(pool, sum(vms))
+	}
+	if op.ErrorCode != 0 || nodesOn(c, "pool-a", to.String()) != 6 {
+		t.Fatalf("upgrade: %q, %d of 6 nodes on %s", op.StatusMessage, nodesOn(c, "pool-a", to.String()), to)
+	}
+	for _, z := range c.Locations {
+		if peak[z] != 3 || minReady[z] != 2 {
+			t.Fatalf("zone %s: peak %d VMs, at least %d schedulable ready; want 3 (size 2 + maxSurge 1) and 2 (maxUnavailable 0)", z, peak[z], minReady[z])
+		}
+	}
+	if pool != 7 {
+		t.Fatalf("the pool peaked at %d VMs, want 7: one surge node, one zone at a time", pool)
+	}
+}
+
+// R-SURGE-4: with maxSurge 0 and maxUnavailable 1 each node is cordoned, drained (a pod its
+// PodDisruptionBudget holds is deleted after 1 hour), recreated in place with the new version,
+// and back in service once ready. The pool never has more than its 3 VMs, never more than 1
+// unavailable, and no node is created.
+func TestSurgeMaxUnavailableRecreatesInPlace(t *testing.T) {
+	w, c, _, to := upgradeCluster(t, &api.NodePool{Name: "pool-a", InitialNodeCount: 3,
+		Config: &api.NodeConfig{MachineType: "e2-standard-4"}, UpgradeSettings: &api.UpgradeSettings{MaxSurge: 0, MaxUnavailable: 1}})
+	mustCreateDeployment(t, w, c, deployment("db", 1, "100m"))
+	advance(w, time.Minute)
+	if _, err := w.CreatePDB(c, "default", pdbMin("db", "100%")); err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]bool{}
+	for name := range c.Nodes {
+		names[name] = true
+	}
+	op := startUpgrade(t, w, "pool-a", to.String())
+	start := w.Now()
+	maxVMs, maxUnavailable := 0, 0
+	for i := 0; i < 5000 && op.Status != api.OpStatusDone; i++ {
+		advance(w, 5*time.Second)
+		unavailable := 0
+		for _, n := range c.Nodes {
+			if n.State != NodeReady {
+				unavailable++
+			}
+		}
+		maxVMs, maxUnavailable = max(maxVMs, len(c.Nodes)), max(maxUnavailable, unavailable)
+	}
+	if op.ErrorCode != 0 || nodesOn(c, "pool-a", to.String()) != 3 {
+		t.Fatalf("upgrade: %q, %d of 3 nodes on %s", op.StatusMessage, nodesOn(c, "pool-a", to.String()), to)
+	}
+	if maxVMs != 3 || maxUnavailable != 1 {
+		t.Fatalf("peak %d VMs and %d unavailable nodes, want 3 (maxSurge 0) and 1 (maxUnavailable 1)", maxVMs, maxUnavailable)
+	}
+	if created := eventTimes(w, "NodeCreating", ""); len(created) != 3 || created[2].After(start) {
+		t.Fatalf("%d NodeCreating events, want only the 3 from the pool's creation: nodes are recreated in place", len(created))
+	}
+	for name := range names {
+		n := c.Nodes[name]
+		if n == nil || n.State != NodeReady || n.Unschedulable {
+			t.Fatalf("node %s after the upgrade: %+v, want the same node back in service", name, n)
+		}
+		// Cordon, drain, recreate, ready: in that order, each step after the one before.
+		steps := []time.Time{}
+		for _, s := range []struct{ typ, text string }{
+			{"NodeCordoned", name}, {"NodeDraining", name}, {"NodeDrained", name}, {"NodeRecreating", name}, {"NodeReady", name},
+		} {
+			at := eventTimes(w, s.typ, s.text)
+			if len(at) == 0 {
+				t.Fatalf("node %s: no %s event", name, s.typ)
+			}
+			steps = append(steps, at[len(at)-1])
+		}
+		for i := 1; i < len(steps); i++ {
+			if steps[i].Before(steps[i-1]) || steps[i].Before(start) {
+				t.Fatalf("node %s: steps at %v, want cordon <= drain <= drained <= recreate <= ready after %v", name, steps, start)
+			}
+		}
+	}
+	// The node running db: its eviction was blocked; the pod was deleted 1 hour into the drain.
+	deleted := mustEvents(w, "PodDeleted")
+	if len(deleted) == 0 || !strings.Contains(deleted[0].Message, "default/db-") || !strings.Contains(deleted[0].Message, "timeout of 1h0m0s") {
+		t.Fatalf("PodDeleted events %v, want db deleted at the 1 h PodDisruptionBudget timeout", deleted)
+	}
+	drainStart := eventTimes(w, "NodeDraining", deleted[0].Node)
+	at, _ := time.Parse(time.RFC3339, deleted[0].Time)
+	if len(drainStart) == 0 || at.Sub(drainStart[0]) != time.Hour {
+		t.Fatalf("db deleted at %v, drain of %s started %v: want exactly 1 h later", at, deleted[0].Node, drainStart)
+	}
+}
+
+// R-SURGE-7: the surge nodes of a Spot pool are Spot, and GKE cordons and drains an old node
+// without waiting for its Spot surge node to be ready; an on-demand pool waits.
+func TestSurgeSpotDoesNotWaitForSurgeNodes(t *testing.T) {
+	for _, spot := range []bool{true, false} {
+		t.Run(fmt.Sprintf("spot=%v", spot), func(t *testing.T) {
+			w, c, _, to := upgradeCluster(t, &api.NodePool{Name: "pool-a", InitialNodeCount: 3, Config: &api.NodeConfig{Spot: spot}})
+			op := startUpgrade(t, w, "pool-a", to.String())
+			runOp(t, w, op, time.Hour)
+			if op.ErrorCode != 0 || nodesOn(c, "pool-a", to.String()) != 3 {
+				t.Fatalf("upgrade: %q, %d of 3 upgraded", op.StatusMessage, nodesOn(c, "pool-a", to.String()))
+			}
+			cordons := 0
+			for _, e := range mustEvents(w, "NodeCordoned") {
+				i := strings.Index(e.Message, "replaced by surge node ")
+				if i < 0 {
+					continue
+				}
+				surge := e.Message[i+len("replaced by surge node "):]
+				if n := c.Nodes[surge]; n == nil || n.Spec.Spot != spot {
+					t.Fatalf("surge node %s: %+v, want Spot=%v like the pool", surge, n, spot)
+				}
+				cordoned, _ := time.Parse(time.RFC3339, e.Time)
+				ready := eventTimes(w, "NodeReady", surge)
+				if len(ready) != 1 {
+					t.Fatalf("surge node %s ready %v", surge, ready)
+				}
+				if early := cordoned.Before(ready[0]); early != spot {
+					t.Fatalf("old node %s cordoned at %s, its surge node %s ready at %s: before=%v, want %v",
+						e.Node, cordoned.Format(time.TimeOnly), surge, ready[0].Format(time.TimeOnly), early, spot)
+				}
+				cordons++
+			}
+			if cordons != 3 {
+				t.Fatalf("%d old nodes cordoned for a surge node, want 3", cordons)
+			}
+		})
+	}
+}
+
+// R-UPG-2: a pool configured for blue-green uses it for a version change and for changes of
+// machine type, image type and disk size: each runs the five phases in order, the pool peaks
+// at twice its 3 nodes in two instance groups, and ends with 3 nodes of the new configuration.
+func TestBlueGreenCarriesVersionAndMachineChanges(t *testing.T) {
+	one := int32(1)
+	for _, tc := range []struct {
+		name   string
+		req    api.UpdateNodePoolRequest // a NodeVersion is replaced by the newer patch
+		detail string
+	}{
+		{"version", api.UpdateNodePoolRequest{NodeVersion: "newer"}, "version "},
+		{"machine type", api.UpdateNodePoolRequest{MachineType: "e2-standard-4"}, "machine type e2-medium -> e2-standard-4"},
+		{"image type", api.UpdateNodePoolRequest{ImageType: "UBUNTU_CONTAINERD"}, "image type COS_CONTAINERD -> UBUNTU_CONTAINERD"},
+		{"disk size", api.UpdateNodePoolRequest{DiskSizeGb: 200}, "disk size 100 -> 200"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w, c, _, to := upgradeCluster(t, &api.NodePool{Name: "pool-a", InitialNodeCount: 3, UpgradeSettings: &api.UpgradeSettings{
+				Strategy: api.StrategyBlueGreen, BlueGreenSettings: &api.BlueGreenSettings{
+					StandardRolloutPolicy: &api.StandardRolloutPolicy{BatchNodeCount: &one}, NodePoolSoakDuration: "600s"}}})
+			blue := c.Pool("pool-a").Spec
+			req := tc.req
+			if req.NodeVersion != "" {
+				req.NodeVersion = to.String()
+			}
+			op, err := w.UpdateNodePool("proj", "us-central1-a", "c1", "pool-a", &req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			peakNodes, peakGroups := 0, 0
+			for i := 0; i < 2000 && op.Status != api.OpStatusDone; i++ {
+				advance(w, 10*time.Second)
+				peakNodes, peakGroups = max(peakNodes, len(c.Nodes)), max(peakGroups, len(c.Pool("pool-a").Groups))
+			}
+			if op.Status != api.OpStatusDone || op.ErrorCode != 0 || op.Type != api.OpUpgradeNodes {
+				t.Fatalf("%s %s: %q", op.Type, op.Status, op.StatusMessage)
+			}
+			started := mustEvents(w, "UpgradeStarted")
+			if len(started) != 1 || !strings.HasPrefix(started[0].Message, "blue-green upgrade") || !strings.Contains(started[0].Message, tc.detail) {
+				t.Fatalf("UpgradeStarted %v, want one blue-green upgrade of %q (R-UPG-2)", started, tc.detail)
+			}
+			var phases []string
+			for _, e := range mustEvents(w, "BlueGreenPhase") {
+				if phase := strings.SplitN(e.Message, ":", 2)[0]; len(phases) == 0 || phases[len(phases)-1] != phase {
+					phases = append(phases, phase)
+				}
+			}
+			want := []string{phaseCreatingGreen, phaseCordoningBlue, phaseDrainingBlue, phaseSoaking, phaseDeletingBlue}
+			if strings.Join(phases, ",") != strings.Join(want, ",") {
+				t.Fatalf("phases %v, want %v (R-BG-2)", phases, want)
+			}
+			if peakNodes != 6 || peakGroups != 2 {
+				t.Fatalf("peak %d nodes in %d groups, want 6 in 2 (blue and green)", peakNodes, peakGroups)
+			}
+			for _, n := range c.Nodes {
+				if n.Spec == blue || n.Spec != c.Pool("pool-a").Spec {
+					t.Fatalf("node %s after the change: %+v, want the pool's new %+v", n.Name, n.Spec, c.Pool("pool-a").Spec)
+				}
+			}
+			if len(c.Nodes) != 3 || len(c.Pool("pool-a").Groups) != 1 {
+				t.Fatalf("after the change: %d nodes in %d groups, want 3 in 1", len(c.Nodes), len(c.Pool("pool-a").Groups))
+			}
+		})
 	}
 }
