@@ -320,21 +320,24 @@ func (w *World) scaleUp(c *Cluster, pending []*Pod, roles map[string]poolRole) {
 	}
 }
 
-// placeOnUpcoming marks the pending pods that the pool's booting nodes will take.
+// placeOnUpcoming marks the pending pods that the pool's upcoming nodes will take: those
+// booting, and those a group was asked for but could not create yet (a stockout or quota wait).
 func (w *World) placeOnUpcoming(c *Cluster, p *NodePool, pending []*Pod, placed map[*Pod]bool) {
 	var free []Resources
 	var tmpls []nodeTemplate
 	for _, g := range p.Groups {
-		ix := w.index(c, g)
-		if ix.byState[NodeProvisioning] == 0 {
+		booting := w.index(c, g).byState[NodeProvisioning]
+		waiting := 0
+		if p.Upgrade == nil {
+			waiting = max(g.TargetSize-w.liveCount(c, g), 0)
+		}
+		if booting+waiting == 0 {
 			continue
 		}
 		t := w.templateOf(c, p, g)
-		for _, name := range g.Nodes {
-			if c.Nodes[name].State == NodeProvisioning {
-				free = append(free, t.free)
-				tmpls = append(tmpls, t)
-			}
+		for i := 0; i < booting+waiting; i++ {
+			free = append(free, t.free)
+			tmpls = append(tmpls, t)
 		}
 	}
 	for _, pod := range pending {
@@ -465,34 +468,48 @@ func (w *World) zoneForNewNode(c *Cluster, p *NodePool, eligible []*InstanceGrou
 	return best
 }
 
-// applyScaleUp grows the pool's groups; their nodes are created in parallel.
+// applyScaleUp grows the pool's groups; their nodes are created in parallel. It logs only the
+// nodes it could start: an upgrading pool waiting for capacity logs that wait instead.
 func (w *World) applyScaleUp(c *Cluster, p *NodePool, add map[*InstanceGroup]int, pods int) {
 	var zones []string
 	for _, g := range p.Groups {
-		if n := add[g]; n > 0 {
-			g.TargetSize = w.liveCount(c, g) + n
-			zones = append(zones, fmt.Sprintf("%s +%d", g.Zone, n))
+		n := add[g]
+		if n == 0 {
+			continue
 		}
+		live := w.liveCount(c, g)
+		if p.Upgrade != nil {
+			if n = w.growUpgradingGroup(c, p, g, n); n == 0 {
+				continue
+			}
+		}
+		g.TargetSize = live + n
+		zones = append(zones, fmt.Sprintf("%s +%d", g.Zone, n))
+	}
+	if len(zones) == 0 {
+		return
 	}
 	w.record("ScaleUp", c, p.Name, "", "", "scale-up %s %s: %d pending pods", p.Name, strings.Join(zones, ", "), pods)
 	if p.Upgrade == nil {
 		w.reconcilePool(c, p)
-		return
 	}
-	// Groups of an upgrading pool (green, or blue on rollback) grow with their own spec.
-	for g, n := range add {
-		spec := p.Spec
-		if p.Upgrade.BG != nil && p.Upgrade.BG.isGreen(g.Name) {
-			spec = p.Upgrade.Target
-		}
-		for i := 0; i < n; i++ {
-			if !w.reserveCapacity(c, p, g.Zone, spec, 1) {
-				w.waitForCapacity(c, p, g.Zone, "nodes")
-				break
-			}
-			w.addNode(c, p, g, spec)
-		}
+}
+
+// growUpgradingGroup adds up to n nodes to a group of an upgrading pool (green, or blue on
+// rollback) with the group's own spec, and returns how many it could add.
+func (w *World) growUpgradingGroup(c *Cluster, p *NodePool, g *InstanceGroup, n int) int {
+	spec := p.Spec
+	if p.Upgrade.BG != nil && p.Upgrade.BG.isGreen(g.Name) {
+		spec = p.Upgrade.Target
 	}
+	for i := 0; i < n; i++ {
+		if !w.reserveCapacity(c, p, g.Zone, spec, 1) {
+			w.waitForCapacity(c, p, g.Zone, "nodes")
+			return i
+		}
+		w.addNode(c, p, g, spec)
+	}
+	return n
 }
 
 // noScaleUpReason explains why no pool can help a pending pod.

@@ -746,6 +746,10 @@ func TestAutoscaledBlueGreenCancelResumeNoRollback(t *testing.T) {
 	if waits := mustEvents(w, "WaitingForCapacity"); len(waits) == 0 || !strings.Contains(waits[0].Message, "GCE_STOCKOUT") {
 		t.Fatalf("WaitingForCapacity %v, want green waiting on GCE_STOCKOUT", waits)
 	}
+	// A scale-up that cannot start a node is a wait, logged as such, not a scale-up every pass.
+	if ups := eventTimes(w, "ScaleUp", "auto"); len(ups) > 1 {
+		t.Fatalf("%d ScaleUp events during the stockout (at %v); want at most one", len(ups), ups)
+	}
 	if err := w.DeleteFault(stockout.ID); err != nil {
 		t.Fatal(err)
 	}
