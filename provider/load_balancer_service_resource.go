@@ -18,7 +18,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
@@ -180,13 +179,13 @@ func (r *LoadBalancerServiceResource) Schema(ctx context.Context, _ resource.Sch
 						Optional: true, Computed: true,
 						MarkdownDescription: "Port of the pods: a number (1-65535), or the name of a container port (IANA service name: up to 15 lowercase letters, digits and hyphens). Defaults to `port`.",
 						Validators:          []validator.String{targetPortValidator{}},
-						PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+						PlanModifiers:       []planmodifier.String{keepKnownState{}},
 					},
 					"node_port": schema.Int64Attribute{
 						Optional: true, Computed: true,
 						MarkdownDescription: "Node port (30000-32767, unique in the cluster); allocated when not set.",
 						Validators:          []validator.Int64{int64validator.Between(30000, 32767)},
-						PlanModifiers:       []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
+						PlanModifiers:       []planmodifier.Int64{keepKnownState{}},
 					},
 				}},
 			},

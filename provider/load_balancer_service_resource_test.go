@@ -128,6 +128,27 @@ func TestAccLoadBalancerService(t *testing.T) {
 				),
 			},
 			{
+				// A port added to the Service: its target and node ports are new, not the
+				// (absent) state of a second port.
+				Config: config(internalLocal[:strings.Index(internalLocal, "port {")] + `
+  port {
+    name        = "http"
+    port        = 80
+    target_port = "8080"
+  }
+  port {
+    name = "https"
+    port = 443
+  }`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+				}},
+				Check: resource.ComposeTestCheckFunc(
+					resource.TestCheckResourceAttr(addr, "port.1.target_port", "443"),
+					resource.TestMatchResourceAttr(addr, "port.1.node_port", regexp.MustCompile(`^3[0-2]\d{3}$`)),
+				),
+			},
+			{
 				ResourceName: addr, ImportState: true, ImportStateVerify: true,
 				ImportStateVerifyIgnore: []string{"timeouts"},
 			},

@@ -86,8 +86,8 @@ func (m stateUnlessChanged) PlanModifySet(ctx context.Context, req planmodifier.
 
 // keepKnownState is UseStateForUnknown for attributes of a nested block: it copies the prior
 // value only when there is one. UseStateForUnknown would copy null when the block is new (a
-// node_config block added to a pool created without one), and the apply would then contradict
-// the plan with GKE's defaults.
+// node_config block added to a pool created without one, a port added to a Service), and the
+// apply would then contradict the plan with what the server filled in.
 type keepKnownState struct{}
 
 func (keepKnownState) Description(context.Context) string {
