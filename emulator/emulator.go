@@ -33,17 +33,23 @@ type Options struct {
 	Seed uint64
 	// Start is the emulated time the clock starts at (default: now, to the second).
 	Start time.Time
-	// Store keeps the state; nil keeps it in memory. A store that holds a state resumes it.
-	Store store.Store
-	// SaveEvery is how often a changed state is saved (default 2s; only with a Store).
-	SaveEvery time.Duration
-	Logger    *slog.Logger
+	// Store keeps the state durably (nil: in memory, lost when the emulator stops). A store that
+	// holds a state resumes it; the emulator opens the store and closes it when it stops.
+	Store *store.Store
+	// ResumeTimeScale keeps the time scale saved with a resumed state instead of TimeScale.
+	ResumeTimeScale bool
+	// Checkpoint policy (see sim.RunnerOptions); zero values take the defaults.
+	CheckpointBytes  int64
+	CheckpointEvents int
+	CheckpointEvery  time.Duration
+	Logger           *slog.Logger
 }
 
 // Emulator is a running emulator.
 type Emulator struct {
 	Runner  *sim.Runner
-	handler http.Handler
+	handler *server.Server
+	store   *store.Store
 	cancel  context.CancelFunc
 	done    chan error
 	srv     *http.Server
@@ -53,9 +59,12 @@ type Emulator struct {
 	stopRequests context.CancelFunc
 	// Resumed says the state was loaded from the store rather than started empty.
 	Resumed bool
+	// Replayed is how many journal records a resumed state replayed.
+	Replayed int
 }
 
-// New creates and starts the simulation. Serve or Listen makes it reachable.
+// New creates and starts the simulation, resuming what the store holds. Serve or Listen makes
+// it reachable.
 func New(opts Options) (*Emulator, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
@@ -63,40 +72,75 @@ func New(opts Options) (*Emulator, error) {
 	if opts.Start.IsZero() {
 		opts.Start = time.Now()
 	}
-	if opts.SaveEvery == 0 {
-		opts.SaveEvery = 2 * time.Second
-	}
-	e := &Emulator{done: make(chan error, 1)}
+	e := &Emulator{done: make(chan error, 1), store: opts.Store}
+	var saved *store.Saved
 	var w *sim.World
 	if opts.Store != nil {
-		st, err := opts.Store.Load()
-		if err != nil {
+		var err error
+		if saved, err = opts.Store.Open(); err != nil {
 			return nil, fmt.Errorf("load saved state: %w", err)
 		}
-		if st != nil {
-			if w, err = sim.Restore(st); err != nil {
-				return nil, err
+		for _, n := range saved.Notes {
+			opts.Logger.Warn("saved state repaired", "what", n)
+		}
+		if saved.State != nil {
+			if w, err = sim.Restore(saved.State); err != nil {
+				opts.Store.Close()
+				return nil, fmt.Errorf("load saved state: %s: %w", saved.Snapshot, err)
 			}
 			e.Resumed = true
 		}
 	}
 	if w == nil {
 		w = sim.New(sim.Options{Seed: opts.Seed, Start: opts.Start})
+		if opts.Store != nil {
+			if err := opts.Store.Begin(w.State(), opts.TimeScale); err != nil {
+				opts.Store.Close()
+				return nil, err
+			}
+		}
 	}
-	ropts := sim.RunnerOptions{Wall: wall.System{}, TimeScale: opts.TimeScale, Logger: opts.Logger}
-	if opts.Store != nil {
-		ropts.Saver, ropts.SaveEvery = opts.Store, opts.SaveEvery
+	ropts := sim.RunnerOptions{Wall: wall.System{}, TimeScale: opts.TimeScale, Logger: opts.Logger,
+		CheckpointBytes: opts.CheckpointBytes, CheckpointEvents: opts.CheckpointEvents, CheckpointEvery: opts.CheckpointEvery}
+	if saved != nil && saved.HasTimeScale {
+		ropts.TimeScale = saved.TimeScale
 	}
 	e.Runner = sim.NewRunner(w, ropts)
+	e.handler = server.New(e.Runner, opts.Logger)
+	if saved != nil {
+		for _, rec := range saved.Records {
+			if err := e.Runner.Replay(rec.At, rec.Data, e.handler.Replay); err != nil {
+				opts.Store.Close()
+				return nil, fmt.Errorf("load saved state: replay journal record %d: %w", rec.Seq, err)
+			}
+		}
+		e.Replayed = len(saved.Records)
+		scale := opts.TimeScale
+		if opts.ResumeTimeScale && e.Resumed {
+			scale = e.Runner.TimeScaleNow() // saved with the snapshot, then as the journal changed it
+		}
+		e.Runner.Attach(opts.Store, scale)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	e.cancel = cancel
 	go func() { e.done <- e.Runner.Run(ctx) }()
-	e.handler = server.New(e.Runner, opts.Logger)
+	// A resumed state may carry faults already.
+	if err := e.handler.SyncFaults(ctx); err != nil {
+		e.Close()
+		return nil, err
+	}
 	return e, nil
 }
 
-// Handler serves the emulator's HTTP API.
-func (e *Emulator) Handler() http.Handler { return e.handler }
+// TimeScale is the emulator's time scale now.
+func (e *Emulator) TimeScale() float64 {
+	var scale float64
+	_ = e.Runner.Do(context.Background(), func(*sim.World) error {
+		scale = e.Runner.TimeScale()
+		return nil
+	})
+	return scale
+}
 
 // Listen starts serving on addr (e.g. "127.0.0.1:0") and returns the base URL.
 func (e *Emulator) Listen(addr string) (string, error) {
@@ -118,8 +162,15 @@ func (e *Emulator) Listen(addr string) (string, error) {
 	return "http://" + ln.Addr().String(), nil
 }
 
-// Close stops serving (letting requests in flight finish), stops the simulation and saves the
-// state a last time.
+// Abandon stops the emulator as a crash would, without a last checkpoint: a restart replays the
+// journal. Tests and benchmarks of the store use it.
+func (e *Emulator) Abandon() error {
+	e.Runner.SkipFinalCheckpoint()
+	return e.Close()
+}
+
+// Close stops serving (letting requests in flight finish), stops the simulation, takes a last
+// checkpoint and closes the store.
 func (e *Emulator) Close() error {
 	var err error
 	e.once.Do(func() {
@@ -133,6 +184,9 @@ func (e *Emulator) Close() error {
 		}
 		e.cancel()
 		err = <-e.done
+		if e.store != nil {
+			err = errors.Join(err, e.store.Close())
+		}
 	})
 	return err
 }

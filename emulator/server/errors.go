@@ -82,6 +82,9 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 		}
 	case errors.Is(err, sim.ErrStopped):
 		code, status, reason = http.StatusServiceUnavailable, "UNAVAILABLE", "backendError"
+	case errors.As(err, new(*sim.NotDurableError)):
+		code, status, reason = http.StatusServiceUnavailable, "UNAVAILABLE", "backendError"
+		s.log.Error("request not acknowledged: the state could not be saved", "method", c.Request().Method, "path", c.Request().URL.Path, "error", err)
 	default:
 		s.log.Error("request failed", "method", c.Request().Method, "path", c.Request().URL.Path, "error", err)
 	}

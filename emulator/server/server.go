@@ -33,14 +33,18 @@ func New(runner *sim.Runner, log *slog.Logger) *Server {
 	s.e.HideBanner = true
 	s.e.HidePort = true
 	s.e.HTTPErrorHandler = s.errorHandler
-	s.e.Use(s.logRequests, s.injectFaults)
+	s.e.Use(s.logRequests, s.injectFaults, s.journalRequests)
 	s.routes()
-	// A state resumed from disk may carry faults already.
-	_ = runner.Do(context.Background(), func(w *sim.World) error {
+	return s
+}
+
+// SyncFaults takes the faults that act on requests from the simulation (a resumed state may
+// carry some).
+func (s *Server) SyncFaults(ctx context.Context) error {
+	return s.runner.Do(ctx, func(w *sim.World) error {
 		s.faults.set(w.Faults())
 		return nil
 	})
-	return s
 }
 
 // ServeHTTP makes the server an http.Handler (tests mount it on httptest servers).

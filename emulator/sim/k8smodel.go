@@ -166,6 +166,16 @@ func (w *World) kix(c *Cluster) *k8sIndex {
 	for _, p := range c.Pods {
 		ix.track(p)
 	}
+	// The "already queued" marks mirror the event queue: rebuilt from it, a restored world
+	// queues exactly the passes the original would have.
+	w.queuedFor(c, func(ev Event) {
+		switch ev.Kind {
+		case evSchedule:
+			ix.scheduleQueued = true
+		case evDeploymentSync:
+			ix.syncQueued[ev.Node] = true
+		}
+	})
 	ix.sched = w.buildSchedIndex(c, ix)
 	return ix
 }

@@ -75,6 +75,7 @@ func (w *World) addNode(c *Cluster, p *NodePool, g *InstanceGroup, spec NodeSpec
 	c.Nodes[name] = n
 	g.Nodes = append(g.Nodes, name)
 	ix.byState[NodeProvisioning]++
+	w.updateSchedNode(c, n) // in the scheduler's view from the start, as a rebuild has it (not schedulable yet)
 	w.schedule(w.jitter(nodeBootBase, nodeBootSpread), Event{Kind: evNodeReady, Cluster: c.Key(), Node: name})
 	w.record("NodeCreating", c, p.Name, name, "", "creating node %s in %s (%s, %s)", name, g.Zone, spec.MachineType, spec.Version)
 	return n

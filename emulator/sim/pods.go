@@ -105,10 +105,11 @@ func (w *World) addPod(c *Cluster, p *Pod) {
 	p.Phase = PodPending
 	p.CreateTime = w.st.Now
 	p.RV = c.nextRV()
-	c.Pods[p.Key()] = p
+	// The indexes first: one built now, on first use, must not count the pod twice.
 	ix := w.kix(c)
-	ix.track(p)
 	w.pdbTrack(c, p, true)
+	c.Pods[p.Key()] = p
+	ix.track(p)
 	if p.Node != "" {
 		if n := c.Nodes[p.Node]; n != nil {
 			p.IP = n.InternalIP // DaemonSet pods here use the host network

@@ -2,10 +2,12 @@ package sim
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"sync/atomic"
 	"time"
 )
 
@@ -16,58 +18,156 @@ type Wall interface {
 	After(d time.Duration) <-chan time.Time
 }
 
-// Saver persists the state (emulator/store implements it).
-type Saver interface {
-	Save(*State) error
+// Journal makes what the runner accepts durable before it is acknowledged (emulator/store
+// implements it). The runner appends every command it runs, in the order it runs them, with the
+// emulated time it ran at; a caller is answered only once the journal holds the commands and
+// the emulated time its answer shows.
+type Journal interface {
+	// Append adds a command and returns its sequence number; it does not wait for the disk.
+	Append(at time.Time, data []byte) uint64
+	// Wait blocks until every command up to seq is durable and the journal holds an emulated
+	// time of at least at.
+	Wait(ctx context.Context, seq uint64, at time.Time) error
+	// Checkpoint saves st whole, standing for every command appended so far; false when the
+	// previous checkpoint is still being written. The error is an earlier checkpoint's.
+	Checkpoint(st *State, timeScale float64) (bool, error)
+	// SinceCheckpoint is the journal bytes appended since the last checkpoint.
+	SinceCheckpoint() int64
 }
 
 // ErrStopped is returned by Do after the runner has stopped.
 var ErrStopped = errors.New("the simulation has stopped")
+
+// NotDurableError says the journal could not make a change or the clock durable: the change
+// may be lost on a crash, so it is not acknowledged.
+type NotDurableError struct{ Err error }
+
+func (e *NotDurableError) Error() string {
+	return "the emulator could not save its state, so it cannot acknowledge this request: " + e.Err.Error()
+}
+func (e *NotDurableError) Unwrap() error { return e.Err }
+
+// Checkpoint policy defaults: a checkpoint bounds both the journal and the simulation work a
+// restart replays.
+const (
+	DefaultCheckpointBytes  = 32 << 20
+	DefaultCheckpointEvents = 200_000
+	DefaultCheckpointEvery  = 10 * time.Minute
+)
 
 // RunnerOptions configure a Runner.
 type RunnerOptions struct {
 	Wall Wall
 	// TimeScale is emulated seconds per wall second; 0 freezes the clock (only Advance moves it).
 	TimeScale float64
-	Saver     Saver
-	// SaveEvery is how often a changed state is saved; 0 saves only when the runner stops.
-	SaveEvery time.Duration
-	Logger    *slog.Logger
+	// Journal, if set, makes every command durable before it is answered.
+	Journal Journal
+	// A checkpoint is taken when the journal has grown CheckpointBytes, or CheckpointEvents
+	// events have run, or CheckpointEvery of wall time has passed with anything run, since the
+	// last one; and when the runner stops. Zero values take the defaults.
+	CheckpointBytes  int64
+	CheckpointEvents int
+	CheckpointEvery  time.Duration
+	Logger           *slog.Logger
 }
 
-// Runner owns a World on one goroutine (DESIGN.md "Concurrency"): HTTP handlers send it
-// commands through Do, and between commands it runs the events that fall due as emulated time
-// passes at TimeScale.
+// Runner owns a World on one goroutine (single writer): HTTP handlers send it commands through
+// Do, and between commands it runs the events that fall due as emulated time passes at
+// TimeScale.
 type Runner struct {
 	w    *World
 	opts RunnerOptions
-	cmds chan func()
+	cmds chan *command
 	done chan struct{}
 
 	scale      float64
 	wallAnchor time.Time
 	simAnchor  time.Time
-	dirty      bool
-	lastSave   time.Time
+
+	// Checkpoint bookkeeping (only with a Journal); noFinal skips the checkpoint at stop.
+	noFinal        atomic.Bool
+	lastSeq        uint64
+	changed        bool
+	eventsSince    int
+	lastCheckpoint time.Time
 }
+
+// command is a function to run on the simulation goroutine; rec, if set, is journaled.
+type command struct {
+	ctx context.Context
+	fn  func(ctx context.Context) error
+	rec *Command
+	res chan result
+}
+
+type result struct {
+	err error
+	// seq is the last journal record the result depends on, at the emulated time it shows.
+	seq uint64
+	at  time.Time
+}
+
+// Command is a journaled input of the simulation: an HTTP request the emulator accepted, or a
+// clock call made from Go (tests and library mode).
+type Command struct {
+	Kind      string        `json:"kind"`
+	Request   *Request      `json:"request,omitempty"`
+	Duration  time.Duration `json:"duration,omitempty"`
+	TimeScale float64       `json:"timeScale,omitempty"`
+}
+
+// Command kinds.
+const (
+	CommandRequest   = "request"
+	CommandAdvance   = "advance"
+	CommandTimeScale = "timeScale"
+)
+
+// Request is an HTTP request as the journal keeps it: enough to serve it again.
+type Request struct {
+	Method      string `json:"method"`
+	URI         string `json:"uri"`
+	ContentType string `json:"contentType,omitempty"`
+	Body        []byte `json:"body,omitempty"`
+}
+
+// inRunnerKey marks a context whose holder runs on the simulation goroutine: Do calls made with
+// it run at once, in the caller's critical section.
+type inRunnerKey struct{}
+
+// InRunner says whether ctx belongs to code that already runs on the simulation goroutine (a
+// journaled request, or one being replayed): middleware that acts once per request from outside
+// (fault injection, authentication) lets it through.
+func InRunner(ctx context.Context) bool { return ctx.Value(inRunnerKey{}) != nil }
+
+func (r *Runner) inline(ctx context.Context) bool { return ctx.Value(inRunnerKey{}) == r }
 
 // NewRunner wraps w. Call Run to start it.
 func NewRunner(w *World, opts RunnerOptions) *Runner {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	r := &Runner{w: w, opts: opts, cmds: make(chan func()), done: make(chan struct{}), scale: opts.TimeScale}
+	if opts.CheckpointBytes == 0 {
+		opts.CheckpointBytes = DefaultCheckpointBytes
+	}
+	if opts.CheckpointEvents == 0 {
+		opts.CheckpointEvents = DefaultCheckpointEvents
+	}
+	if opts.CheckpointEvery == 0 {
+		opts.CheckpointEvery = DefaultCheckpointEvery
+	}
+	r := &Runner{w: w, opts: opts, cmds: make(chan *command), done: make(chan struct{}), scale: opts.TimeScale}
 	r.reanchor()
-	r.lastSave = opts.Wall.Now()
+	r.lastCheckpoint = opts.Wall.Now()
 	return r
 }
 
-// Run processes commands and due events until ctx is done, then saves the state once more.
+// Run processes commands and due events until ctx is done, then takes a last checkpoint.
 func (r *Runner) Run(ctx context.Context) error {
 	defer close(r.done)
 	for {
 		r.catchUp()
-		r.maybeSave(false)
+		r.maybeCheckpoint(false)
 		var wake <-chan time.Time
 		if d, ok := r.untilWake(); ok {
 			wake = r.opts.Wall.After(d)
@@ -75,45 +175,151 @@ func (r *Runner) Run(ctx context.Context) error {
 		select {
 		case cmd := <-r.cmds:
 			r.catchUp()
-			cmd()
-			r.dirty = true
+			cmd.res <- r.run(cmd)
 		case <-wake:
 		case <-ctx.Done():
-			return r.maybeSave(true)
+			if r.noFinal.Load() {
+				return nil
+			}
+			return r.maybeCheckpoint(true)
 		}
 	}
 }
 
-// Do runs fn on the simulation goroutine and returns its error. fn sees a consistent model
-// and may change it; it must not keep references to the model after it returns.
-func (r *Runner) Do(ctx context.Context, fn func(w *World) error) error {
-	res := make(chan error, 1)
-	cmd := func() {
-		defer func() {
-			if p := recover(); p != nil {
-				r.opts.Logger.Error("simulation command panicked", "panic", p, "stack", string(debug.Stack()))
-				res <- fmt.Errorf("internal error in the simulation: %v", p)
-			}
-		}()
-		res <- fn(r.w)
+// run executes a command on the simulation goroutine and journals it. A journaled command is
+// appended even when it fails or panics: replaying it must do the same again.
+func (r *Runner) run(cmd *command) (res result) {
+	at := r.w.Now()
+	ctx := context.WithValue(cmd.ctx, inRunnerKey{}, r)
+	defer func() {
+		if p := recover(); p != nil {
+			r.opts.Logger.Error("simulation command panicked", "panic", p, "stack", string(debug.Stack()))
+			res.err = fmt.Errorf("internal error in the simulation: %v", p)
+		}
+		if cmd.rec != nil {
+			r.record(at, cmd.rec)
+		}
+		res.seq, res.at = r.lastSeq, r.w.Now()
+	}()
+	return result{err: cmd.fn(ctx)}
+}
+
+func (r *Runner) record(at time.Time, c *Command) {
+	r.changed = true
+	r.eventsSince++
+	if r.opts.Journal == nil {
+		return
 	}
+	data, err := json.Marshal(c)
+	if err != nil {
+		panic(fmt.Sprintf("sim: encode journal command: %v", err))
+	}
+	r.lastSeq = r.opts.Journal.Append(at, data)
+}
+
+// Do runs fn on the simulation goroutine and returns its error. fn sees a consistent model
+// and may change it; it must not keep references to the model after it returns. With a
+// Journal, Do returns only once what fn saw is durable. Called with a context from inside the
+// runner (InRunner), it runs fn at once.
+func (r *Runner) Do(ctx context.Context, fn func(w *World) error) error {
+	if r.inline(ctx) {
+		return fn(r.w)
+	}
+	return r.submit(ctx, &command{ctx: ctx, fn: func(context.Context) error { return fn(r.w) }})
+}
+
+// DoRecorded runs fn on the simulation goroutine like Do and journals c with the emulated time
+// it ran at, so that a restart replays it. fn gets a context under which Do runs at once (it is
+// already on the simulation goroutine). Called from inside the runner, it just runs fn.
+func (r *Runner) DoRecorded(ctx context.Context, c *Command, fn func(ctx context.Context) error) error {
+	if r.inline(ctx) {
+		return fn(ctx)
+	}
+	return r.submit(ctx, &command{ctx: ctx, fn: fn, rec: c})
+}
+
+func (r *Runner) submit(ctx context.Context, cmd *command) error {
+	cmd.res = make(chan result, 1)
 	select {
 	case r.cmds <- cmd:
-		return <-res
 	case <-ctx.Done():
 		return ctx.Err()
 	case <-r.done:
 		return ErrStopped
 	}
+	res := <-cmd.res
+	if j := r.opts.Journal; j != nil {
+		if err := j.Wait(ctx, res.seq, res.at); err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return &NotDurableError{Err: err}
+		}
+	}
+	return res.err
 }
+
+// Replay applies one journal record to a runner that is not running yet: the events due by its
+// time, then the command (nil data: a clock mark, nothing more). Requests are served again by
+// serve, with a context under which Do runs at once.
+func (r *Runner) Replay(at time.Time, data []byte, serve func(ctx context.Context, req *Request) error) error {
+	r.w.RunUntil(at)
+	if data == nil {
+		return nil
+	}
+	var c Command
+	if err := json.Unmarshal(data, &c); err != nil {
+		return fmt.Errorf("decode journal command: %w", err)
+	}
+	ctx := context.WithValue(context.Background(), inRunnerKey{}, r)
+	switch c.Kind {
+	case CommandRequest:
+		if c.Request == nil {
+			return errors.New("journal command has no request")
+		}
+		r.replayServe(ctx, serve, c.Request)
+	case CommandAdvance:
+		r.w.RunUntil(r.w.Now().Add(c.Duration))
+	case CommandTimeScale:
+		r.scale = c.TimeScale
+	default:
+		return fmt.Errorf("unknown journal command kind %q", c.Kind)
+	}
+	return nil
+}
+
+// replayServe serves a request again as it was served the first time, panics included.
+func (r *Runner) replayServe(ctx context.Context, serve func(ctx context.Context, req *Request) error, req *Request) {
+	defer func() {
+		if p := recover(); p != nil {
+			r.opts.Logger.Warn("replayed request panicked, as it did when it was first served", "panic", p, "method", req.Method, "uri", req.URI)
+		}
+	}()
+	_ = serve(ctx, req)
+}
+
+// SkipFinalCheckpoint makes Run stop without its last checkpoint, as a crash would: a restart
+// then replays the journal.
+func (r *Runner) SkipFinalCheckpoint() { r.noFinal.Store(true) }
+
+// Attach starts journaling to j (after a replay) with the runner's time scale set to scale.
+func (r *Runner) Attach(j Journal, scale float64) {
+	r.opts.Journal = j
+	r.scale = scale
+	r.reanchor()
+	r.lastCheckpoint = r.opts.Wall.Now()
+}
+
+// TimeScaleNow is the time scale (outside Run, e.g. after a replay).
+func (r *Runner) TimeScaleNow() float64 { return r.scale }
 
 // Advance runs every event due within d of emulated time, in order, and moves the clock by d.
 func (r *Runner) Advance(ctx context.Context, d time.Duration) error {
 	if d < 0 {
 		return fmt.Errorf("cannot advance the clock by a negative duration %s", d)
 	}
-	return r.Do(ctx, func(w *World) error {
-		w.RunUntil(w.Now().Add(d))
+	return r.DoRecorded(ctx, &Command{Kind: CommandAdvance, Duration: d}, func(context.Context) error {
+		r.eventsSince += r.w.RunUntil(r.w.Now().Add(d))
 		r.reanchor()
 		return nil
 	})
@@ -124,7 +330,7 @@ func (r *Runner) SetTimeScale(ctx context.Context, scale float64) error {
 	if scale < 0 {
 		return fmt.Errorf("time scale must not be negative, got %g", scale)
 	}
-	return r.Do(ctx, func(w *World) error {
+	return r.DoRecorded(ctx, &Command{Kind: CommandTimeScale, TimeScale: scale}, func(context.Context) error {
 		r.scale = scale
 		r.reanchor()
 		return nil
@@ -139,49 +345,52 @@ func (r *Runner) reanchor() {
 	r.simAnchor = r.w.Now()
 }
 
-// catchUp moves emulated time to where the wall clock says it should be.
+// catchUp moves emulated time to where the wall clock says it should be, running every event
+// due by then, including the ones due right now (a frozen clock too): a command always sees
+// the world with nothing overdue, so a replay that runs the events due by each command's time
+// meets the same world.
 func (r *Runner) catchUp() {
-	if r.scale <= 0 {
-		return
-	}
-	elapsed := r.opts.Wall.Now().Sub(r.wallAnchor)
-	target := r.simAnchor.Add(time.Duration(float64(elapsed) * r.scale))
-	if target.After(r.w.Now()) && r.w.RunUntil(target) > 0 {
-		r.dirty = true
-	}
-}
-
-// untilWake is the wall time until the runner has something to do without a command: the
-// next event falling due, or a pending save.
-func (r *Runner) untilWake() (time.Duration, bool) {
-	var d time.Duration
-	ok := false
-	if next, has := r.w.NextEventAt(); has && r.scale > 0 {
-		d = time.Duration(float64(next.Sub(r.w.Now())) / r.scale)
-		ok = true
-	}
-	if r.dirty && r.opts.Saver != nil && r.opts.SaveEvery > 0 {
-		s := r.lastSave.Add(r.opts.SaveEvery).Sub(r.opts.Wall.Now())
-		if !ok || s < d {
-			d, ok = s, true
+	target := r.w.Now()
+	if r.scale > 0 {
+		elapsed := r.opts.Wall.Now().Sub(r.wallAnchor)
+		if t := r.simAnchor.Add(time.Duration(float64(elapsed) * r.scale)); t.After(target) {
+			target = t
 		}
 	}
-	return max(d, 0), ok
+	if n := r.w.RunUntil(target); n > 0 {
+		r.eventsSince += n
+		r.changed = true
+	}
 }
 
-func (r *Runner) maybeSave(final bool) error {
-	if r.opts.Saver == nil || !r.dirty && !final {
+// untilWake is the wall time until the next event falls due.
+func (r *Runner) untilWake() (time.Duration, bool) {
+	next, has := r.w.NextEventAt()
+	if !has || r.scale <= 0 {
+		return 0, false
+	}
+	return max(time.Duration(float64(next.Sub(r.w.Now()))/r.scale), 0), true
+}
+
+// maybeCheckpoint takes a checkpoint when the policy says so (always when final and anything
+// changed since the last one).
+func (r *Runner) maybeCheckpoint(final bool) error {
+	j := r.opts.Journal
+	if j == nil || !r.changed {
 		return nil
 	}
-	now := r.opts.Wall.Now()
-	if !final && (r.opts.SaveEvery <= 0 || now.Sub(r.lastSave) < r.opts.SaveEvery) {
+	if !final && r.eventsSince < r.opts.CheckpointEvents && j.SinceCheckpoint() < r.opts.CheckpointBytes &&
+		r.opts.Wall.Now().Sub(r.lastCheckpoint) < r.opts.CheckpointEvery {
 		return nil
 	}
-	r.lastSave = now
-	r.dirty = false
-	if err := r.opts.Saver.Save(r.w.State()); err != nil {
-		r.opts.Logger.Error("saving the simulation state failed", "error", err)
-		return fmt.Errorf("save state: %w", err)
+	started, err := j.Checkpoint(r.w.State(), r.scale)
+	if err != nil {
+		r.opts.Logger.Error("writing a checkpoint failed; the journal still holds every change", "error", err)
 	}
+	if started {
+		r.changed, r.eventsSince, r.lastCheckpoint = false, 0, r.opts.Wall.Now()
+	}
+	// A final checkpoint that cannot start (the previous one is still being written) loses
+	// nothing: the journal holds every change since that one.
 	return nil
 }

@@ -85,7 +85,7 @@ func (w *World) buildSchedIndex(c *Cluster, ix *k8sIndex) *schedIndex {
 	s := &schedIndex{groups: map[string]*schedGroup{}, nodes: map[string]*schedNode{}, ownerZone: map[string]map[string]int{}}
 	ix.sched = s
 	for _, name := range sortedNodeNames(c) {
-		w.schedNodeChanged(c, c.Nodes[name])
+		w.updateSchedNode(c, c.Nodes[name])
 	}
 	for _, p := range c.Pods {
 		if p.Node != "" {
@@ -130,17 +130,27 @@ func (s *schedIndex) group(w *World, c *Cluster, n *Node) *schedGroup {
 	return g
 }
 
-// schedNodeChanged updates the scheduler's view of node n (new, state change, cordon, gone).
+// schedNodeChanged updates the scheduler's view of node n (new, state change, cordon, gone)
+// and queues a scheduling pass when the node can take pods.
 func (w *World) schedNodeChanged(c *Cluster, n *Node) {
+	if w.updateSchedNode(c, n) {
+		w.queueSchedule(c)
+	}
+}
+
+// updateSchedNode updates the scheduler's view of node n and says whether it is schedulable.
+// Building the view calls it for every node; it has no other effect, so that a view rebuilt
+// after a restore changes nothing the original did not.
+func (w *World) updateSchedNode(c *Cluster, n *Node) bool {
 	ix, ok := w.k8s[c]
 	if !ok || ix.sched == nil {
-		return // built on first use
+		return false // built on first use
 	}
 	s := ix.sched
 	sn := s.nodes[n.Name]
 	if sn == nil {
 		if c.Nodes[n.Name] == nil {
-			return
+			return false
 		}
 		g := s.group(w, c, n)
 		sn = &schedNode{name: n.Name, group: g, idx: -1, free: g.alloc}
@@ -156,7 +166,7 @@ func (w *World) schedNodeChanged(c *Cluster, n *Node) {
 		}
 		delete(sn.group.members, n.Name)
 		delete(s.nodes, n.Name)
-		return
+		return false
 	}
 	sn.free = sn.group.alloc.sub(ix.requested[n.Name])
 	sn.pods = len(ix.podsOnNode[n.Name])
@@ -177,9 +187,7 @@ func (w *World) schedNodeChanged(c *Cluster, n *Node) {
 	case sn.idx >= 0:
 		heap.Fix(&sn.group.heap, sn.idx)
 	}
-	if sn.schedulable {
-		w.queueSchedule(c)
-	}
+	return sn.schedulable
 }
 
 // dropSchedIndex forgets the scheduler's groups (pool labels or taints changed in place).

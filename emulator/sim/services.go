@@ -130,6 +130,11 @@ func (w *World) six(c *Cluster) *svcIndex {
 	for _, key := range sortedKeys(c.Services) {
 		w.rescanEndpoints(c, c.Services[key])
 	}
+	w.queuedFor(c, func(ev Event) {
+		if ev.Kind == evLBSync {
+			ix.syncQueued[ev.Service] = true
+		}
+	})
 	return ix
 }
 
@@ -655,8 +660,9 @@ func (w *World) CreateService(c *Cluster, ns string, in *corev1.Service) (*corev
 }
 
 func (w *World) addService(c *Cluster, s *Service) {
+	ix := w.six(c) // before the Service joins, so that a first build does not count it twice
 	c.services()[s.Key()] = s
-	w.six(c).track(s)
+	ix.track(s)
 	w.rescanEndpoints(c, s)
 }
 

@@ -92,7 +92,12 @@ func Restore(st *State) (*World, error) {
 		st.Operations = map[string]*Operation{}
 	}
 	for _, c := range st.Clusters {
-		c.initMaps()
+		if c != nil {
+			c.initMaps()
+		}
+	}
+	if err := st.Validate(); err != nil {
+		return nil, fmt.Errorf("the saved state is inconsistent, so it is not loaded (fix the file, or move the data directory away to start afresh): %w", err)
 	}
 	w := &World{st: st, pcg: rand.NewPCG(st.Seed, st.Seed^0x9e3779b97f4a7c15)}
 	if len(st.Rand) > 0 {
@@ -102,7 +107,31 @@ func Restore(st *State) (*World, error) {
 	}
 	st.Queue.Init()
 	w.init()
+	for _, it := range st.Queue.Items {
+		if _, ok := w.handlers[it.Value.Kind]; !ok {
+			return nil, fmt.Errorf("the saved state is inconsistent, so it is not loaded: a scheduled event has kind %q, which this gkesim does not know", it.Value.Kind)
+		}
+	}
+	w.buildIndexes()
 	return w, nil
+}
+
+// buildIndexes builds every derived index of a restored world at once, as the original had
+// them, rather than on first use in the middle of some change.
+func (w *World) buildIndexes() {
+	for _, key := range sortedKeys(w.st.Clusters) {
+		c := w.st.Clusters[key]
+		w.kix(c)
+		w.six(c)
+		for _, p := range c.Pools {
+			for _, g := range p.Groups {
+				w.index(c, g)
+			}
+		}
+		for _, k := range sortedKeys(c.PDBs) {
+			w.pdbCounts(c, c.PDBs[k])
+		}
+	}
 }
 
 func (w *World) init() {
@@ -137,6 +166,17 @@ func (w *World) Now() time.Time { return w.st.Now }
 // schedule runs ev after d of emulated time.
 func (w *World) schedule(d time.Duration, ev Event) {
 	w.st.Queue.Push(w.st.Now.Add(d), ev)
+}
+
+// queuedFor calls fn with every queued event of cluster c (derived indexes that remember what
+// they queued rebuild that memory from the queue).
+func (w *World) queuedFor(c *Cluster, fn func(Event)) {
+	key := c.Key()
+	for _, it := range w.st.Queue.Items {
+		if it.Value.Cluster == key {
+			fn(it.Value)
+		}
+	}
 }
 
 // NextEventAt is when the next scheduled step is due.
@@ -277,5 +317,19 @@ func (c *Cluster) initMaps() {
 	}
 	if c.PDBs == nil {
 		c.PDBs = map[string]*PDB{}
+	}
+	// Empty maps are not saved (omitempty): a restored load balancer gets them back.
+	for _, s := range c.Services {
+		if lb := s.LB; lb != nil {
+			if lb.Members == nil {
+				lb.Members = map[string]string{}
+			}
+			if lb.Health == nil {
+				lb.Health = map[string]*BackendHealth{}
+			}
+			if lb.Warned == nil {
+				lb.Warned = map[string]bool{}
+			}
+		}
 	}
 }

@@ -20,6 +20,8 @@ func newServeCmd(out, errOut io.Writer) *cobra.Command {
 		listen, startTime, dataDir, logLevel string
 		timeScale                            float64
 		seed                                 uint64
+		checkpointBytes                      int64
+		checkpointEvents                     int
 	)
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -37,7 +39,10 @@ event log under /emulator/v1. It stops cleanly on SIGINT or SIGTERM.`,
 			if timeScale < 0 {
 				return fmt.Errorf("--time-scale %g: must be 0 (frozen clock) or positive", timeScale)
 			}
-			opts := emulator.Options{TimeScale: timeScale, Seed: seed, Logger: log}
+			opts := emulator.Options{TimeScale: timeScale, Seed: seed, Logger: log,
+				// A resumed state keeps the time scale it was saved with, unless the flag says otherwise.
+				ResumeTimeScale: !cmd.Flags().Changed("time-scale"),
+				CheckpointBytes: checkpointBytes, CheckpointEvents: checkpointEvents}
 			if startTime != "" {
 				t, err := time.Parse(time.RFC3339, startTime)
 				if err != nil {
@@ -65,9 +70,10 @@ event log under /emulator/v1. It stops cleanly on SIGINT or SIGTERM.`,
 			if dataDir != "" {
 				state = "in " + dataDir
 				if e.Resumed {
-					state += " (resumed)"
+					state += fmt.Sprintf(" (resumed, %d journal records replayed)", e.Replayed)
 				}
 			}
+			timeScale = e.TimeScale()
 			clock := fmt.Sprintf("%gx", timeScale)
 			if timeScale == 0 {
 				clock = "frozen (POST /emulator/v1/clock:advance moves it)"
@@ -87,7 +93,12 @@ event log under /emulator/v1. It stops cleanly on SIGINT or SIGTERM.`,
 	f.Float64Var(&timeScale, "time-scale", emulator.DefaultTimeScale, "emulated seconds per wall second; 0 freezes the clock")
 	f.Uint64Var(&seed, "seed", 1, "seed for names, ids, addresses and timing jitter")
 	f.StringVar(&startTime, "start-time", "", "emulated time to start at, RFC 3339 (default: now)")
-	f.StringVar(&dataDir, "data-dir", "", "keep the state in this directory across restarts (default: in memory)")
+	f.StringVar(&dataDir, "data-dir", "", "keep the state in this directory across restarts, every acknowledged change on disk (default: in memory)")
 	f.StringVar(&logLevel, "log-level", "info", "debug, info, warn or error")
+	// Checkpoint policy, for tests of the store (a checkpoint every few records exercises compaction).
+	f.Int64Var(&checkpointBytes, "checkpoint-bytes", 0, "take a checkpoint after this many journal bytes (default 32 MiB)")
+	f.IntVar(&checkpointEvents, "checkpoint-events", 0, "take a checkpoint after this many simulation events (default 200000)")
+	_ = f.MarkHidden("checkpoint-bytes")
+	_ = f.MarkHidden("checkpoint-events")
 	return cmd
 }

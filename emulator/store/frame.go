@@ -1,0 +1,84 @@
+package store
+
+import (
+	"encoding/binary"
+	"errors"
+	"hash/crc32"
+	"time"
+)
+
+// A journal segment is a sequence of frames:
+//
+//	length uint32 | crc uint32 | seq uint64 | at int64 (Unix ns) | kind byte | data
+//
+// little-endian, where length counts the bytes after the crc and the crc (Castagnoli) covers
+// them. kind 0 is a clock mark (no data), 1 a command.
+
+const (
+	frameHeader  = 8         // length + crc
+	frameFixed   = 8 + 8 + 1 // seq + at + kind
+	kindMark     = 0
+	kindCommand  = 1
+	maxFrameBody = 1 << 30
+)
+
+var crcTable = crc32.MakeTable(crc32.Castagnoli)
+
+// frameSize is the bytes a record with data takes in a segment.
+func frameSize(data []byte) int64 { return int64(frameHeader + frameFixed + len(data)) }
+
+// appendFrame encodes one record onto b.
+func appendFrame(b []byte, seq uint64, at time.Time, data []byte) []byte {
+	body := frameFixed + len(data)
+	start := len(b)
+	b = append(b, make([]byte, frameHeader+body)...)
+	f := b[start:]
+	binary.LittleEndian.PutUint32(f[0:], uint32(body))
+	binary.LittleEndian.PutUint64(f[8:], seq)
+	binary.LittleEndian.PutUint64(f[16:], uint64(at.UnixNano()))
+	if data != nil {
+		f[24] = kindCommand
+	}
+	copy(f[25:], data)
+	binary.LittleEndian.PutUint32(f[4:], crc32.Checksum(f[8:], crcTable))
+	return b
+}
+
+var (
+	errTorn   = errors.New("the journal ends in the middle of a record")
+	errBadCRC = errors.New("a journal record fails its checksum")
+	errBadLen = errors.New("a journal record has an impossible length")
+)
+
+// parseFrames decodes the records of a segment. On a bad frame it returns the records before
+// it, the offset where it starts and what is wrong.
+func parseFrames(data []byte) (recs []Record, good int, err error) {
+	for off := 0; off < len(data); {
+		rest := data[off:]
+		if len(rest) < frameHeader {
+			return recs, off, errTorn
+		}
+		body := int(binary.LittleEndian.Uint32(rest))
+		if body < frameFixed || body > maxFrameBody {
+			return recs, off, errBadLen
+		}
+		if len(rest) < frameHeader+body {
+			return recs, off, errTorn
+		}
+		f := rest[frameHeader : frameHeader+body]
+		if crc32.Checksum(f, crcTable) != binary.LittleEndian.Uint32(rest[4:]) {
+			return recs, off, errBadCRC
+		}
+		r := Record{Seq: binary.LittleEndian.Uint64(f), At: time.Unix(0, int64(binary.LittleEndian.Uint64(f[8:]))).UTC()}
+		switch f[16] {
+		case kindMark:
+		case kindCommand:
+			r.Data = append([]byte{}, f[frameFixed:]...)
+		default:
+			return recs, off, errBadLen
+		}
+		recs = append(recs, r)
+		off += frameHeader + body
+	}
+	return recs, len(data), nil
+}
