@@ -278,11 +278,9 @@ func (w *World) stepZone(c *Cluster, p *NodePool, g *InstanceGroup, open bool) b
 				pendingSurge++
 			}
 		case roleReplaced:
-			// Its surge slot is held until its VM is being deleted; the zone is done once it is gone.
+			// R-SURGE-2a: the surge slot is held until the old VM is gone, deleting included.
 			replacing++
-			if n.State != NodeDeleting {
-				surgeUsed++
-			}
+			surgeUsed++
 		case roleRecreate:
 			unavailUsed++
 		default:
