@@ -55,7 +55,9 @@ func (w *World) resumeUpgrade(c *Cluster, p *NodePool) *Operation {
 	op := w.startOperation(api.OpUpgradeNodes, c, p.Name, true)
 	u.Op, u.Paused, u.Resumed = op.ID, false, true
 	if u.BG.Phase == phaseDrainingBlue && !u.BG.BatchOpen {
-		// The previous batch had finished draining: the next may start without its soak.
+		// The previous batch had finished draining: the next may start without its soak,
+		// whose time so far still counts towards R-BG-4's 7 days.
+		w.endSoak(c, p)
 		u.BG.PhaseUntil = time.Time{}
 	}
 	p.Status = PoolReconciling
