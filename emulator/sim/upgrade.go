@@ -437,9 +437,8 @@ func (w *World) finishUpgrade(c *Cluster, p *NodePool) {
 		}
 		w.record("UpgradeStopped", c, p.Name, "", u.Op, "%s of %s stopped: %d of %d nodes on %s", strategyName(u.Strategy), p.Name, u.Done, u.Total,
 			describeSpecChange(u.From, u.Target))
-		if op != nil {
-			w.finishOperation(op, codeCancelled, "Operation was cancelled.")
-		}
+		w.finishUpgradeOp(op, codeCancelled, fmt.Sprintf("Cancelled the upgrade of node pool %s (%s, %s): %d of %d nodes upgraded; the others keep their configuration",
+			p.Name, describeSpecChange(u.From, u.Target), strategyName(u.Strategy), u.Done, u.Total))
 		return
 	}
 	p.Upgrade = nil
@@ -450,11 +449,25 @@ func (w *World) finishUpgrade(c *Cluster, p *NodePool) {
 		what = "rollback"
 		p.LastUpgrade = nil
 	}
+	took := w.st.Now.Sub(u.StartTime).Round(time.Second)
 	w.record("UpgradeDone", c, p.Name, "", u.Op, "%s %s of %s done: %d nodes, %s, in %s", strategyName(u.Strategy), what, p.Name, u.Total,
-		describeSpecChange(u.From, u.Target), w.st.Now.Sub(u.StartTime).Round(time.Second))
-	if op != nil {
-		w.finishOperation(op, 0, "")
+		describeSpecChange(u.From, u.Target), took)
+	w.finishUpgradeOp(op, 0, fmt.Sprintf("Node pool %s %s done (%s, %s): %d of %d nodes, in %s",
+		p.Name, what, describeSpecChange(u.From, u.Target), strategyName(u.Strategy), u.Done, u.Total, took))
+}
+
+// finishUpgradeOp finishes an upgrade's operation (if it still exists) with a summary of what
+// it did in place of the progress it showed while running.
+func (w *World) finishUpgradeOp(op *Operation, code int32, summary string) {
+	if op == nil {
+		return
 	}
+	message := ""
+	if code == codeCancelled {
+		message = "Operation was cancelled."
+	}
+	w.finishOperation(op, code, message)
+	op.Detail = summary
 }
 
 // upgradeETA estimates when an upgrade will be done from the pace so far (surge) or the

@@ -841,3 +841,59 @@ func TestBlueGreenCarriesVersionAndMachineChanges(t *testing.T) {
 		})
 	}
 }
+
+// A finished upgrade operation says what was done, not where the upgrade was: its detail and
+// progress metrics keep no ETA, phase or zone from before it finished, whether it succeeded
+// or was cancelled; and the detail still names the change (the CLI and the upgrade status
+// data source read the target version from it).
+func TestFinishedUpgradeOperationShowsNoStaleProgress(t *testing.T) {
+	one := int32(1)
+	blueGreen := &api.UpgradeSettings{Strategy: api.StrategyBlueGreen, BlueGreenSettings: &api.BlueGreenSettings{
+		StandardRolloutPolicy: &api.StandardRolloutPolicy{BatchNodeCount: &one}, NodePoolSoakDuration: "600s"}}
+	for _, tc := range []struct {
+		name     string
+		settings *api.UpgradeSettings
+		cancelAt time.Duration // 0: run to the end
+		want     string
+	}{
+		{"surge done", nil, 0, "Node pool pool-a upgrade done"},
+		{"blue-green done", blueGreen, 0, "Node pool pool-a upgrade done"},
+		{"surge cancelled", nil, 3 * time.Minute, "Cancelled the upgrade of node pool pool-a"},
+		{"blue-green cancelled in the soak", blueGreen, 8 * time.Minute, "it is paused"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w, _, _, to := upgradeCluster(t, &api.NodePool{Name: "pool-a", InitialNodeCount: 3, UpgradeSettings: tc.settings})
+			op := startUpgrade(t, w, "pool-a", to.String())
+			sawETA := false
+			for i := 0; i < 2000 && op.Status != api.OpStatusDone; i++ {
+				advance(w, 10*time.Second)
+				sawETA = sawETA || (op.Status == api.OpStatusRunning && strings.Contains(op.Detail, "; ETA "))
+				if tc.cancelAt > 0 && w.Now().Sub(op.StartTime) >= tc.cancelAt && op.Status == api.OpStatusRunning {
+					if err := w.CancelOperation("proj", "us-central1-a", op.ID); err != nil {
+						t.Fatal(err)
+					}
+					runOp(t, w, op, time.Hour)
+				}
+			}
+			if op.Status != api.OpStatusDone || !sawETA {
+				t.Fatalf("op %s; an ETA was shown while it ran: %v", op.Status, sawETA)
+			}
+			out := w.RenderOperation(op, testLinks)
+			for _, stale := range []string{"ETA", "us-central1-a", phaseCreatingGreen, phaseCordoningBlue, phaseDrainingBlue, phaseSoaking, phaseDeletingBlue} {
+				if strings.Contains(out.Detail, stale) || strings.Contains(out.StatusMessage, stale) {
+					t.Fatalf("finished operation: detail %q, statusMessage %q: shows %q from before it finished", out.Detail, out.StatusMessage, stale)
+				}
+			}
+			if !strings.Contains(out.Detail, tc.want) || !strings.Contains(out.Detail, "-> "+to.String()) {
+				t.Fatalf("finished operation detail %q, want %q and the target version %s", out.Detail, tc.want, to)
+			}
+			if out.Progress != nil {
+				for _, m := range out.Progress.Metrics {
+					if m.StringValue != "" {
+						t.Fatalf("finished operation keeps the position metric %s=%q", m.Name, m.StringValue)
+					}
+				}
+			}
+		})
+	}
+}
