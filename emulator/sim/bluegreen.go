@@ -62,9 +62,9 @@ type BlueGreen struct {
 	// when the current soak began (zero when none is running). R-BG-4 caps Soaked at 7 days.
 	Soaked        time.Duration `json:"soaked,omitempty"`
 	SoakFrom      time.Time     `json:"soakFrom,omitempty"`
-	SoakStart     time.Time `json:"soakStart,omitempty"`
-	DeletionStart time.Time `json:"deletionStart,omitempty"`
-	Deleting      bool      `json:"deleting,omitempty"`
+	SoakStart     time.Time     `json:"soakStart,omitempty"`
+	DeletionStart time.Time     `json:"deletionStart,omitempty"`
+	Deleting      bool          `json:"deleting,omitempty"`
 }
 
 func (w *World) registerBlueGreenHandlers() {
