@@ -463,7 +463,14 @@ func (r *ClusterResource) Update(ctx context.Context, req resource.UpdateRequest
 	if !plan.ResourceLabels.Equal(state.ResourceLabels) {
 		labels := map[string]string{}
 		resp.Diagnostics.Append(plan.ResourceLabels.ElementsAs(ctx, &labels, false)...)
-		op, err := c.GKE.Projects.Locations.Clusters.SetResourceLabels(name, &container.SetLabelsRequest{ResourceLabels: labels, ForceSendFields: []string{"ResourceLabels"}}).Context(ctx).Do()
+		// GKE checks the fingerprint of the labels being replaced: read it just before.
+		cl, err := c.GKE.Projects.Locations.Clusters.Get(name).Context(ctx).Do()
+		if err != nil {
+			resp.Diagnostics.AddError("Error updating cluster", fmt.Sprintf("Reading %s for its labelFingerprint: %s", name, client.Message(err)))
+			return
+		}
+		op, err := c.GKE.Projects.Locations.Clusters.SetResourceLabels(name, &container.SetLabelsRequest{
+			ResourceLabels: labels, LabelFingerprint: cl.LabelFingerprint, ForceSendFields: []string{"ResourceLabels"}}).Context(ctx).Do()
 		if !awaitUpdate(ctx, c, project, location, op, err, "cluster", "resource_labels", name, &resp.Diagnostics) {
 			return
 		}

@@ -144,6 +144,18 @@ func TestGcloudContainerCommands(t *testing.T) {
 		t.Fatalf("node-pools list after delete: %v", names)
 	}
 
+	// gcloud reads the cluster's labelFingerprint and sends it with setResourceLabels, which
+	// checks it as GKE does.
+	g.ok(append([]string{"container", "clusters", "update", "conf-gcloud", "--update-labels", "team=platform", "--quiet"}, where...)...)
+	var labelled struct {
+		ResourceLabels   map[string]string `json:"resourceLabels"`
+		LabelFingerprint string            `json:"labelFingerprint"`
+	}
+	g.json(&labelled, append([]string{"container", "clusters", "describe", "conf-gcloud"}, where...)...)
+	if labelled.ResourceLabels["team"] != "platform" || len(labelled.LabelFingerprint) != 8 {
+		t.Fatalf("after clusters update --update-labels: labels %v, labelFingerprint %q", labelled.ResourceLabels, labelled.LabelFingerprint)
+	}
+
 	// The emulator's validation reaches the user through gcloud, naming the field.
 	_, stderr, err := g.run(append([]string{"container", "clusters", "create", "BadName", "--quiet"}, where...)...)
 	if err == nil || !strings.Contains(stderr, "cluster.name") || !strings.Contains(stderr, "code=400") {

@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
@@ -122,7 +124,7 @@ func (w *World) CreateCluster(project, location string, req *api.CreateClusterRe
 	c := &Cluster{
 		Project: project, Location: location, Name: in.Name, ID: w.randHex(64),
 		Description: in.Description, Locations: zones, MasterVersion: master.String(),
-		InitialVersion: in.InitialClusterVersion, ReleaseChannel: channel, Autopilot: autopilot,
+		InitialVersion: master.String(), ReleaseChannel: channel, Autopilot: autopilot,
 		Status: ClusterProvisioning, CreateTime: w.st.Now,
 		Network: "default", Subnetwork: "default",
 		ResourceLabels: in.ResourceLabels, AutoscalingProfile: profile, AutoscalingExtra: autoscalingExtra,
@@ -511,17 +513,46 @@ func (w *World) SetClusterField(project, location, name, field string, value []b
 	if err := w.checkClusterFree(c); err != nil {
 		return nil, err
 	}
-	if field == "resourceLabels" {
-		var labels map[string]string
-		if err := json.Unmarshal(value, &labels); err != nil {
-			return nil, invalidArgument("Invalid value for field \"resourceLabels\": %s. Labels are a map of strings.", value)
-		}
-		c.ResourceLabels = labels
-	} else {
-		if c.Extra == nil {
-			c.Extra = api.Extra{}
-		}
-		c.Extra[field] = json.RawMessage(value)
+	if c.Extra == nil {
+		c.Extra = api.Extra{}
 	}
+	c.Extra[field] = json.RawMessage(value)
 	return w.metadataUpdate(c, "", "%s of %s set", field, c.Name), nil
+}
+
+// SetResourceLabels is clusters.setResourceLabels. As in GKE, the request carries the
+// labelFingerprint the client read with the cluster; one that no longer matches the labels
+// (someone changed them since, or none was sent) is refused, so that no change is lost.
+func (w *World) SetResourceLabels(project, location, name string, labels map[string]string, fingerprint string) (*Operation, error) {
+	c, err := w.GetCluster(project, location, name)
+	if err != nil {
+		return nil, err
+	}
+	if want := labelFingerprint(c.ResourceLabels); fingerprint != want {
+		return nil, failedPrecondition("Labels could not be set due to fingerprint mismatch; try again with the proper fingerprint: incorrect fingerprint supplied was %q, the expected one is %q. Read the cluster again for its labelFingerprint.",
+			fingerprint, want)
+	}
+	if err := w.checkClusterFree(c); err != nil {
+		return nil, err
+	}
+	c.ResourceLabels = labels
+	if len(labels) == 0 {
+		c.ResourceLabels = nil
+	}
+	return w.metadataUpdate(c, "", "resource labels of %s set to %v", c.Name, labels), nil
+}
+
+// labelFingerprint is the fingerprint of a set of resource labels: 8 hex digits of a hash of
+// the sorted key=value pairs, so that it changes whenever the labels do.
+func labelFingerprint(labels map[string]string) string {
+	keys := make([]string, 0, len(labels))
+	for k := range labels {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	h := sha256.New()
+	for _, k := range keys {
+		fmt.Fprintf(h, "%s=%s\n", k, labels[k])
+	}
+	return hex.EncodeToString(h.Sum(nil))[:8]
 }
