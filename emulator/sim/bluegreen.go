@@ -214,7 +214,7 @@ func (w *World) stepBlueGreen(c *Cluster, p *NodePool, op *Operation) {
 				bg.SoakStart = w.st.Now
 				soak := w.startSoak(c, p, bg.PoolSoak)
 				bg.DeletionStart = bg.PhaseUntil
-				if soak > 0 {
+				if soak > 0 || bg.PoolSoak == 0 { // not skipped by R-BG-4's cap
 					w.record("BlueGreenSoak", c, p.Name, "", u.Op, "soaking the node pool for %s; blue pool deletion starts at %s", soak, bg.DeletionStart.Format(time.RFC3339))
 				}
 			}
