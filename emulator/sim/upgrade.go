@@ -259,8 +259,10 @@ func (w *World) stepSurge(c *Cluster, p *NodePool, op *Operation) {
 //
 // R-SURGE-1..4: at most min(maxSurge+maxUnavailable, 20, nodes in the zone) nodes change at
 // once. A surge slot creates a node with the new spec, waits until it is ready (not for Spot
-// nodes, R-SURGE-7), then cordons, drains and deletes an old node. An unavailable slot cordons
-// and drains an old node and recreates it in place. Without capacity for a surge node the
+// nodes, R-SURGE-7), then cordons, drains and deletes an old node; it is taken from the moment
+// the new VM is requested until the old VM is gone, so that a zone of N nodes never has more
+// than N + maxSurge VMs in any state (R-SURGE-2a). An unavailable slot cordons and drains an
+// old node and recreates it in place; it is free again once the node is ready. Without capacity for a surge node the
 // upgrade of a node does not start; it waits (R-SURGE-6). Outside the maintenance window
 // (open false) nodes mid-upgrade finish and no new one starts (R-MW-3).
 func (w *World) stepZone(c *Cluster, p *NodePool, g *InstanceGroup, open bool) bool {
