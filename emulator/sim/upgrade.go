@@ -269,8 +269,7 @@ func (w *World) stepZone(c *Cluster, p *NodePool, g *InstanceGroup, open bool) b
 	u := p.Upgrade
 	var old, readySurge []*Node
 	pendingSurge, surgeUsed, unavailUsed, replacing := 0, 0, 0, 0
-	for _, name := range g.Nodes {
-		n := c.Nodes[name]
+	for _, n := range w.index(c, g).nodes {
 		switch n.UpgradeRole {
 		case roleSurge:
 			surgeUsed++
