@@ -162,8 +162,10 @@ func (r *ClusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 				PlanModifiers: []planmodifier.Int64{int64planmodifier.RequiresReplace()},
 			},
 			"remove_default_node_pool": schema.BoolAttribute{
-				Optional:            true,
-				MarkdownDescription: "Delete the `default-pool` node pool after the cluster is created, to manage node pools with `gkesim_node_pool` only.",
+				Optional: true, Computed: true,
+				MarkdownDescription: "Delete the `default-pool` node pool after the cluster is created, to manage node pools with `gkesim_node_pool` only. " +
+					"An imported cluster has it `true` when it has no `default-pool`.",
+				PlanModifiers: []planmodifier.Bool{boolplanmodifier.UseStateForUnknown()},
 			},
 			"min_master_version": schema.StringAttribute{
 				Optional: true,
@@ -347,7 +349,20 @@ func (r *ClusterResource) readInto(ctx context.Context, m *clusterModel, mode bl
 	if cl.InitialNodeCount == 0 && m.InitialNodeCount.IsNull() {
 		m.InitialNodeCount = types.Int64Value(0)
 	}
+	if mode == blocksOnImport || m.RemoveDefaultNodePool.IsUnknown() {
+		// An imported cluster without its default-pool is one whose pools are managed apart.
+		m.RemoveDefaultNodePool = types.BoolValue(mode == blocksOnImport && !hasPool(cl, defaultPoolName))
+	}
 	return true
+}
+
+func hasPool(cl *container.Cluster, name string) bool {
+	for _, p := range cl.NodePools {
+		if p.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 // flattenCluster copies the API's view into the model. Blocks the configuration left out stay
@@ -379,7 +394,9 @@ func flattenCluster(ctx context.Context, cl *container.Cluster, m *clusterAttrs,
 	if cl.ReleaseChannel != nil && cl.ReleaseChannel.Channel != "" {
 		channel = cl.ReleaseChannel.Channel
 	}
-	if mode.want(len(m.ReleaseChannel) > 0, channel != defaultChannel) {
+	// GKE always reports the channel: an import takes it, as a configuration mirroring the
+	// cluster would write it.
+	if mode.want(len(m.ReleaseChannel) > 0, cl.ReleaseChannel != nil) {
 		m.ReleaseChannel = []releaseChannelModel{{Channel: types.StringValue(channel)}}
 	}
 	profile := defaultProfile
@@ -463,7 +480,14 @@ func (r *ClusterResource) Update(ctx context.Context, req resource.UpdateRequest
 	if !plan.ResourceLabels.Equal(state.ResourceLabels) {
 		labels := map[string]string{}
 		resp.Diagnostics.Append(plan.ResourceLabels.ElementsAs(ctx, &labels, false)...)
-		op, err := c.GKE.Projects.Locations.Clusters.SetResourceLabels(name, &container.SetLabelsRequest{ResourceLabels: labels, ForceSendFields: []string{"ResourceLabels"}}).Context(ctx).Do()
+		// GKE checks the fingerprint of the labels being replaced: read it just before.
+		cl, err := c.GKE.Projects.Locations.Clusters.Get(name).Context(ctx).Do()
+		if err != nil {
+			resp.Diagnostics.AddError("Error updating cluster", fmt.Sprintf("Reading %s for its labelFingerprint: %s", name, client.Message(err)))
+			return
+		}
+		op, err := c.GKE.Projects.Locations.Clusters.SetResourceLabels(name, &container.SetLabelsRequest{
+			ResourceLabels: labels, LabelFingerprint: cl.LabelFingerprint, ForceSendFields: []string{"ResourceLabels"}}).Context(ctx).Do()
 		if !awaitUpdate(ctx, c, project, location, op, err, "cluster", "resource_labels", name, &resp.Diagnostics) {
 			return
 		}

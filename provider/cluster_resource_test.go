@@ -36,22 +36,24 @@ resource "gkesim_cluster" "test" {
 				},
 			},
 			{
+				// GKE reports the release channel and an import takes it; this configuration
+				// leaves the block out.
 				ResourceName:            "gkesim_cluster.test",
 				ImportState:             true,
 				ImportStateVerify:       true,
-				ImportStateVerifyIgnore: []string{"timeouts"},
+				ImportStateVerifyIgnore: []string{"timeouts", "release_channel"},
 			},
 			{
 				ResourceName:      "gkesim_cluster.test",
 				ImportState:       true,
 				ImportStateId:     "acc-project/us-central1-a/acc-basic",
-				ImportStateVerify: true, ImportStateVerifyIgnore: []string{"timeouts"},
+				ImportStateVerify: true, ImportStateVerifyIgnore: []string{"timeouts", "release_channel"},
 			},
 			{
 				ResourceName:      "gkesim_cluster.test",
 				ImportState:       true,
 				ImportStateId:     "us-central1-a/acc-basic",
-				ImportStateVerify: true, ImportStateVerifyIgnore: []string{"timeouts"},
+				ImportStateVerify: true, ImportStateVerifyIgnore: []string{"timeouts", "release_channel"},
 			},
 		},
 	})

@@ -44,7 +44,7 @@ func kubeObjectSchema(kind, collection string) map[string]schema.Attribute {
 		"cluster": schema.StringAttribute{
 			Required:            true,
 			MarkdownDescription: "The cluster: its name, or `projects/{project}/locations/{location}/clusters/{name}` (then project and location come from it).",
-			PlanModifiers:       []planmodifier.String{replace()},
+			PlanModifiers:       []planmodifier.String{sameCluster{}, replace()},
 		},
 		"project": schema.StringAttribute{
 			Optional: true, Computed: true,

@@ -236,6 +236,7 @@ func (r *LoadBalancerServiceResource) ValidateConfig(ctx context.Context, req re
 
 func (r *LoadBalancerServiceResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	fillClusterScope(ctx, r.data, req, resp)
+	keepStateIfUnchanged(ctx, req, resp)
 }
 
 // service is the Service the configuration describes; prior (the object read back) carries

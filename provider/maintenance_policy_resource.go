@@ -117,7 +117,7 @@ func (r *MaintenancePolicyResource) Schema(ctx context.Context, _ resource.Schem
 			"cluster": schema.StringAttribute{
 				Required:            true,
 				MarkdownDescription: "The cluster: its name, or `projects/{project}/locations/{location}/clusters/{name}` (then project and location come from it).",
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
+				PlanModifiers:       []planmodifier.String{sameCluster{}, stringplanmodifier.RequiresReplace()},
 			},
 			"project": schema.StringAttribute{
 				Optional: true, Computed: true,
@@ -213,6 +213,7 @@ func (r *MaintenancePolicyResource) Configure(_ context.Context, req resource.Co
 
 func (r *MaintenancePolicyResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	fillClusterScope(ctx, r.data, req, resp)
+	keepStateIfUnchanged(ctx, req, resp)
 }
 
 // ValidateConfig checks the rules a configuration breaks on its own, at plan time.

@@ -127,7 +127,7 @@ func (r *NodePoolResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			"cluster": schema.StringAttribute{
 				Required:            true,
 				MarkdownDescription: "The cluster: its name, or `projects/{project}/locations/{location}/clusters/{name}` (then project and location come from it).",
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
+				PlanModifiers:       []planmodifier.String{sameCluster{}, stringplanmodifier.RequiresReplace()},
 			},
 			"name": schema.StringAttribute{
 				Required:            true,
@@ -290,6 +290,7 @@ func (r *NodePoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		planUpgradeSettings(ctx, req, resp)
 		planAutoscaling(ctx, req, resp)
 	}
+	keepStateIfUnchanged(ctx, req, resp)
 }
 
 // names resolves the pool's project, location and cluster name.
@@ -450,8 +451,12 @@ func nodesPerZone(ctx context.Context, c *client.Client, np *container.NodePool)
 func flattenNodePool(ctx context.Context, np *container.NodePool, perZone int64, m *nodePoolAttrs, mode blockMode, diags *diag.Diagnostics) {
 	m.Name = types.StringValue(np.Name)
 	m.InitialNodeCount = types.Int64Value(np.InitialNodeCount)
-	// While the autoscaler owns the size, node_count keeps its value (see node_pool_autoscaling.go).
-	if !autoscalingOn(np) || !set(m.NodeCount) {
+	// While the autoscaler owns the size, node_count keeps its value (see node_pool_autoscaling.go);
+	// an import takes the size the pool was created with, what node_count means then.
+	switch {
+	case autoscalingOn(np) && mode == blocksOnImport:
+		m.NodeCount = types.Int64Value(np.InitialNodeCount)
+	case !autoscalingOn(np) || !set(m.NodeCount):
 		m.NodeCount = types.Int64Value(perZone)
 	}
 	m.NodeLocations = stringSet(ctx, np.Locations, diags)
@@ -508,7 +513,8 @@ func flattenNodePool(ctx context.Context, np *container.NodePool, perZone int64,
 	if mg == nil {
 		mg = &container.NodeManagement{}
 	}
-	if mode.want(len(m.Management) > 0, !mg.AutoRepair || !mg.AutoUpgrade) {
+	// GKE always reports the pool's management: an import takes it.
+	if mode.want(len(m.Management) > 0, np.Management != nil) {
 		m.Management = []managementModel{{AutoRepair: types.BoolValue(mg.AutoRepair), AutoUpgrade: types.BoolValue(mg.AutoUpgrade)}}
 	}
 	m.UpgradeSettings = flattenUpgradeSettings(np.UpgradeSettings, m.UpgradeSettings, mode)

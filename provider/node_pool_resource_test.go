@@ -106,16 +106,18 @@ resource "gkesim_node_pool" "test" {
 				},
 			},
 			{
+				// GKE reports the pool's management and an import takes it; this configuration
+				// leaves the block out.
 				ResourceName: "gkesim_node_pool.test", ImportState: true, ImportStateVerify: true,
-				ImportStateVerifyIgnore: []string{"timeouts", "node_config.0.image_type"},
+				ImportStateVerifyIgnore: []string{"timeouts", "node_config.0.image_type", "management"},
 			},
 			{
 				ResourceName: "gkesim_node_pool.test", ImportState: true, ImportStateId: "acc-project/us-central1-a/acc-np/pool-a",
-				ImportStateVerify: true, ImportStateVerifyIgnore: []string{"timeouts", "node_config.0.image_type"},
+				ImportStateVerify: true, ImportStateVerifyIgnore: []string{"timeouts", "node_config.0.image_type", "management"},
 			},
 			{
 				ResourceName: "gkesim_node_pool.test", ImportState: true, ImportStateId: "us-central1-a/acc-np/pool-a",
-				ImportStateVerify: true, ImportStateVerifyIgnore: []string{"timeouts", "node_config.0.image_type"},
+				ImportStateVerify: true, ImportStateVerifyIgnore: []string{"timeouts", "node_config.0.image_type", "management"},
 			},
 		},
 	})

@@ -109,7 +109,7 @@ func upgradeSettingsBlock() schema.ListNestedBlock {
 						Attributes: map[string]schema.Attribute{
 							"node_pool_soak_duration": schema.StringAttribute{
 								Optional: true, Computed: true,
-								MarkdownDescription: "Standard rollout: how long the pool soaks after the whole blue pool is drained, before the blue pool is deleted, in seconds (`\"3600s\"`, the default). 0 to 7 days; when the soaks add up to 7 days blue pool deletion starts at once (R-BG-4). Not allowed with `autoscaled_rollout_policy` (no soak, R-ABG-3).",
+								MarkdownDescription: "Standard rollout: how long the pool soaks after the whole blue pool is drained, before the blue pool is deleted, in seconds (`\"3600s\"`, the default). 0 to 7 days; once the batch soaks and this soak add up to 7 days, the rest is skipped and blue pool deletion starts (R-BG-4). Not allowed with `autoscaled_rollout_policy` (no soak, R-ABG-3).",
 								Validators:          []validator.String{soakDurationValidator{}},
 							},
 						},

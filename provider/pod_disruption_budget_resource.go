@@ -107,6 +107,7 @@ func (r *PodDisruptionBudgetResource) ConfigValidators(context.Context) []resour
 
 func (r *PodDisruptionBudgetResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	fillClusterScope(ctx, r.data, req, resp)
+	keepStateIfUnchanged(ctx, req, resp)
 }
 
 // spec is the budget's spec for the configuration.

@@ -263,6 +263,7 @@ func (r *WorkloadResource) ValidateConfig(ctx context.Context, req resource.Vali
 
 func (r *WorkloadResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	fillClusterScope(ctx, r.data, req, resp)
+	keepStateIfUnchanged(ctx, req, resp)
 }
 
 // podTemplate is the Deployment's pod template for the configuration; selector labels are

@@ -14,6 +14,7 @@ type Cluster struct {
 	NodePools             []*NodePool         `json:"nodePools,omitempty"`
 	Locations             []string            `json:"locations,omitempty"`
 	ResourceLabels        map[string]string   `json:"resourceLabels,omitempty"`
+	LabelFingerprint      string              `json:"labelFingerprint,omitempty"`
 	MaintenancePolicy     *MaintenancePolicy  `json:"maintenancePolicy,omitempty"`
 	Autoscaling           *ClusterAutoscaling `json:"autoscaling,omitempty"`
 	NetworkConfig         *NetworkConfig      `json:"networkConfig,omitempty"`
@@ -339,6 +340,17 @@ func (u ClusterUpdate) MarshalJSON() ([]byte, error) {
 
 type ILBSubsettingConfig struct {
 	Enabled bool `json:"enabled,omitempty"`
+}
+
+// SetLabelsRequest is clusters.setResourceLabels: the new labels and the fingerprint of the
+// labels they replace, as read with the cluster.
+type SetLabelsRequest struct {
+	ResourceLabels   map[string]string `json:"resourceLabels,omitempty"`
+	LabelFingerprint string            `json:"labelFingerprint,omitempty"`
+	Name             string            `json:"name,omitempty"`
+	ProjectId        string            `json:"projectId,omitempty"`
+	Zone             string            `json:"zone,omitempty"`
+	ClusterId        string            `json:"clusterId,omitempty"`
 }
 
 type CreateNodePoolRequest struct {

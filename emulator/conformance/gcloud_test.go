@@ -144,6 +144,18 @@ func TestGcloudContainerCommands(t *testing.T) {
 		t.Fatalf("node-pools list after delete: %v", names)
 	}
 
+	// gcloud reads the cluster's labelFingerprint and sends it with setResourceLabels, which
+	// checks it as GKE does.
+	g.ok(append([]string{"container", "clusters", "update", "conf-gcloud", "--update-labels", "team=platform", "--quiet"}, where...)...)
+	var labelled struct {
+		ResourceLabels   map[string]string `json:"resourceLabels"`
+		LabelFingerprint string            `json:"labelFingerprint"`
+	}
+	g.json(&labelled, append([]string{"container", "clusters", "describe", "conf-gcloud"}, where...)...)
+	if labelled.ResourceLabels["team"] != "platform" || len(labelled.LabelFingerprint) != 8 {
+		t.Fatalf("after clusters update --update-labels: labels %v, labelFingerprint %q", labelled.ResourceLabels, labelled.LabelFingerprint)
+	}
+
 	// The emulator's validation reaches the user through gcloud, naming the field.
 	_, stderr, err := g.run(append([]string{"container", "clusters", "create", "BadName", "--quiet"}, where...)...)
 	if err == nil || !strings.Contains(stderr, "cluster.name") || !strings.Contains(stderr, "code=400") {
@@ -154,5 +166,37 @@ func TestGcloudContainerCommands(t *testing.T) {
 	g.json(&list, "container", "clusters", "list")
 	if len(list) != 0 {
 		t.Fatalf("clusters list after delete: %+v", list)
+	}
+}
+
+// `gcloud container clusters create-auto`, the documented way to create an Autopilot
+// cluster, works: gcloud sends a default-pool beside autopilot.enabled, and the emulator (as
+// GKE) accepts it and gives the cluster Autopilot's own default-pool; node pools of one's own
+// are refused.
+func TestGcloudCreateAutoAutopilot(t *testing.T) {
+	path, err := exec.LookPath("gcloud")
+	if err != nil {
+		t.Skipf("gcloud is not installed (%v): install the Google Cloud CLI to run the gcloud conformance test", err)
+	}
+	_, url := startEmulator(t)
+	g := newGcloud(t, path, url)
+	var created []struct {
+		gcloudCluster
+		Autopilot struct {
+			Enabled bool `json:"enabled"`
+		} `json:"autopilot"`
+	}
+	g.json(&created, "container", "clusters", "create-auto", "conf-auto", "--location", "us-central1", "--quiet")
+	if len(created) != 1 || created[0].Status != "RUNNING" || !created[0].Autopilot.Enabled || created[0].Location != "us-central1" {
+		t.Fatalf("clusters create-auto printed %+v, want conf-auto RUNNING in us-central1 with autopilot.enabled", created)
+	}
+	var pools []gcloudNodePool
+	g.json(&pools, "container", "node-pools", "list", "--cluster", "conf-auto", "--location", "us-central1")
+	if names := poolNamesOf(pools); !slices.Equal(names, []string{"default-pool"}) {
+		t.Fatalf("node pools of the Autopilot cluster: %v, want Autopilot's default-pool", names)
+	}
+	_, stderr, err := g.run("container", "node-pools", "create", "mine", "--cluster", "conf-auto", "--location", "us-central1", "--quiet")
+	if err == nil || !strings.Contains(stderr, "Autopilot") {
+		t.Fatalf("node-pools create on Autopilot: err %v, stderr:\n%s\nwant refused", err, stderr)
 	}
 }

@@ -25,6 +25,9 @@ type apiFaults struct {
 	mu     sync.Mutex
 	faults []*sim.Fault
 	seen   map[string]int64
+	// owed counts the errors a fault was due to answer on requests another fault answered;
+	// it answers them on the next requests it matches, so that each fault keeps its rate.
+	owed map[string]int
 }
 
 func (s *Server) faultRoutes() {
@@ -72,12 +75,15 @@ func (a *apiFaults) set(all []*sim.Fault) {
 		}
 	}
 	if a.seen == nil {
-		a.seen = map[string]int64{}
+		a.seen, a.owed = map[string]int64{}, map[string]int{}
 	}
 }
 
 // match returns the latency to add and the error code to answer (0: none) for a request. An
-// error fault of rate r fails requests k where floor(k*r) moves: exactly r of them, spread evenly.
+// error fault of rate r is due to fail its k-th matching request where floor(k*r) moves:
+// exactly r of them, spread evenly. Faults count on their own: when several are due on one
+// request, the first answers it and the others answer the next ones they match (while their
+// rates add up to at most 1, each fails exactly its share).
 func (a *apiFaults) match(project, path string) (time.Duration, int) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -93,7 +99,11 @@ func (a *apiFaults) match(project, path string) (time.Duration, int) {
 		}
 		a.seen[f.ID]++
 		k := a.seen[f.ID]
-		if code == 0 && int64(float64(k)*f.Rate) > int64(float64(k-1)*f.Rate) {
+		if int64(float64(k)*f.Rate) > int64(float64(k-1)*f.Rate) && a.owed[f.ID] < len(a.faults) {
+			a.owed[f.ID]++
+		}
+		if code == 0 && a.owed[f.ID] > 0 {
+			a.owed[f.ID]--
 			code = f.Code
 		}
 	}

@@ -148,7 +148,9 @@ func (s *Server) clusterVerb(c echo.Context) error {
 			return err
 		}
 		update = &api.ClusterUpdate{DesiredLocations: req.Locations}
-	case "setLogging", "setMonitoring", "setAddons", "setLegacyAbac", "setNetworkPolicy", "setResourceLabels", "setMasterAuth":
+	case "setResourceLabels":
+		return s.setResourceLabels(c, p)
+	case "setLogging", "setMonitoring", "setAddons", "setLegacyAbac", "setNetworkPolicy", "setMasterAuth":
 		return s.setStoredField(c, p)
 	case "setMaintenancePolicy":
 		return s.setMaintenancePolicy(c, p)
@@ -163,13 +165,12 @@ func (s *Server) clusterVerb(c echo.Context) error {
 // storedFieldVerbs maps the cluster custom methods that set one stored (not simulated) field
 // to that field.
 var storedFieldVerbs = map[string]struct{ member, field string }{
-	"setLogging":        {"loggingService", "loggingService"},
-	"setMonitoring":     {"monitoringService", "monitoringService"},
-	"setAddons":         {"addonsConfig", "addonsConfig"},
-	"setLegacyAbac":     {"enabled", "legacyAbac"},
-	"setNetworkPolicy":  {"networkPolicy", "networkPolicy"},
-	"setResourceLabels": {"resourceLabels", "resourceLabels"},
-	"setMasterAuth":     {"update", "masterAuth"},
+	"setLogging":       {"loggingService", "loggingService"},
+	"setMonitoring":    {"monitoringService", "monitoringService"},
+	"setAddons":        {"addonsConfig", "addonsConfig"},
+	"setLegacyAbac":    {"enabled", "legacyAbac"},
+	"setNetworkPolicy": {"networkPolicy", "networkPolicy"},
+	"setMasterAuth":    {"update", "masterAuth"},
 }
 
 func (s *Server) setStoredField(c echo.Context, p gkePath) error {
@@ -187,6 +188,18 @@ func (s *Server) setStoredField(c echo.Context, p gkePath) error {
 	}
 	return s.operation(c, func(w *sim.World) (*sim.Operation, error) {
 		return w.SetClusterField(p.project, p.location, p.cluster, m.field, []byte(value))
+	})
+}
+
+// setResourceLabels serves clusters.setResourceLabels: the labels and the labelFingerprint
+// the client read with the cluster.
+func (s *Server) setResourceLabels(c echo.Context, p gkePath) error {
+	var req api.SetLabelsRequest
+	if err := decode(c, &req); err != nil {
+		return err
+	}
+	return s.operation(c, func(w *sim.World) (*sim.Operation, error) {
+		return w.SetResourceLabels(p.project, p.location, p.cluster, req.ResourceLabels, req.LabelFingerprint)
 	})
 }
 

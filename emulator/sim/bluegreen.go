@@ -12,9 +12,11 @@ import (
 // Standard: create a green instance group per zone with the new config, as large as the blue
 // one (R-BG-1); cordon the blue nodes; drain them in batches of batchNodeCount or
 // batchPercentage (rounded down, at least 1; 0 skips the drain, R-BG-3) with batchSoakDuration
-// after each batch; soak the pool for nodePoolSoakDuration (blue deletion starts at once when
-// the soaks add up to 7 days, R-BG-4); delete the blue pool: pods deleted (PDBs ignored, grace
-// capped at 60 minutes), then the blue nodes (R-BG-5).
+// after each batch; soak the pool for nodePoolSoakDuration; delete the blue pool: pods deleted
+// (PDBs ignored, grace capped at 60 minutes), then the blue nodes (R-BG-5). The soaks are
+// capped together (R-BG-4): soak time is counted as it elapses, and once the batch soaks and
+// the pool soak so far add up to 7 days, the rest of the soak is skipped, the remaining batches
+// drain without soaking, and blue deletion begins as soon as they are drained.
 //
 // Autoscaled: the green groups start empty and the cluster autoscaler grows them for the
 // evicted pods (R-ABG-4); blue is cordoned, then GKE waits waitForDrainDuration (default 3
@@ -55,10 +57,14 @@ type BlueGreen struct {
 	Batches   int  `json:"batches"`
 	BatchOpen bool `json:"batchOpen,omitempty"`
 	// PhaseUntil is when the current soak or wait ends.
-	PhaseUntil    time.Time `json:"phaseUntil,omitempty"`
-	SoakStart     time.Time `json:"soakStart,omitempty"`
-	DeletionStart time.Time `json:"deletionStart,omitempty"`
-	Deleting      bool      `json:"deleting,omitempty"`
+	PhaseUntil time.Time `json:"phaseUntil,omitempty"`
+	// Soaked is the soak time spent so far, batch soaks and pool soak together; SoakFrom is
+	// when the current soak began (zero when none is running). R-BG-4 caps Soaked at 7 days.
+	Soaked        time.Duration `json:"soaked,omitempty"`
+	SoakFrom      time.Time     `json:"soakFrom,omitempty"`
+	SoakStart     time.Time     `json:"soakStart,omitempty"`
+	DeletionStart time.Time     `json:"deletionStart,omitempty"`
+	Deleting      bool          `json:"deleting,omitempty"`
 }
 
 func (w *World) registerBlueGreenHandlers() {
@@ -206,21 +212,16 @@ func (w *World) stepBlueGreen(c *Cluster, p *NodePool, op *Operation) {
 		case phaseSoaking:
 			if bg.SoakStart.IsZero() {
 				bg.SoakStart = w.st.Now
-				total := bg.PoolSoak + bg.BatchSoak*time.Duration(bg.Batches)
-				if total >= maxSoak {
-					// R-BG-4: soaks adding up to 7 days start blue deletion at once.
-					bg.PhaseUntil, bg.DeletionStart = w.st.Now, w.st.Now
-					w.record("BlueGreenSoak", c, p.Name, "", u.Op, "total soak %s reaches 7 days: blue pool deletion starts now (R-BG-4)", total)
-				} else {
-					bg.PhaseUntil = w.st.Now.Add(bg.PoolSoak)
-					bg.DeletionStart = bg.PhaseUntil
-					w.record("BlueGreenSoak", c, p.Name, "", u.Op, "soaking the node pool for %s; blue pool deletion starts at %s", bg.PoolSoak, bg.DeletionStart.Format(time.RFC3339))
-					w.timerAt(c, p, bg.PhaseUntil)
+				soak := w.startSoak(c, p, bg.PoolSoak)
+				bg.DeletionStart = bg.PhaseUntil
+				if soak > 0 || bg.PoolSoak == 0 { // not skipped by R-BG-4's cap
+					w.record("BlueGreenSoak", c, p.Name, "", u.Op, "soaking the node pool for %s; blue pool deletion starts at %s", soak, bg.DeletionStart.Format(time.RFC3339))
 				}
 			}
 			if w.st.Now.Before(bg.PhaseUntil) {
 				return
 			}
+			w.endSoak(c, p)
 			w.enterPhase(c, p, phaseDeletingBlue, "deleting the blue pool: pods deleted without eviction, PDBs ignored, grace up to 60 minutes (R-BG-5)")
 		case phaseDeletingBlue:
 			if !w.deleteBlue(c, p) {
@@ -237,6 +238,37 @@ func (w *World) stepBlueGreen(c *Cluster, p *NodePool, op *Operation) {
 		default:
 			return
 		}
+	}
+}
+
+// startSoak starts a soak of up to d (a batch soak or the pool soak) and returns its length:
+// d, or what is left of the 7 days all soaks may take together (R-BG-4).
+func (w *World) startSoak(c *Cluster, p *NodePool, d time.Duration) time.Duration {
+	bg := p.Upgrade.BG
+	soak := min(d, max(maxSoak-bg.Soaked, 0))
+	bg.PhaseUntil = w.st.Now.Add(soak)
+	if soak > 0 {
+		bg.SoakFrom = w.st.Now
+		w.timerAt(c, p, bg.PhaseUntil)
+	}
+	if soak > 0 && soak < d {
+		w.record("BlueGreenSoak", c, p.Name, "", p.Upgrade.Op, "soaks so far %s: this %s soak is cut to %s, ending at %s, when all soaks reach 7 days (R-BG-4)",
+			bg.Soaked, d, soak, bg.PhaseUntil.Format(time.RFC3339))
+	}
+	return soak
+}
+
+// endSoak adds the soak that ran (up to now) to the time soaked so far.
+func (w *World) endSoak(c *Cluster, p *NodePool) {
+	bg := p.Upgrade.BG
+	if bg.SoakFrom.IsZero() {
+		return
+	}
+	before := bg.Soaked
+	bg.Soaked += minTime(w.st.Now, bg.PhaseUntil).Sub(bg.SoakFrom)
+	bg.SoakFrom = time.Time{}
+	if before < maxSoak && bg.Soaked >= maxSoak {
+		w.record("BlueGreenSoak", c, p.Name, "", p.Upgrade.Op, "the soaks add up to 7 days: no more soaking; the remaining batches drain without soaking and blue pool deletion begins once they are drained (R-BG-4)")
 	}
 }
 
@@ -310,15 +342,14 @@ func (w *World) drainBlueBatches(c *Cluster, p *NodePool) bool {
 		bg.Batches++
 		w.record("BlueGreenBatch", c, p.Name, "", u.Op, "batch %d drained; %d blue nodes left", bg.Batches, len(todo))
 		// R-BG-4: every drained batch soaks, the last one too; then the node pool soaks.
-		if bg.BatchSoak > 0 {
-			bg.PhaseUntil = w.st.Now.Add(bg.BatchSoak)
-			w.record("BlueGreenBatch", c, p.Name, "", u.Op, "soaking batch %d for %s", bg.Batches, bg.BatchSoak)
-			w.timerAt(c, p, bg.PhaseUntil)
+		if soak := w.startSoak(c, p, bg.BatchSoak); soak > 0 {
+			w.record("BlueGreenBatch", c, p.Name, "", u.Op, "soaking batch %d for %s", bg.Batches, soak)
 		}
 	}
 	if w.st.Now.Before(bg.PhaseUntil) {
 		return false
 	}
+	w.endSoak(c, p)
 	if len(todo) == 0 {
 		return true
 	}
@@ -413,25 +444,40 @@ func (w *World) blueGreenETA(c *Cluster, p *NodePool) time.Time {
 		}
 		batchesLeft = (left + bg.BatchSize - 1) / bg.BatchSize
 	}
-	drain := time.Duration(batchesLeft) * (nodeStep + bg.BatchSoak)
+	drain := time.Duration(batchesLeft) * nodeStep
 	switch bg.Phase {
 	case phaseCreatingGreen, phaseCordoningBlue:
 		if bg.Autoscaled {
 			return now.Add(nodeStep + bg.WaitForDrain + nodeStep).Truncate(time.Second)
 		}
-		return now.Add(nodeStep + drain + bg.PoolSoak + nodeStep).Truncate(time.Second)
+		return now.Add(nodeStep + drain + bg.soakAhead(now, batchesLeft) + nodeStep).Truncate(time.Second)
 	case phaseWaitingToDrain:
 		return bg.PhaseUntil.Add(nodeStep)
 	case phaseDrainingBlue:
 		if bg.Autoscaled {
 			return now.Add(nodeStep)
 		}
-		return now.Add(drain + bg.PoolSoak + nodeStep).Truncate(time.Second)
+		return now.Add(drain + bg.soakAhead(now, batchesLeft) + nodeStep).Truncate(time.Second)
 	case phaseSoaking:
 		if bg.DeletionStart.IsZero() {
-			return now.Add(bg.PoolSoak + nodeStep)
+			return now.Add(bg.soakAhead(now, 0) + nodeStep)
 		}
 		return bg.DeletionStart.Add(nodeStep)
 	}
 	return now.Add(nodeStep)
+}
+
+// soakAhead is the soak time still ahead of a standard blue-green upgrade: the rest of the
+// running soak, the batch soaks of the batches left and the pool soak, within what is left of
+// the 7 days all soaks may take (R-BG-4).
+func (bg *BlueGreen) soakAhead(now time.Time, batchesLeft int) time.Duration {
+	spent, ahead := bg.Soaked, time.Duration(batchesLeft)*bg.BatchSoak
+	if !bg.SoakFrom.IsZero() {
+		spent += now.Sub(bg.SoakFrom)
+		ahead += max(bg.PhaseUntil.Sub(now), 0)
+	}
+	if bg.SoakStart.IsZero() {
+		ahead += bg.PoolSoak
+	}
+	return min(ahead, max(maxSoak-spent, 0))
 }

@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
@@ -95,14 +97,16 @@ func (w *World) CreateCluster(project, location string, req *api.CreateClusterRe
 		return nil, unsupportedVersion("cluster.initialClusterVersion", "Master", in.InitialClusterVersion, channel, vt.ValidFor(channel))
 	}
 	autopilot := in.Autopilot != nil && in.Autopilot.Enabled
+	ignoredAutopilotPool := ""
 	if len(in.NodePools) > 0 && (in.InitialNodeCount > 0 || in.NodeConfig != nil) {
 		return nil, invalidArgument("Cluster.initial_node_count and Cluster.node_config cannot be used together with Cluster.node_pools; describe the default pool as an entry of node_pools instead.")
 	}
 	if len(in.NodePools) == 0 && in.InitialNodeCount <= 0 && !autopilot {
 		return nil, invalidArgument("Cluster.initial_node_count must be greater than zero.")
 	}
-	if autopilot && (len(in.NodePools) > 0 || in.InitialNodeCount > 0) {
-		return nil, invalidArgument("Autopilot clusters manage their own node pools: remove cluster.nodePools and cluster.initialNodeCount.")
+	if autopilot && len(in.NodePools) > 1 {
+		return nil, invalidField("cluster.nodePools", fmt.Sprintf("%d node pools", len(in.NodePools)),
+			"Autopilot clusters manage their own node pools: send at most the one default pool (as `gcloud container clusters create-auto` does), or none")
 	}
 	profile := api.ProfileBalanced
 	var autoscalingExtra api.Extra
@@ -120,7 +124,7 @@ func (w *World) CreateCluster(project, location string, req *api.CreateClusterRe
 	c := &Cluster{
 		Project: project, Location: location, Name: in.Name, ID: w.randHex(64),
 		Description: in.Description, Locations: zones, MasterVersion: master.String(),
-		InitialVersion: in.InitialClusterVersion, ReleaseChannel: channel, Autopilot: autopilot,
+		InitialVersion: master.String(), ReleaseChannel: channel, Autopilot: autopilot,
 		Status: ClusterProvisioning, CreateTime: w.st.Now,
 		Network: "default", Subnetwork: "default",
 		ResourceLabels: in.ResourceLabels, AutoscalingProfile: profile, AutoscalingExtra: autoscalingExtra,
@@ -150,7 +154,13 @@ func (w *World) CreateCluster(project, location string, req *api.CreateClusterRe
 	switch {
 	case autopilot:
 		// Autopilot provisions nodes for the pods it runs: one auto-provisioned pool the
-		// autoscaler grows from zero (its nodes always upgrade with surge, R-UPG-3).
+		// autoscaler grows from zero (its nodes always upgrade with surge, R-UPG-3). The
+		// default pool gcloud sends beside autopilot.enabled (and any initialNodeCount) does
+		// not shape it: Autopilot's own default-pool takes its place.
+		if len(in.NodePools) > 0 || in.InitialNodeCount > 0 {
+			ignoredAutopilotPool = fmt.Sprintf("cluster.nodePools %s and cluster.initialNodeCount %d are managed by Autopilot: its own default-pool replaces them",
+				poolNames(in.NodePools), in.InitialNodeCount)
+		}
 		poolReqs = []*api.NodePool{{Name: "default-pool", Config: &api.NodeConfig{MachineType: "e2-standard-4"},
 			Autoscaling: &api.NodePoolAutoscaling{Enabled: true, TotalMaxNodeCount: 1000, Autoprovisioned: true}}}
 	case len(poolReqs) == 0 && in.InitialNodeCount > 0:
@@ -188,7 +198,21 @@ func (w *World) CreateCluster(project, location string, req *api.CreateClusterRe
 	op := w.startOperation(api.OpCreateCluster, c, "", true)
 	w.record("ClusterCreating", c, "", "", op.ID, "creating cluster %s in %s (control plane %s, channel %s, %d node pools, %d nodes)",
 		c.Name, location, c.MasterVersion, channel, len(c.Pools), total)
+	if ignoredAutopilotPool != "" {
+		w.record("ClusterCreating", c, "", "", op.ID, "%s", ignoredAutopilotPool)
+	}
 	return op, nil
+}
+
+// poolNames lists the names of requested node pools, for messages.
+func poolNames(pools []*api.NodePool) []string {
+	names := []string{}
+	for _, p := range pools {
+		if p != nil {
+			names = append(names, p.Name)
+		}
+	}
+	return names
 }
 
 // touch gives the cluster a new etag after a change.
@@ -265,34 +289,28 @@ func (w *World) UpdateCluster(project, location, name string, req *api.UpdateClu
 	if u.Etag != "" && u.Etag != c.Etag {
 		return nil, aborted("The etag %q does not match the cluster's current etag; read the cluster again and retry.", u.Etag)
 	}
+	// The members that update one node pool run the node pool's own implementation, exactly
+	// as the node-pool methods do (busy checks and R-MW-5 included).
+	switch updates[0] {
+	case "desiredNodeVersion", "desiredImageType":
+		p, err := c.targetPool(u.DesiredNodePoolId)
+		if err != nil {
+			return nil, err
+		}
+		return w.requestNodePoolUpdate(c, p, &api.UpdateNodePoolRequest{NodeVersion: u.DesiredNodeVersion, ImageType: u.DesiredImageType}, desiredMember)
+	case "desiredNodePoolAutoscaling":
+		p, err := c.targetPool(u.DesiredNodePoolId)
+		if err != nil {
+			return nil, err
+		}
+		return w.setNodePoolAutoscaling(c, p, u.DesiredNodePoolAutoscaling, "update.desiredNodePoolAutoscaling")
+	}
 	if err := w.checkClusterFree(c); err != nil {
 		return nil, err
 	}
 	switch updates[0] {
 	case "desiredMasterVersion":
 		return w.upgradeMaster(c, u.DesiredMasterVersion)
-	case "desiredNodeVersion", "desiredImageType":
-		p, err := c.targetPool(u.DesiredNodePoolId)
-		if err != nil {
-			return nil, err
-		}
-		return w.updateNodePool(c, p, &api.UpdateNodePoolRequest{NodeVersion: u.DesiredNodeVersion, ImageType: u.DesiredImageType}, desiredMember)
-	case "desiredNodePoolAutoscaling":
-		p, err := c.targetPool(u.DesiredNodePoolId)
-		if err != nil {
-			return nil, err
-		}
-		as, err := normalizeAutoscaling(u.DesiredNodePoolAutoscaling, "update.desiredNodePoolAutoscaling", p.Spec.Spot)
-		if err != nil {
-			return nil, err
-		}
-		if err := checkAutoscalingKeepsStrategy(p, as, "update.desiredNodePoolAutoscaling"); err != nil {
-			return nil, err
-		}
-		p.Autoscaling = as
-		p.Etag = w.randHex(16)
-		w.ensureAutoscaler(c)
-		return w.metadataUpdate(c, p.Name, "autoscaling of node pool %s set to %s", p.Name, describeAutoscaling(as)), nil
 	case "desiredLocations":
 		loc, _ := ParseLocation(c.Location)
 		zones, err := clusterZones(loc, u.DesiredLocations, "update.desiredLocations")
@@ -495,17 +513,46 @@ func (w *World) SetClusterField(project, location, name, field string, value []b
 	if err := w.checkClusterFree(c); err != nil {
 		return nil, err
 	}
-	if field == "resourceLabels" {
-		var labels map[string]string
-		if err := json.Unmarshal(value, &labels); err != nil {
-			return nil, invalidArgument("Invalid value for field \"resourceLabels\": %s. Labels are a map of strings.", value)
-		}
-		c.ResourceLabels = labels
-	} else {
-		if c.Extra == nil {
-			c.Extra = api.Extra{}
-		}
-		c.Extra[field] = json.RawMessage(value)
+	if c.Extra == nil {
+		c.Extra = api.Extra{}
 	}
+	c.Extra[field] = json.RawMessage(value)
 	return w.metadataUpdate(c, "", "%s of %s set", field, c.Name), nil
+}
+
+// SetResourceLabels is clusters.setResourceLabels. As in GKE, the request carries the
+// labelFingerprint the client read with the cluster; one that no longer matches the labels
+// (someone changed them since, or none was sent) is refused, so that no change is lost.
+func (w *World) SetResourceLabels(project, location, name string, labels map[string]string, fingerprint string) (*Operation, error) {
+	c, err := w.GetCluster(project, location, name)
+	if err != nil {
+		return nil, err
+	}
+	if want := labelFingerprint(c.ResourceLabels); fingerprint != want {
+		return nil, failedPrecondition("Labels could not be set due to fingerprint mismatch; try again with the proper fingerprint: incorrect fingerprint supplied was %q, the expected one is %q. Read the cluster again for its labelFingerprint.",
+			fingerprint, want)
+	}
+	if err := w.checkClusterFree(c); err != nil {
+		return nil, err
+	}
+	c.ResourceLabels = labels
+	if len(labels) == 0 {
+		c.ResourceLabels = nil
+	}
+	return w.metadataUpdate(c, "", "resource labels of %s set to %v", c.Name, labels), nil
+}
+
+// labelFingerprint is the fingerprint of a set of resource labels: 8 hex digits of a hash of
+// the sorted key=value pairs, so that it changes whenever the labels do.
+func labelFingerprint(labels map[string]string) string {
+	keys := make([]string, 0, len(labels))
+	for k := range labels {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	h := sha256.New()
+	for _, k := range keys {
+		fmt.Fprintf(h, "%s=%s\n", k, labels[k])
+	}
+	return hex.EncodeToString(h.Sum(nil))[:8]
 }

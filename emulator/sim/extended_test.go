@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -181,5 +182,37 @@ func TestDefaultGraceCapsOfGKEEvictions(t *testing.T) {
 					evicted.Format(time.TimeOnly), first.Node, drained, tc.cap, drainFinish)
 			}
 		})
+	}
+}
+
+// `gcloud container clusters create-auto` sends a default-pool (one node, OAuth scopes) beside
+// autopilot.enabled. GKE accepts what its CLI sends: Autopilot's own auto-provisioned
+// default-pool takes its place, and the event log says so. More than one pool is refused.
+func TestAutopilotAcceptsTheDefaultPoolGcloudSends(t *testing.T) {
+	w := newTestWorld(t)
+	var req api.CreateClusterRequest
+	gcloudBody := `{"cluster": {"autopilot": {"enabled": true}, "ipAllocationPolicy": {"createSubnetwork": false, "useIpAliases": true},
+		"name": "ap1", "nodePools": [{"config": {"oauthScopes": ["https://www.googleapis.com/auth/devstorage.read_only"]},
+		"initialNodeCount": 1, "name": "default-pool"}]}, "parent": "projects/proj/locations/us-central1"}`
+	if err := json.Unmarshal([]byte(gcloudBody), &req); err != nil {
+		t.Fatal(err)
+	}
+	op, err := w.CreateCluster("proj", "us-central1", &req)
+	if err != nil {
+		t.Fatalf("create-auto's request refused: %v", err)
+	}
+	runOp(t, w, op, time.Hour)
+	c := w.Cluster("proj", "us-central1", "ap1")
+	if op.ErrorCode != 0 || !c.Autopilot || len(c.Pools) != 1 || c.Pools[0].Name != "default-pool" || !c.Pools[0].Autoscaling.Autoprovisioned || len(c.Nodes) != 0 {
+		t.Fatalf("Autopilot cluster from create-auto's request: %d pools (%+v), %d nodes; want Autopilot's own default-pool, autoscaled from zero",
+			len(c.Pools), c.Pools[0].Autoscaling, len(c.Nodes))
+	}
+	if ev := mustEvents(w, "ClusterCreating"); len(ev) != 2 || !strings.Contains(ev[1].Message, "managed by Autopilot") {
+		t.Fatalf("ClusterCreating events %v: want one saying Autopilot replaces the requested default-pool", ev)
+	}
+	_, err = w.CreateCluster("proj", "us-central1", &api.CreateClusterRequest{Cluster: &api.Cluster{Name: "ap2", Autopilot: &api.Autopilot{Enabled: true},
+		NodePools: []*api.NodePool{{Name: "a", InitialNodeCount: 1}, {Name: "b", InitialNodeCount: 1}}}})
+	if e, ok := AsError(err); !ok || e.HTTPCode != 400 || !strings.Contains(e.Message, "cluster.nodePools") || !strings.Contains(e.Message, "Autopilot") {
+		t.Fatalf("Autopilot with two node pools: %v, want a 400 naming cluster.nodePools", err)
 	}
 }

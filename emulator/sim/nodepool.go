@@ -365,8 +365,20 @@ func (w *World) UpdateNodePool(project, location, cluster, name string, req *api
 	if req.Etag != "" && req.Etag != p.Etag {
 		return nil, aborted("The etag %q does not match the node pool's current etag; read the node pool again and retry.", req.Etag)
 	}
+	return w.requestNodePoolUpdate(c, p, req, memberOf(""))
+}
+
+// requestNodePoolUpdate is every way the API offers to update a node pool's nodes: PUT
+// nodePools/{np}, and the cluster-level update.desiredNodeVersion / desiredImageType with
+// desiredNodePoolId (what `gcloud container clusters upgrade --node-pool` sends). f names the
+// member of the client's request that carries each UpdateNodePoolRequest member.
+//
+// An update to the version the pool runs, with nothing else, while a node-recreating change
+// waits for a maintenance window, starts that change now (R-MW-5); it is answered before the
+// cluster-busy check, since the waiting change's operation holds the cluster.
+func (w *World) requestNodePoolUpdate(c *Cluster, p *NodePool, req *api.UpdateNodePoolRequest, f func(member string) string) (*Operation, error) {
 	if req.NodeVersion != "" && p.Upgrade != nil && p.Upgrade.Deferred {
-		v, err := w.resolveNodeVersion(c, req.NodeVersion, "nodeVersion", p.AutoUpgrade)
+		v, err := w.resolveNodeVersion(c, req.NodeVersion, f("nodeVersion"), p.AutoUpgrade)
 		if err != nil {
 			return nil, err
 		}
@@ -377,7 +389,7 @@ func (w *World) UpdateNodePool(project, location, cluster, name string, req *api
 	if err := w.checkClusterFree(c); err != nil {
 		return nil, err
 	}
-	return w.updateNodePool(c, p, req, memberOf(""))
+	return w.updateNodePool(c, p, req, f)
 }
 
 // updateNodePool validates the whole request first, then applies it: in-place changes at once,
@@ -611,14 +623,22 @@ func (w *World) SetNodePoolAutoscaling(project, location, cluster, name string, 
 	if req == nil || req.Autoscaling == nil {
 		return nil, invalidArgument("Required field \"autoscaling\" is missing. Send {\"autoscaling\": {\"enabled\": true, \"minNodeCount\": 1, \"maxNodeCount\": 3}}.")
 	}
-	as, err := normalizeAutoscaling(req.Autoscaling, "autoscaling", p.Spec.Spot)
+	return w.setNodePoolAutoscaling(c, p, req.Autoscaling, "autoscaling")
+}
+
+// setNodePoolAutoscaling is every way the API offers to set a pool's autoscaling:
+// nodePools/{np}:setAutoscaling and the cluster-level update.desiredNodePoolAutoscaling with
+// desiredNodePoolId (what `gcloud container clusters update --node-pool --enable-autoscaling`
+// sends). field names the request member that carries the settings.
+func (w *World) setNodePoolAutoscaling(c *Cluster, p *NodePool, in *api.NodePoolAutoscaling, field string) (*Operation, error) {
+	as, err := normalizeAutoscaling(in, field, p.Spec.Spot)
 	if err != nil {
 		return nil, err
 	}
 	if err := w.checkClusterFree(c); err != nil {
 		return nil, err
 	}
-	if err := checkAutoscalingKeepsStrategy(p, as, "autoscaling"); err != nil {
+	if err := checkAutoscalingKeepsStrategy(p, as, field); err != nil {
 		return nil, err
 	}
 	p.Autoscaling = as

@@ -21,9 +21,12 @@ const (
 	nodeDeleteSpread = 30 * time.Second
 )
 
-// groupIndex counts a group's nodes by state; it is derived, never persisted.
+// groupIndex counts a group's nodes by state and holds them in the group's order, so that the
+// controllers that walk a group (a surge upgrade's zone, on every node event) skip a lookup by
+// name per node; it is derived, never persisted.
 type groupIndex struct {
 	byState map[NodeState]int
+	nodes   []*Node
 }
 
 func (w *World) registerNodeHandlers() {
@@ -39,10 +42,11 @@ func (w *World) index(c *Cluster, g *InstanceGroup) *groupIndex {
 	}
 	ix, ok := w.groups[g]
 	if !ok {
-		ix = &groupIndex{byState: map[NodeState]int{}}
+		ix = &groupIndex{byState: map[NodeState]int{}, nodes: make([]*Node, 0, len(g.Nodes))}
 		for _, name := range g.Nodes {
 			if n := c.Nodes[name]; n != nil {
 				ix.byState[n.State]++
+				ix.nodes = append(ix.nodes, n)
 			}
 		}
 		w.groups[g] = ix
@@ -75,6 +79,7 @@ func (w *World) addNode(c *Cluster, p *NodePool, g *InstanceGroup, spec NodeSpec
 	c.Nodes[name] = n
 	g.Nodes = append(g.Nodes, name)
 	ix.byState[NodeProvisioning]++
+	ix.nodes = append(ix.nodes, n)
 	w.updateSchedNode(c, n) // in the scheduler's view from the start, as a rebuild has it (not schedulable yet)
 	w.schedule(w.jitter(nodeBootBase, nodeBootSpread), Event{Kind: evNodeReady, Cluster: c.Key(), Node: name})
 	w.record("NodeCreating", c, p.Name, name, "", "creating node %s in %s (%s, %s)", name, g.Zone, spec.MachineType, spec.Version)
@@ -197,10 +202,17 @@ func (w *World) onNodeDeleted(ev Event) {
 // forgetNode removes a node from its group and the cluster.
 func (w *World) forgetNode(c *Cluster, n *Node) {
 	if g := w.groupOf(c, n); g != nil {
-		w.index(c, g).byState[n.State]--
+		ix := w.index(c, g)
+		ix.byState[n.State]--
 		for i, name := range g.Nodes {
 			if name == n.Name {
 				g.Nodes = append(g.Nodes[:i], g.Nodes[i+1:]...)
+				break
+			}
+		}
+		for i, x := range ix.nodes {
+			if x == n {
+				ix.nodes = append(ix.nodes[:i], ix.nodes[i+1:]...)
 				break
 			}
 		}

@@ -100,12 +100,23 @@ func (w *World) onOperationStart(ev Event) {
 	w.checkOperations(c)
 }
 
-// finishOperation marks op DONE; a non-zero code makes it a failure with that message.
+// finishOperation marks op DONE; a non-zero code makes it a failure with that message. What
+// the operation said while it ran (its detail: phase, zone, ETA; the position metrics) no
+// longer holds once it is done: the detail is cleared (a caller may set a summary of what was
+// done) and only the count metrics stay.
 func (w *World) finishOperation(op *Operation, code int32, message string) {
 	op.Status = api.OpStatusDone
 	op.EndTime = w.st.Now
 	op.ErrorCode = code
 	op.StatusMessage = message
+	op.Detail = ""
+	counts := op.Metrics[:0]
+	for _, m := range op.Metrics {
+		if m.IsInt {
+			counts = append(counts, m)
+		}
+	}
+	op.Metrics = counts
 	c := w.st.Clusters[op.ClusterKey()]
 	if c != nil {
 		for i, id := range c.OpenOps {

@@ -28,6 +28,7 @@ func (w *World) RenderCluster(c *Cluster, links Links, endpoint string) *api.Clu
 		ClusterIpv4Cidr:       c.ClusterIPv4CIDR,
 		Locations:             c.Locations,
 		ResourceLabels:        c.ResourceLabels,
+		LabelFingerprint:      labelFingerprint(c.ResourceLabels),
 		MaintenancePolicy:     w.renderMaintenancePolicy(c),
 		InitialClusterVersion: c.InitialVersion,
 		SelfLink:              links.Container("projects/%s/locations/%s/clusters/%s", c.Project, c.Location, c.Name),

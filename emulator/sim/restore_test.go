@@ -43,8 +43,12 @@ func (w *World) indexDrift() string {
 		for _, p := range c.Pools {
 			for _, g := range p.Groups {
 				if ix, built := w.groups[g]; built {
-					if got, want := ix.byState, fresh.index(c, g).byState; !sameCounts(got, want) {
+					f := fresh.index(c, g)
+					if got, want := ix.byState, f.byState; !sameCounts(got, want) {
 						return fmt.Sprintf("%s: group %s by state %v, rebuilt %v", key, g.Name, got, want)
+					}
+					if got, want := nodeNames(ix.nodes), nodeNames(f.nodes); got != want {
+						return fmt.Sprintf("%s: group %s nodes %s, rebuilt %s", key, g.Name, got, want)
 					}
 				}
 			}
@@ -58,6 +62,14 @@ func (w *World) indexDrift() string {
 		}
 	}
 	return ""
+}
+
+func nodeNames(ns []*Node) string {
+	var out []string
+	for _, n := range ns {
+		out = append(out, n.Name)
+	}
+	return strings.Join(out, ",")
 }
 
 func sameCounts[K comparable](a, b map[K]int) bool {

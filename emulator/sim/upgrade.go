@@ -259,16 +259,17 @@ func (w *World) stepSurge(c *Cluster, p *NodePool, op *Operation) {
 //
 // R-SURGE-1..4: at most min(maxSurge+maxUnavailable, 20, nodes in the zone) nodes change at
 // once. A surge slot creates a node with the new spec, waits until it is ready (not for Spot
-// nodes, R-SURGE-7), then cordons, drains and deletes an old node. An unavailable slot cordons
-// and drains an old node and recreates it in place. Without capacity for a surge node the
+// nodes, R-SURGE-7), then cordons, drains and deletes an old node; it is taken from the moment
+// the new VM is requested until the old VM is gone, so that a zone of N nodes never has more
+// than N + maxSurge VMs in any state (R-SURGE-2a). An unavailable slot cordons and drains an
+// old node and recreates it in place; it is free again once the node is ready. Without capacity for a surge node the
 // upgrade of a node does not start; it waits (R-SURGE-6). Outside the maintenance window
 // (open false) nodes mid-upgrade finish and no new one starts (R-MW-3).
 func (w *World) stepZone(c *Cluster, p *NodePool, g *InstanceGroup, open bool) bool {
 	u := p.Upgrade
 	var old, readySurge []*Node
 	pendingSurge, surgeUsed, unavailUsed, replacing := 0, 0, 0, 0
-	for _, name := range g.Nodes {
-		n := c.Nodes[name]
+	for _, n := range w.index(c, g).nodes {
 		switch n.UpgradeRole {
 		case roleSurge:
 			surgeUsed++
@@ -278,11 +279,9 @@ func (w *World) stepZone(c *Cluster, p *NodePool, g *InstanceGroup, open bool) b
 				pendingSurge++
 			}
 		case roleReplaced:
-			// Its surge slot is held until its VM is being deleted; the zone is done once it is gone.
+			// R-SURGE-2a: the surge slot is held until the old VM is gone, deleting included.
 			replacing++
-			if n.State != NodeDeleting {
-				surgeUsed++
-			}
+			surgeUsed++
 		case roleRecreate:
 			unavailUsed++
 		default:
@@ -439,9 +438,8 @@ func (w *World) finishUpgrade(c *Cluster, p *NodePool) {
 		}
 		w.record("UpgradeStopped", c, p.Name, "", u.Op, "%s of %s stopped: %d of %d nodes on %s", strategyName(u.Strategy), p.Name, u.Done, u.Total,
 			describeSpecChange(u.From, u.Target))
-		if op != nil {
-			w.finishOperation(op, codeCancelled, "Operation was cancelled.")
-		}
+		w.finishUpgradeOp(op, codeCancelled, fmt.Sprintf("Cancelled the upgrade of node pool %s (%s, %s): %d of %d nodes upgraded; the others keep their configuration",
+			p.Name, describeSpecChange(u.From, u.Target), strategyName(u.Strategy), u.Done, u.Total))
 		return
 	}
 	p.Upgrade = nil
@@ -452,11 +450,25 @@ func (w *World) finishUpgrade(c *Cluster, p *NodePool) {
 		what = "rollback"
 		p.LastUpgrade = nil
 	}
+	took := w.st.Now.Sub(u.StartTime).Round(time.Second)
 	w.record("UpgradeDone", c, p.Name, "", u.Op, "%s %s of %s done: %d nodes, %s, in %s", strategyName(u.Strategy), what, p.Name, u.Total,
-		describeSpecChange(u.From, u.Target), w.st.Now.Sub(u.StartTime).Round(time.Second))
-	if op != nil {
-		w.finishOperation(op, 0, "")
+		describeSpecChange(u.From, u.Target), took)
+	w.finishUpgradeOp(op, 0, fmt.Sprintf("Node pool %s %s done (%s, %s): %d of %d nodes, in %s",
+		p.Name, what, describeSpecChange(u.From, u.Target), strategyName(u.Strategy), u.Done, u.Total, took))
+}
+
+// finishUpgradeOp finishes an upgrade's operation (if it still exists) with a summary of what
+// it did in place of the progress it showed while running.
+func (w *World) finishUpgradeOp(op *Operation, code int32, summary string) {
+	if op == nil {
+		return
 	}
+	message := ""
+	if code == codeCancelled {
+		message = "Operation was cancelled."
+	}
+	w.finishOperation(op, code, message)
+	op.Detail = summary
 }
 
 // upgradeETA estimates when an upgrade will be done from the pace so far (surge) or the

@@ -320,17 +320,60 @@ func TestBlueGreenPhasesBatchesAndSoaks(t *testing.T) {
 	checkLiveCounts(t, w, c)
 }
 
-// R-BG-4: soaks adding up to 7 days start blue pool deletion at once.
+// R-BG-4: the soaks are capped together at 7 days, counted as they elapse. Each case drains
+// 10 blue nodes in batches of batchNodeCount and reads from the event log when each batch
+// started and was drained and when blue pool deletion began: the soak after batch i is the
+// gap to batch i+1, and the gap from the last batch to deletion is its soak plus the pool's.
 func TestBlueGreenSevenDaySoakCap(t *testing.T) {
-	w, c, _, to := upgradeCluster(t, bgPool("0s", "604800s"))
-	op := startUpgrade(t, w, "pool-a", to.String())
-	for i := 0; i < 10000 && c.Pool("pool-a").Upgrade != nil && c.Pool("pool-a").Upgrade.BG.Phase != phaseSoaking && op.Status != api.OpStatusDone; i++ {
-		advance(w, 10*time.Second)
-	}
-	runOp(t, w, op, 2*time.Hour)
-	caps := eventTimes(w, "BlueGreenSoak", "reaches 7 days")
-	if len(caps) != 1 {
-		t.Fatalf("no 7-day cap event; the upgrade should delete blue at once once the soaks reach 7 days")
+	const day = 24 * time.Hour
+	for _, tc := range []struct {
+		name                string
+		batch               int32
+		batchSoak, poolSoak string
+		gaps                []time.Duration
+	}{
+		// The case: 4 + 4 days would be 8; the second soak stops at 7 days in all and
+		// the pool soak is skipped.
+		{"two batches soaking 4 days", 5, "345600s", "3600s", []time.Duration{4 * day, 3 * day}},
+		// 3 + 3 + 1 (cut) days; the fourth batch drains without soaking; deletion at once.
+		{"four batches soaking 3 days", 3, "259200s", "3600s", []time.Duration{3 * day, 3 * day, 1 * day, 0}},
+		// 1 + 1 days of batch soaks leave 5 of the pool's 7.
+		{"pool soak of 7 days after batch soaks", 5, "86400s", "604800s", []time.Duration{day, day + 5*day}},
+		// Below 7 days nothing is cut.
+		{"under the cap", 5, "86400s", "172800s", []time.Duration{day, day + 2*day}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			batch := tc.batch
+			w, c, _, to := upgradeCluster(t, &api.NodePool{Name: "pool-a", InitialNodeCount: 10, UpgradeSettings: &api.UpgradeSettings{
+				Strategy: api.StrategyBlueGreen,
+				BlueGreenSettings: &api.BlueGreenSettings{
+					StandardRolloutPolicy: &api.StandardRolloutPolicy{BatchNodeCount: &batch, BatchSoakDuration: tc.batchSoak},
+					NodePoolSoakDuration:  tc.poolSoak,
+				}}})
+			op := startUpgrade(t, w, "pool-a", to.String())
+			advance(w, 8*day)
+			if op.Status != api.OpStatusDone || op.ErrorCode != 0 || nodesOn(c, "pool-a", to.String()) != 10 {
+				t.Fatalf("after 8 days: op %s %q, %d of 10 nodes on %s", op.Status, op.StatusMessage, nodesOn(c, "pool-a", to.String()), to)
+			}
+			starts := eventTimes(w, "BlueGreenBatch", "draining batch")
+			drained := eventTimes(w, "BlueGreenBatch", "drained;")
+			deletion := eventTimes(w, "BlueGreenPhase", phaseDeletingBlue)
+			if len(starts) != len(tc.gaps) || len(drained) != len(tc.gaps) || len(deletion) != 1 {
+				t.Fatalf("%d batches started, %d drained, deletion %v; want %d batches and one deletion", len(starts), len(drained), deletion, len(tc.gaps))
+			}
+			var gaps []time.Duration
+			for i := range drained {
+				next := deletion[0]
+				if i+1 < len(starts) {
+					next = starts[i+1]
+				}
+				gaps = append(gaps, next.Sub(drained[i]))
+			}
+			if fmt.Sprint(gaps) != fmt.Sprint(tc.gaps) {
+				t.Fatalf("soak after each batch (the last one's with the pool soak) %v, want %v: blue deletion at %s, last batch drained at %s (R-BG-4)",
+					gaps, tc.gaps, deletion[0].Format(time.RFC3339), drained[len(drained)-1].Format(time.RFC3339))
+			}
+		})
 	}
 }
 
@@ -794,6 +837,62 @@ func TestBlueGreenCarriesVersionAndMachineChanges(t *testing.T) {
 			}
 			if len(c.Nodes) != 3 || len(c.Pool("pool-a").Groups) != 1 {
 				t.Fatalf("after the change: %d nodes in %d groups, want 3 in 1", len(c.Nodes), len(c.Pool("pool-a").Groups))
+			}
+		})
+	}
+}
+
+// A finished upgrade operation says what was done, not where the upgrade was: its detail and
+// progress metrics keep no ETA, phase or zone from before it finished, whether it succeeded
+// or was cancelled; and the detail still names the change (the CLI and the upgrade status
+// data source read the target version from it).
+func TestFinishedUpgradeOperationShowsNoStaleProgress(t *testing.T) {
+	one := int32(1)
+	blueGreen := &api.UpgradeSettings{Strategy: api.StrategyBlueGreen, BlueGreenSettings: &api.BlueGreenSettings{
+		StandardRolloutPolicy: &api.StandardRolloutPolicy{BatchNodeCount: &one}, NodePoolSoakDuration: "600s"}}
+	for _, tc := range []struct {
+		name     string
+		settings *api.UpgradeSettings
+		cancelAt time.Duration // 0: run to the end
+		want     string
+	}{
+		{"surge done", nil, 0, "Node pool pool-a upgrade done"},
+		{"blue-green done", blueGreen, 0, "Node pool pool-a upgrade done"},
+		{"surge cancelled", nil, 3 * time.Minute, "Cancelled the upgrade of node pool pool-a"},
+		{"blue-green cancelled in the soak", blueGreen, 8 * time.Minute, "it is paused"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w, _, _, to := upgradeCluster(t, &api.NodePool{Name: "pool-a", InitialNodeCount: 3, UpgradeSettings: tc.settings})
+			op := startUpgrade(t, w, "pool-a", to.String())
+			sawETA := false
+			for i := 0; i < 2000 && op.Status != api.OpStatusDone; i++ {
+				advance(w, 10*time.Second)
+				sawETA = sawETA || (op.Status == api.OpStatusRunning && strings.Contains(op.Detail, "; ETA "))
+				if tc.cancelAt > 0 && w.Now().Sub(op.StartTime) >= tc.cancelAt && op.Status == api.OpStatusRunning {
+					if err := w.CancelOperation("proj", "us-central1-a", op.ID); err != nil {
+						t.Fatal(err)
+					}
+					runOp(t, w, op, time.Hour)
+				}
+			}
+			if op.Status != api.OpStatusDone || !sawETA {
+				t.Fatalf("op %s; an ETA was shown while it ran: %v", op.Status, sawETA)
+			}
+			out := w.RenderOperation(op, testLinks)
+			for _, stale := range []string{"ETA", "us-central1-a", phaseCreatingGreen, phaseCordoningBlue, phaseDrainingBlue, phaseSoaking, phaseDeletingBlue} {
+				if strings.Contains(out.Detail, stale) || strings.Contains(out.StatusMessage, stale) {
+					t.Fatalf("finished operation: detail %q, statusMessage %q: shows %q from before it finished", out.Detail, out.StatusMessage, stale)
+				}
+			}
+			if !strings.Contains(out.Detail, tc.want) || !strings.Contains(out.Detail, "-> "+to.String()) {
+				t.Fatalf("finished operation detail %q, want %q and the target version %s", out.Detail, tc.want, to)
+			}
+			if out.Progress != nil {
+				for _, m := range out.Progress.Metrics {
+					if m.StringValue != "" {
+						t.Fatalf("finished operation keeps the position metric %s=%q", m.Name, m.StringValue)
+					}
+				}
 			}
 		})
 	}

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
@@ -21,9 +22,8 @@ func (w *World) cancelUpgrade(c *Cluster, p *NodePool) error {
 		p.Status = PoolRunning
 		w.record("UpgradeCancelled", c, p.Name, "", u.Op, "%s of %s (%s) cancelled before it began; the nodes keep their configuration",
 			strategyName(u.Strategy), p.Name, describeSpecChange(u.From, u.Target))
-		if op != nil {
-			w.finishOperation(op, codeCancelled, "Operation was cancelled.")
-		}
+		w.finishUpgradeOp(op, codeCancelled, fmt.Sprintf("Cancelled the upgrade of node pool %s (%s, %s) before it began: no node was changed",
+			p.Name, describeSpecChange(u.From, u.Target), strategyName(u.Strategy)))
 		return nil
 	case u.BG != nil && u.BG.Phase == phaseDeletingBlue:
 		return failedPrecondition("The blue-green upgrade of node pool %s is deleting the blue pool, which cannot be paused or cancelled (R-BG-5, R-BG-7).", p.Name)
@@ -34,9 +34,8 @@ func (w *World) cancelUpgrade(c *Cluster, p *NodePool) error {
 		u.Paused = true
 		p.Status = PoolRunning
 		w.record("UpgradeCancelled", c, p.Name, "", u.Op, "blue-green upgrade of %s paused in phase %s; resume it (update to the same version) or roll it back", p.Name, u.BG.Phase)
-		if op != nil {
-			w.finishOperation(op, codeCancelled, "Operation was cancelled.")
-		}
+		w.finishUpgradeOp(op, codeCancelled, fmt.Sprintf("Cancelled the upgrade of node pool %s (%s, %s): it is paused; resume it (update to the same version) or roll it back",
+			p.Name, describeSpecChange(u.From, u.Target), strategyName(u.Strategy)))
 		return nil
 	}
 	// R-SURGE-9: nodes mid-upgrade finish; nodes not started are left as they are.
@@ -55,7 +54,9 @@ func (w *World) resumeUpgrade(c *Cluster, p *NodePool) *Operation {
 	op := w.startOperation(api.OpUpgradeNodes, c, p.Name, true)
 	u.Op, u.Paused, u.Resumed = op.ID, false, true
 	if u.BG.Phase == phaseDrainingBlue && !u.BG.BatchOpen {
-		// The previous batch had finished draining: the next may start without its soak.
+		// The previous batch had finished draining: the next may start without its soak,
+		// whose time so far still counts towards R-BG-4's 7 days.
+		w.endSoak(c, p)
 		u.BG.PhaseUntil = time.Time{}
 	}
 	p.Status = PoolReconciling

@@ -168,3 +168,54 @@ func machineCount(c *Cluster, machine string) int {
 	}
 	return n
 }
+
+// R-MW-5's way out works through every way the API offers to upgrade a pool: PUT
+// nodePools/{np} and the cluster-level update gcloud sends for `gcloud container clusters
+// upgrade C --node-pool NP --cluster-version V` (desiredNodePoolId + desiredNodeVersion, or
+// desiredNodeVersion alone when the cluster has one pool). Each starts the waiting change at
+// once, under its operation, and the cluster-level one answers as the node-pool one does
+// while the change runs (the cluster is busy).
+func TestDeferredChangeAppliedNowThroughEveryPath(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		apply func(w *World, version string) (*Operation, error)
+	}{
+		{"PUT nodePools/pool-a", func(w *World, v string) (*Operation, error) {
+			return w.UpdateNodePool("proj", "us-central1-a", "c1", "pool-a", &api.UpdateNodePoolRequest{NodeVersion: v})
+		}},
+		{"PUT clusters/c1 desiredNodePoolId + desiredNodeVersion", func(w *World, v string) (*Operation, error) {
+			return w.UpdateCluster("proj", "us-central1-a", "c1", &api.UpdateClusterRequest{Update: &api.ClusterUpdate{DesiredNodePoolId: "pool-a", DesiredNodeVersion: v}})
+		}},
+		{"PUT clusters/c1 desiredNodeVersion of its only pool", func(w *World, v string) (*Operation, error) {
+			return w.UpdateCluster("proj", "us-central1-a", "c1", &api.UpdateClusterRequest{Update: &api.ClusterUpdate{DesiredNodeVersion: v}})
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w, c, from, _ := windowCluster(t, &api.NodePool{Name: "pool-a", InitialNodeCount: 2}, "03:00")
+			op, err := w.UpdateNodePool("proj", "us-central1-a", "c1", "pool-a", &api.UpdateNodePoolRequest{MachineType: "e2-standard-4"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			advance(w, 10*time.Minute)
+			if !c.Pool("pool-a").Upgrade.Deferred {
+				t.Fatal("the machine-type change does not wait for the window")
+			}
+			forcedAt := w.Now()
+			now, err := tc.apply(w, from.String())
+			if err != nil || now == nil || now.ID != op.ID {
+				t.Fatalf("same-version upgrade: op %v, err %v; want the waiting operation %s", now, err, op.ID)
+			}
+			// While it runs, the same request is refused as the cluster is busy, by every path.
+			_, err = tc.apply(w, from.String())
+			if e, ok := AsError(err); !ok || e.HTTPCode != 400 || !strings.Contains(e.Message, "is currently upgrading cluster c1") {
+				t.Fatalf("the same request while the change runs: %v, want GKE's 400 please-wait", err)
+			}
+			runOp(t, w, op, time.Hour)
+			created := eventTimes(w, "NodeCreating", "e2-standard-4")
+			if op.ErrorCode != 0 || machineCount(c, "e2-standard-4") != 2 || len(created) == 0 || created[0] != forcedAt {
+				t.Fatalf("after the same-version upgrade at %s: %d of 2 nodes changed, first new node at %v; want both, the first at once (R-MW-5)",
+					forcedAt.Format(time.TimeOnly), machineCount(c, "e2-standard-4"), created)
+			}
+		})
+	}
+}

@@ -193,21 +193,27 @@ func (w *World) PendingEvents() int { return w.st.Queue.Len() }
 // number of events run.
 func (w *World) RunUntil(t time.Time) int {
 	n := 0
-	for {
-		it, ok := w.st.Queue.PopDue(t)
-		if !ok {
-			break
-		}
-		if it.At.After(w.st.Now) {
-			w.st.Now = it.At
-		}
-		w.dispatch(it.Value)
+	for w.runNext(t) {
 		n++
 	}
 	if t.After(w.st.Now) {
 		w.st.Now = t
 	}
 	return n
+}
+
+// runNext runs the earliest event if it is due at or before t, moving the clock to its time;
+// it reports whether there was one.
+func (w *World) runNext(t time.Time) bool {
+	it, ok := w.st.Queue.PopDue(t)
+	if !ok {
+		return false
+	}
+	if it.At.After(w.st.Now) {
+		w.st.Now = it.At
+	}
+	w.dispatch(it.Value)
+	return true
 }
 
 func (w *World) dispatch(ev Event) {
