@@ -190,16 +190,6 @@ func LookupMachineType(name string) (MachineType, bool) {
 	return m, ok
 }
 
-// MachineTypeNames lists the catalogue, sorted.
-func MachineTypeNames() []string {
-	var out []string
-	for n := range machineTypes {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
-}
-
 // Disk and image types GKE accepts.
 var (
 	diskTypes  = []string{"pd-standard", "pd-balanced", "pd-ssd", "pd-extreme", "hyperdisk-balanced"}

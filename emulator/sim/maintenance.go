@@ -72,11 +72,6 @@ func (p *MaintenancePolicy) empty() bool {
 	return p == nil || (p.Daily == nil && p.Recurring == nil && len(p.Exclusions) == 0)
 }
 
-// hasWindow says whether maintenance is limited to a window.
-func (p *MaintenancePolicy) hasWindow() bool {
-	return p != nil && (p.Daily != nil || p.Recurring != nil)
-}
-
 // exclusionNames lists the exclusions by name, for stable iteration.
 func (p *MaintenancePolicy) exclusionNames() []string {
 	if p == nil {

@@ -278,8 +278,8 @@ func (w *World) RenderK8sNode(c *Cluster, n *Node) *corev1.Node {
 				{Type: corev1.NodeHostName, Address: n.Name},
 			},
 			NodeInfo: corev1.NodeSystemInfo{
-				KubeletVersion: kubeletVersion(n.Spec.Version), KubeProxyVersion: kubeletVersion(n.Spec.Version),
-				OSImage: osImage(n.Spec.ImageType), ContainerRuntimeVersion: "containerd://1.7.27",
+				KubeletVersion: kubeletVersion(n.Spec.Version),
+				OSImage:        osImage(n.Spec.ImageType), ContainerRuntimeVersion: "containerd://1.7.27",
 				OperatingSystem: "linux", Architecture: "amd64",
 			},
 		},

@@ -2,7 +2,6 @@ package sim
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
@@ -484,31 +483,4 @@ func (w *World) upgradeETA(c *Cluster, p *NodePool) time.Time {
 	}
 	left := u.Total - u.Done
 	return w.st.Now.Add(time.Duration(float64(elapsed) / float64(u.Done) * float64(left))).Truncate(time.Second)
-}
-
-// poolNodesByVersion counts a pool's live nodes per zone and version, for status views.
-func (w *World) poolNodesByVersion(c *Cluster, p *NodePool) map[string]map[string]int {
-	out := map[string]map[string]int{}
-	for _, g := range p.Groups {
-		for _, name := range g.Nodes {
-			n := c.Nodes[name]
-			if n.State == NodeDeleting {
-				continue
-			}
-			if out[g.Zone] == nil {
-				out[g.Zone] = map[string]int{}
-			}
-			out[g.Zone][n.Spec.Version]++
-		}
-	}
-	return out
-}
-
-func sortedZones(m map[string]map[string]int) []string {
-	var zones []string
-	for z := range m {
-		zones = append(zones, z)
-	}
-	sort.Strings(zones)
-	return zones
 }

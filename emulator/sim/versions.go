@@ -109,11 +109,6 @@ func ScheduleOf(m int) MinorSchedule {
 	}
 }
 
-// patchRelease is when patch p of the minor reaches Rapid.
-func (s MinorSchedule) patchRelease(p int) time.Time {
-	return s.RapidEntry.Add(time.Duration(p) * patchCadence)
-}
-
 // buildOf gives each patch a stable, realistic-looking build number (gke.1xxx000 .. gke.2xxx000).
 func buildOf(minor, patch int) int {
 	return 1000000 + ((minor*131+patch*977)%1900)*1000
