@@ -165,7 +165,7 @@ func (w *World) liveCount(c *Cluster, g *InstanceGroup) int {
 }
 
 func (w *World) autoscalerPass(c *Cluster) {
-	ix := w.kix(c)
+	ix := w.podIndex(c)
 	var pending []*Pod
 	for p := range ix.pending {
 		if p.Unschedulable != "" && !p.Terminating {
@@ -549,7 +549,7 @@ func (w *World) noScaleUpReason(c *Cluster, pod *Pod, roles map[string]poolRole)
 
 // scaleDown removes unneeded nodes.
 func (w *World) scaleDown(c *Cluster, roles map[string]poolRole) {
-	ix := w.kix(c)
+	ix := w.podIndex(c)
 	unneededFor := unneededBalanced
 	if c.AutoscalingProfile == api.ProfileOptimizeUtilization {
 		unneededFor = unneededOptimize
@@ -663,7 +663,7 @@ func (w *World) scaleDownBlocker(c *Cluster, n *Node, p *NodePool, g *InstanceGr
 		}
 	}
 	shadow.begin(n.Name)
-	for _, pod := range sortedPods(w.kix(c).podsOnNode[n.Name]) {
+	for _, pod := range sortedPods(w.podIndex(c).podsOnNode[n.Name]) {
 		if pod.OwnerKind == OwnerDaemonSet || pod.Terminating {
 			continue
 		}
@@ -717,7 +717,7 @@ func (s *shadowFit) commit() {
 
 // place finds another schedulable node, not being removed, that takes pod.
 func (s *shadowFit) place(w *World, c *Cluster, pod *Pod, removed map[string]bool) bool {
-	ix := w.kix(c)
+	ix := w.podIndex(c)
 	spec := w.podSpec(c, pod)
 	groups := make([]*schedGroup, 0, len(ix.sched.groups))
 	for _, g := range ix.sched.groups {

@@ -194,7 +194,7 @@ func (w *World) CreateCluster(project, location string, req *api.CreateClusterRe
 	}
 	c.touch(w)
 	w.st.Clusters[c.Key()] = c
-	w.startAutoMaintenance(c)
+	w.emitClusterCreated(c)
 	op := w.startOperation(api.OpCreateCluster, c, "", true)
 	w.record("ClusterCreating", c, "", "", op.ID, "creating cluster %s in %s (control plane %s, channel %s, %d node pools, %d nodes)",
 		c.Name, location, c.MasterVersion, channel, len(c.Pools), total)

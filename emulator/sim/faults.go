@@ -211,6 +211,6 @@ func (w *World) registerCapacityHandlers() {
 			return
 		}
 		p.CapacityRetry, p.CapacityWhy = time.Time{}, ""
-		w.nodeChanged(c, p.Name)
+		w.poolNodesChanged(c, p.Name)
 	})
 }

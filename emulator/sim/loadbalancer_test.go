@@ -323,7 +323,7 @@ func TestNEGSubsetClusterPolicy25Of30(t *testing.T) {
 // servingNodes are the nodes running a ready, non-terminating pod of the Service.
 func servingNodes(w *World, c *Cluster, s *Service) []string {
 	var out []string
-	for n, cnt := range w.six(c).perNode[s.Key()] {
+	for n, cnt := range w.serviceIndex(c).perNode[s.Key()] {
 		if cnt > 0 {
 			out = append(out, n)
 		}
@@ -572,7 +572,7 @@ func TestPacketPath(t *testing.T) {
 	np := localSvc.Spec.Ports[0].NodePort
 	var empty, busy *Node
 	for _, name := range sortedNodeNames(c) {
-		if w.six(c).perNode[localSvc.Key()][name] == 0 {
+		if w.serviceIndex(c).perNode[localSvc.Key()][name] == 0 {
 			empty = c.Nodes[name]
 		} else {
 			busy = c.Nodes[name]

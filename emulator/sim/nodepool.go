@@ -53,7 +53,7 @@ func (w *World) CreateNodePool(project, location, cluster string, req *api.Creat
 	c.Pools = append(c.Pools, p)
 	c.touch(w)
 	op := w.startOperation(api.OpCreateNodePool, c, p.Name, true)
-	w.ensureAutoscaler(c)
+	w.emitPoolsChanged(c)
 	w.record("NodePoolCreating", c, p.Name, "", op.ID, "creating node pool %s: %d nodes per zone in %v, %s, %s",
 		p.Name, p.InitialNodeCount, p.Locations, p.Spec.MachineType, p.Spec.Version)
 	return op, nil
@@ -643,7 +643,7 @@ func (w *World) setNodePoolAutoscaling(c *Cluster, p *NodePool, in *api.NodePool
 	}
 	p.Autoscaling = as
 	p.Etag = w.randHex(16)
-	w.ensureAutoscaler(c)
+	w.emitPoolsChanged(c)
 	return w.metadataUpdate(c, p.Name, "autoscaling of node pool %s set to %s", p.Name, describeAutoscaling(as)), nil
 }
 

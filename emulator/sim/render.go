@@ -240,7 +240,7 @@ func (w *World) RenderK8sNode(c *Cluster, n *Node) *corev1.Node {
 		maxPods = p.MaxPodsPerNode
 	}
 	disk := int64(n.Spec.DiskSizeGb) << 30
-	ix := w.kix(c)
+	ix := w.podIndex(c)
 	req := ix.requested[n.Name]
 	return &corev1.Node{
 		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Node"},

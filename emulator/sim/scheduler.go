@@ -215,7 +215,7 @@ func (s *schedIndex) countOwnerZone(c *Cluster, p *Pod, d int) {
 
 // queueSchedule schedules one scheduling pass at the current instant.
 func (w *World) queueSchedule(c *Cluster) {
-	ix := w.kix(c)
+	ix := w.podIndex(c)
 	if ix.scheduleQueued || len(ix.pending) == 0 {
 		return
 	}
@@ -226,7 +226,7 @@ func (w *World) queueSchedule(c *Cluster) {
 func (w *World) registerSchedulerHandlers() {
 	w.on(evSchedule, func(ev Event) {
 		if c := w.st.Clusters[ev.Cluster]; c != nil {
-			w.kix(c).scheduleQueued = false
+			w.podIndex(c).scheduleQueued = false
 			w.schedulePending(c)
 		}
 	})
@@ -234,7 +234,7 @@ func (w *World) registerSchedulerHandlers() {
 
 // schedulePending places every pending pod it can, highest priority first, then oldest.
 func (w *World) schedulePending(c *Cluster) {
-	ix := w.kix(c)
+	ix := w.podIndex(c)
 	type queued struct {
 		p   *Pod
 		key string
@@ -454,7 +454,7 @@ func matchesNodeSelector(ns *corev1.NodeSelector, lbls map[string]string) bool {
 
 // bindPod places p on node sn; its containers start a few seconds later.
 func (w *World) bindPod(c *Cluster, p *Pod, sn *schedNode) {
-	ix := w.kix(c)
+	ix := w.podIndex(c)
 	delete(ix.pending, p)
 	w.pdbTrack(c, p, false)
 	p.Node = sn.name

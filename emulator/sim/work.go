@@ -206,7 +206,7 @@ func (w *World) onControlPlaneReady(ev Event) {
 	for _, p := range c.Pools {
 		w.reconcilePool(c, p)
 	}
-	w.ensureAutoscaler(c)
+	w.emitPoolsChanged(c)
 	w.checkOperations(c)
 }
 

@@ -74,7 +74,7 @@ func podCounts(c *Cluster, owner string) (running, pending int) {
 // "Insufficient cpu".
 func TestSchedulerFitsByRequests(t *testing.T) {
 	w, c := workloadCluster(t, "e2-standard-4", 3)
-	ix := w.kix(c)
+	ix := w.podIndex(c)
 	want := 0
 	for _, n := range c.Nodes {
 		mt, _ := LookupMachineType(n.Spec.MachineType)
@@ -413,7 +413,7 @@ func checkLiveCounts(t *testing.T, w *World, c *Cluster) {
 		}
 		want[key][p.Template]++
 	}
-	got := w.kix(c).liveOf
+	got := w.podIndex(c).liveOf
 	for key, m := range want {
 		for tmpl, n := range m {
 			if got[key][tmpl] != n {
