@@ -10,8 +10,8 @@ import (
 
 // Node-recreating changes (R-UPG-1) and the strategies that carry them out. Version, machine
 // attribute and image changes use the pool's strategy: surge (this file), blue-green or
-// autoscaled blue-green (bluegreen.go), short-lived for flex-start pools (shortlived.go);
-// R-UPG-2/3. Cancel, resume, rollback and complete are in upgradecontrol.go.
+// autoscaled blue-green (upgrade_bluegreen.go), short-lived for flex-start pools (upgrade_shortlived.go);
+// R-UPG-2/3. Cancel, resume, rollback and complete are in upgrade_control.go.
 
 // Strategies of an Upgrade (autoscaled blue-green is a flavour of BLUE_GREEN in the API).
 const (
@@ -47,7 +47,7 @@ type Upgrade struct {
 	// Drain is how replaced nodes are drained.
 	Drain DrainPolicy `json:"drain"`
 	// Policy, when set, is the kind of maintenance this upgrade is: it respects the cluster's
-	// maintenance policy (upgradewindow.go). Deferred: it has not begun, waiting for a window
+	// maintenance policy (upgrade_window.go). Deferred: it has not begun, waiting for a window
 	// (R-MW-5). OpenUntil caches until when maintenance is allowed; WaitingUntil is when a
 	// paused or deferred upgrade looks again (R-MW-3).
 	Policy       UpgradeKind `json:"policy,omitempty"`
