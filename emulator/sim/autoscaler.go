@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
 )
 
 // The cluster autoscaler (R-CA-1..9), one pass per cluster every scan interval (a few seconds
@@ -218,7 +219,7 @@ func (w *World) templateOf(c *Cluster, p *NodePool, g *InstanceGroup) nodeTempla
 			taints = append(taints, t)
 		}
 	}
-	mt, _ := LookupMachineType(spec.MachineType)
+	mt, _ := catalog.LookupMachineType(spec.MachineType)
 	free := Resources{MilliCPU: mt.AllocatableMilliCPU(), MemoryBytes: mt.AllocatableMemoryMiB() << 20}
 	if !c.Autopilot {
 		for _, ds := range systemDaemonSets {
@@ -572,7 +573,7 @@ func (w *World) scaleDown(c *Cluster, roles map[string]poolRole) {
 			n.UnneededSince = time.Time{}
 			continue
 		}
-		mt, _ := LookupMachineType(n.Spec.MachineType)
+		mt, _ := catalog.LookupMachineType(n.Spec.MachineType)
 		var req Resources
 		pods := 0
 		for pod := range ix.podsOnNode[n.Name] {

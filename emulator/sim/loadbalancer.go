@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -689,8 +690,8 @@ func (w *World) lbSubsettingEnabled(c *Cluster) {
 // subsettingPrereqs checks what GKE subsetting requires (R-LB-4): version 1.18.19-gke.1400 or
 // later and the HttpLoadBalancing add-on.
 func subsettingPrereqs(c *Cluster, field string) error {
-	min, _ := ParseVersion("1.18.19-gke.1400")
-	if v, ok := ParseVersion(c.MasterVersion); ok && v.Compare(min) < 0 {
+	min, _ := catalog.ParseVersion("1.18.19-gke.1400")
+	if v, ok := catalog.ParseVersion(c.MasterVersion); ok && v.Compare(min) < 0 {
 		return invalidField(field, true, "GKE subsetting requires control plane version 1.18.19-gke.1400 or later, the cluster runs %s (R-LB-4)", c.MasterVersion)
 	}
 	var addons struct {
@@ -876,7 +877,7 @@ func (w *World) lbResourcePaths(c *Cluster, s *Service) []string {
 }
 
 func regionOf(c *Cluster) string {
-	if l, ok := ParseLocation(c.Location); ok {
+	if l, ok := catalog.ParseLocation(c.Location); ok {
 		return l.Region
 	}
 	return c.Location

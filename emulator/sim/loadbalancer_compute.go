@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
 )
 
 // The Compute Engine resources of the load balancers (as compute.googleapis.com v1 shapes them;
@@ -863,7 +864,7 @@ func (w *World) TracePacket(c *Cluster, req TraceRequest) (*api.PacketTrace, err
 	}
 	terminating := false
 	if len(eps) == 0 {
-		mv, _ := ParseVersion(c.MasterVersion)
+		mv, _ := catalog.ParseVersion(c.MasterVersion)
 		if mv.Minor >= 26 {
 			eps = w.terminatingEndpoints(c, s, node, local)
 			terminating = len(eps) > 0

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
 )
 
 var testLinks = Links{ContainerBase: "http://gkesim/v1/", ComputeBase: "http://gkesim/compute/v1/"}
@@ -337,12 +338,12 @@ func servingNodes(w *World, c *Cluster, s *Service) []string {
 // run serving pods, before, during (once synced) and after the replacement of every node.
 func TestNEGMembershipFollowsSurgeUpgrade(t *testing.T) {
 	w := newTestWorld(t)
-	vt := VersionsAt(w.Now())
+	vt := catalog.VersionsAt(w.Now())
 	reg := vt.Channels[api.ChannelRegular].Valid
-	var from, to Version
+	var from, to catalog.Version
 	for _, v := range reg {
 		if v.Minor == reg[0].Minor {
-			if to == (Version{}) {
+			if to == (catalog.Version{}) {
 				to = v
 			} else {
 				from = v

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
 )
 
 // Maintenance policies: a cluster's one maintenance window and its exclusions (R-MW-2,
@@ -376,9 +377,9 @@ func (w *World) checkExclusion(c *Cluster, e *Exclusion, unchanged bool, field s
 // endOfSupport is the end of support of the cluster's control-plane minor in its channel:
 // extended support for EXTENDED, standard support otherwise.
 func (w *World) endOfSupport(c *Cluster) (string, time.Time) {
-	v, _ := ParseVersion(c.MasterVersion)
-	_, _, end := channelDelays(c.ReleaseChannel)
-	return v.MinorString(), end(ScheduleOf(v.Minor))
+	v, _ := catalog.ParseVersion(c.MasterVersion)
+	_, _, end := catalog.ChannelDelays(c.ReleaseChannel)
+	return v.MinorString(), end(catalog.ScheduleOf(v.Minor))
 }
 
 func formatDays(d time.Duration) string {

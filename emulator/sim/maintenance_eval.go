@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
 )
 
 // The maintenance evaluator: may an upgrade of kind K run on a cluster at emulated time T, and
@@ -67,8 +68,8 @@ func ScopeBlocks(scope string, k UpgradeKind) bool {
 // or patch version change, else a change that only recreates the VMs (machine type, disk,
 // image: R-UPG-1).
 func NodeUpgradeKind(from, to NodeSpec) UpgradeKind {
-	a, okA := ParseVersion(from.Version)
-	b, okB := ParseVersion(to.Version)
+	a, okA := catalog.ParseVersion(from.Version)
+	b, okB := catalog.ParseVersion(to.Version)
 	switch {
 	case okA && okB && a.Minor != b.Minor:
 		return NodeMinor
@@ -275,8 +276,8 @@ func (w *World) MaintenanceSchedule(project, location, name string, n int) (*api
 		}
 		out.Upgrades = append(out.Upgrades, su)
 	}
-	if v, ok := ParseVersion(c.MasterVersion); ok {
-		s := ScheduleOf(v.Minor)
+	if v, ok := catalog.ParseVersion(c.MasterVersion); ok {
+		s := catalog.ScheduleOf(v.Minor)
 		out.EndOfStandardSupport = s.EndOfStandard.Format(time.RFC3339)
 		out.EndOfExtendedSupport = s.EndOfExtended.Format(time.RFC3339)
 	}

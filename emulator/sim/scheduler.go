@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
 )
 
 // The scheduler places pending pods on ready, schedulable nodes by their requests against the
@@ -119,8 +120,8 @@ func (s *schedIndex) group(w *World, c *Cluster, n *Node) *schedGroup {
 			taints = append(taints, t)
 		}
 	}
-	mt, _ := LookupMachineType(n.Spec.MachineType)
-	maxPods := defaultMaxPods
+	mt, _ := catalog.LookupMachineType(n.Spec.MachineType)
+	maxPods := catalog.DefaultMaxPods
 	if p := c.Pool(n.Pool); p != nil {
 		maxPods = int(p.MaxPodsPerNode)
 	}

@@ -342,3 +342,6 @@ func (c *Cluster) initMaps() {
 		}
 	}
 }
+
+// day is an emulated day.
+const day = 24 * time.Hour
