@@ -192,6 +192,13 @@ func minTime(a, b time.Time) time.Time {
 	return b
 }
 
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
 func forcedWhy(d *DrainState) string {
 	if d.Policy.RespectPDB {
 		return ": PodDisruptionBudget timeout of " + d.Policy.PDBTimeout.String() + " reached"

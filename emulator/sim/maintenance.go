@@ -248,7 +248,7 @@ func parseRecurringWindow(r *api.RecurringTimeWindow, field string) (*RecurringW
 		return nil, invalidField(field+".window.endTime", fmt.Sprintf("%q", r.Window.EndTime), "The end time of a maintenance window must be after its start time %s", start.Format(time.RFC3339))
 	}
 	rw := &RecurringWindow{Start: start, End: end, Recurrence: strings.TrimSpace(r.Recurrence)}
-	if _, err := compileRecurrence(rw, field+".recurrence"); err != nil {
+	if err := compileRecurrence(rw, field+".recurrence"); err != nil {
 		return nil, err
 	}
 	return rw, nil

@@ -360,7 +360,7 @@ func (w *World) ClusterUpgradeInfo(project, location, name string) (*api.Cluster
 			reasons["MAINTENANCE_EXCLUSION_NO_MINOR_UPGRADES"] = true
 		}
 	}
-	if s, ok := w.windowOf(c).nextOpenSpan(now, now.Add(maintenanceHorizon)); !ok || s.start.After(now) {
+	if s, ok := w.windowOf(c).NextOpen(now, now.Add(maintenanceHorizon)); !ok || s.Start.After(now) {
 		reasons["MAINTENANCE_WINDOW"] = true
 	}
 	for _, r := range []string{"MAINTENANCE_WINDOW", "MAINTENANCE_EXCLUSION_NO_UPGRADES", "MAINTENANCE_EXCLUSION_NO_MINOR_UPGRADES"} {

@@ -58,7 +58,7 @@ func TestAutoUpgradesOnlyInsideTheWindow(t *testing.T) {
 	for _, u := range ups {
 		count[u.kind]++
 		at := u.op.StartTime
-		if ss := ws.spans(at, at.Add(time.Second)); len(ss) == 0 || ss[0].start.After(at) {
+		if ss := ws.Spans(at, at.Add(time.Second)); len(ss) == 0 || ss[0].Start.After(at) {
 			t.Errorf("%s started outside the window", u)
 		}
 		if wd := at.Add(-22 * time.Hour).Weekday(); wd == time.Saturday || wd == time.Sunday {
