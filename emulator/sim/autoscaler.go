@@ -168,7 +168,7 @@ func (w *World) liveCount(c *Cluster, g *InstanceGroup) int {
 func (w *World) autoscalerPass(c *Cluster) {
 	ix := w.podIndex(c)
 	var pending []*Pod
-	for p := range ix.pending {
+	for p := range ix.pending.m {
 		if p.Unschedulable != "" && !p.Terminating {
 			pending = append(pending, p)
 		}

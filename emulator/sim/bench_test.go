@@ -9,7 +9,7 @@ import (
 )
 
 // runUntilDone advances in 1-minute steps until op is DONE (bounded).
-func runUntilDone(b *testing.B, w *World, op *Operation) {
+func runUntilDone(b testing.TB, w *World, op *Operation) {
 	for i := 0; i < 100000 && op.Status != api.OpStatusDone; i++ {
 		w.RunUntil(w.Now().Add(time.Minute))
 	}

@@ -23,7 +23,7 @@ func heapNow() uint64 {
 }
 
 // benchVersions returns two patches of one minor (older first), or skips.
-func benchVersions(b *testing.B, w *World) (from, to catalog.Version) {
+func benchVersions(b testing.TB, w *World) (from, to catalog.Version) {
 	reg := catalog.VersionsAt(w.Now()).Channels[api.ChannelRegular].Valid
 	from, to = reg[1], reg[0]
 	if from.Minor != to.Minor {

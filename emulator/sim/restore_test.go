@@ -96,7 +96,7 @@ func podKeys(m map[*Pod]struct{}) string {
 }
 
 func diffK8sIndex(a, b *k8sIndex) string {
-	if x, y := podKeys(a.pending), podKeys(b.pending); x != y {
+	if x, y := podKeys(a.pending.m), podKeys(b.pending.m); x != y {
 		return fmt.Sprintf("pending %s, rebuilt %s", x, y)
 	}
 	for n := range union(a.podsOnNode, b.podsOnNode) {

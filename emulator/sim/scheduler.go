@@ -217,7 +217,7 @@ func (s *schedIndex) countOwnerZone(c *Cluster, p *Pod, d int) {
 // queueSchedule schedules one scheduling pass at the current instant.
 func (w *World) queueSchedule(c *Cluster) {
 	ix := w.podIndex(c)
-	if ix.scheduleQueued || len(ix.pending) == 0 {
+	if ix.scheduleQueued || ix.pending.len() == 0 {
 		return
 	}
 	ix.scheduleQueued = true
@@ -240,8 +240,8 @@ func (w *World) schedulePending(c *Cluster) {
 		p   *Pod
 		key string
 	}
-	queue := make([]queued, 0, len(ix.pending))
-	for p := range ix.pending {
+	queue := make([]queued, 0, ix.pending.len())
+	for p := range ix.pending.m {
 		queue = append(queue, queued{p, p.Key()})
 	}
 	sort.Slice(queue, func(i, j int) bool {
@@ -456,7 +456,7 @@ func matchesNodeSelector(ns *corev1.NodeSelector, lbls map[string]string) bool {
 // bindPod places p on node sn; its containers start a few seconds later.
 func (w *World) bindPod(c *Cluster, p *Pod, sn *schedNode) {
 	ix := w.podIndex(c)
-	delete(ix.pending, p)
+	ix.pending.remove(p)
 	w.pdbTrack(c, p, false)
 	p.Node = sn.name
 	p.IP = w.allocatePodIP(c)
