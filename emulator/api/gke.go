@@ -175,6 +175,31 @@ type UpgradeSettings struct {
 	BlueGreenSettings *BlueGreenSettings `json:"blueGreenSettings,omitempty"`
 }
 
+// Clone copies s deeply (its rollout policies are pointers).
+func (s UpgradeSettings) Clone() UpgradeSettings {
+	if bg := s.BlueGreenSettings; bg != nil {
+		c := *bg
+		if p := bg.StandardRolloutPolicy; p != nil {
+			sp := *p
+			if p.BatchPercentage != nil {
+				v := *p.BatchPercentage
+				sp.BatchPercentage = &v
+			}
+			if p.BatchNodeCount != nil {
+				v := *p.BatchNodeCount
+				sp.BatchNodeCount = &v
+			}
+			c.StandardRolloutPolicy = &sp
+		}
+		if p := bg.AutoscaledRolloutPolicy; p != nil {
+			ap := *p
+			c.AutoscaledRolloutPolicy = &ap
+		}
+		s.BlueGreenSettings = &c
+	}
+	return s
+}
+
 type BlueGreenSettings struct {
 	StandardRolloutPolicy   *StandardRolloutPolicy   `json:"standardRolloutPolicy,omitempty"`
 	AutoscaledRolloutPolicy *AutoscaledRolloutPolicy `json:"autoscaledRolloutPolicy,omitempty"`

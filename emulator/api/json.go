@@ -40,6 +40,18 @@ func (i *Int64) UnmarshalJSON(b []byte) error {
 // written for real GKE read back what they wrote.
 type Extra map[string]json.RawMessage
 
+// Clone copies e and its values, so that the copy can be read while e changes.
+func (e Extra) Clone() Extra {
+	if e == nil {
+		return nil
+	}
+	out := make(Extra, len(e))
+	for k, v := range e {
+		out[k] = bytes.Clone(v)
+	}
+	return out
+}
+
 var knownKeys sync.Map // reflect.Type -> map[string]bool
 
 // jsonKeys returns the JSON member names a struct type declares.

@@ -132,6 +132,9 @@ func (s *Server) listEvents(c echo.Context) error {
 			evs, next = w.Events(f)
 			f.AfterSeq = next
 			changed = w.LogChanged()
+			if s.inspect != nil {
+				s.inspect(w, evs)
+			}
 			return nil
 		})
 		if err != nil {
@@ -156,6 +159,9 @@ func (s *Server) metrics(c echo.Context) error {
 	var st sim.Stats
 	err := s.runner.Do(c.Request().Context(), func(w *sim.World) error {
 		st = w.Stats()
+		if s.inspect != nil {
+			s.inspect(w, st)
+		}
 		return nil
 	})
 	if err != nil {

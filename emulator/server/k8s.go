@@ -196,6 +196,9 @@ func (s *Server) k8s(fn k8sHandler) echo.HandlerFunc {
 			}
 			out, err = fn(w, cl, c)
 			now = w.Now()
+			if err == nil && s.inspect != nil {
+				s.inspect(w, out)
+			}
 			return err
 		})
 		if err != nil {

@@ -22,6 +22,9 @@ type Server struct {
 	runner *sim.Runner
 	log    *slog.Logger
 	faults apiFaults
+	// inspect, when set (by tests), sees every answer on the simulation goroutine, before the
+	// answer leaves it.
+	inspect func(w *sim.World, out any)
 }
 
 // New builds the server around a running simulation.
@@ -76,7 +79,9 @@ func (s *Server) do(c echo.Context, fn func(w *sim.World) (any, error)) error {
 	var out any
 	err := s.runner.Do(c.Request().Context(), func(w *sim.World) error {
 		var err error
-		out, err = fn(w)
+		if out, err = fn(w); err == nil && s.inspect != nil {
+			s.inspect(w, out)
+		}
 		return err
 	})
 	if err != nil {

@@ -38,6 +38,7 @@ const (
 type env struct {
 	t   *testing.T
 	url string
+	srv *Server
 }
 
 func newEnv(t *testing.T) *env {
@@ -47,13 +48,14 @@ func newEnv(t *testing.T) *env {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- r.Run(ctx) }()
-	ts := httptest.NewServer(New(r, nil))
+	srv := New(r, nil)
+	ts := httptest.NewServer(srv)
 	t.Cleanup(func() {
 		ts.Close()
 		cancel()
 		<-done
 	})
-	return &env{t: t, url: ts.URL}
+	return &env{t: t, url: ts.URL, srv: srv}
 }
 
 // call sends a request and returns the status code and body. body is nil, a raw JSON string,

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net"
 	"net/http"
 	"sort"
@@ -90,7 +91,7 @@ func (w *World) renderNamespace(n *Namespace) *corev1.Namespace {
 	return &corev1.Namespace{
 		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
 		ObjectMeta: metav1.ObjectMeta{Name: n.Name, UID: types.UID(n.UID), ResourceVersion: rvString(n.RV),
-			CreationTimestamp: metav1.NewTime(n.CreateTime), Labels: n.Labels},
+			CreationTimestamp: metav1.NewTime(n.CreateTime), Labels: maps.Clone(n.Labels)},
 		Spec:   corev1.NamespaceSpec{Finalizers: []corev1.FinalizerName{corev1.FinalizerKubernetes}},
 		Status: corev1.NamespaceStatus{Phase: phase},
 	}
@@ -254,7 +255,7 @@ func (w *World) renderDeployment(c *Cluster, d *Deployment) *appsv1.Deployment {
 	return &appsv1.Deployment{
 		TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"},
 		ObjectMeta: metav1.ObjectMeta{Name: d.Name, Namespace: d.Namespace, UID: types.UID(d.UID), ResourceVersion: rvString(d.RV),
-			Generation: d.Generation, CreationTimestamp: metav1.NewTime(d.CreateTime), Labels: d.Labels,
+			Generation: d.Generation, CreationTimestamp: metav1.NewTime(d.CreateTime), Labels: maps.Clone(d.Labels),
 			Annotations: withRevision(d.Annotations, d.Generation)},
 		Spec:   spec,
 		Status: st,
@@ -475,7 +476,7 @@ func (w *World) renderPod(c *Cluster, p *Pod) *corev1.Pod {
 	spec := w.podSpec(c, p).DeepCopy()
 	spec.NodeName = p.Node
 	meta := metav1.ObjectMeta{Name: p.Name, Namespace: p.Namespace, UID: types.UID(p.UID), ResourceVersion: rvString(p.RV),
-		CreationTimestamp: metav1.NewTime(p.CreateTime), Labels: p.Labels, Annotations: p.Annotation}
+		CreationTimestamp: metav1.NewTime(p.CreateTime), Labels: maps.Clone(p.Labels), Annotations: maps.Clone(p.Annotation)}
 	truth := true
 	switch p.OwnerKind {
 	case OwnerDeployment:
@@ -522,7 +523,8 @@ func (w *World) renderPod(c *Cluster, p *Pod) *corev1.Pod {
 			st.StartTime = &t
 		}
 		for _, ct := range spec.Containers {
-			cs := corev1.ContainerStatus{Name: ct.Name, Image: ct.Image, Ready: p.Ready, Started: &p.Ready}
+			started := p.Ready
+			cs := corev1.ContainerStatus{Name: ct.Name, Image: ct.Image, Ready: p.Ready, Started: &started}
 			if p.Phase == PodRunning {
 				cs.State.Running = &corev1.ContainerStateRunning{StartedAt: metav1.NewTime(p.StartTime)}
 			} else {
@@ -681,8 +683,8 @@ func (w *World) renderPDB(c *Cluster, b *PDB) *policyv1.PodDisruptionBudget {
 	return &policyv1.PodDisruptionBudget{
 		TypeMeta: metav1.TypeMeta{APIVersion: "policy/v1", Kind: "PodDisruptionBudget"},
 		ObjectMeta: metav1.ObjectMeta{Name: b.Name, Namespace: b.Namespace, UID: types.UID(b.UID), ResourceVersion: rvString(b.RV),
-			Generation: b.Generation, CreationTimestamp: metav1.NewTime(b.CreateTime), Labels: b.Labels, Annotations: b.Annotations},
-		Spec:   b.Spec,
+			Generation: b.Generation, CreationTimestamp: metav1.NewTime(b.CreateTime), Labels: maps.Clone(b.Labels), Annotations: maps.Clone(b.Annotations)},
+		Spec:   *b.Spec.DeepCopy(),
 		Status: st,
 	}
 }

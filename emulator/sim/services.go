@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"net"
 	"net/http"
 	"sort"
@@ -566,7 +567,7 @@ func lbFinalizer(kind string) string {
 
 func (w *World) renderService(c *Cluster, s *Service) *corev1.Service {
 	meta := metav1.ObjectMeta{Name: s.Name, Namespace: s.Namespace, UID: types.UID(s.UID), ResourceVersion: rvString(s.RV),
-		CreationTimestamp: metav1.NewTime(s.CreateTime), Labels: s.Labels, Annotations: w.serviceAnnotations(c, s)}
+		CreationTimestamp: metav1.NewTime(s.CreateTime), Labels: maps.Clone(s.Labels), Annotations: w.serviceAnnotations(c, s)}
 	if s.LB != nil {
 		meta.Finalizers = []string{lbFinalizer(s.LB.Kind)}
 	}
