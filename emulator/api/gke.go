@@ -542,6 +542,21 @@ type ErrorDetail struct {
 	Message string        `json:"message"`
 	Errors  []*ErrorEntry `json:"errors,omitempty"`
 	Status  string        `json:"status"`
+	Details []any         `json:"details,omitempty"`
+}
+
+// BadRequest is the google.rpc.BadRequest error detail.
+type BadRequest struct {
+	Type            string           `json:"@type"`
+	FieldViolations []FieldViolation `json:"fieldViolations"`
+}
+
+// BadRequestType is the @type of BadRequest.
+const BadRequestType = "type.googleapis.com/google.rpc.BadRequest"
+
+type FieldViolation struct {
+	Field       string `json:"field,omitempty"`
+	Description string `json:"description"`
 }
 
 type ErrorEntry struct {

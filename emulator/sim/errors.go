@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+
+	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
 )
 
 // Error is a GKE API error: an HTTP code, a google.rpc canonical status and the legacy
@@ -17,6 +19,9 @@ type Error struct {
 	// KubeReason is set on errors of the Kubernetes-shaped API (metav1.StatusReason: NotFound,
 	// AlreadyExists, Invalid, Conflict, Forbidden, BadRequest).
 	KubeReason string
+	// FieldViolations are the google.rpc.BadRequest detail of a request body Google's front end
+	// refuses (an unknown member, a value of the wrong type).
+	FieldViolations []api.FieldViolation
 }
 
 func (e *Error) Error() string { return e.Message }
