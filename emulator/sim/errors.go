@@ -79,7 +79,24 @@ func kubeAlreadyExists(resource, name string) *Error {
 
 // kubeInvalid is the API server's 422: `Deployment.apps "web" is invalid: spec.replicas: ...`.
 func kubeInvalid(kind, name string, causes ...string) *Error {
-	return kubeError(http.StatusUnprocessableEntity, "Invalid", "%s %q is invalid: %s", kind, name, strings.Join(causes, ", "))
+	// The API server aggregates its field errors: one as it is, several in brackets, each once.
+	var uniq []string
+	seen := map[string]bool{}
+	for _, c := range causes {
+		if !seen[c] {
+			seen[c] = true
+			uniq = append(uniq, c)
+		}
+	}
+	msg := fmt.Sprintf("%s %q is invalid", kind, name)
+	switch len(uniq) {
+	case 0:
+	case 1:
+		msg += ": " + uniq[0]
+	default:
+		msg += ": [" + strings.Join(uniq, ", ") + "]"
+	}
+	return kubeError(http.StatusUnprocessableEntity, "Invalid", "%s", msg)
 }
 
 func kubeConflict(resource, name string) *Error {

@@ -14,6 +14,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -404,12 +405,10 @@ func defaultService(s *corev1.Service) {
 var serviceTypes = []string{"ClusterIP", "ExternalName", "LoadBalancer", "NodePort"}
 
 // validateService applies the API server's static rules (allocation comes after).
-func validateService(s *corev1.Service) []string {
+func validateService(s *corev1.Service, namespace string) []string {
 	var errs []string
-	if s.Name == "" {
-		errs = append(errs, "metadata.name: Required value: name or generateName is required")
-	} else if msgs := validation.IsDNS1035Label(s.Name); len(msgs) > 0 {
-		errs = append(errs, fmt.Sprintf("metadata.name: Invalid value: %q: %s", s.Name, strings.Join(msgs, "; ")))
+	for _, e := range validateMeta(s.ObjectMeta, namespace, apivalidation.NameIsDNS1035Label) {
+		errs = append(errs, e.Error())
 	}
 	sp := &s.Spec
 	if !contains(serviceTypes, string(sp.Type)) {
@@ -636,8 +635,9 @@ func (w *World) CreateService(c *Cluster, ns string, in *corev1.Service) (*corev
 		return nil, err
 	}
 	in = in.DeepCopy()
+	w.generateName(&in.ObjectMeta)
 	defaultService(in)
-	if errs := validateService(in); len(errs) > 0 {
+	if errs := validateService(in, ns); len(errs) > 0 {
 		return nil, kubeInvalid("Service", in.Name, errs...)
 	}
 	key := ns + "/" + in.Name
@@ -740,7 +740,7 @@ func (w *World) UpdateService(c *Cluster, ns, name string, in *corev1.Service) (
 	}
 	defaultService(in)
 	keepAllocated(&s.Spec, &in.Spec)
-	if errs := validateService(in); len(errs) > 0 {
+	if errs := validateService(in, ns); len(errs) > 0 {
 		return nil, kubeInvalid("Service", name, errs...)
 	}
 	if s.Spec.ClusterIP != "" && in.Spec.ClusterIP != s.Spec.ClusterIP && in.Spec.Type != corev1.ServiceTypeExternalName && s.Spec.Type != corev1.ServiceTypeExternalName {
