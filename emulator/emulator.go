@@ -60,6 +60,9 @@ func New(opts Options) (*Emulator, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
+	if !(opts.TimeScale >= 0 && opts.TimeScale <= sim.MaxTimeScale) {
+		return nil, fmt.Errorf("time scale %g: must be 0 (frozen) or positive, at most %d", opts.TimeScale, sim.MaxTimeScale)
+	}
 	if opts.Start.IsZero() {
 		opts.Start = time.Now()
 	}

@@ -6,6 +6,8 @@ package api
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"math"
 	"reflect"
 	"strconv"
 	"strings"
@@ -122,6 +124,10 @@ func marshalWithExtra(known any, extra Extra) ([]byte, error) {
 func ParseDuration(s string) (time.Duration, error) {
 	if strings.HasSuffix(s, "s") {
 		if f, err := strconv.ParseFloat(strings.TrimSuffix(s, "s"), 64); err == nil {
+			// NaN, infinities and spans beyond time.Duration's 292 years have no Duration.
+			if ns := f * float64(time.Second); !(ns >= math.MinInt64 && ns < math.MaxInt64) {
+				return 0, fmt.Errorf("duration %q is out of range (at most about 292 years)", s)
+			}
 			return time.Duration(f * float64(time.Second)), nil
 		}
 	}

@@ -424,9 +424,19 @@ func TestClock(t *testing.T) {
 			t.Errorf("advance %s moved the clock by %s", tc.duration, got)
 		}
 	}
-	for _, bad := range []string{`{"duration": "-1s"}`, `{"duration": "soon"}`, `{}`, `{"duration": "10000h"}`} {
+	for _, bad := range []string{`{"duration": "-1s"}`, `{"duration": "soon"}`, `{}`, `{"duration": "10000h"}`, `{"duration": "1e300s"}`, `{"duration": "NaNs"}`} {
 		code, body := e.call("POST", "/emulator/v1/clock:advance", bad)
-		wantError(t, code, body, http.StatusBadRequest, "INVALID_ARGUMENT", "badRequest", `"duration"`)
+		wantError(t, code, body, http.StatusBadRequest, "INVALID_ARGUMENT", "badRequest", `"duration"`, "at most 400 days (34560000s)")
+	}
+	// The probe: a time scale of 1e12 broke the clock (decades jumped, then a spinning runner).
+	for _, bad := range []string{`{"timeScale": 1e12}`, `{"timeScale": 100001}`, `{"timeScale": -1}`} {
+		code, body := e.call("PATCH", "/emulator/v1/clock", bad)
+		wantError(t, code, body, http.StatusBadRequest, "INVALID_ARGUMENT", "badRequest", `"timeScale"`, "at most 100000 emulated seconds per wall second")
+	}
+	e.ok("PATCH", "/emulator/v1/clock", `{"timeScale": 100000}`, &c)
+	e.ok("PATCH", "/emulator/v1/clock", `{"timeScale": 0}`, &c)
+	if c.TimeScale != 0 {
+		t.Fatalf("time scale after setting 0: %g", c.TimeScale)
 	}
 	// A pending event shows up on the clock.
 	e.ok("POST", clusters, `{"cluster": {"name": "c1", "initialNodeCount": 1}}`, nil)

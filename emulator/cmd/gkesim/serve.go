@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/store"
 )
 
@@ -34,8 +35,8 @@ event log under /emulator/v1. It stops cleanly on SIGINT or SIGTERM.`,
 				return fmt.Errorf("--log-level %q: use debug, info, warn or error", logLevel)
 			}
 			log := slog.New(slog.NewTextHandler(errOut, &slog.HandlerOptions{Level: level}))
-			if timeScale < 0 {
-				return fmt.Errorf("--time-scale %g: must be 0 (frozen clock) or positive", timeScale)
+			if !(timeScale >= 0 && timeScale <= sim.MaxTimeScale) {
+				return fmt.Errorf("--time-scale %g: must be 0 (frozen clock) or positive, at most %d emulated seconds per wall second (use `gkesim clock advance` to jump further)", timeScale, sim.MaxTimeScale)
 			}
 			opts := emulator.Options{TimeScale: timeScale, Seed: seed, Logger: log}
 			if startTime != "" {
