@@ -4,6 +4,7 @@ package emulator
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -38,7 +39,16 @@ type Options struct {
 	// SaveEvery is how often a changed state is saved (default 2s; only with a Store).
 	SaveEvery time.Duration
 	Logger    *slog.Logger
+	// AdvertiseURL and AuthToken: see server.Options.
+	AdvertiseURL string
+	AuthToken    string
+	// ReadTimeout bounds reading one request, body included (default DefaultReadTimeout): a
+	// body that trickles in is cut off.
+	ReadTimeout time.Duration
 }
+
+// DefaultReadTimeout lets the largest request body (8 MB) arrive over a 1.2 Mbit/s link.
+const DefaultReadTimeout = time.Minute
 
 // Emulator is a running emulator.
 type Emulator struct {
@@ -52,7 +62,9 @@ type Emulator struct {
 	// stopRequests cancels the context of requests in flight.
 	stopRequests context.CancelFunc
 	// Resumed says the state was loaded from the store rather than started empty.
-	Resumed bool
+	Resumed     bool
+	readTimeout time.Duration
+	tls         *tls.Config
 }
 
 // New creates and starts the simulation. Serve or Listen makes it reachable.
@@ -62,6 +74,15 @@ func New(opts Options) (*Emulator, error) {
 	}
 	if !(opts.TimeScale >= 0 && opts.TimeScale <= sim.MaxTimeScale) {
 		return nil, fmt.Errorf("time scale %g: must be 0 (frozen) or positive, at most %d", opts.TimeScale, sim.MaxTimeScale)
+	}
+	if opts.AdvertiseURL != "" {
+		if _, err := server.ParseAdvertiseURL(opts.AdvertiseURL); err != nil {
+			return nil, err
+		}
+	}
+	tlsConfig, caPEM, err := kubectlTLS(opts)
+	if err != nil {
+		return nil, err
 	}
 	if opts.Start.IsZero() {
 		opts.Start = time.Now()
@@ -94,7 +115,18 @@ func New(opts Options) (*Emulator, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	e.cancel = cancel
 	go func() { e.done <- e.Runner.Run(ctx) }()
-	e.handler = server.New(e.Runner, opts.Logger)
+	srv, err := server.New(e.Runner, server.Options{Logger: opts.Logger, AdvertiseURL: opts.AdvertiseURL, AuthToken: opts.AuthToken,
+		ClusterCACertificate: caPEM})
+	if err != nil {
+		e.Close()
+		return nil, err
+	}
+	e.handler = srv
+	e.tls = tlsConfig
+	e.readTimeout = opts.ReadTimeout
+	if e.readTimeout == 0 {
+		e.readTimeout = DefaultReadTimeout
+	}
 	return e, nil
 }
 
@@ -111,14 +143,17 @@ func (e *Emulator) Listen(addr string) (string, error) {
 	// Requests (event streams above all) see this context end when Close begins.
 	base, stop := context.WithCancel(context.Background())
 	e.stopRequests = stop
-	e.srv = &http.Server{Handler: e.handler, ReadHeaderTimeout: 10 * time.Second,
+	e.srv = &http.Server{Handler: e.handler, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: e.readTimeout,
 		BaseContext: func(net.Listener) context.Context { return base }}
+	if e.tls != nil {
+		ln = withTLS(ln, e.tls)
+	}
 	go func() {
 		if err := e.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			slog.Error("serve", "error", err)
 		}
 	}()
-	return "http://" + ln.Addr().String(), nil
+	return "http://" + e.ln.Addr().String(), nil
 }
 
 // Close stops serving (letting requests in flight finish), stops the simulation and saves the

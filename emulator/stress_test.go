@@ -3,6 +3,7 @@ package emulator_test
 import (
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -130,5 +131,62 @@ func TestConcurrentClientsWhileTheClockRuns(t *testing.T) {
 	close(errs)
 	for e := range errs {
 		t.Error(e)
+	}
+}
+
+// A request body that trickles in is cut off by the read timeout, as slow headers already are;
+// a long answer (the event stream) is not.
+func TestTricklingBodyIsCutOff(t *testing.T) {
+	_, url := emulatortest.Start(t, emulator.Options{ReadTimeout: 300 * time.Millisecond, Start: time.Date(2026, 11, 2, 10, 0, 0, 0, time.UTC)})
+	conn, err := net.Dial("tcp", strings.TrimPrefix(url, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	body := `{"kind": "STOCKOUT", "zone": "us-central1-a"}`
+	fmt.Fprintf(conn, "POST /emulator/v1/faults HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", len(body))
+	start := time.Now()
+	cut := false
+	for i := 0; i < len(body) && time.Since(start) < 5*time.Second; i++ {
+		if _, err := conn.Write([]byte{body[i]}); err != nil {
+			cut = true
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	// Either the server closed the connection while the body trickled, or it answered with
+	// an error without waiting for the rest.
+	conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	answer, _ := io.ReadAll(conn)
+	if !cut && strings.Contains(string(answer), " 200 OK") {
+		t.Fatalf("a body sent over %s with a 300ms read timeout was accepted: %q", time.Since(start), answer)
+	}
+	if strings.Contains(string(answer), "fault-1") {
+		t.Fatalf("the fault was injected: %q", answer)
+	}
+
+	// The event stream outlives the read timeout.
+	resp, err := http.Get(url + "/emulator/v1/events?follow=true")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	time.Sleep(time.Second)
+	if _, err := http.Post(url+"/emulator/v1/faults", "application/json", strings.NewReader(body)); err != nil {
+		t.Fatal(err)
+	}
+	line := make(chan string, 1)
+	go func() {
+		b := make([]byte, 4096)
+		n, _ := resp.Body.Read(b)
+		line <- string(b[:n])
+	}()
+	select {
+	case l := <-line:
+		if !strings.Contains(l, "FaultInjected") {
+			t.Errorf("event stream after the read timeout: %q", l)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the event stream stopped at the read timeout")
 	}
 }
