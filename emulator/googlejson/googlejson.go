@@ -13,6 +13,7 @@ package googlejson
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -444,7 +445,18 @@ func scalar(raw []byte, f *field) ([]byte, bool) {
 	case kindString:
 		return raw, k == '"'
 	case kindBytes:
-		return raw, k == '"'
+		// base64, standard or URL-safe, padded or not, as proto JSON reads bytes.
+		var text string
+		if k != '"' || json.Unmarshal(raw, &text) != nil {
+			return nil, false
+		}
+		for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding, base64.RawStdEncoding, base64.RawURLEncoding} {
+			if b, err := enc.DecodeString(text); err == nil {
+				out, _ := json.Marshal(b) // as encoding/json reads []byte
+				return out, true
+			}
+		}
+		return nil, false
 	case kindBool:
 		return raw, k == 't'
 	case kindInt32, kindInt64, kindUint64:
@@ -475,8 +487,9 @@ func scalar(raw []byte, f *field) ([]byte, bool) {
 			case "NaN", "Infinity", "-Infinity":
 				return raw, true
 			}
+			// ParseFloat also reads "nan" and "inf", which proto JSON spells only as above.
 			v, err := strconv.ParseFloat(s, 64)
-			if err != nil || math.IsInf(v, 0) {
+			if err != nil || math.IsInf(v, 0) || math.IsNaN(v) {
 				return nil, false
 			}
 			return []byte(strconv.FormatFloat(v, 'g', -1, 64)), true
