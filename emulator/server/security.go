@@ -72,7 +72,7 @@ func (s *Server) guard(next echo.HandlerFunc) echo.HandlerFunc {
 			return forbidden(r, "Cross-site request refused: a web page on %s may not send requests to the emulator (Sec-Fetch-Site %q). "+
 				"Call it from a program, or from a page the emulator serves.", originOf(r), r.Header.Get("Sec-Fetch-Site"))
 		}
-		if hasBody(r) && simpleContentType(r.Header.Get(echo.HeaderContentType)) {
+		if unsafeMethod(r.Method) && hasBody(r) && simpleContentType(r.Header.Get(echo.HeaderContentType)) {
 			return &sim.Error{HTTPCode: http.StatusUnsupportedMediaType, Status: "INVALID_ARGUMENT", Reason: "badRequest", KubeReason: "UnsupportedMediaType",
 				Message: fmt.Sprintf("Unsupported Content-Type %q: request bodies must be JSON (Content-Type: application/json; "+
 					"with curl, add -H 'Content-Type: application/json').", r.Header.Get(echo.HeaderContentType))}
@@ -112,6 +112,12 @@ func originOf(r *http.Request) string {
 		return o
 	}
 	return "another site"
+}
+
+// unsafeMethod says whether a request may change something (GET, HEAD and OPTIONS do not, and a
+// page cannot give them a body).
+func unsafeMethod(m string) bool {
+	return m != http.MethodGet && m != http.MethodHead && m != http.MethodOptions
 }
 
 // hasBody says whether a request carries a body (a length, or a chunked one).
