@@ -41,86 +41,101 @@ type visitKey struct {
 	len int
 }
 
-// Index records the memory reachable from root (typically a pointer to the model). root must
-// stay alive and unchanged while the Model is used.
-func Index(root any) *Model {
-	m := &Model{maps: map[unsafe.Pointer]string{}}
+// block is a piece of memory a value refers to: what a pointer points at, a slice's backing
+// array, or a map (known by its identity only).
+type block struct {
+	p     unsafe.Pointer
+	size  uintptr
+	isMap bool
+}
+
+// walk visits every block reachable from v, depth first. visit says whether to look inside the
+// block; each block is looked inside once.
+func walk(v reflect.Value, path string, visit func(b block, path string) bool) {
 	seen := map[visitKey]bool{}
-	var walk func(v reflect.Value, path string)
-	walk = func(v reflect.Value, path string) {
+	var rec func(v reflect.Value, path string)
+	enter := func(b block, k visitKey, path string) bool {
+		if seen[k] || !visit(b, path) {
+			return false
+		}
+		seen[k] = true
+		return true
+	}
+	rec = func(v reflect.Value, path string) {
 		switch v.Kind() {
 		case reflect.Pointer:
 			if v.IsNil() || v.Type() == locationType {
 				return
 			}
-			k := visitKey{v.UnsafePointer(), v.Type(), 0}
-			if seen[k] {
-				return
+			if enter(block{p: v.UnsafePointer(), size: v.Type().Elem().Size()}, visitKey{v.UnsafePointer(), v.Type(), 0}, path) {
+				rec(v.Elem(), path)
 			}
-			seen[k] = true
-			m.add(v.UnsafePointer(), v.Type().Elem().Size(), path)
-			walk(v.Elem(), path)
 		case reflect.Slice:
 			if v.IsNil() || v.Cap() == 0 {
 				return
 			}
-			k := visitKey{v.UnsafePointer(), v.Type(), v.Len()}
-			if seen[k] {
-				return
-			}
-			seen[k] = true
-			m.add(v.UnsafePointer(), uintptr(v.Cap())*v.Type().Elem().Size(), path)
-			for i := 0; i < v.Len(); i++ {
-				walk(v.Index(i), fmt.Sprintf("%s[%d]", path, i))
+			b := block{p: v.UnsafePointer(), size: uintptr(v.Cap()) * v.Type().Elem().Size()}
+			if enter(b, visitKey{v.UnsafePointer(), v.Type(), v.Len()}, path) {
+				for i := 0; i < v.Len(); i++ {
+					rec(v.Index(i), fmt.Sprintf("%s[%d]", path, i))
+				}
 			}
 		case reflect.Map:
 			if v.IsNil() {
 				return
 			}
-			p := v.UnsafePointer()
-			if _, ok := m.maps[p]; ok {
-				return
-			}
-			m.maps[p] = path
-			it := v.MapRange()
-			for it.Next() {
-				kp := fmt.Sprintf("%s[%v]", path, printable(it.Key()))
-				walk(it.Key(), kp)
-				walk(it.Value(), kp)
+			if enter(block{p: v.UnsafePointer(), isMap: true}, visitKey{v.UnsafePointer(), v.Type(), 0}, path) {
+				it := v.MapRange()
+				for it.Next() {
+					kp := fmt.Sprintf("%s[%v]", path, printable(it.Key()))
+					rec(it.Key(), kp)
+					rec(it.Value(), kp)
+				}
 			}
 		case reflect.Struct:
 			for i := 0; i < v.NumField(); i++ {
-				walk(v.Field(i), path+"."+v.Type().Field(i).Name)
+				rec(v.Field(i), path+"."+v.Type().Field(i).Name)
 			}
 		case reflect.Array:
 			for i := 0; i < v.Len(); i++ {
-				walk(v.Index(i), fmt.Sprintf("%s[%d]", path, i))
+				rec(v.Index(i), fmt.Sprintf("%s[%d]", path, i))
 			}
 		case reflect.Interface:
 			if !v.IsNil() {
-				walk(v.Elem(), path)
+				rec(v.Elem(), path)
 			}
 		}
 	}
-	walk(reflect.ValueOf(root), "model")
+	rec(v, path)
+}
+
+// Index records the memory reachable from root (typically a pointer to the model). root must
+// stay alive and unchanged while the Model is used.
+func Index(root any) *Model {
+	m := &Model{maps: map[unsafe.Pointer]string{}}
+	walk(reflect.ValueOf(root), "model", func(b block, path string) bool {
+		switch {
+		case b.isMap:
+			m.maps[b.p] = path
+		case b.size > 0: // zero-sized values may all share one address
+			m.spans = append(m.spans, span{start: uintptr(b.p), end: uintptr(b.p) + b.size, path: path})
+		}
+		return true
+	})
 	sort.Slice(m.spans, func(i, j int) bool { return m.spans[i].start < m.spans[j].start })
 	return m
 }
 
-func (m *Model) add(p unsafe.Pointer, size uintptr, path string) {
-	if size == 0 {
-		return // zero-sized values may all share one address
+// owner names the model memory that block b overlaps, if any.
+func (m *Model) owner(b block) (string, bool) {
+	if b.isMap {
+		path, ok := m.maps[b.p]
+		return path, ok
 	}
-	start := uintptr(p)
-	m.spans = append(m.spans, span{start: start, end: start + size, path: path})
-}
-
-// owner names the model memory that [start, start+size) overlaps, if any.
-func (m *Model) owner(p unsafe.Pointer, size uintptr) (string, bool) {
-	if size == 0 {
+	if b.size == 0 {
 		return "", false
 	}
-	start, end := uintptr(p), uintptr(p)+size
+	start, end := uintptr(b.p), uintptr(b.p)+b.size
 	// Spans may nest (a pointer into a struct that another pointer covers): look at every span
 	// that starts before end, from the nearest down, until one overlaps. Spans are few enough
 	// in tests for the linear fallback to be cheap.
@@ -137,65 +152,13 @@ func (m *Model) owner(p unsafe.Pointer, size uintptr) (string, bool) {
 // as "answer path -> model path". An empty result means out owns all its memory.
 func (m *Model) Shared(out any) []string {
 	var found []string
-	seen := map[visitKey]bool{}
-	var walk func(v reflect.Value, path string)
-	report := func(path, model string) { found = append(found, path+" -> "+model) }
-	walk = func(v reflect.Value, path string) {
-		switch v.Kind() {
-		case reflect.Pointer:
-			if v.IsNil() || v.Type() == locationType {
-				return
-			}
-			if owner, ok := m.owner(v.UnsafePointer(), v.Type().Elem().Size()); ok {
-				report(path, owner)
-				return
-			}
-			k := visitKey{v.UnsafePointer(), v.Type(), 0}
-			if seen[k] {
-				return
-			}
-			seen[k] = true
-			walk(v.Elem(), path)
-		case reflect.Slice:
-			if v.IsNil() || v.Cap() == 0 {
-				return
-			}
-			if owner, ok := m.owner(v.UnsafePointer(), uintptr(v.Cap())*v.Type().Elem().Size()); ok {
-				report(path, owner)
-				return
-			}
-			for i := 0; i < v.Len(); i++ {
-				walk(v.Index(i), fmt.Sprintf("%s[%d]", path, i))
-			}
-		case reflect.Map:
-			if v.IsNil() {
-				return
-			}
-			if owner, ok := m.maps[v.UnsafePointer()]; ok {
-				report(path, owner)
-				return
-			}
-			it := v.MapRange()
-			for it.Next() {
-				kp := fmt.Sprintf("%s[%v]", path, printable(it.Key()))
-				walk(it.Key(), kp)
-				walk(it.Value(), kp)
-			}
-		case reflect.Struct:
-			for i := 0; i < v.NumField(); i++ {
-				walk(v.Field(i), path+"."+v.Type().Field(i).Name)
-			}
-		case reflect.Array:
-			for i := 0; i < v.Len(); i++ {
-				walk(v.Index(i), fmt.Sprintf("%s[%d]", path, i))
-			}
-		case reflect.Interface:
-			if !v.IsNil() {
-				walk(v.Elem(), path)
-			}
+	walk(reflect.ValueOf(out), "answer", func(b block, path string) bool {
+		if owner, ok := m.owner(b); ok {
+			found = append(found, path+" -> "+owner)
+			return false
 		}
-	}
-	walk(reflect.ValueOf(out), "answer")
+		return true
+	})
 	slices.Sort(found)
 	return found
 }
