@@ -78,7 +78,8 @@ func (w *World) AddFault(f Fault) (*Fault, error) {
 	w.st.FaultSeq++
 	f.ID = fmt.Sprintf("fault-%d", w.st.FaultSeq)
 	f.CreateTime = w.st.Now
-	w.st.Faults = append(w.st.Faults, &f)
+	stored := f
+	w.st.Faults = append(w.st.Faults, &stored)
 	w.record("FaultInjected", nil, "", "", "", "fault %s injected: %s", f.ID, describeFault(&f))
 	return &f, nil
 }
@@ -118,7 +119,15 @@ func describeFault(f *Fault) string {
 }
 
 // Faults lists the faults, oldest first.
-func (w *World) Faults() []*Fault { return w.st.Faults }
+// Faults lists the faults in force, as copies the caller may keep.
+func (w *World) Faults() []*Fault {
+	out := make([]*Fault, len(w.st.Faults))
+	for i, f := range w.st.Faults {
+		c := *f
+		out[i] = &c
+	}
+	return out
+}
 
 // DeleteFault clears a fault; processes waiting for capacity retry at once.
 func (w *World) DeleteFault(id string) error {

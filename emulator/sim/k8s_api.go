@@ -4,11 +4,11 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net"
 	"net/http"
 	"sort"
 	"strconv"
-	"strings"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -19,7 +19,6 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
-	"k8s.io/apimachinery/pkg/util/validation"
 )
 
 // The Kubernetes-shaped API of a cluster: namespaces, Deployments (and their scale), Pods,
@@ -58,16 +57,6 @@ func checkRV(sent string, current int64, resource, name string) error {
 	return nil
 }
 
-func validateName(kind, name string) []string {
-	if name == "" {
-		return []string{"metadata.name: Required value: name or generateName is required"}
-	}
-	if errs := validation.IsDNS1123Subdomain(name); len(errs) > 0 {
-		return []string{fmt.Sprintf("metadata.name: Invalid value: %q: %s", name, strings.Join(errs, "; "))}
-	}
-	return nil
-}
-
 // namespaceFor checks that a namespace exists and takes objects.
 func (c *Cluster) namespaceFor(ns string) error {
 	n := c.Namespaces[ns]
@@ -90,7 +79,7 @@ func (w *World) renderNamespace(n *Namespace) *corev1.Namespace {
 	return &corev1.Namespace{
 		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
 		ObjectMeta: metav1.ObjectMeta{Name: n.Name, UID: types.UID(n.UID), ResourceVersion: rvString(n.RV),
-			CreationTimestamp: metav1.NewTime(n.CreateTime), Labels: n.Labels},
+			CreationTimestamp: metav1.NewTime(n.CreateTime), Labels: maps.Clone(n.Labels)},
 		Spec:   corev1.NamespaceSpec{Finalizers: []corev1.FinalizerName{corev1.FinalizerKubernetes}},
 		Status: corev1.NamespaceStatus{Phase: phase},
 	}
@@ -119,8 +108,10 @@ func (w *World) GetNamespace(c *Cluster, name string) (*corev1.Namespace, error)
 }
 
 func (w *World) CreateNamespace(c *Cluster, in *corev1.Namespace) (*corev1.Namespace, error) {
-	if errs := validation.IsDNS1123Label(in.Name); in.Name == "" || len(errs) > 0 {
-		return nil, kubeInvalid("Namespace", in.Name, fmt.Sprintf("metadata.name: Invalid value: %q: must be a DNS-1123 label", in.Name))
+	in = in.DeepCopy()
+	w.generateName(&in.ObjectMeta)
+	if errs := validateNamespace(in); len(errs) > 0 {
+		return nil, kubeInvalidErrs("Namespace", in.Name, errs)
 	}
 	if c.Namespaces[in.Name] != nil {
 		return nil, kubeAlreadyExists(resNamespaces, in.Name)
@@ -172,61 +163,6 @@ func (w *World) DeleteNamespace(c *Cluster, name string) (*corev1.Namespace, err
 
 // ---- Deployments ----
 
-// validateDeployment applies the API server's rules to a Deployment.
-func validateDeployment(d *appsv1.Deployment) []string {
-	errs := validateName("Deployment", d.Name)
-	s := d.Spec
-	if s.Replicas != nil && *s.Replicas < 0 {
-		errs = append(errs, fmt.Sprintf("spec.replicas: Invalid value: %d: must be greater than or equal to 0", *s.Replicas))
-	}
-	if s.Selector == nil || (len(s.Selector.MatchLabels) == 0 && len(s.Selector.MatchExpressions) == 0) {
-		errs = append(errs, "spec.selector: Required value")
-	} else if sel, err := metav1.LabelSelectorAsSelector(s.Selector); err != nil {
-		errs = append(errs, fmt.Sprintf("spec.selector: Invalid value: %v", err))
-	} else if !sel.Matches(labels.Set(s.Template.Labels)) {
-		errs = append(errs, "spec.template.metadata.labels: Invalid value: "+labels.Set(s.Template.Labels).String()+": `selector` does not match template `labels`")
-	}
-	errs = append(errs, validatePodSpec("spec.template.spec", &s.Template.Spec)...)
-	switch s.Strategy.Type {
-	case "", appsv1.RollingUpdateDeploymentStrategyType, appsv1.RecreateDeploymentStrategyType:
-	default:
-		errs = append(errs, fmt.Sprintf("spec.strategy.type: Unsupported value: %q: supported values: \"Recreate\", \"RollingUpdate\"", s.Strategy.Type))
-	}
-	return errs
-}
-
-func validatePodSpec(field string, s *corev1.PodSpec) []string {
-	var errs []string
-	if len(s.Containers) == 0 {
-		errs = append(errs, field+".containers: Required value")
-	}
-	for i, ct := range s.Containers {
-		f := fmt.Sprintf("%s.containers[%d]", field, i)
-		if ct.Name == "" {
-			errs = append(errs, f+".name: Required value")
-		}
-		if ct.Image == "" {
-			errs = append(errs, f+".image: Required value")
-		}
-		for _, r := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
-			if q, ok := ct.Resources.Requests[r]; ok && q.Sign() < 0 {
-				errs = append(errs, fmt.Sprintf("%s.resources.requests[%s]: Invalid value: %q: must be greater than or equal to 0", f, r, q.String()))
-			}
-		}
-	}
-	if g := s.TerminationGracePeriodSeconds; g != nil && *g < 0 {
-		errs = append(errs, fmt.Sprintf("%s.terminationGracePeriodSeconds: Invalid value: %d: must be greater than or equal to 0", field, *g))
-	}
-	for i, t := range s.Tolerations {
-		switch t.Operator {
-		case "", corev1.TolerationOpEqual, corev1.TolerationOpExists:
-		default:
-			errs = append(errs, fmt.Sprintf("%s.tolerations[%d].operator: Unsupported value: %q: supported values: \"Equal\", \"Exists\"", field, i, t.Operator))
-		}
-	}
-	return errs
-}
-
 func (w *World) renderDeployment(c *Cluster, d *Deployment) *appsv1.Deployment {
 	st := w.deploymentStatus(c, d)
 	cond := func(t appsv1.DeploymentConditionType, ok bool, reason, msg string) appsv1.DeploymentCondition {
@@ -254,7 +190,7 @@ func (w *World) renderDeployment(c *Cluster, d *Deployment) *appsv1.Deployment {
 	return &appsv1.Deployment{
 		TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"},
 		ObjectMeta: metav1.ObjectMeta{Name: d.Name, Namespace: d.Namespace, UID: types.UID(d.UID), ResourceVersion: rvString(d.RV),
-			Generation: d.Generation, CreationTimestamp: metav1.NewTime(d.CreateTime), Labels: d.Labels,
+			Generation: d.Generation, CreationTimestamp: metav1.NewTime(d.CreateTime), Labels: maps.Clone(d.Labels),
 			Annotations: withRevision(d.Annotations, d.Generation)},
 		Spec:   spec,
 		Status: st,
@@ -290,20 +226,7 @@ func defaultDeployment(d *appsv1.Deployment) {
 		p := int32(600)
 		d.Spec.ProgressDeadlineSeconds = &p
 	}
-	s := &d.Spec.Template.Spec
-	if s.TerminationGracePeriodSeconds == nil {
-		g := int64(defaultGraceSeconds)
-		s.TerminationGracePeriodSeconds = &g
-	}
-	if s.RestartPolicy == "" {
-		s.RestartPolicy = corev1.RestartPolicyAlways
-	}
-	if s.DNSPolicy == "" {
-		s.DNSPolicy = corev1.DNSClusterFirst
-	}
-	if s.SchedulerName == "" {
-		s.SchedulerName = corev1.DefaultSchedulerName
-	}
+	defaultPodSpec(&d.Spec.Template.Spec)
 }
 
 // ListDeployments lists Deployments by namespace and name.
@@ -348,9 +271,10 @@ func (w *World) CreateDeployment(c *Cluster, ns string, in *appsv1.Deployment) (
 		return nil, err
 	}
 	in = in.DeepCopy()
+	w.generateName(&in.ObjectMeta)
 	defaultDeployment(in)
-	if errs := validateDeployment(in); len(errs) > 0 {
-		return nil, kubeInvalid("Deployment.apps", in.Name, errs...)
+	if errs := validateDeployment(in, ns); len(errs) > 0 {
+		return nil, kubeInvalidErrs("Deployment.apps", in.Name, errs)
 	}
 	if c.Deployments[ns+"/"+in.Name] != nil {
 		return nil, kubeAlreadyExists(resDeployments, in.Name)
@@ -387,8 +311,8 @@ func (w *World) UpdateDeployment(c *Cluster, ns, name string, in *appsv1.Deploym
 	in = in.DeepCopy()
 	in.Name = name
 	defaultDeployment(in)
-	if errs := validateDeployment(in); len(errs) > 0 {
-		return nil, kubeInvalid("Deployment.apps", name, errs...)
+	if errs := validateDeployment(in, ns); len(errs) > 0 {
+		return nil, kubeInvalidErrs("Deployment.apps", name, errs)
 	}
 	if err := w.checkExtended(c, "Deployment.apps", name, &in.Spec.Template.Spec, in.Spec.Template.Annotations, d.Key()); err != nil {
 		return nil, err
@@ -475,7 +399,7 @@ func (w *World) renderPod(c *Cluster, p *Pod) *corev1.Pod {
 	spec := w.podSpec(c, p).DeepCopy()
 	spec.NodeName = p.Node
 	meta := metav1.ObjectMeta{Name: p.Name, Namespace: p.Namespace, UID: types.UID(p.UID), ResourceVersion: rvString(p.RV),
-		CreationTimestamp: metav1.NewTime(p.CreateTime), Labels: p.Labels, Annotations: p.Annotation}
+		CreationTimestamp: metav1.NewTime(p.CreateTime), Labels: maps.Clone(p.Labels), Annotations: maps.Clone(p.Annotation)}
 	truth := true
 	switch p.OwnerKind {
 	case OwnerDeployment:
@@ -522,7 +446,8 @@ func (w *World) renderPod(c *Cluster, p *Pod) *corev1.Pod {
 			st.StartTime = &t
 		}
 		for _, ct := range spec.Containers {
-			cs := corev1.ContainerStatus{Name: ct.Name, Image: ct.Image, Ready: p.Ready, Started: &p.Ready}
+			started := p.Ready
+			cs := corev1.ContainerStatus{Name: ct.Name, Image: ct.Image, Ready: p.Ready, Started: &started}
 			if p.Phase == PodRunning {
 				cs.State.Running = &corev1.ContainerStateRunning{StartedAt: metav1.NewTime(p.StartTime)}
 			} else {
@@ -574,13 +499,17 @@ func (w *World) GetPod(c *Cluster, ns, name string) (*corev1.Pod, error) {
 
 // CreatePod creates a bare pod (one no controller recreates).
 func (w *World) CreatePod(c *Cluster, ns string, in *corev1.Pod) (*corev1.Pod, error) {
+	if in.Namespace != "" && in.Namespace != ns {
+		return nil, kubeError(http.StatusBadRequest, "BadRequest", "the namespace of the provided object does not match the namespace sent on the request")
+	}
 	if err := c.namespaceFor(ns); err != nil {
 		return nil, err
 	}
-	errs := validateName("Pod", in.Name)
-	errs = append(errs, validatePodSpec("spec", &in.Spec)...)
-	if len(errs) > 0 {
-		return nil, kubeInvalid("Pod", in.Name, errs...)
+	in = in.DeepCopy()
+	w.generateName(&in.ObjectMeta)
+	defaultPodSpec(&in.Spec)
+	if errs := validatePod(in, ns); len(errs) > 0 {
+		return nil, kubeInvalidErrs("Pod", in.Name, errs)
 	}
 	if c.Pods[ns+"/"+in.Name] != nil {
 		return nil, kubeAlreadyExists(resPods, in.Name)
@@ -588,11 +517,7 @@ func (w *World) CreatePod(c *Cluster, ns string, in *corev1.Pod) (*corev1.Pod, e
 	if err := w.checkExtended(c, "Pod", in.Name, &in.Spec, in.Annotations, ""); err != nil {
 		return nil, err
 	}
-	spec := in.Spec.DeepCopy()
-	if spec.TerminationGracePeriodSeconds == nil {
-		g := int64(defaultGraceSeconds)
-		spec.TerminationGracePeriodSeconds = &g
-	}
+	spec := &in.Spec
 	p := &Pod{Namespace: ns, Name: in.Name, Spec: spec, Labels: in.Labels, Annotation: in.Annotations}
 	w.addPod(c, p)
 	w.record("PodCreated", c, "", "", "", "pod %s created (%s)", p.Key(), describeRequests(*spec))
@@ -637,35 +562,6 @@ func (w *World) EvictPod(c *Cluster, ns, name string) error {
 
 // ---- PodDisruptionBudgets ----
 
-func validatePDB(b *policyv1.PodDisruptionBudget) []string {
-	errs := validateName("PodDisruptionBudget", b.Name)
-	s := b.Spec
-	if s.MinAvailable != nil && s.MaxUnavailable != nil {
-		errs = append(errs, "spec: Invalid value: policy.PodDisruptionBudgetSpec: minAvailable and maxUnavailable cannot be both set")
-	}
-	for field, v := range map[string]*intstr.IntOrString{"spec.minAvailable": s.MinAvailable, "spec.maxUnavailable": s.MaxUnavailable} {
-		if v == nil {
-			continue
-		}
-		if v.Type == intstr.Int && v.IntVal < 0 {
-			errs = append(errs, fmt.Sprintf("%s: Invalid value: %d: must be greater than or equal to 0", field, v.IntVal))
-		}
-		if v.Type == intstr.String {
-			pct, err := strconv.Atoi(strings.TrimSuffix(v.StrVal, "%"))
-			if !strings.HasSuffix(v.StrVal, "%") || err != nil || pct < 0 || pct > 100 {
-				errs = append(errs, fmt.Sprintf("%s: Invalid value: %q: must be an integer or a percentage between 0%% and 100%%", field, v.StrVal))
-			}
-		}
-	}
-	if s.Selector != nil {
-		if _, err := metav1.LabelSelectorAsSelector(s.Selector); err != nil {
-			errs = append(errs, fmt.Sprintf("spec.selector: Invalid value: %v", err))
-		}
-	}
-	sort.Strings(errs)
-	return errs
-}
-
 func (w *World) renderPDB(c *Cluster, b *PDB) *policyv1.PodDisruptionBudget {
 	st := w.pdbStatus(c, b)
 	ok := st.CurrentHealthy >= st.DesiredHealthy
@@ -681,8 +577,8 @@ func (w *World) renderPDB(c *Cluster, b *PDB) *policyv1.PodDisruptionBudget {
 	return &policyv1.PodDisruptionBudget{
 		TypeMeta: metav1.TypeMeta{APIVersion: "policy/v1", Kind: "PodDisruptionBudget"},
 		ObjectMeta: metav1.ObjectMeta{Name: b.Name, Namespace: b.Namespace, UID: types.UID(b.UID), ResourceVersion: rvString(b.RV),
-			Generation: b.Generation, CreationTimestamp: metav1.NewTime(b.CreateTime), Labels: b.Labels, Annotations: b.Annotations},
-		Spec:   b.Spec,
+			Generation: b.Generation, CreationTimestamp: metav1.NewTime(b.CreateTime), Labels: maps.Clone(b.Labels), Annotations: maps.Clone(b.Annotations)},
+		Spec:   *b.Spec.DeepCopy(),
 		Status: st,
 	}
 }
@@ -724,8 +620,10 @@ func (w *World) CreatePDB(c *Cluster, ns string, in *policyv1.PodDisruptionBudge
 	if err := c.namespaceFor(ns); err != nil {
 		return nil, err
 	}
-	if errs := validatePDB(in); len(errs) > 0 {
-		return nil, kubeInvalid("PodDisruptionBudget.policy", in.Name, errs...)
+	in = in.DeepCopy()
+	w.generateName(&in.ObjectMeta)
+	if errs := validatePDB(in, ns); len(errs) > 0 {
+		return nil, kubeInvalidErrs("PodDisruptionBudget.policy", in.Name, errs)
 	}
 	if c.PDBs[ns+"/"+in.Name] != nil {
 		return nil, kubeAlreadyExists(resPDBs, in.Name)
@@ -749,8 +647,8 @@ func (w *World) UpdatePDB(c *Cluster, ns, name string, in *policyv1.PodDisruptio
 	}
 	in = in.DeepCopy()
 	in.Name = name
-	if errs := validatePDB(in); len(errs) > 0 {
-		return nil, kubeInvalid("PodDisruptionBudget.policy", name, errs...)
+	if errs := validatePDB(in, ns); len(errs) > 0 {
+		return nil, kubeInvalidErrs("PodDisruptionBudget.policy", name, errs)
 	}
 	if !equalJSON(in.Spec, b.Spec) {
 		b.Generation++

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net"
 	"sort"
 	"strconv"
@@ -822,7 +823,7 @@ func containsProto(list []corev1.Protocol, p corev1.Protocol) bool {
 func (w *World) serviceAnnotations(c *Cluster, s *Service) map[string]string {
 	lb := s.LB
 	if lb == nil || lb.State != lbReady || !gkeL4Controller(lb.Kind) {
-		return s.Annotations
+		return maps.Clone(s.Annotations)
 	}
 	out := map[string]string{}
 	for k, v := range s.Annotations {

@@ -2,6 +2,8 @@ package sim
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -27,8 +29,8 @@ func (w *World) RenderCluster(c *Cluster, links Links, endpoint string) *api.Clu
 		Network:               c.Network,
 		Subnetwork:            c.Subnetwork,
 		ClusterIpv4Cidr:       c.ClusterIPv4CIDR,
-		Locations:             c.Locations,
-		ResourceLabels:        c.ResourceLabels,
+		Locations:             slices.Clone(c.Locations),
+		ResourceLabels:        maps.Clone(c.ResourceLabels),
 		LabelFingerprint:      labelFingerprint(c.ResourceLabels),
 		MaintenancePolicy:     w.renderMaintenancePolicy(c),
 		InitialClusterVersion: c.InitialVersion,
@@ -44,9 +46,9 @@ func (w *World) RenderCluster(c *Cluster, links Links, endpoint string) *api.Clu
 		Location:              c.Location,
 		Id:                    c.ID,
 		Etag:                  c.Etag,
-		Extra:                 c.Extra,
+		Extra:                 c.Extra.Clone(),
 	}
-	out.Autoscaling = &api.ClusterAutoscaling{AutoscalingProfile: c.AutoscalingProfile, Extra: c.AutoscalingExtra}
+	out.Autoscaling = &api.ClusterAutoscaling{AutoscalingProfile: c.AutoscalingProfile, Extra: c.AutoscalingExtra.Clone()}
 	region := c.Location
 	if l, ok := catalog.ParseLocation(c.Location); ok {
 		region = l.Region
@@ -55,7 +57,7 @@ func (w *World) RenderCluster(c *Cluster, links Links, endpoint string) *api.Clu
 		Network:               fmt.Sprintf("projects/%s/global/networks/%s", c.Project, lastSegment(c.Network)),
 		Subnetwork:            fmt.Sprintf("projects/%s/regions/%s/subnetworks/%s", c.Project, region, lastSegment(c.Subnetwork)),
 		EnableL4IlbSubsetting: c.L4ILBSubsetting,
-		Extra:                 c.NetworkExtra,
+		Extra:                 c.NetworkExtra.Clone(),
 	}
 	out.ReleaseChannel = &api.ReleaseChannel{}
 	if c.ReleaseChannel != api.ChannelUnspecified {
@@ -98,19 +100,19 @@ func lastSegment(s string) string {
 func (w *World) RenderNodePool(c *Cluster, p *NodePool, links Links) *api.NodePool {
 	cfg := &api.NodeConfig{
 		MachineType: p.Spec.MachineType, DiskSizeGb: p.Spec.DiskSizeGb, DiskType: p.Spec.DiskType,
-		ImageType: p.Spec.ImageType, Labels: p.Labels, Spot: p.Spec.Spot, Preemptible: p.Spec.Preemptible,
-		FlexStart: p.FlexStart, Extra: p.ConfigExtra,
+		ImageType: p.Spec.ImageType, Labels: maps.Clone(p.Labels), Spot: p.Spec.Spot, Preemptible: p.Spec.Preemptible,
+		FlexStart: p.FlexStart, Extra: p.ConfigExtra.Clone(),
 	}
 	for _, t := range p.Taints {
 		cfg.Taints = append(cfg.Taints, &api.NodeTaint{Key: t.Key, Value: t.Value, Effect: t.Effect})
 	}
 	as := p.Autoscaling
-	us := p.UpgradeSettings
+	us := p.UpgradeSettings.Clone()
 	out := &api.NodePool{
 		Name:              p.Name,
 		Config:            cfg,
 		InitialNodeCount:  p.InitialNodeCount,
-		Locations:         p.Locations,
+		Locations:         slices.Clone(p.Locations),
 		Version:           p.Spec.Version,
 		Autoscaling:       &as,
 		Management:        &api.NodeManagement{AutoUpgrade: p.AutoUpgrade, AutoRepair: p.AutoRepair},
@@ -121,7 +123,7 @@ func (w *World) RenderNodePool(c *Cluster, p *NodePool, links Links) *api.NodePo
 		StatusMessage:     p.StatusMessage,
 		PodIpv4CidrSize:   p.PodIPv4CIDRSize,
 		Etag:              p.Etag,
-		Extra:             p.Extra,
+		Extra:             p.Extra.Clone(),
 	}
 	if p.QueuedProvisioning {
 		out.QueuedProvisioning = &api.QueuedProvisioning{Enabled: true}

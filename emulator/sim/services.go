@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"net"
 	"net/http"
 	"sort"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
@@ -408,12 +410,10 @@ func defaultService(s *corev1.Service) {
 var serviceTypes = []string{"ClusterIP", "ExternalName", "LoadBalancer", "NodePort"}
 
 // validateService applies the API server's static rules (allocation comes after).
-func validateService(s *corev1.Service) []string {
+func validateService(s *corev1.Service, namespace string) []string {
 	var errs []string
-	if s.Name == "" {
-		errs = append(errs, "metadata.name: Required value: name or generateName is required")
-	} else if msgs := validation.IsDNS1035Label(s.Name); len(msgs) > 0 {
-		errs = append(errs, fmt.Sprintf("metadata.name: Invalid value: %q: %s", s.Name, strings.Join(msgs, "; ")))
+	for _, e := range validateMeta(s.ObjectMeta, namespace, apivalidation.NameIsDNS1035Label) {
+		errs = append(errs, e.Error())
 	}
 	sp := &s.Spec
 	if !contains(serviceTypes, string(sp.Type)) {
@@ -571,7 +571,7 @@ func lbFinalizer(kind string) string {
 
 func (w *World) renderService(c *Cluster, s *Service) *corev1.Service {
 	meta := metav1.ObjectMeta{Name: s.Name, Namespace: s.Namespace, UID: types.UID(s.UID), ResourceVersion: rvString(s.RV),
-		CreationTimestamp: metav1.NewTime(s.CreateTime), Labels: s.Labels, Annotations: w.serviceAnnotations(c, s)}
+		CreationTimestamp: metav1.NewTime(s.CreateTime), Labels: maps.Clone(s.Labels), Annotations: w.serviceAnnotations(c, s)}
 	if s.LB != nil {
 		meta.Finalizers = []string{lbFinalizer(s.LB.Kind)}
 	}
@@ -640,8 +640,9 @@ func (w *World) CreateService(c *Cluster, ns string, in *corev1.Service) (*corev
 		return nil, err
 	}
 	in = in.DeepCopy()
+	w.generateName(&in.ObjectMeta)
 	defaultService(in)
-	if errs := validateService(in); len(errs) > 0 {
+	if errs := validateService(in, ns); len(errs) > 0 {
 		return nil, kubeInvalid("Service", in.Name, errs...)
 	}
 	key := ns + "/" + in.Name
@@ -745,7 +746,7 @@ func (w *World) UpdateService(c *Cluster, ns, name string, in *corev1.Service) (
 	}
 	defaultService(in)
 	keepAllocated(&s.Spec, &in.Spec)
-	if errs := validateService(in); len(errs) > 0 {
+	if errs := validateService(in, ns); len(errs) > 0 {
 		return nil, kubeInvalid("Service", name, errs...)
 	}
 	if s.Spec.ClusterIP != "" && in.Spec.ClusterIP != s.Spec.ClusterIP && in.Spec.Type != corev1.ServiceTypeExternalName && s.Spec.Type != corev1.ServiceTypeExternalName {

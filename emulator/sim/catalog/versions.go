@@ -60,13 +60,29 @@ func ParseVersion(s string) (Version, bool) {
 	if !ok {
 		return Version{}, false
 	}
-	minor, err1 := strconv.Atoi(ms)
-	patch, err2 := strconv.Atoi(ps)
-	b, err3 := strconv.Atoi(build)
-	if err1 != nil || err2 != nil || err3 != nil || minor < 0 || patch < 0 || b < 0 {
+	minor, ok1 := versionNumber(ms)
+	patch, ok2 := versionNumber(ps)
+	b, ok3 := versionNumber(build)
+	if !ok1 || !ok2 || !ok3 {
 		return Version{}, false
 	}
 	return Version{Minor: minor, Patch: patch, Build: b}, true
+}
+
+// versionNumber reads one number of a version as GKE writes it: decimal digits, no sign, no
+// leading zero ("1.33.04-gke.1" is not a GKE version), at most 9 digits.
+func versionNumber(s string) (int, bool) {
+	if s == "" || len(s) > 9 || len(s) > 1 && s[0] == '0' {
+		return 0, false
+	}
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return 0, false
+		}
+		n = n*10 + int(s[i]-'0')
+	}
+	return n, true
 }
 
 const day = 24 * time.Hour
