@@ -86,7 +86,9 @@ func driveEveryRoute(e *env) {
 	e.mutate("POST", base+":setMaintenancePolicy", `{"maintenancePolicy": {"window": {"recurringWindow": {"window": {"startTime": "2026-11-01T00:00:00Z",
 		"endTime": "2026-11-01T12:00:00Z"}, "recurrence": "FREQ=DAILY"}, "maintenanceExclusions": {"freeze": {"startTime": "2026-12-20T00:00:00Z",
 		"endTime": "2026-12-27T00:00:00Z", "maintenanceExclusionOptions": {"scope": "NO_MINOR_UPGRADES"}}}}}}`)
-	e.mutate("POST", base+":setResourceLabels", `{"resourceLabels": {"team": "b"}}`)
+	var cl api.Cluster
+	e.ok("GET", base, nil, &cl)
+	e.mutate("POST", base+":setResourceLabels", `{"resourceLabels": {"team": "b"}, "labelFingerprint": "`+cl.LabelFingerprint+`"}`)
 	e.mutate("PUT", base, `{"update": {"desiredClusterAutoscaling": {"autoscalingProfile": "OPTIMIZE_UTILIZATION"}}}`)
 	e.mutate("POST", poolA+":setManagement", `{"management": {"autoUpgrade": true, "autoRepair": true}}`)
 	e.mutate("POST", poolA+":setAutoscaling", `{"autoscaling": {"enabled": true, "minNodeCount": 1, "maxNodeCount": 4}}`)
