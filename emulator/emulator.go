@@ -42,7 +42,10 @@ type Options struct {
 	CheckpointBytes  int64
 	CheckpointEvents int
 	CheckpointEvery  time.Duration
-	Logger           *slog.Logger
+	// Wall is the wall clock emulated time is paced against (default: the system's); tests pass
+	// a wall.Fake.
+	Wall   sim.Wall
+	Logger *slog.Logger
 }
 
 // Emulator is a running emulator.
@@ -69,8 +72,11 @@ func New(opts Options) (*Emulator, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
+	if opts.Wall == nil {
+		opts.Wall = wall.System{}
+	}
 	if opts.Start.IsZero() {
-		opts.Start = time.Now()
+		opts.Start = opts.Wall.Now()
 	}
 	e := &Emulator{done: make(chan error, 1), store: opts.Store}
 	var saved *store.Saved
@@ -100,7 +106,7 @@ func New(opts Options) (*Emulator, error) {
 			}
 		}
 	}
-	ropts := sim.RunnerOptions{Wall: wall.System{}, TimeScale: opts.TimeScale, Logger: opts.Logger,
+	ropts := sim.RunnerOptions{Wall: opts.Wall, TimeScale: opts.TimeScale, Logger: opts.Logger,
 		CheckpointBytes: opts.CheckpointBytes, CheckpointEvents: opts.CheckpointEvents, CheckpointEvery: opts.CheckpointEvery}
 	if saved != nil && saved.HasTimeScale {
 		ropts.TimeScale = saved.TimeScale

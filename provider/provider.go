@@ -1,6 +1,6 @@
-// Package provider is the gkesim Terraform provider: GKE clusters and node pools, workloads and
-// PodDisruptionBudgets in them (and, as the emulator grows, maintenance policies and load
-// balancers) on a gkesim emulator.
+// Package provider is the gkesim Terraform provider: GKE clusters, node pools (upgrade
+// strategies, autoscaling), maintenance policies, and the workloads, PodDisruptionBudgets and
+// LoadBalancer Services in them, on a gkesim emulator. It talks to the emulator only over HTTP.
 package provider
 
 import (

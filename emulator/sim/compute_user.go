@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
 )
 
 // Compute Engine objects users create outside GKE: regional backend services and zonal
@@ -149,14 +150,14 @@ func validateComputeName(name string) error {
 }
 
 func validateRegion(region string) error {
-	if l, ok := ParseLocation(region); !ok || l.Zonal {
+	if l, ok := catalog.ParseLocation(region); !ok || l.Zonal {
 		return computeError(http.StatusBadRequest, "invalid", "Invalid value for field 'region': '%s'. Unknown region.", region)
 	}
 	return nil
 }
 
 func validateZone(zone string) error {
-	if l, ok := ParseLocation(zone); !ok || !l.Zonal {
+	if l, ok := catalog.ParseLocation(zone); !ok || !l.Zonal {
 		return computeError(http.StatusBadRequest, "invalid", "Invalid value for field 'zone': '%s'. Unknown zone.", zone)
 	}
 	return nil
@@ -452,7 +453,7 @@ func (w *World) buildBackendService(project, region, path string, in *api.Backen
 		case ref.project != project:
 			return nil, computeError(http.StatusBadRequest, "invalid", "Invalid value for field '%s': '%s'. gkesim resolves backends in the backend service's project (%s) only.", field, b.Group, project)
 		}
-		zone, zok := ParseLocation(ref.scope)
+		zone, zok := catalog.ParseLocation(ref.scope)
 		if passthrough && zok && zone.Region != region {
 			return nil, computeError(http.StatusBadRequest, "invalid", "Invalid value for field '%s': '%s'. A backend service with load balancing scheme %s takes instance groups of its own region (%s).",
 				field, b.Group, bs.LoadBalancingScheme, region)

@@ -95,3 +95,11 @@ func computeError(code int, reason, format string, args ...any) *Error {
 	}
 	return &Error{HTTPCode: code, Status: status, Reason: reason, Message: fmt.Sprintf(format, args...)}
 }
+
+// capitalized starts a message with a capital letter (a lower-level error as a sentence).
+func capitalized(s string) string {
+	if s == "" || s[0] < 'a' || s[0] > 'z' {
+		return s
+	}
+	return string(s[0]-'a'+'A') + s[1:]
+}

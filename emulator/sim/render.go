@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
 )
 
 // Rendering the model in GKE's and Kubernetes' JSON shapes.
@@ -47,7 +48,7 @@ func (w *World) RenderCluster(c *Cluster, links Links, endpoint string) *api.Clu
 	}
 	out.Autoscaling = &api.ClusterAutoscaling{AutoscalingProfile: c.AutoscalingProfile, Extra: c.AutoscalingExtra}
 	region := c.Location
-	if l, ok := ParseLocation(c.Location); ok {
+	if l, ok := catalog.ParseLocation(c.Location); ok {
 		region = l.Region
 	}
 	out.NetworkConfig = &api.NetworkConfig{
@@ -63,12 +64,12 @@ func (w *World) RenderCluster(c *Cluster, links Links, endpoint string) *api.Clu
 	if c.Autopilot {
 		out.Autopilot = &api.Autopilot{Enabled: true}
 	}
-	var oldest Version
+	var oldest catalog.Version
 	for i, p := range c.Pools {
 		rp := w.RenderNodePool(c, p, links)
 		out.NodePools = append(out.NodePools, rp)
 		out.InstanceGroupUrls = append(out.InstanceGroupUrls, rp.InstanceGroupUrls...)
-		if v, ok := ParseVersion(p.Spec.Version); ok && (i == 0 || v.Compare(oldest) < 0) {
+		if v, ok := catalog.ParseVersion(p.Spec.Version); ok && (i == 0 || v.Compare(oldest) < 0) {
 			oldest = v
 		}
 		if i == 0 {
@@ -195,7 +196,7 @@ const (
 // in annotations, what its pods request.
 func (w *World) RenderK8sNode(c *Cluster, n *Node) *corev1.Node {
 	p := c.Pool(n.Pool)
-	mt, _ := LookupMachineType(n.Spec.MachineType)
+	mt, _ := catalog.LookupMachineType(n.Spec.MachineType)
 	region := n.Zone[:strings.LastIndexByte(n.Zone, '-')]
 	labels := map[string]string{
 		"cloud.google.com/gke-nodepool":          n.Pool,
@@ -235,12 +236,12 @@ func (w *World) RenderK8sNode(c *Cluster, n *Node) *corev1.Node {
 	if n.State == NodeDeleting || c.nodeFailed(n.Name) {
 		ready.Status, ready.Reason, ready.Message = corev1.ConditionUnknown, "NodeStatusUnknown", "Kubelet stopped posting node status."
 	}
-	maxPods := int64(defaultMaxPods)
+	maxPods := int64(catalog.DefaultMaxPods)
 	if p != nil {
 		maxPods = p.MaxPodsPerNode
 	}
 	disk := int64(n.Spec.DiskSizeGb) << 30
-	ix := w.kix(c)
+	ix := w.podIndex(c)
 	req := ix.requested[n.Name]
 	return &corev1.Node{
 		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Node"},
@@ -278,8 +279,8 @@ func (w *World) RenderK8sNode(c *Cluster, n *Node) *corev1.Node {
 				{Type: corev1.NodeHostName, Address: n.Name},
 			},
 			NodeInfo: corev1.NodeSystemInfo{
-				KubeletVersion: kubeletVersion(n.Spec.Version), KubeProxyVersion: kubeletVersion(n.Spec.Version),
-				OSImage: osImage(n.Spec.ImageType), ContainerRuntimeVersion: "containerd://1.7.27",
+				KubeletVersion: kubeletVersion(n.Spec.Version),
+				OSImage:        osImage(n.Spec.ImageType), ContainerRuntimeVersion: "containerd://1.7.27",
 				OperatingSystem: "linux", Architecture: "amd64",
 			},
 		},

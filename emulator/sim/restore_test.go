@@ -31,12 +31,12 @@ func (w *World) indexDrift() string {
 	for _, key := range sortedKeys(w.st.Clusters) {
 		c := w.st.Clusters[key]
 		if _, built := w.k8s[c]; built {
-			if d := diffK8sIndex(w.kix(c), fresh.kix(c)); d != "" {
+			if d := diffK8sIndex(w.podIndex(c), fresh.podIndex(c)); d != "" {
 				return key + ": " + d
 			}
 		}
 		if _, built := w.svcs[c]; built {
-			if d := diffSvcIndex(w.six(c), fresh.six(c)); d != "" {
+			if d := diffSvcIndex(w.serviceIndex(c), fresh.serviceIndex(c)); d != "" {
 				return key + ": services: " + d
 			}
 		}

@@ -363,13 +363,20 @@ func (r *Runner) catchUp() {
 	}
 }
 
-// untilWake is the wall time until the next event falls due.
+// untilWake is the wall time until the runner has something to do without a command: the
+// next event falling due, or a checkpoint the wall-time rule asks for.
 func (r *Runner) untilWake() (time.Duration, bool) {
-	next, has := r.w.NextEventAt()
-	if !has || r.scale <= 0 {
-		return 0, false
+	var d time.Duration
+	ok := false
+	if next, has := r.w.NextEventAt(); has && r.scale > 0 {
+		d, ok = time.Duration(float64(next.Sub(r.w.Now()))/r.scale), true
 	}
-	return max(time.Duration(float64(next.Sub(r.w.Now()))/r.scale), 0), true
+	if r.opts.Journal != nil && r.changed {
+		if c := r.lastCheckpoint.Add(r.opts.CheckpointEvery).Sub(r.opts.Wall.Now()); !ok || c < d {
+			d, ok = c, true
+		}
+	}
+	return max(d, 0), ok
 }
 
 // maybeCheckpoint takes a checkpoint when the policy says so (always when final and anything

@@ -6,11 +6,12 @@ import (
 	"time"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
 )
 
 // windowCluster is upgradeCluster's cluster (pool on the older patch) with a daily 4-hour
 // maintenance window starting at start (UTC, "HH:MM").
-func windowCluster(t *testing.T, pool *api.NodePool, start string) (*World, *Cluster, Version, Version) {
+func windowCluster(t *testing.T, pool *api.NodePool, start string) (*World, *Cluster, catalog.Version, catalog.Version) {
 	t.Helper()
 	w, c, from, to := upgradeCluster(t, pool)
 	setPolicy(t, w, c, &api.MaintenanceWindow{DailyMaintenanceWindow: &api.DailyMaintenanceWindow{StartTime: start}})

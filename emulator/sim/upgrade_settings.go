@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
 )
 
 // Node pool upgrade settings (NodePool.upgradeSettings): which strategy recreates the pool's
@@ -97,8 +98,8 @@ func normalizeBlueGreen(in *api.BlueGreenSettings, field string, ctx upgradeCont
 	}
 	if p := bg.AutoscaledRolloutPolicy; p != nil {
 		// R-ABG-1, R-ABG-6.
-		if v, ok := ParseVersion(ctx.master); ok {
-			min, _ := ParseVersion(autoscaledBGMinimum)
+		if v, ok := catalog.ParseVersion(ctx.master); ok {
+			min, _ := catalog.ParseVersion(autoscaledBGMinimum)
 			if v.Compare(min) < 0 {
 				return nil, invalidArgument("Invalid value for field %q: autoscaled blue-green upgrades need a control plane on %s or later; the cluster runs %s. Upgrade the control plane first (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/blue-green-upgrades#r-abg-1).",
 					field+".autoscaledRolloutPolicy", autoscaledBGMinimum, ctx.master)

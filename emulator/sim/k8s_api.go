@@ -461,10 +461,10 @@ func (w *World) DeleteDeployment(c *Cluster, ns, name string) (*appsv1.Deploymen
 
 func (w *World) deleteDeployment(c *Cluster, d *Deployment) {
 	delete(c.Deployments, d.Key())
-	delete(w.kix(c).selectors, d)
+	delete(w.podIndex(c).selectors, d)
 	c.nextRV()
 	w.record("DeploymentDeleted", c, "", "", "", "deployment %s deleted", d.Key())
-	for _, p := range sortedPods(w.kix(c).podsOf[d.Key()]) {
+	for _, p := range sortedPods(w.podIndex(c).podsOf[d.Key()]) {
 		w.terminatePod(c, p, graceOf(w.podSpec(c, p), 0))
 	}
 }
@@ -539,7 +539,7 @@ func (w *World) ListPods(c *Cluster, o ListOptions) *corev1.PodList {
 	out := &corev1.PodList{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "PodList"}, ListMeta: metav1.ListMeta{ResourceVersion: rvString(c.RV)}}
 	var pods map[*Pod]struct{}
 	if o.NodeName != "" {
-		pods = w.kix(c).podsOnNode[o.NodeName]
+		pods = w.podIndex(c).podsOnNode[o.NodeName]
 	} else {
 		pods = make(map[*Pod]struct{}, len(c.Pods))
 		for _, p := range c.Pods {

@@ -149,8 +149,8 @@ type k8sIndex struct {
 	syncQueued map[string]bool
 }
 
-// kix returns the Kubernetes index of c, building it if needed.
-func (w *World) kix(c *Cluster) *k8sIndex {
+// podIndex returns the Kubernetes index of c, building it if needed.
+func (w *World) podIndex(c *Cluster) *k8sIndex {
 	if w.k8s == nil {
 		w.k8s = map[*Cluster]*k8sIndex{}
 	}

@@ -1,4 +1,4 @@
-package sim
+package catalog
 
 import (
 	"fmt"
@@ -109,11 +109,6 @@ func ScheduleOf(m int) MinorSchedule {
 	}
 }
 
-// patchRelease is when patch p of the minor reaches Rapid.
-func (s MinorSchedule) patchRelease(p int) time.Time {
-	return s.RapidEntry.Add(time.Duration(p) * patchCadence)
-}
-
 // buildOf gives each patch a stable, realistic-looking build number (gke.1xxx000 .. gke.2xxx000).
 func buildOf(minor, patch int) int {
 	return 1000000 + ((minor*131+patch*977)%1900)*1000
@@ -125,7 +120,7 @@ func (s MinorSchedule) Patch(p int) Version {
 }
 
 // Channel availability delays of a patch after it reaches Rapid, and of a minor after release.
-func channelDelays(channel string) (patchDelay time.Duration, entry func(MinorSchedule) time.Time, end func(MinorSchedule) time.Time) {
+func ChannelDelays(channel string) (patchDelay time.Duration, entry func(MinorSchedule) time.Time, end func(MinorSchedule) time.Time) {
 	standardEnd := func(s MinorSchedule) time.Time { return s.EndOfStandard }
 	switch channel {
 	case api.ChannelRapid:
@@ -156,13 +151,13 @@ type ChannelVersions struct {
 	Default Version
 }
 
-var channels = []string{api.ChannelRapid, api.ChannelRegular, api.ChannelStable, api.ChannelExtended}
+var Channels = []string{api.ChannelRapid, api.ChannelRegular, api.ChannelStable, api.ChannelExtended}
 
 // VersionsAt computes the version table at emulated time t.
 func VersionsAt(t time.Time) *VersionTable {
 	vt := &VersionTable{At: t, Channels: map[string]*ChannelVersions{}}
 	newest := minorEpochNumber + int(t.Sub(minorEpoch)/minorCadence) + 1
-	for _, ch := range channels {
+	for _, ch := range Channels {
 		vt.Channels[ch] = channelVersionsAt(ch, t, newest)
 	}
 	vt.Master = channelList(api.ChannelRegular, t, newest, func(s MinorSchedule) time.Time { return s.RapidEntry })
@@ -198,7 +193,7 @@ func latestPatchAt(s MinorSchedule, t time.Time, delay time.Duration) int {
 }
 
 func channelList(ch string, t time.Time, newest int, entryOverride func(MinorSchedule) time.Time) []Version {
-	delay, entry, end := channelDelays(ch)
+	delay, entry, end := ChannelDelays(ch)
 	if entryOverride != nil {
 		entry = entryOverride
 		delay = 0
@@ -228,7 +223,7 @@ func channelVersionsAt(ch string, t time.Time, newest int) *ChannelVersions {
 	}
 	// Regular, Stable and Extended default to the newest minor that has been in the channel for
 	// at least a month.
-	_, entry, _ := channelDelays(ch)
+	_, entry, _ := ChannelDelays(ch)
 	for _, v := range cv.Valid {
 		if !t.Before(entry(ScheduleOf(v.Minor)).Add(30 * day)) {
 			cv.Default = v
@@ -308,7 +303,7 @@ func newestOf(list []Version) Version {
 	return best
 }
 
-func versionStrings(list []Version) []string {
+func VersionStrings(list []Version) []string {
 	out := make([]string, len(list))
 	for i, v := range list {
 		out[i] = v.String()
@@ -320,18 +315,18 @@ func versionStrings(list []Version) []string {
 func (vt *VersionTable) ServerConfig() *api.ServerConfig {
 	sc := &api.ServerConfig{
 		DefaultClusterVersion: vt.DefaultFor(api.ChannelRegular).String(),
-		ValidNodeVersions:     versionStrings(vt.Node),
-		DefaultImageType:      defaultImageType,
-		ValidImageTypes:       append([]string(nil), imageTypes...),
-		ValidMasterVersions:   versionStrings(vt.Master),
+		ValidNodeVersions:     VersionStrings(vt.Node),
+		DefaultImageType:      DefaultImageType,
+		ValidImageTypes:       append([]string(nil), ImageTypes...),
+		ValidMasterVersions:   VersionStrings(vt.Master),
 	}
-	for _, ch := range channels {
+	for _, ch := range Channels {
 		cv := vt.Channels[ch]
 		if len(cv.Valid) == 0 {
 			continue
 		}
 		sc.Channels = append(sc.Channels, &api.ReleaseChannelConfig{
-			Channel: ch, DefaultVersion: cv.Default.String(), ValidVersions: versionStrings(cv.Valid),
+			Channel: ch, DefaultVersion: cv.Default.String(), ValidVersions: VersionStrings(cv.Valid),
 			UpgradeTargetVersion: cv.Default.String(),
 		})
 	}
@@ -342,10 +337,10 @@ func (vt *VersionTable) ServerConfig() *api.ServerConfig {
 }
 
 func channelOrder(ch string) int {
-	for i, c := range channels {
+	for i, c := range Channels {
 		if c == ch {
 			return i
 		}
 	}
-	return len(channels)
+	return len(Channels)
 }

@@ -1,7 +1,10 @@
-package sim
+// Package catalog is what GKE offers, as data: the Kubernetes versions available per release
+// channel at any emulated time (a deterministic schedule), the regions and zones, the machine
+// types with their allocatable resources, and the disk and image types. It holds no state and
+// reads no clock: the simulation asks it about an emulated time.
+package catalog
 
 import (
-	"fmt"
 	"sort"
 	"strconv"
 	"strings"
@@ -190,45 +193,18 @@ func LookupMachineType(name string) (MachineType, bool) {
 	return m, ok
 }
 
-// MachineTypeNames lists the catalogue, sorted.
-func MachineTypeNames() []string {
-	var out []string
-	for n := range machineTypes {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
-}
-
 // Disk and image types GKE accepts.
 var (
-	diskTypes  = []string{"pd-standard", "pd-balanced", "pd-ssd", "pd-extreme", "hyperdisk-balanced"}
-	imageTypes = []string{"COS_CONTAINERD", "UBUNTU_CONTAINERD", "WINDOWS_LTSC_CONTAINERD"}
+	DiskTypes  = []string{"pd-standard", "pd-balanced", "pd-ssd", "pd-extreme", "hyperdisk-balanced"}
+	ImageTypes = []string{"COS_CONTAINERD", "UBUNTU_CONTAINERD", "WINDOWS_LTSC_CONTAINERD"}
 )
 
 const (
-	defaultMachineType = "e2-medium"
-	defaultDiskType    = "pd-balanced"
-	defaultDiskSizeGb  = 100
-	defaultImageType   = "COS_CONTAINERD"
-	defaultMaxPods     = 110
-	minDiskSizeGb      = 10
-	maxDiskSizeGb      = 65536
+	DefaultMachineType = "e2-medium"
+	DefaultDiskType    = "pd-balanced"
+	DefaultDiskSizeGb  = 100
+	DefaultImageType   = "COS_CONTAINERD"
+	DefaultMaxPods     = 110
+	MinDiskSizeGb      = 10
+	MaxDiskSizeGb      = 65536
 )
-
-func contains(list []string, v string) bool {
-	for _, x := range list {
-		if x == v {
-			return true
-		}
-	}
-	return false
-}
-
-func quoteList(list []string) string {
-	q := make([]string, len(list))
-	for i, s := range list {
-		q[i] = fmt.Sprintf("%q", s)
-	}
-	return strings.Join(q, ", ")
-}
