@@ -58,6 +58,9 @@ func (w *World) record(typ string, c *Cluster, pool, node, op, format string, ar
 		e.Cluster = c.Key()
 	}
 	w.st.Log.append(e)
+	if c != nil {
+		w.recordChange(c, &w.st.Log.Entries[len(w.st.Log.Entries)-1])
+	}
 	if w.logWaiters != nil {
 		close(w.logWaiters)
 		w.logWaiters = nil

@@ -81,6 +81,11 @@ type Cluster struct {
 	PDBs        map[string]*PDB        `json:"pdbs"`
 	Services    map[string]*Service    `json:"services,omitempty"`
 	RV          int64                  `json:"rv"`
+	// DaemonSets are GKE's DaemonSets as their controller reports them (daemonsets.go).
+	DaemonSets map[string]*DaemonSetState `json:"daemonSets,omitempty"`
+	// Objects are the kinds the API stores without simulating them (ConfigMaps, Secrets,
+	// RBAC, ...), by resource and namespace/name (k8s_stored.go).
+	Objects map[string]map[string]*StoredObject `json:"objects,omitempty"`
 
 	ControlPlaneReady bool `json:"controlPlaneReady,omitempty"`
 	// AutoscalerNext is when the cluster autoscaler's next pass is scheduled.
@@ -203,6 +208,10 @@ type Node struct {
 	CreateTime     time.Time `json:"createTime"`
 	ReadyTime      time.Time `json:"readyTime,omitempty"`
 	InternalIP     string    `json:"internalIp"`
+	// RV is the node's resourceVersion and ChangeTime when it last changed (its kubelet's
+	// heartbeat as the API shows it), both set by touchNode.
+	RV         int64     `json:"rv,omitempty"`
+	ChangeTime time.Time `json:"changeTime,omitempty"`
 }
 
 // Operation is a GKE long-running operation.

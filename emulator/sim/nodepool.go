@@ -471,6 +471,7 @@ func (w *World) updateNodePool(c *Cluster, p *NodePool, req *api.UpdateNodePoolR
 	}
 	if req.Labels != nil || req.Taints != nil {
 		w.dropSchedIndex(c) // the nodes' labels and taints changed in place
+		w.touchPoolNodes(c, p)
 	}
 	for k, v := range req.Extra {
 		mergeExtra(&p.ConfigExtra, api.Extra{k: unwrapUpdateMember(k, v)})

@@ -203,6 +203,7 @@ func (r *Runner) run(cmd *command) (res result) {
 			r.opts.Logger.Error("simulation command panicked", "panic", p, "stack", string(debug.Stack()))
 			res.err = fmt.Errorf("internal error in the simulation: %v", p)
 		}
+		r.w.publish() // what the command changed, as its answer shows it
 		if cmd.rec != nil {
 			r.record(at, cmd.rec)
 		}
@@ -285,6 +286,7 @@ func (r *Runner) Replay(at time.Time, data []byte, serve func(ctx context.Contex
 			return errors.New("journal command has no request")
 		}
 		r.replayServe(ctx, serve, c.Request)
+		r.w.publish()
 	case CommandAdvance:
 		r.w.RunUntil(r.w.Now().Add(c.Duration))
 	case CommandTimeScale:
