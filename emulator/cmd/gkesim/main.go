@@ -13,8 +13,17 @@ import (
 // Set by the release build.
 var version = "dev"
 
+// image is "true" in the container image's build (.goreleaser.yml, kos): the image's entrypoint
+// is the bare binary, so there gkesim without arguments runs `serve`, listening on every
+// interface of the container (GKESIM_LISTEN or --listen say otherwise).
+var image = ""
+
 func main() {
-	if err := newRootCmd(os.Stdout, os.Stderr).Execute(); err != nil {
+	cmd := newRootCmd(os.Stdout, os.Stderr)
+	if image == "true" && len(os.Args) == 1 {
+		cmd.SetArgs([]string{"serve"})
+	}
+	if err := cmd.Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "ERROR:", err)
 		os.Exit(1)
 	}
@@ -50,6 +59,6 @@ func newRootCmd(out, errOut io.Writer) *cobra.Command {
 	pf.StringVar(&g.endpoint, "endpoint", envOr("GKESIM_ENDPOINT", "http://127.0.0.1:8790"), "emulator address (env GKESIM_ENDPOINT)")
 	pf.StringVar(&g.project, "project", envOr("GKESIM_PROJECT", os.Getenv("CLOUDSDK_CORE_PROJECT")), "project (env GKESIM_PROJECT)")
 	pf.StringVar(&g.format, "format", "", "output format: table (lists), yaml (describe), or json")
-	root.AddCommand(newServeCmd(out, errOut), newClockCmd(g), newEventsCmd(g), newContainerCmd(g))
+	root.AddCommand(newServeCmd(out, errOut), newWaitCmd(g), newClockCmd(g), newEventsCmd(g), newContainerCmd(g))
 	return root
 }
