@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
+	neturl "net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -91,8 +93,10 @@ func serve(cmd *cobra.Command, cfg serveconfig.Config, out, errOut io.Writer) er
 		}
 		return fmt.Errorf("cannot listen on %s: %w", cfg.Listen, err)
 	}
+	// Clients on this host reach a listener on every interface through loopback.
+	endpoint, where := clientURL(url)
 	if cfg.AddrFile != "" {
-		if err := writeAddrFile(cfg.AddrFile, url); err != nil {
+		if err := writeAddrFile(cfg.AddrFile, endpoint); err != nil {
 			e.Close()
 			return err
 		}
@@ -110,14 +114,27 @@ func serve(cmd *cobra.Command, cfg serveconfig.Config, out, errOut io.Writer) er
 	if timeScale == 0 {
 		clock = "frozen (POST /emulator/v1/clock:advance moves it)"
 	}
-	fmt.Fprintf(out, "gkesim %s serving on %s\n  GKE API:  %s/v1/projects/PROJECT/locations/LOCATION/clusters\n  clock:    %s, seed %d, state %s\n",
-		version, url, url, clock, cfg.Seed, state)
-	fmt.Fprintf(out, "GKESIM_ENDPOINT=%s\n", url)
+	fmt.Fprintf(out, "gkesim %s serving on %s%s\n  GKE API:  %s/v1/projects/PROJECT/locations/LOCATION/clusters\n  clock:    %s, seed %d, state %s\n",
+		version, url, where, endpoint, clock, cfg.Seed, state)
+	fmt.Fprintf(out, "GKESIM_ENDPOINT=%s\n", endpoint)
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	<-ctx.Done()
 	fmt.Fprintln(out, "gkesim: shutting down")
 	return e.Close()
+}
+
+// clientURL is the URL clients on this host use for a listener at url: the same, or for a
+// listener on every interface (0.0.0.0 or [::]), loopback at its port. where says which.
+func clientURL(url string) (endpoint, where string) {
+	u, err := neturl.Parse(url)
+	if err != nil {
+		return url, ""
+	}
+	if ip := net.ParseIP(u.Hostname()); ip == nil || !ip.IsUnspecified() {
+		return url, ""
+	}
+	return "http://" + net.JoinHostPort("127.0.0.1", u.Port()), " (every interface)"
 }
 
 // writeAddrFile writes url to path whole or not at all (a reader polling for the file never
