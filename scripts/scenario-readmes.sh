@@ -33,7 +33,7 @@ for readme in "$root"/examples/scenarios/*/README.md; do
 				echo 'serve_pid=$!'
 				echo "export GKESIM_ENDPOINT=\$(bin/gkesim wait --addr-file '$work/addr' --pid \$serve_pid --timeout 30s)"
 				;;
-			"kill %1"*) echo 'stop; serve_pid='"''" ;;
+			'kill $!'*) echo 'stop; serve_pid='"''" ;;
 			*) printf '%s\n' "$line" ;;
 			esac
 		done
