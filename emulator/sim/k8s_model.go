@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"encoding/binary"
+	"encoding/hex"
 	"sort"
 	"time"
 
@@ -76,9 +78,12 @@ const (
 // Pod is a Pod: owned by a Deployment (its spec is the owner's template), by one of GKE's
 // system DaemonSets, or bare (its own spec).
 type Pod struct {
-	Namespace  string            `json:"namespace"`
-	Name       string            `json:"name"`
-	UID        string            `json:"uid"`
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	// UIDSalt is the random part of the pod's uid, which is derived from it, the cluster and
+	// the pod's key when rendered (PodUID); LegacyUID is the uid states saved before kept.
+	UIDSalt    uint32            `json:"uidSalt,omitempty"`
+	LegacyUID  string            `json:"uid,omitempty"`
 	OwnerKind  string            `json:"ownerKind,omitempty"`
 	Owner      string            `json:"owner,omitempty"`
 	Template   string            `json:"template,omitempty"`
@@ -107,6 +112,16 @@ type Pod struct {
 
 // Key is namespace/name.
 func (p *Pod) Key() string { return p.Namespace + "/" + p.Name }
+
+// PodUID is the pod's metadata.uid.
+func PodUID(c *Cluster, p *Pod) string {
+	if p.LegacyUID != "" {
+		return p.LegacyUID
+	}
+	var salt [4]byte
+	binary.BigEndian.PutUint32(salt[:], p.UIDSalt)
+	return uidOf(c.ID, p.Key(), hex.EncodeToString(salt[:]))
+}
 
 // PDB is a policy/v1 PodDisruptionBudget.
 type PDB struct {

@@ -74,7 +74,9 @@ func (w *World) wireControllers() {
 			if what == nodeForgotten { // a VM that is gone leaves users' instance groups
 				w.userGroupsNodeGone(c, n)
 			}
-		})
+		},
+		// A surge upgrade's view of its zone notes nodes changed by anything but itself.
+		w.surgeNodeChanged)
 	// Upgrades count their progress and take over the nodes they recreate.
 	h.nodeReady = append(h.nodeReady, w.countUpgraded)
 	h.nodeDrained = append(h.nodeDrained, w.onUpgradeNodeDrained)

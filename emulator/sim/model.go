@@ -93,10 +93,17 @@ type Cluster struct {
 	Etag  string           `json:"etag"`
 	// OpenOps are the ids of the cluster's operations that are not done, oldest first.
 	OpenOps []string `json:"openOps,omitempty"`
+	// key caches Key(): every event and log line names the cluster.
+	key string
 }
 
 // Key is the cluster's resource name: projects/P/locations/L/clusters/C.
-func (c *Cluster) Key() string { return ClusterKey(c.Project, c.Location, c.Name) }
+func (c *Cluster) Key() string {
+	if c.key == "" {
+		c.key = ClusterKey(c.Project, c.Location, c.Name)
+	}
+	return c.key
+}
 
 // ClusterKey builds a cluster's resource name.
 func ClusterKey(project, location, name string) string {

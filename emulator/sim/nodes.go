@@ -27,6 +27,8 @@ const (
 type groupIndex struct {
 	byState map[NodeState]int
 	nodes   []*Node
+	// surge is a surge upgrade's view of the group (upgrade.go), when one runs.
+	surge *surgeZone
 }
 
 func (w *World) registerNodeHandlers() {
@@ -212,6 +214,9 @@ func (w *World) forgetNode(c *Cluster, n *Node) {
 		for i, x := range ix.nodes {
 			if x == n {
 				ix.nodes = append(ix.nodes[:i], ix.nodes[i+1:]...)
+				if ix.surge != nil && i < ix.surge.seen {
+					ix.surge.seen--
+				}
 				break
 			}
 		}

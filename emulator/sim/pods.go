@@ -99,7 +99,7 @@ func graceSeconds(spec *corev1.PodSpec) int64 {
 // addPod creates a pod; unless it is already bound (DaemonSet pods), it waits for the scheduler.
 func (w *World) addPod(c *Cluster, p *Pod) {
 	spec := w.podSpec(c, p)
-	p.UID = uidOf(c.ID, p.Key(), w.randHex(8))
+	p.UIDSalt = w.randUint32()
 	p.Req = effectiveRequests(spec)
 	p.Priority = podPriority(spec)
 	p.Phase = PodPending

@@ -334,8 +334,8 @@ func compareWithRestored(t *testing.T, w *World, d time.Duration) {
 }
 
 func lastEntry(w *World) LogEntry {
-	if n := len(w.st.Log.Entries); n > 0 {
-		return w.st.Log.Entries[n-1]
+	if n := w.st.Log.Len(); n > 0 {
+		return *w.st.Log.At(n - 1)
 	}
 	return LogEntry{}
 }
