@@ -34,7 +34,7 @@ func benchVersions(b testing.TB, w *World) (from, to catalog.Version) {
 
 // upgradeEachPool upgrades every pool of c to version, one after another, and returns the
 // emulated time it took.
-func upgradeEachPool(b *testing.B, w *World, c *Cluster, version string) time.Duration {
+func upgradeEachPool(b testing.TB, w *World, c *Cluster, version string) time.Duration {
 	start := w.Now()
 	for _, p := range c.Pools {
 		op, err := w.UpdateNodePool(c.Project, c.Location, c.Name, p.Name, &api.UpdateNodePoolRequest{NodeVersion: version})

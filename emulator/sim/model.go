@@ -210,6 +210,8 @@ type Node struct {
 	CreateTime     time.Time `json:"createTime"`
 	ReadyTime      time.Time `json:"readyTime,omitempty"`
 	InternalIP     string    `json:"internalIp"`
+	// gone marks a node that has left the cluster, for the derived lists that still hold it.
+	gone bool
 }
 
 // Operation is a GKE long-running operation.

@@ -29,6 +29,8 @@ type groupIndex struct {
 	nodes   []*Node
 	// surge is a surge upgrade's view of the group (upgrade.go), when one runs.
 	surge *surgeZone
+	// joins counts the nodes that joined the group since the index was built.
+	joins int
 }
 
 func (w *World) registerNodeHandlers() {
@@ -82,6 +84,7 @@ func (w *World) addNode(c *Cluster, p *NodePool, g *InstanceGroup, spec NodeSpec
 	g.Nodes = append(g.Nodes, name)
 	ix.byState[NodeProvisioning]++
 	ix.nodes = append(ix.nodes, n)
+	ix.joins++
 	w.updateSchedNode(c, n) // in the scheduler's view from the start, as a rebuild has it (not schedulable yet)
 	w.schedule(w.jitter(nodeBootBase, nodeBootSpread), Event{Kind: evNodeReady, Cluster: c.Key(), Node: name})
 	w.record("NodeCreating", c, p.Name, name, "", "creating node %s in %s (%s, %s)", name, g.Zone, spec.MachineType, spec.Version)
@@ -222,6 +225,7 @@ func (w *World) forgetNode(c *Cluster, n *Node) {
 		}
 	}
 	delete(c.Nodes, n.Name)
+	n.gone = true
 	w.emitNodeChanged(c, n, nodeForgotten)
 }
 

@@ -271,8 +271,8 @@ func (w *World) stepZone(c *Cluster, p *NodePool, g *InstanceGroup, open bool) b
 	pendingSurge, surgeUsed, unavailUsed, replacing := 0, 0, 0, 0
 	live := z.inflight[:0]
 	for _, n := range z.inflight {
-		if c.Nodes[n.Name] != n {
-			continue // gone
+		if n.gone {
+			continue
 		}
 		switch n.UpgradeRole {
 		case roleSurge:

@@ -61,6 +61,8 @@ type World struct {
 	maint map[string]*maintenanceCache
 	// svcs holds each cluster's derived Service index (services.go), rebuilt on demand.
 	svcs map[*Cluster]*svcIndex
+	// blue holds each blue-green upgrade's sorted blue nodes (upgrade_bluegreen.go), rebuilt on demand.
+	blue map[*NodePool]*blueList
 	// hooks are the controllers' callbacks on node and pod changes (lifecycle.go).
 	hooks hooks
 }

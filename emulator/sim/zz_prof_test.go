@@ -1,41 +1,42 @@
 package sim
 
 import (
+	"fmt"
 	"os"
 	"runtime/pprof"
 	"testing"
+	"time"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
-	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
 )
 
-func TestZZProfileSurge(t *testing.T) {
+func TestZZProfileBG(t *testing.T) {
 	out := os.Getenv("PROF_OUT")
 	if out == "" {
 		t.Skip()
 	}
-	var to catalog.Version
-	w, c := bigCluster(t, func(in *api.Cluster) {
-		from, v := benchVersions(t, New(Options{Seed: 1, Start: testStart}))
-		to = v
-		in.InitialClusterVersion = to.String()
-		for _, p := range in.NodePools {
-			p.Version = from.String()
-			p.UpgradeSettings = &api.UpgradeSettings{MaxSurge: 20}
-		}
-	})
-	schedule150k(t, w, c)
+	w := New(Options{Seed: 1, Start: testStart})
+	from, to := benchVersions(t, w)
+	pct := 0.2
+	var pools []*api.NodePool
+	for j := 0; j < 5; j++ {
+		pools = append(pools, &api.NodePool{Name: fmt.Sprintf("pool-%d", j), InitialNodeCount: 1000, Version: from.String(),
+			Config: &api.NodeConfig{MachineType: "e2-standard-8"},
+			UpgradeSettings: &api.UpgradeSettings{Strategy: api.StrategyBlueGreen, BlueGreenSettings: &api.BlueGreenSettings{
+				StandardRolloutPolicy: &api.StandardRolloutPolicy{BatchPercentage: &pct, BatchSoakDuration: "60s"},
+				NodePoolSoakDuration:  "600s"}}})
+	}
+	op, _ := w.CreateCluster("p", "us-central1-a", &api.CreateClusterRequest{Cluster: &api.Cluster{
+		Name: "big", InitialClusterVersion: to.String(), NodePools: pools}})
+	runUntilDone(t, w, op)
+	c := w.Cluster("p", "us-central1-a", "big")
+	for j := 0; j < 50; j++ {
+		w.CreateDeployment(c, "default", deployment(fmt.Sprintf("app-%02d", j), 1000, "250m"))
+	}
+	w.RunUntil(w.Now().Add(time.Minute))
 	f, _ := os.Create(out)
 	pprof.StartCPUProfile(f)
-	for _, p := range c.Pools {
-		op, err := w.UpdateNodePool(c.Project, c.Location, c.Name, p.Name, &api.UpdateNodePoolRequest{NodeVersion: to.String()})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i := 0; i < 100000 && op.Status != api.OpStatusDone; i++ {
-			w.RunUntil(w.Now().Add(60e9))
-		}
-	}
+	upgradeEachPool(t, w, c, to.String())
 	pprof.StopCPUProfile()
 	f.Close()
 }
