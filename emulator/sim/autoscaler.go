@@ -251,9 +251,18 @@ func (w *World) scaleUp(c *Cluster, pending []*Pod, roles map[string]poolRole) {
 	// Pods that fit on a node already there (the scheduler has not got to them yet) or on a
 	// node still booting need no new node.
 	shadow := w.newShadow(c)
+	// Pods of one template are alike (kube-scheduler's equivalence classes): once one does not
+	// fit, none of the rest does, as placing pods only takes room.
+	noRoom := map[string]bool{}
 	for _, pod := range pending {
+		class := podClass(pod)
+		if noRoom[class] {
+			continue
+		}
 		if shadow.place(w, c, pod, nil) {
 			placed[pod] = true
+		} else {
+			noRoom[class] = true
 		}
 	}
 	for _, p := range c.Pools {
@@ -698,35 +707,39 @@ type shadowFit struct {
 	used    map[string]Resources // committed
 	pending map[string]Resources // of the candidate being checked
 	node    string
+	// groups are the scheduler's node groups in key order, sorted once for the pass.
+	groups []*schedGroup
 }
 
 func (w *World) newShadow(c *Cluster) *shadowFit {
-	return &shadowFit{used: map[string]Resources{}, pending: map[string]Resources{}}
+	ix := w.podIndex(c)
+	groups := make([]*schedGroup, 0, len(ix.sched.groups))
+	for _, g := range ix.sched.groups {
+		groups = append(groups, g)
+	}
+	sort.Slice(groups, func(i, j int) bool { return groups[i].key < groups[j].key })
+	return &shadowFit{used: map[string]Resources{}, pending: map[string]Resources{}, groups: groups}
 }
 
 func (s *shadowFit) begin(node string) {
 	s.node = node
-	s.pending = map[string]Resources{}
+	clear(s.pending)
 }
 
 func (s *shadowFit) commit() {
 	for n, r := range s.pending {
 		s.used[n] = s.used[n].add(r)
 	}
-	s.pending = map[string]Resources{}
+	clear(s.pending)
 }
 
 // place finds another schedulable node, not being removed, that takes pod.
 func (s *shadowFit) place(w *World, c *Cluster, pod *Pod, removed map[string]bool) bool {
-	ix := w.podIndex(c)
 	spec := w.podSpec(c, pod)
-	groups := make([]*schedGroup, 0, len(ix.sched.groups))
-	for _, g := range ix.sched.groups {
-		groups = append(groups, g)
-	}
-	sort.Slice(groups, func(i, j int) bool { return groups[i].key < groups[j].key })
-	for _, g := range groups {
-		if g.rejects(spec) != "" {
+	for _, g := range s.groups {
+		// The heap's top has the most free CPU of the group; what this pass has placed only
+		// takes from it: if the pod's CPU does not fit there, it fits nowhere in the group.
+		if len(g.heap) == 0 || pod.Req.MilliCPU > g.heap[0].free.MilliCPU || g.rejects(spec) != "" {
 			continue
 		}
 		for _, sn := range g.heap {

@@ -131,7 +131,7 @@ func BenchmarkBlueGreenUpgrade5000Nodes(b *testing.B) {
 // autoscaledBigCluster is 13,998 nodes (autoscaled pools, 1,000 max per zone) running 150,000
 // pods, plus 1,000 pending pods of 6 CPUs that fit only on new nodes: the cluster has room for
 // 1,002 more. Every node is under half used, so every node is a scale-down candidate.
-func autoscaledBigCluster(b *testing.B, pending bool) (*World, *Cluster) {
+func autoscaledBigCluster(b testing.TB, pending bool) (*World, *Cluster) {
 	w, c := bigCluster(b, func(in *api.Cluster) {
 		for i, p := range in.NodePools {
 			if i == 4 {

@@ -264,10 +264,7 @@ func (w *World) schedulePending(c *Cluster) {
 	failed := map[string]string{}
 	for _, q := range queue {
 		p := q.p
-		sig := p.OwnerKind + "/" + p.Namespace + "/" + p.Owner + "/" + p.Template
-		if p.OwnerKind == "" {
-			sig = p.Key()
-		}
+		sig := podClass(p)
 		if msg, ok := failed[sig]; ok {
 			w.markUnschedulable(c, p, msg)
 			continue
@@ -474,3 +471,12 @@ const (
 	podStartBase   = 2 * time.Second
 	podStartSpread = 6 * time.Second
 )
+
+// podClass names the pods that are alike to the scheduler: a controller's pods of one
+// template. A bare pod is a class of its own.
+func podClass(p *Pod) string {
+	if p.OwnerKind == "" {
+		return p.Key()
+	}
+	return p.OwnerKind + "/" + p.Namespace + "/" + p.Owner + "/" + p.Template
+}

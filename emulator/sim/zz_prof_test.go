@@ -40,3 +40,20 @@ func TestZZProfileBG(t *testing.T) {
 	pprof.StopCPUProfile()
 	f.Close()
 }
+
+func TestZZProfileAutoscaler(t *testing.T) {
+	out := os.Getenv("PROF_OUT")
+	if out == "" {
+		t.Skip()
+	}
+	w, c := autoscaledBigCluster(t, true)
+	before := len(c.Nodes)
+	f, _ := os.Create(out)
+	pprof.StartCPUProfile(f)
+	start := time.Now()
+	w.autoscalerPass(c)
+	took := time.Since(start)
+	pprof.StopCPUProfile()
+	f.Close()
+	t.Logf("pass took %s, added %d", took, len(c.Nodes)-before)
+}
