@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -180,8 +181,23 @@ func jsonTypeName(t reflect.Type) string {
 // writeJSON writes v, pretty-printed unless the client asked for prettyPrint=false (as the Go
 // client does).
 func writeJSON(c echo.Context, code int, v any) error {
-	if c.QueryParam("prettyPrint") == "false" {
-		return c.JSON(code, v)
+	var b []byte
+	var err error
+	if m, ok := v.(json.Marshaler); ok {
+		b, err = m.MarshalJSON() // ours: valid already, not worth encoding/json's re-validation
+	} else {
+		b, err = json.Marshal(v)
 	}
-	return c.JSONPretty(code, v, "  ")
+	if err != nil {
+		return err
+	}
+	if c.QueryParam("prettyPrint") != "false" { // every Google client sends prettyPrint=false
+		var out bytes.Buffer
+		out.Grow(len(b) * 2)
+		if err := json.Indent(&out, b, "", "  "); err != nil {
+			return err
+		}
+		b = out.Bytes()
+	}
+	return c.Blob(code, echo.MIMEApplicationJSON, append(b, '\n'))
 }
