@@ -216,19 +216,7 @@ func worstAvailability(p *MaintenancePolicy, now time.Time) (time.Time, time.Dur
 // overlaps the (sorted, disjoint) stretches least, and that overlap. The overlap is piecewise
 // linear in t, so its minimum is at a point where t or t+period meets a stretch's edge.
 func minRollingAvailability(stretches []span, first, last time.Time, period time.Duration) (time.Time, time.Duration) {
-	cum := make([]time.Duration, len(stretches)+1)
-	for i, s := range stretches {
-		cum[i+1] = cum[i] + s.length()
-	}
-	// covered is the open time before x.
-	covered := func(x time.Time) time.Duration {
-		i := sort.Search(len(stretches), func(i int) bool { return stretches[i].end.After(x) })
-		d := cum[i]
-		if i < len(stretches) && stretches[i].start.Before(x) {
-			d += x.Sub(stretches[i].start)
-		}
-		return d
-	}
+	covered := coverage(stretches)
 	candidates := []time.Time{first, last}
 	for _, s := range stretches {
 		candidates = append(candidates, s.start, s.end, s.start.Add(-period), s.end.Add(-period))
@@ -243,6 +231,22 @@ func minRollingAvailability(stretches []span, first, last time.Time, period time
 		}
 	}
 	return bestT, best
+}
+
+// coverage returns a function giving the time the (sorted, disjoint) stretches cover before x.
+func coverage(stretches []span) func(x time.Time) time.Duration {
+	cum := make([]time.Duration, len(stretches)+1)
+	for i, s := range stretches {
+		cum[i+1] = cum[i] + s.length()
+	}
+	return func(x time.Time) time.Duration {
+		i := sort.Search(len(stretches), func(i int) bool { return stretches[i].end.After(x) })
+		d := cum[i]
+		if i < len(stretches) && stretches[i].start.Before(x) {
+			d += x.Sub(stretches[i].start)
+		}
+		return d
+	}
 }
 
 func formatHours(d time.Duration) string {
