@@ -38,18 +38,19 @@ func (w *World) logSince(t time.Time) int {
 	return sort.Search(len(entries), func(i int) bool { return !entries[i].Time.Before(t) })
 }
 
-// historyStart clamps a requested start to [now - 400 days, now]; zero means DefaultHistory.
-func (w *World) historyStart(since time.Time) time.Time {
+// historyStart clamps a requested start of cluster c's history to [the cluster's creation,
+// now] and to at most 400 days back; zero means DefaultHistory.
+func (w *World) historyStart(c *Cluster, since time.Time) time.Time {
 	now := w.st.Now
 	switch {
 	case since.IsZero():
-		return now.Add(-DefaultHistory)
+		since = now.Add(-DefaultHistory)
 	case since.After(now):
-		return now
+		since = now
 	case since.Before(now.Add(-400 * 24 * time.Hour)):
-		return now.Add(-400 * 24 * time.Hour)
+		since = now.Add(-400 * 24 * time.Hour)
 	}
-	return since
+	return maxTime(since, minTime(c.CreateTime, now))
 }
 
 // AutoscalerHistory is the autoscaler view of a cluster since a time (zero: the last
@@ -62,7 +63,7 @@ func (w *World) AutoscalerHistory(project, location, name string, since time.Tim
 	if maxDecisions <= 0 {
 		maxDecisions = DefaultDecisions
 	}
-	since = w.historyStart(since)
+	since = w.historyStart(c, since)
 	out := &api.AutoscalerView{Now: w.st.Now.Format(time.RFC3339), Since: since.Format(time.RFC3339),
 		Profile: c.AutoscalingProfile, Pools: []*api.AutoscalerPool{}, Pending: w.pendingGroups(c), Decisions: []*api.AutoscalerDecision{}}
 	size := map[string]int{}
@@ -202,7 +203,7 @@ func (w *World) LoadBalancerHistory(project, location, name string, since time.T
 	if err != nil {
 		return nil, err
 	}
-	since = w.historyStart(since)
+	since = w.historyStart(c, since)
 	now := w.st.Now
 	at := func(t time.Time) float64 { return max(t.Sub(since).Seconds(), 0) }
 	out := &api.LoadBalancerHistory{Now: now.Format(time.RFC3339), Since: since.Format(time.RFC3339), LoadBalancers: []*api.LoadBalancerTimeline{}}

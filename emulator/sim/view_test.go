@@ -294,7 +294,7 @@ func TestMaintenanceCalendarAvailability(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(cal.Rolling) != 60 || len(cal.Exclusions) != 2 || cal.Window != "daily at 03:00 UTC for 4h0m0s" {
+	if len(cal.Rolling) != 60 || len(cal.Exclusions) != 2 || cal.Window != "daily at 03:00 UTC for 4h" {
 		t.Fatalf("calendar: %d rolling days, %d exclusions, window %q", len(cal.Rolling), len(cal.Exclusions), cal.Window)
 	}
 	if len(cal.Occurrences) < 59 || len(cal.Occurrences) > 61 {
