@@ -173,7 +173,7 @@ func buildScenario(t testing.TB, base string) *scenario {
 			"ports": []any{map[string]any{"port": 80, "targetPort": 8080}}}})
 	c.k8s("shop", "/api/v1/namespaces/default/services", map[string]any{"apiVersion": "v1", "kind": "Service",
 		"metadata": map[string]any{"name": "checkout", "annotations": map[string]string{"networking.gke.io/load-balancer-type": "Internal"}},
-		"spec": map[string]any{"type": "LoadBalancer", "selector": map[string]string{"app": "web"}, "ports": []any{map[string]any{"port": 443, "targetPort": 8443}}}})
+		"spec":     map[string]any{"type": "LoadBalancer", "selector": map[string]string{"app": "web"}, "ports": []any{map[string]any{"port": 443, "targetPort": 8443}}}})
 	c.advance(5 * time.Minute)
 	// Jobs that need more than the batch pool's 4 nodes per zone can hold: it grows to its
 	// maximum and some pods stay pending (NotTriggerScaleUp).
