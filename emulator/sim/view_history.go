@@ -85,6 +85,11 @@ func (w *World) AutoscalerHistory(project, location, name string, since time.Tim
 	var decisions []*api.AutoscalerDecision
 	for i := len(entries) - 1; i >= first; i-- {
 		e := &entries[i]
+		switch e.Type {
+		case "NodeCreating", "NodeDeleted", "ScaleUp", "ScaleDown", "ScaleDownBlocked", "NotTriggerScaleUp":
+		default:
+			continue // most of the log: pods, drains, load balancers
+		}
 		if e.Cluster != key {
 			continue
 		}

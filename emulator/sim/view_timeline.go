@@ -17,8 +17,8 @@ import (
 
 // DefaultTimelineNodes and MaxTimelineNodes bound the rows of a timeline.
 const (
-	DefaultTimelineNodes = 5000
-	MaxTimelineNodes     = 20000
+	DefaultTimelineNodes = 10000
+	MaxTimelineNodes     = 30000
 )
 
 // Node roles on a timeline.

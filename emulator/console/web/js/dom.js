@@ -37,6 +37,11 @@ export function clear(el) {
   while (el.firstChild) el.firstChild.remove();
 }
 
+/** isoSeconds writes a time (ms) as RFC 3339 in UTC, whole seconds. */
+export function isoSeconds(ms) {
+  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(/\.\d+Z$/, 'Z');
+}
+
 /** parseTime reads an RFC 3339 time; null for empty. */
 export function parseTime(s) {
   if (!s) return null;

@@ -3,11 +3,10 @@
 // and pods a decision names open in the detail panel.
 
 import { get } from '../api.js';
-import { h, table, empty, clusterHash, fmtTime, parseTime } from '../dom.js';
+import { h, table, empty, clusterHash, fmtTime, parseTime, isoSeconds } from '../dom.js';
 import { liveView, heading, clusterOf, widthOf } from '../view.js';
 import { setup, timeAxis, tooltip, COLOURS } from '../draw.js';
 import { showNode, showPod } from '../detail.js';
-import { nowMs } from '../clock.js';
 
 const DECISION = {
   ScaleUp: ['#1e8e3e', '▲', 'scale-up'], ScaleDown: ['#1a73e8', '▼', 'scale-down'],
@@ -86,7 +85,11 @@ export function mount(root, params) {
     Object.entries(DECISION).map(([t, [, , l]]) => h('option', { value: t, selected: t === only }, l)));
   root.append(h('div', { class: 'filters' }, h('label', {}, 'Range', rangeSel), h('label', {}, 'Decisions', typeSel)));
   const view = liveView(root, {
-    load: (signal) => get(`${c.api}/autoscaler`, { since: new Date(Math.floor(nowMs() / 1000) * 1000 - range * 1000).toISOString().replace(/\.\d+Z$/, 'Z') }, signal),
+    async load(signal) {
+      // The range ends at the emulated now, which only the emulator knows exactly.
+      const { now } = await get('/emulator/v1/clock', null, signal);
+      return get(`${c.api}/autoscaler`, { since: isoSeconds(Date.parse(now) - range * 1000) }, signal);
+    },
     relevant: (e) => e.cluster === c.key && (DECISION[e.type] || e.type === 'NodeCreating' || e.type === 'NodeDeleted' || e.type === 'FailedScheduling' || e.type === 'Scheduled'),
     gap: 1000,
     render(body, v) {

@@ -8,7 +8,6 @@ import { h, table, badge, empty, clusterHash, fmtTime, fmtDur, parseTime, shortO
 import { liveView, heading, clusterOf, widthOf } from '../view.js';
 import { nodeGrid, tooltip, versionColours, legend, STATE_LABELS, COLOURS } from '../draw.js';
 import { showPod } from '../detail.js';
-import { nowMs } from '../clock.js';
 
 const STRATEGY = { SURGE: 'surge', BLUE_GREEN: 'blue-green', AUTOSCALED_BLUE_GREEN: 'autoscaled blue-green', SHORT_LIVED: 'short-lived' };
 
@@ -18,11 +17,11 @@ function autoscaling(a, zones) {
   return `autoscaling ${a.minNodeCount || 0}–${a.maxNodeCount} per zone (${(a.minNodeCount || 0) * zones}–${a.maxNodeCount * zones})`;
 }
 
-function upgradeLine(c, u) {
+function upgradeLine(c, u, now) {
   const pct = u.nodesTotal ? Math.round((u.nodesDone / u.nodesTotal) * 100) : 0;
   const eta = parseTime(u.eta);
   const until = parseTime(u.phaseUntil);
-  let state = 'in progress';
+  let state = '';
   if (u.paused) state = 'paused (cancelled): resume or roll back';
   else if (u.stopping) state = 'cancelling: nodes mid-upgrade finish';
   else if (u.waiting) state = u.waiting;
@@ -36,9 +35,9 @@ function upgradeLine(c, u) {
     h('div', { class: 'upgrade-row' },
       h('span', {}, h('span', { class: 'progress', role: 'progressbar', 'aria-valuenow': String(pct), 'aria-valuemin': '0', 'aria-valuemax': '100', 'aria-label': 'nodes done' }, progressFill(pct)),
         ` ${u.nodesDone} of ${u.nodesTotal} nodes`),
-      until ? h('span', {}, `phase ends ${fmtTime(until)} (in ${fmtDur((until - nowMs()) / 1000)})`) : null,
-      eta ? h('span', { dataset: { eta: u.eta } }, `ETA ${fmtTime(eta)} (in ${fmtDur((eta - nowMs()) / 1000)})`) : null,
-      h('span', { class: 'note' }, state)));
+      until ? h('span', {}, `phase ends ${fmtTime(until)} (in ${fmtDur((until - now) / 1000)})`) : null,
+      eta ? h('span', { dataset: { eta: u.eta } }, `ETA ${fmtTime(eta)} (in ${fmtDur((eta - now) / 1000)})`) : null,
+      state ? h('span', { class: 'note' }, state) : null));
 }
 
 function progressFill(pct) {
@@ -66,8 +65,9 @@ function countsTable(p, versions) {
     { class: 'grid compact counts', dataset: { pool: p.name } });
 }
 
-function poolCard(c, p, versions, colours, focused, width) {
+function poolCard(parent, c, p, versions, colours, focused, width, now) {
   const card = h('section', { class: 'card pool', dataset: { pool: p.name }, 'aria-labelledby': `pool-${p.name}` });
+  parent.append(card);
   const poolHref = clusterHash(c, 'pool', p.name);
   card.append(h('div', { class: 'card-head' },
     h('h2', { id: `pool-${p.name}` }, focused ? p.name : h('a', { href: poolHref }, p.name)),
@@ -75,12 +75,15 @@ function poolCard(c, p, versions, colours, focused, width) {
       `${STRATEGY[p.strategy] || p.strategy} upgrades`, autoscaling(p.autoscaling, p.zones.length), `${p.nodes} VMs`].filter(Boolean).flatMap((x, i) => (i ? [' · ', x] : [x]))),
     h('span', { class: 'actions' }, badge(p.status),
       p.operations.length ? h('a', { href: clusterHash(c, 'op', p.operations[0].name) }, 'Latest upgrade timeline') : null)));
-  if (p.upgrade) card.append(upgradeLine(c, p.upgrade));
+  if (p.upgrade) card.append(upgradeLine(c, p.upgrade, now));
   const canvas = h('canvas', { role: 'img', 'aria-label': `Nodes of ${p.name} by zone: ${p.zones.map((z) => `${z.zone} ${z.nodes}`).join(', ')}` });
-  card.append(canvas);
-  const hits = nodeGrid(canvas, p.zones, colours, width);
+  const counts = countsTable(p, versions);
+  const row = h('div', { class: 'pool-body' }, h('div', { class: 'pool-grid' }, canvas), counts);
+  card.append(row);
+  // The grid takes what the counts table leaves (all of the card when they wrap below it).
+  const side = width >= 900 ? counts.offsetWidth + 24 : 0;
+  const hits = nodeGrid(canvas, p.zones, colours, Math.max(320, width - side));
   tooltip(canvas, () => hits);
-  card.append(countsTable(p, versions));
   if (focused) {
     card.append(h('h3', {}, 'Upgrade operations'));
     card.append(p.operations.length ? table(['Operation', 'Status', 'Started', 'Ended', 'Detail'], p.operations.map((o) => h('tr', {},
@@ -139,7 +142,7 @@ export function mount(root, params) {
         return;
       }
       const width = widthOf(body) - 34;
-      for (const p of pools) body.append(poolCard(c, p, s.versions, colours, !!focus, width));
+      for (const p of pools) poolCard(body, c, p, s.versions, colours, !!focus, width, parseTime(s.now));
     },
   });
 }

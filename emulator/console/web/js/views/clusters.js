@@ -12,26 +12,26 @@ function stateBar(byState) {
   const colour = { ready: COLOURS.green, creating: COLOURS.greenLight, cordoned: '#137333', draining: COLOURS.amber, deleting: COLOURS.grey, failed: COLOURS.red };
   const total = order.reduce((a, s) => a + (byState[s] || 0), 0);
   const c = h('canvas', { role: 'img', 'aria-label': order.filter((s) => byState[s]).map((s) => `${byState[s]} ${s}`).join(', ') || 'no nodes' });
-  const ctx = setup(c, 120, 8);
+  const W = 96;
+  const ctx = setup(c, W, 8);
   let x = 0;
   for (const s of order) {
-    const w = total ? (byState[s] || 0) / total * 120 : 0;
+    const w = total ? (byState[s] || 0) / total * W : 0;
     ctx.fillStyle = colour[s];
     ctx.fillRect(x, 0, w, 8);
     x += w;
   }
-  if (!total) { ctx.fillStyle = COLOURS.grid; ctx.fillRect(0, 0, 120, 8); }
+  if (!total) { ctx.fillStyle = COLOURS.grid; ctx.fillRect(0, 0, W, 8); }
   return c;
 }
 
 function versions(c) {
   const col = versionColours(c.nodeVersions);
-  return h('span', {}, h('span', { class: 'mono' }, c.version), c.nodeVersions.length ? h('div', { class: 'note' }, 'nodes ',
-    c.nodeVersions.map((v) => {
-      const sw = h('canvas', { 'aria-hidden': 'true' });
-      cell(setup(sw, 9, 9), 0, 0, 9, col.get(v), 'ready');
-      return h('span', { class: 'legend-item' }, sw, ` ${v} `);
-    })) : null);
+  return h('div', {}, h('div', { class: 'mono', title: 'control plane' }, c.version), c.nodeVersions.map((v) => {
+    const sw = h('canvas', { 'aria-hidden': 'true' });
+    cell(setup(sw, 9, 9), 0, 0, 9, col.get(v), 'ready');
+    return h('div', { class: 'note node-version', title: 'node version' }, sw, v);
+  }));
 }
 
 export function mount(root) {
@@ -47,8 +47,8 @@ export function mount(root) {
         return;
       }
       const rows = data.clusters.map((c) => h('tr', { dataset: { cluster: `${c.project}/${c.location}/${c.name}` } },
-        h('td', {}, h('a', { href: clusterHash(c) }, c.name), c.autopilot ? h('div', { class: 'note' }, 'Autopilot') : null),
-        h('td', {}, c.project), h('td', {}, c.location),
+        h('td', {}, h('a', { href: clusterHash(c) }, c.name), h('div', { class: 'note' }, `${c.project} · ${c.location}`),
+          c.autopilot ? h('div', { class: 'note' }, 'Autopilot') : null),
         h('td', {}, badge(c.status), c.statusMessage ? h('div', { class: 'note' }, c.statusMessage) : null),
         h('td', {}, versions(c)),
         h('td', {}, c.releaseChannel || 'none'),
@@ -57,7 +57,7 @@ export function mount(root) {
         h('td', { class: 'ops' }, c.operations.length ? c.operations.map((o) => h('div', { dataset: { op: o.name } },
           h('a', { href: clusterHash(c, 'op', o.name) }, o.type), o.nodePool ? ` · ${o.nodePool}` : '',
           h('div', { class: 'note' }, o.detail || `${o.status} since ${fmtTime(o.startTime)}`))) : h('span', { class: 'note' }, 'none'))));
-      body.append(h('div', { class: 'card' }, table(['Cluster', 'Project', 'Location', 'Status', 'Version', 'Channel', 'Nodes', 'Pending pods', 'Running operations'], rows, { class: 'grid', id: 'clusters-table' })));
+      body.append(h('div', { class: 'card scroll-x' }, table(['Cluster', 'Status', 'Version', 'Channel', 'Nodes', 'Pending pods', 'Running operations'], rows, { class: 'grid', id: 'clusters-table' })));
     },
   });
 }

@@ -2,11 +2,10 @@
 // (R-LB-2), its address, health check and backends, and each backend's health over time.
 
 import { get } from '../api.js';
-import { h, add, table, badge, empty, clusterHash, fmtTime, fmtDur, parseTime } from '../dom.js';
+import { h, add, table, badge, empty, clusterHash, fmtTime, fmtDur, parseTime, isoSeconds } from '../dom.js';
 import { liveView, heading, clusterOf, widthOf } from '../view.js';
 import { setup, timeAxis, tooltip, COLOURS } from '../draw.js';
 import { showNode } from '../detail.js';
-import { nowMs } from '../clock.js';
 
 const HEALTH = { HEALTHY: COLOURS.green, UNHEALTHY: COLOURS.red, UNKNOWN: '#dadce0' };
 const RANGES = [['15m', 900], ['1h', 3600], ['6h', 21600], ['24h', 86400]];
@@ -48,7 +47,8 @@ export function mount(root, params) {
   root.append(h('div', { class: 'filters' }, h('label', {}, 'Health over', rangeSel)));
   const view = liveView(root, {
     async load(signal) {
-      const since = new Date(Math.floor(nowMs() / 1000) * 1000 - range * 1000).toISOString().replace(/\.\d+Z$/, 'Z');
+      const { now } = await get('/emulator/v1/clock', null, signal);
+      const since = isoSeconds(Date.parse(now) - range * 1000);
       const [list, hist] = await Promise.all([get(`${c.api}/loadBalancers`, null, signal), get(`${c.api}/loadBalancerHistory`, { since }, signal)]);
       return { list: list.loadBalancers, hist };
     },

@@ -38,8 +38,10 @@ function drawCalendar(canvas, cal, width) {
     const x0 = c * colW + label, x1 = (c + 1) * colW - 12;
     const hx = (hr) => x0 + (hr / 24) * (x1 - x0);
     ctx.fillStyle = COLOURS.muted;
-    ctx.textAlign = 'center';
-    for (let hr = 0; hr <= 24; hr += 6) ctx.fillText(`${String(hr).padStart(2, '0')}:00`, hx(hr), 8);
+    for (let hr = 0; hr <= 24; hr += 6) {
+      ctx.textAlign = hr === 0 ? 'left' : hr === 24 ? 'right' : 'center';
+      ctx.fillText(`${String(hr).padStart(2, '0')}:00`, hx(hr), 8);
+    }
     ctx.textAlign = 'left';
     for (let r = 0; r < perCol; r++) {
       const d = c * perCol + r;
