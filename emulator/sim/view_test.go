@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -373,5 +374,83 @@ func TestLoadBalancerHistoryFollowsHealth(t *testing.T) {
 	}
 	if len(h.LoadBalancers[0].Events) == 0 {
 		t.Error("no load balancer events (EnsuredLoadBalancer, backends synced) in the history")
+	}
+}
+
+// R-ABG-2/3 on the timeline: the wait for drain is a band of its own, exactly as long as
+// waitForDrainDuration, between cordoning and draining the blue pool.
+func TestTimelineAutoscaledBlueGreenWait(t *testing.T) {
+	reg := VersionsAt(testStart).Channels[api.ChannelRegular].Valid
+	w, c := autoscaledCluster(t, "us-central1-a", []string{"us-central1-a"}, abgPool(reg[1], 3, "3600s"))
+	mustCreateDeployment(t, w, c, deployment("batch", 3, "1100m", onPool("auto")))
+	advance(w, time.Minute)
+	op := startUpgrade(t, w, "auto", reg[0].String())
+	runOp(t, w, op, 12*time.Hour)
+	tl, err := w.OperationTimeline("proj", "us-central1-a", op.ID, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tl.Strategy != strategyAutoscaledBG {
+		t.Errorf("strategy %q, want %s", tl.Strategy, strategyAutoscaledBG)
+	}
+	var wait *api.TimelineBand
+	for _, b := range tl.Bands {
+		if b.Kind == "wait" {
+			wait = b
+		}
+	}
+	if wait == nil || wait.To-wait.From != 3600 {
+		t.Fatalf("bands %+v: want a wait band of 3600 s (R-ABG-2)", tl.Bands)
+	}
+	if got := bandLabels(tl, "phase"); !slices.Contains(got, phaseWaitingToDrain) || !slices.Contains(got, phaseDrainingBlue) {
+		t.Errorf("phases %v, want the wait and the drain", got)
+	}
+}
+
+// R-BG-7 on the timeline: a cancel marks the first operation and ends it in its drain phase;
+// the resume is marked on the operation that continues it; a rollback after a second cancel
+// is a phase band (ROLLBACK_STARTED) of the rollback's operation, with its mark.
+func TestTimelineCancelResumeRollbackMarks(t *testing.T) {
+	w, c, _, to := upgradeCluster(t, bgPool("600s", "3600s"))
+	first := startUpgrade(t, w, "pool-a", to.String())
+	advanceToPhase(t, w, c, phaseDrainingBlue)
+	if err := w.CancelOperation("proj", "us-central1-a", first.ID); err != nil {
+		t.Fatal(err)
+	}
+	advance(w, 30*time.Minute)
+	second := startUpgrade(t, w, "pool-a", to.String())
+	advance(w, 5*time.Minute)
+	if err := w.CancelOperation("proj", "us-central1-a", second.ID); err != nil {
+		t.Fatal(err)
+	}
+	rb, err := w.RollbackNodePool("proj", "us-central1-a", "c1", "pool-a", &api.RollbackNodePoolUpgradeRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runOp(t, w, rb, 3*time.Hour)
+	marks := func(op *Operation) map[string]bool {
+		tl, err := w.OperationTimeline("proj", "us-central1-a", op.ID, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]bool{}
+		for _, m := range tl.Marks {
+			out[m.Kind] = true
+		}
+		for _, b := range tl.Bands {
+			if b.Kind == "phase" {
+				out["phase "+b.Label] = true
+			}
+		}
+		return out
+	}
+	if m := marks(first); !m["UpgradeCancelled"] || !m["phase "+phaseDrainingBlue] {
+		t.Errorf("first operation: %v, want the cancel mark in the drain phase", m)
+	}
+	if m := marks(second); !m["UpgradeResumed"] || !m["UpgradeCancelled"] {
+		t.Errorf("resumed operation: %v, want the resume and the second cancel", m)
+	}
+	if m := marks(rb); !m["UpgradeRollback"] || !m["phase "+phaseRollback] {
+		t.Errorf("rollback operation: %v, want the rollback mark and its phase", m)
 	}
 }
