@@ -39,7 +39,7 @@ var operationMarks = map[string]bool{
 	"UpgradeResumed": true, "UpgradeRollback": true, "UpgradeCompleted": true, "UpgradeForced": true,
 	"UpgradeStopped": true, "UpgradeDone": true, "ScaleUp": true, "WaitingForCapacity": true,
 	"OperationDone": true, "OperationFailed": true, "ControlPlaneReady": true, "ControlPlaneUpgraded": true,
-	"ClusterRunning": true, "NodePoolResizing": true, "NodeRepairing": true,
+	"ClusterRunning": true, "NodePoolResizing": true,
 }
 
 // nodeMarks are the log entries that mark a moment of a node.
@@ -171,7 +171,7 @@ func (w *World) OperationTimeline(project, location, id string, maxNodes int) (*
 	}
 	b.zonesOfGoneNodes(entries[:first])
 	b.finishRows(endAt, maxNodes)
-	b.strategy(w, c, op, autoscaled)
+	b.strategy(c, op, autoscaled)
 	if len(b.out.Bands) == 0 && op.Type == api.OpUpgradeNodes {
 		b.zoneBands()
 	}
@@ -346,7 +346,7 @@ func (b *timelineBuilder) finishRows(endAt float64, maxNodes int) {
 }
 
 // strategy names the upgrade strategy: the live upgrade's, else what the log shows.
-func (b *timelineBuilder) strategy(w *World, c *Cluster, op *Operation, autoscaled bool) {
+func (b *timelineBuilder) strategy(c *Cluster, op *Operation, autoscaled bool) {
 	if op.Type != api.OpUpgradeNodes {
 		return
 	}

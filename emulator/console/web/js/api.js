@@ -51,7 +51,7 @@ function askToken(refused) {
       dlg.querySelector('.token-cancel').removeEventListener('click', onCancel);
       dlg.close();
       asking = null;
-      if (ok) resolve(); else reject(new ApiError(401, 'No token given: the emulator requires one.'));
+      if (ok) resolve(); else reject(new ApiError(401, 'No token given: the emulator requires one. Reload the page to enter it.'));
     };
     const onSubmit = (e) => {
       e.preventDefault();

@@ -81,7 +81,7 @@ function poolCard(parent, c, p, versions, colours, focused, width, now) {
   const row = h('div', { class: 'pool-body' }, h('div', { class: 'pool-grid' }, canvas), counts);
   card.append(row);
   // The grid takes what the counts table leaves (all of the card when they wrap below it).
-  const side = width >= 900 ? counts.offsetWidth + 24 : 0;
+  const side = width - counts.offsetWidth - 24 >= 560 ? counts.offsetWidth + 24 : 0;
   const hits = nodeGrid(canvas, p.zones, colours, Math.max(320, width - side));
   tooltip(canvas, () => hits);
   if (focused) {
