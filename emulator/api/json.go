@@ -6,6 +6,8 @@ package api
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"math"
 	"reflect"
 	"strconv"
 	"strings"
@@ -39,6 +41,18 @@ func (i *Int64) UnmarshalJSON(b []byte) error {
 // (addons, logging, IP allocation ...). They are kept verbatim and echoed back so that clients
 // written for real GKE read back what they wrote.
 type Extra map[string]json.RawMessage
+
+// Clone copies e and its values, so that the copy can be read while e changes.
+func (e Extra) Clone() Extra {
+	if e == nil {
+		return nil
+	}
+	out := make(Extra, len(e))
+	for k, v := range e {
+		out[k] = bytes.Clone(v)
+	}
+	return out
+}
 
 var knownKeys sync.Map // reflect.Type -> map[string]bool
 
@@ -110,6 +124,10 @@ func marshalWithExtra(known any, extra Extra) ([]byte, error) {
 func ParseDuration(s string) (time.Duration, error) {
 	if strings.HasSuffix(s, "s") {
 		if f, err := strconv.ParseFloat(strings.TrimSuffix(s, "s"), 64); err == nil {
+			// NaN, infinities and spans beyond time.Duration's 292 years have no Duration.
+			if ns := f * float64(time.Second); !(ns >= math.MinInt64 && ns < math.MaxInt64) {
+				return 0, fmt.Errorf("duration %q is out of range (at most about 292 years)", s)
+			}
 			return time.Duration(f * float64(time.Second)), nil
 		}
 	}

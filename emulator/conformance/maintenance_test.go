@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"encoding/json"
+	"io"
 	"net/http"
 	"os/exec"
 	"slices"
@@ -147,9 +148,16 @@ func postJSON(t *testing.T, url string, out any) {
 
 func call(t *testing.T, method, url string, out any) {
 	t.Helper()
-	req, err := http.NewRequestWithContext(t.Context(), method, url, strings.NewReader("{}"))
+	var body io.Reader
+	if method != http.MethodGet {
+		body = strings.NewReader("{}")
+	}
+	req, err := http.NewRequestWithContext(t.Context(), method, url, body)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

@@ -32,6 +32,8 @@ var scenarioStart = time.Date(2026, 11, 2, 0, 0, 0, 0, time.UTC)
 type client struct {
 	t    testing.TB
 	base string
+	// token is the emulator's auth token, if it has one.
+	token string
 }
 
 func (c *client) call(method, path string, body, out any) {
@@ -49,6 +51,9 @@ func (c *client) call(method, path string, body, out any) {
 		c.t.Fatal(err)
 	}
 	req.Header.Set("Content-Type", "application/json")
+	if c.token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.token)
+	}
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
 		c.t.Fatalf("%s %s: %v", method, path, err)

@@ -63,9 +63,13 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 	}
 	code, status, reason, message := http.StatusInternalServerError, "INTERNAL", "backendError", err.Error()
 	var he *echo.HTTPError
+	var details []any
 	switch e, ok := sim.AsError(err); {
 	case ok:
 		code, status, reason, message = e.HTTPCode, e.Status, e.Reason, e.Message
+		if len(e.FieldViolations) > 0 {
+			details = []any{&api.BadRequest{Type: api.BadRequestType, FieldViolations: e.FieldViolations}}
+		}
 	case errors.As(err, &he):
 		code = he.Code
 		status, reason = statusOfCode(code)
@@ -99,7 +103,9 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 		})
 		return
 	}
-	_ = writeJSON(c, code, googleError(code, status, reason, message))
+	body := googleError(code, status, reason, message)
+	body.Error.Details = details
+	_ = writeJSON(c, code, body)
 }
 
 func k8sReason(code int) string {
@@ -137,10 +143,7 @@ func decode(c echo.Context, v any) error {
 	if len(strings.TrimSpace(string(body))) == 0 {
 		return nil
 	}
-	if err := json.Unmarshal(body, v); err != nil {
-		return badRequest("Invalid JSON payload received. %s", describeJSONError(err))
-	}
-	return nil
+	return decodeChecked(c, body, v)
 }
 
 // describeJSONError names the field a decoding error is about.

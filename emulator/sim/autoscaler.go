@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
 )
 
 // The cluster autoscaler (R-CA-1..9), one pass per cluster every scan interval (a few seconds
@@ -165,9 +166,9 @@ func (w *World) liveCount(c *Cluster, g *InstanceGroup) int {
 }
 
 func (w *World) autoscalerPass(c *Cluster) {
-	ix := w.kix(c)
+	ix := w.podIndex(c)
 	var pending []*Pod
-	for p := range ix.pending {
+	for p := range ix.pending.m {
 		if p.Unschedulable != "" && !p.Terminating {
 			pending = append(pending, p)
 		}
@@ -218,7 +219,7 @@ func (w *World) templateOf(c *Cluster, p *NodePool, g *InstanceGroup) nodeTempla
 			taints = append(taints, t)
 		}
 	}
-	mt, _ := LookupMachineType(spec.MachineType)
+	mt, _ := catalog.LookupMachineType(spec.MachineType)
 	free := Resources{MilliCPU: mt.AllocatableMilliCPU(), MemoryBytes: mt.AllocatableMemoryMiB() << 20}
 	if !c.Autopilot {
 		for _, ds := range systemDaemonSets {
@@ -549,7 +550,7 @@ func (w *World) noScaleUpReason(c *Cluster, pod *Pod, roles map[string]poolRole)
 
 // scaleDown removes unneeded nodes.
 func (w *World) scaleDown(c *Cluster, roles map[string]poolRole) {
-	ix := w.kix(c)
+	ix := w.podIndex(c)
 	unneededFor := unneededBalanced
 	if c.AutoscalingProfile == api.ProfileOptimizeUtilization {
 		unneededFor = unneededOptimize
@@ -572,7 +573,7 @@ func (w *World) scaleDown(c *Cluster, roles map[string]poolRole) {
 			n.UnneededSince = time.Time{}
 			continue
 		}
-		mt, _ := LookupMachineType(n.Spec.MachineType)
+		mt, _ := catalog.LookupMachineType(n.Spec.MachineType)
 		var req Resources
 		pods := 0
 		for pod := range ix.podsOnNode[n.Name] {
@@ -663,7 +664,7 @@ func (w *World) scaleDownBlocker(c *Cluster, n *Node, p *NodePool, g *InstanceGr
 		}
 	}
 	shadow.begin(n.Name)
-	for _, pod := range sortedPods(w.kix(c).podsOnNode[n.Name]) {
+	for _, pod := range sortedPods(w.podIndex(c).podsOnNode[n.Name]) {
 		if pod.OwnerKind == OwnerDaemonSet || pod.Terminating {
 			continue
 		}
@@ -717,7 +718,7 @@ func (s *shadowFit) commit() {
 
 // place finds another schedulable node, not being removed, that takes pod.
 func (s *shadowFit) place(w *World, c *Cluster, pod *Pod, removed map[string]bool) bool {
-	ix := w.kix(c)
+	ix := w.podIndex(c)
 	spec := w.podSpec(c, pod)
 	groups := make([]*schedGroup, 0, len(ix.sched.groups))
 	for _, g := range ix.sched.groups {

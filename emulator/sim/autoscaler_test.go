@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
 )
 
 // Scenario tests of the cluster autoscaler, with node counts over emulated time.
@@ -355,7 +356,7 @@ func TestAutoscalerNeverEmptiesTheCluster(t *testing.T) {
 
 // R-SURGE-10: the autoscaler makes no changes to a pool a surge upgrade is replacing.
 func TestAutoscalerLeavesSurgeUpgradesAlone(t *testing.T) {
-	reg := VersionsAt(testStart).Channels[api.ChannelRegular].Valid
+	reg := catalog.VersionsAt(testStart).Channels[api.ChannelRegular].Valid
 	w, c := autoscaledCluster(t, "us-central1-a", []string{"us-central1-a"}, &api.NodePool{Name: "auto", InitialNodeCount: 4,
 		Version: reg[1].String(), Config: &api.NodeConfig{MachineType: "e2-standard-4"},
 		Autoscaling: &api.NodePoolAutoscaling{Enabled: true, MinNodeCount: 1, MaxNodeCount: 5}})
@@ -376,7 +377,7 @@ func TestAutoscalerLeavesSurgeUpgradesAlone(t *testing.T) {
 // the wait the autoscaler removes underutilised blue nodes, except the one running a
 // safe-to-evict=false pod, which keeps its node until the wait ends.
 func TestAutoscaledBlueGreen(t *testing.T) {
-	reg := VersionsAt(testStart).Channels[api.ChannelRegular].Valid
+	reg := catalog.VersionsAt(testStart).Channels[api.ChannelRegular].Valid
 	w, c := autoscaledCluster(t, "us-central1-a", []string{"us-central1-a"}, &api.NodePool{Name: "auto", InitialNodeCount: 3,
 		Version: reg[1].String(), Config: &api.NodeConfig{MachineType: "e2-standard-4"},
 		Autoscaling: &api.NodePoolAutoscaling{Enabled: true, MinNodeCount: 2, MaxNodeCount: 6},
@@ -485,7 +486,7 @@ func TestAutoscalerPriorityAndInitContainers(t *testing.T) {
 
 // bgAutoscaledPool is an autoscaled pool of 3 e2-standard-2 nodes (1..6) on the older patch,
 // upgraded blue-green one node per batch with a 600 s batch soak and a 2 h pool soak.
-func bgAutoscaledPool(from Version) *api.NodePool {
+func bgAutoscaledPool(from catalog.Version) *api.NodePool {
 	one := int32(1)
 	return &api.NodePool{Name: "pool-a", InitialNodeCount: 3, Version: from.String(), Config: &api.NodeConfig{MachineType: "e2-standard-2"},
 		Autoscaling: &api.NodePoolAutoscaling{Enabled: true, MinNodeCount: 1, MaxNodeCount: 6},
@@ -512,7 +513,7 @@ func groupSizes(c *Cluster, bg *BlueGreen) (blue, green int) {
 // empty nodes stay until the delete phase); the green pool grows for pending pods but keeps
 // its idle nodes until the soak, where it shrinks. On rollback the blue pool grows.
 func TestAutoscalerDuringBlueGreen(t *testing.T) {
-	reg := VersionsAt(testStart).Channels[api.ChannelRegular].Valid
+	reg := catalog.VersionsAt(testStart).Channels[api.ChannelRegular].Valid
 	start := func(t *testing.T) (*World, *Cluster, *Operation) {
 		w, c := autoscaledCluster(t, "us-central1-a", []string{"us-central1-a"}, bgAutoscaledPool(reg[1]))
 		// One 1100m pod per node: above half of the node, so nothing is underutilised.
@@ -606,7 +607,7 @@ func TestAutoscalerDuringBlueGreen(t *testing.T) {
 
 // abgPool is an autoscaled blue-green pool of n e2-standard-2 nodes (1..30) on version from,
 // waiting wait before it drains the blue nodes.
-func abgPool(from Version, n int32, wait string) *api.NodePool {
+func abgPool(from catalog.Version, n int32, wait string) *api.NodePool {
 	return &api.NodePool{Name: "auto", InitialNodeCount: n, Version: from.String(), Config: &api.NodeConfig{MachineType: "e2-standard-2"},
 		Autoscaling: &api.NodePoolAutoscaling{Enabled: true, MinNodeCount: 1, MaxNodeCount: 30},
 		UpgradeSettings: &api.UpgradeSettings{Strategy: api.StrategyBlueGreen, BlueGreenSettings: &api.BlueGreenSettings{
@@ -618,7 +619,7 @@ func abgPool(from Version, n int32, wait string) *api.NodePool {
 // a pod whose PodDisruptionBudget never allows an eviction is deleted 1 h into its node's
 // drain, and the blue pool is deleted without a node-pool soak.
 func TestAutoscaledBlueGreenDrainAfterTheWait(t *testing.T) {
-	reg := VersionsAt(testStart).Channels[api.ChannelRegular].Valid
+	reg := catalog.VersionsAt(testStart).Channels[api.ChannelRegular].Valid
 	w, c := autoscaledCluster(t, "us-central1-a", []string{"us-central1-a"}, abgPool(reg[1], 25, "3600s"))
 	// One 1100m pod per node keeps every blue node busy (over half used) through the wait.
 	mustCreateDeployment(t, w, c, deployment("batch", 25, "1100m", onPool("auto"), func(d *appsv1.Deployment) {
@@ -706,7 +707,7 @@ func TestAutoscaledBlueGreenDrainAfterTheWait(t *testing.T) {
 // When the green pool cannot grow (a stockout), the blue pool still goes and the evicted pods
 // wait unscheduled; once capacity returns, green grows and they run.
 func TestAutoscaledBlueGreenCancelResumeNoRollback(t *testing.T) {
-	reg := VersionsAt(testStart).Channels[api.ChannelRegular].Valid
+	reg := catalog.VersionsAt(testStart).Channels[api.ChannelRegular].Valid
 	w, c := autoscaledCluster(t, "us-central1-a", []string{"us-central1-a"}, abgPool(reg[1], 3, "3600s"))
 	mustCreateDeployment(t, w, c, deployment("web", 3, "1100m", onPool("auto")))
 	advance(w, time.Minute)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
 )
 
 // Upgrade and autoscaler benchmarks at GKE's limits. A node pool has at most 1,000 nodes per
@@ -22,8 +23,8 @@ func heapNow() uint64 {
 }
 
 // benchVersions returns two patches of one minor (older first), or skips.
-func benchVersions(b *testing.B, w *World) (from, to Version) {
-	reg := VersionsAt(w.Now()).Channels[api.ChannelRegular].Valid
+func benchVersions(b testing.TB, w *World) (from, to catalog.Version) {
+	reg := catalog.VersionsAt(w.Now()).Channels[api.ChannelRegular].Valid
 	from, to = reg[1], reg[0]
 	if from.Minor != to.Minor {
 		b.Skip("no two patches of one minor at the test date")
@@ -51,7 +52,7 @@ func upgradeEachPool(b *testing.B, w *World, c *Cluster, version string) time.Du
 // benchUpgrade times upgrading every pool of the cluster setup builds (not timed) to the
 // version it returns, checks that pods still run afterwards, and reports the emulated time and
 // the live heap per node (nodes, pods, events: the whole world).
-func benchUpgrade(b *testing.B, nodes, pods int, setup func() (*World, *Cluster, Version)) {
+func benchUpgrade(b *testing.B, nodes, pods int, setup func() (*World, *Cluster, catalog.Version)) {
 	b.ReportAllocs()
 	var emulated time.Duration
 	var perNode float64
@@ -76,8 +77,8 @@ func benchUpgrade(b *testing.B, nodes, pods int, setup func() (*World, *Cluster,
 // BenchmarkSurgeUpgrade15000Nodes upgrades all 15,000 nodes of a cluster running 150,000 pods
 // with maxSurge=20 (R-SURGE-2's cap): every node drained, its pods evicted and rescheduled.
 func BenchmarkSurgeUpgrade15000Nodes(b *testing.B) {
-	benchUpgrade(b, 15000, 150000, func() (*World, *Cluster, Version) {
-		var to Version
+	benchUpgrade(b, 15000, 150000, func() (*World, *Cluster, catalog.Version) {
+		var to catalog.Version
 		w, c := bigCluster(b, func(in *api.Cluster) {
 			from, v := benchVersions(b, New(Options{Seed: 1, Start: testStart}))
 			to = v
@@ -98,7 +99,7 @@ func BenchmarkSurgeUpgrade15000Nodes(b *testing.B) {
 // running 50,000 pods blue-green: a green pool of 1,000 nodes each time, blue drained in
 // batches of 20% with a minute of soak after each, ten minutes of pool soak, blue deleted.
 func BenchmarkBlueGreenUpgrade5000Nodes(b *testing.B) {
-	benchUpgrade(b, 5000, 50000, func() (*World, *Cluster, Version) {
+	benchUpgrade(b, 5000, 50000, func() (*World, *Cluster, catalog.Version) {
 		w := New(Options{Seed: 1, Start: testStart})
 		from, to := benchVersions(b, w)
 		pct := 0.2

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
 )
 
 // The aggregate views at GKE's limit: a 15,000-node cluster running 150,000 pods whose first
@@ -13,7 +14,7 @@ import (
 // call on the simulation goroutine; these say how long it holds the simulation (the web
 // console asks for a view at most about once a second while events flow).
 func BenchmarkConsoleViews15000(b *testing.B) {
-	var to Version
+	var to catalog.Version
 	w, c := bigCluster(b, func(in *api.Cluster) {
 		from, v := benchVersions(b, New(Options{Seed: 1, Start: testStart}))
 		to = v

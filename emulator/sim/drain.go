@@ -98,7 +98,7 @@ func describeDrain(p DrainPolicy) string {
 // eviction is blocked.
 func (w *World) drainStep(c *Cluster, n *Node) {
 	d := n.Drain
-	ix := w.kix(c)
+	ix := w.podIndex(c)
 	pdbExpired := !d.Policy.RespectPDB || !w.st.Now.Before(d.Start.Add(d.Policy.PDBTimeout))
 	// Pods still terminating are killed once the longer of the PDB timeout and the grace cap
 	// has passed: both are 1 hour for surge (R-SURGE-3); R-ABG-3 gives 1 hour and 24 hours.
@@ -187,6 +187,13 @@ func (w *World) drainStep(c *Cluster, n *Node) {
 
 func minTime(a, b time.Time) time.Time {
 	if a.Before(b) {
+		return a
+	}
+	return b
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
 		return a
 	}
 	return b

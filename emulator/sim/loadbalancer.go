@@ -5,12 +5,14 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -203,7 +205,7 @@ func (w *World) ensureLB(c *Cluster, s *Service) {
 	lb.IP = w.allocateLBIP(c, s, lb.Internal)
 	s.LB = lb
 	s.RV = c.nextRV()
-	w.six(c).lbs[s.Key()] = s
+	w.serviceIndex(c).lbs[s.Key()] = s
 	if msg := lbUnsupported(kind, &s.Spec); msg != "" {
 		lb.Failed = msg
 		w.record("SyncLoadBalancerFailed", c, "", "", "", "service %s: %s", s.Key(), msg)
@@ -295,7 +297,7 @@ func (w *World) releaseLB(c *Cluster, s *Service, why string) {
 	w.record("DeletedLoadBalancer", c, "", "", "", "service %s: deleted load balancer %s at %s: %s", s.Key(), s.LB.Kind, s.LB.IP, why)
 	s.LB = nil
 	s.RV = c.nextRV()
-	delete(w.six(c).lbs, s.Key())
+	delete(w.serviceIndex(c).lbs, s.Key())
 }
 
 // allocateLBIP gives a load balancer its address, stable per Service for a seed: the one asked
@@ -346,7 +348,7 @@ func lbCandidate(n *Node, neg bool) bool {
 }
 
 func (w *World) queueLBSync(c *Cluster, s *Service, delay time.Duration) {
-	ix := w.six(c)
+	ix := w.serviceIndex(c)
 	if ix.syncQueued[s.Key()] {
 		return
 	}
@@ -359,7 +361,7 @@ func (w *World) onLBSync(ev Event) {
 	if c == nil {
 		return
 	}
-	delete(w.six(c).syncQueued, ev.Service)
+	delete(w.serviceIndex(c).syncQueued, ev.Service)
 	if s := c.Services[ev.Service]; s != nil && s.LB != nil && s.LB.State == lbReady {
 		w.syncLB(c, s)
 	}
@@ -372,7 +374,7 @@ func (w *World) syncLB(c *Cluster, s *Service) {
 	lb := s.LB
 	key := s.Key()
 	neg := lb.Kind == LBInternalNEG
-	perNode := w.six(c).perNode[key]
+	perNode := w.serviceIndex(c).perNode[key]
 	perZone := map[string][]*Node{}
 	registered := 0
 	for _, name := range sortedNodeNames(c) {
@@ -571,7 +573,7 @@ func (w *World) probePasses(c *Cluster, s *Service, node string) bool {
 	if !s.local() {
 		return true
 	}
-	return w.six(c).perNode[s.Key()][node] > 0
+	return w.serviceIndex(c).perNode[s.Key()][node] > 0
 }
 
 // nextProbe is the first probe of node after now: every interval, at an offset per load
@@ -654,7 +656,7 @@ func (w *World) lbNodeChanged(c *Cluster, n *Node) {
 	if len(c.Services) == 0 {
 		return
 	}
-	for _, s := range w.six(c).sortedLBs() {
+	for _, s := range w.serviceIndex(c).sortedLBs() {
 		if s.LB.State != lbReady {
 			continue
 		}
@@ -676,9 +678,6 @@ func (w *World) lbServingChanged(c *Cluster, s *Service, node string) {
 	}
 }
 
-// lbPodChanged is called when a pod starts, becomes ready, starts terminating or goes.
-func (w *World) lbPodChanged(c *Cluster, p *Pod) { w.svcPodChanged(c, p) }
-
 // lbSubsettingEnabled notes, when GKE subsetting is turned on, that existing internal load
 // balancers keep their instance groups (R-LB-4).
 func (w *World) lbSubsettingEnabled(c *Cluster) {
@@ -692,8 +691,8 @@ func (w *World) lbSubsettingEnabled(c *Cluster) {
 // subsettingPrereqs checks what GKE subsetting requires (R-LB-4): version 1.18.19-gke.1400 or
 // later and the HttpLoadBalancing add-on.
 func subsettingPrereqs(c *Cluster, field string) error {
-	min, _ := ParseVersion("1.18.19-gke.1400")
-	if v, ok := ParseVersion(c.MasterVersion); ok && v.Compare(min) < 0 {
+	min, _ := catalog.ParseVersion("1.18.19-gke.1400")
+	if v, ok := catalog.ParseVersion(c.MasterVersion); ok && v.Compare(min) < 0 {
 		return invalidField(field, true, "GKE subsetting requires control plane version 1.18.19-gke.1400 or later, the cluster runs %s (R-LB-4)", c.MasterVersion)
 	}
 	var addons struct {
@@ -824,7 +823,7 @@ func containsProto(list []corev1.Protocol, p corev1.Protocol) bool {
 func (w *World) serviceAnnotations(c *Cluster, s *Service) map[string]string {
 	lb := s.LB
 	if lb == nil || lb.State != lbReady || !gkeL4Controller(lb.Kind) {
-		return s.Annotations
+		return maps.Clone(s.Annotations)
 	}
 	out := map[string]string{}
 	for k, v := range s.Annotations {
@@ -879,7 +878,7 @@ func (w *World) lbResourcePaths(c *Cluster, s *Service) []string {
 }
 
 func regionOf(c *Cluster) string {
-	if l, ok := ParseLocation(c.Location); ok {
+	if l, ok := catalog.ParseLocation(c.Location); ok {
 		return l.Region
 	}
 	return c.Location

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
 )
 
 // The Compute Engine resources of the load balancers (as compute.googleapis.com v1 shapes them;
@@ -640,7 +641,7 @@ func (w *World) Firewall(project, name string, l Links) (*api.Firewall, error) {
 // LoadBalancers lists the load balancers of a cluster's Services.
 func (w *World) LoadBalancers(c *Cluster) []*api.LoadBalancerStatus {
 	out := []*api.LoadBalancerStatus{}
-	for _, s := range w.six(c).sortedLBs() {
+	for _, s := range w.serviceIndex(c).sortedLBs() {
 		out = append(out, w.loadBalancerStatus(c, s))
 	}
 	return out
@@ -697,7 +698,7 @@ func (w *World) loadBalancerStatus(c *Cluster, s *Service) *api.LoadBalancerStat
 	out.HealthCheck = &api.LoadBalancerHC{Name: n.healthCheck, Collection: n.hcCollection, Port: w.hcPort(s), RequestPath: "/healthz",
 		CheckIntervalSec: int32(interval / time.Second), HealthyThreshold: 1, UnhealthyThreshold: int32(unhealthy), Shared: n.hcShared}
 	out.FirewallRules = []string{n.firewall, n.hcFirewall}
-	perNode := w.six(c).perNode[s.Key()]
+	perNode := w.serviceIndex(c).perNode[s.Key()]
 	for _, node := range sortedKeys(lb.Members) {
 		h := lb.Health[node]
 		b := &api.LoadBalancerNode{Node: node, Zone: lb.Members[node], ServingPods: perNode[node]}
@@ -848,7 +849,7 @@ func (w *World) TracePacket(c *Cluster, req TraceRequest) (*api.PacketTrace, err
 
 	// kube-proxy on the node: DNAT to an endpoint, SNAT unless the policy preserves the client.
 	local := via != "clusterIP" && s.local()
-	ix := w.six(c)
+	ix := w.serviceIndex(c)
 	var eps []*Pod
 	if local {
 		for p, n := range ix.serving[s.Key()] {
@@ -863,7 +864,7 @@ func (w *World) TracePacket(c *Cluster, req TraceRequest) (*api.PacketTrace, err
 	}
 	terminating := false
 	if len(eps) == 0 {
-		mv, _ := ParseVersion(c.MasterVersion)
+		mv, _ := catalog.ParseVersion(c.MasterVersion)
 		if mv.Minor >= 26 {
 			eps = w.terminatingEndpoints(c, s, node, local)
 			terminating = len(eps) > 0
@@ -942,7 +943,7 @@ func (w *World) traceTarget(c *Cluster, req TraceRequest) (*Service, corev1.Serv
 // terminatingEndpoints are the Service's pods that are terminating but still running: kube-proxy
 // uses them when no ready endpoint is left (on the node, for Local).
 func (w *World) terminatingEndpoints(c *Cluster, s *Service, node *Node, local bool) []*Pod {
-	sel := w.six(c).selectors[s.Key()]
+	sel := w.serviceIndex(c).selectors[s.Key()]
 	if sel == nil {
 		return nil
 	}
@@ -953,7 +954,7 @@ func (w *World) terminatingEndpoints(c *Cluster, s *Service, node *Node, local b
 		}
 	}
 	if local {
-		for p := range w.kix(c).podsOnNode[node.Name] {
+		for p := range w.podIndex(c).podsOnNode[node.Name] {
 			consider(p)
 		}
 		return out

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
 )
 
 var testLinks = Links{ContainerBase: "http://gkesim/v1/", ComputeBase: "http://gkesim/compute/v1/"}
@@ -323,7 +324,7 @@ func TestNEGSubsetClusterPolicy25Of30(t *testing.T) {
 // servingNodes are the nodes running a ready, non-terminating pod of the Service.
 func servingNodes(w *World, c *Cluster, s *Service) []string {
 	var out []string
-	for n, cnt := range w.six(c).perNode[s.Key()] {
+	for n, cnt := range w.serviceIndex(c).perNode[s.Key()] {
 		if cnt > 0 {
 			out = append(out, n)
 		}
@@ -337,12 +338,12 @@ func servingNodes(w *World, c *Cluster, s *Service) []string {
 // run serving pods, before, during (once synced) and after the replacement of every node.
 func TestNEGMembershipFollowsSurgeUpgrade(t *testing.T) {
 	w := newTestWorld(t)
-	vt := VersionsAt(w.Now())
+	vt := catalog.VersionsAt(w.Now())
 	reg := vt.Channels[api.ChannelRegular].Valid
-	var from, to Version
+	var from, to catalog.Version
 	for _, v := range reg {
 		if v.Minor == reg[0].Minor {
-			if to == (Version{}) {
+			if to == (catalog.Version{}) {
 				to = v
 			} else {
 				from = v
@@ -572,7 +573,7 @@ func TestPacketPath(t *testing.T) {
 	np := localSvc.Spec.Ports[0].NodePort
 	var empty, busy *Node
 	for _, name := range sortedNodeNames(c) {
-		if w.six(c).perNode[localSvc.Key()][name] == 0 {
+		if w.serviceIndex(c).perNode[localSvc.Key()][name] == 0 {
 			empty = c.Nodes[name]
 		} else {
 			busy = c.Nodes[name]

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
 )
 
 // Maintenance policies: a cluster's one maintenance window and its exclusions (R-MW-2,
@@ -70,11 +71,6 @@ type Exclusion struct {
 // empty says the policy has neither a window nor exclusions (GKE's cleared policy).
 func (p *MaintenancePolicy) empty() bool {
 	return p == nil || (p.Daily == nil && p.Recurring == nil && len(p.Exclusions) == 0)
-}
-
-// hasWindow says whether maintenance is limited to a window.
-func (p *MaintenancePolicy) hasWindow() bool {
-	return p != nil && (p.Daily != nil || p.Recurring != nil)
 }
 
 // exclusionNames lists the exclusions by name, for stable iteration.
@@ -252,7 +248,7 @@ func parseRecurringWindow(r *api.RecurringTimeWindow, field string) (*RecurringW
 		return nil, invalidField(field+".window.endTime", fmt.Sprintf("%q", r.Window.EndTime), "The end time of a maintenance window must be after its start time %s", start.Format(time.RFC3339))
 	}
 	rw := &RecurringWindow{Start: start, End: end, Recurrence: strings.TrimSpace(r.Recurrence)}
-	if _, err := compileRecurrence(rw, field+".recurrence"); err != nil {
+	if err := compileRecurrence(rw, field+".recurrence"); err != nil {
 		return nil, err
 	}
 	return rw, nil
@@ -381,9 +377,9 @@ func (w *World) checkExclusion(c *Cluster, e *Exclusion, unchanged bool, field s
 // endOfSupport is the end of support of the cluster's control-plane minor in its channel:
 // extended support for EXTENDED, standard support otherwise.
 func (w *World) endOfSupport(c *Cluster) (string, time.Time) {
-	v, _ := ParseVersion(c.MasterVersion)
-	_, _, end := channelDelays(c.ReleaseChannel)
-	return v.MinorString(), end(ScheduleOf(v.Minor))
+	v, _ := catalog.ParseVersion(c.MasterVersion)
+	_, _, end := catalog.ChannelDelays(c.ReleaseChannel)
+	return v.MinorString(), end(catalog.ScheduleOf(v.Minor))
 }
 
 func formatDays(d time.Duration) string {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
 )
 
 // maintenanceCluster is a zonal REGULAR cluster with one 2-node pool, created at start.
@@ -249,7 +250,7 @@ func TestMaintenancePolicyValidation(t *testing.T) {
 // UNTIL_END_OF_SUPPORT it lasts exactly that long, and moves with a minor upgrade.
 func TestExclusionEndOfSupport(t *testing.T) {
 	w, c := maintenanceCluster(t, testStart, func(in *api.Cluster) { in.InitialClusterVersion = "1.34" })
-	eos := ScheduleOf(34).EndOfStandard // 2027-01-15, within 180 days of the start
+	eos := catalog.ScheduleOf(34).EndOfStandard // 2027-01-15, within 180 days of the start
 	_, err := w.SetMaintenancePolicy("proj", "us-central1-a", "c1", &api.SetMaintenancePolicyRequest{MaintenancePolicy: &api.MaintenancePolicy{
 		Window: &api.MaintenanceWindow{MaintenanceExclusions: map[string]*api.TimeWindow{
 			"hold": exclusion("2026-12-01T00:00:00Z", eos.Add(day).Format(time.RFC3339), api.ScopeNoMinorUpgrades)}}}})
@@ -268,8 +269,8 @@ func TestExclusionEndOfSupport(t *testing.T) {
 		t.Fatal(err)
 	}
 	runOp(t, w, op, time.Hour)
-	if got := w.renderMaintenancePolicy(c).Window.MaintenanceExclusions["hold"].EndTime; got != ScheduleOf(35).EndOfStandard.Format(time.RFC3339) {
-		t.Errorf("after the upgrade to 1.35 the exclusion ends %s, want 1.35's end of support %s", got, ScheduleOf(35).EndOfStandard.Format(time.RFC3339))
+	if got := w.renderMaintenancePolicy(c).Window.MaintenanceExclusions["hold"].EndTime; got != catalog.ScheduleOf(35).EndOfStandard.Format(time.RFC3339) {
+		t.Errorf("after the upgrade to 1.35 the exclusion ends %s, want 1.35's end of support %s", got, catalog.ScheduleOf(35).EndOfStandard.Format(time.RFC3339))
 	}
 }
 

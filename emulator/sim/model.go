@@ -74,7 +74,7 @@ type Cluster struct {
 	AutoMaintenance *AutoMaintenance `json:"autoMaintenance,omitempty"`
 
 	InitialNodeCount int32 `json:"initialNodeCount,omitempty"`
-	// Kubernetes objects (k8smodel.go); RV is the cluster's resourceVersion counter.
+	// Kubernetes objects (k8s_model.go); RV is the cluster's resourceVersion counter.
 	Namespaces  map[string]*Namespace  `json:"namespaces"`
 	Deployments map[string]*Deployment `json:"deployments"`
 	Pods        map[string]*Pod        `json:"pods"`

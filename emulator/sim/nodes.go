@@ -97,8 +97,7 @@ func (w *World) setNodeState(c *Cluster, n *Node, s NodeState) {
 		ix.byState[s]++
 	}
 	n.State = s
-	w.schedNodeChanged(c, n)
-	w.lbNodeChanged(c, n)
+	w.emitNodeChanged(c, n, nodeStateChanged)
 }
 
 func (w *World) groupOf(c *Cluster, n *Node) *InstanceGroup {
@@ -133,8 +132,8 @@ func (w *World) onNodeReady(ev Event) {
 	n.ReadyTime = w.st.Now
 	w.startDaemonPods(c, n)
 	w.record("NodeReady", c, n.Pool, n.Name, "", "node %s is ready (kubelet %s)", n.Name, kubeletVersion(n.Spec.Version))
-	w.countUpgraded(c, n)
-	w.nodeChanged(c, n.Pool)
+	w.emitNodeReady(c, n)
+	w.poolNodesChanged(c, n.Pool)
 }
 
 // retireNode takes a node out of service: cordon, drain by the caller's policy, then delete
@@ -159,7 +158,7 @@ func (w *World) cordon(c *Cluster, n *Node, why string) {
 	if n.State == NodeReady {
 		w.setNodeState(c, n, NodeCordoned)
 	} else {
-		w.schedNodeChanged(c, n)
+		w.emitNodeChanged(c, n, nodeCordonChanged)
 	}
 	w.record("NodeCordoned", c, n.Pool, n.Name, "", "cordoned node %s: %s", n.Name, why)
 }
@@ -170,7 +169,7 @@ func (w *World) onNodeDrained(ev Event) {
 		return
 	}
 	w.record("NodeDrained", c, n.Pool, n.Name, "", "node %s drained", n.Name)
-	if w.onUpgradeNodeDrained(c, n) {
+	if w.emitNodeDrained(c, n) {
 		return
 	}
 	w.deleteNode(c, n, "drained")
@@ -192,11 +191,11 @@ func (w *World) onNodeDeleted(ev Event) {
 	if n == nil || n.State != NodeDeleting {
 		return
 	}
-	w.countUpgraded(c, n)
+	w.emitNodeDeleted(c, n)
 	w.nodeGone(c, n.Name)
 	w.forgetNode(c, n)
 	w.record("NodeDeleted", c, n.Pool, n.Name, "", "node %s deleted", n.Name)
-	w.nodeChanged(c, n.Pool)
+	w.poolNodesChanged(c, n.Pool)
 }
 
 // forgetNode removes a node from its group and the cluster.
@@ -218,21 +217,7 @@ func (w *World) forgetNode(c *Cluster, n *Node) {
 		}
 	}
 	delete(c.Nodes, n.Name)
-	w.schedNodeChanged(c, n)
-	w.lbNodeChanged(c, n)
-	w.userGroupsNodeGone(c, n)
-}
-
-// nodeChanged lets the controllers that wait on a pool's nodes take their next step.
-func (w *World) nodeChanged(c *Cluster, pool string) {
-	if p := c.Pool(pool); p != nil {
-		if p.Upgrade != nil {
-			w.stepUpgrade(c, p)
-		} else {
-			w.reconcilePool(c, p)
-		}
-	}
-	w.checkOperations(c)
+	w.emitNodeChanged(c, n, nodeForgotten)
 }
 
 // reconcilePool brings each instance group to its target size: it adds nodes with the pool's

@@ -2,7 +2,6 @@ package sim
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
@@ -11,8 +10,8 @@ import (
 
 // Node-recreating changes (R-UPG-1) and the strategies that carry them out. Version, machine
 // attribute and image changes use the pool's strategy: surge (this file), blue-green or
-// autoscaled blue-green (bluegreen.go), short-lived for flex-start pools (shortlived.go);
-// R-UPG-2/3. Cancel, resume, rollback and complete are in upgradecontrol.go.
+// autoscaled blue-green (upgrade_bluegreen.go), short-lived for flex-start pools (upgrade_shortlived.go);
+// R-UPG-2/3. Cancel, resume, rollback and complete are in upgrade_control.go.
 
 // Strategies of an Upgrade (autoscaled blue-green is a flavour of BLUE_GREEN in the API).
 const (
@@ -48,7 +47,7 @@ type Upgrade struct {
 	// Drain is how replaced nodes are drained.
 	Drain DrainPolicy `json:"drain"`
 	// Policy, when set, is the kind of maintenance this upgrade is: it respects the cluster's
-	// maintenance policy (upgradewindow.go). Deferred: it has not begun, waiting for a window
+	// maintenance policy (upgrade_window.go). Deferred: it has not begun, waiting for a window
 	// (R-MW-5). OpenUntil caches until when maintenance is allowed; WaitingUntil is when a
 	// paused or deferred upgrade looks again (R-MW-3).
 	Policy       UpgradeKind `json:"policy,omitempty"`
@@ -484,31 +483,4 @@ func (w *World) upgradeETA(c *Cluster, p *NodePool) time.Time {
 	}
 	left := u.Total - u.Done
 	return w.st.Now.Add(time.Duration(float64(elapsed) / float64(u.Done) * float64(left))).Truncate(time.Second)
-}
-
-// poolNodesByVersion counts a pool's live nodes per zone and version, for status views.
-func (w *World) poolNodesByVersion(c *Cluster, p *NodePool) map[string]map[string]int {
-	out := map[string]map[string]int{}
-	for _, g := range p.Groups {
-		for _, name := range g.Nodes {
-			n := c.Nodes[name]
-			if n.State == NodeDeleting {
-				continue
-			}
-			if out[g.Zone] == nil {
-				out[g.Zone] = map[string]int{}
-			}
-			out[g.Zone][n.Spec.Version]++
-		}
-	}
-	return out
-}
-
-func sortedZones(m map[string]map[string]int) []string {
-	var zones []string
-	for z := range m {
-		zones = append(zones, z)
-	}
-	sort.Strings(zones)
-	return zones
 }

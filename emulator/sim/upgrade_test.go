@@ -7,15 +7,16 @@ import (
 	"time"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
 )
 
 // Scenario tests of the node upgrade strategies, read as the documentation's examples, with
 // numbers over emulated time.
 
 // upgradeVersions returns two node versions of one minor at the test date: from < to.
-func upgradeVersions(t *testing.T, w *World) (from, to Version) {
+func upgradeVersions(t *testing.T, w *World) (from, to catalog.Version) {
 	t.Helper()
-	reg := VersionsAt(w.Now()).Channels[api.ChannelRegular].Valid
+	reg := catalog.VersionsAt(w.Now()).Channels[api.ChannelRegular].Valid
 	to, from = reg[0], reg[1]
 	if from.Minor != to.Minor {
 		t.Fatalf("no two patches of one minor in %v", reg)
@@ -24,7 +25,7 @@ func upgradeVersions(t *testing.T, w *World) (from, to Version) {
 }
 
 // upgradeCluster creates a running zonal cluster on version to with one pool on version from.
-func upgradeCluster(t *testing.T, pool *api.NodePool) (*World, *Cluster, Version, Version) {
+func upgradeCluster(t *testing.T, pool *api.NodePool) (*World, *Cluster, catalog.Version, catalog.Version) {
 	t.Helper()
 	w := newTestWorld(t)
 	from, to := upgradeVersions(t, w)
@@ -508,7 +509,7 @@ func TestAutoscaledBlueGreenValidation(t *testing.T) {
 		t.Fatalf("without autoscaling: %v", err)
 	}
 	// A control plane older than 1.34.0-gke.2201000: at a date when 1.34.0 is the newest minor.
-	old := New(Options{Seed: 1, Start: ScheduleOf(34).RapidEntry.Add(time.Hour)})
+	old := New(Options{Seed: 1, Start: catalog.ScheduleOf(34).RapidEntry.Add(time.Hour)})
 	_, err = old.CreateCluster("proj", "us-central1-a", &api.CreateClusterRequest{Cluster: &api.Cluster{Name: "c1",
 		InitialClusterVersion: "1.34", ReleaseChannel: &api.ReleaseChannel{Channel: api.ChannelRapid},
 		NodePools: []*api.NodePool{{Name: "p", InitialNodeCount: 1, UpgradeSettings: abg,

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/window"
 )
 
 // The maintenance calendar of a cluster (the web console's maintenance view): the window's
@@ -39,21 +40,21 @@ func (w *World) MaintenanceCalendar(project, location, name string, days int) (*
 	to := now.Add(time.Duration(days) * day)
 	out := &api.MaintenanceCalendar{Now: now.Format(time.RFC3339), From: now.Format(time.RFC3339), To: to.Format(time.RFC3339),
 		Occurrences: []*api.ScheduleWindow{}, Exclusions: []*api.CalendarExclusion{}, Available: []*api.CalendarStretch{},
-		Rolling: []*api.RollingAvailability{}, RequiredHours: availabilityNeeded.Hours(), AutoUpgrades: []*api.AutoUpgradeEntry{}}
+		Rolling: []*api.RollingAvailability{}, RequiredHours: window.AvailabilityNeeded.Hours(), AutoUpgrades: []*api.AutoUpgradeEntry{}}
 	p := c.MaintenancePolicy
 	ws := w.windowOf(c)
-	if p.hasWindow() {
+	if !ws.Always() {
 		out.Window = describeWindow(p)
-		for _, s := range ws.spans(now, to) {
-			out.Occurrences = append(out.Occurrences, &api.ScheduleWindow{StartTime: maxTime(s.start, now).Format(time.RFC3339), EndTime: minTime(s.end, to).Format(time.RFC3339)})
+		for _, s := range ws.Spans(now, to) {
+			out.Occurrences = append(out.Occurrences, &api.ScheduleWindow{StartTime: maxTime(s.Start, now).Format(time.RFC3339), EndTime: minTime(s.End, to).Format(time.RFC3339)})
 		}
 	}
-	var blocked []span
+	var blocked []window.Span
 	for _, name := range p.exclusionNames() {
 		e := p.Exclusions[name]
 		end := w.exclusionEnd(c, e)
 		if e.Scope == api.ScopeNoUpgrades {
-			blocked = append(blocked, span{e.Start, end})
+			blocked = append(blocked, window.Span{Start: e.Start, End: end})
 		}
 		if !end.After(now) {
 			continue
@@ -67,28 +68,23 @@ func (w *World) MaintenanceCalendar(project, location, name string, days int) (*
 		}
 		out.Exclusions = append(out.Exclusions, ce)
 	}
-	sort.Slice(blocked, func(i, j int) bool { return blocked[i].start.Before(blocked[j].start) })
+	sort.Slice(blocked, func(i, j int) bool { return blocked[i].Start.Before(blocked[j].Start) })
 	// R-EX-4a: available time is in the window and outside NO_UPGRADES exclusions; stretches of
 	// at least 4 hours count. The rolling periods of the last days reach 32 days past `to`.
-	horizon := to.Add(availabilityPeriod)
-	var counted []span
-	for _, s := range subtract(ws.spans(now.Add(-2*day), horizon.Add(2*day)), blocked) {
-		ok := s.length() >= availabilityMinStretch
-		if ok {
-			counted = append(counted, s)
-		}
-		if s.end.After(now) && s.start.Before(to) {
-			out.Available = append(out.Available, &api.CalendarStretch{StartTime: maxTime(s.start, now).Format(time.RFC3339),
-				EndTime: minTime(s.end, to).Format(time.RFC3339), Counted: ok})
+	counted, open := window.Counted(ws, blocked, now.Add(-2*day), to.Add(window.AvailabilityPeriod+2*day))
+	for _, s := range open {
+		if s.End.After(now) && s.Start.Before(to) {
+			out.Available = append(out.Available, &api.CalendarStretch{StartTime: maxTime(s.Start, now).Format(time.RFC3339),
+				EndTime: minTime(s.End, to).Format(time.RFC3339), Counted: s.Length() >= window.AvailabilityMinStretch})
 		}
 	}
-	covered := coverage(counted)
+	covered := window.Coverage(counted)
 	for d := 0; d < days; d++ {
 		start := now.Add(time.Duration(d) * day)
-		got := covered(start.Add(availabilityPeriod)) - covered(start)
+		got := covered(start.Add(window.AvailabilityPeriod)) - covered(start)
 		out.Rolling = append(out.Rolling, &api.RollingAvailability{Start: start.Format(time.RFC3339), Hours: got.Round(time.Minute).Hours()})
 	}
-	worst, hours := minRollingAvailability(counted, now, to, availabilityPeriod)
+	worst, hours := window.WorstAvailability(ws, blocked, now, to)
 	out.WorstStart, out.WorstHours = worst.Format(time.RFC3339), hours.Round(time.Minute).Hours()
 	if out.Schedule, err = w.MaintenanceSchedule(project, location, name, 5); err != nil {
 		return nil, err

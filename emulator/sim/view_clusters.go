@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
 )
 
 // Aggregate views of clusters and their nodes (the web console's clusters and cluster views):
@@ -50,7 +51,7 @@ func (w *World) clusterSummary(c *Cluster) *api.ClusterSummary {
 	s := &api.ClusterSummary{
 		Project: c.Project, Location: c.Location, Name: c.Name, Status: c.Status, StatusMessage: c.StatusMessage,
 		Version: c.MasterVersion, ReleaseChannel: c.ReleaseChannel, Autopilot: c.Autopilot, NodePools: len(c.Pools),
-		NodesByState: map[string]int{}, PendingPods: len(w.kix(c).pending), Operations: []*api.OperationSummary{},
+		NodesByState: map[string]int{}, PendingPods: w.podIndex(c).pending.len(), Operations: []*api.OperationSummary{},
 	}
 	if s.ReleaseChannel == api.ChannelUnspecified {
 		s.ReleaseChannel = ""
@@ -89,8 +90,8 @@ func sortVersions(set map[string]bool) []string {
 		out = append(out, v)
 	}
 	sort.Slice(out, func(i, j int) bool {
-		a, okA := ParseVersion(out[i])
-		b, okB := ParseVersion(out[j])
+		a, okA := catalog.ParseVersion(out[i])
+		b, okB := catalog.ParseVersion(out[j])
 		if okA && okB {
 			if cmp := a.Compare(b); cmp != 0 {
 				return cmp < 0
@@ -226,7 +227,7 @@ func (w *World) poolUpgradeOps(c *Cluster) map[string][]*Operation {
 func (w *World) pendingGroups(c *Cluster) []*api.PendingGroup {
 	groups := map[string]*api.PendingGroup{}
 	var pods []*Pod
-	for p := range w.kix(c).pending {
+	for p := range w.podIndex(c).pending.m {
 		pods = append(pods, p)
 	}
 	sort.Slice(pods, func(i, j int) bool { return pods[i].Key() < pods[j].Key() })

@@ -219,7 +219,7 @@ func (w *World) LoadBalancerHistory(project, location, name string, since time.T
 	}
 	lbs := map[string]*api.LoadBalancerTimeline{}
 	backends := map[string]map[string]*backend{}
-	for _, s := range w.six(c).sortedLBs() {
+	for _, s := range w.serviceIndex(c).sortedLBs() {
 		lt := &api.LoadBalancerTimeline{Service: s.Key(), Backends: []*api.BackendTimeline{}, Events: []*api.TimelineMark{}}
 		lbs[s.Key()] = lt
 		backends[s.Key()] = map[string]*backend{}

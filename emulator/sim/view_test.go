@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
 )
 
 // Tests of the aggregate views: each is checked against the model or the event log it is
@@ -380,7 +381,7 @@ func TestLoadBalancerHistoryFollowsHealth(t *testing.T) {
 // R-ABG-2/3 on the timeline: the wait for drain is a band of its own, exactly as long as
 // waitForDrainDuration, between cordoning and draining the blue pool.
 func TestTimelineAutoscaledBlueGreenWait(t *testing.T) {
-	reg := VersionsAt(testStart).Channels[api.ChannelRegular].Valid
+	reg := catalog.VersionsAt(testStart).Channels[api.ChannelRegular].Valid
 	w, c := autoscaledCluster(t, "us-central1-a", []string{"us-central1-a"}, abgPool(reg[1], 3, "3600s"))
 	mustCreateDeployment(t, w, c, deployment("batch", 3, "1100m", onPool("auto")))
 	advance(w, time.Minute)

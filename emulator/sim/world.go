@@ -60,6 +60,8 @@ type World struct {
 	maint map[string]*maintenanceCache
 	// svcs holds each cluster's derived Service index (services.go), rebuilt on demand.
 	svcs map[*Cluster]*svcIndex
+	// hooks are the controllers' callbacks on node and pod changes (lifecycle.go).
+	hooks hooks
 }
 
 // Options configure a new World.
@@ -121,8 +123,8 @@ func Restore(st *State) (*World, error) {
 func (w *World) buildIndexes() {
 	for _, key := range sortedKeys(w.st.Clusters) {
 		c := w.st.Clusters[key]
-		w.kix(c)
-		w.six(c)
+		w.podIndex(c)
+		w.serviceIndex(c)
 		for _, p := range c.Pools {
 			for _, g := range p.Groups {
 				w.index(c, g)
@@ -148,6 +150,7 @@ func (w *World) init() {
 	w.registerShortLivedHandlers()
 	w.registerCapacityHandlers()
 	w.registerAutoscalerHandlers()
+	w.wireControllers()
 }
 
 // State returns the world's state, with the random generator's position saved into it, for a
@@ -339,3 +342,6 @@ func (c *Cluster) initMaps() {
 		}
 	}
 }
+
+// day is an emulated day.
+const day = 24 * time.Hour

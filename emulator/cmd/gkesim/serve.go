@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
+	"net/url"
 	"os"
 	"os/signal"
 	"syscall"
@@ -12,12 +14,30 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/store"
 )
+
+// exposureWarning is the warning for an emulator that listens beyond loopback (base is the
+// address it listens on) without an auth token, or "".
+func exposureWarning(base, token string) string {
+	if token != "" {
+		return ""
+	}
+	if u, err := url.Parse(base); err == nil {
+		host := u.Hostname()
+		if ip := net.ParseIP(host); host == "localhost" || ip != nil && ip.IsLoopback() {
+			return ""
+		}
+	}
+	return fmt.Sprintf("WARNING: gkesim listens on %s, beyond this machine, without an auth token: anyone who can reach it can create, "+
+		"change and delete clusters. Set --auth-token (or GKESIM_AUTH_TOKEN), or listen on 127.0.0.1.", base)
+}
 
 func newServeCmd(out, errOut io.Writer) *cobra.Command {
 	var (
 		listen, startTime, dataDir, logLevel string
+		authToken, advertiseURL              string
 		timeScale                            float64
 		seed                                 uint64
 		checkpointBytes                      int64
@@ -37,10 +57,13 @@ cleanly on SIGINT or SIGTERM.`,
 				return fmt.Errorf("--log-level %q: use debug, info, warn or error", logLevel)
 			}
 			log := slog.New(slog.NewTextHandler(errOut, &slog.HandlerOptions{Level: level}))
-			if timeScale < 0 {
-				return fmt.Errorf("--time-scale %g: must be 0 (frozen clock) or positive", timeScale)
+			if !(timeScale >= 0 && timeScale <= sim.MaxTimeScale) {
+				return fmt.Errorf("--time-scale %g: must be 0 (frozen clock) or positive, at most %d emulated seconds per wall second (use `gkesim clock advance` to jump further)", timeScale, sim.MaxTimeScale)
 			}
-			opts := emulator.Options{TimeScale: timeScale, Seed: seed, Logger: log,
+			if authToken == "" {
+				authToken = os.Getenv("GKESIM_AUTH_TOKEN")
+			}
+			opts := emulator.Options{TimeScale: timeScale, Seed: seed, Logger: log, AuthToken: authToken, AdvertiseURL: advertiseURL,
 				// A resumed state keeps the time scale it was saved with, unless the flag says otherwise.
 				ResumeTimeScale: !cmd.Flags().Changed("time-scale"),
 				CheckpointBytes: checkpointBytes, CheckpointEvents: checkpointEvents}
@@ -82,6 +105,13 @@ cleanly on SIGINT or SIGTERM.`,
 			fmt.Fprintf(out, "gkesim %s serving on %s\n  GKE API:  %s/v1/projects/PROJECT/locations/LOCATION/clusters\n  console:  %s/ui/\n  clock:    %s, seed %d, state %s\n",
 				version, url, url, url, clock, seed, state)
 			fmt.Fprintf(out, "  use it:   export GKESIM_ENDPOINT=%s\n", url)
+			if authToken != "" {
+				fmt.Fprintln(out, "  auth:     every request but /healthz needs Authorization: Bearer <token> (clients read GKESIM_AUTH_TOKEN);\n"+
+					"            TLS on the same port for kubectl (get-credentials writes the emulator's CA)")
+			}
+			if w := exposureWarning(url, authToken); w != "" {
+				fmt.Fprintln(errOut, w)
+			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			<-ctx.Done()
@@ -96,6 +126,8 @@ cleanly on SIGINT or SIGTERM.`,
 	f.StringVar(&startTime, "start-time", "", "emulated time to start at, RFC 3339 (default: now)")
 	f.StringVar(&dataDir, "data-dir", "", "keep the state in this directory across restarts, every acknowledged change on disk (default: in memory)")
 	f.StringVar(&logLevel, "log-level", "info", "debug, info, warn or error")
+	f.StringVar(&authToken, "auth-token", "", "require Authorization: Bearer TOKEN on every route but /healthz (default: env GKESIM_AUTH_TOKEN)")
+	f.StringVar(&advertiseURL, "advertise-url", "", "base URL clients reach the emulator at, behind a proxy: links (selfLink, cluster endpoints) are built from it")
 	// Checkpoint policy, for tests of the store (a checkpoint every few records exercises compaction).
 	f.Int64Var(&checkpointBytes, "checkpoint-bytes", 0, "take a checkpoint after this many journal bytes (default 32 MiB)")
 	f.IntVar(&checkpointEvents, "checkpoint-events", 0, "take a checkpoint after this many simulation events (default 200000)")

@@ -34,6 +34,9 @@ type Config struct {
 	PollInterval time.Duration
 	// UserAgent names the caller.
 	UserAgent string
+	// AuthToken, if set, is sent as `Authorization: Bearer` on every request (an emulator
+	// started with --auth-token requires it).
+	AuthToken string
 }
 
 // Client is the provider's connection to the emulator.
@@ -58,6 +61,9 @@ func New(ctx context.Context, cfg Config) (*Client, error) {
 	rc.CheckRetry = checkRetry
 	rc.Logger = nil
 	rc.HTTPClient.Timeout = cfg.RequestTimeout
+	if cfg.AuthToken != "" {
+		rc.HTTPClient.Transport = &bearer{token: cfg.AuthToken, next: rc.HTTPClient.Transport}
+	}
 	// Hand back the last response (not a retryablehttp error) so the GKE client can read its
 	// error body when the retries run out.
 	rc.ErrorHandler = retryablehttp.PassthroughErrorHandler
@@ -68,6 +74,22 @@ func New(ctx context.Context, cfg Config) (*Client, error) {
 		return nil, fmt.Errorf("create GKE client: %w", err)
 	}
 	return &Client{Endpoint: endpoint, PollInterval: cfg.PollInterval, GKE: svc, http: hc}, nil
+}
+
+// bearer adds the auth token to every request: the GKE client's and the Kubernetes ones.
+type bearer struct {
+	token string
+	next  http.RoundTripper
+}
+
+func (b *bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	next := b.next
+	if next == nil {
+		next = http.DefaultTransport
+	}
+	return next.RoundTrip(r)
 }
 
 // checkRetry retries what the default policy retries (connection errors, 429, 5xx) and GKE's
