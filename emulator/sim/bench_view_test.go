@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
-	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
 )
 
 // The aggregate views at GKE's limit: a 15,000-node cluster running 150,000 pods whose first
@@ -14,19 +13,7 @@ import (
 // call on the simulation goroutine; these say how long it holds the simulation (the web
 // console asks for a view at most about once a second while events flow).
 func BenchmarkConsoleViews15000(b *testing.B) {
-	var to catalog.Version
-	w, c := bigCluster(b, func(in *api.Cluster) {
-		from, v := benchVersions(b, New(Options{Seed: 1, Start: testStart}))
-		to = v
-		in.InitialClusterVersion = to.String()
-		for _, p := range in.NodePools {
-			p.Version = from.String()
-			p.UpgradeSettings = &api.UpgradeSettings{MaxSurge: 20}
-		}
-	})
-	if pending := schedule150k(b, w, c); pending != 0 {
-		b.Fatalf("%d pods pending", pending)
-	}
+	w, c, to := surgeReadyBigCluster(b)
 	op, err := w.UpdateNodePool(c.Project, c.Location, c.Name, "pool-0", &api.UpdateNodePoolRequest{NodeVersion: to.String()})
 	if err != nil {
 		b.Fatal(err)
