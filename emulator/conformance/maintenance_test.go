@@ -15,7 +15,7 @@ import (
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
 )
 
-// The official Go client sets and reads a maintenance policy (GKE_API.md §4-§5), is refused a
+// The official Go client sets and reads a maintenance policy (setMaintenancePolicy), is refused a
 // stale resourceVersion and a policy without enough availability, and reads the cluster's
 // upgrade info; the emulator's maintenance views and node failure answer over HTTP.
 func TestGoClientMaintenancePolicy(t *testing.T) {

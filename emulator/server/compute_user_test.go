@@ -79,7 +79,7 @@ func TestComputeWritesAndRLB5OverHTTP(t *testing.T) {
 		if ev.Reason == "SyncLoadBalancerFailed" {
 			warnings++
 			if ev.Type != corev1.EventTypeWarning || ev.InvolvedObject.Kind != "Service" || ev.InvolvedObject.Name != "ilb" || ev.InvolvedObject.UID != svc.UID ||
-				!strings.Contains(ev.Message, "backendServices/user-bs") || !strings.Contains(ev.Message, "R-LB-5") {
+				!strings.Contains(ev.Message, "backendServices/user-bs") || !strings.Contains(ev.Message, "#r-lb-5") {
 				t.Errorf("event: %s", mustJSON(ev))
 			}
 		}

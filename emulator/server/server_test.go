@@ -353,7 +353,7 @@ func TestMutationWhileOperationRunsIsFailedPrecondition(t *testing.T) {
 			wantError(t, code, body, http.StatusBadRequest, "FAILED_PRECONDITION", "failedPrecondition", wantMsg)
 		})
 	}
-	// setManagement only changes metadata and may run alongside (GKE_API.md, setManagement).
+	// setManagement only changes metadata, so it may run while another operation holds the cluster.
 	var mgmt api.Operation
 	e.ok("POST", poolA+":setManagement", `{"management": {"autoUpgrade": true, "autoRepair": true}}`, &mgmt)
 	if mgmt.OperationType != api.OpSetNodePoolManagement {
@@ -557,7 +557,7 @@ func TestClusterUpdateRules(t *testing.T) {
 	}
 	before := e.snapshot()
 	code, resp = e.call("PUT", base, `{"update": {"desiredL4ilbSubsettingConfig": {"enabled": false}}}`)
-	wantError(t, code, resp, http.StatusBadRequest, "INVALID_ARGUMENT", "badRequest", `"update.desiredL4ilbSubsettingConfig.enabled"`, "R-LB-4")
+	wantError(t, code, resp, http.StatusBadRequest, "INVALID_ARGUMENT", "badRequest", `"update.desiredL4ilbSubsettingConfig.enabled"`, "#r-lb-4")
 	if after := e.snapshot(); after != before {
 		t.Errorf("the rejected disable changed the model")
 	}

@@ -516,7 +516,7 @@ func (w *World) growUpgradingGroup(c *Cluster, p *NodePool, g *InstanceGroup, n 
 // noScaleUpReason explains why no pool can help a pending pod.
 func (w *World) noScaleUpReason(c *Cluster, pod *Pod, roles map[string]poolRole) string {
 	if pod.Priority < expendablePriority {
-		return fmt.Sprintf("its priority %d is below %d (R-CA-9)", pod.Priority, expendablePriority)
+		return fmt.Sprintf("its priority %d is below %d: pods below it never trigger scale-up", pod.Priority, expendablePriority)
 	}
 	spec := w.podSpec(c, pod)
 	var reasons []string
@@ -644,12 +644,12 @@ func (w *World) scaleDown(c *Cluster, roles map[string]poolRole) {
 // in the shadow when it can).
 func (w *World) scaleDownBlocker(c *Cluster, n *Node, p *NodePool, g *InstanceGroup, r poolRole, shadow *shadowFit, removed map[string]bool, liveLeft int) string {
 	if !c.Autopilot && liveLeft <= 1 {
-		return "it is the cluster's last node; a Standard cluster never scales to zero (R-CA-5)"
+		return "it is the cluster's last node; a Standard cluster never scales to zero"
 	}
 	if !r.ignoreMin[g.Name] {
 		perZone, minN, _ := limitsOf(p)
 		if perZone && w.liveCount(c, g) <= minN {
-			return fmt.Sprintf("zone %s of %s is at its minimum of %d nodes (R-CA-4)", g.Zone, p.Name, minN)
+			return fmt.Sprintf("zone %s of %s is at its minimum of %d nodes", g.Zone, p.Name, minN)
 		}
 		if !perZone {
 			total := 0
@@ -659,7 +659,7 @@ func (w *World) scaleDownBlocker(c *Cluster, n *Node, p *NodePool, g *InstanceGr
 				}
 			}
 			if total <= minN {
-				return fmt.Sprintf("%s is at its total minimum of %d nodes (R-CA-4)", p.Name, minN)
+				return fmt.Sprintf("%s is at its total minimum of %d nodes", p.Name, minN)
 			}
 		}
 	}
@@ -670,23 +670,23 @@ func (w *World) scaleDownBlocker(c *Cluster, n *Node, p *NodePool, g *InstanceGr
 		}
 		switch {
 		case pod.Annotation[SafeToEvictAnnotation] == "false" && c.Autopilot && w.st.Now.Before(pod.CreateTime.Add(extendedDuration)):
-			return fmt.Sprintf("pod %s has %s: \"false\"; Autopilot protects it until %s (R-EXT-1)", pod.Key(), SafeToEvictAnnotation,
+			return fmt.Sprintf("pod %s has %s: \"false\"; Autopilot protects such pods for 7 days, until %s", pod.Key(), SafeToEvictAnnotation,
 				pod.CreateTime.Add(extendedDuration).Format(time.RFC3339))
 		case pod.Annotation[SafeToEvictAnnotation] == "false" && !c.Autopilot:
-			return fmt.Sprintf("pod %s has %s: \"false\" (R-CA-2, R-EXT-2)", pod.Key(), SafeToEvictAnnotation)
+			return fmt.Sprintf("pod %s has %s: \"false\", which keeps its node", pod.Key(), SafeToEvictAnnotation)
 		case pod.OwnerKind == "":
-			return fmt.Sprintf("pod %s is not managed by a controller (R-CA-2)", pod.Key())
+			return fmt.Sprintf("pod %s is not managed by a controller", pod.Key())
 		case pod.Namespace == "kube-system" && len(w.pdbsOf(c, pod)) == 0:
 			return fmt.Sprintf("kube-system pod %s has no PodDisruptionBudget", pod.Key())
 		}
 		if b := w.evictionBlocker(c, pod); b != nil {
-			return fmt.Sprintf("evicting pod %s would violate PodDisruptionBudget %s (R-CA-2)", pod.Key(), b.Key())
+			return fmt.Sprintf("evicting pod %s would violate PodDisruptionBudget %s", pod.Key(), b.Key())
 		}
 		if r.onlyUnder {
 			continue // autoscaled blue-green: the green pool grows for these pods (R-ABG-2)
 		}
 		if !shadow.place(w, c, pod, removed) {
-			return fmt.Sprintf("pod %s fits on no other node (R-CA-2)", pod.Key())
+			return fmt.Sprintf("pod %s fits on no other node", pod.Key())
 		}
 	}
 	return ""

@@ -357,7 +357,7 @@ func (w *World) UpdateCluster(project, location, name string, req *api.UpdateClu
 		if c.L4ILBSubsetting && !enabled {
 			// R-LB-4: once enabled, subsetting cannot be disabled.
 			return nil, invalidField("update.desiredL4ilbSubsettingConfig.enabled", false,
-				"GKE subsetting for L4 internal load balancers cannot be disabled once it is enabled (R-LB-4); recreate the cluster to turn it off")
+				"GKE subsetting for L4 internal load balancers cannot be disabled once it is enabled (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/load-balancers#r-lb-4); recreate the cluster to turn it off")
 		}
 		if enabled && !c.L4ILBSubsetting {
 			if err := subsettingPrereqs(c, "update.desiredL4ilbSubsettingConfig.enabled"); err != nil {

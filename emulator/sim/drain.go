@@ -125,7 +125,7 @@ func (w *World) drainStep(c *Cluster, n *Node) {
 			}
 			if !d.Blocked[p.Key()] {
 				d.Blocked[p.Key()] = true
-				w.record("EvictionDeferred", c, n.Pool, n.Name, "", "pod %s is an extended-duration pod (%s: \"false\" on Autopilot); not evicted before %s (R-EXT-1)",
+				w.record("EvictionDeferred", c, n.Pool, n.Name, "", "pod %s is an extended-duration pod (%s: \"false\" on Autopilot); not evicted before %s, 7 days after it started",
 					p.Key(), SafeToEvictAnnotation, until.Format(time.RFC3339))
 			}
 			if d.ExtendedUntil.IsZero() || until.Before(d.ExtendedUntil) || !d.ExtendedUntil.After(w.st.Now) {
@@ -138,7 +138,7 @@ func (w *World) drainStep(c *Cluster, n *Node) {
 		switch b := w.evictionBlocker(c, p); {
 		case extended && b == nil:
 			// R-EXT-1: the extended duration is over; the pod is evicted like any other now.
-			w.record("PodEvicted", c, n.Pool, n.Name, "", "evicted pod %s from %s (grace %s): its %s extended duration is over (R-EXT-1)", p.Key(), n.Name, grace, extendedDuration)
+			w.record("PodEvicted", c, n.Pool, n.Name, "", "evicted pod %s from %s (grace %s): its %s extended duration is over", p.Key(), n.Name, grace, extendedDuration)
 			w.terminatePod(c, p, grace)
 		case pdbExpired:
 			w.record("PodDeleted", c, n.Pool, n.Name, "", "deleted pod %s from %s%s", p.Key(), n.Name, forcedWhy(d))

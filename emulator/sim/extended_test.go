@@ -74,8 +74,8 @@ func TestExtendedDurationPodSurvivesAutoUpgradeOnAutopilot(t *testing.T) {
 	if op.Status == api.OpStatusDone {
 		t.Fatal("the auto-upgrade finished without waiting for the extended-duration pods")
 	}
-	if ev := mustEvents(w, "EvictionDeferred"); len(ev) == 0 || !strings.Contains(ev[0].Message, "R-EXT-1") {
-		t.Fatalf("no EvictionDeferred event citing R-EXT-1: %v", ev)
+	if ev := mustEvents(w, "EvictionDeferred"); len(ev) == 0 || !strings.Contains(ev[0].Message, "7 days after it started") {
+		t.Fatalf("no EvictionDeferred event saying the pod waits its 7 days (R-EXT-1): %v", ev)
 	}
 	runOp(t, w, op, 3*24*time.Hour)
 	for name, at := range created {

@@ -124,14 +124,14 @@ func internalRequested(a map[string]string) bool {
 func lbKindFor(c *Cluster, s *Service) (kind, why string) {
 	if internalRequested(s.Annotations) {
 		if c.L4ILBSubsetting {
-			return LBInternalNEG, "R-LB-2: internal, GKE subsetting enabled: internal passthrough Network Load Balancer, backend service with one GCE_VM_IP NEG per zone"
+			return LBInternalNEG, "internal, GKE subsetting enabled: internal passthrough Network Load Balancer, backend service with one GCE_VM_IP NEG per zone"
 		}
-		return LBInternalIG, "R-LB-2: internal, GKE subsetting disabled: internal passthrough Network Load Balancer, backend service with the cluster's zonal unmanaged instance groups"
+		return LBInternalIG, "internal, GKE subsetting disabled: internal passthrough Network Load Balancer, backend service with the cluster's zonal unmanaged instance groups"
 	}
 	if s.Annotations[AnnotationL4RBS] == "enabled" {
-		return LBExternalRBS, "R-LB-2: external with cloud.google.com/l4-rbs: \"enabled\" at creation: backend service-based external passthrough Network Load Balancer on the zonal unmanaged instance groups"
+		return LBExternalRBS, "external with cloud.google.com/l4-rbs: \"enabled\" at creation: backend service-based external passthrough Network Load Balancer on the zonal unmanaged instance groups"
 	}
-	return LBExternalTargetPool, "R-LB-2: external without cloud.google.com/l4-rbs: target pool-based external passthrough Network Load Balancer, every node a member"
+	return LBExternalTargetPool, "external without cloud.google.com/l4-rbs: target pool-based external passthrough Network Load Balancer, every node a member"
 }
 
 // gkeL4Controller says whether ingress-gce's L4 controllers own the kind (NEG ILBs and RBS
@@ -174,7 +174,7 @@ func (w *World) reconcileLB(c *Cluster, s *Service, before *serviceBefore) {
 	}
 	if internalRequested(s.Annotations) != lb.Internal {
 		// GKE replaces the load balancer: a new one of the other scheme, with a new address.
-		w.releaseLB(c, s, "the load-balancer-type annotation changed (R-LB-1)")
+		w.releaseLB(c, s, "the load-balancer-type annotation changed")
 		w.ensureLB(c, s)
 		return
 	}
@@ -182,7 +182,7 @@ func (w *World) reconcileLB(c *Cluster, s *Service, before *serviceBefore) {
 		return
 	}
 	if (before.annotations[AnnotationL4RBS] == "enabled") != (s.Annotations[AnnotationL4RBS] == "enabled") {
-		w.record("LoadBalancerKindKept", c, "", "", "", "service %s: cloud.google.com/l4-rbs changed after creation; GKE keeps its %s load balancer (R-LB-2: the annotation only matters at creation; existing Services are not migrated)",
+		w.record("LoadBalancerKindKept", c, "", "", "", "service %s: cloud.google.com/l4-rbs changed after creation; GKE keeps its %s load balancer: the annotation only matters at creation, and existing Services are not migrated",
 			s.Key(), lb.Kind)
 	}
 	if !equalJSON(before.spec, s.Spec) {
@@ -395,7 +395,7 @@ func (w *World) syncLB(c *Cluster, s *Service) {
 		}
 		desired = w.negSubset(perZone, limit, c.Key()+"/"+key, lb.Members)
 		if cand := countNodes(perZone); s.local() && cand > negLocalLimit {
-			w.warnOnce(c, s, "local-limit", "service %s: %d nodes run serving pods; an internal passthrough Network Load Balancer distributes to at most %d, so only %d are NEG endpoints (R-LB-3)",
+			w.warnOnce(c, s, "local-limit", "service %s: %d nodes run serving pods; an internal passthrough Network Load Balancer distributes to at most %d, so only %d are NEG endpoints",
 				key, cand, negLocalLimit, len(desired))
 		}
 	} else {
@@ -408,7 +408,7 @@ func (w *World) syncLB(c *Cluster, s *Service) {
 	}
 	if lb.Kind == LBInternalIG {
 		if registered > ilbBackendLimit {
-			w.warnOnce(c, s, "ilb-limit", "service %s: the cluster has %d nodes, more than the %d an internal passthrough Network Load Balancer without GKE subsetting distributes to: traffic may be uneven or lost (R-LB-4). Enable GKE subsetting (networkConfig.enableL4ilbSubsetting) and recreate the Service to get GCE_VM_IP NEGs",
+			w.warnOnce(c, s, "ilb-limit", "service %s: the cluster has %d nodes, more than the %d an internal passthrough Network Load Balancer without GKE subsetting distributes to: traffic may be uneven or lost. Enable GKE subsetting (networkConfig.enableL4ilbSubsetting) and recreate the Service to get GCE_VM_IP NEGs",
 				key, registered, ilbBackendLimit)
 		} else {
 			delete(lb.Warned, "ilb-limit")
@@ -629,13 +629,13 @@ func (w *World) onLBHealth(ev Event) {
 	if h.Passing {
 		h.State = healthHealthy
 		if h.WasHealthy {
-			w.record("LoadBalancerBackendHealthy", c, "", ev.Node, "", "service %s: node %s passes its health check on port %d again: healthy (R-LB-6)", s.Key(), ev.Node, port)
+			w.record("LoadBalancerBackendHealthy", c, "", ev.Node, "", "service %s: node %s passes its health check on port %d again: healthy", s.Key(), ev.Node, port)
 		}
 		h.WasHealthy = true
 		return
 	}
 	h.State = healthUnhealthy
-	w.record("LoadBalancerBackendUnhealthy", c, "", ev.Node, "", "service %s: node %s failed %d consecutive health checks on port %d (every %s): unhealthy, the load balancer stops sending it new connections (R-LB-6)",
+	w.record("LoadBalancerBackendUnhealthy", c, "", ev.Node, "", "service %s: node %s failed %d consecutive health checks on port %d (every %s): unhealthy, the load balancer stops sending it new connections",
 		s.Key(), ev.Node, threshold, port, interval)
 }
 
@@ -683,7 +683,7 @@ func (w *World) lbServingChanged(c *Cluster, s *Service, node string) {
 func (w *World) lbSubsettingEnabled(c *Cluster) {
 	for _, key := range sortedKeys(c.Services) {
 		if s := c.Services[key]; s.LB != nil && s.LB.Kind == LBInternalIG {
-			w.record("LoadBalancerKindKept", c, "", "", "", "service %s keeps its instance-group backends: only internal LoadBalancer Services created after GKE subsetting is enabled use GCE_VM_IP NEGs (R-LB-4)", key)
+			w.record("LoadBalancerKindKept", c, "", "", "", "service %s keeps its instance-group backends: only internal LoadBalancer Services created after GKE subsetting is enabled use GCE_VM_IP NEGs", key)
 		}
 	}
 }
@@ -693,7 +693,7 @@ func (w *World) lbSubsettingEnabled(c *Cluster) {
 func subsettingPrereqs(c *Cluster, field string) error {
 	min, _ := catalog.ParseVersion("1.18.19-gke.1400")
 	if v, ok := catalog.ParseVersion(c.MasterVersion); ok && v.Compare(min) < 0 {
-		return invalidField(field, true, "GKE subsetting requires control plane version 1.18.19-gke.1400 or later, the cluster runs %s (R-LB-4)", c.MasterVersion)
+		return invalidField(field, true, "GKE subsetting requires control plane version 1.18.19-gke.1400 or later, the cluster runs %s (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/load-balancers#r-lb-4)", c.MasterVersion)
 	}
 	var addons struct {
 		HTTPLoadBalancing *struct {
@@ -701,7 +701,7 @@ func subsettingPrereqs(c *Cluster, field string) error {
 		} `json:"httpLoadBalancing"`
 	}
 	if raw, ok := c.Extra["addonsConfig"]; ok && json.Unmarshal(raw, &addons) == nil && addons.HTTPLoadBalancing != nil && addons.HTTPLoadBalancing.Disabled {
-		return invalidField(field, true, "GKE subsetting requires the HttpLoadBalancing add-on, which is disabled on cluster %s: enable addonsConfig.httpLoadBalancing first (R-LB-4)", c.Name)
+		return invalidField(field, true, "GKE subsetting requires the HttpLoadBalancing add-on, which is disabled on cluster %s: enable addonsConfig.httpLoadBalancing first (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/load-balancers#r-lb-4)", c.Name)
 	}
 	return nil
 }

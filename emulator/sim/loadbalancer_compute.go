@@ -663,7 +663,7 @@ func (w *World) loadBalancerStatus(c *Cluster, s *Service) *api.LoadBalancerStat
 	lb := s.LB
 	kind, why := lbKindFor(c, s)
 	if kind != lb.Kind {
-		why = "R-LB-2, R-LB-4: the kind was fixed when the load balancer was created and is kept (" + lb.Kind + ")"
+		why = "the kind was fixed when the load balancer was created and is kept (" + lb.Kind + ")"
 	}
 	n := w.lbNamesOf(c, s)
 	out := &api.LoadBalancerStatus{Service: s.Key(), Kind: lb.Kind, Scheme: scheme(lb), State: lb.State, ExternalTrafficPolicy: string(s.Spec.ExternalTrafficPolicy),
@@ -733,10 +733,10 @@ func (w *World) loadBalancerStatus(c *Cluster, s *Service) *api.LoadBalancerStat
 		out.Subsetting = sub
 	}
 	if lb.Warned["ilb-limit"] {
-		out.Warnings = append(out.Warnings, fmt.Sprintf("more than %d nodes without GKE subsetting: traffic may be uneven or lost (R-LB-4)", ilbBackendLimit))
+		out.Warnings = append(out.Warnings, fmt.Sprintf("more than %d nodes without GKE subsetting: traffic may be uneven or lost", ilbBackendLimit))
 	}
 	if lb.Warned["local-limit"] {
-		out.Warnings = append(out.Warnings, fmt.Sprintf("more than %d nodes run serving pods: only %d are NEG endpoints (R-LB-3)", negLocalLimit, negLocalLimit))
+		out.Warnings = append(out.Warnings, fmt.Sprintf("more than %d nodes run serving pods: only %d are NEG endpoints", negLocalLimit, negLocalLimit))
 	}
 	return out
 }
@@ -817,7 +817,7 @@ func (w *World) TracePacket(c *Cluster, req TraceRequest) (*api.PacketTrace, err
 		n := w.lbNamesOf(c, s)
 		hop("forwarding rule %s (%s %s %s:%d) -> %s", n.forwardingRules[sp.Protocol], scheme(lb), req.Protocol, lb.IP, req.Port, describeBackend(lb.Kind, n))
 		if b := lb.Blocked; b != nil {
-			hop("GKE's last %d syncs of its instance groups failed (R-LB-5: %s is in %s, a backend of %s); the backends are those from before", b.Attempts, lastSegment(b.Instance), b.Group, b.BackendService)
+			hop("GKE's last %d syncs of its instance groups failed (%s is in %s, a backend of %s, and a VM may be in one load-balanced instance group only); the backends are those from before", b.Attempts, lastSegment(b.Instance), b.Group, b.BackendService)
 		}
 		var healthy, all []string
 		for _, m := range sortedKeys(lb.Members) {
@@ -873,7 +873,7 @@ func (w *World) TracePacket(c *Cluster, req TraceRequest) (*api.PacketTrace, err
 	if len(eps) == 0 {
 		if local {
 			out.Result = "DROPPED"
-			out.Reason = fmt.Sprintf("externalTrafficPolicy Local: node %s has no serving pod of %s; kube-proxy drops the packet (the node still passes the health check until the unhealthy threshold, R-LB-6)", node.Name, s.Key())
+			out.Reason = fmt.Sprintf("externalTrafficPolicy Local: node %s has no serving pod of %s; kube-proxy drops the packet (the node still passes the health check until the unhealthy threshold)", node.Name, s.Key())
 		} else {
 			out.Result = "REJECTED"
 			out.Reason = fmt.Sprintf("service %s has no serving pod: kube-proxy rejects the connection (ICMP port unreachable / TCP reset)", s.Key())
@@ -890,7 +890,7 @@ func (w *World) TracePacket(c *Cluster, req TraceRequest) (*api.PacketTrace, err
 	out.Pod = &api.TracePod{Namespace: pod.Namespace, Name: pod.Name, IP: pod.IP, Port: target, Node: pod.Node, Ready: pod.Ready,
 		Terminating: pod.Terminating, SameNode: node == nil || pod.Node == node.Name}
 	if terminating {
-		hop("no ready endpoint%s: using a terminating pod as a last resort (proxy terminating endpoints, GKE 1.26 and later, R-LB-7)", map[bool]string{true: " on this node", false: ""}[local])
+		hop("no ready endpoint%s: using a terminating pod as a last resort (proxy terminating endpoints, GKE 1.26 and later)", map[bool]string{true: " on this node", false: ""}[local])
 	}
 	switch {
 	case via == "clusterIP":
@@ -898,13 +898,13 @@ func (w *World) TracePacket(c *Cluster, req TraceRequest) (*api.PacketTrace, err
 		hop("DNAT to pod %s (%s:%d) on node %s", pod.Key(), pod.IP, target, pod.Node)
 	case local:
 		out.SourceIPAtPod, out.SNAT = req.Client, false
-		hop("externalTrafficPolicy Local: DNAT to local pod %s (%s:%d); no SNAT, the pod sees the client address %s (R-LB-7)", pod.Key(), pod.IP, target, req.Client)
+		hop("externalTrafficPolicy Local: DNAT to local pod %s (%s:%d); no SNAT, the pod sees the client address %s", pod.Key(), pod.IP, target, req.Client)
 	default:
 		out.SourceIPAtPod, out.SNAT = node.InternalIP, true
 		if pod.Node == node.Name {
-			hop("externalTrafficPolicy Cluster: DNAT to pod %s (%s:%d) on this node; SNAT to the node address %s (R-LB-7)", pod.Key(), pod.IP, target, node.InternalIP)
+			hop("externalTrafficPolicy Cluster: DNAT to pod %s (%s:%d) on this node; SNAT to the node address %s", pod.Key(), pod.IP, target, node.InternalIP)
 		} else {
-			hop("externalTrafficPolicy Cluster: DNAT to pod %s (%s:%d) on node %s; SNAT to %s, so replies come back through %s, which answers the client directly (direct server return, R-LB-7)",
+			hop("externalTrafficPolicy Cluster: DNAT to pod %s (%s:%d) on node %s; SNAT to %s, so replies come back through %s, which answers the client directly (direct server return)",
 				pod.Key(), pod.IP, target, pod.Node, node.InternalIP, node.Name)
 		}
 	}

@@ -743,7 +743,7 @@ func TestInternalLBNodeLimitAndSubsettingPrereqs(t *testing.T) {
 	mustCreateService(t, w, c, lbService("netlb"))
 	advance(w, 2*time.Minute)
 	evs, _ := w.Events(EventFilter{Type: "LoadBalancerNodeLimitWarning"})
-	if len(evs) != 1 || !strings.Contains(evs[0].Message, "service default/ilb: the cluster has 251 nodes") || !strings.Contains(evs[0].Message, "R-LB-4") {
+	if len(evs) != 1 || !strings.Contains(evs[0].Message, "service default/ilb: the cluster has 251 nodes") || !strings.Contains(evs[0].Message, "traffic may be uneven or lost") {
 		t.Fatalf("warnings: %s", mustJSON(evs))
 	}
 	st, _ := w.GetLoadBalancer(c, "default", "ilb")
@@ -753,7 +753,7 @@ func TestInternalLBNodeLimitAndSubsettingPrereqs(t *testing.T) {
 	c.Extra = api.Extra{"addonsConfig": json.RawMessage(`{"httpLoadBalancing":{"disabled":true}}`)}
 	_, err := w.UpdateCluster("proj", "us-central1-a", "c1", &api.UpdateClusterRequest{Update: &api.ClusterUpdate{
 		DesiredL4ilbSubsettingConfig: &api.ILBSubsettingConfig{Enabled: true}}})
-	if e, ok := AsError(err); !ok || !strings.Contains(e.Message, "HttpLoadBalancing") || !strings.Contains(e.Message, "R-LB-4") {
+	if e, ok := AsError(err); !ok || !strings.Contains(e.Message, "HttpLoadBalancing") || !strings.Contains(e.Message, "#r-lb-4") {
 		t.Errorf("enabling subsetting without HttpLoadBalancing: %v", err)
 	}
 }
@@ -859,7 +859,7 @@ func TestLoadBalancerTypeAnnotations(t *testing.T) {
 	}
 	replaced := 0
 	for _, e := range mustEvents(w, "DeletedLoadBalancer") {
-		if strings.Contains(e.Message, "load-balancer-type annotation changed (R-LB-1)") {
+		if strings.Contains(e.Message, "load-balancer-type annotation changed") {
 			replaced++
 		}
 	}

@@ -251,7 +251,7 @@ func (w *World) autoUpgradeStep(c *Cluster) time.Time {
 				}
 				if waiting == "" {
 					if reason == "" {
-						reason = "one minor upgrade a month while catching up (R-EX-5), next from " + from.Format(time.RFC3339)
+						reason = "one minor upgrade a month while catching up, next from " + from.Format(time.RFC3339)
 					}
 					waiting = string(cand.kind) + " to " + cand.to.String() + " waits: " + reason
 				}
@@ -303,7 +303,7 @@ func (w *World) startAutoUpgrade(c *Cluster, cand autoUpgradeCandidate) bool {
 	rec.Op = op.ID
 	why := "allowed by the maintenance policy"
 	if cand.mandatory {
-		why = "mandatory: minor at end of support, not governed by the maintenance policy (R-MW-4)"
+		why = "mandatory: minor at end of support, not governed by the maintenance policy"
 	}
 	w.record("AutoUpgradeStarted", c, rec.Pool, "", op.ID, "automatic %s of %s from %s to %s (%s)", cand.kind, describeTarget(c, rec.Pool), rec.From, rec.To, why)
 	am.History = append(am.History, rec)

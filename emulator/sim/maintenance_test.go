@@ -210,7 +210,7 @@ func TestMaintenancePolicyValidation(t *testing.T) {
 			"both endTime and endTimeBehavior"},
 		{"bad scope", false, only(exclusion("2026-12-10T00:00:00Z", "2026-12-20T00:00:00Z", "NO_PATCHES")), `"NO_PATCHES" is not a valid enum value`},
 		{"NO_UPGRADES over 30 days", false, only(exclusion("2026-12-01T00:00:00Z", "2027-01-01T00:00:00Z", "")),
-			"NO_UPGRADES lasts at most 30 days (R-EX-4); this one lasts 31 days"},
+			"NO_UPGRADES lasts at most 30 days (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/maintenance#r-ex-4); this one lasts 31 days"},
 		{"NO_UPGRADES until end of support", false, only(&api.TimeWindow{StartTime: "2026-12-10T00:00:00Z",
 			MaintenanceExclusionOptions: &api.MaintenanceExclusionOptions{EndTimeBehavior: api.EndTimeUntilEndOfSupport}}),
 			"needs scope NO_MINOR_UPGRADES or NO_MINOR_OR_NODE_UPGRADES"},
@@ -219,7 +219,7 @@ func TestMaintenancePolicyValidation(t *testing.T) {
 		{"scope without a release channel", true, only(exclusion("2026-12-10T00:00:00Z", "2026-12-20T00:00:00Z", api.ScopeNoMinorOrNodeUpgrades)),
 			"only available to clusters enrolled in a release channel"},
 		{"scoped exclusion over 180 days ahead", false, only(exclusion("2026-12-10T00:00:00Z", testStart.Add(181*day).Format(time.RFC3339), api.ScopeNoMinorUpgrades)),
-			"ends at most 180 days after it is created (R-EX-4): at or before 2027-05-01T"},
+			"ends at most 180 days after it is created, at or before 2027-05-01T"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w, c := maintenanceCluster(t, testStart, func(in *api.Cluster) {

@@ -51,7 +51,7 @@ func checkAvailability(p *MaintenancePolicy, now time.Time) error {
 	if got >= window.AvailabilityNeeded {
 		return nil
 	}
-	return invalidArgument("%s: the 32 days from %s have %s of maintenance availability (time inside the maintenance window and outside NO_UPGRADES exclusions, in stretches of at least 4h; R-EX-4a). Widen or add to the window, or shorten the NO_UPGRADES exclusions.",
+	return invalidArgument("%s: the 32 days from %s have %s of maintenance availability (time inside the maintenance window and outside NO_UPGRADES exclusions, in stretches of at least 4h; see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/maintenance#r-ex-4a). Widen or add to the window, or shorten the NO_UPGRADES exclusions.",
 		availabilityMessage, start.Format(time.RFC3339), formatHours(got))
 }
 

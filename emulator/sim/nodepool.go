@@ -451,7 +451,7 @@ func (w *World) updateNodePool(c *Cluster, p *NodePool, req *api.UpdateNodePoolR
 
 	paused := p.Upgrade != nil && p.Upgrade.Paused
 	if paused && target != p.Upgrade.Target {
-		return nil, failedPrecondition("Node pool %s has a paused %s upgrade to %s (phase %s): resume it by updating to the same configuration, or roll it back, before changing the nodes again (R-BG-7).",
+		return nil, failedPrecondition("Node pool %s has a paused %s upgrade to %s (phase %s): resume it by updating to the same configuration, or roll it back, before changing the nodes again (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/blue-green-upgrades#r-bg-7).",
 			p.Name, strategyName(p.Upgrade.Strategy), describeSpecChange(p.Upgrade.From, p.Upgrade.Target), p.Upgrade.BG.Phase)
 	}
 

@@ -12,7 +12,7 @@ import (
 )
 
 // Wall is the wall clock the runner paces emulated time against. It is injected so that the
-// simulation itself never reads the wall clock (DESIGN.md "Time").
+// simulation itself never reads the wall clock: only emulated time moves it, so a seed replays.
 type Wall interface {
 	Now() time.Time
 	After(d time.Duration) <-chan time.Time

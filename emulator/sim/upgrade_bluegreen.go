@@ -178,7 +178,7 @@ func (w *World) stepBlueGreen(c *Cluster, p *NodePool, op *Operation) {
 			bg.PhaseUntil = time.Time{}
 			if bg.Autoscaled {
 				bg.PhaseUntil = w.st.Now.Add(bg.WaitForDrain)
-				w.enterPhase(c, p, phaseWaitingToDrain, "waiting %s before draining the blue pool; the cluster autoscaler may remove underutilised blue nodes meanwhile (R-ABG-2)", bg.WaitForDrain)
+				w.enterPhase(c, p, phaseWaitingToDrain, "waiting %s before draining the blue pool; the cluster autoscaler may remove underutilised blue nodes meanwhile, ignoring the minimum", bg.WaitForDrain)
 				w.timerAt(c, p, bg.PhaseUntil)
 				continue
 			}
@@ -191,27 +191,27 @@ func (w *World) stepBlueGreen(c *Cluster, p *NodePool, op *Operation) {
 				}
 			}
 			if bg.BatchSize == 0 {
-				w.enterPhase(c, p, phaseSoaking, "batch size 0: the drain phase is skipped (R-BG-3)")
+				w.enterPhase(c, p, phaseSoaking, "batch size 0: the drain phase is skipped")
 				continue
 			}
 			w.enterPhase(c, p, phaseDrainingBlue, "draining %d blue nodes in batches of %d, %s soak after each", blue, bg.BatchSize, bg.BatchSoak)
 		case phaseWaitingToDrain:
 			if len(w.blueNodes(c, p)) == 0 {
 				bg.Deleting = false
-				w.enterPhase(c, p, phaseDeletingBlue, "every blue node is gone before the wait ended; deleting the blue pool now (R-ABG-2)")
+				w.enterPhase(c, p, phaseDeletingBlue, "every blue node is gone before the wait ended; deleting the blue pool now")
 				continue
 			}
 			if w.st.Now.Before(bg.PhaseUntil) {
 				return
 			}
-			w.enterPhase(c, p, phaseDrainingBlue, "draining the %d remaining blue nodes, up to %d at a time (R-ABG-3)", len(w.blueNodes(c, p)), maxUpgradeConcurrency)
+			w.enterPhase(c, p, phaseDrainingBlue, "draining the %d remaining blue nodes, up to %d at a time", len(w.blueNodes(c, p)), maxUpgradeConcurrency)
 		case phaseDrainingBlue:
 			if bg.Autoscaled {
 				if !w.drainBlueAutoscaled(c, p) {
 					return
 				}
 				// R-ABG-3: no soak.
-				w.enterPhase(c, p, phaseDeletingBlue, "blue pool drained; deleting it (no soak, R-ABG-3)")
+				w.enterPhase(c, p, phaseDeletingBlue, "blue pool drained; deleting it (autoscaled blue-green has no soak)")
 				continue
 			}
 			if !w.drainBlueBatches(c, p) {
@@ -231,7 +231,7 @@ func (w *World) stepBlueGreen(c *Cluster, p *NodePool, op *Operation) {
 				return
 			}
 			w.endSoak(c, p)
-			w.enterPhase(c, p, phaseDeletingBlue, "deleting the blue pool: pods deleted without eviction, PDBs ignored, grace up to 60 minutes (R-BG-5)")
+			w.enterPhase(c, p, phaseDeletingBlue, "deleting the blue pool: pods deleted without eviction, PDBs ignored, grace up to 60 minutes")
 		case phaseDeletingBlue:
 			if !w.deleteBlue(c, p) {
 				return
@@ -261,7 +261,7 @@ func (w *World) startSoak(c *Cluster, p *NodePool, d time.Duration) time.Duratio
 		w.timerAt(c, p, bg.PhaseUntil)
 	}
 	if soak > 0 && soak < d {
-		w.record("BlueGreenSoak", c, p.Name, "", p.Upgrade.Op, "soaks so far %s: this %s soak is cut to %s, ending at %s, when all soaks reach 7 days (R-BG-4)",
+		w.record("BlueGreenSoak", c, p.Name, "", p.Upgrade.Op, "soaks so far %s: this %s soak is cut to %s, ending at %s, when all soaks reach 7 days",
 			bg.Soaked, d, soak, bg.PhaseUntil.Format(time.RFC3339))
 	}
 	return soak
@@ -277,7 +277,7 @@ func (w *World) endSoak(c *Cluster, p *NodePool) {
 	bg.Soaked += minTime(w.st.Now, bg.PhaseUntil).Sub(bg.SoakFrom)
 	bg.SoakFrom = time.Time{}
 	if before < maxSoak && bg.Soaked >= maxSoak {
-		w.record("BlueGreenSoak", c, p.Name, "", p.Upgrade.Op, "the soaks add up to 7 days: no more soaking; the remaining batches drain without soaking and blue pool deletion begins once they are drained (R-BG-4)")
+		w.record("BlueGreenSoak", c, p.Name, "", p.Upgrade.Op, "the soaks add up to 7 days: no more soaking; the remaining batches drain without soaking and blue pool deletion begins once they are drained")
 	}
 }
 

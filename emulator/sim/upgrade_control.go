@@ -26,7 +26,7 @@ func (w *World) cancelUpgrade(c *Cluster, p *NodePool) error {
 			p.Name, describeSpecChange(u.From, u.Target), strategyName(u.Strategy)))
 		return nil
 	case u.BG != nil && u.BG.Phase == phaseDeletingBlue:
-		return failedPrecondition("The blue-green upgrade of node pool %s is deleting the blue pool, which cannot be paused or cancelled (R-BG-5, R-BG-7).", p.Name)
+		return failedPrecondition("The blue-green upgrade of node pool %s is deleting the blue pool, which cannot be paused or cancelled (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/blue-green-upgrades#r-bg-7).", p.Name)
 	case u.BG != nil && u.Rollback:
 		return failedPrecondition("The rollback of node pool %s cannot be cancelled.", p.Name)
 	case u.BG != nil:
@@ -79,7 +79,7 @@ func (w *World) RollbackNodePool(project, location, cluster, name string, req *a
 	drain := DrainPolicy{RespectPDB: respectPDB, PDBTimeout: time.Hour, GraceCap: time.Hour}
 	if u := p.Upgrade; u != nil && u.BG != nil {
 		if u.BG.Autoscaled {
-			return nil, failedPrecondition("Autoscaled blue-green upgrades cannot be rolled back; resume the upgrade of node pool %s instead (R-ABG-5).", p.Name)
+			return nil, failedPrecondition("Autoscaled blue-green upgrades cannot be rolled back; resume the upgrade of node pool %s instead (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/blue-green-upgrades#r-abg-5).", p.Name)
 		}
 		// R-BG-7: blue back in service, green drained and deleted, whatever the phase reached.
 		op := w.startOperation(api.OpUpgradeNodes, c, p.Name, true)
@@ -96,7 +96,7 @@ func (w *World) RollbackNodePool(project, location, cluster, name string, req *a
 	}
 	last := p.LastUpgrade
 	if last == nil || !last.Cancelled {
-		return nil, failedPrecondition("Node pool %s has no cancelled or failed upgrade to roll back: a successful upgrade cannot be rolled back (R-SURGE-9). To run an older version, update the node pool's version.", p.Name)
+		return nil, failedPrecondition("Node pool %s has no cancelled or failed upgrade to roll back: a successful upgrade cannot be rolled back (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/node-upgrades#r-surge-9). To run an older version, update the node pool's version.", p.Name)
 	}
 	upgraded := 0
 	for _, n := range c.Nodes {
@@ -185,7 +185,7 @@ func (w *World) CompleteNodePoolUpgrade(project, location, cluster, name string)
 		} else if u != nil {
 			phase = "in a " + strategyName(u.Strategy) + " upgrade"
 		}
-		return failedPrecondition("completeUpgrade applies only to a blue-green upgrade in its NODE_POOL_SOAKING phase; node pool %s is %s (R-BG-7).", p.Name, phase)
+		return failedPrecondition("completeUpgrade applies only to a blue-green upgrade in its NODE_POOL_SOAKING phase; node pool %s is %s (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/blue-green-upgrades#r-bg-7).", p.Name, phase)
 	}
 	if u.Paused {
 		return failedPrecondition("The blue-green upgrade of node pool %s is paused; resume it before completing it.", p.Name)

@@ -8,9 +8,9 @@ import (
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
 )
 
-// Node pool upgrade settings: which strategy recreates the pool's nodes and how (GKE_API.md §3,
-// R-UPG-3, R-SURGE-1, R-BG-3/4, R-ABG-1/6, R-SL-1), validated with GKE's rules and filled with
-// GKE's defaults.
+// Node pool upgrade settings (NodePool.upgradeSettings): which strategy recreates the pool's
+// nodes and how (R-UPG-3, R-SURGE-1, R-BG-3/4, R-ABG-1/6, R-SL-1), validated with GKE's rules
+// and filled with GKE's defaults.
 
 const (
 	maxSoak             = 7 * 24 * time.Hour // R-BG-4: total soak of 7 days starts blue deletion
@@ -41,12 +41,12 @@ func normalizeUpgradeSettings(in *api.UpgradeSettings, field string, ctx upgrade
 	switch {
 	case ctx.shortLived && (in == nil || in.Strategy == "" || in.Strategy == api.StrategyUnspecified || in.Strategy == api.StrategyShortLived):
 		if in != nil && (in.MaxSurge != 0 || in.MaxUnavailable != 0 || in.BlueGreenSettings != nil) {
-			return api.UpgradeSettings{}, invalidArgument("Invalid value for field %q: flex-start and queued-provisioning node pools upgrade with SHORT_LIVED, which has no parameters; remove maxSurge, maxUnavailable and blueGreenSettings (R-SL-1).", field)
+			return api.UpgradeSettings{}, invalidArgument("Invalid value for field %q: flex-start and queued-provisioning node pools upgrade with SHORT_LIVED, which has no parameters; remove maxSurge, maxUnavailable and blueGreenSettings (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/node-upgrades#r-sl-1).", field)
 		}
 		return api.UpgradeSettings{Strategy: api.StrategyShortLived}, nil
 	case ctx.shortLived:
 		return api.UpgradeSettings{}, invalidField(field+".strategy", in.Strategy,
-			"Flex-start and queued-provisioning node pools always upgrade with SHORT_LIVED; the strategy cannot be changed (R-UPG-3)")
+			"Flex-start and queued-provisioning node pools always upgrade with SHORT_LIVED; the strategy cannot be changed (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/node-upgrades#r-upg-3)")
 	case in == nil:
 		return api.UpgradeSettings{MaxSurge: 1, Strategy: api.StrategySurge}, nil
 	}
@@ -66,10 +66,10 @@ func normalizeUpgradeSettings(in *api.UpgradeSettings, field string, ctx upgrade
 	switch us.Strategy {
 	case api.StrategyShortLived:
 		return us, invalidField(field+".strategy", us.Strategy,
-			"SHORT_LIVED is only for flex-start and queued-provisioning node pools, which get it automatically (R-UPG-3); use SURGE or BLUE_GREEN")
+			"SHORT_LIVED is only for flex-start and queued-provisioning node pools, which get it automatically (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/node-upgrades#r-upg-3); use SURGE or BLUE_GREEN")
 	case api.StrategyBlueGreen:
 		if ctx.autopilot {
-			return us, invalidField(field+".strategy", us.Strategy, "Autopilot clusters and Autopilot-managed node pools always use surge upgrades; the strategy cannot be changed (R-UPG-3)")
+			return us, invalidField(field+".strategy", us.Strategy, "Autopilot clusters and Autopilot-managed node pools always use surge upgrades; the strategy cannot be changed (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/node-upgrades#r-upg-3)")
 		}
 		bg, err := normalizeBlueGreen(us.BlueGreenSettings, field+".blueGreenSettings", ctx)
 		if err != nil {
@@ -78,7 +78,7 @@ func normalizeUpgradeSettings(in *api.UpgradeSettings, field string, ctx upgrade
 		us.BlueGreenSettings = bg
 	default: // SURGE
 		if us.MaxSurge == 0 && us.MaxUnavailable == 0 {
-			return us, invalidArgument("Invalid value for field %q: maxSurge and maxUnavailable are both 0; at least one of them must be greater than zero for the SURGE strategy (R-SURGE-1).", field)
+			return us, invalidArgument("Invalid value for field %q: maxSurge and maxUnavailable are both 0; at least one of them must be greater than zero for the SURGE strategy (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/node-upgrades#r-surge-1).", field)
 		}
 		if us.BlueGreenSettings != nil {
 			return us, invalidArgument("Invalid value for field %q: blueGreenSettings may only be set with strategy BLUE_GREEN (strategy is %s).", field+".blueGreenSettings", us.Strategy)
@@ -101,15 +101,15 @@ func normalizeBlueGreen(in *api.BlueGreenSettings, field string, ctx upgradeCont
 		if v, ok := catalog.ParseVersion(ctx.master); ok {
 			min, _ := catalog.ParseVersion(autoscaledBGMinimum)
 			if v.Compare(min) < 0 {
-				return nil, invalidArgument("Invalid value for field %q: autoscaled blue-green upgrades need a control plane on %s or later; the cluster runs %s. Upgrade the control plane first (R-ABG-1).",
+				return nil, invalidArgument("Invalid value for field %q: autoscaled blue-green upgrades need a control plane on %s or later; the cluster runs %s. Upgrade the control plane first (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/blue-green-upgrades#r-abg-1).",
 					field+".autoscaledRolloutPolicy", autoscaledBGMinimum, ctx.master)
 			}
 		}
 		if !ctx.autoscaling {
-			return nil, invalidArgument("Invalid value for field %q: autoscaled blue-green upgrades need the cluster autoscaler on the node pool; enable autoscaling first (R-ABG-1).", field+".autoscaledRolloutPolicy")
+			return nil, invalidArgument("Invalid value for field %q: autoscaled blue-green upgrades need the cluster autoscaler on the node pool; enable autoscaling first (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/blue-green-upgrades#r-abg-1).", field+".autoscaledRolloutPolicy")
 		}
 		if ctx.autoprovisioned {
-			return nil, invalidArgument("Invalid value for field %q: node pools created by node auto-provisioning cannot use autoscaled blue-green upgrades (R-ABG-6).", field+".autoscaledRolloutPolicy")
+			return nil, invalidArgument("Invalid value for field %q: node pools created by node auto-provisioning cannot use autoscaled blue-green upgrades (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/blue-green-upgrades#r-abg-6).", field+".autoscaledRolloutPolicy")
 		}
 		wait, err := durationField(field+".autoscaledRolloutPolicy.waitForDrainDuration", p.WaitForDrainDuration, defaultWaitForDrain, 0, maxWaitForDrain)
 		if err != nil {
@@ -117,7 +117,7 @@ func normalizeBlueGreen(in *api.BlueGreenSettings, field string, ctx upgradeCont
 		}
 		bg.AutoscaledRolloutPolicy = &api.AutoscaledRolloutPolicy{WaitForDrainDuration: api.FormatDuration(wait)}
 		if bg.NodePoolSoakDuration != "" {
-			return nil, invalidArgument("Invalid value for field %q: autoscaled blue-green upgrades have no node pool soak phase (R-ABG-3); remove nodePoolSoakDuration.", field+".nodePoolSoakDuration")
+			return nil, invalidArgument("Invalid value for field %q: autoscaled blue-green upgrades have no node pool soak phase (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/blue-green-upgrades#r-abg-3); remove nodePoolSoakDuration.", field+".nodePoolSoakDuration")
 		}
 		return bg, nil
 	}
@@ -131,9 +131,9 @@ func normalizeBlueGreen(in *api.BlueGreenSettings, field string, ctx upgradeCont
 	case sp.BatchPercentage != nil && sp.BatchNodeCount != nil:
 		return nil, invalidArgument("Invalid value for field %q: StandardRolloutPolicy must contain only one of: batchNodeCount, batchPercentage.", f)
 	case sp.BatchPercentage != nil && (*sp.BatchPercentage < 0 || *sp.BatchPercentage > 1):
-		return nil, invalidField(f+".batchPercentage", *sp.BatchPercentage, "Must be between 0.0 and 1.0 (a fraction of the blue pool's nodes per batch; 0 skips the drain phase, R-BG-3)")
+		return nil, invalidField(f+".batchPercentage", *sp.BatchPercentage, "Must be between 0.0 and 1.0 (a fraction of the blue pool's nodes per batch; 0 skips the drain phase; see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/blue-green-upgrades#r-bg-3)")
 	case sp.BatchNodeCount != nil && *sp.BatchNodeCount < 0:
-		return nil, invalidField(f+".batchNodeCount", *sp.BatchNodeCount, "Must not be negative (0 skips the drain phase, R-BG-3)")
+		return nil, invalidField(f+".batchNodeCount", *sp.BatchNodeCount, "Must not be negative (0 skips the drain phase; see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/blue-green-upgrades#r-bg-3)")
 	case sp.BatchPercentage == nil && sp.BatchNodeCount == nil:
 		n := int32(defaultBatchNodes)
 		sp.BatchNodeCount = &n
@@ -172,7 +172,7 @@ func durationField(field, v string, def, min, max time.Duration) (time.Duration,
 func checkAutoscalingKeepsStrategy(p *NodePool, as api.NodePoolAutoscaling, field string) error {
 	bg := p.UpgradeSettings.BlueGreenSettings
 	if !as.Enabled && bg != nil && bg.AutoscaledRolloutPolicy != nil {
-		return invalidArgument("Invalid value for field %q: node pool %s upgrades with autoscaled blue-green, which needs the cluster autoscaler (R-ABG-1); change the upgrade strategy before disabling autoscaling.", field, p.Name)
+		return invalidArgument("Invalid value for field %q: node pool %s upgrades with autoscaled blue-green, which needs the cluster autoscaler (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/blue-green-upgrades#r-abg-1); change the upgrade strategy before disabling autoscaling.", field, p.Name)
 	}
 	return nil
 }

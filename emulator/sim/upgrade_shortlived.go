@@ -23,7 +23,7 @@ func (w *World) registerShortLivedHandlers() {
 		if p == nil || n.Spec == p.Spec {
 			return
 		}
-		w.record("NodeInterrupted", c, n.Pool, n.Name, "", "flex-start node %s reached the end of its run; its replacement uses %s (R-SL-1)", n.Name, describeSpecChange(n.Spec, p.Spec))
+		w.record("NodeInterrupted", c, n.Pool, n.Name, "", "flex-start node %s reached the end of its run; its replacement uses %s", n.Name, describeSpecChange(n.Spec, p.Spec))
 		w.deleteNode(c, n, "interrupted")
 	})
 }
@@ -36,7 +36,7 @@ func (w *World) beginShortLived(c *Cluster, p *NodePool) {
 			old = append(old, name)
 		}
 	}
-	w.record("UpgradeStarted", c, p.Name, "", u.Op, "short-lived upgrade of %s: new nodes use %s now; the %d existing nodes run until interrupted, within %s (R-SL-1)",
+	w.record("UpgradeStarted", c, p.Name, "", u.Op, "short-lived upgrade of %s: new nodes use %s now; the %d existing nodes run until interrupted, within %s",
 		p.Name, describeSpecChange(u.From, u.Target), len(old), shortLivedWindow)
 	for _, name := range old {
 		w.schedule(w.jitter(time.Hour, shortLivedWindow-time.Hour), Event{Kind: evNodeInterrupted, Cluster: c.Key(), Node: name})

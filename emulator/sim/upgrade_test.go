@@ -208,7 +208,7 @@ func TestSurgeCancelResumeRollback(t *testing.T) {
 	}
 	op = startUpgrade(t, w, "pool-a", to.String())
 	runOp(t, w, op, 3*time.Hour)
-	if _, err := w.RollbackNodePool("proj", "us-central1-a", "c1", "pool-a", nil); err == nil || !strings.Contains(err.Error(), "R-SURGE-9") {
+	if _, err := w.RollbackNodePool("proj", "us-central1-a", "c1", "pool-a", nil); err == nil || !strings.Contains(err.Error(), "#r-surge-9") {
 		t.Fatalf("rollback after a successful upgrade: %v", err)
 	}
 	// Resume: cancel half way, then update to the same version again.
@@ -505,7 +505,7 @@ func TestAutoscaledBlueGreenValidation(t *testing.T) {
 		AutoscaledRolloutPolicy: &api.AutoscaledRolloutPolicy{}}}
 	_, err := w.CreateCluster("proj", "us-central1-a", &api.CreateClusterRequest{Cluster: &api.Cluster{Name: "c1",
 		NodePools: []*api.NodePool{{Name: "p", InitialNodeCount: 1, UpgradeSettings: abg}}}})
-	if err == nil || !strings.Contains(err.Error(), "R-ABG-1") || !strings.Contains(err.Error(), "autoscaler") {
+	if err == nil || !strings.Contains(err.Error(), "#r-abg-1") || !strings.Contains(err.Error(), "autoscaler") {
 		t.Fatalf("without autoscaling: %v", err)
 	}
 	// A control plane older than 1.34.0-gke.2201000: at a date when 1.34.0 is the newest minor.
@@ -547,7 +547,7 @@ func TestAutoscaledBlueGreenValidation(t *testing.T) {
 		t.Helper()
 		e, ok := AsError(err)
 		if !ok || e.HTTPCode != 400 || e.Status != "INVALID_ARGUMENT" || !strings.Contains(e.Message, "upgradeSettings.blueGreenSettings.autoscaledRolloutPolicy") ||
-			!strings.Contains(e.Message, "node auto-provisioning") || !strings.Contains(e.Message, "R-ABG-6") {
+			!strings.Contains(e.Message, "node auto-provisioning") || !strings.Contains(e.Message, "#r-abg-6") {
 			t.Fatalf("%s: %v, want a 400 INVALID_ARGUMENT naming upgradeSettings.blueGreenSettings.autoscaledRolloutPolicy and R-ABG-6", what, err)
 		}
 	}
@@ -575,7 +575,7 @@ func TestAutoscaledBlueGreenValidation(t *testing.T) {
 	}
 	runOp(t, ap, op, time.Hour)
 	_, err = ap.UpdateNodePool("proj", "us-central1", "c1", "default-pool", &api.UpdateNodePoolRequest{UpgradeSettings: abg})
-	if err == nil || !strings.Contains(err.Error(), "R-UPG-3") {
+	if err == nil || !strings.Contains(err.Error(), "#r-upg-3") {
 		t.Fatalf("autoscaled blue-green on Autopilot's auto-provisioned pool: %v, want refused (R-UPG-3)", err)
 	}
 }
@@ -624,7 +624,7 @@ func TestSurgeDefaultsOneSurgeNoUnavailable(t *testing.T) {
 	}
 	_, err = w.UpdateNodePool("proj", "us-central1", "c1", "pool-a", &api.UpdateNodePoolRequest{
 		UpgradeSettings: &api.UpgradeSettings{Strategy: api.StrategySurge}})
-	if e, ok := AsError(err); !ok || e.HTTPCode != 400 || !strings.Contains(e.Message, "upgradeSettings") || !strings.Contains(e.Message, "R-SURGE-1") {
+	if e, ok := AsError(err); !ok || e.HTTPCode != 400 || !strings.Contains(e.Message, "upgradeSettings") || !strings.Contains(e.Message, "#r-surge-1") {
 		t.Fatalf("maxSurge 0 and maxUnavailable 0: %v, want a 400 naming upgradeSettings and R-SURGE-1", err)
 	}
 

@@ -38,7 +38,7 @@ func (w *World) upgradeWindowOpen(c *Cluster, p *NodePool) bool {
 		if !u.WaitingUntil.IsZero() {
 			u.WaitingUntil = time.Time{}
 			if !u.Deferred {
-				w.record("UpgradeResumed", c, p.Name, "", u.Op, "surge upgrade of %s resumed: maintenance allowed until %s (R-MW-3)", p.Name, end.Format(time.RFC3339))
+				w.record("UpgradeResumed", c, p.Name, "", u.Op, "surge upgrade of %s resumed: maintenance allowed until %s", p.Name, end.Format(time.RFC3339))
 			}
 		}
 		return true
@@ -58,10 +58,10 @@ func (w *World) upgradeWindowOpen(c *Cluster, p *NodePool) bool {
 		u.WaitingUntil = now.Add(maintenanceHorizon)
 	}
 	if u.Deferred {
-		w.record("UpgradeWaiting", c, p.Name, "", u.Op, "%s of %s (%s) respects the maintenance policy and has not begun: %s; %s (R-MW-5)",
+		w.record("UpgradeWaiting", c, p.Name, "", u.Op, "%s of %s (%s) respects the maintenance policy and has not begun: %s; %s. To apply it now, update the node pool to the version it runs",
 			strategyName(u.Strategy), p.Name, describeSpecChange(u.From, u.Target), why, when)
 	} else {
-		w.record("UpgradePaused", c, p.Name, "", u.Op, "surge upgrade of %s paused after %d of %d nodes: %s; nodes mid-upgrade finish, %s (R-MW-3)",
+		w.record("UpgradePaused", c, p.Name, "", u.Op, "surge upgrade of %s paused after %d of %d nodes: %s; nodes mid-upgrade finish, %s",
 			p.Name, u.Done, u.Total, why, when)
 	}
 	return false
@@ -91,7 +91,7 @@ func (w *World) applyNowIfDeferred(c *Cluster, p *NodePool, version string, only
 		return nil, false
 	}
 	u.Policy, u.Deferred, u.WaitingUntil = "", false, time.Time{}
-	w.record("UpgradeForced", c, p.Name, "", u.Op, "node pool %s upgraded to the version it runs (%s): the waiting %s starts now, outside the maintenance policy (R-MW-5)",
+	w.record("UpgradeForced", c, p.Name, "", u.Op, "node pool %s upgraded to the version it runs (%s): the waiting %s starts now, outside the maintenance policy",
 		p.Name, version, describeSpecChange(u.From, u.Target))
 	w.beginUpgrade(c, p)
 	return op, true

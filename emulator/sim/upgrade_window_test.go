@@ -57,7 +57,7 @@ func TestSurgeAutoUpgradePausesOutsideTheWindow(t *testing.T) {
 			second++
 		}
 	}
-	paused, resumed := eventTimes(w, "UpgradePaused", "R-MW-3"), eventTimes(w, "UpgradeResumed", "R-MW-3")
+	paused, resumed := eventTimes(w, "UpgradePaused", "nodes mid-upgrade finish"), eventTimes(w, "UpgradeResumed", "maintenance allowed until")
 	if len(paused) != 1 || len(resumed) != 1 {
 		t.Fatalf("paused at %v, resumed at %v: want once each", paused, resumed)
 	}
@@ -105,7 +105,7 @@ func TestManualNodeRecreationWaitsForTheWindow(t *testing.T) {
 	if op.Status != api.OpStatusRunning || machineCount(c, "e2-standard-4") != 0 {
 		t.Fatalf("before the window: operation %s, %d nodes on e2-standard-4; want RUNNING and none", op.Status, machineCount(c, "e2-standard-4"))
 	}
-	if ev := mustEvents(w, "UpgradeWaiting"); len(ev) != 1 || !strings.Contains(ev[0].Message, "R-MW-5") || !strings.Contains(ev[0].Message, "2026-11-03T03:00:00Z") {
+	if ev := mustEvents(w, "UpgradeWaiting"); len(ev) != 1 || !strings.Contains(ev[0].Message, "To apply it now, update the node pool to the version it runs") || !strings.Contains(ev[0].Message, "2026-11-03T03:00:00Z") {
 		t.Fatalf("UpgradeWaiting events: %v", ev)
 	}
 	if !strings.Contains(op.Detail, "waiting for a maintenance window") {

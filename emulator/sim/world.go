@@ -42,7 +42,8 @@ type State struct {
 }
 
 // World owns a State and runs it. It is not safe for concurrent use: the Runner gives one
-// goroutine ownership (DESIGN.md "Concurrency").
+// goroutine ownership, a single writer that applies commands and due events in order, so the
+// model needs no locks.
 type World struct {
 	st       *State
 	pcg      *rand.PCG

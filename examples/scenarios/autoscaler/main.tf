@@ -2,8 +2,9 @@
 # pool of one node per zone that may grow to four per zone, and a Spot pool that starts empty and
 # may grow to twelve nodes in all. The web workload needs more CPU than the three on-demand nodes
 # have, and the batch workload only runs on Spot nodes, so the apply waits while the autoscaler
-# adds nodes for the pending pods (R-CA-1): the on-demand pool in every zone (location policy
-# BALANCED, R-CA-6), the Spot pool where there is capacity (ANY, GKE's default for Spot).
+# adds nodes for the pending pods: the on-demand pool in every zone (location policy
+# BALANCED), the Spot pool where there is capacity (ANY, GKE's default for Spot). What the
+# autoscaler does and why: docs/guides/cluster-autoscaler.md.
 # node_count keeps its configured value while the autoscaler changes the size, so
 # `terraform plan` stays empty; the output nodes_per_zone shows the sizes.
 #
@@ -11,7 +12,7 @@
 #   terraform apply   (with the dev_overrides CLI config the README shows)
 #   gkesim events --cluster elastic --type ScaleUp        (which pool grew, in which zones, for how many pods)
 #   terraform apply -var web_replicas=2 -var batch_replicas=0
-#   gkesim clock advance 30m                               (unneeded nodes go after a minute with OPTIMIZE_UTILIZATION, R-CA-8)
+#   gkesim clock advance 30m                               (unneeded nodes go after a minute with OPTIMIZE_UTILIZATION)
 #   gkesim events --cluster elastic --type ScaleDown       (down to min_node_count per zone, the Spot pool to 0)
 #   terraform plan                                         (still empty; terraform refresh, then terraform output nodes_per_zone)
 
