@@ -42,7 +42,7 @@ export function mount(root, params) {
   const c = clusterOf(params);
   let range = 3600;
   root.append(...heading([['Clusters', '#/clusters'], [c.name, clusterHash(c)], ['load balancers']], `Load balancers of ${c.name}`,
-    'What GKE built for each LoadBalancer Service (R-LB-2) and how its backends answered their health checks over time (R-LB-6).'));
+    'What GKE built for each LoadBalancer Service and why, and how its backends answered their health checks over time.'));
   const rangeSel = h('select', { 'aria-label': 'Time range' }, RANGES.map(([l, s]) => h('option', { value: String(s), selected: s === range }, `last ${l}`)));
   root.append(h('div', { class: 'filters' }, h('label', {}, 'Health over', rangeSel)));
   const view = liveView(root, {

@@ -61,7 +61,7 @@ function drawCalendar(canvas, cal, width) {
       for (const [a, b] of occ) band(a, b, '#ceead6', y, rh - 2);
       for (const [a, b, counted] of avail) {
         band(a, b, counted ? COLOURS.green : '#81c995', y, rh - 2);
-        if (b > start && a < end) hits.push({ x: xt(a), y, w: xt(b) - xt(a), h: rh, text: `Available ${fmtTime(a)} → ${fmtTime(b)} (${fmtDur((b - a) / 1000)})${counted ? '' : ': shorter than 4h, not counted (R-EX-4a)'}` });
+        if (b > start && a < end) hits.push({ x: xt(a), y, w: xt(b) - xt(a), h: rh, text: `Available ${fmtTime(a)} → ${fmtTime(b)} (${fmtDur((b - a) / 1000)})${counted ? '' : ': shorter than 4h, so GKE does not count it'}` });
       }
       for (const [a, b, scope, name] of excl) {
         band(a, b, SCOPE[scope][0], y + rh - 5, 3);
@@ -149,7 +149,7 @@ export function mount(root, params) {
       const grid = h('div', { class: 'cards-2' },
         h('section', { class: 'card', 'aria-labelledby': 'kinds-title' }, h('h2', { id: 'kinds-title' }, 'When each kind of upgrade may run'), kinds),
         h('section', { class: 'card', 'aria-labelledby': 'roll-title' }, h('h2', { id: 'roll-title' }, 'Availability in the 32 days from each day'),
-          h('p', { class: 'note' }, 'Hours inside the window and outside NO_UPGRADES exclusions, in stretches of at least 4 hours (R-EX-4a). The dashed line is the 48h GKE requires.'), rolling));
+          h('p', { class: 'note' }, 'Hours inside the window and outside NO_UPGRADES exclusions, in stretches of at least 4 hours, as GKE counts them. The dashed line is the 48h GKE requires.'), rolling));
       body.append(grid);
       const rhits = drawRolling(rolling, cal, Math.max(300, Math.floor(grid.clientWidth / (grid.clientWidth > 880 ? 2 : 1)) - 40));
       tooltip(rolling, () => rhits);
