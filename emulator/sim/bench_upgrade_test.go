@@ -77,22 +77,26 @@ func benchUpgrade(b *testing.B, nodes, pods int, setup func() (*World, *Cluster,
 // BenchmarkSurgeUpgrade15000Nodes upgrades all 15,000 nodes of a cluster running 150,000 pods
 // with maxSurge=20 (R-SURGE-2's cap): every node drained, its pods evicted and rescheduled.
 func BenchmarkSurgeUpgrade15000Nodes(b *testing.B) {
-	benchUpgrade(b, 15000, 150000, func() (*World, *Cluster, catalog.Version) {
-		var to catalog.Version
-		w, c := bigCluster(b, func(in *api.Cluster) {
-			from, v := benchVersions(b, New(Options{Seed: 1, Start: testStart}))
-			to = v
-			in.InitialClusterVersion = to.String()
-			for _, p := range in.NodePools {
-				p.Version = from.String()
-				p.UpgradeSettings = &api.UpgradeSettings{MaxSurge: 20}
-			}
-		})
-		if pending := schedule150k(b, w, c); pending != 0 {
-			b.Fatalf("%d pods pending", pending)
+	benchUpgrade(b, 15000, 150000, func() (*World, *Cluster, catalog.Version) { return surgeReadyBigCluster(b) })
+}
+
+// surgeReadyBigCluster is bigCluster running 150,000 pods with every pool on the older of two
+// patches and maxSurge 20; it returns the newer patch.
+func surgeReadyBigCluster(b testing.TB) (*World, *Cluster, catalog.Version) {
+	var to catalog.Version
+	w, c := bigCluster(b, func(in *api.Cluster) {
+		from, v := benchVersions(b, New(Options{Seed: 1, Start: testStart}))
+		to = v
+		in.InitialClusterVersion = to.String()
+		for _, p := range in.NodePools {
+			p.Version = from.String()
+			p.UpgradeSettings = &api.UpgradeSettings{MaxSurge: 20}
 		}
-		return w, c, to
 	})
+	if pending := schedule150k(b, w, c); pending != 0 {
+		b.Fatalf("%d pods pending", pending)
+	}
+	return w, c, to
 }
 
 // BenchmarkBlueGreenUpgrade5000Nodes upgrades 5,000 nodes (five 1,000-node pools in one zone)

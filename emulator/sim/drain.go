@@ -199,9 +199,13 @@ func maxTime(a, b time.Time) time.Time {
 	return b
 }
 
+// pdbTimeoutReached is how the log says a pod was deleted because its drain's PDB timeout
+// passed (the forced end of R-SURGE-3's hour); the operation timeline marks it.
+const pdbTimeoutReached = "PodDisruptionBudget timeout of "
+
 func forcedWhy(d *DrainState) string {
 	if d.Policy.RespectPDB {
-		return ": PodDisruptionBudget timeout of " + d.Policy.PDBTimeout.String() + " reached"
+		return ": " + pdbTimeoutReached + d.Policy.PDBTimeout.String() + " reached"
 	}
 	return " (deleted without eviction)"
 }

@@ -35,6 +35,15 @@ const (
 	phaseWaitingToDrain = "WAITING_TO_DRAIN_BLUE_POOL" // v1beta1 only
 )
 
+// How the log says a batch drain and a soak begin and end (BlueGreenBatch, BlueGreenSoak);
+// the operation timeline draws its bands from them.
+const (
+	logBatchDraining = "draining batch "
+	logBatchDrained  = "batch "
+	logBatchSoaking  = "soaking batch "
+	logPoolSoaking   = "soaking the node pool for "
+)
+
 const (
 	evUpgradeTimer = "upgrade.timer"
 	// cordonTime is how long cordoning the blue pool takes.
@@ -255,7 +264,7 @@ func (w *World) stepBlueGreen(c *Cluster, p *NodePool, op *Operation) {
 				soak := w.startSoak(c, p, bg.PoolSoak)
 				bg.DeletionStart = bg.PhaseUntil
 				if soak > 0 || bg.PoolSoak == 0 { // not skipped by R-BG-4's cap
-					w.record("BlueGreenSoak", c, p.Name, "", u.Op, "soaking the node pool for %s; blue pool deletion starts at %s", soak, bg.DeletionStart.Format(time.RFC3339))
+					w.record("BlueGreenSoak", c, p.Name, "", u.Op, logPoolSoaking+"%s; blue pool deletion starts at %s", soak, bg.DeletionStart.Format(time.RFC3339))
 				}
 			}
 			if w.st.Now.Before(bg.PhaseUntil) {
@@ -385,10 +394,10 @@ func (w *World) drainBlueBatches(c *Cluster, p *NodePool) bool {
 	if bg.BatchOpen {
 		bg.BatchOpen = false
 		bg.Batches++
-		w.record("BlueGreenBatch", c, p.Name, "", u.Op, "batch %d drained; %d blue nodes left", bg.Batches, left)
+		w.record("BlueGreenBatch", c, p.Name, "", u.Op, logBatchDrained+"%d drained; %d blue nodes left", bg.Batches, left)
 		// R-BG-4: every drained batch soaks, the last one too; then the node pool soaks.
 		if soak := w.startSoak(c, p, bg.BatchSoak); soak > 0 {
-			w.record("BlueGreenBatch", c, p.Name, "", u.Op, "soaking batch %d for %s", bg.Batches, soak)
+			w.record("BlueGreenBatch", c, p.Name, "", u.Op, logBatchSoaking+"%d for %s", bg.Batches, soak)
 		}
 	}
 	if w.st.Now.Before(bg.PhaseUntil) {
@@ -403,7 +412,7 @@ func (w *World) drainBlueBatches(c *Cluster, p *NodePool) bool {
 	for i, n := range batch {
 		names[i] = n.Name
 	}
-	w.record("BlueGreenBatch", c, p.Name, "", u.Op, "draining batch %d: %v", bg.Batches+1, names)
+	w.record("BlueGreenBatch", c, p.Name, "", u.Op, logBatchDraining+"%d: %v", bg.Batches+1, names)
 	for _, n := range batch {
 		n.UpgradeRole = roleBlue
 		w.startDrain(c, n, blueBatchDrain, "blue-green batch drain")

@@ -47,8 +47,9 @@ func newServeCmd(out, errOut io.Writer) *cobra.Command {
 		Use:   "serve",
 		Short: "Run the emulator",
 		Long: `Run the emulator: the GKE v1 REST API (and v1beta1) under /v1, each cluster's Kubernetes-shaped
-API under /k8s/..., a read-only Compute view under /compute/v1, and the emulator's clock and
-event log under /emulator/v1. It stops cleanly on SIGINT or SIGTERM.`,
+API under /k8s/..., a read-only Compute view under /compute/v1, the emulator's clock and
+event log under /emulator/v1, and a web console under /ui/ (open it in a browser). It stops
+cleanly on SIGINT or SIGTERM.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var level slog.Level
@@ -101,8 +102,8 @@ event log under /emulator/v1. It stops cleanly on SIGINT or SIGTERM.`,
 			if timeScale == 0 {
 				clock = "frozen (POST /emulator/v1/clock:advance moves it)"
 			}
-			fmt.Fprintf(out, "gkesim %s serving on %s\n  GKE API:  %s/v1/projects/PROJECT/locations/LOCATION/clusters\n  clock:    %s, seed %d, state %s\n",
-				version, url, url, clock, seed, state)
+			fmt.Fprintf(out, "gkesim %s serving on %s\n  GKE API:  %s/v1/projects/PROJECT/locations/LOCATION/clusters\n  console:  %s/ui/\n  clock:    %s, seed %d, state %s\n",
+				version, url, url, url, clock, seed, state)
 			fmt.Fprintf(out, "  use it:   export GKESIM_ENDPOINT=%s\n", url)
 			if authToken != "" {
 				fmt.Fprintln(out, "  auth:     every request but /healthz needs Authorization: Bearer <token> (clients read GKESIM_AUTH_TOKEN);\n"+
