@@ -4,6 +4,7 @@ package emulator
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -42,8 +43,20 @@ type Options struct {
 	CheckpointBytes  int64
 	CheckpointEvents int
 	CheckpointEvery  time.Duration
-	Logger           *slog.Logger
+	// Wall is the wall clock emulated time is paced against (default: the system's); tests pass
+	// a wall.Fake.
+	Wall   sim.Wall
+	Logger *slog.Logger
+	// AdvertiseURL and AuthToken: see server.Options.
+	AdvertiseURL string
+	AuthToken    string
+	// ReadTimeout bounds reading one request, body included (default DefaultReadTimeout): a
+	// body that trickles in is cut off.
+	ReadTimeout time.Duration
 }
+
+// DefaultReadTimeout lets the largest request body (8 MB) arrive over a 1.2 Mbit/s link.
+const DefaultReadTimeout = time.Minute
 
 // Emulator is a running emulator.
 type Emulator struct {
@@ -60,7 +73,9 @@ type Emulator struct {
 	// Resumed says the state was loaded from the store rather than started empty.
 	Resumed bool
 	// Replayed is how many journal records a resumed state replayed.
-	Replayed int
+	Replayed    int
+	readTimeout time.Duration
+	tls         *tls.Config
 }
 
 // New creates and starts the simulation, resuming what the store holds. Serve or Listen makes
@@ -69,14 +84,28 @@ func New(opts Options) (*Emulator, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
+	if !(opts.TimeScale >= 0 && opts.TimeScale <= sim.MaxTimeScale) {
+		return nil, fmt.Errorf("time scale %g: must be 0 (frozen) or positive, at most %d", opts.TimeScale, sim.MaxTimeScale)
+	}
+	if opts.AdvertiseURL != "" {
+		if _, err := server.ParseAdvertiseURL(opts.AdvertiseURL); err != nil {
+			return nil, err
+		}
+	}
+	tlsConfig, caPEM, err := kubectlTLS(opts)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Wall == nil {
+		opts.Wall = wall.System{}
+	}
 	if opts.Start.IsZero() {
-		opts.Start = time.Now()
+		opts.Start = opts.Wall.Now()
 	}
 	e := &Emulator{done: make(chan error, 1), store: opts.Store}
 	var saved *store.Saved
 	var w *sim.World
 	if opts.Store != nil {
-		var err error
 		if saved, err = opts.Store.Open(); err != nil {
 			return nil, fmt.Errorf("load saved state: %w", err)
 		}
@@ -100,13 +129,26 @@ func New(opts Options) (*Emulator, error) {
 			}
 		}
 	}
-	ropts := sim.RunnerOptions{Wall: wall.System{}, TimeScale: opts.TimeScale, Logger: opts.Logger,
+	ropts := sim.RunnerOptions{Wall: opts.Wall, TimeScale: opts.TimeScale, Logger: opts.Logger,
 		CheckpointBytes: opts.CheckpointBytes, CheckpointEvents: opts.CheckpointEvents, CheckpointEvery: opts.CheckpointEvery}
 	if saved != nil && saved.HasTimeScale {
 		ropts.TimeScale = saved.TimeScale
 	}
 	e.Runner = sim.NewRunner(w, ropts)
-	e.handler = server.New(e.Runner, opts.Logger)
+	srv, err := server.New(e.Runner, server.Options{Logger: opts.Logger, AdvertiseURL: opts.AdvertiseURL, AuthToken: opts.AuthToken,
+		ClusterCACertificate: caPEM})
+	if err != nil {
+		if opts.Store != nil {
+			opts.Store.Close()
+		}
+		return nil, err
+	}
+	e.handler = srv
+	e.tls = tlsConfig
+	e.readTimeout = opts.ReadTimeout
+	if e.readTimeout == 0 {
+		e.readTimeout = DefaultReadTimeout
+	}
 	if saved != nil {
 		for _, rec := range saved.Records {
 			if err := e.Runner.Replay(rec.At, rec.Data, e.handler.Replay); err != nil {
@@ -132,6 +174,9 @@ func New(opts Options) (*Emulator, error) {
 	return e, nil
 }
 
+// Handler serves the emulator's HTTP API without a listener (tests and benchmarks).
+func (e *Emulator) Handler() http.Handler { return e.handler }
+
 // TimeScale is the emulator's time scale now.
 func (e *Emulator) TimeScale() float64 {
 	var scale float64
@@ -152,14 +197,17 @@ func (e *Emulator) Listen(addr string) (string, error) {
 	// Requests (event streams above all) see this context end when Close begins.
 	base, stop := context.WithCancel(context.Background())
 	e.stopRequests = stop
-	e.srv = &http.Server{Handler: e.handler, ReadHeaderTimeout: 10 * time.Second,
+	e.srv = &http.Server{Handler: e.handler, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: e.readTimeout,
 		BaseContext: func(net.Listener) context.Context { return base }}
+	if e.tls != nil {
+		ln = withTLS(ln, e.tls)
+	}
 	go func() {
 		if err := e.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			slog.Error("serve", "error", err)
 		}
 	}()
-	return "http://" + ln.Addr().String(), nil
+	return "http://" + e.ln.Addr().String(), nil
 }
 
 // Abandon stops the emulator as a crash would, without a last checkpoint: a restart replays the

@@ -179,7 +179,7 @@ func (r *ClusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 			},
 			"enable_l4_ilb_subsetting": schema.BoolAttribute{
 				Optional: true, Computed: true,
-				MarkdownDescription: "GKE subsetting for L4 internal load balancers. It cannot be disabled once enabled (R-LB-4): turning it off replaces the cluster.",
+				MarkdownDescription: "GKE subsetting for L4 internal load balancers. It cannot be disabled once enabled ([R-LB-4](../guides/load-balancers.md#r-lb-4)): turning it off replaces the cluster.",
 				Default:             booldefault.StaticBool(false),
 				PlanModifiers:       []planmodifier.Bool{boolplanmodifier.RequiresReplaceIf(subsettingDisabled, "Disabling L4 ILB subsetting replaces the cluster.", "Disabling L4 ILB subsetting replaces the cluster.")},
 			},
@@ -222,7 +222,7 @@ func (r *ClusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 				}},
 			},
 			"cluster_autoscaling": schema.ListNestedBlock{
-				MarkdownDescription: "Cluster-wide settings of the cluster autoscaler, which works on the node pools that have `autoscaling` (R-CA-8). " +
+				MarkdownDescription: "Cluster-wide settings of the cluster autoscaler, which works on the node pools that have `autoscaling` ([R-CA-8](../guides/cluster-autoscaler.md#r-ca-8)). " +
 					"Changing the profile updates the cluster in place. Without this block GKE uses `BALANCED`; removing the block leaves the profile as it is on GKE " +
 					"(set `autoscaling_profile = \"BALANCED\"` to go back).",
 				Validators: []validator.List{listvalidator.SizeAtMost(1)},
@@ -230,7 +230,7 @@ func (r *ClusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 					"autoscaling_profile": schema.StringAttribute{
 						Optional: true, Computed: true,
 						MarkdownDescription: "`BALANCED` (default) or `OPTIMIZE_UTILIZATION`: removes underutilised nodes sooner (after 1 minute unneeded instead of 10) " +
-							"and schedules pods onto the most allocated nodes (R-CA-8).",
+							"and schedules pods onto the most allocated nodes ([R-CA-8](../guides/cluster-autoscaler.md#r-ca-8)).",
 						Default:    stringdefault.StaticString(defaultProfile),
 						Validators: []validator.String{stringvalidator.OneOf("BALANCED", "OPTIMIZE_UTILIZATION")},
 					},

@@ -95,13 +95,13 @@ func (r *LoadBalancerServiceResource) Schema(ctx context.Context, _ resource.Sch
 	for name, a := range map[string]schema.Attribute{
 		"internal": schema.BoolAttribute{
 			Optional: true, Computed: true, Default: booldefault.StaticBool(false),
-			MarkdownDescription: "An internal passthrough Network Load Balancer (annotation `" + lbTypeAnnotation + ": \"Internal\"`, R-LB-1) instead of an external one. " +
+			MarkdownDescription: "An internal passthrough Network Load Balancer (annotation `" + lbTypeAnnotation + ": \"Internal\"`, [R-LB-1](../guides/load-balancers.md#r-lb-1)) instead of an external one. " +
 				"Changing it makes GKE replace the load balancer (new address, new kind).",
 		},
 		"external_traffic_policy": schema.StringAttribute{
 			Optional: true, Computed: true, Default: stringdefault.StaticString("Cluster"),
 			MarkdownDescription: "`Cluster` (default): every node passes the health check and forwards to any serving pod, with SNAT. " +
-				"`Local`: only nodes running a ready serving pod pass, and the client address is preserved (R-LB-6, R-LB-7).",
+				"`Local`: only nodes running a ready serving pod pass, and the client address is preserved ([R-LB-6](../guides/load-balancers.md#r-lb-6), [R-LB-7](../guides/load-balancers.md#r-lb-7)).",
 			Validators: []validator.String{stringvalidator.OneOf("Cluster", "Local")},
 		},
 		"selector": schema.MapAttribute{
@@ -112,7 +112,7 @@ func (r *LoadBalancerServiceResource) Schema(ctx context.Context, _ resource.Sch
 		"annotations": schema.MapAttribute{
 			ElementType: types.StringType, Optional: true,
 			MarkdownDescription: "Annotations of the Service, e.g. `cloud.google.com/l4-rbs = \"enabled\"` for a backend service-based external load balancer " +
-				"(it counts only when the Service is created, R-LB-2). Set `internal` rather than the load-balancer-type annotations; " +
+				"(it counts only when the Service is created, [R-LB-2](../guides/load-balancers.md#r-lb-2)). Set `internal` rather than the load-balancer-type annotations; " +
 				"the annotations GKE writes (`service.kubernetes.io/*`, `cloud.google.com/neg-status`) are not part of this map.",
 			Validators: []validator.Map{mapvalidator.KeysAre(kubeKey)},
 		},
@@ -133,7 +133,7 @@ func (r *LoadBalancerServiceResource) Schema(ctx context.Context, _ resource.Sch
 		},
 		"load_balancer_kind": schema.StringAttribute{
 			Computed: true,
-			MarkdownDescription: "What GKE built (R-LB-2): `internal-neg` (backend service with GCE_VM_IP NEGs), `internal-instance-group` (backend service with the cluster's " +
+			MarkdownDescription: "What GKE built ([R-LB-2](../guides/load-balancers.md#r-lb-2)): `internal-neg` (backend service with GCE_VM_IP NEGs), `internal-instance-group` (backend service with the cluster's " +
 				"unmanaged instance groups), `external-backend-service` (cloud.google.com/l4-rbs at creation) or `external-target-pool`.",
 			PlanModifiers: []planmodifier.String{useStateUnlessChanged("internal")},
 		},
@@ -144,11 +144,11 @@ func (r *LoadBalancerServiceResource) Schema(ctx context.Context, _ resource.Sch
 			PlanModifiers: []planmodifier.List{realised},
 		},
 		"backend_node_count": schema.Int64Attribute{
-			Computed: true, MarkdownDescription: "Backend VMs: NEG endpoints (R-LB-3), or instance group / target pool members (every node).",
+			Computed: true, MarkdownDescription: "Backend VMs: NEG endpoints ([R-LB-3](../guides/load-balancers.md#r-lb-3)), or instance group / target pool members (every node).",
 			PlanModifiers: []planmodifier.Int64{realised},
 		},
 		"healthy_node_count": schema.Int64Attribute{
-			Computed: true, MarkdownDescription: "Backend VMs passing the load balancer's health check when the apply or refresh read them (R-LB-6).",
+			Computed: true, MarkdownDescription: "Backend VMs passing the load balancer's health check when the apply or refresh read them ([R-LB-6](../guides/load-balancers.md#r-lb-6)).",
 			PlanModifiers: []planmodifier.Int64{realised},
 		},
 	} {
@@ -156,7 +156,7 @@ func (r *LoadBalancerServiceResource) Schema(ctx context.Context, _ resource.Sch
 	}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "A LoadBalancer Service: a Kubernetes Service of type `LoadBalancer` in a cluster, and the Google Cloud passthrough load balancer GKE builds for it " +
-			"(internal or external; NEGs, instance groups or a target pool, R-LB-2). An apply waits until the load balancer has its address and its backends' health is known.",
+			"(internal or external; NEGs, instance groups or a target pool). An apply waits until the load balancer has its address and its backends' health is known.",
 		Attributes: attrs,
 		Blocks: map[string]schema.Block{
 			"port": schema.ListNestedBlock{
@@ -214,7 +214,7 @@ func (r *LoadBalancerServiceResource) ValidateConfig(ctx context.Context, req re
 		switch {
 		case k == lbTypeAnnotation || k == lbTypeLegacyAnnotation:
 			resp.Diagnostics.AddAttributeError(path.Root("annotations").AtMapKey(k), "Annotation managed by internal",
-				"Set internal = true instead of the "+k+" annotation (R-LB-1).")
+				"Set internal = true instead of the "+k+" annotation (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/load-balancers#r-lb-1).")
 		case gkeWritten(k):
 			resp.Diagnostics.AddAttributeError(path.Root("annotations").AtMapKey(k), "Annotation written by GKE",
 				"GKE writes "+k+" on the Services it builds load balancers for; it cannot be set.")
@@ -230,7 +230,7 @@ func (r *LoadBalancerServiceResource) ValidateConfig(ctx context.Context, req re
 	}
 	if !m.HealthCheckNodePort.IsNull() && !m.HealthCheckNodePort.IsUnknown() && m.ExternalTrafficPolicy.ValueString() != "Local" && !m.ExternalTrafficPolicy.IsUnknown() {
 		resp.Diagnostics.AddAttributeError(path.Root("health_check_node_port"), "Health check node port needs Local",
-			"health_check_node_port may only be set with external_traffic_policy = \"Local\"; with Cluster the health check probes kube-proxy's port 10256 (R-LB-6).")
+			"health_check_node_port may only be set with external_traffic_policy = \"Local\"; with Cluster the health check probes kube-proxy's port 10256 (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/load-balancers#r-lb-6).")
 	}
 }
 

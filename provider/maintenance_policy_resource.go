@@ -240,7 +240,7 @@ func (r *MaintenancePolicyResource) ValidateConfig(ctx context.Context, req reso
 	}
 	if !daily.IsUnknown() && !recurring.IsUnknown() && len(daily.Elements())+len(recurring.Elements()) != 1 {
 		resp.Diagnostics.AddError("Exactly one maintenance window is required",
-			"Set exactly one of daily_maintenance_window and recurring_window: a cluster has one maintenance window (R-MW-2).")
+			"Set exactly one of daily_maintenance_window and recurring_window: a cluster has one maintenance window (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/maintenance#r-mw-2).")
 	}
 	for _, rw := range m.RecurringWindow {
 		start, okS := knownTime(rw.StartTime)
@@ -288,12 +288,12 @@ func (r *MaintenancePolicyResource) ValidateConfig(ctx context.Context, req reso
 			resp.Diagnostics.AddError("Exclusion ends before it starts", fmt.Sprintf("%s: end_time %s must be after start_time %s.", where, e.EndTime.ValueString(), e.StartTime.ValueString()))
 		} else if scope.ValueString() == scopeNoUpgrades && end.Sub(start) > maxNoUpgradesDays*24*time.Hour {
 			resp.Diagnostics.AddError("NO_UPGRADES exclusion too long",
-				fmt.Sprintf("%s lasts %s: an exclusion with scope NO_UPGRADES lasts at most %d days (R-EX-4). Split it, or use scope NO_MINOR_UPGRADES.", where, end.Sub(start), maxNoUpgradesDays))
+				fmt.Sprintf("%s lasts %s: an exclusion with scope NO_UPGRADES lasts at most %d days (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/maintenance#r-ex-4). Split it, or use scope NO_MINOR_UPGRADES.", where, end.Sub(start), maxNoUpgradesDays))
 		}
 	}
 	if noUpgrades > maxNoUpgradesExclusions {
 		resp.Diagnostics.AddAttributeError(path.Root("maintenance_exclusion"), "Too many NO_UPGRADES exclusions",
-			fmt.Sprintf("%d exclusions have scope NO_UPGRADES; a cluster has at most %d (R-EX-4).", noUpgrades, maxNoUpgradesExclusions))
+			fmt.Sprintf("%d exclusions have scope NO_UPGRADES; a cluster has at most %d (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/maintenance#r-ex-4).", noUpgrades, maxNoUpgradesExclusions))
 	}
 }
 

@@ -52,7 +52,7 @@ var autoscalingPath = path.Root("autoscaling")
 // autoscalingBlock is the resource's autoscaling block.
 func autoscalingBlock() schema.ListNestedBlock {
 	return schema.ListNestedBlock{
-		MarkdownDescription: "The cluster autoscaler on this pool (R-CA-1..4): it adds nodes for pending pods and removes underutilised ones, " +
+		MarkdownDescription: "The cluster autoscaler on this pool ([R-CA-1](../guides/cluster-autoscaler.md#r-ca-1) to [R-CA-4](../guides/cluster-autoscaler.md#r-ca-4)): it adds nodes for pending pods and removes underutilised ones, " +
 			"within per-zone limits (`min_node_count`/`max_node_count`) or limits for the whole pool (`total_min_node_count`/`total_max_node_count`), not both. " +
 			"While the block is present the autoscaler owns the pool's size: `node_count` keeps its value in state and a size the autoscaler changed shows no diff. " +
 			"Removing the block turns autoscaling off.",
@@ -76,7 +76,7 @@ func autoscalingBlock() schema.ListNestedBlock {
 			},
 			"location_policy": schema.StringAttribute{
 				Optional: true, Computed: true,
-				MarkdownDescription: "Where scale-ups put new nodes (R-CA-6): `BALANCED` keeps the zones within a node of each other, `ANY` uses the zones with capacity. " +
+				MarkdownDescription: "Where scale-ups put new nodes ([R-CA-6](../guides/cluster-autoscaler.md#r-ca-6)): `BALANCED` keeps the zones within a node of each other, `ANY` uses the zones with capacity. " +
 					"Left out, it keeps its current value; in a new block it is GKE's default, `ANY` for Spot pools and `BALANCED` otherwise (shown in the plan).",
 				Validators: []validator.String{stringvalidator.OneOf(locationPolicyBalanced, locationPolicyAny)},
 			},
@@ -145,7 +145,7 @@ func (autoscalingValidator) ValidateResource(ctx context.Context, req resource.V
 		switch {
 		case max.IsNull():
 			fail(maxName, "No autoscaling maximum",
-				"autoscaling sets %s but not %s: the autoscaler needs a maximum (R-CA-3). Set %s (1 to %d, %s), or remove the autoscaling block to turn autoscaling off.",
+				"autoscaling sets %s but not %s: the autoscaler needs a maximum (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/cluster-autoscaler#r-ca-3). Set %s (1 to %d, %s), or remove the autoscaling block to turn autoscaling off.",
 				minName, maxName, maxName, most, where)
 		case !set(max):
 		case max.ValueInt64() < 1:
@@ -163,14 +163,14 @@ func (autoscalingValidator) ValidateResource(ctx context.Context, req resource.V
 	case perZone && total:
 		fail("", "Per-zone and total autoscaling limits together",
 			"autoscaling sets both per-zone limits (min_node_count/max_node_count) and limits for the whole pool (total_min_node_count/total_max_node_count); "+
-				"they are mutually exclusive (R-CA-3). Keep one pair.")
+				"they are mutually exclusive (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/cluster-autoscaler#r-ca-3). Keep one pair.")
 	case perZone:
 		limits("min_node_count", "max_node_count", a.MinNodeCount, a.MaxNodeCount, maxNodesPerZone, "nodes per zone of a node pool")
 	case total:
 		limits("total_min_node_count", "total_max_node_count", a.TotalMinNodeCount, a.TotalMaxNodeCount, maxNodesPerCluster, "nodes in a cluster")
 	default:
 		fail("", "No autoscaling maximum",
-			"autoscaling needs a maximum (R-CA-3): set max_node_count (per zone) or total_max_node_count (the whole pool). Remove the block to turn autoscaling off.")
+			"autoscaling needs a maximum (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/cluster-autoscaler#r-ca-3): set max_node_count (per zone) or total_max_node_count (the whole pool). Remove the block to turn autoscaling off.")
 	}
 }
 
@@ -244,11 +244,11 @@ func planAutoscaling(ctx context.Context, req resource.ModifyPlanRequest, resp *
 	case set(c.MinNodeCount) && n < c.MinNodeCount.ValueInt64():
 		diags.AddAttributeWarning(path.Root(sizeName), "Pool size below the autoscaling minimum",
 			fmt.Sprintf("%s (%d per zone) is below autoscaling.min_node_count (%d). GKE accepts it: the autoscaler adds nodes when pods are pending "+
-				"and never removes one from a zone below its minimum, but it does not grow the pool to the minimum by itself (R-CA-4).", sizeName, n, c.MinNodeCount.ValueInt64()))
+				"and never removes one from a zone below its minimum, but it does not grow the pool to the minimum by itself (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/cluster-autoscaler#r-ca-4).", sizeName, n, c.MinNodeCount.ValueInt64()))
 	case set(c.MaxNodeCount) && n > c.MaxNodeCount.ValueInt64():
 		diags.AddAttributeWarning(path.Root(sizeName), "Pool size above the autoscaling maximum",
 			fmt.Sprintf("%s (%d per zone) is above autoscaling.max_node_count (%d). GKE accepts it: the autoscaler adds no node to such a zone "+
-				"and removes only nodes it can safely remove, so the pool may stay above the maximum (R-CA-4).", sizeName, n, c.MaxNodeCount.ValueInt64()))
+				"and removes only nodes it can safely remove, so the pool may stay above the maximum (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/cluster-autoscaler#r-ca-4).", sizeName, n, c.MaxNodeCount.ValueInt64()))
 	}
 }
 

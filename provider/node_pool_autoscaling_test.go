@@ -438,7 +438,7 @@ func TestAccNodePool_nodeCountWithAutoscaling(t *testing.T) {
 func TestAccNodePool_autoscalingInvalid(t *testing.T) {
 	as := func(body string) string { return "autoscaling {\n" + body + "\n}" }
 	testPlanErrors(t, "gkesim_node_pool", []planErrorCase{
-		{as("min_node_count = 1\nmax_node_count = 3\ntotal_max_node_count = 9"), `(?s)Per-zone and total autoscaling limits together.*mutually exclusive \(R-CA-3\)`},
+		{as("min_node_count = 1\nmax_node_count = 3\ntotal_max_node_count = 9"), `(?s)Per-zone and total autoscaling limits together.*mutually\s+exclusive\s+\(see\s+https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/cluster-autoscaler#r-ca-3\)`},
 		{as("max_node_count = 3\ntotal_min_node_count = 1"), `Per-zone and total autoscaling limits together`},
 		{as("min_node_count = 3\nmax_node_count = 2"), wrappedText("autoscaling.min_node_count (3) must be less than or equal to max_node_count (2).").String()},
 		{as("total_min_node_count = 7\ntotal_max_node_count = 6"), wrappedText("autoscaling.total_min_node_count (7) must be less than or equal to total_max_node_count (6).").String()},

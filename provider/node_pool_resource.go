@@ -116,7 +116,7 @@ func (r *NodePoolResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 	keep := stringplanmodifier.UseStateForUnknown
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "A GKE node pool: one managed instance group per zone of the pool, each with its nodes. " +
-			"Changing `version` or the machine attributes in `node_config` recreates the nodes through the pool's upgrade strategy (R-UPG-1); " +
+			"Changing `version` or the machine attributes in `node_config` recreates the nodes through the pool's upgrade strategy; " +
 			"labels and taints change in place. Attribute names follow terraform-provider-google's `google_container_node_pool`.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
@@ -229,7 +229,7 @@ func (r *NodePoolResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 						},
 						"flex_start": schema.BoolAttribute{
 							Optional: true, Computed: true,
-							MarkdownDescription: "Flex-start VMs (Dynamic Workload Scheduler). GKE upgrades such pools with the `SHORT_LIVED` strategy: running nodes keep their configuration until they are interrupted, within 7 days, and new nodes get the new one (R-SL-1). Changing it replaces the pool.",
+							MarkdownDescription: "Flex-start VMs (Dynamic Workload Scheduler). GKE upgrades such pools with the `SHORT_LIVED` strategy: running nodes keep their configuration until they are interrupted, within 7 days, and new nodes get the new one ([R-SL-1](../guides/node-upgrades.md#r-sl-1)). Changing it replaces the pool.",
 							Default:             booldefault.StaticBool(false),
 							PlanModifiers:       []planmodifier.Bool{replaceIfChanged()},
 						},

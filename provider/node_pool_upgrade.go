@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
@@ -207,6 +206,3 @@ func (m unlessNodesChange) PlanModifyList(ctx context.Context, req planmodifier.
 		m.watch.PlanModifyList(ctx, req, resp)
 	}
 }
-
-// returnAtSoakPath is the resource's blue_green_return_at_soak.
-var returnAtSoakPath = path.Root("blue_green_return_at_soak")

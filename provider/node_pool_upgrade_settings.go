@@ -42,7 +42,7 @@ const (
 	strategyShortLived = "SHORT_LIVED"
 )
 
-// GKE's defaults of what upgrade_settings leaves out (GKE_API.md §3; R-SURGE-1, R-BG-3/4, R-ABG-2).
+// GKE's defaults of what upgrade_settings leaves out (R-SURGE-1, R-BG-3/4, R-ABG-2).
 const (
 	defaultMaxSurge          = 1
 	defaultBatchNodeCount    = 1
@@ -79,7 +79,7 @@ type autoscaledRolloutPolicyModel struct {
 func upgradeSettingsBlock() schema.ListNestedBlock {
 	one := []validator.List{listvalidator.SizeAtMost(1)}
 	return schema.ListNestedBlock{
-		MarkdownDescription: "How GKE upgrades the nodes when `version` or a machine attribute of `node_config` changes (R-UPG-1/2). " +
+		MarkdownDescription: "How GKE upgrades the nodes when `version` or a machine attribute of `node_config` changes ([R-UPG-1](../guides/node-upgrades.md#r-upg-1), [R-UPG-2](../guides/node-upgrades.md#r-upg-2)). " +
 			"Attributes left out keep their current value; in a new block they get GKE's defaults. " +
 			"Removing the block leaves the settings as they are on GKE.",
 		Validators: one,
@@ -87,17 +87,17 @@ func upgradeSettingsBlock() schema.ListNestedBlock {
 			Attributes: map[string]schema.Attribute{
 				"strategy": schema.StringAttribute{
 					Optional: true, Computed: true,
-					MarkdownDescription: "`SURGE` (default) or `BLUE_GREEN`. GKE sets `SHORT_LIVED` on flex-start pools (`node_config.flex_start`), which cannot use another strategy (R-UPG-3).",
+					MarkdownDescription: "`SURGE` (default) or `BLUE_GREEN`. GKE sets `SHORT_LIVED` on flex-start pools (`node_config.flex_start`), which cannot use another strategy ([R-UPG-3](../guides/node-upgrades.md#r-upg-3)).",
 					Validators:          []validator.String{stringvalidator.OneOf(strategySurge, strategyBlueGreen, strategyShortLived)},
 				},
 				"max_surge": schema.Int64Attribute{
 					Optional: true, Computed: true,
-					MarkdownDescription: "Surge: extra nodes created per zone during an upgrade. Defaults to 1 (0 when `max_unavailable` is set above 0 in a new block). At least one of `max_surge` and `max_unavailable` must be above 0 for `SURGE` (R-SURGE-1). Blue-green pools use them for the changes that still upgrade with surge (R-UPG-2).",
+					MarkdownDescription: "Surge: extra nodes created per zone during an upgrade. Defaults to 1 (0 when `max_unavailable` is set above 0 in a new block). At least one of `max_surge` and `max_unavailable` must be above 0 for `SURGE` ([R-SURGE-1](../guides/node-upgrades.md#r-surge-1)). Blue-green pools use them for the changes that still upgrade with surge ([R-UPG-2](../guides/node-upgrades.md#r-upg-2)).",
 					Validators:          []validator.Int64{int64validator.AtLeast(0)},
 				},
 				"max_unavailable": schema.Int64Attribute{
 					Optional: true, Computed: true,
-					MarkdownDescription: "Surge: nodes per zone that may be unavailable at once during an upgrade. Defaults to 0. GKE upgrades at most `max_surge + max_unavailable` nodes at a time, and never more than 20 (R-SURGE-2).",
+					MarkdownDescription: "Surge: nodes per zone that may be unavailable at once during an upgrade. Defaults to 0. GKE upgrades at most `max_surge + max_unavailable` nodes at a time, and never more than 20 ([R-SURGE-2](../guides/node-upgrades.md#r-surge-2)).",
 					Validators:          []validator.Int64{int64validator.AtLeast(0)},
 				},
 			},
@@ -109,13 +109,13 @@ func upgradeSettingsBlock() schema.ListNestedBlock {
 						Attributes: map[string]schema.Attribute{
 							"node_pool_soak_duration": schema.StringAttribute{
 								Optional: true, Computed: true,
-								MarkdownDescription: "Standard rollout: how long the pool soaks after the whole blue pool is drained, before the blue pool is deleted, in seconds (`\"3600s\"`, the default). 0 to 7 days; once the batch soaks and this soak add up to 7 days, the rest is skipped and blue pool deletion starts (R-BG-4). Not allowed with `autoscaled_rollout_policy` (no soak, R-ABG-3).",
+								MarkdownDescription: "Standard rollout: how long the pool soaks after the whole blue pool is drained, before the blue pool is deleted, in seconds (`\"3600s\"`, the default). 0 to 7 days; once the batch soaks and this soak add up to 7 days, the rest is skipped and blue pool deletion starts ([R-BG-4](../guides/blue-green-upgrades.md#r-bg-4)). Not allowed with `autoscaled_rollout_policy` (no soak, [R-ABG-3](../guides/blue-green-upgrades.md#r-abg-3)).",
 								Validators:          []validator.String{soakDurationValidator{}},
 							},
 						},
 						Blocks: map[string]schema.Block{
 							"standard_rollout_policy": schema.ListNestedBlock{
-								MarkdownDescription: "Drain the blue pool in batches (R-BG-3). Set at most one of `batch_percentage` and `batch_node_count`; with neither, batches are 1 node.",
+								MarkdownDescription: "Drain the blue pool in batches ([R-BG-3](../guides/blue-green-upgrades.md#r-bg-3)). Set at most one of `batch_percentage` and `batch_node_count`; with neither, batches are 1 node.",
 								Validators:          one,
 								NestedObject: schema.NestedBlockObject{Attributes: map[string]schema.Attribute{
 									"batch_percentage": schema.Float64Attribute{
@@ -136,7 +136,7 @@ func upgradeSettingsBlock() schema.ListNestedBlock {
 								}},
 							},
 							"autoscaled_rollout_policy": schema.ListNestedBlock{
-								MarkdownDescription: "Autoscaled blue-green (Preview in GKE; google-beta's name): the green pool starts empty and the cluster autoscaler grows it; the blue pool is cordoned, scaled down by the autoscaler, then drained; no soak (R-ABG-1..5). Needs a control plane on 1.34.0-gke.2201000 or later and autoscaling on the pool (GKE checks both).",
+								MarkdownDescription: "Autoscaled blue-green (Preview in GKE; google-beta's name): the green pool starts empty and the cluster autoscaler grows it; the blue pool is cordoned, scaled down by the autoscaler, then drained; no soak ([R-ABG-1](../guides/blue-green-upgrades.md#r-abg-1) to [R-ABG-5](../guides/blue-green-upgrades.md#r-abg-5)). Needs a control plane on 1.34.0-gke.2201000 or later and autoscaling on the pool (GKE checks both).",
 								Validators:          one,
 								NestedObject: schema.NestedBlockObject{Attributes: map[string]schema.Attribute{
 									"wait_for_drain_duration": schema.StringAttribute{
@@ -222,7 +222,7 @@ func (v soakDurationValidator) ValidateString(ctx context.Context, req validator
 			fmt.Sprintf("%q is not a duration in seconds: write it as GKE does, e.g. \"3600s\" for an hour (the value %s).", s, v.Description(ctx)))
 	case d > maxSoakSeconds*time.Second:
 		resp.Diagnostics.AddAttributeError(req.Path, "Duration too long",
-			fmt.Sprintf("%q is %s; GKE allows at most 7 days (\"604800s\") here (R-BG-4, R-ABG-2).", s, d))
+			fmt.Sprintf("%q is %s; GKE allows at most 7 days (\"604800s\") here (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/blue-green-upgrades#r-bg-4).", s, d))
 	}
 }
 
@@ -287,19 +287,19 @@ func (upgradeSettingsValidator) ValidateResource(ctx context.Context, req resour
 	switch {
 	case flex && set(us.Strategy) && strategy != strategyShortLived:
 		fail(at.AtName("strategy"), "Strategy not allowed for flex-start nodes",
-			"node_config.flex_start pools always upgrade with SHORT_LIVED; strategy %q cannot be used (R-UPG-3). Remove strategy or set it to \"SHORT_LIVED\".", strategy)
+			"node_config.flex_start pools always upgrade with SHORT_LIVED; strategy %q cannot be used (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/node-upgrades#r-upg-3). Remove strategy or set it to \"SHORT_LIVED\".", strategy)
 	case !flex && strategy == strategyShortLived:
 		fail(at.AtName("strategy"), "SHORT_LIVED needs flex-start nodes",
-			"GKE sets strategy SHORT_LIVED on flex-start pools only (R-UPG-3, R-SL-1). Set node_config.flex_start = true, or use \"SURGE\" or \"BLUE_GREEN\".")
+			"GKE sets strategy SHORT_LIVED on flex-start pools only (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/node-upgrades#r-upg-3). Set node_config.flex_start = true, or use \"SURGE\" or \"BLUE_GREEN\".")
 	}
 	surge := strategy == strategySurge || (us.Strategy.IsNull() && !flex)
 	if (strategy == strategyShortLived || (flex && us.Strategy.IsNull())) && (us.MaxSurge.ValueInt64() > 0 || us.MaxUnavailable.ValueInt64() > 0 || len(us.BlueGreenSettings) > 0) {
 		fail(at, "SHORT_LIVED has no parameters",
-			"Flex-start pools upgrade with SHORT_LIVED, which has no parameters (R-SL-1): remove max_surge, max_unavailable and blue_green_settings.")
+			"Flex-start pools upgrade with SHORT_LIVED, which has no parameters (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/node-upgrades#r-sl-1): remove max_surge, max_unavailable and blue_green_settings.")
 	}
 	if surge && set(us.MaxSurge) && set(us.MaxUnavailable) && us.MaxSurge.ValueInt64() == 0 && us.MaxUnavailable.ValueInt64() == 0 {
 		fail(at.AtName("max_surge"), "No upgrade concurrency",
-			"max_surge and max_unavailable are both 0: at least one of them must be greater than zero for the SURGE strategy (strategy is %s; R-SURGE-1), or no node could ever be upgraded.", describeStrategy(us.Strategy))
+			"max_surge and max_unavailable are both 0: at least one of them must be greater than zero for the SURGE strategy (strategy is %s; see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/node-upgrades#r-surge-1), or no node could ever be upgraded.", describeStrategy(us.Strategy))
 	}
 	if len(us.BlueGreenSettings) > 0 && strategy != strategyBlueGreen {
 		fail(at.AtName("blue_green_settings"), "Blue-green settings without the blue-green strategy",
@@ -320,7 +320,7 @@ func (upgradeSettingsValidator) ValidateResource(ctx context.Context, req resour
 	}
 	if len(bg.AutoscaledRolloutPolicy) > 0 && set(bg.NodePoolSoakDuration) {
 		fail(bgPath.AtName("node_pool_soak_duration"), "No soak with autoscaled blue-green",
-			"Autoscaled blue-green upgrades have no node pool soak phase (R-ABG-3): remove node_pool_soak_duration, or use standard_rollout_policy.")
+			"Autoscaled blue-green upgrades have no node pool soak phase (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/blue-green-upgrades#r-abg-3): remove node_pool_soak_duration, or use standard_rollout_policy.")
 	}
 	if len(bg.StandardRolloutPolicy) > 0 {
 		sp := bg.StandardRolloutPolicy[0]

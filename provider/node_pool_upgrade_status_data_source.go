@@ -79,10 +79,10 @@ func (d *NodePoolUpgradeStatusDataSource) Schema(_ context.Context, _ datasource
 			"strategy":    computedString("The pool's upgrade strategy: `SURGE`, `BLUE_GREEN` or `SHORT_LIVED`."),
 			"in_progress": schema.BoolAttribute{Computed: true, MarkdownDescription: "An upgrade operation of the pool is running."},
 			"paused": schema.BoolAttribute{Computed: true, MarkdownDescription: "A blue-green upgrade was cancelled and waits, in its phase, to be resumed (an update to the same version) " +
-				"or rolled back (R-BG-7): the pool has `updateInfo` but no running operation."},
+				"or rolled back ([R-BG-7](../guides/blue-green-upgrades.md#r-bg-7)): the pool has `updateInfo` but no running operation."},
 			"phase": computedString("Blue-green phase: `CREATING_GREEN_POOL`, `CORDONING_BLUE_POOL`, `DRAINING_BLUE_POOL`, `NODE_POOL_SOAKING`, `DELETING_BLUE_POOL` or `ROLLBACK_STARTED` " +
 				"(`WAITING_TO_DRAIN_BLUE_POOL` on v1beta1). Null for other strategies and when no blue-green upgrade is under way."),
-			"current_zone":                  computedString("Surge: the zone being upgraded (zones go one at a time, R-SURGE-2)."),
+			"current_zone":                  computedString("Surge: the zone being upgraded (zones go one at a time, [R-SURGE-2](../guides/node-upgrades.md#r-surge-2))."),
 			"target_version":                computedString("The version the nodes are moving to."),
 			"operation":                     computedString("The running upgrade operation (for a paused upgrade, the cancelled one); `gkesim container operations cancel` takes it."),
 			"detail":                        computedString("The operation's detail: what changes, the strategy, nodes done, phase or zone, ETA."),

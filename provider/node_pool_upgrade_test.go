@@ -341,7 +341,7 @@ resource "gkesim_node_pool" "test" {
     }
   }
 }`,
-			ExpectError: regexp.MustCompile(`(?s)autoscaled\s+blue-green\s+upgrades\s+need\s+the\s+cluster\s+autoscaler\s+on\s+the\s+node\s+pool;\s+enable\s+autoscaling\s+first\s+\(R-ABG-1\)`),
+			ExpectError: regexp.MustCompile(`(?s)autoscaled\s+blue-green\s+upgrades\s+need\s+the\s+cluster\s+autoscaler\s+on\s+the\s+node\s+pool;\s+enable\s+autoscaling\s+first\s+\(see\s+https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/blue-green-upgrades#r-abg-1\)`),
 		}},
 	})
 }

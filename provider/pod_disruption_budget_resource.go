@@ -79,7 +79,7 @@ func (r *PodDisruptionBudgetResource) Schema(_ context.Context, _ resource.Schem
 	}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "A PodDisruptionBudget (policy/v1): how many of the pods it selects drains may evict at once. " +
-			"Surge upgrades respect it for up to one hour per node, then delete the pods anyway (R-SURGE-3); the autoscaler's scale-down gives up on a node it blocks (R-CA-2).",
+			"Surge upgrades respect it for up to one hour per node, then delete the pods anyway; the autoscaler's scale-down gives up on a node it blocks.",
 		Attributes: attrs,
 		Blocks: map[string]schema.Block{
 			"selector": schema.ListNestedBlock{

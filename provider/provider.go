@@ -1,6 +1,6 @@
-// Package provider is the gkesim Terraform provider: GKE clusters and node pools, workloads and
-// PodDisruptionBudgets in them (and, as the emulator grows, maintenance policies and load
-// balancers) on a gkesim emulator.
+// Package provider is the gkesim Terraform provider: GKE clusters, node pools (upgrade
+// strategies, autoscaling), maintenance policies, and the workloads, PodDisruptionBudgets and
+// LoadBalancer Services in them, on a gkesim emulator. It talks to the emulator only over HTTP.
 package provider
 
 import (
@@ -43,6 +43,7 @@ func New(version string) func() provider.Provider {
 
 type providerModel struct {
 	Endpoint       types.String `tfsdk:"endpoint"`
+	AuthToken      types.String `tfsdk:"auth_token"`
 	Project        types.String `tfsdk:"project"`
 	Location       types.String `tfsdk:"location"`
 	RequestTimeout types.String `tfsdk:"request_timeout"`
@@ -71,6 +72,12 @@ func (p *GkesimProvider) Schema(_ context.Context, _ provider.SchemaRequest, res
 				Optional:            true,
 				MarkdownDescription: "Base URL of the emulator. Defaults to the `GKESIM_ENDPOINT` environment variable, then `" + DefaultEndpoint + "`.",
 				Validators:          []validator.String{urlValidator{}},
+			},
+			"auth_token": schema.StringAttribute{
+				Optional:  true,
+				Sensitive: true,
+				MarkdownDescription: "The emulator's auth token, for an emulator started with `--auth-token`: sent as `Authorization: Bearer` on every request. " +
+					"Defaults to the `GKESIM_AUTH_TOKEN` environment variable; unset, requests carry no credentials.",
 			},
 			"project": schema.StringAttribute{
 				Optional:            true,
@@ -126,6 +133,7 @@ func (p *GkesimProvider) Configure(ctx context.Context, req provider.ConfigureRe
 	}
 	ccfg := client.Config{
 		Endpoint:       stringOr(cfg.Endpoint, "GKESIM_ENDPOINT", DefaultEndpoint),
+		AuthToken:      stringOr(cfg.AuthToken, "GKESIM_AUTH_TOKEN", ""),
 		RequestTimeout: defaultRequestTimeout,
 		MaxRetries:     defaultMaxRetries,
 		PollInterval:   defaultPollInterval,

@@ -196,3 +196,45 @@ func testPlanErrors(t *testing.T, resourceType string, cases []planErrorCase) {
 	}
 	resource.ParallelTest(t, resource.TestCase{ProtoV6ProviderFactories: testAccProtoV6ProviderFactories, Steps: steps})
 }
+
+// Against an emulator started with an auth token, the provider sends the token it is given
+// (auth_token, else GKESIM_AUTH_TOKEN) on the GKE and the Kubernetes calls alike; without it
+// the emulator's 401 is shown.
+func TestAccProviderAuthToken(t *testing.T) {
+	const token = "acc-token"
+	_, ep := emulatortest.Start(t, emulator.Options{TimeScale: testTimeStep, Seed: 11, Start: time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC), AuthToken: token})
+	withToken := func(tok string) string {
+		cfg := providerConfig(ep)
+		if tok == "" {
+			return cfg
+		}
+		return strings.Replace(cfg, "endpoint ", fmt.Sprintf("auth_token    = %q\n  endpoint ", tok), 1)
+	}
+	resources := `
+resource "gkesim_cluster" "c" {
+  name               = "acc-auth"
+  initial_node_count = 1
+}
+data "gkesim_nodes" "all" {
+  cluster = gkesim_cluster.c.id
+}`
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				PreConfig:   func() { t.Setenv("GKESIM_AUTH_TOKEN", "") },
+				Config:      withToken("") + `data "gkesim_server_config" "all" {}`,
+				ExpectError: regexp.MustCompile(`Request had invalid authentication credentials`),
+			},
+			{
+				Config: withToken(token) + resources,
+				Check:  resource.TestCheckResourceAttr("data.gkesim_nodes.all", "nodes.#", "1"),
+			},
+			{
+				PreConfig: func() { t.Setenv("GKESIM_AUTH_TOKEN", token) },
+				Config:    withToken("") + resources,
+				Check:     resource.TestCheckResourceAttr("data.gkesim_nodes.all", "nodes.#", "1"),
+			},
+		},
+	})
+}

@@ -86,7 +86,7 @@ func (d *ServerConfigDataSource) Schema(_ context.Context, _ datasource.SchemaRe
 				Computed: true,
 				MarkdownDescription: "Every minor version some release channel offers now, newest first, with its end of standard and of extended support " +
 					"(RFC 3339). GKE's serverConfig has no dates; the emulator's version table does (`/emulator/v1/versions`). " +
-					"Maintenance exclusions scoped `UNTIL_END_OF_SUPPORT` end at the first; a minor past it is upgraded whatever the maintenance policy (R-MW-4).",
+					"Maintenance exclusions scoped `UNTIL_END_OF_SUPPORT` end at the first; a minor past it is upgraded whatever the maintenance policy ([R-MW-4](../guides/maintenance.md#r-mw-4)).",
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 					"minor":                   computedString("`1.XX`."),
 					"end_of_standard_support": computedString("End of standard support."),

@@ -155,7 +155,7 @@ func (r *WorkloadResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 		},
 		"priority": schema.Int64Attribute{
 			Optional: true,
-			MarkdownDescription: "Pod priority (`spec.priority`): the scheduler places higher-priority pending pods first; pods below -10 do not trigger the cluster autoscaler (R-CA-9). " +
+			MarkdownDescription: "Pod priority (`spec.priority`): the scheduler places higher-priority pending pods first; pods below -10 do not trigger the cluster autoscaler ([R-CA-9](../guides/cluster-autoscaler.md#r-ca-9)). " +
 				"The emulator takes the value as given (a real API server derives it from a PriorityClass). Cannot be set with `priority_class_name`.",
 		},
 		"priority_class_name": schema.StringAttribute{
@@ -165,12 +165,12 @@ func (r *WorkloadResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 		},
 		"termination_grace_period_seconds": schema.Int64Attribute{
 			Optional: true, Computed: true, Default: int64default.StaticInt64(defaultGraceSecs),
-			MarkdownDescription: "How long a pod gets to stop after it is evicted or deleted, in emulated seconds. Defaults to 30. Drains cap it (1 hour for surge upgrades, R-SURGE-3).",
+			MarkdownDescription: "How long a pod gets to stop after it is evicted or deleted, in emulated seconds. Defaults to 30. Drains cap it (1 hour for surge upgrades, [R-SURGE-3](../guides/node-upgrades.md#r-surge-3)).",
 			Validators:          []validator.Int64{int64validator.AtLeast(0)},
 		},
 		"safe_to_evict": schema.BoolAttribute{
 			Optional: true, Computed: true, Default: booldefault.StaticBool(true),
-			MarkdownDescription: "`false` annotates the pods with `" + safeToEvictAnnotation + ": \"false\"`: the cluster autoscaler does not remove their nodes (R-CA-2, R-EXT-2); " +
+			MarkdownDescription: "`false` annotates the pods with `" + safeToEvictAnnotation + ": \"false\"`: the cluster autoscaler does not remove their nodes ([R-CA-2](../guides/cluster-autoscaler.md#r-ca-2), [R-EXT-2](../guides/extended-run-duration.md#r-ext-2)); " +
 				"node upgrades still evict them on Standard clusters. Defaults to true (no annotation).",
 		},
 		"spot": schema.BoolAttribute{

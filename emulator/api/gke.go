@@ -176,6 +176,31 @@ type UpgradeSettings struct {
 	BlueGreenSettings *BlueGreenSettings `json:"blueGreenSettings,omitempty"`
 }
 
+// Clone copies s deeply (its rollout policies are pointers).
+func (s UpgradeSettings) Clone() UpgradeSettings {
+	if bg := s.BlueGreenSettings; bg != nil {
+		c := *bg
+		if p := bg.StandardRolloutPolicy; p != nil {
+			sp := *p
+			if p.BatchPercentage != nil {
+				v := *p.BatchPercentage
+				sp.BatchPercentage = &v
+			}
+			if p.BatchNodeCount != nil {
+				v := *p.BatchNodeCount
+				sp.BatchNodeCount = &v
+			}
+			c.StandardRolloutPolicy = &sp
+		}
+		if p := bg.AutoscaledRolloutPolicy; p != nil {
+			ap := *p
+			c.AutoscaledRolloutPolicy = &ap
+		}
+		s.BlueGreenSettings = &c
+	}
+	return s
+}
+
 type BlueGreenSettings struct {
 	StandardRolloutPolicy   *StandardRolloutPolicy   `json:"standardRolloutPolicy,omitempty"`
 	AutoscaledRolloutPolicy *AutoscaledRolloutPolicy `json:"autoscaledRolloutPolicy,omitempty"`
@@ -529,6 +554,21 @@ type ErrorDetail struct {
 	Message string        `json:"message"`
 	Errors  []*ErrorEntry `json:"errors,omitempty"`
 	Status  string        `json:"status"`
+	Details []any         `json:"details,omitempty"`
+}
+
+// BadRequest is the google.rpc.BadRequest error detail.
+type BadRequest struct {
+	Type            string           `json:"@type"`
+	FieldViolations []FieldViolation `json:"fieldViolations"`
+}
+
+// BadRequestType is the @type of BadRequest.
+const BadRequestType = "type.googleapis.com/google.rpc.BadRequest"
+
+type FieldViolation struct {
+	Field       string `json:"field,omitempty"`
+	Description string `json:"description"`
 }
 
 type ErrorEntry struct {

@@ -60,6 +60,7 @@ type BackendService struct {
 	ConnectionDraining  *ConnectionDraining `json:"connectionDraining"`
 	Network             string              `json:"network,omitempty"`
 	TimeoutSec          int32               `json:"timeoutSec"`
+	PortName            string              `json:"portName,omitempty"`
 	SelfLink            string              `json:"selfLink"`
 	Fingerprint         string              `json:"fingerprint"`
 }

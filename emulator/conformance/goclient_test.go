@@ -289,8 +289,8 @@ func TestGoClientV1beta1(t *testing.T) {
 	}
 }
 
-// goClient is the official GKE v1 client pointed at the emulator, as DESIGN.md says a user
-// would point it: a custom endpoint and no credentials.
+// goClient is the official GKE v1 client pointed at the emulator, as a user would point it: a
+// custom endpoint and no credentials.
 func goClient(t *testing.T, url string) *container.Service {
 	t.Helper()
 	svc, err := container.NewService(t.Context(), option.WithEndpoint(url+"/"), option.WithoutAuthentication())

@@ -84,7 +84,7 @@ func TestKubectlAgainstClusterEndpoint(t *testing.T) {
 	if err := os.WriteFile(kc, []byte(other), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	server, err := kubeconfig.ServerURL(url, cl.Endpoint)
+	server, err := kubeconfig.ServerURL(url, cl.Endpoint, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"encoding/json"
+	"io"
 	"net/http"
 	"os/exec"
 	"slices"
@@ -14,7 +15,7 @@ import (
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
 )
 
-// The official Go client sets and reads a maintenance policy (GKE_API.md §4-§5), is refused a
+// The official Go client sets and reads a maintenance policy (setMaintenancePolicy), is refused a
 // stale resourceVersion and a policy without enough availability, and reads the cluster's
 // upgrade info; the emulator's maintenance views and node failure answer over HTTP.
 func TestGoClientMaintenancePolicy(t *testing.T) {
@@ -148,9 +149,16 @@ func postJSON(t *testing.T, url string, out any) {
 
 func call(t *testing.T, method, url string, out any) {
 	t.Helper()
-	req, err := http.NewRequestWithContext(t.Context(), method, url, strings.NewReader("{}"))
+	var body io.Reader
+	if method != http.MethodGet {
+		body = strings.NewReader("{}")
+	}
+	req, err := http.NewRequestWithContext(t.Context(), method, url, body)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

@@ -19,6 +19,12 @@ type Cluster struct {
 	// Server is the URL kubectl talks to, e.g.
 	// http://127.0.0.1:8790/k8s/projects/p/locations/l/clusters/c.
 	Server string
+	// Token is the emulator's auth token ("" when it runs without one); kubectl sends it as a
+	// bearer token, over TLS only.
+	Token string
+	// CAData is the PEM certificate the server's TLS certificate is checked against (the
+	// cluster's masterAuth.clusterCaCertificate, decoded).
+	CAData []byte
 }
 
 // ContextName is gcloud's name for a cluster's kubeconfig entries.
@@ -26,15 +32,20 @@ func ContextName(project, location, cluster string) string {
 	return "gke_" + project + "_" + location + "_" + cluster
 }
 
-// ServerURL joins the scheme of the emulator's address (gkesim serves plain HTTP unless it is
-// put behind TLS) with a cluster's endpoint, which GKE gives as a bare host[/path].
-func ServerURL(emulatorURL, endpoint string) (string, error) {
+// ServerURL is the URL of a cluster's endpoint, which GKE gives as a bare host[/path]: https
+// when the cluster gives a CA (an emulator that requires a token also serves TLS, as kubectl
+// sends a token only over TLS), else the scheme of the emulator's address (plain HTTP unless
+// it is put behind TLS).
+func ServerURL(emulatorURL, endpoint string, hasCA bool) (string, error) {
 	if endpoint == "" {
 		return "", fmt.Errorf("the cluster has no endpoint yet: wait until its status is RUNNING")
 	}
 	scheme := "http"
 	if u, err := url.Parse(emulatorURL); err == nil && u.Scheme != "" {
 		scheme = u.Scheme
+	}
+	if hasCA {
+		scheme = "https"
 	}
 	return scheme + "://" + strings.TrimLeft(endpoint, "/"), nil
 }
@@ -53,10 +64,10 @@ func Write(path string, c Cluster) (string, error) {
 		return "", fmt.Errorf("read kubeconfig: %w", err)
 	}
 	name := ContextName(c.Project, c.Location, c.Name)
-	// The emulator serves plain HTTP without authentication: the user entry stays empty, as a
-	// kubeconfig for a local cluster without auth would.
-	cfg.Clusters[name] = &clientcmdapi.Cluster{Server: c.Server}
-	cfg.AuthInfos[name] = &clientcmdapi.AuthInfo{}
+	// Without an auth token the user entry stays empty, as a kubeconfig for a local cluster
+	// without auth would; with one, kubectl sends it as a bearer token.
+	cfg.Clusters[name] = &clientcmdapi.Cluster{Server: c.Server, CertificateAuthorityData: c.CAData}
+	cfg.AuthInfos[name] = &clientcmdapi.AuthInfo{Token: c.Token}
 	cfg.Contexts[name] = &clientcmdapi.Context{Cluster: name, AuthInfo: name}
 	cfg.CurrentContext = name
 	if err := clientcmd.ModifyConfig(opts, *cfg, false); err != nil {

@@ -12,13 +12,16 @@ import (
 func TestServerURL(t *testing.T) {
 	for _, tc := range []struct {
 		emulator, endpoint, want, err string
+		hasCA                         bool
 	}{
-		{"http://127.0.0.1:8790", "127.0.0.1:8790/k8s/projects/p/locations/l/clusters/c", "http://127.0.0.1:8790/k8s/projects/p/locations/l/clusters/c", ""},
-		{"https://gkesim.local", "gkesim.local/k8s/projects/p/locations/l/clusters/c", "https://gkesim.local/k8s/projects/p/locations/l/clusters/c", ""},
-		{"127.0.0.1:8790", "127.0.0.1:8790/k8s/x", "http://127.0.0.1:8790/k8s/x", ""},
-		{"http://127.0.0.1:8790", "", "", "no endpoint yet"},
+		{"http://127.0.0.1:8790", "127.0.0.1:8790/k8s/projects/p/locations/l/clusters/c", "http://127.0.0.1:8790/k8s/projects/p/locations/l/clusters/c", "", false},
+		{"https://gkesim.local", "gkesim.local/k8s/projects/p/locations/l/clusters/c", "https://gkesim.local/k8s/projects/p/locations/l/clusters/c", "", false},
+		{"127.0.0.1:8790", "127.0.0.1:8790/k8s/x", "http://127.0.0.1:8790/k8s/x", "", false},
+		{"http://127.0.0.1:8790", "", "", "no endpoint yet", false},
+		// A cluster with a CA (an emulator with a token serves TLS too): https for kubectl.
+		{"http://127.0.0.1:8790", "127.0.0.1:8790/k8s/x", "https://127.0.0.1:8790/k8s/x", "", true},
 	} {
-		got, err := ServerURL(tc.emulator, tc.endpoint)
+		got, err := ServerURL(tc.emulator, tc.endpoint, tc.hasCA)
 		if got != tc.want || (err == nil) != (tc.err == "") || (err != nil && !strings.Contains(err.Error(), tc.err)) {
 			t.Errorf("ServerURL(%q, %q) = %q, %v; want %q, error %q", tc.emulator, tc.endpoint, got, err, tc.want, tc.err)
 		}

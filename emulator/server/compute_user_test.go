@@ -79,7 +79,7 @@ func TestComputeWritesAndRLB5OverHTTP(t *testing.T) {
 		if ev.Reason == "SyncLoadBalancerFailed" {
 			warnings++
 			if ev.Type != corev1.EventTypeWarning || ev.InvolvedObject.Kind != "Service" || ev.InvolvedObject.Name != "ilb" || ev.InvolvedObject.UID != svc.UID ||
-				!strings.Contains(ev.Message, "backendServices/user-bs") || !strings.Contains(ev.Message, "R-LB-5") {
+				!strings.Contains(ev.Message, "backendServices/user-bs") || !strings.Contains(ev.Message, "#r-lb-5") {
 				t.Errorf("event: %s", mustJSON(ev))
 			}
 		}
@@ -133,4 +133,45 @@ func TestComputeWritesAndRLB5OverHTTP(t *testing.T) {
 	e.ok("DELETE", computeProj+"/zones/us-central1-a/instanceGroups/custom", nil, &op)
 	code, b = e.call("GET", computeProj+"/zones/us-central1-a/operations/operation-nope", nil)
 	wantError(t, code, b, http.StatusNotFound, "NOT_FOUND", "notFound", "operations/operation-nope' was not found")
+}
+
+// What a user's backend service or instance group stores is validated as Compute does (the
+// probe: timeoutSec -1 was accepted), and kept: a timeout, connection draining and port name
+// are echoed and survive a patch that does not send them.
+func TestComputeValidatesWhatItStores(t *testing.T) {
+	e := newEnv(t).withBase()
+	e.ok("POST", computeProj+"/zones/us-central1-a/instanceGroups", `{"name": "ig"}`, nil)
+	bs := func(extra string) string {
+		return `{"name": "bs", "loadBalancingScheme": "EXTERNAL_MANAGED", "protocol": "HTTP",
+			"backends": [{"group": "projects/proj/zones/us-central1-a/instanceGroups/ig"}]` + extra + `}`
+	}
+	for _, tc := range []struct{ name, path, body, want string }{
+		{"negative timeout", "/regions/us-central1/backendServices", bs(`, "timeoutSec": -1`),
+			"Invalid value for field 'resource.timeoutSec': '-1'. Must be from 1 to 2147483647 seconds (default 30)."},
+		{"draining too long", "/regions/us-central1/backendServices", bs(`, "connectionDraining": {"drainingTimeoutSec": 4000}`),
+			"Invalid value for field 'resource.connectionDraining.drainingTimeoutSec': '4000'. Must be from 0 to 3600 seconds."},
+		{"session affinity", "/regions/us-central1/backendServices", bs(`, "sessionAffinity": "STICKY"`),
+			"Invalid value for field 'resource.sessionAffinity': 'STICKY'. Must be one of NONE, CLIENT_IP"},
+		{"port name", "/regions/us-central1/backendServices", bs(`, "portName": "HTTP_1"`),
+			"Invalid value for field 'resource.portName': 'HTTP_1'."},
+		{"balancing mode", "/regions/us-central1/backendServices",
+			`{"name": "bs", "loadBalancingScheme": "EXTERNAL_MANAGED", "backends": [{"group": "projects/proj/zones/us-central1-a/instanceGroups/ig", "balancingMode": "FAST"}]}`,
+			"Invalid value for field 'resource.backends[0].balancingMode': 'FAST'. Must be one of UTILIZATION, RATE, CONNECTION, CUSTOM_METRICS."},
+		{"description", "/regions/us-central1/backendServices", bs(`, "description": "` + strings.Repeat("d", 2049) + `"`),
+			"Must be at most 2048 characters long (it is 2049)."},
+		{"named port", "/zones/us-central1-a/instanceGroups", `{"name": "ig2", "namedPorts": [{"name": "http", "port": 0}]}`,
+			"Invalid value for field 'resource.namedPorts[0].port': '0'. Must be from 1 to 65535."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, b := e.call("POST", computeProj+tc.path, tc.body)
+			wantError(t, code, b, http.StatusBadRequest, "INVALID_ARGUMENT", "invalid", tc.want)
+		})
+	}
+	e.ok("POST", computeProj+"/regions/us-central1/backendServices", bs(`, "timeoutSec": 45, "portName": "http", "connectionDraining": {"drainingTimeoutSec": 60}`), nil)
+	e.ok("PATCH", computeProj+"/regions/us-central1/backendServices/bs", `{"description": "patched"}`, nil)
+	var got api.BackendService
+	e.ok("GET", computeProj+"/regions/us-central1/backendServices/bs", nil, &got)
+	if got.TimeoutSec != 45 || got.PortName != "http" || got.ConnectionDraining.DrainingTimeoutSec != 60 || got.Description != "patched" {
+		t.Errorf("backend service after patch: %s", mustJSON(got))
+	}
 }

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -63,9 +64,13 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 	}
 	code, status, reason, message := http.StatusInternalServerError, "INTERNAL", "backendError", err.Error()
 	var he *echo.HTTPError
+	var details []any
 	switch e, ok := sim.AsError(err); {
 	case ok:
 		code, status, reason, message = e.HTTPCode, e.Status, e.Reason, e.Message
+		if len(e.FieldViolations) > 0 {
+			details = []any{&api.BadRequest{Type: api.BadRequestType, FieldViolations: e.FieldViolations}}
+		}
 	case errors.As(err, &he):
 		code = he.Code
 		status, reason = statusOfCode(code)
@@ -99,7 +104,9 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 		})
 		return
 	}
-	_ = writeJSON(c, code, googleError(code, status, reason, message))
+	body := googleError(code, status, reason, message)
+	body.Error.Details = details
+	_ = writeJSON(c, code, body)
 }
 
 func k8sReason(code int) string {
@@ -137,10 +144,7 @@ func decode(c echo.Context, v any) error {
 	if len(strings.TrimSpace(string(body))) == 0 {
 		return nil
 	}
-	if err := json.Unmarshal(body, v); err != nil {
-		return badRequest("Invalid JSON payload received. %s", describeJSONError(err))
-	}
-	return nil
+	return decodeChecked(c, body, v)
 }
 
 // describeJSONError names the field a decoding error is about.
@@ -177,8 +181,23 @@ func jsonTypeName(t reflect.Type) string {
 // writeJSON writes v, pretty-printed unless the client asked for prettyPrint=false (as the Go
 // client does).
 func writeJSON(c echo.Context, code int, v any) error {
-	if c.QueryParam("prettyPrint") == "false" {
-		return c.JSON(code, v)
+	var b []byte
+	var err error
+	if m, ok := v.(json.Marshaler); ok {
+		b, err = m.MarshalJSON() // ours: valid already, not worth encoding/json's re-validation
+	} else {
+		b, err = json.Marshal(v)
 	}
-	return c.JSONPretty(code, v, "  ")
+	if err != nil {
+		return err
+	}
+	if c.QueryParam("prettyPrint") != "false" { // every Google client sends prettyPrint=false
+		var out bytes.Buffer
+		out.Grow(len(b) * 2)
+		if err := json.Indent(&out, b, "", "  "); err != nil {
+			return err
+		}
+		b = out.Bytes()
+	}
+	return c.Blob(code, echo.MIMEApplicationJSON, append(b, '\n'))
 }

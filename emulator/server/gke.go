@@ -64,7 +64,7 @@ func (s *Server) listClusters(c echo.Context) error {
 		}
 		out := &api.ListClustersResponse{}
 		for _, cl := range cls {
-			out.Clusters = append(out.Clusters, w.RenderCluster(cl, links(c), k8sEndpoint(c, cl)))
+			out.Clusters = append(out.Clusters, s.renderCluster(w, cl, c))
 		}
 		return out, nil
 	})
@@ -98,7 +98,7 @@ func (s *Server) getCluster(c echo.Context) error {
 		if err != nil {
 			return nil, err
 		}
-		return w.RenderCluster(cl, links(c), k8sEndpoint(c, cl)), nil
+		return s.renderCluster(w, cl, c), nil
 	})
 }
 

@@ -17,8 +17,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	kjson "sigs.k8s.io/json"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim"
@@ -196,6 +198,9 @@ func (s *Server) k8s(fn k8sHandler) echo.HandlerFunc {
 			}
 			out, err = fn(w, cl, c)
 			now = w.Now()
+			if err == nil && s.inspect != nil {
+				s.inspect(w, out)
+			}
 			return err
 		})
 		if err != nil {
@@ -279,6 +284,10 @@ func decodeK8s(c echo.Context, body []byte, into any) error {
 	cannot := func(format string, args ...any) error {
 		return kubeBadRequest(fmt.Errorf("%s in version \"v1\" cannot be handled as a %s: %s", kind, kind, fmt.Sprintf(format, args...)))
 	}
+	v := c.QueryParam("fieldValidation")
+	if errs := metav1validation.ValidateFieldValidation(field.NewPath("fieldValidation"), v); len(errs) > 0 {
+		return kubeBadRequest(errs.ToAggregate())
+	}
 	strict, err := kjson.UnmarshalStrict(body, into)
 	if err != nil {
 		return cannot("%v", err)
@@ -286,7 +295,7 @@ func decodeK8s(c echo.Context, body []byte, into any) error {
 	if len(strict) == 0 {
 		return nil
 	}
-	switch v := c.QueryParam("fieldValidation"); v {
+	switch v {
 	case "Strict":
 		msgs := make([]string, len(strict))
 		for i, e := range strict {
@@ -297,9 +306,6 @@ func decodeK8s(c echo.Context, body []byte, into any) error {
 		for _, e := range strict {
 			c.Response().Header().Add("Warning", "299 - "+strconv.Quote(e.Error()))
 		}
-	case "Ignore":
-	default:
-		return kubeBadRequest(fmt.Errorf("fieldValidation: Unsupported value: %q: supported values: \"Ignore\", \"Strict\", \"Warn\"", v))
 	}
 	return nil
 }

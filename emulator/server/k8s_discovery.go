@@ -82,7 +82,7 @@ func (s *Server) k8sDiscoveryRoutes(g *echo.Group) {
 	}))
 	g.GET("/api", s.k8s(func(w *sim.World, cl *sim.Cluster, c echo.Context) (any, error) {
 		return &metav1.APIVersions{TypeMeta: metav1.TypeMeta{Kind: "APIVersions"}, Versions: []string{"v1"},
-			ServerAddressByClientCIDRs: []metav1.ServerAddressByClientCIDR{{ClientCIDR: "0.0.0.0/0", ServerAddress: c.Request().Host}}}, nil
+			ServerAddressByClientCIDRs: []metav1.ServerAddressByClientCIDR{{ClientCIDR: "0.0.0.0/0", ServerAddress: serverAddress(c)}}}, nil
 	}))
 	g.GET("/apis", s.k8s(func(w *sim.World, cl *sim.Cluster, c echo.Context) (any, error) {
 		out := &metav1.APIGroupList{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "APIGroupList"}}

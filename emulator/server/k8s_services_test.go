@@ -81,7 +81,7 @@ func TestK8sServicesAndLoadBalancers(t *testing.T) {
 	// The emulator's views.
 	var st api.LoadBalancerStatus
 	e.ok("GET", "/emulator/v1/projects/proj/locations/us-central1-a/clusters/base/loadBalancers/default/web", nil, &st)
-	if st.Kind != "external-target-pool" || st.HealthyBackends != 2 || st.BackendCount != 2 || st.HealthCheck.Port != 10256 || !strings.Contains(st.Why, "R-LB-2") {
+	if st.Kind != "external-target-pool" || st.HealthyBackends != 2 || st.BackendCount != 2 || st.HealthCheck.Port != 10256 || !strings.Contains(st.Why, "target pool-based external passthrough Network Load Balancer") {
 		t.Errorf("status: %s", mustJSON(st))
 	}
 	var tr api.PacketTrace

@@ -120,7 +120,7 @@ func TestK8sErrorsAreStatusBodies(t *testing.T) {
 			[]string{`unknown field "spec.Replicas"`}},
 		{"bad fieldValidation", "POST", k8sDeploy + "?fieldValidation=Loud", "application/json",
 			strings.Replace(deploymentJSON("loud", 1, "10m"), `"replicas"`, `"replica"`, 1), 400, metav1.StatusReasonBadRequest,
-			[]string{`fieldValidation: Unsupported value: "Loud"`}},
+			[]string{`fieldValidation: Unsupported value: "Loud": supported values: "", "Ignore", "Strict", "Warn"`}},
 		{"not JSON", "POST", k8sDeploy, "application/json", `{"metadata": `, 400, metav1.StatusReasonBadRequest, []string{"cannot be handled as a Deployment"}},
 		{"unsupported patch type", "PATCH", k8sDeploy + "/web", "application/apply-patch+yaml", `{}`, 415, metav1.StatusReasonUnsupportedMediaType,
 			[]string{"application/merge-patch+json"}},
@@ -546,4 +546,82 @@ func TestK8sEventsAndDaemonSets(t *testing.T) {
 	if svc.Spec.ClusterIP != "34.118.224.1" || svc.Spec.Ports[0].Port != 443 {
 		t.Errorf("service kubernetes: %s", mustJSON(svc.Spec))
 	}
+}
+
+// The Kubernetes routes refuse what kube-apiserver refuses, with its messages: object metadata
+// (names by each kind's rule, label keys and values, annotations) and the pod fields the
+// emulator simulates. The probes: restartPolicy "Sometimes", a 10,000-character label value, a
+// label value with "/".
+func TestK8sValidationAsTheAPIServer(t *testing.T) {
+	e := newEnv(t).withBase()
+	pod := func(meta, spec string) string {
+		return `{"metadata": {` + meta + `}, "spec": {` + spec + `}}`
+	}
+	ctr := `"containers": [{"name": "c", "image": "busybox"}]`
+	k8sPDBs := k8sBase + "/apis/policy/v1/namespaces/default/poddisruptionbudgets"
+	for _, tc := range []struct {
+		name, path, body string
+		want             string
+	}{
+		{"restart policy", k8sPods, pod(`"name": "p"`, ctr+`, "restartPolicy": "Sometimes"`),
+			`Pod "p" is invalid: spec.restartPolicy: Unsupported value: "Sometimes": supported values: "Always", "OnFailure", "Never"`},
+		{"a 10,000-character label value", k8sPods, pod(`"name": "p", "labels": {"app": "`+strings.Repeat("a", 10000)+`"}`, ctr),
+			`must be no more than 63 bytes`},
+		{"a label value with a slash", k8sPods, pod(`"name": "p", "labels": {"app": "a/b"}`, ctr),
+			`Pod "p" is invalid: metadata.labels: Invalid value: "a/b": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character`},
+		{"a label key", k8sPods, pod(`"name": "p", "labels": {"-app": "a"}`, ctr),
+			`Pod "p" is invalid: metadata.labels: Invalid value: "-app": name part must consist of alphanumeric characters`},
+		{"an annotation key", k8sPods, pod(`"name": "p", "annotations": {"a b": "x"}`, ctr),
+			`Pod "p" is invalid: metadata.annotations: Invalid value: "a b": name part must consist of alphanumeric characters`},
+		{"a pod name", k8sPods, pod(`"name": "Bad_Name"`, ctr),
+			`Pod "Bad_Name" is invalid: metadata.name: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters`},
+		{"no name", k8sPods, pod(``, ctr), `Pod "" is invalid: metadata.name: Required value: name or generateName is required`},
+		{"duplicate container names", k8sPods, pod(`"name": "p"`, `"containers": [{"name": "c", "image": "a"}, {"name": "c", "image": "b"}]`),
+			`Pod "p" is invalid: spec.containers[1].name: Duplicate value: "c"`},
+		{"a container name", k8sPods, pod(`"name": "p"`, `"containers": [{"name": "C_1", "image": "a"}]`),
+			`Pod "p" is invalid: spec.containers[0].name: Invalid value: "C_1": a lowercase RFC 1123 label must consist of`},
+		{"requests above limits", k8sPods, pod(`"name": "p"`, `"containers": [{"name": "c", "image": "a", "resources": {"requests": {"cpu": "2"}, "limits": {"cpu": "1"}}}]`),
+			`Pod "p" is invalid: spec.containers[0].resources.requests: Invalid value: "2": must be less than or equal to cpu limit of 1`},
+		{"a resource name", k8sPods, pod(`"name": "p"`, `"containers": [{"name": "c", "image": "a", "resources": {"requests": {"gpu": "1"}}}]`),
+			`Pod "p" is invalid: spec.containers[0].resources.requests[gpu]: Invalid value: "gpu": must be a standard resource for containers`},
+		{"a toleration effect", k8sPods, pod(`"name": "p"`, ctr+`, "tolerations": [{"key": "k", "operator": "Exists", "effect": "Sometimes"}]`),
+			`Pod "p" is invalid: spec.tolerations[0].effect: Unsupported value: "Sometimes": supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"`},
+		{"a node selector", k8sPods, pod(`"name": "p"`, ctr+`, "nodeSelector": {"pool": "a b"}`),
+			`Pod "p" is invalid: spec.nodeSelector: Invalid value: "a b": a valid label must be an empty string`},
+		{"node affinity", k8sPods, pod(`"name": "p"`, ctr+`, "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [{"matchExpressions": [{"key": "zone", "operator": "In"}]}]}}}`),
+			`Pod "p" is invalid: spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].values: Required value: must be specified when ` + "`operator`" + ` is 'In' or 'NotIn'`},
+		{"several errors", k8sPods, pod(`"name": "p", "labels": {"app": "a/b"}`, `"containers": [{"name": "c"}], "restartPolicy": "Sometimes"`),
+			`Pod "p" is invalid: [metadata.labels: Invalid value: "a/b": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?'), spec.containers[0].image: Required value, spec.restartPolicy: Unsupported value: "Sometimes": supported values: "Always", "OnFailure", "Never"]`},
+		{"a Deployment's pods restart always", k8sDeploy, strings.Replace(deploymentJSON("never", 1, "10m"), `"containers"`, `"restartPolicy": "Never", "containers"`, 1),
+			`Deployment.apps "never" is invalid: spec.template.spec.restartPolicy: Unsupported value: "Never": supported values: "Always"`},
+		{"a Deployment's label", k8sDeploy, strings.Replace(deploymentJSON("lbl", 1, "10m"), `"labels": {"app": "lbl"}},`, `"labels": {"app": "lbl", "t": "x/y"}},`, 1),
+			`Deployment.apps "lbl" is invalid: metadata.labels: Invalid value: "x/y"`},
+		{"a budget above 100%", k8sPDBs, `{"metadata": {"name": "b"}, "spec": {"minAvailable": "150%", "selector": {"matchLabels": {"app": "a"}}}}`,
+			`PodDisruptionBudget.policy "b" is invalid: spec.minAvailable: Invalid value: "150%": must not be greater than 100%`},
+		{"a namespace name", k8sBase + "/api/v1/namespaces", `{"metadata": {"name": "Team"}}`,
+			`Namespace "Team" is invalid: metadata.name: Invalid value: "Team": a lowercase RFC 1123 label must consist of`},
+		{"a Service label", k8sSvcs, `{"metadata": {"name": "s", "labels": {"a": "b/c"}}, "spec": {"ports": [{"port": 80}]}}`,
+			`Service "s" is invalid: metadata.labels: Invalid value: "b/c"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, body := e.k8sCall("POST", tc.path, "application/json", "", tc.body)
+			wantStatus(t, code, body, http.StatusUnprocessableEntity, metav1.StatusReasonInvalid, tc.want)
+		})
+	}
+
+	// metadata.generateName gets a name as on the API server: the prefix and five characters.
+	var p corev1.Pod
+	e.k8sOK("POST", k8sPods, "application/json", pod(`"generateName": "job-"`, ctr), &p)
+	if !strings.HasPrefix(p.Name, "job-") || len(p.Name) != 9 || p.Spec.RestartPolicy != corev1.RestartPolicyAlways || p.Spec.DNSPolicy != corev1.DNSClusterFirst {
+		t.Errorf("generated pod: name %q, restartPolicy %q, dnsPolicy %q", p.Name, p.Spec.RestartPolicy, p.Spec.DNSPolicy)
+	}
+
+	// fieldValidation=Ignore drops unknown fields without a word; an unsupported value is refused
+	// even when nothing is unknown.
+	code, h, body := e.k8sCall("POST", k8sPods+"?fieldValidation=Ignore", "application/json", "", pod(`"name": "quiet"`, ctr+`, "restartPolicyy": "Never"`))
+	if code != http.StatusCreated || len(h.Values("Warning")) != 0 {
+		t.Errorf("fieldValidation=Ignore: HTTP %d, Warning %q: %s", code, h.Values("Warning"), body)
+	}
+	code, _, body = e.k8sCall("POST", k8sPods+"?fieldValidation=strict", "application/json", "", pod(`"name": "lower"`, ctr))
+	wantStatus(t, code, body, http.StatusBadRequest, metav1.StatusReasonBadRequest, `fieldValidation: Unsupported value: "strict": supported values: "", "Ignore", "Strict", "Warn"`)
 }

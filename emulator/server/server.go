@@ -7,6 +7,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -22,20 +23,39 @@ type Server struct {
 	runner *sim.Runner
 	log    *slog.Logger
 	faults apiFaults
+	// token is the bearer token requests need ("" for none); advertise is --advertise-url.
+	token       string
+	advertise   *url.URL
+	crossOrigin *http.CrossOriginProtection
+	caPEM       []byte
+	// inspect, when set (by tests), sees every answer on the simulation goroutine, before the
+	// answer leaves it.
+	inspect func(w *sim.World, out any)
 }
 
 // New builds the server around a running simulation.
-func New(runner *sim.Runner, log *slog.Logger) *Server {
+func New(runner *sim.Runner, opts Options) (*Server, error) {
+	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{e: echo.New(), runner: runner, log: log}
+	s := &Server{e: echo.New(), runner: runner, log: log, token: opts.AuthToken, crossOrigin: http.NewCrossOriginProtection(),
+		caPEM: opts.ClusterCACertificate}
+	if opts.AdvertiseURL != "" {
+		u, err := ParseAdvertiseURL(opts.AdvertiseURL)
+		if err != nil {
+			return nil, err
+		}
+		s.advertise = u
+	}
 	s.e.HideBanner = true
 	s.e.HidePort = true
 	s.e.HTTPErrorHandler = s.errorHandler
-	s.e.Use(s.logRequests, s.injectFaults, s.journalRequests)
+	// Requests refused by the guard, authentication or an injected fault never reach the
+	// journal; a replayed request (sim.InRunner) passes all three, as it did the first time.
+	s.e.Use(s.logRequests, s.guard, s.authenticate, s.injectFaults, s.journalRequests)
 	s.routes()
-	return s
+	return s, nil
 }
 
 // SyncFaults takes the faults that act on requests from the simulation (a resumed state may
@@ -60,6 +80,7 @@ func (s *Server) routes() {
 	s.maintenanceRoutes()
 	s.serviceUsageRoutes()
 	s.faultRoutes()
+	s.consoleRoutes()
 }
 
 func (s *Server) logRequests(next echo.HandlerFunc) echo.HandlerFunc {
@@ -80,7 +101,9 @@ func (s *Server) do(c echo.Context, fn func(w *sim.World) (any, error)) error {
 	var out any
 	err := s.runner.Do(c.Request().Context(), func(w *sim.World) error {
 		var err error
-		out, err = fn(w)
+		if out, err = fn(w); err == nil && s.inspect != nil {
+			s.inspect(w, out)
+		}
 		return err
 	})
 	if err != nil {
@@ -89,13 +112,13 @@ func (s *Server) do(c echo.Context, fn func(w *sim.World) (any, error)) error {
 	return writeJSON(c, http.StatusOK, out)
 }
 
-// baseURL is the scheme and host the client reached us on, for self links.
+// baseURL is the scheme and address of self links: the advertise URL, or the address the
+// request arrived on (guard records it; never the Host header, which the client chooses).
 func baseURL(c echo.Context) string {
-	scheme := "http"
-	if c.Request().TLS != nil {
-		scheme = "https"
+	if b, ok := c.Get(baseKey).(string); ok {
+		return b
 	}
-	return scheme + "://" + c.Request().Host
+	return "http://localhost"
 }
 
 // links builds the self-link bases for a request under GKE API version v ("v1" or "v1beta1").
@@ -111,7 +134,16 @@ func links(c echo.Context) sim.Links {
 // k8sEndpoint is a cluster's Kubernetes-shaped API address, host and path without a scheme,
 // as GKE's endpoint field is a bare address.
 func k8sEndpoint(c echo.Context, cl *sim.Cluster) string {
-	return c.Request().Host + "/k8s/" + cl.Key()
+	_, addr, _ := strings.Cut(baseURL(c), "://")
+	return addr + "/k8s/" + cl.Key()
+}
+
+// serverAddress is the host and port of baseURL.
+func serverAddress(c echo.Context) string {
+	if u, err := url.Parse(baseURL(c)); err == nil {
+		return u.Host
+	}
+	return ""
 }
 
 // splitVerb splits "name:verb" (GKE's custom methods) into its parts.

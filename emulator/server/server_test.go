@@ -38,22 +38,32 @@ const (
 type env struct {
 	t   *testing.T
 	url string
+	srv *Server
 }
 
 func newEnv(t *testing.T) *env {
+	t.Helper()
+	return newEnvWith(t, Options{})
+}
+
+func newEnvWith(t *testing.T, opts Options) *env {
 	t.Helper()
 	w := sim.New(sim.Options{Seed: 7, Start: testStart})
 	r := sim.NewRunner(w, sim.RunnerOptions{Wall: wall.System{}, TimeScale: 0})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- r.Run(ctx) }()
-	ts := httptest.NewServer(New(r, nil))
+	srv, err := New(r, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv)
 	t.Cleanup(func() {
 		ts.Close()
 		cancel()
 		<-done
 	})
-	return &env{t: t, url: ts.URL}
+	return &env{t: t, url: ts.URL, srv: srv}
 }
 
 // call sends a request and returns the status code and body. body is nil, a raw JSON string,
@@ -210,15 +220,16 @@ func TestMalformedRequestsAreRejected(t *testing.T) {
 	}{
 		{"bad JSON syntax", "POST", clusters, `{"cluster": {"name": "c2",`, []string{"Invalid JSON payload", "Syntax error"}},
 		{"empty create body", "POST", clusters, ``, []string{`"cluster"`}},
-		{"body is not an object", "POST", poolA + ":setSize", `[3]`, []string{"the request body", "not a valid JSON object"}},
-		{"cluster is not an object", "POST", clusters, `{"cluster": ["c2"]}`, []string{`"cluster"`, "not a valid JSON object"}},
+		{"body is not an object", "POST", poolA + ":setSize", `[3]`, []string{`Invalid JSON payload received. Unknown name "": Root element must be a message.`}},
+		{"cluster is not an object", "POST", clusters, `{"cluster": ["c2"]}`,
+			[]string{`Invalid JSON payload received. Unknown name "cluster": Proto field is not repeating, cannot start list.`}},
 		{"initialNodeCount is a string", "POST", clusters, `{"cluster": {"name": "c2", "initialNodeCount": "abc"}}`,
-			[]string{`"cluster.initialNodeCount"`, "int32"}},
+			[]string{`Invalid value at 'cluster.initial_node_count' (TYPE_INT32), "abc"`}},
 		{"diskSizeGb is a string", "POST", pools, `{"nodePool": {"name": "p2", "initialNodeCount": 1, "config": {"diskSizeGb": "big"}}}`,
-			[]string{`"nodePool.config.diskSizeGb"`}},
-		{"int64 diskSizeGb is not a number", "PUT", poolA, `{"diskSizeGb": "big"}`, []string{`"diskSizeGb"`, "int64"}},
+			[]string{`Invalid value at 'node_pool.config.disk_size_gb' (TYPE_INT32), "big"`}},
+		{"int64 diskSizeGb is not a number", "PUT", poolA, `{"diskSizeGb": "big"}`, []string{`Invalid value at 'disk_size_gb' (TYPE_INT64), "big"`}},
 		{"int64 maxPodsPerNode is not a number", "POST", pools, `{"nodePool": {"name": "p2", "initialNodeCount": 1, "maxPodsConstraint": {"maxPodsPerNode": "many"}}}`,
-			[]string{`"nodePool.maxPodsConstraint.maxPodsPerNode"`}},
+			[]string{`Invalid value at 'node_pool.max_pods_constraint.max_pods_per_node' (TYPE_INT64), "many"`}},
 		{"unknown release channel", "POST", clusters, `{"cluster": {"name": "c2", "initialNodeCount": 1, "releaseChannel": {"channel": "FOO"}}}`,
 			[]string{`"cluster.releaseChannel.channel"`, `"FOO"`, "REGULAR"}},
 		{"unknown taint effect", "POST", pools, `{"nodePool": {"name": "p2", "initialNodeCount": 1, "config": {"taints": [{"key": "k", "value": "v", "effect": "NoSchedule"}]}}}`,
@@ -342,7 +353,7 @@ func TestMutationWhileOperationRunsIsFailedPrecondition(t *testing.T) {
 			wantError(t, code, body, http.StatusBadRequest, "FAILED_PRECONDITION", "failedPrecondition", wantMsg)
 		})
 	}
-	// setManagement only changes metadata and may run alongside (GKE_API.md, setManagement).
+	// setManagement only changes metadata, so it may run while another operation holds the cluster.
 	var mgmt api.Operation
 	e.ok("POST", poolA+":setManagement", `{"management": {"autoUpgrade": true, "autoRepair": true}}`, &mgmt)
 	if mgmt.OperationType != api.OpSetNodePoolManagement {
@@ -421,9 +432,19 @@ func TestClock(t *testing.T) {
 			t.Errorf("advance %s moved the clock by %s", tc.duration, got)
 		}
 	}
-	for _, bad := range []string{`{"duration": "-1s"}`, `{"duration": "soon"}`, `{}`, `{"duration": "10000h"}`} {
+	for _, bad := range []string{`{"duration": "-1s"}`, `{"duration": "soon"}`, `{}`, `{"duration": "10000h"}`, `{"duration": "1e300s"}`, `{"duration": "NaNs"}`} {
 		code, body := e.call("POST", "/emulator/v1/clock:advance", bad)
-		wantError(t, code, body, http.StatusBadRequest, "INVALID_ARGUMENT", "badRequest", `"duration"`)
+		wantError(t, code, body, http.StatusBadRequest, "INVALID_ARGUMENT", "badRequest", `"duration"`, "at most 400 days (34560000s)")
+	}
+	// The probe: a time scale of 1e12 broke the clock (decades jumped, then a spinning runner).
+	for _, bad := range []string{`{"timeScale": 1e12}`, `{"timeScale": 100001}`, `{"timeScale": -1}`} {
+		code, body := e.call("PATCH", "/emulator/v1/clock", bad)
+		wantError(t, code, body, http.StatusBadRequest, "INVALID_ARGUMENT", "badRequest", `"timeScale"`, "at most 100000 emulated seconds per wall second")
+	}
+	e.ok("PATCH", "/emulator/v1/clock", `{"timeScale": 100000}`, &c)
+	e.ok("PATCH", "/emulator/v1/clock", `{"timeScale": 0}`, &c)
+	if c.TimeScale != 0 {
+		t.Fatalf("time scale after setting 0: %g", c.TimeScale)
 	}
 	// A pending event shows up on the clock.
 	e.ok("POST", clusters, `{"cluster": {"name": "c1", "initialNodeCount": 1}}`, nil)
@@ -536,7 +557,7 @@ func TestClusterUpdateRules(t *testing.T) {
 	}
 	before := e.snapshot()
 	code, resp = e.call("PUT", base, `{"update": {"desiredL4ilbSubsettingConfig": {"enabled": false}}}`)
-	wantError(t, code, resp, http.StatusBadRequest, "INVALID_ARGUMENT", "badRequest", `"update.desiredL4ilbSubsettingConfig.enabled"`, "R-LB-4")
+	wantError(t, code, resp, http.StatusBadRequest, "INVALID_ARGUMENT", "badRequest", `"update.desiredL4ilbSubsettingConfig.enabled"`, "#r-lb-4")
 	if after := e.snapshot(); after != before {
 		t.Errorf("the rejected disable changed the model")
 	}
@@ -565,6 +586,76 @@ func TestUnknownClusterFieldsAreEchoed(t *testing.T) {
 	var nc map[string]any
 	if err := json.Unmarshal(got["networkConfig"], &nc); err != nil || nc["datapathProvider"] != "ADVANCED_DATAPATH" || nc["network"] == nil {
 		t.Errorf("networkConfig = %s, want datapathProvider kept beside the simulated members", got["networkConfig"])
+	}
+}
+
+// Bodies are read as Google's front end reads them: a member that is no field of the request
+// message is refused with Google's error and its google.rpc.BadRequest detail, and nothing is
+// stored (the probe: a 7 MB unknown member was echoed on every GET), on the GKE routes (v1
+// against container/v1, v1beta1 against container/v1beta1, which knows more fields), the
+// Compute routes and the emulator's own; real fields the emulator does not simulate pass.
+func TestUnknownFieldsAreRefusedAsGoogleDoes(t *testing.T) {
+	e := newEnv(t).withBase()
+	before := e.snapshot()
+	huge := strings.Repeat("x", 7<<20)
+	for _, tc := range []struct {
+		name, method, path, body string
+		field, message           string
+	}{
+		{"create cluster", "POST", clusters, `{"cluster": {"name": "c2", "initialNodeCount": 1, "x": "` + huge + `"}}`,
+			"cluster", `Invalid JSON payload received. Unknown name "x" at 'cluster': Cannot find field.`},
+		{"a typo in a nested message", "POST", clusters, `{"cluster": {"name": "c2", "nodePools": [{"name": "p", "config": {"machinetype": "e2-small"}}]}}`,
+			"cluster.node_pools[0].config", `Invalid JSON payload received. Unknown name "machinetype" at 'cluster.node_pools[0].config': Cannot find field.`},
+		{"a v1beta1 field on v1", "POST", clusters, `{"cluster": {"name": "c2", "initialNodeCount": 1, "podSecurityPolicyConfig": {"enabled": false}}}`,
+			"cluster", `Invalid JSON payload received. Unknown name "podSecurityPolicyConfig" at 'cluster': Cannot find field.`},
+		{"update cluster", "PUT", base, `{"update": {"desiredNodeVersion": "-", "desiredFoo": 1}}`,
+			"update", `Invalid JSON payload received. Unknown name "desiredFoo" at 'update': Cannot find field.`},
+		{"a custom method", "POST", poolA + ":setSize", `{"nodeCount": 3, "count": 3}`,
+			"", `Invalid JSON payload received. Unknown name "count": Cannot find field.`},
+		{"a stored field", "POST", base + ":setLogging", `{"loggingService": "none", "monitoringService": "none"}`,
+			"", `Invalid JSON payload received. Unknown name "monitoringService": Cannot find field.`},
+		{"maintenance policy", "POST", base + ":setMaintenancePolicy", `{"maintenancePolicy": {"window": {"dailyMaintenanceWindow": {"startTime": "03:00", "length": "4h"}}}}`,
+			"maintenance_policy.window.daily_maintenance_window",
+			`Invalid JSON payload received. Unknown name "length" at 'maintenance_policy.window.daily_maintenance_window': Cannot find field.`},
+		{"compute backend service", "POST", computeProj + "/regions/us-central1/backendServices", `{"name": "bs", "timeoutSecs": 30}`,
+			"resource", `Invalid JSON payload received. Unknown name "timeoutSecs" at 'resource': Cannot find field.`},
+		{"compute instance group", "POST", computeProj + "/zones/us-central1-a/instanceGroups", `{"name": "ig", "instances": []}`,
+			"resource", `Invalid JSON payload received. Unknown name "instances" at 'resource': Cannot find field.`},
+		{"emulator fault", "POST", "/emulator/v1/faults", `{"kind": "STOCKOUT", "zone": "us-central1-b", "zones": ["us-central1-c"]}`,
+			"", `Invalid JSON payload received. Unknown name "zones": Cannot find field.`},
+		{"emulator clock", "PATCH", "/emulator/v1/clock", `{"timeScale": 10, "scale": 10}`,
+			"", `Invalid JSON payload received. Unknown name "scale": Cannot find field.`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, b := e.call(tc.method, tc.path, tc.body)
+			wantError(t, code, b, http.StatusBadRequest, "INVALID_ARGUMENT", "badRequest")
+			var eb struct {
+				Error struct {
+					Message string
+					Details []api.BadRequest
+				}
+			}
+			if err := json.Unmarshal(b, &eb); err != nil {
+				t.Fatal(err)
+			}
+			want := []api.FieldViolation{{Field: tc.field, Description: tc.message}}
+			if eb.Error.Message != tc.message || len(eb.Error.Details) != 1 || eb.Error.Details[0].Type != api.BadRequestType ||
+				!slices.Equal(eb.Error.Details[0].FieldViolations, want) {
+				t.Errorf("got %.600s\nwant message %q and one BadRequest detail %v", b, tc.message, want)
+			}
+		})
+	}
+	if after := e.snapshot(); after != before {
+		t.Errorf("refused requests changed the model")
+	}
+
+	// v1beta1 knows its own fields; proto names are read as JSON names.
+	e.mutate("POST", "/v1beta1/projects/proj/locations/us-central1-a/clusters", `{"cluster": {"name": "beta", "initial_node_count": 1,
+		"podSecurityPolicyConfig": {"enabled": false}}}`)
+	var got map[string]json.RawMessage
+	e.ok("GET", "/v1beta1/projects/proj/locations/us-central1-a/clusters/beta", nil, &got)
+	if compact(t, got["podSecurityPolicyConfig"]) != `{"enabled":false}` || compact(t, got["currentNodeCount"]) != "1" {
+		t.Errorf("v1beta1 cluster: podSecurityPolicyConfig %s, currentNodeCount %s", got["podSecurityPolicyConfig"], got["currentNodeCount"])
 	}
 }
 

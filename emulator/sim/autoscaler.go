@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
 )
 
 // The cluster autoscaler (R-CA-1..9), one pass per cluster every scan interval (a few seconds
@@ -165,9 +166,9 @@ func (w *World) liveCount(c *Cluster, g *InstanceGroup) int {
 }
 
 func (w *World) autoscalerPass(c *Cluster) {
-	ix := w.kix(c)
+	ix := w.podIndex(c)
 	var pending []*Pod
-	for p := range ix.pending {
+	for p := range ix.pending.m {
 		if p.Unschedulable != "" && !p.Terminating {
 			pending = append(pending, p)
 		}
@@ -218,7 +219,7 @@ func (w *World) templateOf(c *Cluster, p *NodePool, g *InstanceGroup) nodeTempla
 			taints = append(taints, t)
 		}
 	}
-	mt, _ := LookupMachineType(spec.MachineType)
+	mt, _ := catalog.LookupMachineType(spec.MachineType)
 	free := Resources{MilliCPU: mt.AllocatableMilliCPU(), MemoryBytes: mt.AllocatableMemoryMiB() << 20}
 	if !c.Autopilot {
 		for _, ds := range systemDaemonSets {
@@ -250,9 +251,18 @@ func (w *World) scaleUp(c *Cluster, pending []*Pod, roles map[string]poolRole) {
 	// Pods that fit on a node already there (the scheduler has not got to them yet) or on a
 	// node still booting need no new node.
 	shadow := w.newShadow(c)
+	// Pods of one template are alike (kube-scheduler's equivalence classes): once one does not
+	// fit, none of the rest does, as placing pods only takes room.
+	noRoom := map[string]bool{}
 	for _, pod := range pending {
+		class := podClass(pod)
+		if noRoom[class] {
+			continue
+		}
 		if shadow.place(w, c, pod, nil) {
 			placed[pod] = true
+		} else {
+			noRoom[class] = true
 		}
 	}
 	for _, p := range c.Pools {
@@ -515,7 +525,7 @@ func (w *World) growUpgradingGroup(c *Cluster, p *NodePool, g *InstanceGroup, n 
 // noScaleUpReason explains why no pool can help a pending pod.
 func (w *World) noScaleUpReason(c *Cluster, pod *Pod, roles map[string]poolRole) string {
 	if pod.Priority < expendablePriority {
-		return fmt.Sprintf("its priority %d is below %d (R-CA-9)", pod.Priority, expendablePriority)
+		return fmt.Sprintf("its priority %d is below %d: pods below it never trigger scale-up", pod.Priority, expendablePriority)
 	}
 	spec := w.podSpec(c, pod)
 	var reasons []string
@@ -549,7 +559,7 @@ func (w *World) noScaleUpReason(c *Cluster, pod *Pod, roles map[string]poolRole)
 
 // scaleDown removes unneeded nodes.
 func (w *World) scaleDown(c *Cluster, roles map[string]poolRole) {
-	ix := w.kix(c)
+	ix := w.podIndex(c)
 	unneededFor := unneededBalanced
 	if c.AutoscalingProfile == api.ProfileOptimizeUtilization {
 		unneededFor = unneededOptimize
@@ -572,7 +582,7 @@ func (w *World) scaleDown(c *Cluster, roles map[string]poolRole) {
 			n.UnneededSince = time.Time{}
 			continue
 		}
-		mt, _ := LookupMachineType(n.Spec.MachineType)
+		mt, _ := catalog.LookupMachineType(n.Spec.MachineType)
 		var req Resources
 		pods := 0
 		for pod := range ix.podsOnNode[n.Name] {
@@ -643,12 +653,12 @@ func (w *World) scaleDown(c *Cluster, roles map[string]poolRole) {
 // in the shadow when it can).
 func (w *World) scaleDownBlocker(c *Cluster, n *Node, p *NodePool, g *InstanceGroup, r poolRole, shadow *shadowFit, removed map[string]bool, liveLeft int) string {
 	if !c.Autopilot && liveLeft <= 1 {
-		return "it is the cluster's last node; a Standard cluster never scales to zero (R-CA-5)"
+		return "it is the cluster's last node; a Standard cluster never scales to zero"
 	}
 	if !r.ignoreMin[g.Name] {
 		perZone, minN, _ := limitsOf(p)
 		if perZone && w.liveCount(c, g) <= minN {
-			return fmt.Sprintf("zone %s of %s is at its minimum of %d nodes (R-CA-4)", g.Zone, p.Name, minN)
+			return fmt.Sprintf("zone %s of %s is at its minimum of %d nodes", g.Zone, p.Name, minN)
 		}
 		if !perZone {
 			total := 0
@@ -658,34 +668,34 @@ func (w *World) scaleDownBlocker(c *Cluster, n *Node, p *NodePool, g *InstanceGr
 				}
 			}
 			if total <= minN {
-				return fmt.Sprintf("%s is at its total minimum of %d nodes (R-CA-4)", p.Name, minN)
+				return fmt.Sprintf("%s is at its total minimum of %d nodes", p.Name, minN)
 			}
 		}
 	}
 	shadow.begin(n.Name)
-	for _, pod := range sortedPods(w.kix(c).podsOnNode[n.Name]) {
+	for _, pod := range sortedPods(w.podIndex(c).podsOnNode[n.Name]) {
 		if pod.OwnerKind == OwnerDaemonSet || pod.Terminating {
 			continue
 		}
 		switch {
 		case pod.Annotation[SafeToEvictAnnotation] == "false" && c.Autopilot && w.st.Now.Before(pod.CreateTime.Add(extendedDuration)):
-			return fmt.Sprintf("pod %s has %s: \"false\"; Autopilot protects it until %s (R-EXT-1)", pod.Key(), SafeToEvictAnnotation,
+			return fmt.Sprintf("pod %s has %s: \"false\"; Autopilot protects such pods for 7 days, until %s", pod.Key(), SafeToEvictAnnotation,
 				pod.CreateTime.Add(extendedDuration).Format(time.RFC3339))
 		case pod.Annotation[SafeToEvictAnnotation] == "false" && !c.Autopilot:
-			return fmt.Sprintf("pod %s has %s: \"false\" (R-CA-2, R-EXT-2)", pod.Key(), SafeToEvictAnnotation)
+			return fmt.Sprintf("pod %s has %s: \"false\", which keeps its node", pod.Key(), SafeToEvictAnnotation)
 		case pod.OwnerKind == "":
-			return fmt.Sprintf("pod %s is not managed by a controller (R-CA-2)", pod.Key())
+			return fmt.Sprintf("pod %s is not managed by a controller", pod.Key())
 		case pod.Namespace == "kube-system" && len(w.pdbsOf(c, pod)) == 0:
 			return fmt.Sprintf("kube-system pod %s has no PodDisruptionBudget", pod.Key())
 		}
 		if b := w.evictionBlocker(c, pod); b != nil {
-			return fmt.Sprintf("evicting pod %s would violate PodDisruptionBudget %s (R-CA-2)", pod.Key(), b.Key())
+			return fmt.Sprintf("evicting pod %s would violate PodDisruptionBudget %s", pod.Key(), b.Key())
 		}
 		if r.onlyUnder {
 			continue // autoscaled blue-green: the green pool grows for these pods (R-ABG-2)
 		}
 		if !shadow.place(w, c, pod, removed) {
-			return fmt.Sprintf("pod %s fits on no other node (R-CA-2)", pod.Key())
+			return fmt.Sprintf("pod %s fits on no other node", pod.Key())
 		}
 	}
 	return ""
@@ -697,35 +707,39 @@ type shadowFit struct {
 	used    map[string]Resources // committed
 	pending map[string]Resources // of the candidate being checked
 	node    string
+	// groups are the scheduler's node groups in key order, sorted once for the pass.
+	groups []*schedGroup
 }
 
 func (w *World) newShadow(c *Cluster) *shadowFit {
-	return &shadowFit{used: map[string]Resources{}, pending: map[string]Resources{}}
+	ix := w.podIndex(c)
+	groups := make([]*schedGroup, 0, len(ix.sched.groups))
+	for _, g := range ix.sched.groups {
+		groups = append(groups, g)
+	}
+	sort.Slice(groups, func(i, j int) bool { return groups[i].key < groups[j].key })
+	return &shadowFit{used: map[string]Resources{}, pending: map[string]Resources{}, groups: groups}
 }
 
 func (s *shadowFit) begin(node string) {
 	s.node = node
-	s.pending = map[string]Resources{}
+	clear(s.pending)
 }
 
 func (s *shadowFit) commit() {
 	for n, r := range s.pending {
 		s.used[n] = s.used[n].add(r)
 	}
-	s.pending = map[string]Resources{}
+	clear(s.pending)
 }
 
 // place finds another schedulable node, not being removed, that takes pod.
 func (s *shadowFit) place(w *World, c *Cluster, pod *Pod, removed map[string]bool) bool {
-	ix := w.kix(c)
 	spec := w.podSpec(c, pod)
-	groups := make([]*schedGroup, 0, len(ix.sched.groups))
-	for _, g := range ix.sched.groups {
-		groups = append(groups, g)
-	}
-	sort.Slice(groups, func(i, j int) bool { return groups[i].key < groups[j].key })
-	for _, g := range groups {
-		if g.rejects(spec) != "" {
+	for _, g := range s.groups {
+		// The heap's top has the most free CPU of the group; what this pass has placed only
+		// takes from it: if the pod's CPU does not fit there, it fits nowhere in the group.
+		if len(g.heap) == 0 || pod.Req.MilliCPU > g.heap[0].free.MilliCPU || g.rejects(spec) != "" {
 			continue
 		}
 		for _, sn := range g.heap {

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
 )
 
 // Scenario tests of the cluster autoscaler, with node counts over emulated time.
@@ -346,16 +347,16 @@ func TestAutoscalerNeverEmptiesTheCluster(t *testing.T) {
 	}
 	found := false
 	for _, e := range mustEvents(w, "ScaleDownBlocked") {
-		found = found || strings.Contains(e.Message, "R-CA-5")
+		found = found || strings.Contains(e.Message, "a Standard cluster never scales to zero")
 	}
 	if !found {
-		t.Fatal("no ScaleDownBlocked event citing R-CA-5")
+		t.Fatal("no ScaleDownBlocked event saying the cluster never scales to zero (R-CA-5)")
 	}
 }
 
 // R-SURGE-10: the autoscaler makes no changes to a pool a surge upgrade is replacing.
 func TestAutoscalerLeavesSurgeUpgradesAlone(t *testing.T) {
-	reg := VersionsAt(testStart).Channels[api.ChannelRegular].Valid
+	reg := catalog.VersionsAt(testStart).Channels[api.ChannelRegular].Valid
 	w, c := autoscaledCluster(t, "us-central1-a", []string{"us-central1-a"}, &api.NodePool{Name: "auto", InitialNodeCount: 4,
 		Version: reg[1].String(), Config: &api.NodeConfig{MachineType: "e2-standard-4"},
 		Autoscaling: &api.NodePoolAutoscaling{Enabled: true, MinNodeCount: 1, MaxNodeCount: 5}})
@@ -376,7 +377,7 @@ func TestAutoscalerLeavesSurgeUpgradesAlone(t *testing.T) {
 // the wait the autoscaler removes underutilised blue nodes, except the one running a
 // safe-to-evict=false pod, which keeps its node until the wait ends.
 func TestAutoscaledBlueGreen(t *testing.T) {
-	reg := VersionsAt(testStart).Channels[api.ChannelRegular].Valid
+	reg := catalog.VersionsAt(testStart).Channels[api.ChannelRegular].Valid
 	w, c := autoscaledCluster(t, "us-central1-a", []string{"us-central1-a"}, &api.NodePool{Name: "auto", InitialNodeCount: 3,
 		Version: reg[1].String(), Config: &api.NodeConfig{MachineType: "e2-standard-4"},
 		Autoscaling: &api.NodePoolAutoscaling{Enabled: true, MinNodeCount: 2, MaxNodeCount: 6},
@@ -438,7 +439,7 @@ func TestAutoscalerPriorityAndInitContainers(t *testing.T) {
 		t.Fatalf("3 pending pods of priority -11: %d nodes, %d scale-ups; want none", got, len(mustEvents(w, "ScaleUp")))
 	}
 	notes := mustEvents(w, "NotTriggerScaleUp")
-	if len(notes) != 3 || !strings.Contains(notes[0].Message, "its priority -11 is below -10 (R-CA-9)") {
+	if len(notes) != 3 || !strings.Contains(notes[0].Message, "its priority -11 is below -10: pods below it never trigger scale-up") {
 		t.Fatalf("NotTriggerScaleUp events %v, want 3 saying priority -11 is below -10", notes)
 	}
 	mustCreateDeployment(t, w, c, deployment("edge", 2, "1", onPool("auto"), priority(-10)))
@@ -485,7 +486,7 @@ func TestAutoscalerPriorityAndInitContainers(t *testing.T) {
 
 // bgAutoscaledPool is an autoscaled pool of 3 e2-standard-2 nodes (1..6) on the older patch,
 // upgraded blue-green one node per batch with a 600 s batch soak and a 2 h pool soak.
-func bgAutoscaledPool(from Version) *api.NodePool {
+func bgAutoscaledPool(from catalog.Version) *api.NodePool {
 	one := int32(1)
 	return &api.NodePool{Name: "pool-a", InitialNodeCount: 3, Version: from.String(), Config: &api.NodeConfig{MachineType: "e2-standard-2"},
 		Autoscaling: &api.NodePoolAutoscaling{Enabled: true, MinNodeCount: 1, MaxNodeCount: 6},
@@ -512,7 +513,7 @@ func groupSizes(c *Cluster, bg *BlueGreen) (blue, green int) {
 // empty nodes stay until the delete phase); the green pool grows for pending pods but keeps
 // its idle nodes until the soak, where it shrinks. On rollback the blue pool grows.
 func TestAutoscalerDuringBlueGreen(t *testing.T) {
-	reg := VersionsAt(testStart).Channels[api.ChannelRegular].Valid
+	reg := catalog.VersionsAt(testStart).Channels[api.ChannelRegular].Valid
 	start := func(t *testing.T) (*World, *Cluster, *Operation) {
 		w, c := autoscaledCluster(t, "us-central1-a", []string{"us-central1-a"}, bgAutoscaledPool(reg[1]))
 		// One 1100m pod per node: above half of the node, so nothing is underutilised.
@@ -606,7 +607,7 @@ func TestAutoscalerDuringBlueGreen(t *testing.T) {
 
 // abgPool is an autoscaled blue-green pool of n e2-standard-2 nodes (1..30) on version from,
 // waiting wait before it drains the blue nodes.
-func abgPool(from Version, n int32, wait string) *api.NodePool {
+func abgPool(from catalog.Version, n int32, wait string) *api.NodePool {
 	return &api.NodePool{Name: "auto", InitialNodeCount: n, Version: from.String(), Config: &api.NodeConfig{MachineType: "e2-standard-2"},
 		Autoscaling: &api.NodePoolAutoscaling{Enabled: true, MinNodeCount: 1, MaxNodeCount: 30},
 		UpgradeSettings: &api.UpgradeSettings{Strategy: api.StrategyBlueGreen, BlueGreenSettings: &api.BlueGreenSettings{
@@ -618,7 +619,7 @@ func abgPool(from Version, n int32, wait string) *api.NodePool {
 // a pod whose PodDisruptionBudget never allows an eviction is deleted 1 h into its node's
 // drain, and the blue pool is deleted without a node-pool soak.
 func TestAutoscaledBlueGreenDrainAfterTheWait(t *testing.T) {
-	reg := VersionsAt(testStart).Channels[api.ChannelRegular].Valid
+	reg := catalog.VersionsAt(testStart).Channels[api.ChannelRegular].Valid
 	w, c := autoscaledCluster(t, "us-central1-a", []string{"us-central1-a"}, abgPool(reg[1], 25, "3600s"))
 	// One 1100m pod per node keeps every blue node busy (over half used) through the wait.
 	mustCreateDeployment(t, w, c, deployment("batch", 25, "1100m", onPool("auto"), func(d *appsv1.Deployment) {
@@ -706,7 +707,7 @@ func TestAutoscaledBlueGreenDrainAfterTheWait(t *testing.T) {
 // When the green pool cannot grow (a stockout), the blue pool still goes and the evicted pods
 // wait unscheduled; once capacity returns, green grows and they run.
 func TestAutoscaledBlueGreenCancelResumeNoRollback(t *testing.T) {
-	reg := VersionsAt(testStart).Channels[api.ChannelRegular].Valid
+	reg := catalog.VersionsAt(testStart).Channels[api.ChannelRegular].Valid
 	w, c := autoscaledCluster(t, "us-central1-a", []string{"us-central1-a"}, abgPool(reg[1], 3, "3600s"))
 	mustCreateDeployment(t, w, c, deployment("web", 3, "1100m", onPool("auto")))
 	advance(w, time.Minute)
@@ -720,7 +721,7 @@ func TestAutoscaledBlueGreenCancelResumeNoRollback(t *testing.T) {
 		t.Fatalf("after cancel: op code %d, upgrade %+v; want CANCELLED and paused while waiting", op.ErrorCode, u)
 	}
 	_, err := w.RollbackNodePool("proj", "us-central1-a", "c1", "auto", nil)
-	if e, ok := AsError(err); !ok || e.HTTPCode != 400 || e.Status != "FAILED_PRECONDITION" || !strings.Contains(e.Message, "resume") || !strings.Contains(e.Message, "R-ABG-5") {
+	if e, ok := AsError(err); !ok || e.HTTPCode != 400 || e.Status != "FAILED_PRECONDITION" || !strings.Contains(e.Message, "resume") || !strings.Contains(e.Message, "#r-abg-5") {
 		t.Fatalf("rollback of the paused upgrade: %v, want a 400 FAILED_PRECONDITION saying to resume instead (R-ABG-5)", err)
 	}
 	advance(w, 2*time.Hour) // well past the end of the 1 h wait

@@ -5,10 +5,11 @@ import (
 	"time"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
 )
 
 // runUntilDone advances in 1-minute steps until op is DONE (bounded).
-func runUntilDone(b *testing.B, w *World, op *Operation) {
+func runUntilDone(b testing.TB, w *World, op *Operation) {
 	for i := 0; i < 100000 && op.Status != api.OpStatusDone; i++ {
 		w.RunUntil(w.Now().Add(time.Minute))
 	}
@@ -44,7 +45,7 @@ func BenchmarkSurgeUpgrade1000Nodes(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
 		w := New(Options{Seed: 1, Start: testStart})
-		reg := VersionsAt(w.Now()).Channels[api.ChannelRegular].Valid
+		reg := catalog.VersionsAt(w.Now()).Channels[api.ChannelRegular].Valid
 		from, to := reg[1], reg[0]
 		if from.Minor != to.Minor {
 			b.Skip("no two patches of one minor at the test date")

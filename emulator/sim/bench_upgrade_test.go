@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
 )
 
 // Upgrade and autoscaler benchmarks at GKE's limits. A node pool has at most 1,000 nodes per
@@ -22,8 +23,8 @@ func heapNow() uint64 {
 }
 
 // benchVersions returns two patches of one minor (older first), or skips.
-func benchVersions(b *testing.B, w *World) (from, to Version) {
-	reg := VersionsAt(w.Now()).Channels[api.ChannelRegular].Valid
+func benchVersions(b testing.TB, w *World) (from, to catalog.Version) {
+	reg := catalog.VersionsAt(w.Now()).Channels[api.ChannelRegular].Valid
 	from, to = reg[1], reg[0]
 	if from.Minor != to.Minor {
 		b.Skip("no two patches of one minor at the test date")
@@ -33,7 +34,7 @@ func benchVersions(b *testing.B, w *World) (from, to Version) {
 
 // upgradeEachPool upgrades every pool of c to version, one after another, and returns the
 // emulated time it took.
-func upgradeEachPool(b *testing.B, w *World, c *Cluster, version string) time.Duration {
+func upgradeEachPool(b testing.TB, w *World, c *Cluster, version string) time.Duration {
 	start := w.Now()
 	for _, p := range c.Pools {
 		op, err := w.UpdateNodePool(c.Project, c.Location, c.Name, p.Name, &api.UpdateNodePoolRequest{NodeVersion: version})
@@ -51,7 +52,7 @@ func upgradeEachPool(b *testing.B, w *World, c *Cluster, version string) time.Du
 // benchUpgrade times upgrading every pool of the cluster setup builds (not timed) to the
 // version it returns, checks that pods still run afterwards, and reports the emulated time and
 // the live heap per node (nodes, pods, events: the whole world).
-func benchUpgrade(b *testing.B, nodes, pods int, setup func() (*World, *Cluster, Version)) {
+func benchUpgrade(b *testing.B, nodes, pods int, setup func() (*World, *Cluster, catalog.Version)) {
 	b.ReportAllocs()
 	var emulated time.Duration
 	var perNode float64
@@ -76,29 +77,33 @@ func benchUpgrade(b *testing.B, nodes, pods int, setup func() (*World, *Cluster,
 // BenchmarkSurgeUpgrade15000Nodes upgrades all 15,000 nodes of a cluster running 150,000 pods
 // with maxSurge=20 (R-SURGE-2's cap): every node drained, its pods evicted and rescheduled.
 func BenchmarkSurgeUpgrade15000Nodes(b *testing.B) {
-	benchUpgrade(b, 15000, 150000, func() (*World, *Cluster, Version) {
-		var to Version
-		w, c := bigCluster(b, func(in *api.Cluster) {
-			from, v := benchVersions(b, New(Options{Seed: 1, Start: testStart}))
-			to = v
-			in.InitialClusterVersion = to.String()
-			for _, p := range in.NodePools {
-				p.Version = from.String()
-				p.UpgradeSettings = &api.UpgradeSettings{MaxSurge: 20}
-			}
-		})
-		if pending := schedule150k(b, w, c); pending != 0 {
-			b.Fatalf("%d pods pending", pending)
+	benchUpgrade(b, 15000, 150000, func() (*World, *Cluster, catalog.Version) { return surgeReadyBigCluster(b) })
+}
+
+// surgeReadyBigCluster is bigCluster running 150,000 pods with every pool on the older of two
+// patches and maxSurge 20; it returns the newer patch.
+func surgeReadyBigCluster(b testing.TB) (*World, *Cluster, catalog.Version) {
+	var to catalog.Version
+	w, c := bigCluster(b, func(in *api.Cluster) {
+		from, v := benchVersions(b, New(Options{Seed: 1, Start: testStart}))
+		to = v
+		in.InitialClusterVersion = to.String()
+		for _, p := range in.NodePools {
+			p.Version = from.String()
+			p.UpgradeSettings = &api.UpgradeSettings{MaxSurge: 20}
 		}
-		return w, c, to
 	})
+	if pending := schedule150k(b, w, c); pending != 0 {
+		b.Fatalf("%d pods pending", pending)
+	}
+	return w, c, to
 }
 
 // BenchmarkBlueGreenUpgrade5000Nodes upgrades 5,000 nodes (five 1,000-node pools in one zone)
 // running 50,000 pods blue-green: a green pool of 1,000 nodes each time, blue drained in
 // batches of 20% with a minute of soak after each, ten minutes of pool soak, blue deleted.
 func BenchmarkBlueGreenUpgrade5000Nodes(b *testing.B) {
-	benchUpgrade(b, 5000, 50000, func() (*World, *Cluster, Version) {
+	benchUpgrade(b, 5000, 50000, func() (*World, *Cluster, catalog.Version) {
 		w := New(Options{Seed: 1, Start: testStart})
 		from, to := benchVersions(b, w)
 		pct := 0.2
@@ -130,7 +135,7 @@ func BenchmarkBlueGreenUpgrade5000Nodes(b *testing.B) {
 // autoscaledBigCluster is 13,998 nodes (autoscaled pools, 1,000 max per zone) running 150,000
 // pods, plus 1,000 pending pods of 6 CPUs that fit only on new nodes: the cluster has room for
 // 1,002 more. Every node is under half used, so every node is a scale-down candidate.
-func autoscaledBigCluster(b *testing.B, pending bool) (*World, *Cluster) {
+func autoscaledBigCluster(b testing.TB, pending bool) (*World, *Cluster) {
 	w, c := bigCluster(b, func(in *api.Cluster) {
 		for i, p := range in.NodePools {
 			if i == 4 {

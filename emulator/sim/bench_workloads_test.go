@@ -11,7 +11,7 @@ import (
 // bigCluster is a regional cluster at GKE's limit: 15,000 nodes (5 pools x 1,000 nodes per
 // zone x 3 zones), running, with GKE's DaemonSet pods (4 per node) and system Deployments.
 // Each mutate function may change the cluster before it is created.
-func bigCluster(b *testing.B, mutate ...func(*api.Cluster)) (*World, *Cluster) {
+func bigCluster(b testing.TB, mutate ...func(*api.Cluster)) (*World, *Cluster) {
 	b.Helper()
 	w := New(Options{Seed: 1, Start: testStart})
 	var pools []*api.NodePool
@@ -41,7 +41,7 @@ func bigCluster(b *testing.B, mutate ...func(*api.Cluster)) (*World, *Cluster) {
 
 // schedule150k creates 150 Deployments of 1,000 pods (250m, 256Mi) and runs until every pod is
 // placed; it returns the number of pods still pending.
-func schedule150k(b *testing.B, w *World, c *Cluster) int {
+func schedule150k(b testing.TB, w *World, c *Cluster) int {
 	for i := 0; i < 150; i++ {
 		d := deployment(fmt.Sprintf("app-%03d", i), 1000, "250m")
 		if _, err := w.CreateDeployment(c, "default", d); err != nil {

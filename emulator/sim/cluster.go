@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
 )
 
 // The clusters half of the GKE v1 API: validate a request against the rules and the current
@@ -24,11 +25,11 @@ const (
 // defaultServicesCIDR is the services range GKE gives new clusters.
 const defaultServicesCIDR = "34.118.224.0/20"
 
-func parseLocationArg(location string) (Location, error) {
-	loc, ok := ParseLocation(location)
+func parseLocationArg(location string) (catalog.Location, error) {
+	loc, ok := catalog.ParseLocation(location)
 	if !ok {
-		return Location{}, invalidArgument("Location %q does not exist. Use a region (e.g. us-central1) or a zone (e.g. us-central1-a); known regions: %s.",
-			location, strings.Join(KnownRegions(), ", "))
+		return catalog.Location{}, invalidArgument("Location %q does not exist. Use a region (e.g. us-central1) or a zone (e.g. us-central1-a); known regions: %s.",
+			location, strings.Join(catalog.KnownRegions(), ", "))
 	}
 	return loc, nil
 }
@@ -83,7 +84,7 @@ func (w *World) CreateCluster(project, location string, req *api.CreateClusterRe
 	}
 	channel := api.ChannelRegular
 	if in.ReleaseChannel != nil {
-		if err := validateEnum("cluster.releaseChannel.channel", in.ReleaseChannel.Channel, append(channels, api.ChannelUnspecified)...); err != nil {
+		if err := validateEnum("cluster.releaseChannel.channel", in.ReleaseChannel.Channel, append(catalog.Channels, api.ChannelUnspecified)...); err != nil {
 			return nil, err
 		}
 		channel = in.ReleaseChannel.Channel
@@ -91,8 +92,8 @@ func (w *World) CreateCluster(project, location string, req *api.CreateClusterRe
 			channel = api.ChannelUnspecified
 		}
 	}
-	vt := VersionsAt(w.st.Now)
-	master, ok := Resolve(in.InitialClusterVersion, vt.ValidFor(channel), vt.DefaultFor(channel))
+	vt := catalog.VersionsAt(w.st.Now)
+	master, ok := catalog.Resolve(in.InitialClusterVersion, vt.ValidFor(channel), vt.DefaultFor(channel))
 	if !ok {
 		return nil, unsupportedVersion("cluster.initialClusterVersion", "Master", in.InitialClusterVersion, channel, vt.ValidFor(channel))
 	}
@@ -194,7 +195,7 @@ func (w *World) CreateCluster(project, location string, req *api.CreateClusterRe
 	}
 	c.touch(w)
 	w.st.Clusters[c.Key()] = c
-	w.startAutoMaintenance(c)
+	w.emitClusterCreated(c)
 	op := w.startOperation(api.OpCreateCluster, c, "", true)
 	w.record("ClusterCreating", c, "", "", op.ID, "creating cluster %s in %s (control plane %s, channel %s, %d node pools, %d nodes)",
 		c.Name, location, c.MasterVersion, channel, len(c.Pools), total)
@@ -220,15 +221,15 @@ func (c *Cluster) touch(w *World) { c.Etag = w.randHex(16) }
 
 // clusterZones validates the node zones of a cluster: each a zone of the cluster's region; a
 // zonal cluster's own zone is always among them.
-func clusterZones(loc Location, requested []string, field string) ([]string, error) {
+func clusterZones(loc catalog.Location, requested []string, field string) ([]string, error) {
 	if len(requested) == 0 {
 		return loc.DefaultZones(), nil
 	}
 	seen := map[string]bool{}
 	for _, z := range requested {
-		zl, ok := ParseLocation(z)
+		zl, ok := catalog.ParseLocation(z)
 		if !ok || !zl.Zonal || zl.Region != loc.Region {
-			return nil, invalidField(field, fmt.Sprintf("%q", z), "Node locations must be zones of region %s: %s", loc.Region, strings.Join(Zones(loc.Region), ", "))
+			return nil, invalidField(field, fmt.Sprintf("%q", z), "Node locations must be zones of region %s: %s", loc.Region, strings.Join(catalog.Zones(loc.Region), ", "))
 		}
 		if seen[z] {
 			return nil, invalidField(field, fmt.Sprintf("%q", z), "Node locations must not repeat a zone")
@@ -254,8 +255,8 @@ func (w *World) clusterRanges(c *Cluster, requested string) (string, uint32) {
 	return fmt.Sprintf("10.%d.0.0/14", (n>>8)%64*4), node
 }
 
-func unsupportedVersion(field, what, requested, channel string, valid []Version) error {
-	list := versionStrings(valid)
+func unsupportedVersion(field, what, requested, channel string, valid []catalog.Version) error {
+	list := catalog.VersionStrings(valid)
 	if len(list) > 6 {
 		list = list[:6]
 	}
@@ -312,7 +313,7 @@ func (w *World) UpdateCluster(project, location, name string, req *api.UpdateClu
 	case "desiredMasterVersion":
 		return w.upgradeMaster(c, u.DesiredMasterVersion)
 	case "desiredLocations":
-		loc, _ := ParseLocation(c.Location)
+		loc, _ := catalog.ParseLocation(c.Location)
 		zones, err := clusterZones(loc, u.DesiredLocations, "update.desiredLocations")
 		if err != nil {
 			return nil, err
@@ -336,15 +337,15 @@ func (w *World) UpdateCluster(project, location, name string, req *api.UpdateClu
 		return w.metadataUpdate(c, "", "autoscaling profile of %s is %s", c.Name, c.AutoscalingProfile), nil
 	case "desiredReleaseChannel":
 		ch := u.DesiredReleaseChannel.Channel
-		if err := validateEnum("update.desiredReleaseChannel.channel", ch, append(channels, api.ChannelUnspecified)...); err != nil {
+		if err := validateEnum("update.desiredReleaseChannel.channel", ch, append(catalog.Channels, api.ChannelUnspecified)...); err != nil {
 			return nil, err
 		}
 		if ch == "" {
 			ch = api.ChannelUnspecified
 		}
 		if ch != api.ChannelUnspecified {
-			mv, _ := ParseVersion(c.MasterVersion)
-			if !hasMinor(VersionsAt(w.st.Now).ValidFor(ch), mv.Minor) {
+			mv, _ := catalog.ParseVersion(c.MasterVersion)
+			if !hasMinor(catalog.VersionsAt(w.st.Now).ValidFor(ch), mv.Minor) {
 				return nil, failedPrecondition("Cannot enroll cluster %s in release channel %s: its control plane version %s (minor %s) is not available in that channel. Upgrade or choose another channel.",
 					c.Name, ch, c.MasterVersion, mv.MinorString())
 			}
@@ -356,7 +357,7 @@ func (w *World) UpdateCluster(project, location, name string, req *api.UpdateClu
 		if c.L4ILBSubsetting && !enabled {
 			// R-LB-4: once enabled, subsetting cannot be disabled.
 			return nil, invalidField("update.desiredL4ilbSubsettingConfig.enabled", false,
-				"GKE subsetting for L4 internal load balancers cannot be disabled once it is enabled (R-LB-4); recreate the cluster to turn it off")
+				"GKE subsetting for L4 internal load balancers cannot be disabled once it is enabled (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/load-balancers#r-lb-4); recreate the cluster to turn it off")
 		}
 		if enabled && !c.L4ILBSubsetting {
 			if err := subsettingPrereqs(c, "update.desiredL4ilbSubsettingConfig.enabled"); err != nil {
@@ -442,7 +443,7 @@ func mergeExtra(dst *api.Extra, src api.Extra) {
 	}
 }
 
-func hasMinor(list []Version, minor int) bool {
+func hasMinor(list []catalog.Version, minor int) bool {
 	for _, v := range list {
 		if v.Minor == minor {
 			return true
@@ -454,12 +455,12 @@ func hasMinor(list []Version, minor int) bool {
 // upgradeMaster starts a control-plane upgrade. GKE upgrades one minor at a time, never
 // downgrades a minor, and keeps nodes within two minors of the control plane.
 func (w *World) upgradeMaster(c *Cluster, requested string) (*Operation, error) {
-	vt := VersionsAt(w.st.Now)
-	target, ok := Resolve(requested, vt.ValidFor(c.ReleaseChannel), vt.DefaultFor(c.ReleaseChannel))
+	vt := catalog.VersionsAt(w.st.Now)
+	target, ok := catalog.Resolve(requested, vt.ValidFor(c.ReleaseChannel), vt.DefaultFor(c.ReleaseChannel))
 	if !ok {
 		return nil, unsupportedVersion("update.desiredMasterVersion", "Master", requested, c.ReleaseChannel, vt.ValidFor(c.ReleaseChannel))
 	}
-	cur, _ := ParseVersion(c.MasterVersion)
+	cur, _ := catalog.ParseVersion(c.MasterVersion)
 	switch {
 	case target.Minor < cur.Minor:
 		return nil, failedPrecondition("Control plane minor version downgrade from %s to %s is not supported; only patch versions within minor %s can be downgraded.",
@@ -469,7 +470,7 @@ func (w *World) upgradeMaster(c *Cluster, requested string) (*Operation, error) 
 			c.MasterVersion, target, cur.Minor+1)
 	}
 	for _, p := range c.Pools {
-		if pv, _ := ParseVersion(p.Spec.Version); target.Minor-pv.Minor > 2 {
+		if pv, _ := catalog.ParseVersion(p.Spec.Version); target.Minor-pv.Minor > 2 {
 			return nil, failedPrecondition("Node pool %s runs %s; nodes may be at most two minor versions older than the control plane, so upgrade the node pool before upgrading the control plane to %s.",
 				p.Name, p.Spec.Version, target)
 		}
@@ -500,7 +501,7 @@ func (w *World) ServerConfig(location string) (*api.ServerConfig, error) {
 	if _, err := parseLocationArg(location); err != nil {
 		return nil, err
 	}
-	return VersionsAt(w.st.Now).ServerConfig(), nil
+	return catalog.VersionsAt(w.st.Now).ServerConfig(), nil
 }
 
 // SetClusterField sets one stored, not simulated, cluster field: what the setLogging-style

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math"
 	"net/http"
 	"regexp"
 	"sort"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
 )
 
 // Compute Engine objects users create outside GKE: regional backend services and zonal
@@ -45,7 +47,11 @@ type UserBackendService struct {
 	Network             string        `json:"network,omitempty"`
 	HealthChecks        []string      `json:"healthChecks,omitempty"`
 	Backends            []UserBackend `json:"backends,omitempty"`
-	CreateTime          time.Time     `json:"createTime"`
+	// TimeoutSec is 0 in states saved before it was kept: Compute's default, 30 s.
+	TimeoutSec         int32     `json:"timeoutSec,omitempty"`
+	DrainingTimeoutSec int32     `json:"drainingTimeoutSec,omitempty"`
+	PortName           string    `json:"portName,omitempty"`
+	CreateTime         time.Time `json:"createTime"`
 }
 
 // UserBackend is a backend of a user's backend service: an instance group, by path.
@@ -138,6 +144,48 @@ func (r computeRef) path() string {
 // Compute Engine names (RFC 1035): 1-63 characters.
 var computeNameRE = regexp.MustCompile(`^[a-z](?:[-a-z0-9]{0,61}[a-z0-9])?$`)
 
+// invalidComputeValue is Compute's 400 for a field of a request resource.
+func invalidComputeValue(field string, value any, rule string, args ...any) error {
+	return computeError(http.StatusBadRequest, "invalid", "Invalid value for field '%s': '%v'. %s", field, value, fmt.Sprintf(rule, args...))
+}
+
+// Compute's limits on what a user's backend service or instance group stores.
+const (
+	maxComputeDescription = 2048
+	maxTimeoutSec         = math.MaxInt32
+	maxDrainingTimeoutSec = 3600
+	defaultTimeoutSec     = 30
+)
+
+var (
+	sessionAffinities = []string{"NONE", "CLIENT_IP", "CLIENT_IP_PORT_PROTO", "CLIENT_IP_PROTO", "CLIENT_IP_NO_DESTINATION",
+		"GENERATED_COOKIE", "HEADER_FIELD", "HTTP_COOKIE", "STRONG_COOKIE_AFFINITY"}
+	balancingModes = []string{"UTILIZATION", "RATE", "CONNECTION", "CUSTOM_METRICS"}
+)
+
+func validateComputeDescription(d string) error {
+	if len(d) > maxComputeDescription {
+		return invalidComputeValue("resource.description", d[:40]+"...", "Must be at most %d characters long (it is %d).", maxComputeDescription, len(d))
+	}
+	return nil
+}
+
+// validateNamedPorts checks an instance group's named ports: RFC 1035 names, ports 1-65535.
+func validateNamedPorts(ports []*api.NamedPort) error {
+	for i, np := range ports {
+		if np == nil {
+			continue
+		}
+		if !computeNameRE.MatchString(np.Name) {
+			return invalidComputeValue(fmt.Sprintf("resource.namedPorts[%d].name", i), np.Name, "Must be a match of regex '(?:[a-z](?:[-a-z0-9]{0,61}[a-z0-9])?)'.")
+		}
+		if np.Port < 1 || np.Port > 65535 {
+			return invalidComputeValue(fmt.Sprintf("resource.namedPorts[%d].port", i), np.Port, "Must be from 1 to 65535.")
+		}
+	}
+	return nil
+}
+
 func validateComputeName(name string) error {
 	if name == "" {
 		return computeError(http.StatusBadRequest, "required", "Required field 'resource.name' not specified")
@@ -149,14 +197,14 @@ func validateComputeName(name string) error {
 }
 
 func validateRegion(region string) error {
-	if l, ok := ParseLocation(region); !ok || l.Zonal {
+	if l, ok := catalog.ParseLocation(region); !ok || l.Zonal {
 		return computeError(http.StatusBadRequest, "invalid", "Invalid value for field 'region': '%s'. Unknown region.", region)
 	}
 	return nil
 }
 
 func validateZone(zone string) error {
-	if l, ok := ParseLocation(zone); !ok || !l.Zonal {
+	if l, ok := catalog.ParseLocation(zone); !ok || !l.Zonal {
 		return computeError(http.StatusBadRequest, "invalid", "Invalid value for field 'zone': '%s'. Unknown zone.", zone)
 	}
 	return nil
@@ -390,6 +438,15 @@ func (w *World) mergeBackendService(path string, cur *UserBackendService, in *ap
 	if in.HealthChecks != nil {
 		out.HealthChecks = in.HealthChecks
 	}
+	if in.TimeoutSec != 0 {
+		out.TimeoutSec = in.TimeoutSec
+	}
+	if in.PortName != "" {
+		out.PortName = in.PortName
+	}
+	if in.ConnectionDraining != nil {
+		out.ConnectionDraining = in.ConnectionDraining
+	}
 	return out
 }
 
@@ -405,7 +462,26 @@ func describeBackends(bs *UserBackendService) string {
 // path, with Compute's defaults, and checks R-LB-5 against every other load-balanced group.
 func (w *World) buildBackendService(project, region, path string, in *api.BackendService) (*UserBackendService, error) {
 	bs := &UserBackendService{Project: project, Region: region, Name: lastSegment(path), Description: in.Description, LoadBalancingScheme: in.LoadBalancingScheme,
-		Protocol: in.Protocol, SessionAffinity: in.SessionAffinity}
+		Protocol: in.Protocol, SessionAffinity: in.SessionAffinity, TimeoutSec: in.TimeoutSec, PortName: in.PortName}
+	if err := validateComputeDescription(in.Description); err != nil {
+		return nil, err
+	}
+	// The official client leaves a 0 out: it means Compute's default.
+	switch {
+	case bs.TimeoutSec == 0:
+		bs.TimeoutSec = defaultTimeoutSec
+	case bs.TimeoutSec < 1:
+		return nil, invalidComputeValue("resource.timeoutSec", bs.TimeoutSec, "Must be from 1 to %d seconds (default %d).", maxTimeoutSec, defaultTimeoutSec)
+	}
+	if cd := in.ConnectionDraining; cd != nil {
+		if cd.DrainingTimeoutSec < 0 || cd.DrainingTimeoutSec > maxDrainingTimeoutSec {
+			return nil, invalidComputeValue("resource.connectionDraining.drainingTimeoutSec", cd.DrainingTimeoutSec, "Must be from 0 to %d seconds.", maxDrainingTimeoutSec)
+		}
+		bs.DrainingTimeoutSec = cd.DrainingTimeoutSec
+	}
+	if bs.PortName != "" && !computeNameRE.MatchString(bs.PortName) {
+		return nil, invalidComputeValue("resource.portName", bs.PortName, "Must be a match of regex '(?:[a-z](?:[-a-z0-9]{0,61}[a-z0-9])?)'.")
+	}
 	if bs.LoadBalancingScheme == "" {
 		bs.LoadBalancingScheme = "INTERNAL"
 	}
@@ -426,6 +502,9 @@ func (w *World) buildBackendService(project, region, path string, in *api.Backen
 	}
 	if bs.SessionAffinity == "" {
 		bs.SessionAffinity = "NONE"
+	}
+	if !contains(sessionAffinities, bs.SessionAffinity) {
+		return nil, invalidComputeValue("resource.sessionAffinity", bs.SessionAffinity, "Must be one of %s.", strings.Join(sessionAffinities, ", "))
 	}
 	if in.Network != "" {
 		bs.Network = computePathOf(in.Network, project)
@@ -452,7 +531,7 @@ func (w *World) buildBackendService(project, region, path string, in *api.Backen
 		case ref.project != project:
 			return nil, computeError(http.StatusBadRequest, "invalid", "Invalid value for field '%s': '%s'. gkesim resolves backends in the backend service's project (%s) only.", field, b.Group, project)
 		}
-		zone, zok := ParseLocation(ref.scope)
+		zone, zok := catalog.ParseLocation(ref.scope)
 		if passthrough && zok && zone.Region != region {
 			return nil, computeError(http.StatusBadRequest, "invalid", "Invalid value for field '%s': '%s'. A backend service with load balancing scheme %s takes instance groups of its own region (%s).",
 				field, b.Group, bs.LoadBalancingScheme, region)
@@ -472,6 +551,8 @@ func (w *World) buildBackendService(project, region, path string, in *api.Backen
 			mode = "CONNECTION"
 		case mode == "":
 			mode = "UTILIZATION"
+		case !contains(balancingModes, mode):
+			return nil, invalidComputeValue(fmt.Sprintf("resource.backends[%d].balancingMode", i), mode, "Must be one of %s.", strings.Join(balancingModes, ", "))
 		case passthrough && mode != "CONNECTION":
 			return nil, computeError(http.StatusBadRequest, "invalid", "Invalid value for field 'resource.backends[%d].balancingMode': '%s'. Balancing mode must be CONNECTION for a backend service with load balancing scheme %s.",
 				i, mode, bs.LoadBalancingScheme)
@@ -510,8 +591,12 @@ func (w *World) DeleteBackendService(project, region, name string, l Links) (*ap
 func (w *World) renderUserBackendService(path string, bs *UserBackendService, l Links) *api.BackendService {
 	out := &api.BackendService{Kind: "compute#backendService", Id: bs.ID, CreationTimestamp: computeTime(bs.CreateTime), Name: bs.Name,
 		Description: bs.Description, Region: l.Compute("projects/%s/regions/%s", bs.Project, bs.Region), Backends: []*api.Backend{}, HealthChecks: []string{},
-		Protocol: bs.Protocol, LoadBalancingScheme: bs.LoadBalancingScheme, SessionAffinity: bs.SessionAffinity, ConnectionDraining: &api.ConnectionDraining{},
-		TimeoutSec: 30, SelfLink: l.Compute("%s", path), Fingerprint: contentHash(path+bs.ID, 12)}
+		Protocol: bs.Protocol, LoadBalancingScheme: bs.LoadBalancingScheme, SessionAffinity: bs.SessionAffinity,
+		ConnectionDraining: &api.ConnectionDraining{DrainingTimeoutSec: bs.DrainingTimeoutSec}, TimeoutSec: bs.TimeoutSec, PortName: bs.PortName,
+		SelfLink: l.Compute("%s", path), Fingerprint: contentHash(path+bs.ID, 12)}
+	if out.TimeoutSec == 0 {
+		out.TimeoutSec = defaultTimeoutSec
+	}
 	if bs.Network != "" {
 		out.Network = l.Compute("%s", bs.Network)
 	}
@@ -545,6 +630,12 @@ func (w *World) InsertInstanceGroup(project, zone string, in *api.InstanceGroup,
 		return nil, err
 	}
 	if err := validateComputeName(in.Name); err != nil {
+		return nil, err
+	}
+	if err := validateComputeDescription(in.Description); err != nil {
+		return nil, err
+	}
+	if err := validateNamedPorts(in.NamedPorts); err != nil {
 		return nil, err
 	}
 	path := instanceGroupPath(project, zone, in.Name)

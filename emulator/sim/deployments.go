@@ -23,7 +23,7 @@ func (w *World) registerDeploymentHandlers() {
 		if c == nil {
 			return
 		}
-		delete(w.kix(c).syncQueued, ev.Node)
+		delete(w.podIndex(c).syncQueued, ev.Node)
 		if d := c.Deployments[ev.Node]; d != nil {
 			w.syncDeployment(c, d)
 		}
@@ -32,7 +32,7 @@ func (w *World) registerDeploymentHandlers() {
 
 // queueSync schedules one controller pass for a deployment at the current instant.
 func (w *World) queueSync(c *Cluster, key string) {
-	ix := w.kix(c)
+	ix := w.podIndex(c)
 	if ix.syncQueued[key] || c.Deployments[key] == nil {
 		return
 	}
@@ -111,7 +111,7 @@ func rollingParams(d *Deployment) (surge, unavailable int) {
 
 // syncDeployment is one controller pass.
 func (w *World) syncDeployment(c *Cluster, d *Deployment) {
-	ix := w.kix(c)
+	ix := w.podIndex(c)
 	replicas := replicasOf(d)
 	// Most passes find nothing to do (a pod started): count before sorting anything.
 	nCur, nOld := 0, 0
@@ -211,7 +211,7 @@ func (w *World) dropOldTemplates(c *Cluster, d *Deployment) {
 		return
 	}
 	used := map[string]bool{d.Current: true}
-	for p := range w.kix(c).podsOf[d.Key()] {
+	for p := range w.podIndex(c).podsOf[d.Key()] {
 		used[p.Template] = true
 	}
 	for h := range d.Templates {
@@ -248,7 +248,7 @@ func graceOf(spec *corev1.PodSpec, limit time.Duration) time.Duration {
 // DeploymentStatus is what the controller reports for a deployment.
 func (w *World) deploymentStatus(c *Cluster, d *Deployment) appsv1.DeploymentStatus {
 	st := appsv1.DeploymentStatus{ObservedGeneration: d.Generation}
-	for p := range w.kix(c).podsOf[d.Key()] {
+	for p := range w.podIndex(c).podsOf[d.Key()] {
 		if p.Terminating {
 			continue
 		}

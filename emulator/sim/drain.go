@@ -98,7 +98,7 @@ func describeDrain(p DrainPolicy) string {
 // eviction is blocked.
 func (w *World) drainStep(c *Cluster, n *Node) {
 	d := n.Drain
-	ix := w.kix(c)
+	ix := w.podIndex(c)
 	pdbExpired := !d.Policy.RespectPDB || !w.st.Now.Before(d.Start.Add(d.Policy.PDBTimeout))
 	// Pods still terminating are killed once the longer of the PDB timeout and the grace cap
 	// has passed: both are 1 hour for surge (R-SURGE-3); R-ABG-3 gives 1 hour and 24 hours.
@@ -125,7 +125,7 @@ func (w *World) drainStep(c *Cluster, n *Node) {
 			}
 			if !d.Blocked[p.Key()] {
 				d.Blocked[p.Key()] = true
-				w.record("EvictionDeferred", c, n.Pool, n.Name, "", "pod %s is an extended-duration pod (%s: \"false\" on Autopilot); not evicted before %s (R-EXT-1)",
+				w.record("EvictionDeferred", c, n.Pool, n.Name, "", "pod %s is an extended-duration pod (%s: \"false\" on Autopilot); not evicted before %s, 7 days after it started",
 					p.Key(), SafeToEvictAnnotation, until.Format(time.RFC3339))
 			}
 			if d.ExtendedUntil.IsZero() || until.Before(d.ExtendedUntil) || !d.ExtendedUntil.After(w.st.Now) {
@@ -138,7 +138,7 @@ func (w *World) drainStep(c *Cluster, n *Node) {
 		switch b := w.evictionBlocker(c, p); {
 		case extended && b == nil:
 			// R-EXT-1: the extended duration is over; the pod is evicted like any other now.
-			w.record("PodEvicted", c, n.Pool, n.Name, "", "evicted pod %s from %s (grace %s): its %s extended duration is over (R-EXT-1)", p.Key(), n.Name, grace, extendedDuration)
+			w.record("PodEvicted", c, n.Pool, n.Name, "", "evicted pod %s from %s (grace %s): its %s extended duration is over", p.Key(), n.Name, grace, extendedDuration)
 			w.terminatePod(c, p, grace)
 		case pdbExpired:
 			w.record("PodDeleted", c, n.Pool, n.Name, "", "deleted pod %s from %s%s", p.Key(), n.Name, forcedWhy(d))
@@ -192,9 +192,20 @@ func minTime(a, b time.Time) time.Time {
 	return b
 }
 
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+// pdbTimeoutReached is how the log says a pod was deleted because its drain's PDB timeout
+// passed (the forced end of R-SURGE-3's hour); the operation timeline marks it.
+const pdbTimeoutReached = "PodDisruptionBudget timeout of "
+
 func forcedWhy(d *DrainState) string {
 	if d.Policy.RespectPDB {
-		return ": PodDisruptionBudget timeout of " + d.Policy.PDBTimeout.String() + " reached"
+		return ": " + pdbTimeoutReached + d.Policy.PDBTimeout.String() + " reached"
 	}
 	return " (deleted without eviction)"
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+
+	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
 )
 
 // Error is a GKE API error: an HTTP code, a google.rpc canonical status and the legacy
@@ -17,6 +19,9 @@ type Error struct {
 	// KubeReason is set on errors of the Kubernetes-shaped API (metav1.StatusReason: NotFound,
 	// AlreadyExists, Invalid, Conflict, Forbidden, BadRequest).
 	KubeReason string
+	// FieldViolations are the google.rpc.BadRequest detail of a request body Google's front end
+	// refuses (an unknown member, a value of the wrong type).
+	FieldViolations []api.FieldViolation
 }
 
 func (e *Error) Error() string { return e.Message }
@@ -74,7 +79,24 @@ func kubeAlreadyExists(resource, name string) *Error {
 
 // kubeInvalid is the API server's 422: `Deployment.apps "web" is invalid: spec.replicas: ...`.
 func kubeInvalid(kind, name string, causes ...string) *Error {
-	return kubeError(http.StatusUnprocessableEntity, "Invalid", "%s %q is invalid: %s", kind, name, strings.Join(causes, ", "))
+	// The API server aggregates its field errors: one as it is, several in brackets, each once.
+	var uniq []string
+	seen := map[string]bool{}
+	for _, c := range causes {
+		if !seen[c] {
+			seen[c] = true
+			uniq = append(uniq, c)
+		}
+	}
+	msg := fmt.Sprintf("%s %q is invalid", kind, name)
+	switch len(uniq) {
+	case 0:
+	case 1:
+		msg += ": " + uniq[0]
+	default:
+		msg += ": [" + strings.Join(uniq, ", ") + "]"
+	}
+	return kubeError(http.StatusUnprocessableEntity, "Invalid", "%s", msg)
 }
 
 func kubeConflict(resource, name string) *Error {
@@ -94,4 +116,12 @@ func computeError(code int, reason, format string, args ...any) *Error {
 		status = "ALREADY_EXISTS"
 	}
 	return &Error{HTTPCode: code, Status: status, Reason: reason, Message: fmt.Sprintf(format, args...)}
+}
+
+// capitalized starts a message with a capital letter (a lower-level error as a sentence).
+func capitalized(s string) string {
+	if s == "" || s[0] < 'a' || s[0] > 'z' {
+		return s
+	}
+	return string(s[0]-'a'+'A') + s[1:]
 }

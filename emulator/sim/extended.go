@@ -23,10 +23,10 @@ func (w *World) checkExtended(c *Cluster, kind, name string, spec *corev1.PodSpe
 		return nil
 	}
 	if spec.NodeSelector["cloud.google.com/gke-spot"] == "true" {
-		return kubeInvalid(kind, name, fmt.Sprintf("metadata.annotations[%s]: Invalid value: \"false\": Spot Pods cannot use extended run duration on Autopilot (R-EXT-1)", SafeToEvictAnnotation))
+		return kubeInvalid(kind, name, fmt.Sprintf("metadata.annotations[%s]: Invalid value: \"false\": Spot Pods cannot use extended run duration on Autopilot (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/extended-run-duration#r-ext-1)", SafeToEvictAnnotation))
 	}
 	if a := spec.Affinity; a != nil && (a.PodAffinity != nil || a.PodAntiAffinity != nil) {
-		return kubeInvalid(kind, name, "spec.affinity: Invalid value: extended run duration Pods cannot use inter-pod affinity or anti-affinity on Autopilot (R-EXT-1)")
+		return kubeInvalid(kind, name, "spec.affinity: Invalid value: extended run duration Pods cannot use inter-pod affinity or anti-affinity on Autopilot (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/extended-run-duration#r-ext-1)")
 	}
 	cpus := map[int64]bool{effectiveRequests(spec).MilliCPU: true}
 	for key, d := range c.Deployments {
@@ -41,7 +41,7 @@ func (w *World) checkExtended(c *Cluster, kind, name string, spec *corev1.PodSpe
 	}
 	if len(cpus) > maxExtendedWorkloads {
 		return kubeInvalid(kind, name, "metadata.annotations["+SafeToEvictAnnotation+"]: Forbidden: the cluster would run "+
-			strconv.Itoa(len(cpus))+" distinct extended run duration workloads; Autopilot allows "+strconv.Itoa(maxExtendedWorkloads)+" (R-EXT-1)")
+			strconv.Itoa(len(cpus))+" distinct extended run duration workloads; Autopilot allows "+strconv.Itoa(maxExtendedWorkloads)+" (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/extended-run-duration#r-ext-1)")
 	}
 	return nil
 }

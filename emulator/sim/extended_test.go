@@ -10,11 +10,12 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
 )
 
 // extendedCluster creates a cluster (Autopilot or Standard) on the older of two patches, runs
 // a safe-to-evict=false workload on it, then upgrades the control plane to the newer patch.
-func extendedCluster(t *testing.T, autopilot bool) (*World, *Cluster, Version) {
+func extendedCluster(t *testing.T, autopilot bool) (*World, *Cluster, catalog.Version) {
 	t.Helper()
 	w := newTestWorld(t)
 	from, to := upgradeVersions(t, w)
@@ -45,7 +46,7 @@ func extendedCluster(t *testing.T, autopilot bool) (*World, *Cluster, Version) {
 	return w, c, to
 }
 
-func autoUpgradePool(t *testing.T, w *World, c *Cluster, to Version) *Operation {
+func autoUpgradePool(t *testing.T, w *World, c *Cluster, to catalog.Version) *Operation {
 	t.Helper()
 	p := c.Pool("default-pool")
 	target := p.Spec
@@ -73,8 +74,8 @@ func TestExtendedDurationPodSurvivesAutoUpgradeOnAutopilot(t *testing.T) {
 	if op.Status == api.OpStatusDone {
 		t.Fatal("the auto-upgrade finished without waiting for the extended-duration pods")
 	}
-	if ev := mustEvents(w, "EvictionDeferred"); len(ev) == 0 || !strings.Contains(ev[0].Message, "R-EXT-1") {
-		t.Fatalf("no EvictionDeferred event citing R-EXT-1: %v", ev)
+	if ev := mustEvents(w, "EvictionDeferred"); len(ev) == 0 || !strings.Contains(ev[0].Message, "7 days after it started") {
+		t.Fatalf("no EvictionDeferred event saying the pod waits its 7 days (R-EXT-1): %v", ev)
 	}
 	runOp(t, w, op, 3*24*time.Hour)
 	for name, at := range created {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
 )
 
 // Fault injection (/emulator/v1/faults): conditions of the cloud that GKE's processes must
@@ -49,11 +51,11 @@ type Fault struct {
 func (w *World) AddFault(f Fault) (*Fault, error) {
 	switch f.Kind {
 	case FaultStockout:
-		if l, ok := ParseLocation(f.Zone); !ok || !l.Zonal {
+		if l, ok := catalog.ParseLocation(f.Zone); !ok || !l.Zonal {
 			return nil, invalidField("zone", fmt.Sprintf("%q", f.Zone), "A STOCKOUT fault needs a zone the emulator knows, e.g. us-central1-a")
 		}
 	case FaultQuota:
-		if l, ok := ParseLocation(f.Region); !ok || l.Zonal {
+		if l, ok := catalog.ParseLocation(f.Region); !ok || l.Zonal {
 			return nil, invalidField("region", fmt.Sprintf("%q", f.Region), "A QUOTA fault needs a region, e.g. us-central1")
 		}
 		if f.CPUs < 0 {
@@ -76,7 +78,8 @@ func (w *World) AddFault(f Fault) (*Fault, error) {
 	w.st.FaultSeq++
 	f.ID = fmt.Sprintf("fault-%d", w.st.FaultSeq)
 	f.CreateTime = w.st.Now
-	w.st.Faults = append(w.st.Faults, &f)
+	stored := f
+	w.st.Faults = append(w.st.Faults, &stored)
 	w.record("FaultInjected", nil, "", "", "", "fault %s injected: %s", f.ID, describeFault(&f))
 	return &f, nil
 }
@@ -116,7 +119,15 @@ func describeFault(f *Fault) string {
 }
 
 // Faults lists the faults, oldest first.
-func (w *World) Faults() []*Fault { return w.st.Faults }
+// Faults lists the faults in force, as copies the caller may keep.
+func (w *World) Faults() []*Fault {
+	out := make([]*Fault, len(w.st.Faults))
+	for i, f := range w.st.Faults {
+		c := *f
+		out[i] = &c
+	}
+	return out
+}
 
 // DeleteFault clears a fault; processes waiting for capacity retry at once.
 func (w *World) DeleteFault(id string) error {
@@ -152,7 +163,7 @@ func (w *World) capacityShortage(c *Cluster, zone string, spec NodeSpec, n int) 
 		case f.Kind == FaultStockout && f.Zone == zone && (f.MachineFamily == "" || f.MachineFamily == family):
 			return fmt.Sprintf("GCE_STOCKOUT: The zone 'projects/%s/zones/%s' does not have enough resources available to fulfill the request (%s).", c.Project, zone, spec.MachineType)
 		case f.Kind == FaultQuota && f.Region == region:
-			mt, _ := LookupMachineType(spec.MachineType)
+			mt, _ := catalog.LookupMachineType(spec.MachineType)
 			need := int64(mt.VCPU * n)
 			used := w.regionCPUs(c.Project, region)
 			if used+need > f.CPUs {
@@ -173,7 +184,7 @@ func (w *World) regionCPUs(project, region string) int64 {
 		}
 		for _, node := range c.Nodes {
 			if node.State != NodeDeleting && strings.HasPrefix(node.Zone, region+"-") {
-				mt, _ := LookupMachineType(node.Spec.MachineType)
+				mt, _ := catalog.LookupMachineType(node.Spec.MachineType)
 				n += int64(mt.VCPU)
 			}
 		}
@@ -211,6 +222,6 @@ func (w *World) registerCapacityHandlers() {
 			return
 		}
 		p.CapacityRetry, p.CapacityWhy = time.Time{}, ""
-		w.nodeChanged(c, p.Name)
+		w.poolNodesChanged(c, p.Name)
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
 )
 
 var testStart = time.Date(2026, 11, 2, 10, 0, 0, 0, time.UTC)
@@ -130,13 +131,13 @@ func TestResizeAndDeleteNodePool(t *testing.T) {
 
 func TestSurgeUpgradeReplacesEveryNode(t *testing.T) {
 	w := newTestWorld(t)
-	vt := VersionsAt(w.Now())
+	vt := catalog.VersionsAt(w.Now())
 	reg := vt.Channels[api.ChannelRegular].Valid
 	// Create on an older patch of the default minor so that there is something to upgrade to.
-	var from, to Version
+	var from, to catalog.Version
 	for _, v := range reg {
 		if v.Minor == reg[0].Minor {
-			if to == (Version{}) {
+			if to == (catalog.Version{}) {
 				to = v
 			} else {
 				from = v
@@ -196,7 +197,7 @@ func TestSurgeUpgradeReplacesEveryNode(t *testing.T) {
 // version, and the pool may run two versions.
 func TestCancelSurgeUpgradeLeavesTwoVersions(t *testing.T) {
 	w := newTestWorld(t)
-	reg := VersionsAt(w.Now()).Channels[api.ChannelRegular].Valid
+	reg := catalog.VersionsAt(w.Now()).Channels[api.ChannelRegular].Valid
 	from, to := reg[1], reg[0]
 	op, err := w.CreateCluster("proj", "us-central1-a", &api.CreateClusterRequest{Cluster: &api.Cluster{
 		Name: "c1", InitialClusterVersion: to.String(),

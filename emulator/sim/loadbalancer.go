@@ -5,12 +5,14 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -122,14 +124,14 @@ func internalRequested(a map[string]string) bool {
 func lbKindFor(c *Cluster, s *Service) (kind, why string) {
 	if internalRequested(s.Annotations) {
 		if c.L4ILBSubsetting {
-			return LBInternalNEG, "R-LB-2: internal, GKE subsetting enabled: internal passthrough Network Load Balancer, backend service with one GCE_VM_IP NEG per zone"
+			return LBInternalNEG, "internal, GKE subsetting enabled: internal passthrough Network Load Balancer, backend service with one GCE_VM_IP NEG per zone"
 		}
-		return LBInternalIG, "R-LB-2: internal, GKE subsetting disabled: internal passthrough Network Load Balancer, backend service with the cluster's zonal unmanaged instance groups"
+		return LBInternalIG, "internal, GKE subsetting disabled: internal passthrough Network Load Balancer, backend service with the cluster's zonal unmanaged instance groups"
 	}
 	if s.Annotations[AnnotationL4RBS] == "enabled" {
-		return LBExternalRBS, "R-LB-2: external with cloud.google.com/l4-rbs: \"enabled\" at creation: backend service-based external passthrough Network Load Balancer on the zonal unmanaged instance groups"
+		return LBExternalRBS, "external with cloud.google.com/l4-rbs: \"enabled\" at creation: backend service-based external passthrough Network Load Balancer on the zonal unmanaged instance groups"
 	}
-	return LBExternalTargetPool, "R-LB-2: external without cloud.google.com/l4-rbs: target pool-based external passthrough Network Load Balancer, every node a member"
+	return LBExternalTargetPool, "external without cloud.google.com/l4-rbs: target pool-based external passthrough Network Load Balancer, every node a member"
 }
 
 // gkeL4Controller says whether ingress-gce's L4 controllers own the kind (NEG ILBs and RBS
@@ -172,7 +174,7 @@ func (w *World) reconcileLB(c *Cluster, s *Service, before *serviceBefore) {
 	}
 	if internalRequested(s.Annotations) != lb.Internal {
 		// GKE replaces the load balancer: a new one of the other scheme, with a new address.
-		w.releaseLB(c, s, "the load-balancer-type annotation changed (R-LB-1)")
+		w.releaseLB(c, s, "the load-balancer-type annotation changed")
 		w.ensureLB(c, s)
 		return
 	}
@@ -180,7 +182,7 @@ func (w *World) reconcileLB(c *Cluster, s *Service, before *serviceBefore) {
 		return
 	}
 	if (before.annotations[AnnotationL4RBS] == "enabled") != (s.Annotations[AnnotationL4RBS] == "enabled") {
-		w.record("LoadBalancerKindKept", c, "", "", "", "service %s: cloud.google.com/l4-rbs changed after creation; GKE keeps its %s load balancer (R-LB-2: the annotation only matters at creation; existing Services are not migrated)",
+		w.record("LoadBalancerKindKept", c, "", "", "", "service %s: cloud.google.com/l4-rbs changed after creation; GKE keeps its %s load balancer: the annotation only matters at creation, and existing Services are not migrated",
 			s.Key(), lb.Kind)
 	}
 	if !equalJSON(before.spec, s.Spec) {
@@ -203,7 +205,7 @@ func (w *World) ensureLB(c *Cluster, s *Service) {
 	lb.IP = w.allocateLBIP(c, s, lb.Internal)
 	s.LB = lb
 	s.RV = c.nextRV()
-	w.six(c).lbs[s.Key()] = s
+	w.serviceIndex(c).lbs[s.Key()] = s
 	if msg := lbUnsupported(kind, &s.Spec); msg != "" {
 		lb.Failed = msg
 		w.record("SyncLoadBalancerFailed", c, "", "", "", "service %s: %s", s.Key(), msg)
@@ -295,7 +297,7 @@ func (w *World) releaseLB(c *Cluster, s *Service, why string) {
 	w.record("DeletedLoadBalancer", c, "", "", "", "service %s: deleted load balancer %s at %s: %s", s.Key(), s.LB.Kind, s.LB.IP, why)
 	s.LB = nil
 	s.RV = c.nextRV()
-	delete(w.six(c).lbs, s.Key())
+	delete(w.serviceIndex(c).lbs, s.Key())
 }
 
 // allocateLBIP gives a load balancer its address, stable per Service for a seed: the one asked
@@ -346,7 +348,7 @@ func lbCandidate(n *Node, neg bool) bool {
 }
 
 func (w *World) queueLBSync(c *Cluster, s *Service, delay time.Duration) {
-	ix := w.six(c)
+	ix := w.serviceIndex(c)
 	if ix.syncQueued[s.Key()] {
 		return
 	}
@@ -359,7 +361,7 @@ func (w *World) onLBSync(ev Event) {
 	if c == nil {
 		return
 	}
-	delete(w.six(c).syncQueued, ev.Service)
+	delete(w.serviceIndex(c).syncQueued, ev.Service)
 	if s := c.Services[ev.Service]; s != nil && s.LB != nil && s.LB.State == lbReady {
 		w.syncLB(c, s)
 	}
@@ -372,7 +374,7 @@ func (w *World) syncLB(c *Cluster, s *Service) {
 	lb := s.LB
 	key := s.Key()
 	neg := lb.Kind == LBInternalNEG
-	perNode := w.six(c).perNode[key]
+	perNode := w.serviceIndex(c).perNode[key]
 	perZone := map[string][]*Node{}
 	registered := 0
 	for _, name := range sortedNodeNames(c) {
@@ -393,7 +395,7 @@ func (w *World) syncLB(c *Cluster, s *Service) {
 		}
 		desired = w.negSubset(perZone, limit, c.Key()+"/"+key, lb.Members)
 		if cand := countNodes(perZone); s.local() && cand > negLocalLimit {
-			w.warnOnce(c, s, "local-limit", "service %s: %d nodes run serving pods; an internal passthrough Network Load Balancer distributes to at most %d, so only %d are NEG endpoints (R-LB-3)",
+			w.warnOnce(c, s, "local-limit", "service %s: %d nodes run serving pods; an internal passthrough Network Load Balancer distributes to at most %d, so only %d are NEG endpoints",
 				key, cand, negLocalLimit, len(desired))
 		}
 	} else {
@@ -406,7 +408,7 @@ func (w *World) syncLB(c *Cluster, s *Service) {
 	}
 	if lb.Kind == LBInternalIG {
 		if registered > ilbBackendLimit {
-			w.warnOnce(c, s, "ilb-limit", "service %s: the cluster has %d nodes, more than the %d an internal passthrough Network Load Balancer without GKE subsetting distributes to: traffic may be uneven or lost (R-LB-4). Enable GKE subsetting (networkConfig.enableL4ilbSubsetting) and recreate the Service to get GCE_VM_IP NEGs",
+			w.warnOnce(c, s, "ilb-limit", "service %s: the cluster has %d nodes, more than the %d an internal passthrough Network Load Balancer without GKE subsetting distributes to: traffic may be uneven or lost. Enable GKE subsetting (networkConfig.enableL4ilbSubsetting) and recreate the Service to get GCE_VM_IP NEGs",
 				key, registered, ilbBackendLimit)
 		} else {
 			delete(lb.Warned, "ilb-limit")
@@ -571,7 +573,7 @@ func (w *World) probePasses(c *Cluster, s *Service, node string) bool {
 	if !s.local() {
 		return true
 	}
-	return w.six(c).perNode[s.Key()][node] > 0
+	return w.serviceIndex(c).perNode[s.Key()][node] > 0
 }
 
 // nextProbe is the first probe of node after now: every interval, at an offset per load
@@ -627,13 +629,13 @@ func (w *World) onLBHealth(ev Event) {
 	if h.Passing {
 		h.State = healthHealthy
 		if h.WasHealthy {
-			w.record("LoadBalancerBackendHealthy", c, "", ev.Node, "", "service %s: node %s passes its health check on port %d again: healthy (R-LB-6)", s.Key(), ev.Node, port)
+			w.record("LoadBalancerBackendHealthy", c, "", ev.Node, "", "service %s: node %s passes its health check on port %d again: healthy", s.Key(), ev.Node, port)
 		}
 		h.WasHealthy = true
 		return
 	}
 	h.State = healthUnhealthy
-	w.record("LoadBalancerBackendUnhealthy", c, "", ev.Node, "", "service %s: node %s failed %d consecutive health checks on port %d (every %s): unhealthy, the load balancer stops sending it new connections (R-LB-6)",
+	w.record("LoadBalancerBackendUnhealthy", c, "", ev.Node, "", "service %s: node %s failed %d consecutive health checks on port %d (every %s): unhealthy, the load balancer stops sending it new connections",
 		s.Key(), ev.Node, threshold, port, interval)
 }
 
@@ -654,7 +656,7 @@ func (w *World) lbNodeChanged(c *Cluster, n *Node) {
 	if len(c.Services) == 0 {
 		return
 	}
-	for _, s := range w.six(c).sortedLBs() {
+	for _, s := range w.serviceIndex(c).sortedLBs() {
 		if s.LB.State != lbReady {
 			continue
 		}
@@ -676,15 +678,12 @@ func (w *World) lbServingChanged(c *Cluster, s *Service, node string) {
 	}
 }
 
-// lbPodChanged is called when a pod starts, becomes ready, starts terminating or goes.
-func (w *World) lbPodChanged(c *Cluster, p *Pod) { w.svcPodChanged(c, p) }
-
 // lbSubsettingEnabled notes, when GKE subsetting is turned on, that existing internal load
 // balancers keep their instance groups (R-LB-4).
 func (w *World) lbSubsettingEnabled(c *Cluster) {
 	for _, key := range sortedKeys(c.Services) {
 		if s := c.Services[key]; s.LB != nil && s.LB.Kind == LBInternalIG {
-			w.record("LoadBalancerKindKept", c, "", "", "", "service %s keeps its instance-group backends: only internal LoadBalancer Services created after GKE subsetting is enabled use GCE_VM_IP NEGs (R-LB-4)", key)
+			w.record("LoadBalancerKindKept", c, "", "", "", "service %s keeps its instance-group backends: only internal LoadBalancer Services created after GKE subsetting is enabled use GCE_VM_IP NEGs", key)
 		}
 	}
 }
@@ -692,9 +691,9 @@ func (w *World) lbSubsettingEnabled(c *Cluster) {
 // subsettingPrereqs checks what GKE subsetting requires (R-LB-4): version 1.18.19-gke.1400 or
 // later and the HttpLoadBalancing add-on.
 func subsettingPrereqs(c *Cluster, field string) error {
-	min, _ := ParseVersion("1.18.19-gke.1400")
-	if v, ok := ParseVersion(c.MasterVersion); ok && v.Compare(min) < 0 {
-		return invalidField(field, true, "GKE subsetting requires control plane version 1.18.19-gke.1400 or later, the cluster runs %s (R-LB-4)", c.MasterVersion)
+	min, _ := catalog.ParseVersion("1.18.19-gke.1400")
+	if v, ok := catalog.ParseVersion(c.MasterVersion); ok && v.Compare(min) < 0 {
+		return invalidField(field, true, "GKE subsetting requires control plane version 1.18.19-gke.1400 or later, the cluster runs %s (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/load-balancers#r-lb-4)", c.MasterVersion)
 	}
 	var addons struct {
 		HTTPLoadBalancing *struct {
@@ -702,7 +701,7 @@ func subsettingPrereqs(c *Cluster, field string) error {
 		} `json:"httpLoadBalancing"`
 	}
 	if raw, ok := c.Extra["addonsConfig"]; ok && json.Unmarshal(raw, &addons) == nil && addons.HTTPLoadBalancing != nil && addons.HTTPLoadBalancing.Disabled {
-		return invalidField(field, true, "GKE subsetting requires the HttpLoadBalancing add-on, which is disabled on cluster %s: enable addonsConfig.httpLoadBalancing first (R-LB-4)", c.Name)
+		return invalidField(field, true, "GKE subsetting requires the HttpLoadBalancing add-on, which is disabled on cluster %s: enable addonsConfig.httpLoadBalancing first (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/load-balancers#r-lb-4)", c.Name)
 	}
 	return nil
 }
@@ -824,7 +823,7 @@ func containsProto(list []corev1.Protocol, p corev1.Protocol) bool {
 func (w *World) serviceAnnotations(c *Cluster, s *Service) map[string]string {
 	lb := s.LB
 	if lb == nil || lb.State != lbReady || !gkeL4Controller(lb.Kind) {
-		return s.Annotations
+		return maps.Clone(s.Annotations)
 	}
 	out := map[string]string{}
 	for k, v := range s.Annotations {
@@ -879,7 +878,7 @@ func (w *World) lbResourcePaths(c *Cluster, s *Service) []string {
 }
 
 func regionOf(c *Cluster) string {
-	if l, ok := ParseLocation(c.Location); ok {
+	if l, ok := catalog.ParseLocation(c.Location); ok {
 		return l.Region
 	}
 	return c.Location

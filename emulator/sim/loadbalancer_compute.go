@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
 )
 
 // The Compute Engine resources of the load balancers (as compute.googleapis.com v1 shapes them;
@@ -640,7 +641,7 @@ func (w *World) Firewall(project, name string, l Links) (*api.Firewall, error) {
 // LoadBalancers lists the load balancers of a cluster's Services.
 func (w *World) LoadBalancers(c *Cluster) []*api.LoadBalancerStatus {
 	out := []*api.LoadBalancerStatus{}
-	for _, s := range w.six(c).sortedLBs() {
+	for _, s := range w.serviceIndex(c).sortedLBs() {
 		out = append(out, w.loadBalancerStatus(c, s))
 	}
 	return out
@@ -662,7 +663,7 @@ func (w *World) loadBalancerStatus(c *Cluster, s *Service) *api.LoadBalancerStat
 	lb := s.LB
 	kind, why := lbKindFor(c, s)
 	if kind != lb.Kind {
-		why = "R-LB-2, R-LB-4: the kind was fixed when the load balancer was created and is kept (" + lb.Kind + ")"
+		why = "the kind was fixed when the load balancer was created and is kept (" + lb.Kind + ")"
 	}
 	n := w.lbNamesOf(c, s)
 	out := &api.LoadBalancerStatus{Service: s.Key(), Kind: lb.Kind, Scheme: scheme(lb), State: lb.State, ExternalTrafficPolicy: string(s.Spec.ExternalTrafficPolicy),
@@ -697,7 +698,7 @@ func (w *World) loadBalancerStatus(c *Cluster, s *Service) *api.LoadBalancerStat
 	out.HealthCheck = &api.LoadBalancerHC{Name: n.healthCheck, Collection: n.hcCollection, Port: w.hcPort(s), RequestPath: "/healthz",
 		CheckIntervalSec: int32(interval / time.Second), HealthyThreshold: 1, UnhealthyThreshold: int32(unhealthy), Shared: n.hcShared}
 	out.FirewallRules = []string{n.firewall, n.hcFirewall}
-	perNode := w.six(c).perNode[s.Key()]
+	perNode := w.serviceIndex(c).perNode[s.Key()]
 	for _, node := range sortedKeys(lb.Members) {
 		h := lb.Health[node]
 		b := &api.LoadBalancerNode{Node: node, Zone: lb.Members[node], ServingPods: perNode[node]}
@@ -732,10 +733,10 @@ func (w *World) loadBalancerStatus(c *Cluster, s *Service) *api.LoadBalancerStat
 		out.Subsetting = sub
 	}
 	if lb.Warned["ilb-limit"] {
-		out.Warnings = append(out.Warnings, fmt.Sprintf("more than %d nodes without GKE subsetting: traffic may be uneven or lost (R-LB-4)", ilbBackendLimit))
+		out.Warnings = append(out.Warnings, fmt.Sprintf("more than %d nodes without GKE subsetting: traffic may be uneven or lost", ilbBackendLimit))
 	}
 	if lb.Warned["local-limit"] {
-		out.Warnings = append(out.Warnings, fmt.Sprintf("more than %d nodes run serving pods: only %d are NEG endpoints (R-LB-3)", negLocalLimit, negLocalLimit))
+		out.Warnings = append(out.Warnings, fmt.Sprintf("more than %d nodes run serving pods: only %d are NEG endpoints", negLocalLimit, negLocalLimit))
 	}
 	return out
 }
@@ -816,7 +817,7 @@ func (w *World) TracePacket(c *Cluster, req TraceRequest) (*api.PacketTrace, err
 		n := w.lbNamesOf(c, s)
 		hop("forwarding rule %s (%s %s %s:%d) -> %s", n.forwardingRules[sp.Protocol], scheme(lb), req.Protocol, lb.IP, req.Port, describeBackend(lb.Kind, n))
 		if b := lb.Blocked; b != nil {
-			hop("GKE's last %d syncs of its instance groups failed (R-LB-5: %s is in %s, a backend of %s); the backends are those from before", b.Attempts, lastSegment(b.Instance), b.Group, b.BackendService)
+			hop("GKE's last %d syncs of its instance groups failed (%s is in %s, a backend of %s, and a VM may be in one load-balanced instance group only); the backends are those from before", b.Attempts, lastSegment(b.Instance), b.Group, b.BackendService)
 		}
 		var healthy, all []string
 		for _, m := range sortedKeys(lb.Members) {
@@ -848,7 +849,7 @@ func (w *World) TracePacket(c *Cluster, req TraceRequest) (*api.PacketTrace, err
 
 	// kube-proxy on the node: DNAT to an endpoint, SNAT unless the policy preserves the client.
 	local := via != "clusterIP" && s.local()
-	ix := w.six(c)
+	ix := w.serviceIndex(c)
 	var eps []*Pod
 	if local {
 		for p, n := range ix.serving[s.Key()] {
@@ -863,7 +864,7 @@ func (w *World) TracePacket(c *Cluster, req TraceRequest) (*api.PacketTrace, err
 	}
 	terminating := false
 	if len(eps) == 0 {
-		mv, _ := ParseVersion(c.MasterVersion)
+		mv, _ := catalog.ParseVersion(c.MasterVersion)
 		if mv.Minor >= 26 {
 			eps = w.terminatingEndpoints(c, s, node, local)
 			terminating = len(eps) > 0
@@ -872,7 +873,7 @@ func (w *World) TracePacket(c *Cluster, req TraceRequest) (*api.PacketTrace, err
 	if len(eps) == 0 {
 		if local {
 			out.Result = "DROPPED"
-			out.Reason = fmt.Sprintf("externalTrafficPolicy Local: node %s has no serving pod of %s; kube-proxy drops the packet (the node still passes the health check until the unhealthy threshold, R-LB-6)", node.Name, s.Key())
+			out.Reason = fmt.Sprintf("externalTrafficPolicy Local: node %s has no serving pod of %s; kube-proxy drops the packet (the node still passes the health check until the unhealthy threshold)", node.Name, s.Key())
 		} else {
 			out.Result = "REJECTED"
 			out.Reason = fmt.Sprintf("service %s has no serving pod: kube-proxy rejects the connection (ICMP port unreachable / TCP reset)", s.Key())
@@ -889,7 +890,7 @@ func (w *World) TracePacket(c *Cluster, req TraceRequest) (*api.PacketTrace, err
 	out.Pod = &api.TracePod{Namespace: pod.Namespace, Name: pod.Name, IP: pod.IP, Port: target, Node: pod.Node, Ready: pod.Ready,
 		Terminating: pod.Terminating, SameNode: node == nil || pod.Node == node.Name}
 	if terminating {
-		hop("no ready endpoint%s: using a terminating pod as a last resort (proxy terminating endpoints, GKE 1.26 and later, R-LB-7)", map[bool]string{true: " on this node", false: ""}[local])
+		hop("no ready endpoint%s: using a terminating pod as a last resort (proxy terminating endpoints, GKE 1.26 and later)", map[bool]string{true: " on this node", false: ""}[local])
 	}
 	switch {
 	case via == "clusterIP":
@@ -897,13 +898,13 @@ func (w *World) TracePacket(c *Cluster, req TraceRequest) (*api.PacketTrace, err
 		hop("DNAT to pod %s (%s:%d) on node %s", pod.Key(), pod.IP, target, pod.Node)
 	case local:
 		out.SourceIPAtPod, out.SNAT = req.Client, false
-		hop("externalTrafficPolicy Local: DNAT to local pod %s (%s:%d); no SNAT, the pod sees the client address %s (R-LB-7)", pod.Key(), pod.IP, target, req.Client)
+		hop("externalTrafficPolicy Local: DNAT to local pod %s (%s:%d); no SNAT, the pod sees the client address %s", pod.Key(), pod.IP, target, req.Client)
 	default:
 		out.SourceIPAtPod, out.SNAT = node.InternalIP, true
 		if pod.Node == node.Name {
-			hop("externalTrafficPolicy Cluster: DNAT to pod %s (%s:%d) on this node; SNAT to the node address %s (R-LB-7)", pod.Key(), pod.IP, target, node.InternalIP)
+			hop("externalTrafficPolicy Cluster: DNAT to pod %s (%s:%d) on this node; SNAT to the node address %s", pod.Key(), pod.IP, target, node.InternalIP)
 		} else {
-			hop("externalTrafficPolicy Cluster: DNAT to pod %s (%s:%d) on node %s; SNAT to %s, so replies come back through %s, which answers the client directly (direct server return, R-LB-7)",
+			hop("externalTrafficPolicy Cluster: DNAT to pod %s (%s:%d) on node %s; SNAT to %s, so replies come back through %s, which answers the client directly (direct server return)",
 				pod.Key(), pod.IP, target, pod.Node, node.InternalIP, node.Name)
 		}
 	}
@@ -942,7 +943,7 @@ func (w *World) traceTarget(c *Cluster, req TraceRequest) (*Service, corev1.Serv
 // terminatingEndpoints are the Service's pods that are terminating but still running: kube-proxy
 // uses them when no ready endpoint is left (on the node, for Local).
 func (w *World) terminatingEndpoints(c *Cluster, s *Service, node *Node, local bool) []*Pod {
-	sel := w.six(c).selectors[s.Key()]
+	sel := w.serviceIndex(c).selectors[s.Key()]
 	if sel == nil {
 		return nil
 	}
@@ -953,7 +954,7 @@ func (w *World) terminatingEndpoints(c *Cluster, s *Service, node *Node, local b
 		}
 	}
 	if local {
-		for p := range w.kix(c).podsOnNode[node.Name] {
+		for p := range w.podIndex(c).podsOnNode[node.Name] {
 			consider(p)
 		}
 		return out

@@ -139,7 +139,7 @@ type igConflict struct {
 // computeError is Compute Engine's refusal.
 func (cf *igConflict) computeError() *Error {
 	return computeError(http.StatusBadRequest, "instanceInMultipleLoadBalancedIgs",
-		"Validation failed for instance '%s': instance may belong to at most one load-balanced instance group. It is in instance group '%s' (%s), a backend of backend service '%s', so instance group '%s' cannot be load-balanced with it too (R-LB-5).",
+		"Validation failed for instance '%s': instance may belong to at most one load-balanced instance group. It is in instance group '%s' (%s), a backend of backend service '%s', so instance group '%s' cannot be load-balanced with it too (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/load-balancers#r-lb-5).",
 		cf.instance, cf.other.group, cf.other.what, cf.other.backendService, cf.group)
 }
 
@@ -280,7 +280,7 @@ func gkeConflictMessage(c *Cluster, s *Service, cf *igConflict) string {
 		way = "or recreate the Service without cloud.google.com/l4-rbs: a target pool-based load balancer uses no instance groups"
 	}
 	return fmt.Sprintf("Error syncing load balancer: failed to ensure load balancer: googleapi: Error 400: Validation failed for instance '%s': instance may belong to at most one load-balanced instance group., instanceInMultipleLoadBalancedIgs. "+
-		"Node %s is in instance group %s (%s), a backend of backend service %s created outside GKE, so GKE cannot put it in its instance group %s (R-LB-5). "+
+		"Node %s is in instance group %s (%s), a backend of backend service %s created outside GKE, so GKE cannot put it in its instance group %s (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/load-balancers#r-lb-5). "+
 		"Delete backend service %s, or remove instance group %s from its backends; %s.",
 		cf.instance, cf.node, cf.other.group, cf.other.what, cf.other.backendService, lastSegment(cf.group),
 		lastSegment(cf.other.backendService), lastSegment(cf.other.group), way)
@@ -292,7 +292,7 @@ func (w *World) unblockLB(c *Cluster, s *Service) {
 	if lb.Blocked == nil {
 		return
 	}
-	w.record("EnsuredLoadBalancer", c, "", "", "", "service %s: GKE's instance groups take every node again after %d failed attempts since %s: no node is in a load-balanced instance group created outside GKE any more (R-LB-5)",
+	w.record("EnsuredLoadBalancer", c, "", "", "", "service %s: GKE's instance groups take every node again after %d failed attempts since %s: no node is in a load-balanced instance group created outside GKE any more",
 		s.Key(), lb.Blocked.Attempts, lb.Blocked.Since.Format(time.RFC3339))
 	lb.Blocked, lb.Failed = nil, ""
 }
@@ -312,7 +312,7 @@ func (w *World) onLBRetry(ev Event) {
 		}
 		attempts := s.LB.Blocked.Attempts
 		w.unblockLB(c, s)
-		w.startProvisioning(c, s, fmt.Sprintf("attempt %d: no node is in a load-balanced instance group created outside GKE any more (R-LB-5)", attempts+1))
+		w.startProvisioning(c, s, fmt.Sprintf("attempt %d: no node is in a load-balanced instance group created outside GKE any more", attempts+1))
 	case lbReady:
 		w.syncLB(c, s)
 	}

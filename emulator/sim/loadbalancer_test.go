@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
 )
 
 var testLinks = Links{ContainerBase: "http://gkesim/v1/", ComputeBase: "http://gkesim/compute/v1/"}
@@ -323,7 +324,7 @@ func TestNEGSubsetClusterPolicy25Of30(t *testing.T) {
 // servingNodes are the nodes running a ready, non-terminating pod of the Service.
 func servingNodes(w *World, c *Cluster, s *Service) []string {
 	var out []string
-	for n, cnt := range w.six(c).perNode[s.Key()] {
+	for n, cnt := range w.serviceIndex(c).perNode[s.Key()] {
 		if cnt > 0 {
 			out = append(out, n)
 		}
@@ -337,12 +338,12 @@ func servingNodes(w *World, c *Cluster, s *Service) []string {
 // run serving pods, before, during (once synced) and after the replacement of every node.
 func TestNEGMembershipFollowsSurgeUpgrade(t *testing.T) {
 	w := newTestWorld(t)
-	vt := VersionsAt(w.Now())
+	vt := catalog.VersionsAt(w.Now())
 	reg := vt.Channels[api.ChannelRegular].Valid
-	var from, to Version
+	var from, to catalog.Version
 	for _, v := range reg {
 		if v.Minor == reg[0].Minor {
-			if to == (Version{}) {
+			if to == (catalog.Version{}) {
 				to = v
 			} else {
 				from = v
@@ -572,7 +573,7 @@ func TestPacketPath(t *testing.T) {
 	np := localSvc.Spec.Ports[0].NodePort
 	var empty, busy *Node
 	for _, name := range sortedNodeNames(c) {
-		if w.six(c).perNode[localSvc.Key()][name] == 0 {
+		if w.serviceIndex(c).perNode[localSvc.Key()][name] == 0 {
 			empty = c.Nodes[name]
 		} else {
 			busy = c.Nodes[name]
@@ -742,7 +743,7 @@ func TestInternalLBNodeLimitAndSubsettingPrereqs(t *testing.T) {
 	mustCreateService(t, w, c, lbService("netlb"))
 	advance(w, 2*time.Minute)
 	evs, _ := w.Events(EventFilter{Type: "LoadBalancerNodeLimitWarning"})
-	if len(evs) != 1 || !strings.Contains(evs[0].Message, "service default/ilb: the cluster has 251 nodes") || !strings.Contains(evs[0].Message, "R-LB-4") {
+	if len(evs) != 1 || !strings.Contains(evs[0].Message, "service default/ilb: the cluster has 251 nodes") || !strings.Contains(evs[0].Message, "traffic may be uneven or lost") {
 		t.Fatalf("warnings: %s", mustJSON(evs))
 	}
 	st, _ := w.GetLoadBalancer(c, "default", "ilb")
@@ -752,7 +753,7 @@ func TestInternalLBNodeLimitAndSubsettingPrereqs(t *testing.T) {
 	c.Extra = api.Extra{"addonsConfig": json.RawMessage(`{"httpLoadBalancing":{"disabled":true}}`)}
 	_, err := w.UpdateCluster("proj", "us-central1-a", "c1", &api.UpdateClusterRequest{Update: &api.ClusterUpdate{
 		DesiredL4ilbSubsettingConfig: &api.ILBSubsettingConfig{Enabled: true}}})
-	if e, ok := AsError(err); !ok || !strings.Contains(e.Message, "HttpLoadBalancing") || !strings.Contains(e.Message, "R-LB-4") {
+	if e, ok := AsError(err); !ok || !strings.Contains(e.Message, "HttpLoadBalancing") || !strings.Contains(e.Message, "#r-lb-4") {
 		t.Errorf("enabling subsetting without HttpLoadBalancing: %v", err)
 	}
 }
@@ -858,7 +859,7 @@ func TestLoadBalancerTypeAnnotations(t *testing.T) {
 	}
 	replaced := 0
 	for _, e := range mustEvents(w, "DeletedLoadBalancer") {
-		if strings.Contains(e.Message, "load-balancer-type annotation changed (R-LB-1)") {
+		if strings.Contains(e.Message, "load-balancer-type annotation changed") {
 			replaced++
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
 )
 
 // Maintenance policies: a cluster's one maintenance window and its exclusions (R-MW-2,
@@ -20,7 +21,7 @@ import (
 // maintenance_eval.go, the windows and the availability rule in maintenance_window.go, the
 // automatic upgrades the policy governs in maintenance_autoupgrade.go.
 
-// Limits of maintenance policies (GKE docs, "Limitations"; GKE_API.md §5).
+// Limits of maintenance policies (GKE's maintenance docs, "Limitations"; R-EX-4).
 const (
 	maxExclusions           = 20
 	maxNoUpgradesExclusions = 3
@@ -70,11 +71,6 @@ type Exclusion struct {
 // empty says the policy has neither a window nor exclusions (GKE's cleared policy).
 func (p *MaintenancePolicy) empty() bool {
 	return p == nil || (p.Daily == nil && p.Recurring == nil && len(p.Exclusions) == 0)
-}
-
-// hasWindow says whether maintenance is limited to a window.
-func (p *MaintenancePolicy) hasWindow() bool {
-	return p != nil && (p.Daily != nil || p.Recurring != nil)
 }
 
 // exclusionNames lists the exclusions by name, for stable iteration.
@@ -183,7 +179,7 @@ func (w *World) buildMaintenancePolicy(c *Cluster, in *api.MaintenancePolicy, fi
 	}
 	wf := field + ".window"
 	if win.DailyMaintenanceWindow != nil && win.RecurringWindow != nil {
-		return nil, invalidArgument("Invalid value for field %q: both dailyMaintenanceWindow and recurringWindow are set. A cluster has one maintenance window (R-MW-2): set exactly one of them.", wf)
+		return nil, invalidArgument("Invalid value for field %q: both dailyMaintenanceWindow and recurringWindow are set. A cluster has one maintenance window: set exactly one of them (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/maintenance#r-mw-2).", wf)
 	}
 	if d := win.DailyMaintenanceWindow; d != nil {
 		start, err := parseDailyStart(d.StartTime, wf+".dailyMaintenanceWindow.startTime")
@@ -252,7 +248,7 @@ func parseRecurringWindow(r *api.RecurringTimeWindow, field string) (*RecurringW
 		return nil, invalidField(field+".window.endTime", fmt.Sprintf("%q", r.Window.EndTime), "The end time of a maintenance window must be after its start time %s", start.Format(time.RFC3339))
 	}
 	rw := &RecurringWindow{Start: start, End: end, Recurrence: strings.TrimSpace(r.Recurrence)}
-	if _, err := compileRecurrence(rw, field+".recurrence"); err != nil {
+	if err := compileRecurrence(rw, field+".recurrence"); err != nil {
 		return nil, err
 	}
 	return rw, nil
@@ -264,7 +260,7 @@ func (w *World) buildExclusions(c *Cluster, p *MaintenancePolicy, in map[string]
 		return nil
 	}
 	if len(in) > maxExclusions {
-		return invalidField(field, fmt.Sprintf("%d exclusions", len(in)), "A cluster has at most %d maintenance exclusions (R-EX-4); remove expired ones", maxExclusions)
+		return invalidField(field, fmt.Sprintf("%d exclusions", len(in)), "A cluster has at most %d maintenance exclusions (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/maintenance#r-ex-4); remove expired ones", maxExclusions)
 	}
 	now := w.st.Now
 	old := c.MaintenancePolicy
@@ -331,7 +327,7 @@ func (w *World) buildExclusions(c *Cluster, p *MaintenancePolicy, in map[string]
 	}
 	if noUpgrades > maxNoUpgradesExclusions {
 		return invalidField(field, fmt.Sprintf("%d exclusions with scope NO_UPGRADES", noUpgrades),
-			"A cluster has at most %d maintenance exclusions with scope NO_UPGRADES (R-EX-4); use NO_MINOR_UPGRADES or NO_MINOR_OR_NODE_UPGRADES for the others", maxNoUpgradesExclusions)
+			"A cluster has at most %d maintenance exclusions with scope NO_UPGRADES (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/maintenance#r-ex-4); use NO_MINOR_UPGRADES or NO_MINOR_OR_NODE_UPGRADES for the others", maxNoUpgradesExclusions)
 	}
 	return nil
 }
@@ -355,25 +351,25 @@ func (w *World) checkExclusion(c *Cluster, e *Exclusion, unchanged bool, field s
 		}
 		if d := e.End.Sub(e.Start); d > maxNoUpgradesLength {
 			return invalidField(field+".endTime", e.End.Format(time.RFC3339),
-				"A maintenance exclusion with scope NO_UPGRADES lasts at most 30 days (R-EX-4); this one lasts %s from %s", formatDays(d), e.Start.Format(time.RFC3339))
+				"A maintenance exclusion with scope NO_UPGRADES lasts at most 30 days (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/maintenance#r-ex-4); this one lasts %s from %s", formatDays(d), e.Start.Format(time.RFC3339))
 		}
 		return nil
 	}
 	if c.ReleaseChannel == "" || c.ReleaseChannel == api.ChannelUnspecified {
 		return invalidField(field+".maintenanceExclusionOptions.scope", e.Scope,
-			"Maintenance exclusion scopes other than NO_UPGRADES are only available to clusters enrolled in a release channel (R-EX-4); cluster %s has none. Enroll it (RAPID, REGULAR, STABLE or EXTENDED) or use scope NO_UPGRADES", c.Name)
+			"Maintenance exclusion scopes other than NO_UPGRADES are only available to clusters enrolled in a release channel (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/maintenance#r-ex-4); cluster %s has none. Enroll it (RAPID, REGULAR, STABLE or EXTENDED) or use scope NO_UPGRADES", c.Name)
 	}
 	if e.UntilEndOfSupport || unchanged {
 		return nil
 	}
 	if limit := e.Created.Add(maxScopedExclusionAhead); e.End.After(limit) {
 		return invalidField(field+".endTime", e.End.Format(time.RFC3339),
-			"A maintenance exclusion with scope %s ends at most 180 days after it is created (R-EX-4): at or before %s. For longer, use endTimeBehavior UNTIL_END_OF_SUPPORT", e.Scope, limit.Format(time.RFC3339))
+			"A maintenance exclusion with scope %s ends at most 180 days after it is created, at or before %s (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/maintenance#r-ex-4). For longer, use endTimeBehavior UNTIL_END_OF_SUPPORT", e.Scope, limit.Format(time.RFC3339))
 	}
 	minor, eos := w.endOfSupport(c)
 	if e.End.After(eos) {
 		return invalidField(field+".endTime", e.End.Format(time.RFC3339),
-			"A maintenance exclusion may not extend past the end of support of the cluster's minor version %s on %s (R-EX-4): end it at or before %s, or use endTimeBehavior UNTIL_END_OF_SUPPORT", minor, eos.Format(time.RFC3339), eos.Format(time.RFC3339))
+			"A maintenance exclusion may not extend past the end of support of the cluster's minor version %s on %s (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/maintenance#r-ex-4): end it at or before %s, or use endTimeBehavior UNTIL_END_OF_SUPPORT", minor, eos.Format(time.RFC3339), eos.Format(time.RFC3339))
 	}
 	return nil
 }
@@ -381,9 +377,9 @@ func (w *World) checkExclusion(c *Cluster, e *Exclusion, unchanged bool, field s
 // endOfSupport is the end of support of the cluster's control-plane minor in its channel:
 // extended support for EXTENDED, standard support otherwise.
 func (w *World) endOfSupport(c *Cluster) (string, time.Time) {
-	v, _ := ParseVersion(c.MasterVersion)
-	_, _, end := channelDelays(c.ReleaseChannel)
-	return v.MinorString(), end(ScheduleOf(v.Minor))
+	v, _ := catalog.ParseVersion(c.MasterVersion)
+	_, _, end := catalog.ChannelDelays(c.ReleaseChannel)
+	return v.MinorString(), end(catalog.ScheduleOf(v.Minor))
 }
 
 func formatDays(d time.Duration) string {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
 )
 
 // Automatic upgrades, governed by the maintenance policy.
@@ -84,8 +85,8 @@ func rolloutOffset(c *Cluster) time.Duration {
 
 // channelTarget is a channel's auto-upgrade target at t (clusters without a channel follow
 // the static default, Regular's).
-func channelTarget(channel string, t time.Time) Version {
-	return VersionsAt(t).DefaultFor(channel)
+func channelTarget(channel string, t time.Time) catalog.Version {
+	return catalog.VersionsAt(t).DefaultFor(channel)
 }
 
 // nextTargetChange is the first time after t at which the channel's upgrade target changes (the
@@ -156,7 +157,7 @@ func (w *World) onAutoMaintenance(ev Event) {
 type autoUpgradeCandidate struct {
 	kind UpgradeKind
 	pool *NodePool
-	to   Version
+	to   catalog.Version
 	// notBefore spaces minor upgrades (R-EX-5).
 	notBefore time.Time
 	// mandatory: the control plane's minor is at its end of support (R-MW-4).
@@ -168,9 +169,9 @@ type autoUpgradeCandidate struct {
 func (w *World) autoUpgradeCandidates(c *Cluster) []autoUpgradeCandidate {
 	am := c.AutoMaintenance
 	now := w.st.Now
-	master, _ := ParseVersion(c.MasterVersion)
-	rolled, _ := ParseVersion(am.RolloutTarget)
-	valid := VersionsAt(now).ValidFor(c.ReleaseChannel)
+	master, _ := catalog.ParseVersion(c.MasterVersion)
+	rolled, _ := catalog.ParseVersion(am.RolloutTarget)
+	valid := catalog.VersionsAt(now).ValidFor(c.ReleaseChannel)
 	var out []autoUpgradeCandidate
 	if master.Minor < rolled.Minor {
 		// The next minor, no newer than the target that reached the cluster when that is of it.
@@ -188,7 +189,7 @@ func (w *World) autoUpgradeCandidates(c *Cluster) []autoUpgradeCandidate {
 		out = append(out, autoUpgradeCandidate{kind: ControlPlanePatch, to: to})
 	}
 	for _, p := range c.Pools {
-		pv, ok := ParseVersion(p.Spec.Version)
+		pv, ok := catalog.ParseVersion(p.Spec.Version)
 		if !ok || !p.AutoUpgrade || p.Upgrade != nil || p.Status != PoolRunning || pv.Compare(master) >= 0 {
 			continue
 		}
@@ -203,7 +204,7 @@ func (w *World) autoUpgradeCandidates(c *Cluster) []autoUpgradeCandidate {
 
 // capAt is the rollout target as the newest version an automatic upgrade to minor may take,
 // when the target is of that minor; nil otherwise.
-func capAt(rolled Version, minor int) *Version {
+func capAt(rolled catalog.Version, minor int) *catalog.Version {
 	if rolled.Minor == minor {
 		return &rolled
 	}
@@ -211,8 +212,8 @@ func capAt(rolled Version, minor int) *Version {
 }
 
 // newestOfMinor is the newest version of a minor in list, no newer than atMost if given.
-func newestOfMinor(list []Version, minor int, atMost *Version) (Version, bool) {
-	var best Version
+func newestOfMinor(list []catalog.Version, minor int, atMost *catalog.Version) (catalog.Version, bool) {
+	var best catalog.Version
 	found := false
 	for _, v := range list {
 		if v.Minor != minor || (atMost != nil && v.Compare(*atMost) > 0) {
@@ -250,7 +251,7 @@ func (w *World) autoUpgradeStep(c *Cluster) time.Time {
 				}
 				if waiting == "" {
 					if reason == "" {
-						reason = "one minor upgrade a month while catching up (R-EX-5), next from " + from.Format(time.RFC3339)
+						reason = "one minor upgrade a month while catching up, next from " + from.Format(time.RFC3339)
 					}
 					waiting = string(cand.kind) + " to " + cand.to.String() + " waits: " + reason
 				}
@@ -302,7 +303,7 @@ func (w *World) startAutoUpgrade(c *Cluster, cand autoUpgradeCandidate) bool {
 	rec.Op = op.ID
 	why := "allowed by the maintenance policy"
 	if cand.mandatory {
-		why = "mandatory: minor at end of support, not governed by the maintenance policy (R-MW-4)"
+		why = "mandatory: minor at end of support, not governed by the maintenance policy"
 	}
 	w.record("AutoUpgradeStarted", c, rec.Pool, "", op.ID, "automatic %s of %s from %s to %s (%s)", cand.kind, describeTarget(c, rec.Pool), rec.From, rec.To, why)
 	am.History = append(am.History, rec)
@@ -328,17 +329,17 @@ func (w *World) ClusterUpgradeInfo(project, location, name string) (*api.Cluster
 		return nil, err
 	}
 	now := w.st.Now
-	master, _ := ParseVersion(c.MasterVersion)
-	valid := VersionsAt(now).ValidFor(c.ReleaseChannel)
-	s := ScheduleOf(master.Minor)
+	master, _ := catalog.ParseVersion(c.MasterVersion)
+	valid := catalog.VersionsAt(now).ValidFor(c.ReleaseChannel)
+	s := catalog.ScheduleOf(master.Minor)
 	out := &api.ClusterUpgradeInfo{
 		EndOfStandardSupportTimestamp: s.EndOfStandard.Format(time.RFC3339),
 		EndOfExtendedSupportTimestamp: s.EndOfExtended.Format(time.RFC3339),
 	}
 	// The targets are those of the rollout that reached the cluster (R-EX-5 aside).
-	var rolled Version
+	var rolled catalog.Version
 	if c.AutoMaintenance != nil {
-		rolled, _ = ParseVersion(c.AutoMaintenance.RolloutTarget)
+		rolled, _ = catalog.ParseVersion(c.AutoMaintenance.RolloutTarget)
 	}
 	if v, ok := newestOfMinor(valid, master.Minor+1, capAt(rolled, master.Minor+1)); ok {
 		out.MinorTargetVersion = v.String()
@@ -359,7 +360,7 @@ func (w *World) ClusterUpgradeInfo(project, location, name string) (*api.Cluster
 			reasons["MAINTENANCE_EXCLUSION_NO_MINOR_UPGRADES"] = true
 		}
 	}
-	if s, ok := w.windowOf(c).nextOpenSpan(now, now.Add(maintenanceHorizon)); !ok || s.start.After(now) {
+	if s, ok := w.windowOf(c).NextOpen(now, now.Add(maintenanceHorizon)); !ok || s.Start.After(now) {
 		reasons["MAINTENANCE_WINDOW"] = true
 	}
 	for _, r := range []string{"MAINTENANCE_WINDOW", "MAINTENANCE_EXCLUSION_NO_UPGRADES", "MAINTENANCE_EXCLUSION_NO_MINOR_UPGRADES"} {
@@ -404,25 +405,25 @@ func (w *World) ClusterUpgradeInfo(project, location, name string) (*api.Cluster
 // serverConfig has no support dates).
 func (w *World) VersionSchedule() *api.VersionSchedule {
 	now := w.st.Now
-	vt := VersionsAt(now)
+	vt := catalog.VersionsAt(now)
 	out := &api.VersionSchedule{Now: now.Format(time.RFC3339)}
-	for _, ch := range channels {
+	for _, ch := range catalog.Channels {
 		cv := vt.Channels[ch]
-		cs := &api.ChannelVersionSchedule{Channel: ch, ValidVersions: versionStrings(cv.Valid)}
+		cs := &api.ChannelVersionSchedule{Channel: ch, ValidVersions: catalog.VersionStrings(cv.Valid)}
 		if len(cv.Valid) > 0 {
 			cs.DefaultVersion, cs.UpgradeTargetVersion = cv.Default.String(), cv.Default.String()
 		}
 		if t := nextTargetChange(ch, now); !t.IsZero() {
 			cs.NextTargetChange = t.Format(time.RFC3339)
 		}
-		_, entry, end := channelDelays(ch)
+		_, entry, end := catalog.ChannelDelays(ch)
 		seen := map[int]bool{}
 		for _, v := range cv.Valid {
 			if seen[v.Minor] {
 				continue
 			}
 			seen[v.Minor] = true
-			s := ScheduleOf(v.Minor)
+			s := catalog.ScheduleOf(v.Minor)
 			cs.Minors = append(cs.Minors, &api.MinorSupport{Minor: v.MinorString(),
 				ChannelEntry: entry(s).Format(time.RFC3339), EndOfSupport: end(s).Format(time.RFC3339),
 				EndOfStandardSupport: s.EndOfStandard.Format(time.RFC3339), EndOfExtendedSupport: s.EndOfExtended.Format(time.RFC3339)})

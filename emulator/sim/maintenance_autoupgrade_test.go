@@ -6,12 +6,13 @@ import (
 	"time"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
 )
 
 // upgradeSeen is one upgrade operation the simulation ran.
 type upgradeSeen struct {
 	op       *Operation
-	from, to Version
+	from, to catalog.Version
 	kind     UpgradeKind
 }
 
@@ -32,8 +33,8 @@ func runMonths(t *testing.T, w *World, c *Cluster, until time.Time) []upgradeSee
 		if op == nil || op.ErrorCode != 0 || op.Status != api.OpStatusDone {
 			t.Fatalf("automatic upgrade %+v did not finish: %+v", r, op)
 		}
-		from, _ := ParseVersion(r.From)
-		to, _ := ParseVersion(r.To)
+		from, _ := catalog.ParseVersion(r.From)
+		to, _ := catalog.ParseVersion(r.To)
 		// Never past the channel target that had reached the cluster.
 		if reached := channelTarget(c.ReleaseChannel, r.Start.Add(-rolloutOffset(c))); to.Compare(reached) > 0 {
 			t.Errorf("automatic upgrade %+v goes past the target %s that had reached the cluster", r, reached)
@@ -57,7 +58,7 @@ func TestAutoUpgradesOnlyInsideTheWindow(t *testing.T) {
 	for _, u := range ups {
 		count[u.kind]++
 		at := u.op.StartTime
-		if ss := ws.spans(at, at.Add(time.Second)); len(ss) == 0 || ss[0].start.After(at) {
+		if ss := ws.Spans(at, at.Add(time.Second)); len(ss) == 0 || ss[0].Start.After(at) {
 			t.Errorf("%s started outside the window", u)
 		}
 		if wd := at.Add(-22 * time.Hour).Weekday(); wd == time.Saturday || wd == time.Sunday {
@@ -70,7 +71,7 @@ func TestAutoUpgradesOnlyInsideTheWindow(t *testing.T) {
 		t.Errorf("automatic upgrades %v, want at least 6 patches and exactly 2 minors of the control plane and of the nodes:\n%v", count, ups)
 	}
 	target := channelTarget(api.ChannelRegular, w.Now().Add(-rolloutSpread))
-	if master, _ := ParseVersion(c.MasterVersion); master.Compare(target) < 0 || c.Pools[0].Spec.Version != c.MasterVersion {
+	if master, _ := catalog.ParseVersion(c.MasterVersion); master.Compare(target) < 0 || c.Pools[0].Spec.Version != c.MasterVersion {
 		t.Errorf("after six months: control plane %s (from %s), nodes %s; the channel's target is %s", c.MasterVersion, start, c.Pools[0].Spec.Version, target)
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/window"
 )
 
 // The maintenance evaluator: may an upgrade of kind K run on a cluster at emulated time T, and
@@ -67,8 +69,8 @@ func ScopeBlocks(scope string, k UpgradeKind) bool {
 // or patch version change, else a change that only recreates the VMs (machine type, disk,
 // image: R-UPG-1).
 func NodeUpgradeKind(from, to NodeSpec) UpgradeKind {
-	a, okA := ParseVersion(from.Version)
-	b, okB := ParseVersion(to.Version)
+	a, okA := catalog.ParseVersion(from.Version)
+	b, okB := catalog.ParseVersion(to.Version)
 	switch {
 	case okA && okB && a.Minor != b.Minor:
 		return NodeMinor
@@ -81,11 +83,11 @@ func NodeUpgradeKind(from, to NodeSpec) UpgradeKind {
 // maintenanceCache is a cluster's compiled window, valid for one policy version.
 type maintenanceCache struct {
 	version string
-	ws      *windowSchedule
+	ws      *window.Schedule
 }
 
 // windowOf returns the cluster's compiled window, compiling it when the policy changed.
-func (w *World) windowOf(c *Cluster) *windowSchedule {
+func (w *World) windowOf(c *Cluster) *window.Schedule {
 	if w.maint == nil {
 		w.maint = map[string]*maintenanceCache{}
 	}
@@ -127,12 +129,12 @@ func (w *World) MaintenanceAllows(c *Cluster, kind UpgradeKind, t time.Time) (bo
 		}
 		return false, fmt.Sprintf(what, quoteNames(names), kind.describe(), until.Format(time.RFC3339))
 	}
-	s, ok := w.windowOf(c).nextOpenSpan(t, t.Add(maintenanceHorizon))
+	s, ok := w.windowOf(c).NextOpen(t, t.Add(maintenanceHorizon))
 	switch {
 	case !ok:
 		return false, "the maintenance window does not open again"
-	case s.start.After(t):
-		return false, "outside the maintenance window, which next opens at " + s.start.Format(time.RFC3339)
+	case s.Start.After(t):
+		return false, "outside the maintenance window, which next opens at " + s.Start.Format(time.RFC3339)
 	}
 	return true, ""
 }
@@ -148,12 +150,12 @@ func (w *World) NextAllowed(c *Cluster, kind UpgradeKind, from time.Time) time.T
 			t = until
 			continue
 		}
-		s, ok := ws.nextOpenSpan(t, horizon)
+		s, ok := ws.NextOpen(t, horizon)
 		if !ok {
 			return time.Time{}
 		}
-		if s.start.After(t) {
-			t = s.start
+		if s.Start.After(t) {
+			t = s.Start
 			continue
 		}
 		return t
@@ -168,9 +170,9 @@ func (w *World) MaintenanceAllowedUntil(c *Cluster, kind UpgradeKind, t time.Tim
 	if allowed, _ := w.MaintenanceAllows(c, kind, t); !allowed {
 		return time.Time{}, false
 	}
-	if ws := w.windowOf(c); !ws.always() {
-		s, _ := ws.nextOpenSpan(t, t.Add(maintenanceHorizon))
-		end = s.end
+	if ws := w.windowOf(c); !ws.Always() {
+		s, _ := ws.NextOpen(t, t.Add(maintenanceHorizon))
+		end = s.End
 	}
 	p := c.MaintenancePolicy
 	for _, name := range p.exclusionNames() {
@@ -180,20 +182,6 @@ func (w *World) MaintenanceAllowedUntil(c *Cluster, kind UpgradeKind, t time.Tim
 		}
 	}
 	return end, true
-}
-
-// nextOpenSpan returns the first open stretch of the window that ends after t (it may have
-// begun already), looking no further than horizon.
-func (ws *windowSchedule) nextOpenSpan(t, horizon time.Time) (span, bool) {
-	if ws.always() {
-		return span{t, horizon}, true
-	}
-	for from := t; from.Before(horizon); from = from.Add(windowSlab) {
-		if ss := ws.spans(from, from.Add(windowSlab)); len(ss) > 0 {
-			return ss[0], true
-		}
-	}
-	return span{}, false
 }
 
 func quoteNames(names []string) string {
@@ -207,46 +195,24 @@ func quoteNames(names []string) string {
 // openWindows returns the next n stretches, from `from` on, in which maintenance may run at
 // all: the window's open time outside NO_UPGRADES exclusions. A stretch open at `from` starts
 // there; one still open at the horizon has a zero end.
-func (w *World) openWindows(c *Cluster, from time.Time, n int) []span {
+func (w *World) openWindows(c *Cluster, from time.Time, n int) []window.Span {
 	horizon := from.Add(maintenanceHorizon)
 	p := c.MaintenancePolicy
-	var blocked []span
+	var blocked []window.Span
 	for _, name := range p.exclusionNames() {
 		if e := p.Exclusions[name]; e.Scope == api.ScopeNoUpgrades {
-			blocked = append(blocked, span{e.Start, w.exclusionEnd(c, e)})
+			blocked = append(blocked, window.Span{Start: e.Start, End: w.exclusionEnd(c, e)})
 		}
 	}
-	sort.Slice(blocked, func(i, j int) bool { return blocked[i].start.Before(blocked[j].start) })
-	ws := w.windowOf(c)
-	var out []span
-	for chunk := from; chunk.Before(horizon) && len(out) <= n; chunk = chunk.Add(windowSlab) {
-		to := chunk.Add(windowSlab)
-		var clipped []span
-		for _, s := range ws.spans(chunk, to) {
-			clipped = append(clipped, span{maxTime(s.start, chunk), minTime(s.end, to)})
-		}
-		for _, s := range subtract(clipped, blocked) {
-			if k := len(out); k > 0 && out[k-1].end.Equal(s.start) {
-				out[k-1].end = s.end
-				continue
-			}
-			out = append(out, s)
-		}
-	}
-	if k := len(out); k > 0 && !out[k-1].end.Before(horizon) {
-		out[k-1].end = time.Time{}
+	sort.Slice(blocked, func(i, j int) bool { return blocked[i].Start.Before(blocked[j].Start) })
+	out := window.Subtract(w.windowOf(c).OpenStretches(from, horizon), blocked)
+	if k := len(out); k > 0 && !out[k-1].End.Before(horizon) {
+		out[k-1].End = time.Time{}
 	}
 	if len(out) > n {
 		out = out[:n]
 	}
 	return out
-}
-
-func maxTime(a, b time.Time) time.Time {
-	if a.After(b) {
-		return a
-	}
-	return b
 }
 
 // MaintenanceSchedule answers, for a cluster at the current emulated time, its next n open
@@ -260,9 +226,9 @@ func (w *World) MaintenanceSchedule(project, location, name string, n int) (*api
 	out := &api.MaintenanceSchedule{Now: now.Format(time.RFC3339), ResourceVersion: c.PolicyVersion,
 		Windows: []*api.ScheduleWindow{}}
 	for _, s := range w.openWindows(c, now, n) {
-		sw := &api.ScheduleWindow{StartTime: s.start.Format(time.RFC3339)}
-		if !s.end.IsZero() {
-			sw.EndTime = s.end.Format(time.RFC3339)
+		sw := &api.ScheduleWindow{StartTime: s.Start.Format(time.RFC3339)}
+		if !s.End.IsZero() {
+			sw.EndTime = s.End.Format(time.RFC3339)
 		}
 		out.Windows = append(out.Windows, sw)
 	}
@@ -275,8 +241,8 @@ func (w *World) MaintenanceSchedule(project, location, name string, n int) (*api
 		}
 		out.Upgrades = append(out.Upgrades, su)
 	}
-	if v, ok := ParseVersion(c.MasterVersion); ok {
-		s := ScheduleOf(v.Minor)
+	if v, ok := catalog.ParseVersion(c.MasterVersion); ok {
+		s := catalog.ScheduleOf(v.Minor)
 		out.EndOfStandardSupport = s.EndOfStandard.Format(time.RFC3339)
 		out.EndOfExtendedSupport = s.EndOfExtended.Format(time.RFC3339)
 	}

@@ -112,7 +112,7 @@ func (w *World) onAutoRepair(ev Event) {
 		op := w.startOperation(api.OpAutoRepairNodes, c, p.Name, false)
 		op.Detail = "Repairing node " + n.Name
 		r.Op = op.ID
-		w.record("NodeRepairing", c, p.Name, n.Name, op.ID, "auto-repair of node %s, NotReady for %s: draining and recreating it (not governed by the maintenance policy, R-MW-4)",
+		w.record("NodeRepairing", c, p.Name, n.Name, op.ID, "auto-repair of node %s, NotReady for %s: draining and recreating it (not governed by the maintenance policy)",
 			n.Name, w.st.Now.Sub(r.FailedAt).Round(time.Second))
 		w.retireNode(c, n, surgeDrain, "auto-repair of a NotReady node")
 	}

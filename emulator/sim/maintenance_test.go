@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
 )
 
 // maintenanceCluster is a zonal REGULAR cluster with one 2-node pool, created at start.
@@ -209,7 +210,7 @@ func TestMaintenancePolicyValidation(t *testing.T) {
 			"both endTime and endTimeBehavior"},
 		{"bad scope", false, only(exclusion("2026-12-10T00:00:00Z", "2026-12-20T00:00:00Z", "NO_PATCHES")), `"NO_PATCHES" is not a valid enum value`},
 		{"NO_UPGRADES over 30 days", false, only(exclusion("2026-12-01T00:00:00Z", "2027-01-01T00:00:00Z", "")),
-			"NO_UPGRADES lasts at most 30 days (R-EX-4); this one lasts 31 days"},
+			"NO_UPGRADES lasts at most 30 days (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/maintenance#r-ex-4); this one lasts 31 days"},
 		{"NO_UPGRADES until end of support", false, only(&api.TimeWindow{StartTime: "2026-12-10T00:00:00Z",
 			MaintenanceExclusionOptions: &api.MaintenanceExclusionOptions{EndTimeBehavior: api.EndTimeUntilEndOfSupport}}),
 			"needs scope NO_MINOR_UPGRADES or NO_MINOR_OR_NODE_UPGRADES"},
@@ -218,7 +219,7 @@ func TestMaintenancePolicyValidation(t *testing.T) {
 		{"scope without a release channel", true, only(exclusion("2026-12-10T00:00:00Z", "2026-12-20T00:00:00Z", api.ScopeNoMinorOrNodeUpgrades)),
 			"only available to clusters enrolled in a release channel"},
 		{"scoped exclusion over 180 days ahead", false, only(exclusion("2026-12-10T00:00:00Z", testStart.Add(181*day).Format(time.RFC3339), api.ScopeNoMinorUpgrades)),
-			"ends at most 180 days after it is created (R-EX-4): at or before 2027-05-01T"},
+			"ends at most 180 days after it is created, at or before 2027-05-01T"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w, c := maintenanceCluster(t, testStart, func(in *api.Cluster) {
@@ -249,7 +250,7 @@ func TestMaintenancePolicyValidation(t *testing.T) {
 // UNTIL_END_OF_SUPPORT it lasts exactly that long, and moves with a minor upgrade.
 func TestExclusionEndOfSupport(t *testing.T) {
 	w, c := maintenanceCluster(t, testStart, func(in *api.Cluster) { in.InitialClusterVersion = "1.34" })
-	eos := ScheduleOf(34).EndOfStandard // 2027-01-15, within 180 days of the start
+	eos := catalog.ScheduleOf(34).EndOfStandard // 2027-01-15, within 180 days of the start
 	_, err := w.SetMaintenancePolicy("proj", "us-central1-a", "c1", &api.SetMaintenancePolicyRequest{MaintenancePolicy: &api.MaintenancePolicy{
 		Window: &api.MaintenanceWindow{MaintenanceExclusions: map[string]*api.TimeWindow{
 			"hold": exclusion("2026-12-01T00:00:00Z", eos.Add(day).Format(time.RFC3339), api.ScopeNoMinorUpgrades)}}}})
@@ -268,8 +269,8 @@ func TestExclusionEndOfSupport(t *testing.T) {
 		t.Fatal(err)
 	}
 	runOp(t, w, op, time.Hour)
-	if got := w.renderMaintenancePolicy(c).Window.MaintenanceExclusions["hold"].EndTime; got != ScheduleOf(35).EndOfStandard.Format(time.RFC3339) {
-		t.Errorf("after the upgrade to 1.35 the exclusion ends %s, want 1.35's end of support %s", got, ScheduleOf(35).EndOfStandard.Format(time.RFC3339))
+	if got := w.renderMaintenancePolicy(c).Window.MaintenanceExclusions["hold"].EndTime; got != catalog.ScheduleOf(35).EndOfStandard.Format(time.RFC3339) {
+		t.Errorf("after the upgrade to 1.35 the exclusion ends %s, want 1.35's end of support %s", got, catalog.ScheduleOf(35).EndOfStandard.Format(time.RFC3339))
 	}
 }
 

@@ -74,7 +74,7 @@ type Cluster struct {
 	AutoMaintenance *AutoMaintenance `json:"autoMaintenance,omitempty"`
 
 	InitialNodeCount int32 `json:"initialNodeCount,omitempty"`
-	// Kubernetes objects (k8smodel.go); RV is the cluster's resourceVersion counter.
+	// Kubernetes objects (k8s_model.go); RV is the cluster's resourceVersion counter.
 	Namespaces  map[string]*Namespace  `json:"namespaces"`
 	Deployments map[string]*Deployment `json:"deployments"`
 	Pods        map[string]*Pod        `json:"pods"`
@@ -93,10 +93,17 @@ type Cluster struct {
 	Etag  string           `json:"etag"`
 	// OpenOps are the ids of the cluster's operations that are not done, oldest first.
 	OpenOps []string `json:"openOps,omitempty"`
+	// key caches Key(): every event and log line names the cluster.
+	key string
 }
 
 // Key is the cluster's resource name: projects/P/locations/L/clusters/C.
-func (c *Cluster) Key() string { return ClusterKey(c.Project, c.Location, c.Name) }
+func (c *Cluster) Key() string {
+	if c.key == "" {
+		c.key = ClusterKey(c.Project, c.Location, c.Name)
+	}
+	return c.key
+}
 
 // ClusterKey builds a cluster's resource name.
 func ClusterKey(project, location, name string) string {
@@ -203,6 +210,8 @@ type Node struct {
 	CreateTime     time.Time `json:"createTime"`
 	ReadyTime      time.Time `json:"readyTime,omitempty"`
 	InternalIP     string    `json:"internalIp"`
+	// gone marks a node that has left the cluster, for the derived lists that still hold it.
+	gone bool
 }
 
 // Operation is a GKE long-running operation.

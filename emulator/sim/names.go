@@ -47,3 +47,20 @@ func instanceGroupName(cluster, pool, hash string) string {
 func nodeName(cluster, pool, hash, suffix string) string {
 	return nodeNameBase(cluster, pool) + "-" + hash + "-" + suffix
 }
+
+func contains(list []string, v string) bool {
+	for _, x := range list {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+func quoteList(list []string) string {
+	q := make([]string, len(list))
+	for i, s := range list {
+		q[i] = fmt.Sprintf("%q", s)
+	}
+	return strings.Join(q, ", ")
+}

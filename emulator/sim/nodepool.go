@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
 )
 
 // The node-pools half of the GKE v1 API.
@@ -53,7 +54,7 @@ func (w *World) CreateNodePool(project, location, cluster string, req *api.Creat
 	c.Pools = append(c.Pools, p)
 	c.touch(w)
 	op := w.startOperation(api.OpCreateNodePool, c, p.Name, true)
-	w.ensureAutoscaler(c)
+	w.emitPoolsChanged(c)
 	w.record("NodePoolCreating", c, p.Name, "", op.ID, "creating node pool %s: %d nodes per zone in %v, %s, %s",
 		p.Name, p.InitialNodeCount, p.Locations, p.Spec.MachineType, p.Spec.Version)
 	return op, nil
@@ -83,8 +84,8 @@ func (w *World) buildNodePool(c *Cluster, in *api.NodePool, field string) (*Node
 	}
 	zones := c.Locations
 	if len(in.Locations) > 0 {
-		loc, _ := ParseLocation(c.Location)
-		zones, err = clusterZones(Location{Name: loc.Region, Region: loc.Region}, in.Locations, field+".locations")
+		loc, _ := catalog.ParseLocation(c.Location)
+		zones, err = clusterZones(catalog.Location{Name: loc.Region, Region: loc.Region}, in.Locations, field+".locations")
 		if err != nil {
 			return nil, err
 		}
@@ -107,8 +108,8 @@ func (w *World) buildNodePool(c *Cluster, in *api.NodePool, field string) (*Node
 	flexStart := in.Config != nil && in.Config.FlexStart
 	queued := in.QueuedProvisioning != nil && in.QueuedProvisioning.Enabled
 	if queued {
-		v, _ := ParseVersion(spec.Version)
-		if min, _ := ParseVersion(shortLivedMinimum); v.Compare(min) < 0 {
+		v, _ := catalog.ParseVersion(spec.Version)
+		if min, _ := catalog.ParseVersion(shortLivedMinimum); v.Compare(min) < 0 {
 			return nil, invalidField(field+".queuedProvisioning.enabled", true, "Queued provisioning node pools need GKE %s or later; the pool would run %s", shortLivedMinimum, spec.Version)
 		}
 	}
@@ -118,7 +119,7 @@ func (w *World) buildNodePool(c *Cluster, in *api.NodePool, field string) (*Node
 	if err != nil {
 		return nil, err
 	}
-	maxPods := int64(defaultMaxPods)
+	maxPods := int64(catalog.DefaultMaxPods)
 	if in.MaxPodsConstraint != nil && in.MaxPodsConstraint.MaxPodsPerNode != 0 {
 		maxPods = int64(in.MaxPodsConstraint.MaxPodsPerNode)
 		if maxPods < 8 || maxPods > 256 {
@@ -163,7 +164,7 @@ func validateNodeCount(field string, n int32) error {
 
 // nodeConfig validates a NodeConfig and fills GKE's defaults.
 func nodeConfig(in *api.NodeConfig, field string) (NodeSpec, map[string]string, []Taint, api.Extra, error) {
-	spec := NodeSpec{MachineType: defaultMachineType, DiskType: defaultDiskType, DiskSizeGb: defaultDiskSizeGb, ImageType: defaultImageType}
+	spec := NodeSpec{MachineType: catalog.DefaultMachineType, DiskType: catalog.DefaultDiskType, DiskSizeGb: catalog.DefaultDiskSizeGb, ImageType: catalog.DefaultImageType}
 	if in == nil {
 		return spec, nil, nil, nil, nil
 	}
@@ -210,18 +211,18 @@ func memberOf(prefix string) func(member string) string {
 // validateSpec checks the machine attributes of a node spec against the catalogue. field names
 // the request member that carries each attribute.
 func validateSpec(spec NodeSpec, field func(member string) string) error {
-	if _, ok := LookupMachineType(spec.MachineType); !ok {
+	if _, ok := catalog.LookupMachineType(spec.MachineType); !ok {
 		return invalidField(field("machineType"), fmt.Sprintf("%q", spec.MachineType),
 			"Unknown machine type; the emulator knows e2-*, n1/n2/n2d/c2/c3/t2d-standard-*, n2-highmem/highcpu-* and e2-highmem/highcpu-* (see the README)")
 	}
-	if spec.DiskSizeGb < minDiskSizeGb || spec.DiskSizeGb > maxDiskSizeGb {
-		return invalidField(field("diskSizeGb"), spec.DiskSizeGb, "Boot disks must be between %d and %d GB", minDiskSizeGb, maxDiskSizeGb)
+	if spec.DiskSizeGb < catalog.MinDiskSizeGb || spec.DiskSizeGb > catalog.MaxDiskSizeGb {
+		return invalidField(field("diskSizeGb"), spec.DiskSizeGb, "Boot disks must be between %d and %d GB", catalog.MinDiskSizeGb, catalog.MaxDiskSizeGb)
 	}
-	if !contains(diskTypes, spec.DiskType) {
-		return invalidField(field("diskType"), fmt.Sprintf("%q", spec.DiskType), "Must be one of %s", quoteList(diskTypes))
+	if !contains(catalog.DiskTypes, spec.DiskType) {
+		return invalidField(field("diskType"), fmt.Sprintf("%q", spec.DiskType), "Must be one of %s", quoteList(catalog.DiskTypes))
 	}
-	if !contains(imageTypes, spec.ImageType) {
-		return invalidField(field("imageType"), fmt.Sprintf("%q", spec.ImageType), "Must be one of %s", quoteList(imageTypes))
+	if !contains(catalog.ImageTypes, spec.ImageType) {
+		return invalidField(field("imageType"), fmt.Sprintf("%q", spec.ImageType), "Must be one of %s", quoteList(catalog.ImageTypes))
 	}
 	return nil
 }
@@ -269,16 +270,16 @@ func (c *Cluster) checkManagement(autoUpgrade, autoRepair bool) error {
 // checks it against the control plane: never newer, at most two minors older, and within one
 // minor when auto-upgrade is on.
 func (w *World) resolveNodeVersion(c *Cluster, requested, field string, autoUpgrade bool) (string, error) {
-	master, _ := ParseVersion(c.MasterVersion)
-	vt := VersionsAt(w.st.Now)
+	master, _ := catalog.ParseVersion(c.MasterVersion)
+	vt := catalog.VersionsAt(w.st.Now)
 	list := vt.Node
 	if !containsVersion(list, master) {
-		list = append([]Version{master}, list...)
+		list = append([]catalog.Version{master}, list...)
 	}
-	v, ok := Resolve(requested, list, master)
+	v, ok := catalog.Resolve(requested, list, master)
 	if !ok {
 		return "", invalidArgument("Invalid value for field %q: Node version %q is unsupported. Use one of serverConfig's validNodeVersions (e.g. %s), an alias (latest, 1.X, 1.X.Y), or \"-\" for the control plane's version %s.",
-			field, requested, strings.Join(versionStrings(vt.Node[:min(3, len(vt.Node))]), ", "), c.MasterVersion)
+			field, requested, strings.Join(catalog.VersionStrings(vt.Node[:min(3, len(vt.Node))]), ", "), c.MasterVersion)
 	}
 	if v.Compare(master) > 0 {
 		return "", invalidArgument("Invalid value for field %q: node version %q must not be newer than the control plane version %q. Upgrade the control plane first.", field, v, master)
@@ -292,7 +293,7 @@ func (w *World) resolveNodeVersion(c *Cluster, requested, field string, autoUpgr
 	return v.String(), nil
 }
 
-func containsVersion(list []Version, v Version) bool {
+func containsVersion(list []catalog.Version, v catalog.Version) bool {
 	for _, x := range list {
 		if x == v {
 			return true
@@ -423,8 +424,8 @@ func (w *World) updateNodePool(c *Cluster, p *NodePool, req *api.UpdateNodePoolR
 	}
 	var zones []string
 	if len(req.Locations) > 0 {
-		loc, _ := ParseLocation(c.Location)
-		if zones, err = clusterZones(Location{Name: loc.Region, Region: loc.Region}, req.Locations, f("locations")); err != nil {
+		loc, _ := catalog.ParseLocation(c.Location)
+		if zones, err = clusterZones(catalog.Location{Name: loc.Region, Region: loc.Region}, req.Locations, f("locations")); err != nil {
 			return nil, err
 		}
 	}
@@ -450,7 +451,7 @@ func (w *World) updateNodePool(c *Cluster, p *NodePool, req *api.UpdateNodePoolR
 
 	paused := p.Upgrade != nil && p.Upgrade.Paused
 	if paused && target != p.Upgrade.Target {
-		return nil, failedPrecondition("Node pool %s has a paused %s upgrade to %s (phase %s): resume it by updating to the same configuration, or roll it back, before changing the nodes again (R-BG-7).",
+		return nil, failedPrecondition("Node pool %s has a paused %s upgrade to %s (phase %s): resume it by updating to the same configuration, or roll it back, before changing the nodes again (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/blue-green-upgrades#r-bg-7).",
 			p.Name, strategyName(p.Upgrade.Strategy), describeSpecChange(p.Upgrade.From, p.Upgrade.Target), p.Upgrade.BG.Phase)
 	}
 
@@ -643,7 +644,7 @@ func (w *World) setNodePoolAutoscaling(c *Cluster, p *NodePool, in *api.NodePool
 	}
 	p.Autoscaling = as
 	p.Etag = w.randHex(16)
-	w.ensureAutoscaler(c)
+	w.emitPoolsChanged(c)
 	return w.metadataUpdate(c, p.Name, "autoscaling of node pool %s set to %s", p.Name, describeAutoscaling(as)), nil
 }
 

@@ -27,6 +27,10 @@ const (
 type groupIndex struct {
 	byState map[NodeState]int
 	nodes   []*Node
+	// surge is a surge upgrade's view of the group (upgrade.go), when one runs.
+	surge *surgeZone
+	// joins counts the nodes that joined the group since the index was built.
+	joins int
 }
 
 func (w *World) registerNodeHandlers() {
@@ -80,6 +84,7 @@ func (w *World) addNode(c *Cluster, p *NodePool, g *InstanceGroup, spec NodeSpec
 	g.Nodes = append(g.Nodes, name)
 	ix.byState[NodeProvisioning]++
 	ix.nodes = append(ix.nodes, n)
+	ix.joins++
 	w.updateSchedNode(c, n) // in the scheduler's view from the start, as a rebuild has it (not schedulable yet)
 	w.schedule(w.jitter(nodeBootBase, nodeBootSpread), Event{Kind: evNodeReady, Cluster: c.Key(), Node: name})
 	w.record("NodeCreating", c, p.Name, name, "", "creating node %s in %s (%s, %s)", name, g.Zone, spec.MachineType, spec.Version)
@@ -97,8 +102,7 @@ func (w *World) setNodeState(c *Cluster, n *Node, s NodeState) {
 		ix.byState[s]++
 	}
 	n.State = s
-	w.schedNodeChanged(c, n)
-	w.lbNodeChanged(c, n)
+	w.emitNodeChanged(c, n, nodeStateChanged)
 }
 
 func (w *World) groupOf(c *Cluster, n *Node) *InstanceGroup {
@@ -133,8 +137,8 @@ func (w *World) onNodeReady(ev Event) {
 	n.ReadyTime = w.st.Now
 	w.startDaemonPods(c, n)
 	w.record("NodeReady", c, n.Pool, n.Name, "", "node %s is ready (kubelet %s)", n.Name, kubeletVersion(n.Spec.Version))
-	w.countUpgraded(c, n)
-	w.nodeChanged(c, n.Pool)
+	w.emitNodeReady(c, n)
+	w.poolNodesChanged(c, n.Pool)
 }
 
 // retireNode takes a node out of service: cordon, drain by the caller's policy, then delete
@@ -159,7 +163,7 @@ func (w *World) cordon(c *Cluster, n *Node, why string) {
 	if n.State == NodeReady {
 		w.setNodeState(c, n, NodeCordoned)
 	} else {
-		w.schedNodeChanged(c, n)
+		w.emitNodeChanged(c, n, nodeCordonChanged)
 	}
 	w.record("NodeCordoned", c, n.Pool, n.Name, "", "cordoned node %s: %s", n.Name, why)
 }
@@ -170,7 +174,7 @@ func (w *World) onNodeDrained(ev Event) {
 		return
 	}
 	w.record("NodeDrained", c, n.Pool, n.Name, "", "node %s drained", n.Name)
-	if w.onUpgradeNodeDrained(c, n) {
+	if w.emitNodeDrained(c, n) {
 		return
 	}
 	w.deleteNode(c, n, "drained")
@@ -192,11 +196,11 @@ func (w *World) onNodeDeleted(ev Event) {
 	if n == nil || n.State != NodeDeleting {
 		return
 	}
-	w.countUpgraded(c, n)
+	w.emitNodeDeleted(c, n)
 	w.nodeGone(c, n.Name)
 	w.forgetNode(c, n)
 	w.record("NodeDeleted", c, n.Pool, n.Name, "", "node %s deleted", n.Name)
-	w.nodeChanged(c, n.Pool)
+	w.poolNodesChanged(c, n.Pool)
 }
 
 // forgetNode removes a node from its group and the cluster.
@@ -213,26 +217,16 @@ func (w *World) forgetNode(c *Cluster, n *Node) {
 		for i, x := range ix.nodes {
 			if x == n {
 				ix.nodes = append(ix.nodes[:i], ix.nodes[i+1:]...)
+				if ix.surge != nil && i < ix.surge.seen {
+					ix.surge.seen--
+				}
 				break
 			}
 		}
 	}
 	delete(c.Nodes, n.Name)
-	w.schedNodeChanged(c, n)
-	w.lbNodeChanged(c, n)
-	w.userGroupsNodeGone(c, n)
-}
-
-// nodeChanged lets the controllers that wait on a pool's nodes take their next step.
-func (w *World) nodeChanged(c *Cluster, pool string) {
-	if p := c.Pool(pool); p != nil {
-		if p.Upgrade != nil {
-			w.stepUpgrade(c, p)
-		} else {
-			w.reconcilePool(c, p)
-		}
-	}
-	w.checkOperations(c)
+	n.gone = true
+	w.emitNodeChanged(c, n, nodeForgotten)
 }
 
 // reconcilePool brings each instance group to its target size: it adds nodes with the pool's

@@ -49,7 +49,7 @@ func (cnt *pdbCount) add(p *Pod, d int) {
 
 // selectorOf compiles (once) an object's label selector.
 func (w *World) selectorOf(c *Cluster, owner any, sel *metav1.LabelSelector) labels.Selector {
-	ix := w.kix(c)
+	ix := w.podIndex(c)
 	if s, ok := ix.selectors[owner]; ok {
 		return s
 	}
@@ -112,7 +112,7 @@ func (w *World) pdbCounts(c *Cluster, b *PDB) *pdbCount {
 // forgetPDB drops a budget's derived data (it was changed or deleted).
 func (w *World) forgetPDB(c *Cluster, b *PDB) {
 	delete(w.pdbCount, b)
-	delete(w.kix(c).selectors, b)
+	delete(w.podIndex(c).selectors, b)
 }
 
 // pdbStatus computes a budget's status: desiredHealthy from minAvailable (rounded up) or from

@@ -99,14 +99,14 @@ func graceSeconds(spec *corev1.PodSpec) int64 {
 // addPod creates a pod; unless it is already bound (DaemonSet pods), it waits for the scheduler.
 func (w *World) addPod(c *Cluster, p *Pod) {
 	spec := w.podSpec(c, p)
-	p.UID = uidOf(c.ID, p.Key(), w.randHex(8))
+	p.UIDSalt = w.randUint32()
 	p.Req = effectiveRequests(spec)
 	p.Priority = podPriority(spec)
 	p.Phase = PodPending
 	p.CreateTime = w.st.Now
 	p.RV = c.nextRV()
 	// The indexes first: one built now, on first use, must not count the pod twice.
-	ix := w.kix(c)
+	ix := w.podIndex(c)
 	w.pdbTrack(c, p, true)
 	c.Pods[p.Key()] = p
 	ix.track(p)
@@ -145,11 +145,7 @@ func (w *World) onPodStarted(ev Event) {
 	p.ReadyTime = w.st.Now
 	p.RV = c.nextRV()
 	w.pdbTrack(c, p, true)
-	w.lbPodChanged(c, p)
-	// Readiness matters to a Deployment only while it rolls out a new template.
-	if d := c.Deployments[p.Namespace+"/"+p.Owner]; p.OwnerKind == OwnerDeployment && d != nil && len(d.Templates) > 1 {
-		w.ownerChanged(c, p)
-	}
+	w.emitPodChanged(c, p, podStarted)
 }
 
 // terminatePod starts a pod's graceful termination; it is gone after grace. A pod not yet on a
@@ -165,21 +161,19 @@ func (w *World) terminatePod(c *Cluster, p *Pod, grace time.Duration) {
 	}
 	w.pdbTrack(c, p, false)
 	if p.OwnerKind == OwnerDeployment {
-		w.kix(c).countLive(p, -1)
+		w.podIndex(c).countLive(p, -1)
 	}
 	p.Terminating = true
 	p.Ready = false
 	p.DeletionTime = w.st.Now
 	p.RV = c.nextRV()
-	w.lbPodChanged(c, p)
 	if p.Node == "" {
 		w.removePod(c, p)
 		return
 	}
 	p.GoneTime = w.st.Now.Add(grace)
-	w.pdbTrack(c, p, true)
+	w.emitPodChanged(c, p, podTerminating)
 	w.schedule(grace, Event{Kind: evPodGone, Cluster: c.Key(), Node: p.Key()})
-	w.ownerChanged(c, p)
 }
 
 func (w *World) onPodGone(ev Event) {
@@ -192,7 +186,7 @@ func (w *World) onPodGone(ev Event) {
 
 // removePod forgets a pod and frees its node's resources.
 func (w *World) removePod(c *Cluster, p *Pod) {
-	ix := w.kix(c)
+	ix := w.podIndex(c)
 	w.pdbTrack(c, p, false)
 	if p.Node != "" {
 		ix.sched.countOwnerZone(c, p, -1)
@@ -207,15 +201,14 @@ func (w *World) removePod(c *Cluster, p *Pod) {
 		}
 	}
 	w.queueSchedule(c)
-	w.ownerChanged(c, p)
-	w.lbPodChanged(c, p)
+	w.emitPodChanged(c, p, podRemoved)
 }
 
 // nodeGone removes every pod of a deleted node at once (their VM is gone).
 func (w *World) nodeGone(c *Cluster, node string) {
 	ix, ok := w.k8s[c]
 	if !ok {
-		ix = w.kix(c)
+		ix = w.podIndex(c)
 	}
 	for _, p := range sortedPods(ix.podsOnNode[node]) {
 		w.removePod(c, p)

@@ -1,7 +1,10 @@
 package sim
 
 import (
+	"encoding/hex"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -13,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
 )
 
 // Rendering the model in GKE's and Kubernetes' JSON shapes.
@@ -26,8 +30,8 @@ func (w *World) RenderCluster(c *Cluster, links Links, endpoint string) *api.Clu
 		Network:               c.Network,
 		Subnetwork:            c.Subnetwork,
 		ClusterIpv4Cidr:       c.ClusterIPv4CIDR,
-		Locations:             c.Locations,
-		ResourceLabels:        c.ResourceLabels,
+		Locations:             slices.Clone(c.Locations),
+		ResourceLabels:        maps.Clone(c.ResourceLabels),
 		LabelFingerprint:      labelFingerprint(c.ResourceLabels),
 		MaintenancePolicy:     w.renderMaintenancePolicy(c),
 		InitialClusterVersion: c.InitialVersion,
@@ -43,18 +47,18 @@ func (w *World) RenderCluster(c *Cluster, links Links, endpoint string) *api.Clu
 		Location:              c.Location,
 		Id:                    c.ID,
 		Etag:                  c.Etag,
-		Extra:                 c.Extra,
+		Extra:                 c.Extra.Clone(),
 	}
-	out.Autoscaling = &api.ClusterAutoscaling{AutoscalingProfile: c.AutoscalingProfile, Extra: c.AutoscalingExtra}
+	out.Autoscaling = &api.ClusterAutoscaling{AutoscalingProfile: c.AutoscalingProfile, Extra: c.AutoscalingExtra.Clone()}
 	region := c.Location
-	if l, ok := ParseLocation(c.Location); ok {
+	if l, ok := catalog.ParseLocation(c.Location); ok {
 		region = l.Region
 	}
 	out.NetworkConfig = &api.NetworkConfig{
 		Network:               fmt.Sprintf("projects/%s/global/networks/%s", c.Project, lastSegment(c.Network)),
 		Subnetwork:            fmt.Sprintf("projects/%s/regions/%s/subnetworks/%s", c.Project, region, lastSegment(c.Subnetwork)),
 		EnableL4IlbSubsetting: c.L4ILBSubsetting,
-		Extra:                 c.NetworkExtra,
+		Extra:                 c.NetworkExtra.Clone(),
 	}
 	out.ReleaseChannel = &api.ReleaseChannel{}
 	if c.ReleaseChannel != api.ChannelUnspecified {
@@ -63,12 +67,12 @@ func (w *World) RenderCluster(c *Cluster, links Links, endpoint string) *api.Clu
 	if c.Autopilot {
 		out.Autopilot = &api.Autopilot{Enabled: true}
 	}
-	var oldest Version
+	var oldest catalog.Version
 	for i, p := range c.Pools {
 		rp := w.RenderNodePool(c, p, links)
 		out.NodePools = append(out.NodePools, rp)
 		out.InstanceGroupUrls = append(out.InstanceGroupUrls, rp.InstanceGroupUrls...)
-		if v, ok := ParseVersion(p.Spec.Version); ok && (i == 0 || v.Compare(oldest) < 0) {
+		if v, ok := catalog.ParseVersion(p.Spec.Version); ok && (i == 0 || v.Compare(oldest) < 0) {
 			oldest = v
 		}
 		if i == 0 {
@@ -97,19 +101,19 @@ func lastSegment(s string) string {
 func (w *World) RenderNodePool(c *Cluster, p *NodePool, links Links) *api.NodePool {
 	cfg := &api.NodeConfig{
 		MachineType: p.Spec.MachineType, DiskSizeGb: p.Spec.DiskSizeGb, DiskType: p.Spec.DiskType,
-		ImageType: p.Spec.ImageType, Labels: p.Labels, Spot: p.Spec.Spot, Preemptible: p.Spec.Preemptible,
-		FlexStart: p.FlexStart, Extra: p.ConfigExtra,
+		ImageType: p.Spec.ImageType, Labels: maps.Clone(p.Labels), Spot: p.Spec.Spot, Preemptible: p.Spec.Preemptible,
+		FlexStart: p.FlexStart, Extra: p.ConfigExtra.Clone(),
 	}
 	for _, t := range p.Taints {
 		cfg.Taints = append(cfg.Taints, &api.NodeTaint{Key: t.Key, Value: t.Value, Effect: t.Effect})
 	}
 	as := p.Autoscaling
-	us := p.UpgradeSettings
+	us := p.UpgradeSettings.Clone()
 	out := &api.NodePool{
 		Name:              p.Name,
 		Config:            cfg,
 		InitialNodeCount:  p.InitialNodeCount,
-		Locations:         p.Locations,
+		Locations:         slices.Clone(p.Locations),
 		Version:           p.Spec.Version,
 		Autoscaling:       &as,
 		Management:        &api.NodeManagement{AutoUpgrade: p.AutoUpgrade, AutoRepair: p.AutoRepair},
@@ -120,7 +124,7 @@ func (w *World) RenderNodePool(c *Cluster, p *NodePool, links Links) *api.NodePo
 		StatusMessage:     p.StatusMessage,
 		PodIpv4CidrSize:   p.PodIPv4CIDRSize,
 		Etag:              p.Etag,
-		Extra:             p.Extra,
+		Extra:             p.Extra.Clone(),
 	}
 	if p.QueuedProvisioning {
 		out.QueuedProvisioning = &api.QueuedProvisioning{Enabled: true}
@@ -195,7 +199,7 @@ const (
 // in annotations, what its pods request.
 func (w *World) RenderK8sNode(c *Cluster, n *Node) *corev1.Node {
 	p := c.Pool(n.Pool)
-	mt, _ := LookupMachineType(n.Spec.MachineType)
+	mt, _ := catalog.LookupMachineType(n.Spec.MachineType)
 	region := n.Zone[:strings.LastIndexByte(n.Zone, '-')]
 	labels := map[string]string{
 		"cloud.google.com/gke-nodepool":          n.Pool,
@@ -235,12 +239,12 @@ func (w *World) RenderK8sNode(c *Cluster, n *Node) *corev1.Node {
 	if n.State == NodeDeleting || c.nodeFailed(n.Name) {
 		ready.Status, ready.Reason, ready.Message = corev1.ConditionUnknown, "NodeStatusUnknown", "Kubelet stopped posting node status."
 	}
-	maxPods := int64(defaultMaxPods)
+	maxPods := int64(catalog.DefaultMaxPods)
 	if p != nil {
 		maxPods = p.MaxPodsPerNode
 	}
 	disk := int64(n.Spec.DiskSizeGb) << 30
-	ix := w.kix(c)
+	ix := w.podIndex(c)
 	req := ix.requested[n.Name]
 	return &corev1.Node{
 		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Node"},
@@ -278,8 +282,8 @@ func (w *World) RenderK8sNode(c *Cluster, n *Node) *corev1.Node {
 				{Type: corev1.NodeHostName, Address: n.Name},
 			},
 			NodeInfo: corev1.NodeSystemInfo{
-				KubeletVersion: kubeletVersion(n.Spec.Version), KubeProxyVersion: kubeletVersion(n.Spec.Version),
-				OSImage: osImage(n.Spec.ImageType), ContainerRuntimeVersion: "containerd://1.7.27",
+				KubeletVersion: kubeletVersion(n.Spec.Version),
+				OSImage:        osImage(n.Spec.ImageType), ContainerRuntimeVersion: "containerd://1.7.27",
 				OperatingSystem: "linux", Architecture: "amd64",
 			},
 		},
@@ -322,5 +326,16 @@ func uidOf(parts ...string) string {
 		x *= 0xbf58476d1ce4e5b9
 		h[i] = byte(x >> 56)
 	}
-	return fmt.Sprintf("%x-%x-%x-%x-%x", h[0:4], h[4:6], h[6:8], h[8:10], h[10:16])
+	// 8-4-4-4-12 hex digits, as Kubernetes writes uids.
+	var out [36]byte
+	hex.Encode(out[0:8], h[0:4])
+	out[8] = '-'
+	hex.Encode(out[9:13], h[4:6])
+	out[13] = '-'
+	hex.Encode(out[14:18], h[6:8])
+	out[18] = '-'
+	hex.Encode(out[19:23], h[8:10])
+	out[23] = '-'
+	hex.Encode(out[24:36], h[10:16])
+	return string(out[:])
 }

@@ -31,12 +31,12 @@ func (w *World) indexDrift() string {
 	for _, key := range sortedKeys(w.st.Clusters) {
 		c := w.st.Clusters[key]
 		if _, built := w.k8s[c]; built {
-			if d := diffK8sIndex(w.kix(c), fresh.kix(c)); d != "" {
+			if d := diffK8sIndex(w.podIndex(c), fresh.podIndex(c)); d != "" {
 				return key + ": " + d
 			}
 		}
 		if _, built := w.svcs[c]; built {
-			if d := diffSvcIndex(w.six(c), fresh.six(c)); d != "" {
+			if d := diffSvcIndex(w.serviceIndex(c), fresh.serviceIndex(c)); d != "" {
 				return key + ": services: " + d
 			}
 		}
@@ -96,7 +96,7 @@ func podKeys(m map[*Pod]struct{}) string {
 }
 
 func diffK8sIndex(a, b *k8sIndex) string {
-	if x, y := podKeys(a.pending), podKeys(b.pending); x != y {
+	if x, y := podKeys(a.pending.m), podKeys(b.pending.m); x != y {
 		return fmt.Sprintf("pending %s, rebuilt %s", x, y)
 	}
 	for n := range union(a.podsOnNode, b.podsOnNode) {
@@ -334,8 +334,8 @@ func compareWithRestored(t *testing.T, w *World, d time.Duration) {
 }
 
 func lastEntry(w *World) LogEntry {
-	if n := len(w.st.Log.Entries); n > 0 {
-		return w.st.Log.Entries[n-1]
+	if n := w.st.Log.Len(); n > 0 {
+		return *w.st.Log.At(n - 1)
 	}
 	return LogEntry{}
 }

@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
 )
 
 // The scheduler places pending pods on ready, schedulable nodes by their requests against the
@@ -119,8 +120,8 @@ func (s *schedIndex) group(w *World, c *Cluster, n *Node) *schedGroup {
 			taints = append(taints, t)
 		}
 	}
-	mt, _ := LookupMachineType(n.Spec.MachineType)
-	maxPods := defaultMaxPods
+	mt, _ := catalog.LookupMachineType(n.Spec.MachineType)
+	maxPods := catalog.DefaultMaxPods
 	if p := c.Pool(n.Pool); p != nil {
 		maxPods = int(p.MaxPodsPerNode)
 	}
@@ -215,8 +216,8 @@ func (s *schedIndex) countOwnerZone(c *Cluster, p *Pod, d int) {
 
 // queueSchedule schedules one scheduling pass at the current instant.
 func (w *World) queueSchedule(c *Cluster) {
-	ix := w.kix(c)
-	if ix.scheduleQueued || len(ix.pending) == 0 {
+	ix := w.podIndex(c)
+	if ix.scheduleQueued || ix.pending.len() == 0 {
 		return
 	}
 	ix.scheduleQueued = true
@@ -226,7 +227,7 @@ func (w *World) queueSchedule(c *Cluster) {
 func (w *World) registerSchedulerHandlers() {
 	w.on(evSchedule, func(ev Event) {
 		if c := w.st.Clusters[ev.Cluster]; c != nil {
-			w.kix(c).scheduleQueued = false
+			w.podIndex(c).scheduleQueued = false
 			w.schedulePending(c)
 		}
 	})
@@ -234,13 +235,13 @@ func (w *World) registerSchedulerHandlers() {
 
 // schedulePending places every pending pod it can, highest priority first, then oldest.
 func (w *World) schedulePending(c *Cluster) {
-	ix := w.kix(c)
+	ix := w.podIndex(c)
 	type queued struct {
 		p   *Pod
 		key string
 	}
-	queue := make([]queued, 0, len(ix.pending))
-	for p := range ix.pending {
+	queue := make([]queued, 0, ix.pending.len())
+	for p := range ix.pending.m {
 		queue = append(queue, queued{p, p.Key()})
 	}
 	sort.Slice(queue, func(i, j int) bool {
@@ -263,10 +264,7 @@ func (w *World) schedulePending(c *Cluster) {
 	failed := map[string]string{}
 	for _, q := range queue {
 		p := q.p
-		sig := p.OwnerKind + "/" + p.Namespace + "/" + p.Owner + "/" + p.Template
-		if p.OwnerKind == "" {
-			sig = p.Key()
-		}
+		sig := podClass(p)
 		if msg, ok := failed[sig]; ok {
 			w.markUnschedulable(c, p, msg)
 			continue
@@ -454,8 +452,8 @@ func matchesNodeSelector(ns *corev1.NodeSelector, lbls map[string]string) bool {
 
 // bindPod places p on node sn; its containers start a few seconds later.
 func (w *World) bindPod(c *Cluster, p *Pod, sn *schedNode) {
-	ix := w.kix(c)
-	delete(ix.pending, p)
+	ix := w.podIndex(c)
+	ix.pending.remove(p)
 	w.pdbTrack(c, p, false)
 	p.Node = sn.name
 	p.IP = w.allocatePodIP(c)
@@ -473,3 +471,12 @@ const (
 	podStartBase   = 2 * time.Second
 	podStartSpread = 6 * time.Second
 )
+
+// podClass names the pods that are alike to the scheduler: a controller's pods of one
+// template. A bare pod is a class of its own.
+func podClass(p *Pod) string {
+	if p.OwnerKind == "" {
+		return p.Key()
+	}
+	return p.OwnerKind + "/" + p.Namespace + "/" + p.Owner + "/" + p.Template
+}

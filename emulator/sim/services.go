@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"net"
 	"net/http"
 	"sort"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
@@ -112,8 +114,8 @@ func (c *Cluster) services() map[string]*Service {
 	return c.Services
 }
 
-// six returns the Service index of c, building it if needed.
-func (w *World) six(c *Cluster) *svcIndex {
+// serviceIndex returns the Service index of c, building it if needed.
+func (w *World) serviceIndex(c *Cluster) *svcIndex {
 	if w.svcs == nil {
 		w.svcs = map[*Cluster]*svcIndex{}
 	}
@@ -198,7 +200,7 @@ func servingPod(c *Cluster, p *Pod) bool {
 
 // rescanEndpoints recomputes which pods serve s (after its creation or a selector change).
 func (w *World) rescanEndpoints(c *Cluster, s *Service) {
-	ix := w.six(c)
+	ix := w.serviceIndex(c)
 	key := s.Key()
 	ix.serving[key] = map[*Pod]string{}
 	ix.perNode[key] = map[string]int{}
@@ -221,7 +223,7 @@ func (w *World) svcPodChanged(c *Cluster, p *Pod) {
 	if len(c.Services) == 0 {
 		return
 	}
-	ix := w.six(c)
+	ix := w.serviceIndex(c)
 	inNS := ix.byNS[p.Namespace]
 	for _, name := range sortedKeys(inNS) { // in name order: the events it schedules are deterministic
 		s := inNS[name]
@@ -283,7 +285,7 @@ const (
 // allocateClusterIP gives key an address of the services range: want if given (it must be in
 // the range and free), else a free one from a hash of the Service.
 func (w *World) allocateClusterIP(c *Cluster, key, want string) (string, string) {
-	ix := w.six(c)
+	ix := w.serviceIndex(c)
 	_, cidr, err := net.ParseCIDR(c.ServicesIPv4CIDR)
 	if err != nil {
 		return "", fmt.Sprintf("spec.clusterIPs: Invalid value: %q: the cluster has no services range", want)
@@ -317,7 +319,7 @@ func (w *World) allocateClusterIP(c *Cluster, key, want string) (string, string)
 // free one from a hash of the Service and what the port is for. taken holds ports this request
 // already uses.
 func (w *World) allocateNodePort(c *Cluster, key, field string, want int32, what string, taken map[int32]bool) (int32, string) {
-	ix := w.six(c)
+	ix := w.serviceIndex(c)
 	free := func(p int32) bool {
 		other, used := ix.nodePorts[p]
 		return !taken[p] && (!used || other == key)
@@ -408,12 +410,10 @@ func defaultService(s *corev1.Service) {
 var serviceTypes = []string{"ClusterIP", "ExternalName", "LoadBalancer", "NodePort"}
 
 // validateService applies the API server's static rules (allocation comes after).
-func validateService(s *corev1.Service) []string {
+func validateService(s *corev1.Service, namespace string) []string {
 	var errs []string
-	if s.Name == "" {
-		errs = append(errs, "metadata.name: Required value: name or generateName is required")
-	} else if msgs := validation.IsDNS1035Label(s.Name); len(msgs) > 0 {
-		errs = append(errs, fmt.Sprintf("metadata.name: Invalid value: %q: %s", s.Name, strings.Join(msgs, "; ")))
+	for _, e := range validateMeta(s.ObjectMeta, namespace, apivalidation.NameIsDNS1035Label) {
+		errs = append(errs, e.Error())
 	}
 	sp := &s.Spec
 	if !contains(serviceTypes, string(sp.Type)) {
@@ -571,7 +571,7 @@ func lbFinalizer(kind string) string {
 
 func (w *World) renderService(c *Cluster, s *Service) *corev1.Service {
 	meta := metav1.ObjectMeta{Name: s.Name, Namespace: s.Namespace, UID: types.UID(s.UID), ResourceVersion: rvString(s.RV),
-		CreationTimestamp: metav1.NewTime(s.CreateTime), Labels: s.Labels, Annotations: w.serviceAnnotations(c, s)}
+		CreationTimestamp: metav1.NewTime(s.CreateTime), Labels: maps.Clone(s.Labels), Annotations: w.serviceAnnotations(c, s)}
 	if s.LB != nil {
 		meta.Finalizers = []string{lbFinalizer(s.LB.Kind)}
 	}
@@ -640,8 +640,9 @@ func (w *World) CreateService(c *Cluster, ns string, in *corev1.Service) (*corev
 		return nil, err
 	}
 	in = in.DeepCopy()
+	w.generateName(&in.ObjectMeta)
 	defaultService(in)
-	if errs := validateService(in); len(errs) > 0 {
+	if errs := validateService(in, ns); len(errs) > 0 {
 		return nil, kubeInvalid("Service", in.Name, errs...)
 	}
 	key := ns + "/" + in.Name
@@ -660,7 +661,7 @@ func (w *World) CreateService(c *Cluster, ns string, in *corev1.Service) (*corev
 }
 
 func (w *World) addService(c *Cluster, s *Service) {
-	ix := w.six(c) // before the Service joins, so that a first build does not count it twice
+	ix := w.serviceIndex(c) // before the Service joins, so that a first build does not count it twice
 	c.services()[s.Key()] = s
 	ix.track(s)
 	w.rescanEndpoints(c, s)
@@ -745,13 +746,13 @@ func (w *World) UpdateService(c *Cluster, ns, name string, in *corev1.Service) (
 	}
 	defaultService(in)
 	keepAllocated(&s.Spec, &in.Spec)
-	if errs := validateService(in); len(errs) > 0 {
+	if errs := validateService(in, ns); len(errs) > 0 {
 		return nil, kubeInvalid("Service", name, errs...)
 	}
 	if s.Spec.ClusterIP != "" && in.Spec.ClusterIP != s.Spec.ClusterIP && in.Spec.Type != corev1.ServiceTypeExternalName && s.Spec.Type != corev1.ServiceTypeExternalName {
 		return nil, kubeInvalid("Service", name, fmt.Sprintf("spec.clusterIPs[0]: Invalid value: []string{%q}: may not change once set", in.Spec.ClusterIP))
 	}
-	ix := w.six(c)
+	ix := w.serviceIndex(c)
 	old := *s.Spec.DeepCopy()
 	oldAnnotations := s.Annotations
 	ix.untrack(s) // free what the Service holds, so that it may keep or swap its own values
@@ -813,7 +814,7 @@ func (w *World) DeleteService(c *Cluster, ns, name string) (*corev1.Service, err
 
 // removeService forgets a Service and releases its allocations.
 func (w *World) removeService(c *Cluster, s *Service) {
-	w.six(c).untrack(s)
+	w.serviceIndex(c).untrack(s)
 	delete(c.Services, s.Key())
 	c.nextRV()
 }

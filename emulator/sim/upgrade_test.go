@@ -7,15 +7,16 @@ import (
 	"time"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
 )
 
 // Scenario tests of the node upgrade strategies, read as the documentation's examples, with
 // numbers over emulated time.
 
 // upgradeVersions returns two node versions of one minor at the test date: from < to.
-func upgradeVersions(t *testing.T, w *World) (from, to Version) {
+func upgradeVersions(t *testing.T, w *World) (from, to catalog.Version) {
 	t.Helper()
-	reg := VersionsAt(w.Now()).Channels[api.ChannelRegular].Valid
+	reg := catalog.VersionsAt(w.Now()).Channels[api.ChannelRegular].Valid
 	to, from = reg[0], reg[1]
 	if from.Minor != to.Minor {
 		t.Fatalf("no two patches of one minor in %v", reg)
@@ -24,7 +25,7 @@ func upgradeVersions(t *testing.T, w *World) (from, to Version) {
 }
 
 // upgradeCluster creates a running zonal cluster on version to with one pool on version from.
-func upgradeCluster(t *testing.T, pool *api.NodePool) (*World, *Cluster, Version, Version) {
+func upgradeCluster(t *testing.T, pool *api.NodePool) (*World, *Cluster, catalog.Version, catalog.Version) {
 	t.Helper()
 	w := newTestWorld(t)
 	from, to := upgradeVersions(t, w)
@@ -207,7 +208,7 @@ func TestSurgeCancelResumeRollback(t *testing.T) {
 	}
 	op = startUpgrade(t, w, "pool-a", to.String())
 	runOp(t, w, op, 3*time.Hour)
-	if _, err := w.RollbackNodePool("proj", "us-central1-a", "c1", "pool-a", nil); err == nil || !strings.Contains(err.Error(), "R-SURGE-9") {
+	if _, err := w.RollbackNodePool("proj", "us-central1-a", "c1", "pool-a", nil); err == nil || !strings.Contains(err.Error(), "#r-surge-9") {
 		t.Fatalf("rollback after a successful upgrade: %v", err)
 	}
 	// Resume: cancel half way, then update to the same version again.
@@ -504,11 +505,11 @@ func TestAutoscaledBlueGreenValidation(t *testing.T) {
 		AutoscaledRolloutPolicy: &api.AutoscaledRolloutPolicy{}}}
 	_, err := w.CreateCluster("proj", "us-central1-a", &api.CreateClusterRequest{Cluster: &api.Cluster{Name: "c1",
 		NodePools: []*api.NodePool{{Name: "p", InitialNodeCount: 1, UpgradeSettings: abg}}}})
-	if err == nil || !strings.Contains(err.Error(), "R-ABG-1") || !strings.Contains(err.Error(), "autoscaler") {
+	if err == nil || !strings.Contains(err.Error(), "#r-abg-1") || !strings.Contains(err.Error(), "autoscaler") {
 		t.Fatalf("without autoscaling: %v", err)
 	}
 	// A control plane older than 1.34.0-gke.2201000: at a date when 1.34.0 is the newest minor.
-	old := New(Options{Seed: 1, Start: ScheduleOf(34).RapidEntry.Add(time.Hour)})
+	old := New(Options{Seed: 1, Start: catalog.ScheduleOf(34).RapidEntry.Add(time.Hour)})
 	_, err = old.CreateCluster("proj", "us-central1-a", &api.CreateClusterRequest{Cluster: &api.Cluster{Name: "c1",
 		InitialClusterVersion: "1.34", ReleaseChannel: &api.ReleaseChannel{Channel: api.ChannelRapid},
 		NodePools: []*api.NodePool{{Name: "p", InitialNodeCount: 1, UpgradeSettings: abg,
@@ -546,7 +547,7 @@ func TestAutoscaledBlueGreenValidation(t *testing.T) {
 		t.Helper()
 		e, ok := AsError(err)
 		if !ok || e.HTTPCode != 400 || e.Status != "INVALID_ARGUMENT" || !strings.Contains(e.Message, "upgradeSettings.blueGreenSettings.autoscaledRolloutPolicy") ||
-			!strings.Contains(e.Message, "node auto-provisioning") || !strings.Contains(e.Message, "R-ABG-6") {
+			!strings.Contains(e.Message, "node auto-provisioning") || !strings.Contains(e.Message, "#r-abg-6") {
 			t.Fatalf("%s: %v, want a 400 INVALID_ARGUMENT naming upgradeSettings.blueGreenSettings.autoscaledRolloutPolicy and R-ABG-6", what, err)
 		}
 	}
@@ -574,7 +575,7 @@ func TestAutoscaledBlueGreenValidation(t *testing.T) {
 	}
 	runOp(t, ap, op, time.Hour)
 	_, err = ap.UpdateNodePool("proj", "us-central1", "c1", "default-pool", &api.UpdateNodePoolRequest{UpgradeSettings: abg})
-	if err == nil || !strings.Contains(err.Error(), "R-UPG-3") {
+	if err == nil || !strings.Contains(err.Error(), "#r-upg-3") {
 		t.Fatalf("autoscaled blue-green on Autopilot's auto-provisioned pool: %v, want refused (R-UPG-3)", err)
 	}
 }
@@ -623,7 +624,7 @@ func TestSurgeDefaultsOneSurgeNoUnavailable(t *testing.T) {
 	}
 	_, err = w.UpdateNodePool("proj", "us-central1", "c1", "pool-a", &api.UpdateNodePoolRequest{
 		UpgradeSettings: &api.UpgradeSettings{Strategy: api.StrategySurge}})
-	if e, ok := AsError(err); !ok || e.HTTPCode != 400 || !strings.Contains(e.Message, "upgradeSettings") || !strings.Contains(e.Message, "R-SURGE-1") {
+	if e, ok := AsError(err); !ok || e.HTTPCode != 400 || !strings.Contains(e.Message, "upgradeSettings") || !strings.Contains(e.Message, "#r-surge-1") {
 		t.Fatalf("maxSurge 0 and maxUnavailable 0: %v, want a 400 naming upgradeSettings and R-SURGE-1", err)
 	}
 

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
 )
 
 // What each kind of operation does once it starts, when its work is complete, and what it
@@ -206,7 +207,7 @@ func (w *World) onControlPlaneReady(ev Event) {
 	for _, p := range c.Pools {
 		w.reconcilePool(c, p)
 	}
-	w.ensureAutoscaler(c)
+	w.emitPoolsChanged(c)
 	w.checkOperations(c)
 }
 
@@ -268,6 +269,6 @@ func (w *World) dropIndexes(p *NodePool) {
 }
 
 func isZone(location string) bool {
-	l, ok := ParseLocation(location)
+	l, ok := catalog.ParseLocation(location)
 	return ok && l.Zonal
 }

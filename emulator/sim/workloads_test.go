@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
 )
 
 // workloadCluster is a running zonal cluster with one pool of n nodes of a machine type.
@@ -74,10 +75,10 @@ func podCounts(c *Cluster, owner string) (running, pending int) {
 // "Insufficient cpu".
 func TestSchedulerFitsByRequests(t *testing.T) {
 	w, c := workloadCluster(t, "e2-standard-4", 3)
-	ix := w.kix(c)
+	ix := w.podIndex(c)
 	want := 0
 	for _, n := range c.Nodes {
-		mt, _ := LookupMachineType(n.Spec.MachineType)
+		mt, _ := catalog.LookupMachineType(n.Spec.MachineType)
 		free := mt.AllocatableMilliCPU() - ix.requested[n.Name].MilliCPU
 		if mt.AllocatableMilliCPU() != 3920 {
 			t.Fatalf("e2-standard-4 allocatable CPU %dm, want 3920m", mt.AllocatableMilliCPU())
@@ -102,7 +103,7 @@ func TestSchedulerFitsByRequests(t *testing.T) {
 		}
 	}
 	for _, n := range c.Nodes {
-		mt, _ := LookupMachineType(n.Spec.MachineType)
+		mt, _ := catalog.LookupMachineType(n.Spec.MachineType)
 		if r := ix.requested[n.Name]; r.MilliCPU > mt.AllocatableMilliCPU() {
 			t.Fatalf("node %s over-committed: %dm requested of %dm", n.Name, r.MilliCPU, mt.AllocatableMilliCPU())
 		}
@@ -413,7 +414,7 @@ func checkLiveCounts(t *testing.T, w *World, c *Cluster) {
 		}
 		want[key][p.Template]++
 	}
-	got := w.kix(c).liveOf
+	got := w.podIndex(c).liveOf
 	for key, m := range want {
 		for tmpl, n := range m {
 			if got[key][tmpl] != n {

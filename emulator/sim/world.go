@@ -42,7 +42,8 @@ type State struct {
 }
 
 // World owns a State and runs it. It is not safe for concurrent use: the Runner gives one
-// goroutine ownership (DESIGN.md "Concurrency").
+// goroutine ownership, a single writer that applies commands and due events in order, so the
+// model needs no locks.
 type World struct {
 	st       *State
 	pcg      *rand.PCG
@@ -60,6 +61,10 @@ type World struct {
 	maint map[string]*maintenanceCache
 	// svcs holds each cluster's derived Service index (services.go), rebuilt on demand.
 	svcs map[*Cluster]*svcIndex
+	// blue holds each blue-green upgrade's sorted blue nodes (upgrade_bluegreen.go), rebuilt on demand.
+	blue map[*NodePool]*blueList
+	// hooks are the controllers' callbacks on node and pod changes (lifecycle.go).
+	hooks hooks
 }
 
 // Options configure a new World.
@@ -107,10 +112,14 @@ func Restore(st *State) (*World, error) {
 	}
 	st.Queue.Init()
 	w.init()
-	for _, it := range st.Queue.Items {
-		if _, ok := w.handlers[it.Value.Kind]; !ok {
-			return nil, fmt.Errorf("the saved state is inconsistent, so it is not loaded: a scheduled event has kind %q, which this gkesim does not know", it.Value.Kind)
+	var unknown string
+	st.Queue.Each(func(_ time.Time, ev Event) {
+		if _, ok := w.handlers[ev.Kind]; !ok && unknown == "" {
+			unknown = ev.Kind
 		}
+	})
+	if unknown != "" {
+		return nil, fmt.Errorf("the saved state is inconsistent, so it is not loaded: a scheduled event has kind %q, which this gkesim does not know", unknown)
 	}
 	w.buildIndexes()
 	return w, nil
@@ -121,8 +130,8 @@ func Restore(st *State) (*World, error) {
 func (w *World) buildIndexes() {
 	for _, key := range sortedKeys(w.st.Clusters) {
 		c := w.st.Clusters[key]
-		w.kix(c)
-		w.six(c)
+		w.podIndex(c)
+		w.serviceIndex(c)
 		for _, p := range c.Pools {
 			for _, g := range p.Groups {
 				w.index(c, g)
@@ -148,6 +157,7 @@ func (w *World) init() {
 	w.registerShortLivedHandlers()
 	w.registerCapacityHandlers()
 	w.registerAutoscalerHandlers()
+	w.wireControllers()
 }
 
 // State returns the world's state, with the random generator's position saved into it, for a
@@ -172,11 +182,11 @@ func (w *World) schedule(d time.Duration, ev Event) {
 // they queued rebuild that memory from the queue).
 func (w *World) queuedFor(c *Cluster, fn func(Event)) {
 	key := c.Key()
-	for _, it := range w.st.Queue.Items {
-		if it.Value.Cluster == key {
-			fn(it.Value)
+	w.st.Queue.Each(func(_ time.Time, ev Event) {
+		if ev.Cluster == key {
+			fn(ev)
 		}
-	}
+	})
 }
 
 // NextEventAt is when the next scheduled step is due.
@@ -246,6 +256,15 @@ func (w *World) randHex(n int) string {
 		b[i] = byte(w.rng.UintN(256))
 	}
 	return hex.EncodeToString(b)[:n]
+}
+
+// randUint32 returns four random bytes, drawn as randHex(8) draws them.
+func (w *World) randUint32() uint32 {
+	var v uint32
+	for range 4 {
+		v = v<<8 | uint32(w.rng.UintN(256))
+	}
+	return v
 }
 
 // randAlnum returns n random characters from [a-z0-9], as GKE node name suffixes use.
@@ -339,3 +358,6 @@ func (c *Cluster) initMaps() {
 		}
 	}
 }
+
+// day is an emulated day.
+const day = 24 * time.Hour

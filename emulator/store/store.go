@@ -65,12 +65,6 @@ type Saved struct {
 	Notes []string
 }
 
-// Defaults of the checkpoint policy (sim.RunnerOptions can override them).
-const (
-	// segmentTarget is the journal size after which a new segment is started at the next checkpoint.
-	segmentTarget = 32 << 20
-)
-
 // Store is a durable home for one emulator's state. Open it once, then the runner appends to
 // it, waits on it and checkpoints through it (it implements sim.Journal); Close it last.
 type Store struct {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Run this module's `terraform test` against a gkesim emulator started for the run, and stop it
-# afterwards, whatever happens. The CI recipe in docs/guides/terraform-test.md runs the same
+# afterwards, whatever happens. The CI recipe in docs/guides/testing-in-ci.md runs the same
 # steps; `make test` runs this script.
 #
 #   GKESIM          the gkesim binary (default: gkesim on PATH)

@@ -19,12 +19,20 @@ import (
 
 // client is a small JSON client of a running emulator.
 type client struct {
-	base string
-	http *http.Client
+	base  string
+	token string
+	http  *http.Client
 }
 
 func (g *globals) client() *client {
-	return &client{base: strings.TrimRight(g.endpoint, "/"), http: &http.Client{Timeout: 5 * time.Minute}}
+	return &client{base: strings.TrimRight(g.endpoint, "/"), token: g.token, http: &http.Client{Timeout: 5 * time.Minute}}
+}
+
+// authorize adds the auth token, if any, to a request to the emulator.
+func (c *client) authorize(req *http.Request) {
+	if c.token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.token)
+	}
 }
 
 // call sends a request and decodes the JSON answer into out (if not nil). Google and
@@ -47,6 +55,7 @@ func (c *client) call(method, path string, query url.Values, body, out any) erro
 		return err
 	}
 	req.Header.Set("Content-Type", "application/json")
+	c.authorize(req)
 	resp, err := c.http.Do(req)
 	if err != nil {
 		return c.unreachable(err)

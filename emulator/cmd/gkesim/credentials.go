@@ -1,7 +1,10 @@
 package main
 
 import (
+	"encoding/base64"
+	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -32,11 +35,20 @@ func newGetCredentialsCmd(g *globals) *cobra.Command {
 			if err := g.client().call("GET", base+"/clusters/"+args[0], nil, nil, &c); err != nil {
 				return err
 			}
-			server, err := kubeconfig.ServerURL(g.endpoint, c.Endpoint)
+			ca, err := clusterCA(&c)
+			if err != nil {
+				return err
+			}
+			server, err := kubeconfig.ServerURL(g.endpoint, c.Endpoint, ca != nil)
 			if err != nil {
 				return fmt.Errorf("cluster %s (status %s): %w", c.Name, c.Status, err)
 			}
-			file, err := kubeconfig.Write(path, kubeconfig.Cluster{Project: g.project, Location: c.Location, Name: c.Name, Server: server})
+			if g.token != "" && strings.HasPrefix(server, "http://") {
+				fmt.Fprintln(cmd.ErrOrStderr(), "WARNING: kubectl sends the auth token only over TLS, and this endpoint is plain HTTP: "+
+					"reach the emulator through an https:// address (a TLS proxy and --advertise-url) for kubectl to authenticate.")
+			}
+			file, err := kubeconfig.Write(path, kubeconfig.Cluster{Project: g.project, Location: c.Location, Name: c.Name, Server: server,
+				Token: g.token, CAData: ca})
 			if err != nil {
 				return err
 			}
@@ -48,4 +60,24 @@ func newGetCredentialsCmd(g *globals) *cobra.Command {
 	w.flags(cmd.Flags(), "")
 	cmd.Flags().StringVar(&path, "kubeconfig", "", "kubeconfig file to write (default: $KUBECONFIG, else ~/.kube/config)")
 	return cmd
+}
+
+// clusterCA is a cluster's masterAuth.clusterCaCertificate, decoded (nil when it has none).
+func clusterCA(c *api.Cluster) ([]byte, error) {
+	var auth struct {
+		ClusterCaCertificate string `json:"clusterCaCertificate"`
+	}
+	if raw, ok := c.Extra["masterAuth"]; ok {
+		if err := json.Unmarshal(raw, &auth); err != nil {
+			return nil, fmt.Errorf("cluster %s: masterAuth: %w", c.Name, err)
+		}
+	}
+	if auth.ClusterCaCertificate == "" {
+		return nil, nil
+	}
+	pem, err := base64.StdEncoding.DecodeString(auth.ClusterCaCertificate)
+	if err != nil {
+		return nil, fmt.Errorf("cluster %s: masterAuth.clusterCaCertificate is not base64: %w", c.Name, err)
+	}
+	return pem, nil
 }

@@ -56,6 +56,7 @@ func newEventsCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			c.authorize(req)
 			resp, err := (&http.Client{}).Do(req)
 			if err != nil {
 				return c.unreachable(err)

@@ -32,9 +32,11 @@ func main() {
 // globals are the flags every client subcommand shares.
 type globals struct {
 	endpoint string
-	project  string
-	format   string
-	out      io.Writer
+	// token is the emulator's auth token (--auth-token, env GKESIM_AUTH_TOKEN), "" for none.
+	token   string
+	project string
+	format  string
+	out     io.Writer
 }
 
 func envOr(key, def string) string {
@@ -57,8 +59,14 @@ func newRootCmd(out, errOut io.Writer) *cobra.Command {
 	root.SetErr(errOut)
 	pf := root.PersistentFlags()
 	pf.StringVar(&g.endpoint, "endpoint", envOr("GKESIM_ENDPOINT", "http://127.0.0.1:8790"), "emulator address (env GKESIM_ENDPOINT)")
+	pf.StringVar(&g.token, "auth-token", "", "the emulator's auth token, sent as Authorization: Bearer (default: env GKESIM_AUTH_TOKEN)")
 	pf.StringVar(&g.project, "project", envOr("GKESIM_PROJECT", os.Getenv("CLOUDSDK_CORE_PROJECT")), "project (env GKESIM_PROJECT)")
 	pf.StringVar(&g.format, "format", "", "output format: table (lists), yaml (describe), or json")
+	root.PersistentPreRun = func(*cobra.Command, []string) {
+		if g.token == "" {
+			g.token = os.Getenv("GKESIM_AUTH_TOKEN")
+		}
+	}
 	root.AddCommand(newServeCmd(out, errOut), newWaitCmd(g), newClockCmd(g), newEventsCmd(g), newContainerCmd(g))
 	return root
 }

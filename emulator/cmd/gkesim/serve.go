@@ -19,6 +19,22 @@ import (
 	"github.com/gkesim/terraform-provider-gkesim/emulator/store"
 )
 
+// exposureWarning is the warning for an emulator that listens beyond loopback (base is the
+// address it listens on) without an auth token, or "".
+func exposureWarning(base, token string) string {
+	if token != "" {
+		return ""
+	}
+	if u, err := neturl.Parse(base); err == nil {
+		host := u.Hostname()
+		if ip := net.ParseIP(host); host == "localhost" || ip != nil && ip.IsLoopback() {
+			return ""
+		}
+	}
+	return fmt.Sprintf("WARNING: gkesim listens on %s, beyond this machine, without an auth token: anyone who can reach it can create, "+
+		"change and delete clusters. Set --auth-token (or GKESIM_AUTH_TOKEN), or listen on 127.0.0.1.", base)
+}
+
 // imageListen is where the container image's gkesim listens by default: every interface of the
 // container, since clients reach it through a published port.
 const imageListen = "0.0.0.0:8790"
@@ -28,8 +44,9 @@ func newServeCmd(out, errOut io.Writer) *cobra.Command {
 		Use:   "serve",
 		Short: "Run the emulator",
 		Long: `Run the emulator: the GKE v1 REST API (and v1beta1) under /v1, each cluster's Kubernetes-shaped
-API under /k8s/..., a read-only Compute view under /compute/v1, and the emulator's clock and
-event log under /emulator/v1. It stops cleanly on SIGINT or SIGTERM.
+API under /k8s/..., a read-only Compute view under /compute/v1, the emulator's clock and
+event log under /emulator/v1, and a web console under /ui/ (open it in a browser). It stops
+cleanly on SIGINT or SIGTERM.
 
 Once it listens it prints its address, among others in a line GKESIM_ENDPOINT=URL (for
 scripts: sed -n 's/^GKESIM_ENDPOINT=//p'), and writes it to --addr-file if given. Every flag
@@ -65,6 +82,7 @@ func serveEnv(getenv func(string) string) func(string) string {
 func serve(cmd *cobra.Command, cfg serveconfig.Config, out, errOut io.Writer) error {
 	log := slog.New(slog.NewTextHandler(errOut, &slog.HandlerOptions{Level: cfg.LogLevel}))
 	opts := emulator.Options{TimeScale: cfg.TimeScale, Seed: cfg.Seed, Start: cfg.Start, Logger: log,
+		AuthToken: cfg.AuthToken, AdvertiseURL: cfg.AdvertiseURL,
 		// A resumed state keeps the time scale it was saved with, unless told otherwise.
 		ResumeTimeScale: !cfg.TimeScaleGiven,
 		CheckpointBytes: cfg.CheckpointBytes, CheckpointEvents: cfg.CheckpointEvents}
@@ -114,9 +132,16 @@ func serve(cmd *cobra.Command, cfg serveconfig.Config, out, errOut io.Writer) er
 	if timeScale == 0 {
 		clock = "frozen (POST /emulator/v1/clock:advance moves it)"
 	}
-	fmt.Fprintf(out, "gkesim %s serving on %s%s\n  GKE API:  %s/v1/projects/PROJECT/locations/LOCATION/clusters\n  clock:    %s, seed %d, state %s\n",
-		version, url, where, endpoint, clock, cfg.Seed, state)
+	fmt.Fprintf(out, "gkesim %s serving on %s%s\n  GKE API:  %s/v1/projects/PROJECT/locations/LOCATION/clusters\n  console:  %s/ui/\n  clock:    %s, seed %d, state %s\n",
+		version, url, where, endpoint, endpoint, clock, cfg.Seed, state)
+	if cfg.AuthToken != "" {
+		fmt.Fprintln(out, "  auth:     every request but /healthz needs Authorization: Bearer <token> (clients read GKESIM_AUTH_TOKEN);\n"+
+			"            TLS on the same port for kubectl (get-credentials writes the emulator's CA)")
+	}
 	fmt.Fprintf(out, "GKESIM_ENDPOINT=%s\n", endpoint)
+	if w := exposureWarning(url, cfg.AuthToken); w != "" {
+		fmt.Fprintln(errOut, w)
+	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	<-ctx.Done()

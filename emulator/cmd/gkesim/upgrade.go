@@ -59,12 +59,15 @@ func newRollbackCmd(g *globals) *cobra.Command {
 		Long: `Roll back a node pool upgrade that was cancelled or failed (nodePools.rollback).
 
 Surge: the nodes already upgraded go back to the previous configuration; nodes never upgraded
-are not touched; a finished upgrade cannot be rolled back (R-SURGE-9).
+are not touched; a finished upgrade cannot be rolled back.
 Blue-green: the blue pool is uncordoned and the green pool drained and deleted, from whatever
-phase the upgrade paused in (R-BG-7); cancel a running upgrade first. Autoscaled blue-green
-upgrades cannot be rolled back (R-ABG-5).
+phase the upgrade paused in; cancel a running upgrade first. Autoscaled blue-green upgrades
+cannot be rolled back.
 
-Drains ignore PodDisruptionBudgets unless --respect-pdb is given (GKE's default).`,
+Drains ignore PodDisruptionBudgets unless --respect-pdb is given (GKE's default).
+
+More: https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/node-upgrades#r-surge-9
+      https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/blue-green-upgrades#r-bg-7`,
 		Example: `  gkesim container operations cancel OPERATION --location us-central1
   gkesim container node-pools rollback pool-a --cluster demo --location us-central1 --respect-pdb`,
 		Args: cobra.ExactArgs(1),
@@ -97,8 +100,8 @@ func newCompleteUpgradeCmd(g *globals) *cobra.Command {
 		Use:   "complete-upgrade NAME",
 		Short: "Skip the rest of a blue-green upgrade's soak and delete the blue pool now",
 		Long: `Complete a blue-green upgrade in its NODE_POOL_SOAKING phase (nodePools.completeUpgrade): the rest
-of the soak is skipped and the blue pool's deletion starts at once (R-BG-7). Other phases and
-strategies are refused.`,
+of the soak is skipped and the blue pool's deletion starts at once. Other phases and
+strategies are refused. More: https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/blue-green-upgrades#r-bg-7`,
 		Example: `  gkesim container node-pools complete-upgrade pool-a --cluster demo --location us-central1`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
@@ -341,7 +344,7 @@ func (st *upgradeStatus) render(w io.Writer) {
 	state := "no upgrade in progress"
 	switch {
 	case st.InProgress && strings.HasPrefix(st.Detail, "Cancelling"):
-		state = "cancelling: nodes mid-upgrade finish, no new node starts (R-SURGE-9)"
+		state = "cancelling: nodes mid-upgrade finish, no new node starts"
 	case st.InProgress && waitRE.MatchString(st.Detail):
 		state = "upgrade " + waitRE.FindString(st.Detail)
 	case st.InProgress:

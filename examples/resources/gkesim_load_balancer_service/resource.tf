@@ -23,9 +23,9 @@ resource "gkesim_workload" "web" {
   depends_on = [gkesim_node_pool.web]
 }
 
-# Internal, GKE subsetting on: a backend service with one GCE_VM_IP NEG per zone (R-LB-2).
-# Local: only the nodes running a serving pod are NEG endpoints (R-LB-3) and pass the health
-# check (R-LB-6); the pods see the client's address (R-LB-7).
+# Internal, GKE subsetting on: a backend service with one GCE_VM_IP NEG per zone.
+# Local: only the nodes running a serving pod are NEG endpoints and pass the health check;
+# the pods see the client's address.
 resource "gkesim_load_balancer_service" "web" {
   cluster                 = gkesim_cluster.primary.id
   name                    = "web"
@@ -46,7 +46,7 @@ resource "gkesim_load_balancer_service" "web" {
 }
 
 # External, created with cloud.google.com/l4-rbs: a backend service-based external
-# passthrough Network Load Balancer on the cluster's zonal instance groups (R-LB-2).
+# passthrough Network Load Balancer on the cluster's zonal instance groups.
 resource "gkesim_load_balancer_service" "public" {
   cluster     = gkesim_cluster.primary.id
   name        = "web-public"

@@ -2,8 +2,9 @@
 # pool of one node per zone that may grow to four per zone, and a Spot pool that starts empty and
 # may grow to twelve nodes in all. The web workload needs more CPU than the three on-demand nodes
 # have, and the batch workload only runs on Spot nodes, so the apply waits while the autoscaler
-# adds nodes for the pending pods (R-CA-1): the on-demand pool in every zone (location policy
-# BALANCED, R-CA-6), the Spot pool where there is capacity (ANY, GKE's default for Spot).
+# adds nodes for the pending pods: the on-demand pool in every zone (location policy
+# BALANCED), the Spot pool where there is capacity (ANY, GKE's default for Spot). What the
+# autoscaler does and why: docs/guides/cluster-autoscaler.md.
 # node_count keeps its configured value while the autoscaler changes the size, so
 # `terraform plan` stays empty; the output nodes_per_zone shows the sizes.
 #

@@ -1,6 +1,6 @@
 # Blue-green node upgrades: a regional pool of 2 nodes per zone serving a Deployment, upgraded
 # by creating a whole green pool, draining the blue one half a pool at a time,
-# soaking, then deleting the blue pool (R-BG-1..5). The apply that changes the version returns
+# soaking, then deleting the blue pool (docs/guides/blue-green-upgrades.md). The apply that changes the version returns
 # when the soak starts (blue_green_return_at_soak); the soak (a day of emulated time, about a
 # minute and a half at gkesim's default 1000x) and the blue pool deletion go on without it.
 #

@@ -1,9 +1,9 @@
-# The holiday retailer of GKE's maintenance documentation (R-EX-3): automatic upgrades only on
-# weekday nights, no minor upgrade from the end of September to mid-January, and no upgrade at
-# all around Black Friday / Cyber Monday and over the year end.
+# The holiday retailer of GKE's maintenance documentation (docs/guides/maintenance.md#r-ex-3):
+# automatic upgrades only on weekday nights, no minor upgrade from the end of September to
+# mid-January, and no upgrade at all around Black Friday / Cyber Monday and over the year end.
 #
 # The shop works in US Eastern time (-05:00). GKE stores every time in UTC and evaluates the
-# RRULE in UTC (R-MW-2): the nights of Monday to Friday, 22:00-06:00 Eastern, are 03:00-11:00
+# RRULE in UTC: the nights of Monday to Friday, 22:00-06:00 Eastern, are 03:00-11:00
 # UTC on Tuesday to Saturday, so that is what the rule says. The times below keep their -05:00
 # offsets; the provider reads GKE's UTC back without a diff.
 #

@@ -1,9 +1,9 @@
-# The four load balancers of a GKE LoadBalancer Service (R-LB-2) side by side, on a cluster
-# with 30 nodes and GKE subsetting:
+# The four load balancers of a GKE LoadBalancer Service side by side, on a cluster with 30 nodes
+# and GKE subsetting (docs/guides/load-balancers.md says which GKE builds when):
 #
 #   ilb-cluster  internal, Cluster: a GCE_VM_IP NEG per zone with a random but stable subset
-#                of 25 of the 30 nodes (R-LB-3), every one of them healthy (R-LB-6)
-#   ilb-local    internal, Local: only the nodes running a serving pod (R-LB-3)
+#                of 25 of the 30 nodes, every one of them healthy
+#   ilb-local    internal, Local: only the nodes running a serving pod
 #   netlb-rbs    external, cloud.google.com/l4-rbs: backend service on the zonal instance groups
 #   netlb-tp     external: target pool with every node; Local, so only nodes with a serving
 #                pod pass the health check on the Service's healthCheckNodePort

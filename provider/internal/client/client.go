@@ -36,6 +36,9 @@ type Config struct {
 	PollInterval time.Duration
 	// UserAgent names the caller.
 	UserAgent string
+	// AuthToken, if set, is sent as `Authorization: Bearer` on every request (an emulator
+	// started with --auth-token requires it).
+	AuthToken string
 }
 
 // Client is the provider's connection to the emulator.
@@ -60,6 +63,9 @@ func New(ctx context.Context, cfg Config) (*Client, error) {
 	rc.CheckRetry = checkRetry
 	rc.Logger = nil
 	rc.HTTPClient.Timeout = cfg.RequestTimeout
+	if cfg.AuthToken != "" {
+		rc.HTTPClient.Transport = &bearer{token: cfg.AuthToken, next: rc.HTTPClient.Transport}
+	}
 	// Hand back the last response (not a retryablehttp error) so the GKE client can read its
 	// error body when the retries run out.
 	rc.ErrorHandler = retryablehttp.PassthroughErrorHandler
@@ -127,6 +133,22 @@ func (t *reachTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, &UnreachableError{Endpoint: t.endpoint, Err: err}
 	}
 	return resp, err
+}
+
+// bearer adds the auth token to every request: the GKE client's and the Kubernetes ones.
+type bearer struct {
+	token string
+	next  http.RoundTripper
+}
+
+func (b *bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	next := b.next
+	if next == nil {
+		next = http.DefaultTransport
+	}
+	return next.RoundTrip(r)
 }
 
 // checkRetry retries what the default policy retries (connection errors, 429, 5xx) and GKE's

@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math"
 	"net"
 	"strconv"
 	"strings"
@@ -21,6 +20,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/server"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim"
 )
 
 // Config is what `gkesim serve` runs with, checked.
@@ -43,6 +44,12 @@ type Config struct {
 	DataDir string
 	// LogLevel is the lowest level logged.
 	LogLevel slog.Level
+	// AuthToken, when not empty, is required as Authorization: Bearer on every route but
+	// /healthz.
+	AuthToken string
+	// AdvertiseURL is the base URL clients reach the emulator at (behind a proxy); links are
+	// built from it. Empty: the listener's.
+	AdvertiseURL string
 	// Checkpoint policy (hidden flags, for tests of the store); zero takes the defaults.
 	CheckpointBytes  int64
 	CheckpointEvents int
@@ -57,6 +64,10 @@ var envNames = map[string]string{
 	"start-time": "GKESIM_START_TIME",
 	"data-dir":   "GKESIM_DATA_DIR",
 	"log-level":  "GKESIM_LOG_LEVEL",
+	// Clients (the provider, the gkesim CLI) read GKESIM_AUTH_TOKEN too: one variable gives
+	// both sides the token.
+	"auth-token":    "GKESIM_AUTH_TOKEN",
+	"advertise-url": "GKESIM_ADVERTISE_URL",
 }
 
 // EnvName is the environment variable of a flag ("" if it has none).
@@ -66,6 +77,7 @@ func EnvName(flag string) string { return envNames[flag] }
 type Flags struct {
 	fs                                             *pflag.FlagSet
 	listen, addrFile, startTime, dataDir, logLevel string
+	authToken, advertiseURL                        string
 	timeScale                                      float64
 	seed                                           uint64
 	checkpointBytes                                int64
@@ -84,6 +96,8 @@ func Register(fs *pflag.FlagSet) *Flags {
 	fs.StringVar(&f.startTime, "start-time", "", "emulated time to start at, RFC 3339 (default: now; env GKESIM_START_TIME)")
 	fs.StringVar(&f.dataDir, "data-dir", "", "keep the state in `DIR` across restarts, every acknowledged change on disk (default: in memory; env GKESIM_DATA_DIR)")
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error (env GKESIM_LOG_LEVEL)")
+	fs.StringVar(&f.authToken, "auth-token", "", "require Authorization: Bearer TOKEN on every route but /healthz (env GKESIM_AUTH_TOKEN)")
+	fs.StringVar(&f.advertiseURL, "advertise-url", "", "base URL clients reach the emulator at, behind a proxy: links (selfLink, cluster endpoints) are built from it (env GKESIM_ADVERTISE_URL)")
 	fs.Int64Var(&f.checkpointBytes, "checkpoint-bytes", 0, "take a checkpoint after this many journal bytes (default 32 MiB)")
 	fs.IntVar(&f.checkpointEvents, "checkpoint-events", 0, "take a checkpoint after this many simulation events (default 200000)")
 	_ = fs.MarkHidden("checkpoint-bytes")
@@ -127,12 +141,19 @@ func (f *Flags) Resolve(getenv func(string) string) (Config, error) {
 		return Config{}, errors.Join(errs...)
 	}
 	c := Config{Listen: f.listen, AddrFile: f.addrFile, TimeScale: f.timeScale, Seed: f.seed, DataDir: f.dataDir,
+		AuthToken: f.authToken, AdvertiseURL: f.advertiseURL,
 		TimeScaleGiven: f.fs.Changed("time-scale"), CheckpointBytes: f.checkpointBytes, CheckpointEvents: f.checkpointEvents}
 	if err := checkListen(f.listen); err != nil {
 		errs = append(errs, f.invalid("listen", f.listen, err.Error()))
 	}
-	if f.timeScale < 0 || math.IsNaN(f.timeScale) || math.IsInf(f.timeScale, 0) {
-		errs = append(errs, f.invalid("time-scale", strconv.FormatFloat(f.timeScale, 'g', -1, 64), "must be 0 (a frozen clock) or a positive number of emulated seconds per wall second"))
+	if !(f.timeScale >= 0 && f.timeScale <= sim.MaxTimeScale) {
+		errs = append(errs, f.invalid("time-scale", strconv.FormatFloat(f.timeScale, 'g', -1, 64),
+			fmt.Sprintf("must be 0 (a frozen clock) or a positive number of emulated seconds per wall second, at most %d (gkesim clock advance jumps further)", sim.MaxTimeScale)))
+	}
+	if f.advertiseURL != "" {
+		if _, err := server.ParseAdvertiseURL(f.advertiseURL); err != nil {
+			errs = append(errs, f.invalid("advertise-url", f.advertiseURL, "give the emulator's base URL as clients reach it, e.g. https://gkesim.example.com or http://10.0.0.5:8790"))
+		}
 	}
 	if f.startTime != "" {
 		t, err := time.Parse(time.RFC3339, f.startTime)

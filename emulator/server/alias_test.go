@@ -1,0 +1,247 @@
+package server
+
+import (
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/internal/aliascheck"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim"
+)
+
+// Every answer of every route owns its memory: the handlers encode answers on the HTTP
+// goroutine after the simulation goroutine let go of the model, so an answer that still points
+// into the model (a pod's `Started: &p.Ready`, a pool's label map, a cluster's stored fields)
+// is read while the simulation writes it. The test drives a world with every kind of object
+// through every route the server registers and checks each answer against the model it was
+// rendered from (aliascheck), on the simulation goroutine; it fails if a route was not driven
+// to a successful answer, so a new route cannot escape it.
+func TestAnswersDoNotAliasTheModel(t *testing.T) {
+	e := newEnv(t)
+	var mu sync.Mutex
+	aliases := map[string][]string{}
+	e.srv.inspect = func(w *sim.World, out any) {
+		if shared := aliascheck.Index(w).Shared(out); len(shared) > 0 {
+			mu.Lock()
+			aliases[w.Now().String()] = append(aliases[w.Now().String()], shared...)
+			mu.Unlock()
+		}
+	}
+	served := map[string]bool{}
+	e.srv.e.Use(func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			err := next(c)
+			if err == nil && c.Response().Status < 300 {
+				mu.Lock()
+				served[c.Request().Method+" "+strings.Replace(c.Path(), "/v1beta1/", "/v1/", 1)] = true
+				mu.Unlock()
+			}
+			return err
+		}
+	})
+	driveEveryRoute(e)
+
+	for at, shared := range aliases {
+		t.Errorf("answers at %s share model memory:\n  %s", at, strings.Join(slices.Compact(shared), "\n  "))
+	}
+	var missed []string
+	for _, r := range e.srv.e.Routes() {
+		key := r.Method + " " + strings.Replace(r.Path, "/v1beta1/", "/v1/", 1)
+		if !served[key] && r.Path != "/healthz" {
+			missed = append(missed, key)
+		}
+	}
+	slices.Sort(missed)
+	if missed = slices.Compact(missed); len(missed) > 0 {
+		t.Errorf("routes not driven to a successful answer (add them to driveEveryRoute):\n  %s", strings.Join(missed, "\n  "))
+	}
+}
+
+// driveEveryRoute builds two clusters with pools mid-upgrade, workloads, budgets, the four
+// kinds of load balancer, objects created in Compute and faults, and calls every route once
+// with a request it accepts.
+func driveEveryRoute(e *env) {
+	t := e.t
+	t.Helper()
+	const (
+		emu     = "/emulator/v1/projects/proj/locations/us-central1-a/clusters/base"
+		region  = computeProj + "/regions/us-central1"
+		zone    = computeProj + "/zones/us-central1-a"
+		subK8s  = "/k8s/projects/proj/locations/us-central1-a/clusters/sub"
+		k8sPDBs = k8sBase + "/apis/policy/v1/namespaces/default/poddisruptionbudgets"
+	)
+	e.mutate("POST", clusters, `{"cluster": {"name": "base", "resourceLabels": {"team": "a"}, "loggingService": "logging.googleapis.com/kubernetes",
+		"nodePools": [{"name": "pool-a", "initialNodeCount": 2, "config": {"labels": {"tier": "web"}, "taints": [{"key": "k", "value": "v", "effect": "PREFER_NO_SCHEDULE"}],
+			"shieldedInstanceConfig": {"enableSecureBoot": true}}, "locations": ["us-central1-a"]}]}}`)
+	e.mutate("POST", "/v1beta1/projects/proj/locations/us-central1-a/clusters", `{"cluster": {"name": "sub", "initialNodeCount": 1,
+		"networkConfig": {"enableL4ilbSubsetting": true}}}`)
+	e.mutate("POST", pools, `{"nodePool": {"name": "pool-b", "initialNodeCount": 2, "upgradeSettings": {"strategy": "BLUE_GREEN",
+		"blueGreenSettings": {"standardRolloutPolicy": {"batchNodeCount": 1, "batchSoakDuration": "60s"}, "nodePoolSoakDuration": "600s"}}}}`)
+	e.mutate("POST", base+":setMaintenancePolicy", `{"maintenancePolicy": {"window": {"recurringWindow": {"window": {"startTime": "2026-11-01T00:00:00Z",
+		"endTime": "2026-11-01T12:00:00Z"}, "recurrence": "FREQ=DAILY"}, "maintenanceExclusions": {"freeze": {"startTime": "2026-12-20T00:00:00Z",
+		"endTime": "2026-12-27T00:00:00Z", "maintenanceExclusionOptions": {"scope": "NO_MINOR_UPGRADES"}}}}}}`)
+	var cl api.Cluster
+	e.ok("GET", base, nil, &cl)
+	e.mutate("POST", base+":setResourceLabels", `{"resourceLabels": {"team": "b"}, "labelFingerprint": "`+cl.LabelFingerprint+`"}`)
+	e.mutate("PUT", base, `{"update": {"desiredClusterAutoscaling": {"autoscalingProfile": "OPTIMIZE_UTILIZATION"}}}`)
+	e.mutate("POST", poolA+":setManagement", `{"management": {"autoUpgrade": true, "autoRepair": true}}`)
+	e.mutate("POST", poolA+":setAutoscaling", `{"autoscaling": {"enabled": true, "minNodeCount": 1, "maxNodeCount": 4}}`)
+	e.mutate("POST", poolA+":setSize", `{"nodeCount": 3}`)
+
+	// Workloads: a namespace, a Deployment, a bare pod, a budget, the four kinds of load balancer.
+	e.k8sOK("POST", k8sBase+"/api/v1/namespaces", "application/json", `{"metadata": {"name": "team", "labels": {"x": "y"}}}`, nil)
+	e.k8sOK("POST", k8sDeploy, "application/json", deploymentJSON("web", 3, "10m"), nil)
+	e.k8sOK("POST", k8sPods, "application/json", `{"metadata": {"name": "solo", "labels": {"app": "solo"}, "annotations": {"a": "b"}},
+		"spec": {"nodeSelector": {"tier": "web"}, "tolerations": [{"key": "k", "operator": "Exists"}],
+		"containers": [{"name": "c", "image": "busybox", "resources": {"requests": {"cpu": "10m", "memory": "16Mi"}}}]}}`, nil)
+	e.k8sOK("POST", k8sPDBs, "application/json", `{"metadata": {"name": "web"}, "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "web"}}}}`, nil)
+	svc := func(name, annotations string) string {
+		return `{"metadata": {"name": "` + name + `", "annotations": {` + annotations + `}}, "spec": {"type": "LoadBalancer",
+			"selector": {"app": "web"}, "ports": [{"port": 80, "targetPort": 8080}]}}`
+	}
+	e.k8sOK("POST", k8sSvcs, "application/json", svc("web", ""), nil)
+	e.k8sOK("POST", k8sSvcs, "application/json", svc("ilb", `"networking.gke.io/load-balancer-type": "Internal"`), nil)
+	e.k8sOK("POST", k8sSvcs, "application/json", svc("rbs", `"cloud.google.com/l4-rbs": "enabled"`), nil)
+	e.k8sOK("POST", subK8s+"/api/v1/namespaces/default/services", "application/json", svc("neg", `"networking.gke.io/load-balancer-type": "Internal"`), nil)
+	e.advance(3 * time.Minute)
+
+	// Kubernetes reads, writes and discovery.
+	for _, p := range []string{"/version", "/api", "/api/v1", "/apis", "/apis/apps/v1", "/apis/policy/v1", "/apis/coordination.k8s.io/v1",
+		"/openapi/v3", "/openapi/v3/api/v1", "/openapi/v3/apis/apps/v1", "/openapi/v3/apis/policy/v1", "/openapi/v3/apis/coordination.k8s.io/v1",
+		"/api/v1/namespaces", "/api/v1/namespaces/team", "/api/v1/nodes", "/api/v1/pods", "/api/v1/namespaces/default/pods",
+		"/api/v1/namespaces/default/pods/solo", "/api/v1/services", "/api/v1/namespaces/default/services", "/api/v1/namespaces/default/services/web",
+		"/api/v1/events", "/api/v1/namespaces/default/events", "/apis/apps/v1/deployments", "/apis/apps/v1/namespaces/default/deployments",
+		"/apis/apps/v1/namespaces/default/deployments/web", "/apis/apps/v1/namespaces/default/deployments/web/scale",
+		"/apis/apps/v1/daemonsets", "/apis/apps/v1/namespaces/kube-system/daemonsets", "/apis/policy/v1/poddisruptionbudgets",
+		"/apis/policy/v1/namespaces/default/poddisruptionbudgets", "/apis/policy/v1/namespaces/default/poddisruptionbudgets/web",
+		"/apis/coordination.k8s.io/v1/leases", "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases"} {
+		e.k8sOK("GET", k8sBase+p, "", "", nil)
+	}
+	var events struct {
+		Items []struct {
+			Metadata struct{ Name, Namespace string }
+		}
+	}
+	e.k8sOK("GET", k8sBase+"/api/v1/namespaces/default/events", "", "", &events)
+	if len(events.Items) == 0 {
+		t.Fatal("no Kubernetes events to get")
+	}
+	e.k8sOK("GET", k8sBase+"/api/v1/namespaces/default/events/"+events.Items[0].Metadata.Name, "", "", nil)
+	var dsList struct {
+		Items []struct{ Metadata struct{ Name string } }
+	}
+	e.k8sOK("GET", k8sBase+"/apis/apps/v1/namespaces/kube-system/daemonsets", "", "", &dsList)
+	e.k8sOK("GET", k8sBase+"/apis/apps/v1/namespaces/kube-system/daemonsets/"+dsList.Items[0].Metadata.Name, "", "", nil)
+	node := e.nodeNames()[0]
+	e.k8sOK("GET", k8sBase+"/api/v1/nodes/"+node, "", "", nil)
+	e.k8sOK("GET", k8sBase+"/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/"+node, "", "", nil)
+	e.k8sOK("PATCH", k8sBase+"/api/v1/nodes/"+node, "application/strategic-merge-patch+json", `{"spec": {"unschedulable": true}}`, nil)
+	e.k8sOK("PUT", k8sDeploy+"/web", "application/json", deploymentJSON("web", 2, "20m"), nil)
+	e.k8sOK("PATCH", k8sDeploy+"/web", "application/merge-patch+json", `{"metadata": {"labels": {"app": "web", "v": "2"}}}`, nil)
+	e.k8sOK("PUT", k8sDeploy+"/web/scale", "application/json", `{"metadata": {"name": "web"}, "spec": {"replicas": 3}}`, nil)
+	e.k8sOK("PATCH", k8sDeploy+"/web/scale", "application/merge-patch+json", `{"spec": {"replicas": 4}}`, nil)
+	e.k8sOK("PUT", k8sPDBs+"/web", "application/json", `{"metadata": {"name": "web"}, "spec": {"minAvailable": 2, "selector": {"matchLabels": {"app": "web"}}}}`, nil)
+	e.k8sOK("PATCH", k8sPDBs+"/web", "application/merge-patch+json", `{"metadata": {"labels": {"p": "q"}}}`, nil)
+	e.k8sOK("PUT", k8sSvcs+"/web", "application/json", svc("web", `"x": "y"`), nil)
+	e.k8sOK("PATCH", k8sSvcs+"/web", "application/merge-patch+json", `{"metadata": {"labels": {"s": "t"}}}`, nil)
+	e.k8sOK("POST", k8sPods+"/solo/eviction", "application/json", `{"metadata": {"name": "solo", "namespace": "default"}}`, nil)
+	e.k8sOK("POST", k8sPods, "application/json", `{"metadata": {"name": "solo2"}, "spec": {"containers": [{"name": "c", "image": "busybox"}]}}`, nil)
+	e.k8sOK("DELETE", k8sPods+"/solo2", "application/json", `{"gracePeriodSeconds": 0}`, nil)
+
+	// The upgrade views: pool-b mid blue-green, its operation listed, got and cancelled.
+	var op api.Operation
+	e.ok("PUT", pools+"/pool-b", `{"machineType": "e2-standard-4"}`, &op)
+	e.advance(4 * time.Minute)
+	for _, p := range []string{"/v1/projects/proj/locations/-/clusters", base, pools, pools + "/pool-b", "/v1/projects/proj/locations/-/operations",
+		locPath + "/operations/" + op.Name, locPath + "/serverConfig", base + ":fetchClusterUpgradeInfo", "/v1beta1/projects/proj/locations/us-central1-a/clusters/sub",
+		"/v1/projects/proj/services/container.googleapis.com"} {
+		e.ok("GET", p, nil, nil)
+	}
+	e.ok("POST", locPath+"/operations/"+op.Name+":cancel", `{}`, nil)
+	e.mutate("POST", pools+"/pool-b:rollback", `{}`)
+
+	// Compute: what GKE built, and what a user creates outside it.
+	for _, p := range []string{"/regions/us-central1/forwardingRules", "/regions/us-central1/backendServices", "/regions/us-central1/targetPools",
+		"/regions/us-central1/healthChecks", "/global/healthChecks", "/global/httpHealthChecks", "/global/firewalls",
+		"/zones/us-central1-a/networkEndpointGroups", "/zones/us-central1-a/instanceGroups", "/zones/us-central1-a/instanceGroupManagers"} {
+		var list struct{ Items []struct{ Name string } }
+		e.ok("GET", computeProj+p, nil, &list)
+		if len(list.Items) == 0 {
+			t.Fatalf("GET %s: no items to get", p)
+		}
+		name := list.Items[0].Name
+		e.ok("GET", computeProj+p+"/"+name, nil, nil)
+		switch {
+		case strings.HasSuffix(p, "/backendServices"):
+			var bs api.BackendService
+			e.ok("GET", computeProj+p+"/"+name, nil, &bs)
+			e.ok("POST", computeProj+p+"/"+name+"/getHealth", `{"group": "`+bs.Backends[0].Group+`"}`, nil)
+		case strings.HasSuffix(p, "/targetPools"):
+			var tp api.TargetPool
+			e.ok("GET", computeProj+p+"/"+name, nil, &tp)
+			e.ok("POST", computeProj+p+"/"+name+"/getHealth", `{"instance": "`+tp.Instances[0]+`"}`, nil)
+		case strings.HasSuffix(p, "/networkEndpointGroups"):
+			e.ok("POST", computeProj+p+"/"+name+"/listNetworkEndpoints?returnPartialSuccess=true", `{"healthStatus": "SHOW"}`, nil)
+		case strings.HasSuffix(p, "/instanceGroups"):
+			e.ok("POST", computeProj+p+"/"+name+"/listInstances", `{}`, nil)
+		case strings.HasSuffix(p, "/instanceGroupManagers"):
+			e.ok("POST", computeProj+p+"/"+name+"/listManagedInstances", nil, nil)
+		}
+	}
+	var cop api.ComputeOperation
+	e.ok("POST", zone+"/instanceGroups", `{"name": "custom", "description": "mine"}`, &cop)
+	e.ok("GET", zone+"/operations/"+cop.Name, nil, nil)
+	e.ok("POST", zone+"/operations/"+cop.Name+"/wait", nil, nil)
+	instance := `{"instances": [{"instance": "projects/proj/zones/us-central1-a/instances/` + node + `"}]}`
+	e.ok("POST", zone+"/instanceGroups/custom/addInstances", instance, nil)
+	e.ok("POST", zone+"/instanceGroups/custom/removeInstances", instance, nil)
+	bs := `{"name": "user-bs", "loadBalancingScheme": "EXTERNAL", "protocol": "TCP", "timeoutSec": 30,
+		"backends": [{"group": "projects/proj/zones/us-central1-a/instanceGroups/custom"}]}`
+	e.ok("POST", region+"/backendServices", bs, &cop)
+	e.ok("GET", region+"/operations/"+cop.Name, nil, nil)
+	e.ok("POST", region+"/operations/"+cop.Name+"/wait", nil, nil)
+	e.ok("PUT", region+"/backendServices/user-bs", bs, nil)
+	e.ok("PATCH", region+"/backendServices/user-bs", `{"description": "patched"}`, nil)
+	e.ok("DELETE", region+"/backendServices/user-bs", nil, nil)
+	e.ok("DELETE", zone+"/instanceGroups/custom", nil, nil)
+
+	// The emulator's own views and controls.
+	for _, p := range []string{"/emulator/v1/clock", "/emulator/v1/events?limit=50", "/emulator/v1/versions", emu + "/maintenanceSchedule",
+		emu + "/loadBalancers", emu + "/loadBalancers/default/web", "/emulator/v1/clusters", emu + "/nodeSummary", emu + "/autoscaler",
+		emu + "/loadBalancerHistory", emu + "/maintenanceCalendar"} {
+		e.ok("GET", p, nil, nil)
+	}
+	var ops api.ListOperationsResponse
+	e.ok("GET", "/v1/projects/proj/locations/-/operations", nil, &ops)
+	for _, op := range ops.Operations {
+		e.ok("GET", "/emulator/v1/projects/proj/locations/"+op.Location+"/operations/"+op.Name+"/timeline", nil, nil)
+	}
+	var lb api.LoadBalancerStatus
+	e.ok("GET", emu+"/loadBalancers/default/web", nil, &lb)
+	e.ok("GET", emu+"/trace?ip="+lb.IP+"&port=80&clientIp=198.51.100.1", nil, nil)
+	var f sim.Fault
+	e.ok("POST", "/emulator/v1/faults", `{"kind": "STOCKOUT", "zone": "us-central1-b"}`, &f)
+	e.ok("GET", "/emulator/v1/faults", nil, nil)
+	e.ok("DELETE", "/emulator/v1/faults/"+f.ID, nil, nil)
+	e.ok("PATCH", "/emulator/v1/clock", `{"timeScale": 0}`, nil)
+	e.ok("POST", emu+"/nodes/"+node+":fail", nil, nil)
+	code, _ := e.call("GET", "/metrics", nil)
+	if code != http.StatusOK {
+		t.Fatalf("metrics: HTTP %d", code)
+	}
+
+	// Deletions answer with the object as it was.
+	e.k8sOK("DELETE", k8sSvcs+"/rbs", "", "", nil)
+	e.k8sOK("DELETE", k8sPDBs+"/web", "", "", nil)
+	e.k8sOK("DELETE", k8sDeploy+"/web", "", "", nil)
+	e.k8sOK("DELETE", k8sBase+"/api/v1/namespaces/team", "", "", nil)
+	e.advance(time.Hour)
+	e.mutate("DELETE", pools+"/pool-b", nil)
+	e.mutate("DELETE", "/v1/projects/proj/locations/us-central1-a/clusters/sub", nil)
+}

@@ -1,0 +1,725 @@
+package sim
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"net"
+	"net/http"
+	"sort"
+	"strconv"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
+)
+
+// The Kubernetes-shaped API of a cluster: namespaces, Deployments (and their scale), Pods,
+// PodDisruptionBudgets and evictions, with the API server's validation (422 Invalid), conflict
+// (409 on a stale resourceVersion) and not-found semantics.
+
+// Resource names as the API server spells them in messages.
+const (
+	resNamespaces  = "namespaces"
+	resDeployments = "deployments.apps"
+	resPods        = "pods"
+	resPDBs        = "poddisruptionbudgets.policy"
+	resNodes       = "nodes"
+)
+
+// ListOptions filter a list.
+type ListOptions struct {
+	Namespace string // "" = all namespaces
+	Labels    labels.Selector
+	// NodeName and Phase are the field selectors kubectl uses (spec.nodeName, status.phase).
+	NodeName, Phase string
+}
+
+func (o ListOptions) matches(ns string, lbls map[string]string) bool {
+	return (o.Namespace == "" || o.Namespace == ns) && (o.Labels == nil || o.Labels.Matches(labels.Set(lbls)))
+}
+
+func rvString(rv int64) string { return strconv.FormatInt(rv, 10) }
+
+// checkRV enforces optimistic concurrency: a request carrying a resourceVersion must carry the
+// current one.
+func checkRV(sent string, current int64, resource, name string) error {
+	if sent != "" && sent != rvString(current) {
+		return kubeConflict(resource, name)
+	}
+	return nil
+}
+
+// namespaceFor checks that a namespace exists and takes objects.
+func (c *Cluster) namespaceFor(ns string) error {
+	n := c.Namespaces[ns]
+	if n == nil {
+		return kubeNotFound(resNamespaces, ns)
+	}
+	if n.Terminating {
+		return kubeError(http.StatusForbidden, "Forbidden", "unable to create new content in namespace %s because it is being terminated", ns)
+	}
+	return nil
+}
+
+// ---- Namespaces ----
+
+func (w *World) renderNamespace(n *Namespace) *corev1.Namespace {
+	phase := corev1.NamespaceActive
+	if n.Terminating {
+		phase = corev1.NamespaceTerminating
+	}
+	return &corev1.Namespace{
+		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
+		ObjectMeta: metav1.ObjectMeta{Name: n.Name, UID: types.UID(n.UID), ResourceVersion: rvString(n.RV),
+			CreationTimestamp: metav1.NewTime(n.CreateTime), Labels: maps.Clone(n.Labels)},
+		Spec:   corev1.NamespaceSpec{Finalizers: []corev1.FinalizerName{corev1.FinalizerKubernetes}},
+		Status: corev1.NamespaceStatus{Phase: phase},
+	}
+}
+
+// ListNamespaces lists a cluster's namespaces by name.
+func (w *World) ListNamespaces(c *Cluster) *corev1.NamespaceList {
+	out := &corev1.NamespaceList{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "NamespaceList"}, ListMeta: metav1.ListMeta{ResourceVersion: rvString(c.RV)}}
+	names := make([]string, 0, len(c.Namespaces))
+	for n := range c.Namespaces {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		out.Items = append(out.Items, *w.renderNamespace(c.Namespaces[n]))
+	}
+	return out
+}
+
+func (w *World) GetNamespace(c *Cluster, name string) (*corev1.Namespace, error) {
+	n := c.Namespaces[name]
+	if n == nil {
+		return nil, kubeNotFound(resNamespaces, name)
+	}
+	return w.renderNamespace(n), nil
+}
+
+func (w *World) CreateNamespace(c *Cluster, in *corev1.Namespace) (*corev1.Namespace, error) {
+	in = in.DeepCopy()
+	w.generateName(&in.ObjectMeta)
+	if errs := validateNamespace(in); len(errs) > 0 {
+		return nil, kubeInvalidErrs("Namespace", in.Name, errs)
+	}
+	if c.Namespaces[in.Name] != nil {
+		return nil, kubeAlreadyExists(resNamespaces, in.Name)
+	}
+	lbls := map[string]string{"kubernetes.io/metadata.name": in.Name}
+	for k, v := range in.Labels {
+		lbls[k] = v
+	}
+	n := &Namespace{Name: in.Name, UID: uidOf(c.ID, "ns", in.Name, w.randHex(8)), Labels: lbls, CreateTime: w.st.Now, RV: c.nextRV()}
+	c.Namespaces[n.Name] = n
+	w.record("NamespaceCreated", c, "", "", "", "namespace %s created", n.Name)
+	return w.renderNamespace(n), nil
+}
+
+// DeleteNamespace deletes a namespace and everything in it.
+func (w *World) DeleteNamespace(c *Cluster, name string) (*corev1.Namespace, error) {
+	n := c.Namespaces[name]
+	if n == nil {
+		return nil, kubeNotFound(resNamespaces, name)
+	}
+	for _, sys := range systemNamespaces {
+		if name == sys {
+			return nil, kubeError(http.StatusForbidden, "Forbidden", "namespaces %q is forbidden: this namespace may not be deleted", name)
+		}
+	}
+	// In name order, so that the event log is the same on every run.
+	for _, key := range sortedKeys(c.Deployments) {
+		if d := c.Deployments[key]; d.Namespace == name {
+			w.deleteDeployment(c, d)
+		}
+	}
+	w.deleteServicesIn(c, name)
+	for _, key := range sortedKeys(c.PDBs) {
+		if b := c.PDBs[key]; b.Namespace == name {
+			w.forgetPDB(c, b)
+			delete(c.PDBs, key)
+		}
+	}
+	for _, key := range sortedKeys(c.Pods) {
+		if p := c.Pods[key]; p != nil && p.Namespace == name {
+			w.terminatePod(c, p, graceOf(w.podSpec(c, p), 0))
+		}
+	}
+	delete(c.Namespaces, name)
+	c.nextRV()
+	w.record("NamespaceDeleted", c, "", "", "", "namespace %s deleted", name)
+	return w.renderNamespace(n), nil
+}
+
+// ---- Deployments ----
+
+func (w *World) renderDeployment(c *Cluster, d *Deployment) *appsv1.Deployment {
+	st := w.deploymentStatus(c, d)
+	cond := func(t appsv1.DeploymentConditionType, ok bool, reason, msg string) appsv1.DeploymentCondition {
+		s := corev1.ConditionFalse
+		if ok {
+			s = corev1.ConditionTrue
+		}
+		return appsv1.DeploymentCondition{Type: t, Status: s, Reason: reason, Message: msg,
+			LastUpdateTime: metav1.NewTime(w.st.Now), LastTransitionTime: metav1.NewTime(d.CreateTime)}
+	}
+	replicas := int32(replicasOf(d))
+	_, unavailable := rollingParams(d)
+	available := st.AvailableReplicas >= replicas-int32(unavailable)
+	st.Conditions = []appsv1.DeploymentCondition{
+		cond(appsv1.DeploymentAvailable, available, map[bool]string{true: "MinimumReplicasAvailable", false: "MinimumReplicasUnavailable"}[available],
+			map[bool]string{true: "Deployment has minimum availability.", false: "Deployment does not have minimum availability."}[available]),
+		cond(appsv1.DeploymentProgressing, true, "NewReplicaSetAvailable", fmt.Sprintf("ReplicaSet %q is progressing.", d.Name+"-"+d.Current)),
+	}
+	spec := *d.Spec.DeepCopy()
+	if t := d.Templates[d.Current]; len(spec.Template.Spec.Containers) == 0 && t != nil {
+		// GKE's system Deployments keep their pod template only among the ReplicaSet templates.
+		spec.Template = *t.DeepCopy()
+		delete(spec.Template.Labels, appsv1.DefaultDeploymentUniqueLabelKey)
+	}
+	return &appsv1.Deployment{
+		TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"},
+		ObjectMeta: metav1.ObjectMeta{Name: d.Name, Namespace: d.Namespace, UID: types.UID(d.UID), ResourceVersion: rvString(d.RV),
+			Generation: d.Generation, CreationTimestamp: metav1.NewTime(d.CreateTime), Labels: maps.Clone(d.Labels),
+			Annotations: withRevision(d.Annotations, d.Generation)},
+		Spec:   spec,
+		Status: st,
+	}
+}
+
+func withRevision(a map[string]string, gen int64) map[string]string {
+	out := map[string]string{"deployment.kubernetes.io/revision": strconv.FormatInt(gen, 10)}
+	for k, v := range a {
+		out[k] = v
+	}
+	return out
+}
+
+// defaultDeployment fills the API server's defaults.
+func defaultDeployment(d *appsv1.Deployment) {
+	if d.Spec.Replicas == nil {
+		one := int32(1)
+		d.Spec.Replicas = &one
+	}
+	if d.Spec.Strategy.Type == "" {
+		d.Spec.Strategy.Type = appsv1.RollingUpdateDeploymentStrategyType
+	}
+	if d.Spec.Strategy.Type == appsv1.RollingUpdateDeploymentStrategyType && d.Spec.Strategy.RollingUpdate == nil {
+		q := intstr.FromString("25%")
+		d.Spec.Strategy.RollingUpdate = &appsv1.RollingUpdateDeployment{MaxSurge: &q, MaxUnavailable: &q}
+	}
+	if d.Spec.RevisionHistoryLimit == nil {
+		ten := int32(10)
+		d.Spec.RevisionHistoryLimit = &ten
+	}
+	if d.Spec.ProgressDeadlineSeconds == nil {
+		p := int32(600)
+		d.Spec.ProgressDeadlineSeconds = &p
+	}
+	defaultPodSpec(&d.Spec.Template.Spec)
+}
+
+// ListDeployments lists Deployments by namespace and name.
+func (w *World) ListDeployments(c *Cluster, o ListOptions) *appsv1.DeploymentList {
+	out := &appsv1.DeploymentList{TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: "DeploymentList"}, ListMeta: metav1.ListMeta{ResourceVersion: rvString(c.RV)}}
+	keys := make([]string, 0, len(c.Deployments))
+	for k, d := range c.Deployments {
+		if o.matches(d.Namespace, d.Labels) {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	out.Items = make([]appsv1.Deployment, 0, len(keys))
+	for _, k := range keys {
+		out.Items = append(out.Items, *w.renderDeployment(c, c.Deployments[k]))
+	}
+	return out
+}
+
+func (w *World) deployment(c *Cluster, ns, name string) (*Deployment, error) {
+	d := c.Deployments[ns+"/"+name]
+	if d == nil {
+		return nil, kubeNotFound(resDeployments, name)
+	}
+	return d, nil
+}
+
+func (w *World) GetDeployment(c *Cluster, ns, name string) (*appsv1.Deployment, error) {
+	d, err := w.deployment(c, ns, name)
+	if err != nil {
+		return nil, err
+	}
+	return w.renderDeployment(c, d), nil
+}
+
+// CreateDeployment creates a Deployment; its pods are created by the controller right after.
+func (w *World) CreateDeployment(c *Cluster, ns string, in *appsv1.Deployment) (*appsv1.Deployment, error) {
+	if in.Namespace != "" && in.Namespace != ns {
+		return nil, kubeError(http.StatusBadRequest, "BadRequest", "the namespace of the provided object does not match the namespace sent on the request")
+	}
+	if err := c.namespaceFor(ns); err != nil {
+		return nil, err
+	}
+	in = in.DeepCopy()
+	w.generateName(&in.ObjectMeta)
+	defaultDeployment(in)
+	if errs := validateDeployment(in, ns); len(errs) > 0 {
+		return nil, kubeInvalidErrs("Deployment.apps", in.Name, errs)
+	}
+	if c.Deployments[ns+"/"+in.Name] != nil {
+		return nil, kubeAlreadyExists(resDeployments, in.Name)
+	}
+	if err := w.checkExtended(c, "Deployment.apps", in.Name, &in.Spec.Template.Spec, in.Spec.Template.Annotations, ""); err != nil {
+		return nil, err
+	}
+	d := &Deployment{Namespace: ns, Name: in.Name, UID: uidOf(c.ID, "deploy", ns, in.Name, w.randHex(8)), Labels: in.Labels,
+		Annotations: in.Annotations, Spec: in.Spec, Generation: 1, CreateTime: w.st.Now, RV: c.nextRV()}
+	d.setTemplate(in.Spec.Template)
+	c.Deployments[d.Key()] = d
+	w.record("DeploymentCreated", c, "", "", "", "deployment %s created: %d replicas of %s", d.Key(), replicasOf(d), describeRequests(in.Spec.Template.Spec))
+	w.queueSync(c, d.Key())
+	return w.renderDeployment(c, d), nil
+}
+
+func describeRequests(spec corev1.PodSpec) string {
+	r := effectiveRequests(&spec)
+	return fmt.Sprintf("%dm CPU, %dMi memory", r.MilliCPU, r.MemoryBytes>>20)
+}
+
+// UpdateDeployment replaces a Deployment's spec, labels and annotations (PUT).
+func (w *World) UpdateDeployment(c *Cluster, ns, name string, in *appsv1.Deployment) (*appsv1.Deployment, error) {
+	d, err := w.deployment(c, ns, name)
+	if err != nil {
+		return nil, err
+	}
+	if in.Name != "" && in.Name != name {
+		return nil, kubeError(http.StatusBadRequest, "BadRequest", "the name of the object (%s) does not match the name on the URL (%s)", in.Name, name)
+	}
+	if err := checkRV(in.ResourceVersion, d.RV, resDeployments, name); err != nil {
+		return nil, err
+	}
+	in = in.DeepCopy()
+	in.Name = name
+	defaultDeployment(in)
+	if errs := validateDeployment(in, ns); len(errs) > 0 {
+		return nil, kubeInvalidErrs("Deployment.apps", name, errs)
+	}
+	if err := w.checkExtended(c, "Deployment.apps", name, &in.Spec.Template.Spec, in.Spec.Template.Annotations, d.Key()); err != nil {
+		return nil, err
+	}
+	if sel, _ := metav1.LabelSelectorAsSelector(in.Spec.Selector); sel.String() != w.selectorOf(c, d, d.Spec.Selector).String() {
+		return nil, kubeInvalid("Deployment.apps", name, "spec.selector: Invalid value: "+sel.String()+": field is immutable")
+	}
+	if !equalJSON(in.Spec, d.Spec) {
+		d.Generation++
+	}
+	before := d.Current
+	d.Spec, d.Labels, d.Annotations = in.Spec, in.Labels, in.Annotations
+	d.setTemplate(in.Spec.Template)
+	d.RV = c.nextRV()
+	if d.Current != before {
+		w.record("DeploymentRollout", c, "", "", "", "deployment %s rolling out template %s (%s)", d.Key(), d.Current, describeRequests(in.Spec.Template.Spec))
+	}
+	w.queueSync(c, d.Key())
+	return w.renderDeployment(c, d), nil
+}
+
+// GetScale is the scale subresource (kubectl scale).
+func (w *World) GetScale(c *Cluster, ns, name string) (*autoscalingv1.Scale, error) {
+	d, err := w.deployment(c, ns, name)
+	if err != nil {
+		return nil, err
+	}
+	st := w.deploymentStatus(c, d)
+	sel, _ := metav1.LabelSelectorAsSelector(d.Spec.Selector)
+	return &autoscalingv1.Scale{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "autoscaling/v1", Kind: "Scale"},
+		ObjectMeta: metav1.ObjectMeta{Name: d.Name, Namespace: d.Namespace, UID: types.UID(d.UID), ResourceVersion: rvString(d.RV), CreationTimestamp: metav1.NewTime(d.CreateTime)},
+		Spec:       autoscalingv1.ScaleSpec{Replicas: int32(replicasOf(d))},
+		Status:     autoscalingv1.ScaleStatus{Replicas: st.Replicas, Selector: sel.String()},
+	}, nil
+}
+
+// SetScale sets a Deployment's replicas.
+func (w *World) SetScale(c *Cluster, ns, name string, replicas int32, rv string) (*autoscalingv1.Scale, error) {
+	d, err := w.deployment(c, ns, name)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkRV(rv, d.RV, resDeployments, name); err != nil {
+		return nil, err
+	}
+	if replicas < 0 {
+		return nil, kubeInvalid("Scale.autoscaling", name, fmt.Sprintf("spec.replicas: Invalid value: %d: must be greater than or equal to 0", replicas))
+	}
+	if int(replicas) != replicasOf(d) {
+		w.record("DeploymentScaled", c, "", "", "", "deployment %s scaled from %d to %d replicas", d.Key(), replicasOf(d), replicas)
+		d.Spec.Replicas = &replicas
+		d.Generation++
+		d.RV = c.nextRV()
+		w.queueSync(c, d.Key())
+	}
+	return w.GetScale(c, ns, name)
+}
+
+// DeleteDeployment deletes a Deployment; its pods terminate (background cascading deletion).
+func (w *World) DeleteDeployment(c *Cluster, ns, name string) (*appsv1.Deployment, error) {
+	d, err := w.deployment(c, ns, name)
+	if err != nil {
+		return nil, err
+	}
+	out := w.renderDeployment(c, d)
+	w.deleteDeployment(c, d)
+	return out, nil
+}
+
+func (w *World) deleteDeployment(c *Cluster, d *Deployment) {
+	delete(c.Deployments, d.Key())
+	delete(w.podIndex(c).selectors, d)
+	c.nextRV()
+	w.record("DeploymentDeleted", c, "", "", "", "deployment %s deleted", d.Key())
+	for _, p := range sortedPods(w.podIndex(c).podsOf[d.Key()]) {
+		w.terminatePod(c, p, graceOf(w.podSpec(c, p), 0))
+	}
+}
+
+// ---- Pods ----
+
+func (w *World) renderPod(c *Cluster, p *Pod) *corev1.Pod {
+	spec := w.podSpec(c, p).DeepCopy()
+	spec.NodeName = p.Node
+	meta := metav1.ObjectMeta{Name: p.Name, Namespace: p.Namespace, UID: types.UID(PodUID(c, p)), ResourceVersion: rvString(p.RV),
+		CreationTimestamp: metav1.NewTime(p.CreateTime), Labels: maps.Clone(p.Labels), Annotations: maps.Clone(p.Annotation)}
+	truth := true
+	switch p.OwnerKind {
+	case OwnerDeployment:
+		meta.GenerateName = p.Owner + "-" + p.Template + "-"
+		meta.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: p.Owner + "-" + p.Template,
+			UID: types.UID(uidOf(c.ID, "rs", p.Namespace, p.Owner, p.Template)), Controller: &truth, BlockOwnerDeletion: &truth}}
+	case OwnerDaemonSet:
+		meta.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "DaemonSet", Name: p.Owner,
+			UID: types.UID(uidOf(c.ID, "ds", p.Owner)), Controller: &truth, BlockOwnerDeletion: &truth}}
+	}
+	if p.Terminating {
+		t := metav1.NewTime(p.DeletionTime)
+		meta.DeletionTimestamp = &t
+		g := int64(p.GoneTime.Sub(p.DeletionTime).Seconds())
+		meta.DeletionGracePeriodSeconds = &g
+	}
+	st := corev1.PodStatus{Phase: corev1.PodPhase(p.Phase), QOSClass: corev1.PodQOSBurstable}
+	condition := func(t corev1.PodConditionType, ok bool) corev1.PodCondition {
+		s := corev1.ConditionFalse
+		if ok {
+			s = corev1.ConditionTrue
+		}
+		return corev1.PodCondition{Type: t, Status: s, LastTransitionTime: metav1.NewTime(p.CreateTime)}
+	}
+	if p.Node == "" {
+		// Like the API server: no condition until the scheduler has tried and failed.
+		if p.Unschedulable != "" {
+			sc := condition(corev1.PodScheduled, false)
+			sc.Reason, sc.Message = corev1.PodReasonUnschedulable, p.Unschedulable
+			st.Conditions = []corev1.PodCondition{sc}
+		}
+	} else {
+		st.Conditions = []corev1.PodCondition{condition(corev1.PodInitialized, true), condition(corev1.PodReady, p.Ready),
+			condition(corev1.ContainersReady, p.Ready), condition(corev1.PodScheduled, true)}
+		if n := c.Nodes[p.Node]; n != nil {
+			st.HostIP = n.InternalIP
+		}
+		st.PodIP = p.IP
+		if p.IP != "" {
+			st.PodIPs = []corev1.PodIP{{IP: p.IP}}
+		}
+		if !p.StartTime.IsZero() {
+			t := metav1.NewTime(p.StartTime)
+			st.StartTime = &t
+		}
+		for _, ct := range spec.Containers {
+			started := p.Ready
+			cs := corev1.ContainerStatus{Name: ct.Name, Image: ct.Image, Ready: p.Ready, Started: &started}
+			if p.Phase == PodRunning {
+				cs.State.Running = &corev1.ContainerStateRunning{StartedAt: metav1.NewTime(p.StartTime)}
+			} else {
+				cs.State.Waiting = &corev1.ContainerStateWaiting{Reason: "ContainerCreating"}
+			}
+			st.ContainerStatuses = append(st.ContainerStatuses, cs)
+		}
+	}
+	return &corev1.Pod{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"}, ObjectMeta: meta, Spec: *spec, Status: st}
+}
+
+// ListPods lists pods by namespace and name.
+func (w *World) ListPods(c *Cluster, o ListOptions) *corev1.PodList {
+	out := &corev1.PodList{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "PodList"}, ListMeta: metav1.ListMeta{ResourceVersion: rvString(c.RV)}}
+	var pods map[*Pod]struct{}
+	if o.NodeName != "" {
+		pods = w.podIndex(c).podsOnNode[o.NodeName]
+	} else {
+		pods = make(map[*Pod]struct{}, len(c.Pods))
+		for _, p := range c.Pods {
+			pods[p] = struct{}{}
+		}
+	}
+	list := sortedPods(pods)
+	out.Items = make([]corev1.Pod, 0, len(list))
+	for _, p := range list {
+		if o.matches(p.Namespace, p.Labels) && (o.Phase == "" || o.Phase == p.Phase) {
+			out.Items = append(out.Items, *w.renderPod(c, p))
+		}
+	}
+	return out
+}
+
+func (w *World) pod(c *Cluster, ns, name string) (*Pod, error) {
+	p := c.Pods[ns+"/"+name]
+	if p == nil {
+		return nil, kubeNotFound(resPods, name)
+	}
+	return p, nil
+}
+
+func (w *World) GetPod(c *Cluster, ns, name string) (*corev1.Pod, error) {
+	p, err := w.pod(c, ns, name)
+	if err != nil {
+		return nil, err
+	}
+	return w.renderPod(c, p), nil
+}
+
+// CreatePod creates a bare pod (one no controller recreates).
+func (w *World) CreatePod(c *Cluster, ns string, in *corev1.Pod) (*corev1.Pod, error) {
+	if in.Namespace != "" && in.Namespace != ns {
+		return nil, kubeError(http.StatusBadRequest, "BadRequest", "the namespace of the provided object does not match the namespace sent on the request")
+	}
+	if err := c.namespaceFor(ns); err != nil {
+		return nil, err
+	}
+	in = in.DeepCopy()
+	w.generateName(&in.ObjectMeta)
+	defaultPodSpec(&in.Spec)
+	if errs := validatePod(in, ns); len(errs) > 0 {
+		return nil, kubeInvalidErrs("Pod", in.Name, errs)
+	}
+	if c.Pods[ns+"/"+in.Name] != nil {
+		return nil, kubeAlreadyExists(resPods, in.Name)
+	}
+	if err := w.checkExtended(c, "Pod", in.Name, &in.Spec, in.Annotations, ""); err != nil {
+		return nil, err
+	}
+	spec := &in.Spec
+	p := &Pod{Namespace: ns, Name: in.Name, Spec: spec, Labels: in.Labels, Annotation: in.Annotations}
+	w.addPod(c, p)
+	w.record("PodCreated", c, "", "", "", "pod %s created (%s)", p.Key(), describeRequests(*spec))
+	return w.renderPod(c, p), nil
+}
+
+// DeletePod deletes a pod with its grace period (or the one given); a Deployment replaces it.
+func (w *World) DeletePod(c *Cluster, ns, name string, graceSecs *int64) (*corev1.Pod, error) {
+	p, err := w.pod(c, ns, name)
+	if err != nil {
+		return nil, err
+	}
+	grace := graceOf(w.podSpec(c, p), 0)
+	if graceSecs != nil && *graceSecs >= 0 {
+		grace = durationOfSeconds(*graceSecs)
+	}
+	w.record("PodDeleted", c, "", p.Node, "", "pod %s deleted (grace %s)", p.Key(), grace)
+	w.terminatePod(c, p, grace)
+	return w.renderPod(c, p), nil
+}
+
+// EvictPod is the eviction subresource (policy/v1 Eviction, what kubectl drain calls): it
+// refuses with 429 when a PodDisruptionBudget does not allow the disruption.
+func (w *World) EvictPod(c *Cluster, ns, name string) error {
+	p, err := w.pod(c, ns, name)
+	if err != nil {
+		return err
+	}
+	if p.Terminating {
+		return nil
+	}
+	if b := w.evictionBlocker(c, p); b != nil {
+		return kubeError(http.StatusTooManyRequests, "TooManyRequests",
+			"Cannot evict pod as it would violate the pod's disruption budget. The disruption budget %s needs %d healthy pods and has %d currently",
+			b.Name, w.pdbStatus(c, b).DesiredHealthy, w.pdbStatus(c, b).CurrentHealthy)
+	}
+	grace := graceOf(w.podSpec(c, p), 0)
+	w.record("PodEvicted", c, "", p.Node, "", "pod %s evicted through the API (grace %s)", p.Key(), grace)
+	w.terminatePod(c, p, grace)
+	return nil
+}
+
+// ---- PodDisruptionBudgets ----
+
+func (w *World) renderPDB(c *Cluster, b *PDB) *policyv1.PodDisruptionBudget {
+	st := w.pdbStatus(c, b)
+	ok := st.CurrentHealthy >= st.DesiredHealthy
+	reason, s := "SufficientPods", metav1.ConditionTrue
+	if !ok {
+		reason, s = "InsufficientPods", metav1.ConditionFalse
+	}
+	st.Conditions = []metav1.Condition{{Type: policyv1.DisruptionAllowedCondition, Status: s, Reason: reason,
+		ObservedGeneration: b.Generation, LastTransitionTime: metav1.NewTime(b.CreateTime)}}
+	if st.DisruptionsAllowed == 0 {
+		st.Conditions[0].Status = metav1.ConditionFalse
+	}
+	return &policyv1.PodDisruptionBudget{
+		TypeMeta: metav1.TypeMeta{APIVersion: "policy/v1", Kind: "PodDisruptionBudget"},
+		ObjectMeta: metav1.ObjectMeta{Name: b.Name, Namespace: b.Namespace, UID: types.UID(b.UID), ResourceVersion: rvString(b.RV),
+			Generation: b.Generation, CreationTimestamp: metav1.NewTime(b.CreateTime), Labels: maps.Clone(b.Labels), Annotations: maps.Clone(b.Annotations)},
+		Spec:   *b.Spec.DeepCopy(),
+		Status: st,
+	}
+}
+
+func (w *World) ListPDBs(c *Cluster, o ListOptions) *policyv1.PodDisruptionBudgetList {
+	out := &policyv1.PodDisruptionBudgetList{TypeMeta: metav1.TypeMeta{APIVersion: "policy/v1", Kind: "PodDisruptionBudgetList"},
+		ListMeta: metav1.ListMeta{ResourceVersion: rvString(c.RV)}}
+	keys := make([]string, 0, len(c.PDBs))
+	for k, b := range c.PDBs {
+		if o.matches(b.Namespace, b.Labels) {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	out.Items = make([]policyv1.PodDisruptionBudget, 0, len(keys))
+	for _, k := range keys {
+		out.Items = append(out.Items, *w.renderPDB(c, c.PDBs[k]))
+	}
+	return out
+}
+
+func (w *World) pdb(c *Cluster, ns, name string) (*PDB, error) {
+	b := c.PDBs[ns+"/"+name]
+	if b == nil {
+		return nil, kubeNotFound(resPDBs, name)
+	}
+	return b, nil
+}
+
+func (w *World) GetPDB(c *Cluster, ns, name string) (*policyv1.PodDisruptionBudget, error) {
+	b, err := w.pdb(c, ns, name)
+	if err != nil {
+		return nil, err
+	}
+	return w.renderPDB(c, b), nil
+}
+
+func (w *World) CreatePDB(c *Cluster, ns string, in *policyv1.PodDisruptionBudget) (*policyv1.PodDisruptionBudget, error) {
+	if err := c.namespaceFor(ns); err != nil {
+		return nil, err
+	}
+	in = in.DeepCopy()
+	w.generateName(&in.ObjectMeta)
+	if errs := validatePDB(in, ns); len(errs) > 0 {
+		return nil, kubeInvalidErrs("PodDisruptionBudget.policy", in.Name, errs)
+	}
+	if c.PDBs[ns+"/"+in.Name] != nil {
+		return nil, kubeAlreadyExists(resPDBs, in.Name)
+	}
+	b := &PDB{Namespace: ns, Name: in.Name, UID: uidOf(c.ID, "pdb", ns, in.Name, w.randHex(8)), Labels: in.Labels,
+		Annotations: in.Annotations, Spec: *in.Spec.DeepCopy(), Generation: 1, CreateTime: w.st.Now, RV: c.nextRV()}
+	c.PDBs[b.Key()] = b
+	st := w.pdbStatus(c, b)
+	w.record("PDBCreated", c, "", "", "", "PodDisruptionBudget %s created: %d pods, %d healthy needed, %d disruptions allowed",
+		b.Key(), st.ExpectedPods, st.DesiredHealthy, st.DisruptionsAllowed)
+	return w.renderPDB(c, b), nil
+}
+
+func (w *World) UpdatePDB(c *Cluster, ns, name string, in *policyv1.PodDisruptionBudget) (*policyv1.PodDisruptionBudget, error) {
+	b, err := w.pdb(c, ns, name)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkRV(in.ResourceVersion, b.RV, resPDBs, name); err != nil {
+		return nil, err
+	}
+	in = in.DeepCopy()
+	in.Name = name
+	if errs := validatePDB(in, ns); len(errs) > 0 {
+		return nil, kubeInvalidErrs("PodDisruptionBudget.policy", name, errs)
+	}
+	if !equalJSON(in.Spec, b.Spec) {
+		b.Generation++
+	}
+	w.forgetPDB(c, b)
+	b.Spec, b.Labels, b.Annotations = in.Spec, in.Labels, in.Annotations
+	b.RV = c.nextRV()
+	return w.renderPDB(c, b), nil
+}
+
+func (w *World) DeletePDB(c *Cluster, ns, name string) (*policyv1.PodDisruptionBudget, error) {
+	b, err := w.pdb(c, ns, name)
+	if err != nil {
+		return nil, err
+	}
+	out := w.renderPDB(c, b)
+	w.forgetPDB(c, b)
+	delete(c.PDBs, b.Key())
+	c.nextRV()
+	w.record("PDBDeleted", c, "", "", "", "PodDisruptionBudget %s deleted", b.Key())
+	return out, nil
+}
+
+// ---- Nodes ----
+
+// GetK8sNode finds a registered node.
+func (w *World) GetK8sNode(c *Cluster, name string) (*corev1.Node, error) {
+	n := c.Nodes[name]
+	if n == nil || n.State == NodeProvisioning {
+		return nil, kubeNotFound(resNodes, name)
+	}
+	return w.RenderK8sNode(c, n), nil
+}
+
+// SetNodeUnschedulable cordons or uncordons a node as kubectl cordon/uncordon do. GKE's own
+// processes may cordon a node again (a node being drained stays cordoned).
+func (w *World) SetNodeUnschedulable(c *Cluster, name string, unschedulable bool) (*corev1.Node, error) {
+	n := c.Nodes[name]
+	if n == nil || n.State == NodeProvisioning {
+		return nil, kubeNotFound(resNodes, name)
+	}
+	switch {
+	case unschedulable:
+		w.cordon(c, n, "cordoned through the Kubernetes API")
+	case n.Unschedulable && (n.State == NodeReady || n.State == NodeCordoned):
+		n.Unschedulable = false
+		w.setNodeState(c, n, NodeReady)
+		w.record("NodeUncordoned", c, n.Pool, n.Name, "", "uncordoned node %s through the Kubernetes API", n.Name)
+	}
+	c.nextRV()
+	return w.RenderK8sNode(c, n), nil
+}
+
+// allocatePodIP gives a pod the next address of the cluster's pod range.
+func (w *World) allocatePodIP(c *Cluster) string {
+	_, cidr, err := net.ParseCIDR(c.ClusterIPv4CIDR)
+	if err != nil {
+		return ""
+	}
+	c.NextPodIP++
+	base := binary.BigEndian.Uint32(cidr.IP.To4())
+	ip := make(net.IP, 4)
+	binary.BigEndian.PutUint32(ip, base+c.NextPodIP)
+	return ip.String()
+}
+
+// equalJSON compares two API values by their JSON form.
+func equalJSON(a, b any) bool {
+	ja, err1 := json.Marshal(a)
+	jb, err2 := json.Marshal(b)
+	return err1 == nil && err2 == nil && string(ja) == string(jb)
+}
+
+func durationOfSeconds(s int64) time.Duration { return time.Duration(s) * time.Second }

@@ -1,0 +1,533 @@
+package sim
+
+import (
+	"sort"
+	"time"
+
+	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+)
+
+// Blue-green upgrades (R-BG-1..8) and autoscaled blue-green upgrades (R-ABG-1..6).
+//
+// Standard: create a green instance group per zone with the new config, as large as the blue
+// one (R-BG-1); cordon the blue nodes; drain them in batches of batchNodeCount or
+// batchPercentage (rounded down, at least 1; 0 skips the drain, R-BG-3) with batchSoakDuration
+// after each batch; soak the pool for nodePoolSoakDuration; delete the blue pool: pods deleted
+// (PDBs ignored, grace capped at 60 minutes), then the blue nodes (R-BG-5). The soaks are
+// capped together (R-BG-4): soak time is counted as it elapses, and once the batch soaks and
+// the pool soak so far add up to 7 days, the rest of the soak is skipped, the remaining batches
+// drain without soaking, and blue deletion begins as soon as they are drained.
+//
+// Autoscaled: the green groups start empty and the cluster autoscaler grows them for the
+// evicted pods (R-ABG-4); blue is cordoned, then GKE waits waitForDrainDuration (default 3
+// days) while the autoscaler removes underutilised blue nodes (R-ABG-2); then the remaining
+// blue nodes drain, up to 20 at a time, honouring PDBs for an hour and grace for 24 hours; no
+// soak (R-ABG-3); blue deleted.
+
+// Blue-green phases (NodePool.UpdateInfo.BlueGreenInfo.Phase).
+const (
+	phaseCreatingGreen  = "CREATING_GREEN_POOL"
+	phaseCordoningBlue  = "CORDONING_BLUE_POOL"
+	phaseDrainingBlue   = "DRAINING_BLUE_POOL"
+	phaseSoaking        = "NODE_POOL_SOAKING"
+	phaseDeletingBlue   = "DELETING_BLUE_POOL"
+	phaseRollback       = "ROLLBACK_STARTED"
+	phaseWaitingToDrain = "WAITING_TO_DRAIN_BLUE_POOL" // v1beta1 only
+)
+
+// How the log says a batch drain and a soak begin and end (BlueGreenBatch, BlueGreenSoak);
+// the operation timeline draws its bands from them.
+const (
+	logBatchDraining = "draining batch "
+	logBatchDrained  = "batch "
+	logBatchSoaking  = "soaking batch "
+	logPoolSoaking   = "soaking the node pool for "
+)
+
+const (
+	evUpgradeTimer = "upgrade.timer"
+	// cordonTime is how long cordoning the blue pool takes.
+	cordonTime = 30 * time.Second
+)
+
+// BlueGreen is the state of a blue-green upgrade.
+type BlueGreen struct {
+	Phase      string `json:"phase"`
+	Autoscaled bool   `json:"autoscaled,omitempty"`
+	// Blue and Green are the instance group names of the old and new nodes.
+	Blue  []string `json:"blue"`
+	Green []string `json:"green,omitempty"`
+
+	BatchSize    int           `json:"batchSize"`
+	BatchSoak    time.Duration `json:"batchSoak"`
+	PoolSoak     time.Duration `json:"poolSoak"`
+	WaitForDrain time.Duration `json:"waitForDrain"`
+	// Batches counts the batches drained; BatchOpen says one is draining now.
+	Batches   int  `json:"batches"`
+	BatchOpen bool `json:"batchOpen,omitempty"`
+	// PhaseUntil is when the current soak or wait ends.
+	PhaseUntil time.Time `json:"phaseUntil,omitempty"`
+	// Soaked is the soak time spent so far, batch soaks and pool soak together; SoakFrom is
+	// when the current soak began (zero when none is running). R-BG-4 caps Soaked at 7 days.
+	Soaked        time.Duration `json:"soaked,omitempty"`
+	SoakFrom      time.Time     `json:"soakFrom,omitempty"`
+	SoakStart     time.Time     `json:"soakStart,omitempty"`
+	DeletionStart time.Time     `json:"deletionStart,omitempty"`
+	Deleting      bool          `json:"deleting,omitempty"`
+}
+
+func (w *World) registerBlueGreenHandlers() {
+	w.on(evUpgradeTimer, func(ev Event) {
+		if c := w.st.Clusters[ev.Cluster]; c != nil {
+			if p := c.Pool(ev.Pool); p != nil {
+				w.stepUpgrade(c, p)
+			}
+		}
+	})
+}
+
+func newBlueGreen(p *NodePool, strategy string) *BlueGreen {
+	bg := &BlueGreen{Phase: phaseCreatingGreen, Autoscaled: strategy == strategyAutoscaledBG}
+	for _, g := range p.Groups {
+		bg.Blue = append(bg.Blue, g.Name)
+	}
+	s := p.UpgradeSettings.BlueGreenSettings
+	if s == nil {
+		s = &api.BlueGreenSettings{}
+	}
+	if bg.Autoscaled {
+		bg.WaitForDrain, _ = api.ParseDuration(s.AutoscaledRolloutPolicy.WaitForDrainDuration)
+		return bg
+	}
+	bg.PoolSoak, _ = api.ParseDuration(s.NodePoolSoakDuration)
+	if sp := s.StandardRolloutPolicy; sp != nil {
+		bg.BatchSoak, _ = api.ParseDuration(sp.BatchSoakDuration)
+		// The batch size is resolved against the blue pool when the drain phase starts.
+		if sp.BatchNodeCount != nil {
+			bg.BatchSize = int(*sp.BatchNodeCount)
+		} else if sp.BatchPercentage != nil {
+			bg.BatchSize = -1
+		}
+	}
+	return bg
+}
+
+func (bg *BlueGreen) isBlue(group string) bool  { return contains(bg.Blue, group) }
+func (bg *BlueGreen) isGreen(group string) bool { return contains(bg.Green, group) }
+
+// blueNodes lists the live blue nodes of p, by zone then name.
+func (w *World) blueNodes(c *Cluster, p *NodePool) []*Node {
+	v := w.blueView(c, p)
+	out := make([]*Node, 0, len(v.nodes))
+	dead := 0
+	for _, n := range v.nodes {
+		switch {
+		case n.gone:
+			dead++
+		case n.State != NodeDeleting:
+			out = append(out, n)
+		}
+	}
+	if dead > len(v.nodes)/2 {
+		v.nodes = append(v.nodes[:0], out...)
+	}
+	return out
+}
+
+// blueList is a blue-green upgrade's blue nodes sorted once (by zone, then name), kept while
+// no node joins a blue group (nodes leaving are skipped as they go); derived, never saved.
+type blueList struct {
+	u     *Upgrade
+	joins int // nodes that had joined the blue groups when the list was built
+	nodes []*Node
+}
+
+func (w *World) blueView(c *Cluster, p *NodePool) *blueList {
+	if w.blue == nil {
+		w.blue = map[*NodePool]*blueList{}
+	}
+	joins := 0
+	for _, g := range p.Groups {
+		if p.Upgrade.BG.isBlue(g.Name) {
+			joins += w.index(c, g).joins
+		}
+	}
+	if v := w.blue[p]; v != nil && v.u == p.Upgrade && v.joins == joins {
+		return v
+	}
+	v := &blueList{u: p.Upgrade, joins: joins}
+	for _, g := range p.Groups {
+		if !p.Upgrade.BG.isBlue(g.Name) {
+			continue
+		}
+		for _, name := range g.Nodes {
+			v.nodes = append(v.nodes, c.Nodes[name])
+		}
+	}
+	sort.Slice(v.nodes, func(i, j int) bool {
+		if v.nodes[i].Zone != v.nodes[j].Zone {
+			return v.nodes[i].Zone < v.nodes[j].Zone
+		}
+		return v.nodes[i].Name < v.nodes[j].Name
+	})
+	w.blue[p] = v
+	return v
+}
+
+// timerAt runs the pool's upgrade again at t.
+func (w *World) timerAt(c *Cluster, p *NodePool, t time.Time) {
+	w.schedule(max(t.Sub(w.st.Now), 0), Event{Kind: evUpgradeTimer, Cluster: c.Key(), Pool: p.Name})
+}
+
+func (w *World) enterPhase(c *Cluster, p *NodePool, phase, format string, args ...any) {
+	u := p.Upgrade
+	u.BG.Phase = phase
+	w.record("BlueGreenPhase", c, p.Name, "", u.Op, "%s: "+format, append([]any{phase}, args...)...)
+}
+
+// stepBlueGreen runs the phases of a blue-green upgrade as far as they can go now.
+func (w *World) stepBlueGreen(c *Cluster, p *NodePool, op *Operation) {
+	u := p.Upgrade
+	bg := u.BG
+	defer func() {
+		if p.Upgrade == u {
+			w.reportUpgrade(c, p, op)
+		}
+	}()
+	for {
+		switch bg.Phase {
+		case phaseCreatingGreen:
+			if !w.createGreen(c, p) {
+				return
+			}
+			w.enterPhase(c, p, phaseCordoningBlue, "cordoning %d blue nodes", len(w.blueNodes(c, p)))
+		case phaseCordoningBlue:
+			if bg.PhaseUntil.IsZero() {
+				for _, n := range w.blueNodes(c, p) {
+					w.cordon(c, n, "blue pool of a blue-green upgrade")
+				}
+				bg.PhaseUntil = w.st.Now.Add(cordonTime)
+				w.timerAt(c, p, bg.PhaseUntil)
+			}
+			if w.st.Now.Before(bg.PhaseUntil) {
+				return
+			}
+			bg.PhaseUntil = time.Time{}
+			if bg.Autoscaled {
+				bg.PhaseUntil = w.st.Now.Add(bg.WaitForDrain)
+				w.enterPhase(c, p, phaseWaitingToDrain, "waiting %s before draining the blue pool; the cluster autoscaler may remove underutilised blue nodes meanwhile, ignoring the minimum", bg.WaitForDrain)
+				w.timerAt(c, p, bg.PhaseUntil)
+				continue
+			}
+			blue := len(w.blueNodes(c, p))
+			if bg.BatchSize < 0 { // a percentage: rounded down, at least one node (R-BG-3)
+				pct := *p.UpgradeSettings.BlueGreenSettings.StandardRolloutPolicy.BatchPercentage
+				bg.BatchSize = int(pct * float64(blue))
+				if pct > 0 && bg.BatchSize == 0 {
+					bg.BatchSize = 1
+				}
+			}
+			if bg.BatchSize == 0 {
+				w.enterPhase(c, p, phaseSoaking, "batch size 0: the drain phase is skipped")
+				continue
+			}
+			w.enterPhase(c, p, phaseDrainingBlue, "draining %d blue nodes in batches of %d, %s soak after each", blue, bg.BatchSize, bg.BatchSoak)
+		case phaseWaitingToDrain:
+			if len(w.blueNodes(c, p)) == 0 {
+				bg.Deleting = false
+				w.enterPhase(c, p, phaseDeletingBlue, "every blue node is gone before the wait ended; deleting the blue pool now")
+				continue
+			}
+			if w.st.Now.Before(bg.PhaseUntil) {
+				return
+			}
+			w.enterPhase(c, p, phaseDrainingBlue, "draining the %d remaining blue nodes, up to %d at a time", len(w.blueNodes(c, p)), maxUpgradeConcurrency)
+		case phaseDrainingBlue:
+			if bg.Autoscaled {
+				if !w.drainBlueAutoscaled(c, p) {
+					return
+				}
+				// R-ABG-3: no soak.
+				w.enterPhase(c, p, phaseDeletingBlue, "blue pool drained; deleting it (autoscaled blue-green has no soak)")
+				continue
+			}
+			if !w.drainBlueBatches(c, p) {
+				return
+			}
+			w.enterPhase(c, p, phaseSoaking, "all %d batches drained", bg.Batches)
+		case phaseSoaking:
+			if bg.SoakStart.IsZero() {
+				bg.SoakStart = w.st.Now
+				soak := w.startSoak(c, p, bg.PoolSoak)
+				bg.DeletionStart = bg.PhaseUntil
+				if soak > 0 || bg.PoolSoak == 0 { // not skipped by R-BG-4's cap
+					w.record("BlueGreenSoak", c, p.Name, "", u.Op, logPoolSoaking+"%s; blue pool deletion starts at %s", soak, bg.DeletionStart.Format(time.RFC3339))
+				}
+			}
+			if w.st.Now.Before(bg.PhaseUntil) {
+				return
+			}
+			w.endSoak(c, p)
+			w.enterPhase(c, p, phaseDeletingBlue, "deleting the blue pool: pods deleted without eviction, PDBs ignored, grace up to 60 minutes")
+		case phaseDeletingBlue:
+			if !w.deleteBlue(c, p) {
+				return
+			}
+			w.finishUpgrade(c, p)
+			return
+		case phaseRollback:
+			if !w.rollBackBlueGreen(c, p) {
+				return
+			}
+			w.finishUpgrade(c, p)
+			return
+		default:
+			return
+		}
+	}
+}
+
+// startSoak starts a soak of up to d (a batch soak or the pool soak) and returns its length:
+// d, or what is left of the 7 days all soaks may take together (R-BG-4).
+func (w *World) startSoak(c *Cluster, p *NodePool, d time.Duration) time.Duration {
+	bg := p.Upgrade.BG
+	soak := min(d, max(maxSoak-bg.Soaked, 0))
+	bg.PhaseUntil = w.st.Now.Add(soak)
+	if soak > 0 {
+		bg.SoakFrom = w.st.Now
+		w.timerAt(c, p, bg.PhaseUntil)
+	}
+	if soak > 0 && soak < d {
+		w.record("BlueGreenSoak", c, p.Name, "", p.Upgrade.Op, "soaks so far %s: this %s soak is cut to %s, ending at %s, when all soaks reach 7 days",
+			bg.Soaked, d, soak, bg.PhaseUntil.Format(time.RFC3339))
+	}
+	return soak
+}
+
+// endSoak adds the soak that ran (up to now) to the time soaked so far.
+func (w *World) endSoak(c *Cluster, p *NodePool) {
+	bg := p.Upgrade.BG
+	if bg.SoakFrom.IsZero() {
+		return
+	}
+	before := bg.Soaked
+	bg.Soaked += minTime(w.st.Now, bg.PhaseUntil).Sub(bg.SoakFrom)
+	bg.SoakFrom = time.Time{}
+	if before < maxSoak && bg.Soaked >= maxSoak {
+		w.record("BlueGreenSoak", c, p.Name, "", p.Upgrade.Op, "the soaks add up to 7 days: no more soaking; the remaining batches drain without soaking and blue pool deletion begins once they are drained")
+	}
+}
+
+// createGreen creates the green groups (after checking capacity for all of them, R-BG-1) and
+// reports whether their nodes are all ready.
+func (w *World) createGreen(c *Cluster, p *NodePool) bool {
+	u := p.Upgrade
+	bg := u.BG
+	if len(bg.Green) == 0 {
+		var blue []*InstanceGroup
+		for _, g := range p.Groups {
+			if bg.isBlue(g.Name) {
+				blue = append(blue, g)
+			}
+		}
+		for _, g := range blue {
+			size := g.TargetSize
+			if bg.Autoscaled {
+				size = 0 // R-ABG-2: green starts empty; the autoscaler grows it
+			}
+			if !w.reserveCapacity(c, p, g.Zone, u.Target, size) {
+				w.waitForCapacity(c, p, g.Zone, "green pool")
+				return false
+			}
+		}
+		for _, g := range blue {
+			size := g.TargetSize
+			if bg.Autoscaled {
+				size = 0
+			}
+			green := w.addGroup(c, p, g.Zone, size)
+			bg.Green = append(bg.Green, green.Name)
+			for i := 0; i < size; i++ {
+				w.addNode(c, p, green, u.Target)
+			}
+		}
+		w.record("BlueGreenPhase", c, p.Name, "", u.Op, "%s: created green instance groups %v with %s",
+			phaseCreatingGreen, bg.Green, describeSpecChange(u.From, u.Target))
+	}
+	for _, g := range p.Groups {
+		if !bg.isGreen(g.Name) {
+			continue
+		}
+		ix := w.index(c, g)
+		if ix.byState[NodeProvisioning] > 0 || len(g.Nodes) < g.TargetSize {
+			return false
+		}
+	}
+	return true
+}
+
+// drainBlueBatches drains the blue pool batch by batch with a soak after each; it reports
+// whether every blue node is drained.
+func (w *World) drainBlueBatches(c *Cluster, p *NodePool) bool {
+	u := p.Upgrade
+	bg := u.BG
+	// The next batch, and how many blue nodes are left to drain (none may be draining).
+	var batch []*Node
+	left := 0
+	for _, n := range w.blueView(c, p).nodes {
+		if n.gone || n.State == NodeDeleting {
+			continue
+		}
+		switch n.UpgradeRole {
+		case roleBlue:
+			return false
+		case roleNone:
+			if left < bg.BatchSize {
+				batch = append(batch, n)
+			}
+			left++
+		}
+	}
+	if bg.BatchOpen {
+		bg.BatchOpen = false
+		bg.Batches++
+		w.record("BlueGreenBatch", c, p.Name, "", u.Op, logBatchDrained+"%d drained; %d blue nodes left", bg.Batches, left)
+		// R-BG-4: every drained batch soaks, the last one too; then the node pool soaks.
+		if soak := w.startSoak(c, p, bg.BatchSoak); soak > 0 {
+			w.record("BlueGreenBatch", c, p.Name, "", u.Op, logBatchSoaking+"%d for %s", bg.Batches, soak)
+		}
+	}
+	if w.st.Now.Before(bg.PhaseUntil) {
+		return false
+	}
+	w.endSoak(c, p)
+	if left == 0 {
+		return true
+	}
+	bg.BatchOpen = true
+	names := make([]string, len(batch))
+	for i, n := range batch {
+		names[i] = n.Name
+	}
+	w.record("BlueGreenBatch", c, p.Name, "", u.Op, logBatchDraining+"%d: %v", bg.Batches+1, names)
+	for _, n := range batch {
+		n.UpgradeRole = roleBlue
+		w.startDrain(c, n, blueBatchDrain, "blue-green batch drain")
+	}
+	return false
+}
+
+// drainBlueAutoscaled drains the remaining blue nodes up to 20 at a time and deletes each one
+// drained; it reports whether the blue pool is empty.
+func (w *World) drainBlueAutoscaled(c *Cluster, p *NodePool) bool {
+	blue := w.blueNodes(c, p)
+	if len(blue) == 0 {
+		return true
+	}
+	inFlight := 0
+	for _, n := range blue {
+		if n.State == NodeDraining {
+			inFlight++
+		}
+	}
+	for _, n := range blue {
+		if inFlight >= maxUpgradeConcurrency {
+			break
+		}
+		if n.State != NodeDraining {
+			w.retireNode(c, n, autoscaledBlueDrain, "autoscaled blue-green drain of the blue pool")
+			inFlight++
+		}
+	}
+	return false
+}
+
+// deleteBlue deletes the blue pool (R-BG-5) and reports whether it is gone.
+func (w *World) deleteBlue(c *Cluster, p *NodePool) bool {
+	bg := p.Upgrade.BG
+	blue := w.blueNodes(c, p)
+	if !bg.Deleting {
+		bg.Deleting = true
+		for _, n := range blue {
+			if n.State == NodeDraining { // an unfinished batch drain gives way to deletion
+				n.Drain = nil
+				w.setNodeState(c, n, NodeCordoned)
+			}
+			n.UpgradeRole = roleNone
+			w.retireNode(c, n, blueDeleteDrain, "blue pool deletion")
+		}
+	}
+	for _, g := range p.Groups {
+		if bg.isBlue(g.Name) && len(g.Nodes) > 0 {
+			return false
+		}
+	}
+	w.removeGroups(p, bg.Blue)
+	return true
+}
+
+// removeGroups drops instance groups from a pool.
+func (w *World) removeGroups(p *NodePool, names []string) {
+	out := p.Groups[:0]
+	for _, g := range p.Groups {
+		if contains(names, g.Name) {
+			delete(w.groups, g)
+			continue
+		}
+		out = append(out, g)
+	}
+	p.Groups = out
+}
+
+// blueGreenETA estimates the end of a blue-green upgrade from the phases and soaks left.
+func (w *World) blueGreenETA(c *Cluster, p *NodePool) time.Time {
+	bg := p.Upgrade.BG
+	const nodeStep = 2 * time.Minute // boot, or drain and delete, of a node
+	now := w.st.Now
+	batchesLeft := 0
+	if bg.BatchSize > 0 {
+		left := 0
+		for _, n := range w.blueView(c, p).nodes {
+			if !n.gone && n.State != NodeDeleting && n.UpgradeRole != roleDrained {
+				left++
+			}
+		}
+		batchesLeft = (left + bg.BatchSize - 1) / bg.BatchSize
+	}
+	drain := time.Duration(batchesLeft) * nodeStep
+	switch bg.Phase {
+	case phaseCreatingGreen, phaseCordoningBlue:
+		if bg.Autoscaled {
+			return now.Add(nodeStep + bg.WaitForDrain + nodeStep).Truncate(time.Second)
+		}
+		return now.Add(nodeStep + drain + bg.soakAhead(now, batchesLeft) + nodeStep).Truncate(time.Second)
+	case phaseWaitingToDrain:
+		return bg.PhaseUntil.Add(nodeStep)
+	case phaseDrainingBlue:
+		if bg.Autoscaled {
+			return now.Add(nodeStep)
+		}
+		return now.Add(drain + bg.soakAhead(now, batchesLeft) + nodeStep).Truncate(time.Second)
+	case phaseSoaking:
+		if bg.DeletionStart.IsZero() {
+			return now.Add(bg.soakAhead(now, 0) + nodeStep)
+		}
+		return bg.DeletionStart.Add(nodeStep)
+	}
+	return now.Add(nodeStep)
+}
+
+// soakAhead is the soak time still ahead of a standard blue-green upgrade: the rest of the
+// running soak, the batch soaks of the batches left and the pool soak, within what is left of
+// the 7 days all soaks may take (R-BG-4).
+func (bg *BlueGreen) soakAhead(now time.Time, batchesLeft int) time.Duration {
+	spent, ahead := bg.Soaked, time.Duration(batchesLeft)*bg.BatchSoak
+	if !bg.SoakFrom.IsZero() {
+		spent += now.Sub(bg.SoakFrom)
+		ahead += max(bg.PhaseUntil.Sub(now), 0)
+	}
+	if bg.SoakStart.IsZero() {
+		ahead += bg.PoolSoak
+	}
+	return min(ahead, max(maxSoak-spent, 0))
+}
