@@ -1,14 +1,18 @@
 package emulator_test
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -249,4 +253,76 @@ func BenchmarkGetNodePoolLatencyAt5000rps(b *testing.B) {
 	slices.Sort(lat)
 	b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
 	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
+}
+
+const memChildEnv = "GKESIM_MEMORY_CHILD"
+
+// TestMemoryChild is the emulator BenchmarkServeMemory15000Nodes measures (it does nothing
+// unless that benchmark runs it).
+func TestMemoryChild(t *testing.T) {
+	if os.Getenv(memChildEnv) == "" {
+		t.Skip("run by BenchmarkServeMemory15000Nodes")
+	}
+	e, err := emulator.New(emulator.Options{Seed: 1, Start: start})
+	if err != nil {
+		fmt.Println("ERROR", err)
+		os.Exit(2)
+	}
+	url, err := e.Listen("127.0.0.1:0")
+	if err != nil {
+		fmt.Println("ERROR", err)
+		os.Exit(2)
+	}
+	fmt.Println(url)
+	select {}
+}
+
+// BenchmarkServeMemory15000Nodes measures a running emulator's resident memory holding GKE's
+// largest cluster: 15,000 nodes (5 pools x 1,000 nodes x 3 zones) running 150,000 pods, built
+// through the API, as `gkesim serve` would hold it.
+func BenchmarkServeMemory15000Nodes(b *testing.B) {
+	var rss float64
+	for range b.N {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestMemoryChild$", "-test.count=1")
+		cmd.Env = append(os.Environ(), memChildEnv+"=1")
+		out, _ := cmd.StdoutPipe()
+		cmd.Stderr = os.Stderr
+		if err := cmd.Start(); err != nil {
+			b.Fatal(err)
+		}
+		line, _ := bufio.NewReader(out).ReadString('\n')
+		url := strings.TrimSpace(line)
+		c := client{&testing.T{}, url}
+		var pools []any
+		for i := range 5 {
+			pools = append(pools, map[string]any{"name": fmt.Sprintf("pool-%d", i), "initialNodeCount": 1000, "config": map[string]any{"machineType": "e2-standard-8"}})
+		}
+		c.call("POST", loc+"/clusters", map[string]any{"cluster": map[string]any{"name": "big", "nodePools": pools}})
+		c.call("POST", "/emulator/v1/clock:advance", map[string]any{"duration": "30m"})
+		for i := range 150 {
+			c.call("POST", "/k8s/projects/p/locations/us-central1/clusters/big/apis/apps/v1/namespaces/default/deployments", deployment(fmt.Sprintf("app-%03d", i), 1000))
+		}
+		c.call("POST", "/emulator/v1/clock:advance", map[string]any{"duration": "2m"})
+		status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", cmd.Process.Pid))
+		if err == nil {
+			for _, l := range strings.Split(string(status), "\n") {
+				if f := strings.Fields(l); len(f) >= 2 && f[0] == "VmRSS:" {
+					kb, _ := strconv.Atoi(f[1])
+					rss = float64(kb) / 1024
+				}
+			}
+		}
+		resp, err := http.Get(url + "/metrics")
+		if err != nil {
+			b.Fatal(err)
+		}
+		raw, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		cmd.Process.Kill()
+		cmd.Wait()
+		if !strings.Contains(string(raw), `gkesim_nodes{state="ready"} 15000`) {
+			b.Fatalf("the cluster is not 15,000 ready nodes:\n%s", raw)
+		}
+	}
+	b.ReportMetric(rss, "rss-MiB")
 }

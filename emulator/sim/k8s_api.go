@@ -398,6 +398,9 @@ func (w *World) deleteDeployment(c *Cluster, d *Deployment) {
 func (w *World) renderPod(c *Cluster, p *Pod) *corev1.Pod {
 	spec := w.podSpec(c, p).DeepCopy()
 	spec.NodeName = p.Node
+	if p.Scheduler != "" {
+		spec.SchedulerName = p.Scheduler
+	}
 	meta := metav1.ObjectMeta{Name: p.Name, Namespace: p.Namespace, UID: types.UID(PodUID(c, p)), ResourceVersion: rvString(p.RV),
 		CreationTimestamp: metav1.NewTime(p.CreateTime), Labels: maps.Clone(p.Labels), Annotations: maps.Clone(p.Annotation)}
 	truth := true

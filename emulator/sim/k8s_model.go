@@ -110,7 +110,18 @@ type Pod struct {
 	Req         Resources `json:"req"`
 	Priority    int32     `json:"priority,omitempty"`
 	RV          int64     `json:"rv"`
+	// Scheduler is the scheduler GKE gave the pod at its creation, when it differs from the
+	// one its spec names: OptimizeUtilizationScheduler under that profile (R-CA-8).
+	Scheduler string `json:"scheduler,omitempty"`
 }
+
+// OptimizeUtilizationScheduler is the scheduler GKE sets on pods that name none (or the
+// default one) while the cluster's autoscaling profile is OPTIMIZE_UTILIZATION; it packs pods
+// onto the most allocated nodes (R-CA-8).
+const OptimizeUtilizationScheduler = "gke.io/optimize-utilization-scheduler"
+
+// packs says whether the pod's scheduler places it on the most allocated node that fits.
+func (p *Pod) packs() bool { return p.Scheduler == OptimizeUtilizationScheduler }
 
 // Key is namespace/name.
 func (p *Pod) Key() string { return p.Namespace + "/" + p.Name }

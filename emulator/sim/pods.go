@@ -3,6 +3,7 @@ package sim
 import (
 	"time"
 
+	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -102,6 +103,9 @@ func (w *World) addPod(c *Cluster, p *Pod) {
 	p.UIDSalt = w.randUint32()
 	p.Req = effectiveRequests(spec)
 	p.Priority = podPriority(spec)
+	if c.AutoscalingProfile == api.ProfileOptimizeUtilization && (spec.SchedulerName == "" || spec.SchedulerName == corev1.DefaultSchedulerName) {
+		p.Scheduler = OptimizeUtilizationScheduler // GKE's webhook, at the pod's creation (R-CA-8)
+	}
 	p.Phase = PodPending
 	p.CreateTime = w.st.Now
 	p.RV = c.nextRV()

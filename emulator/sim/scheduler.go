@@ -9,7 +9,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
 )
 
@@ -259,7 +258,6 @@ func (w *World) schedulePending(c *Cluster) {
 		groups = append(groups, g)
 	}
 	sort.Slice(groups, func(i, j int) bool { return groups[i].key < groups[j].key })
-	mostAllocated := c.AutoscalingProfile == api.ProfileOptimizeUtilization
 	// Pods of one template that did not fit make the rest of that template fail too.
 	failed := map[string]string{}
 	for _, q := range queue {
@@ -269,7 +267,7 @@ func (w *World) schedulePending(c *Cluster) {
 			w.markUnschedulable(c, p, msg)
 			continue
 		}
-		node, msg := w.pickNode(c, ix, groups, p, mostAllocated)
+		node, msg := w.pickNode(c, ix, groups, p, p.packs())
 		if node == nil {
 			failed[sig] = msg
 			w.markUnschedulable(c, p, msg)
