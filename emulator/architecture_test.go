@@ -26,7 +26,7 @@ var allowedImports = map[string][]string{
 	"emulator/wall":            {},
 	"emulator/kubeconfig":      {},
 	"emulator":                 {"emulator/server", "emulator/sim", "emulator/store", "emulator/wall"},
-	"emulator/emulatortest":    {"emulator"},
+	"emulator/emulatortest":    {"emulator", "emulator/api"},
 	"provider/internal/client": {},
 	"provider":                 {"provider/internal/client"},
 }
