@@ -405,29 +405,48 @@ func (w *World) planScaleUp(c *Cluster, p *NodePool, r poolRole, pending []*Pod,
 	}
 	add := map[*InstanceGroup]int{}
 	var took []*Pod
+	// Pods of one template are alike (equivalence classes): they may go to the same groups,
+	// and a planned node that cannot take one of them (it only fills up) cannot take the next,
+	// so each class looks for room from where its last pod found it.
+	type classPlan struct {
+		eligible []*InstanceGroup
+		in       map[*InstanceGroup]bool
+		from     int
+	}
+	plans := map[string]*classPlan{}
 	for _, pod := range pending {
 		if placed[pod] || pod.Priority < expendablePriority {
 			continue
 		}
-		spec := w.podSpec(c, pod)
-		var eligible []*InstanceGroup
-		for _, g := range groups {
-			if tmpl[g].accepts(spec) && pod.Req.fits(tmpl[g].free) {
-				eligible = append(eligible, g)
+		cp := plans[podClass(pod)]
+		if cp == nil {
+			spec := w.podSpec(c, pod)
+			cp = &classPlan{in: map[*InstanceGroup]bool{}}
+			for _, g := range groups {
+				if tmpl[g].accepts(spec) && pod.Req.fits(tmpl[g].free) {
+					cp.eligible = append(cp.eligible, g)
+					cp.in[g] = true
+				}
 			}
+			plans[podClass(pod)] = cp
 		}
-		if len(eligible) == 0 {
+		if len(cp.eligible) == 0 {
 			continue
 		}
 		fit := false
-		for _, n := range nodes {
-			if contains(groupNames(eligible), n.g.Name) && pod.Req.fits(n.free) && n.pods > 0 {
+		for i := cp.from; i < len(nodes); i++ {
+			n := nodes[i]
+			if cp.in[n.g] && pod.Req.fits(n.free) && n.pods > 0 {
 				n.free, n.pods = n.free.sub(pod.Req), n.pods-1
 				fit = true
 				break
 			}
+			if i == cp.from {
+				cp.from++
+			}
 		}
 		if !fit {
+			eligible := cp.eligible
 			g := w.zoneForNewNode(c, p, eligible, size, headroom)
 			if g == nil {
 				continue // max reached
@@ -440,14 +459,6 @@ func (w *World) planScaleUp(c *Cluster, p *NodePool, r poolRole, pending []*Pod,
 		took = append(took, pod)
 	}
 	return add, took, len(nodes)
-}
-
-func groupNames(gs []*InstanceGroup) []string {
-	out := make([]string, len(gs))
-	for i, g := range gs {
-		out[i] = g.Name
-	}
-	return out
 }
 
 // zoneForNewNode picks the group of the next new node by the location policy (R-CA-6).
@@ -583,14 +594,8 @@ func (w *World) scaleDown(c *Cluster, roles map[string]poolRole) {
 			continue
 		}
 		mt, _ := catalog.LookupMachineType(n.Spec.MachineType)
-		var req Resources
-		pods := 0
-		for pod := range ix.podsOnNode[n.Name] {
-			if pod.OwnerKind != OwnerDaemonSet {
-				req = req.add(pod.Req)
-				pods++
-			}
-		}
+		load := ix.workload[n.Name]
+		req, pods := load.req, load.pods
 		util := max(float64(req.MilliCPU)/float64(mt.AllocatableMilliCPU()), float64(req.MemoryBytes)/float64(mt.AllocatableMemoryMiB()<<20))
 		if util >= scaleDownUtilization {
 			n.UnneededSince, n.ScaleDownBlock = time.Time{}, ""
@@ -673,7 +678,7 @@ func (w *World) scaleDownBlocker(c *Cluster, n *Node, p *NodePool, g *InstanceGr
 		}
 	}
 	shadow.begin(n.Name)
-	for _, pod := range sortedPods(w.podIndex(c).podsOnNode[n.Name]) {
+	for _, pod := range w.podIndex(c).podsOnNode[n.Name] {
 		if pod.OwnerKind == OwnerDaemonSet || pod.Terminating {
 			continue
 		}

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"slices"
 	"time"
 )
 
@@ -104,7 +105,7 @@ func (w *World) drainStep(c *Cluster, n *Node) {
 	// has passed: both are 1 hour for surge (R-SURGE-3); R-ABG-3 gives 1 hour and 24 hours.
 	forceAt := d.Start.Add(max(d.Policy.PDBTimeout, d.Policy.GraceCap))
 	remaining, blocked, settled := 0, false, true
-	for _, p := range sortedPods(ix.podsOnNode[n.Name]) {
+	for _, p := range slices.Clone(ix.podsOnNode[n.Name]) {
 		if p.OwnerKind == OwnerDaemonSet {
 			continue
 		}

@@ -465,16 +465,16 @@ func (w *World) renderPod(c *Cluster, p *Pod) *corev1.Pod {
 // ListPods lists pods by namespace and name.
 func (w *World) ListPods(c *Cluster, o ListOptions) *corev1.PodList {
 	out := &corev1.PodList{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "PodList"}, ListMeta: metav1.ListMeta{ResourceVersion: rvString(c.RV)}}
-	var pods map[*Pod]struct{}
+	var list []*Pod
 	if o.NodeName != "" {
-		pods = w.podIndex(c).podsOnNode[o.NodeName]
+		list = w.podIndex(c).podsOnNode[o.NodeName]
 	} else {
-		pods = make(map[*Pod]struct{}, len(c.Pods))
+		pods := make(map[*Pod]struct{}, len(c.Pods))
 		for _, p := range c.Pods {
 			pods[p] = struct{}{}
 		}
+		list = sortedPods(pods)
 	}
-	list := sortedPods(pods)
 	out.Items = make([]corev1.Pod, 0, len(list))
 	for _, p := range list {
 		if o.matches(p.Namespace, p.Labels) && (o.Phase == "" || o.Phase == p.Phase) {

@@ -155,8 +155,11 @@ func (b *PDB) Key() string { return b.Namespace + "/" + b.Name }
 // k8sIndex holds a cluster's derived indexes over its Kubernetes objects. It is rebuilt from
 // the state on first use (after a restore) and kept up to date by every change.
 type k8sIndex struct {
-	// podsOnNode: node name -> pods bound to it.
-	podsOnNode map[string]map[*Pod]struct{}
+	// podsOnNode: node name -> pods bound to it, by namespace and name.
+	podsOnNode map[string]podList
+	// workload: node name -> requests and number of the pods bound to it that are not
+	// DaemonSet pods (what the autoscaler weighs a node by).
+	workload map[string]nodeLoad
 	// requested: node name -> resources requested by the pods bound to it (terminating ones
 	// included until they are gone, as the kubelet does).
 	requested map[string]Resources
@@ -186,7 +189,7 @@ func (w *World) podIndex(c *Cluster) *k8sIndex {
 		return ix
 	}
 	ix := &k8sIndex{
-		podsOnNode: map[string]map[*Pod]struct{}{}, requested: map[string]Resources{},
+		podsOnNode: map[string]podList{}, workload: map[string]nodeLoad{}, requested: map[string]Resources{},
 		podsOf: map[string]map[*Pod]struct{}{}, liveOf: map[string]map[string]int{}, pending: newPodSet(),
 		selectors: map[any]labels.Selector{}, syncQueued: map[string]bool{},
 	}
@@ -239,19 +242,34 @@ func (ix *k8sIndex) countLive(p *Pod, d int) {
 }
 
 func (ix *k8sIndex) bind(p *Pod) {
-	if ix.podsOnNode[p.Node] == nil {
-		ix.podsOnNode[p.Node] = map[*Pod]struct{}{}
-	}
-	ix.podsOnNode[p.Node][p] = struct{}{}
+	ix.podsOnNode[p.Node] = ix.podsOnNode[p.Node].insert(p)
 	ix.requested[p.Node] = ix.requested[p.Node].add(p.Req)
+	if p.OwnerKind != OwnerDaemonSet {
+		l := ix.workload[p.Node]
+		ix.workload[p.Node] = nodeLoad{l.req.add(p.Req), l.pods + 1}
+	}
+}
+
+// nodeLoad is what a node's pods other than DaemonSet pods request, and how many they are.
+type nodeLoad struct {
+	req  Resources
+	pods int
 }
 
 // untrack removes a pod from the indexes.
 func (ix *k8sIndex) untrack(p *Pod) {
 	ix.pending.remove(p)
 	if p.Node != "" {
-		delete(ix.podsOnNode[p.Node], p)
+		ix.podsOnNode[p.Node] = ix.podsOnNode[p.Node].remove(p)
 		ix.requested[p.Node] = ix.requested[p.Node].sub(p.Req)
+		if p.OwnerKind != OwnerDaemonSet {
+			l := ix.workload[p.Node]
+			if l.pods == 1 {
+				delete(ix.workload, p.Node)
+			} else {
+				ix.workload[p.Node] = nodeLoad{l.req.sub(p.Req), l.pods - 1}
+			}
+		}
 	}
 	if p.OwnerKind == OwnerDeployment {
 		delete(ix.podsOf[p.Namespace+"/"+p.Owner], p)
@@ -262,17 +280,39 @@ func (ix *k8sIndex) untrack(p *Pod) {
 }
 
 // sortedPods orders a pod set by name, for deterministic iteration.
+// podList is a list of pods kept in namespace and name order: walking it is deterministic
+// without sorting it.
+type podList []*Pod
+
+func comparePods(a, b *Pod) int {
+	if c := strings.Compare(a.Namespace, b.Namespace); c != 0 {
+		return c
+	}
+	return strings.Compare(a.Name, b.Name)
+}
+
+func (l podList) insert(p *Pod) podList {
+	i, found := slices.BinarySearchFunc(l, p, comparePods)
+	if found {
+		l[i] = p
+		return l
+	}
+	return slices.Insert(l, i, p)
+}
+
+func (l podList) remove(p *Pod) podList {
+	if i, found := slices.BinarySearchFunc(l, p, comparePods); found && l[i] == p {
+		return slices.Delete(l, i, i+1)
+	}
+	return l
+}
+
 func sortedPods(set map[*Pod]struct{}) []*Pod {
 	out := make([]*Pod, 0, len(set))
 	for p := range set {
 		out = append(out, p)
 	}
-	slices.SortFunc(out, func(a, b *Pod) int {
-		if c := strings.Compare(a.Namespace, b.Namespace); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Name, b.Name)
-	})
+	slices.SortFunc(out, comparePods)
 	return out
 }
 

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"slices"
 	"time"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
@@ -214,7 +215,7 @@ func (w *World) nodeGone(c *Cluster, node string) {
 	if !ok {
 		ix = w.podIndex(c)
 	}
-	for _, p := range sortedPods(ix.podsOnNode[node]) {
+	for _, p := range slices.Clone(ix.podsOnNode[node]) {
 		w.removePod(c, p)
 	}
 	delete(ix.podsOnNode, node)
