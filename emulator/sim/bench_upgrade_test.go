@@ -213,3 +213,34 @@ func podCountsAll(c *Cluster) (running, pending int) {
 	}
 	return running, pending
 }
+
+// BenchmarkSurgeUpgradeScaling shows how a surge upgrade's cost grows with the cluster: the
+// same shape as BenchmarkSurgeUpgrade15000Nodes (5 pools over 3 zones, 10 pods of 250m per
+// node, maxSurge 20) at about 1,000, 5,000 and 15,000 nodes.
+func BenchmarkSurgeUpgradeScaling(b *testing.B) {
+	for _, perZone := range []int32{67, 333, 1000} {
+		nodes := int(perZone) * 15
+		b.Run(fmt.Sprintf("%dnodes", nodes), func(b *testing.B) {
+			benchUpgrade(b, nodes, nodes/100*1000, func() (*World, *Cluster, catalog.Version) {
+				var to catalog.Version
+				w, c := bigCluster(b, func(in *api.Cluster) {
+					from, v := benchVersions(b, New(Options{Seed: 1, Start: testStart}))
+					to = v
+					in.InitialClusterVersion = to.String()
+					for _, p := range in.NodePools {
+						p.InitialNodeCount = perZone
+						p.Version = from.String()
+						p.UpgradeSettings = &api.UpgradeSettings{MaxSurge: 20}
+					}
+				})
+				for i := range nodes / 100 {
+					if _, err := w.CreateDeployment(c, "default", deployment(fmt.Sprintf("app-%03d", i), 1000, "250m")); err != nil {
+						b.Fatal(err)
+					}
+				}
+				w.RunUntil(w.Now().Add(30 * time.Second))
+				return w, c, to
+			})
+		})
+	}
+}
