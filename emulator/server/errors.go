@@ -181,6 +181,16 @@ func jsonTypeName(t reflect.Type) string {
 // writeJSON writes v, pretty-printed unless the client asked for prettyPrint=false (as the Go
 // client does).
 func writeJSON(c echo.Context, code int, v any) error {
+	b, err := encodeJSON(c, v)
+	if err != nil {
+		return err
+	}
+	return c.Blob(code, echo.MIMEApplicationJSON, b)
+}
+
+// encodeJSON renders v as the answer's body: indented unless the request says prettyPrint=false
+// (every Google client does), with a final newline.
+func encodeJSON(c echo.Context, v any) ([]byte, error) {
 	var b []byte
 	var err error
 	if m, ok := v.(json.Marshaler); ok {
@@ -189,15 +199,16 @@ func writeJSON(c echo.Context, code int, v any) error {
 		b, err = json.Marshal(v)
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if c.QueryParam("prettyPrint") != "false" { // every Google client sends prettyPrint=false
+	if c.QueryParam("prettyPrint") != "false" {
 		var out bytes.Buffer
 		out.Grow(len(b) * 2)
 		if err := json.Indent(&out, b, "", "  "); err != nil {
-			return err
+			return nil, err
 		}
-		b = out.Bytes()
+		out.WriteByte('\n')
+		return out.Bytes(), nil
 	}
-	return c.Blob(code, echo.MIMEApplicationJSON, append(b, '\n'))
+	return append(b, '\n'), nil
 }

@@ -31,6 +31,8 @@ type Server struct {
 	// inspect, when set (by tests), sees every answer on the simulation goroutine, before the
 	// answer leaves it.
 	inspect func(w *sim.World, out any)
+	// reads keeps the bytes of repeated GKE reads (readcache.go).
+	reads readCache
 }
 
 // New builds the server around a running simulation.
