@@ -129,6 +129,10 @@ type NodeSpec struct {
 	ImageType   string `json:"imageType"`
 	Spot        bool   `json:"spot,omitempty"`
 	Preemptible bool   `json:"preemptible,omitempty"`
+	// Settings fingerprints the node settings outside these fields that only a new VM can take
+	// (gVNIC, image streaming, kubelet and Linux node configuration, Confidential nodes; see
+	// recreatingSettings): "" when none is set.
+	Settings string `json:"settings,omitempty"`
 }
 
 // Taint is a node taint (GKE enum spelling of the effect).

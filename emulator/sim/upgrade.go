@@ -100,12 +100,27 @@ func strategyFor(p *NodePool) string {
 	return strategySurge
 }
 
+// strategyForChange is the strategy that replaces p's nodes for a change from one spec to
+// another: blue-green covers version, machine type, disk and image changes; a change of the
+// other node-recreating settings alone goes through surge with the pool's surge settings on a
+// blue-green pool too (R-UPG-2).
+func strategyForChange(p *NodePool, from, to NodeSpec) string {
+	s := strategyFor(p)
+	if s == strategyBlueGreen || s == strategyAutoscaledBG {
+		from.Settings, to.Settings = "", ""
+		if from == to {
+			return strategySurge
+		}
+	}
+	return s
+}
+
 // planUpgrade records a node-recreating change on p and returns the operation that runs it.
 func (w *World) planUpgrade(c *Cluster, p *NodePool, target NodeSpec) *Operation {
 	op := w.startOperation(api.OpUpgradeNodes, c, p.Name, true)
 	us := p.UpgradeSettings
 	u := &Upgrade{
-		Op: op.ID, Strategy: strategyFor(p), From: p.Spec, Target: target, StartTime: w.st.Now,
+		Op: op.ID, Strategy: strategyForChange(p, p.Spec, target), From: p.Spec, Target: target, StartTime: w.st.Now,
 		MaxSurge: int(us.MaxSurge), MaxUnavailable: int(us.MaxUnavailable), Drain: surgeDrain,
 		Zones: append([]string(nil), p.Locations...),
 	}
@@ -163,6 +178,9 @@ func describeSpecChange(from, to NodeSpec) string {
 	add("image type", from.ImageType, to.ImageType)
 	add("disk type", from.DiskType, to.DiskType)
 	add("disk size", from.DiskSizeGb, to.DiskSizeGb)
+	if from.Settings != to.Settings {
+		parts = append(parts, "node settings that need new VMs (gVNIC, image streaming, kubelet or Linux configuration, Confidential nodes)")
+	}
 	if len(parts) == 0 {
 		return "the same node configuration"
 	}
