@@ -1,12 +1,21 @@
 package emulator_test
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -158,4 +167,162 @@ func benchDeployment(name string, replicas int32) *appsv1.Deployment {
 		Selector: &metav1.LabelSelector{MatchLabels: labels}, Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels},
 			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "nginx", Resources: corev1.ResourceRequirements{
 				Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("250m"), corev1.ResourceMemory: resource.MustParse("256Mi")}}}}}}}}
+}
+
+// readBench is an emulator with a running cluster and node pool, frozen clock, for the read
+// benchmarks.
+func readBench(b *testing.B) (*emulator.Emulator, string, string) {
+	b.Helper()
+	e, err := emulator.New(emulator.Options{Seed: 1, Start: start})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { e.Close() })
+	url, err := e.Listen("127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	c := client{&testing.T{}, url}
+	c.call("POST", loc+"/clusters", map[string]any{"cluster": map[string]any{"name": "shop",
+		"nodePools": []any{map[string]any{"name": "web", "initialNodeCount": 3}}}})
+	c.call("POST", "/emulator/v1/clock:advance", map[string]any{"duration": "30m"})
+	return e, url, loc + "/clusters/shop/nodePools/web?prettyPrint=false"
+}
+
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkServeGetNodePool is the server's CPU per GET of a node pool, the handler alone (no
+// network, no client): what every GKE client's polling costs the emulator.
+func BenchmarkServeGetNodePool(b *testing.B) {
+	e, _, path := readBench(b)
+	h := e.Handler()
+	b.ReportAllocs()
+	b.SetParallelism(25) // 50 concurrent readers on 2 cores
+	cpu0 := cpuTime()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			rec := httptest.NewRecorder()
+			req := httptest.NewRequest("GET", path, nil)
+			req.Host = "127.0.0.1"
+			h.ServeHTTP(rec, req)
+			if rec.Code != 200 {
+				b.Errorf("GET: HTTP %d %s", rec.Code, rec.Body)
+				return
+			}
+		}
+	})
+	b.StopTimer()
+	b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/float64(b.N), "cpu-µs/op")
+}
+
+// BenchmarkGetNodePoolLatencyAt5000rps sends GETs of a node pool over loopback at a fixed 5,000
+// requests per second (open loop, as a fleet of pollers would) and reports the 50th and 99th
+// percentile latency.
+func BenchmarkGetNodePoolLatencyAt5000rps(b *testing.B) {
+	_, url, path := readBench(b)
+	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 256, MaxConnsPerHost: 256}}
+	lat := make([]time.Duration, b.N)
+	var wg sync.WaitGroup
+	const rate = 5000
+	b.ResetTimer()
+	begin := time.Now()
+	for i := 0; i < b.N; i++ {
+		due := begin.Add(time.Duration(i) * time.Second / rate)
+		time.Sleep(time.Until(due))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			t0 := time.Now()
+			resp, err := hc.Get(url + path)
+			if err != nil {
+				b.Error(err)
+				return
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			lat[i] = time.Since(t0)
+		}()
+	}
+	wg.Wait()
+	b.StopTimer()
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
+	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
+}
+
+const memChildEnv = "GKESIM_MEMORY_CHILD"
+
+// TestMemoryChild is the emulator BenchmarkServeMemory15000Nodes measures (it does nothing
+// unless that benchmark runs it).
+func TestMemoryChild(t *testing.T) {
+	if os.Getenv(memChildEnv) == "" {
+		t.Skip("run by BenchmarkServeMemory15000Nodes")
+	}
+	e, err := emulator.New(emulator.Options{Seed: 1, Start: start})
+	if err != nil {
+		fmt.Println("ERROR", err)
+		os.Exit(2)
+	}
+	url, err := e.Listen("127.0.0.1:0")
+	if err != nil {
+		fmt.Println("ERROR", err)
+		os.Exit(2)
+	}
+	fmt.Println(url)
+	select {}
+}
+
+// BenchmarkServeMemory15000Nodes measures a running emulator's resident memory holding GKE's
+// largest cluster: 15,000 nodes (5 pools x 1,000 nodes x 3 zones) running 150,000 pods, built
+// through the API, as `gkesim serve` would hold it.
+func BenchmarkServeMemory15000Nodes(b *testing.B) {
+	var rss float64
+	for range b.N {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestMemoryChild$", "-test.count=1")
+		cmd.Env = append(os.Environ(), memChildEnv+"=1")
+		out, _ := cmd.StdoutPipe()
+		cmd.Stderr = os.Stderr
+		if err := cmd.Start(); err != nil {
+			b.Fatal(err)
+		}
+		line, _ := bufio.NewReader(out).ReadString('\n')
+		url := strings.TrimSpace(line)
+		c := client{&testing.T{}, url}
+		var pools []any
+		for i := range 5 {
+			pools = append(pools, map[string]any{"name": fmt.Sprintf("pool-%d", i), "initialNodeCount": 1000, "config": map[string]any{"machineType": "e2-standard-8"}})
+		}
+		c.call("POST", loc+"/clusters", map[string]any{"cluster": map[string]any{"name": "big", "nodePools": pools}})
+		c.call("POST", "/emulator/v1/clock:advance", map[string]any{"duration": "30m"})
+		for i := range 150 {
+			c.call("POST", "/k8s/projects/p/locations/us-central1/clusters/big/apis/apps/v1/namespaces/default/deployments", deployment(fmt.Sprintf("app-%03d", i), 1000))
+		}
+		c.call("POST", "/emulator/v1/clock:advance", map[string]any{"duration": "2m"})
+		status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", cmd.Process.Pid))
+		if err == nil {
+			for _, l := range strings.Split(string(status), "\n") {
+				if f := strings.Fields(l); len(f) >= 2 && f[0] == "VmRSS:" {
+					kb, _ := strconv.Atoi(f[1])
+					rss = float64(kb) / 1024
+				}
+			}
+		}
+		resp, err := http.Get(url + "/metrics")
+		if err != nil {
+			b.Fatal(err)
+		}
+		raw, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		cmd.Process.Kill()
+		cmd.Wait()
+		if !strings.Contains(string(raw), `gkesim_nodes{state="ready"} 15000`) {
+			b.Fatalf("the cluster is not 15,000 ready nodes:\n%s", raw)
+		}
+	}
+	b.ReportMetric(rss, "rss-MiB")
 }

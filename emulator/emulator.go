@@ -180,6 +180,9 @@ func New(opts Options) (*Emulator, error) {
 	return e, nil
 }
 
+// Handler serves the emulator's HTTP API without a listener (tests and benchmarks).
+func (e *Emulator) Handler() http.Handler { return e.handler }
+
 // TimeScale is the emulator's time scale now.
 func (e *Emulator) TimeScale() float64 {
 	var scale float64

@@ -216,14 +216,29 @@ func (r *MaintenancePolicyResource) ModifyPlan(ctx context.Context, req resource
 	keepStateIfUnchanged(ctx, req, resp)
 }
 
-// ValidateConfig checks the rules a configuration breaks on its own, at plan time.
+// ValidateConfig checks the rules a configuration breaks on its own, at plan time. A block
+// list may be unknown here (a dynamic block whose for_each comes from a variable: Terraform
+// validates before variables have values); its rules are checked once it is known.
 func (r *MaintenancePolicyResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	var m maintenancePolicyModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	var daily, recurring types.List
+	var exclusions types.Set
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("daily_maintenance_window"), &daily)...)
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("recurring_window"), &recurring)...)
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("maintenance_exclusion"), &exclusions)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if len(m.DailyMaintenanceWindow)+len(m.RecurringWindow) != 1 {
+	var m maintenancePolicyModel
+	if !recurring.IsUnknown() {
+		resp.Diagnostics.Append(recurring.ElementsAs(ctx, &m.RecurringWindow, false)...)
+	}
+	if !exclusions.IsUnknown() {
+		resp.Diagnostics.Append(exclusions.ElementsAs(ctx, &m.MaintenanceExclusion, false)...)
+	}
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if !daily.IsUnknown() && !recurring.IsUnknown() && len(daily.Elements())+len(recurring.Elements()) != 1 {
 		resp.Diagnostics.AddError("Exactly one maintenance window is required",
 			"Set exactly one of daily_maintenance_window and recurring_window: a cluster has one maintenance window (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/maintenance#r-mw-2).")
 	}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,8 +20,9 @@ import (
 // or a string on input, and so does this type.
 type Int64 int64
 
-func (i Int64) MarshalJSON() ([]byte, error) {
-	return []byte(`"` + strconv.FormatInt(int64(i), 10) + `"`), nil
+// MarshalText makes the encoder write a JSON string without re-validating a custom encoding.
+func (i Int64) MarshalText() ([]byte, error) {
+	return strconv.AppendInt(nil, int64(i), 10), nil
 }
 
 func (i *Int64) UnmarshalJSON(b []byte) error {
@@ -101,22 +103,27 @@ func unmarshalKeepingExtra(data []byte, known any, extra *Extra) error {
 	return nil
 }
 
-// marshalWithExtra encodes known and adds the members of extra that known did not produce.
+// marshalWithExtra encodes known and appends the members of extra (in key order): Extra holds
+// only names known does not declare, so they never collide with what known produced.
 func marshalWithExtra(known any, extra Extra) ([]byte, error) {
 	b, err := json.Marshal(known)
 	if err != nil || len(extra) == 0 {
 		return b, err
 	}
-	var all map[string]json.RawMessage
-	if err := json.Unmarshal(b, &all); err != nil {
-		return nil, err
+	keys := make([]string, 0, len(extra))
+	for k := range extra {
+		keys = append(keys, k)
 	}
-	for k, v := range extra {
-		if _, ok := all[k]; !ok {
-			all[k] = v
+	slices.Sort(keys)
+	b = b[:len(b)-1] // the closing brace
+	for _, k := range keys {
+		if len(b) > 1 {
+			b = append(b, ',')
 		}
+		name, _ := json.Marshal(k)
+		b = append(append(append(b, name...), ':'), extra[k]...)
 	}
-	return json.Marshal(all)
+	return append(b, '}'), nil
 }
 
 // ParseDuration reads a google.protobuf.Duration ("3600s", "1.5s"); for people typing at the

@@ -20,6 +20,7 @@ import (
 // and finds again (get and wait); Compute's refusal of a VM in two load-balanced instance groups
 // comes back as a googleapi.Error with reason instanceInMultipleLoadBalancedIgs.
 func TestGoComputeClientUserLoadBalancerObjects(t *testing.T) {
+	t.Parallel()
 	_, url := startEmulator(t)
 	gke := goClient(t, url)
 	loc := "projects/" + project + "/locations/" + zone
@@ -107,6 +108,7 @@ func TestGoComputeClientUserLoadBalancerObjects(t *testing.T) {
 // load balancer without GKE subsetting (R-LB-5), until remove-backend; after that, add-backend
 // is refused because the nodes are in GKE's load-balanced instance group.
 func TestGcloudComputeBackendServiceBlocksGKE(t *testing.T) {
+	t.Parallel()
 	path, err := exec.LookPath("gcloud")
 	if err != nil {
 		t.Skipf("gcloud is not installed (%v): install the Google Cloud CLI to run the gcloud conformance test", err)

@@ -3,7 +3,9 @@ package conformance
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"net/http"
+	"os"
 	"sort"
 	"testing"
 	"time"
@@ -21,6 +23,20 @@ const (
 )
 
 var start = time.Date(2026, 11, 2, 10, 0, 0, 0, time.UTC)
+
+// TestMain lets up to six tests run at once (each has an emulator, and a gcloud configuration
+// or kubectl home, of its own), unless -parallel says otherwise: the gcloud tests spend most of
+// their time in gcloud's own five-second polls of operations, not on the CPU, so with go
+// test's default of one test per CPU they would mostly wait one after another.
+func TestMain(m *testing.M) {
+	flag.Parse()
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if !given {
+		_ = flag.Set("test.parallel", "6")
+	}
+	os.Exit(m.Run())
+}
 
 // startEmulator runs an emulator in-process on a loopback port and returns it and its URL.
 func startEmulator(t *testing.T) (*emulator.Emulator, string) {

@@ -86,6 +86,7 @@ func poolNamesOf(pools []gcloudNodePool) []string {
 // gcloud container clusters|node-pools against the emulator: gcloud waits for every operation
 // itself, so each mutating command returns only once the emulator reports it DONE.
 func TestGcloudContainerCommands(t *testing.T) {
+	t.Parallel()
 	path, err := exec.LookPath("gcloud")
 	if err != nil {
 		t.Skipf("gcloud is not installed (%v): install the Google Cloud CLI to run the gcloud conformance test", err)
@@ -174,6 +175,7 @@ func TestGcloudContainerCommands(t *testing.T) {
 // GKE) accepts it and gives the cluster Autopilot's own default-pool; node pools of one's own
 // are refused.
 func TestGcloudCreateAutoAutopilot(t *testing.T) {
+	t.Parallel()
 	path, err := exec.LookPath("gcloud")
 	if err != nil {
 		t.Skipf("gcloud is not installed (%v): install the Google Cloud CLI to run the gcloud conformance test", err)

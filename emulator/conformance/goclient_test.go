@@ -17,6 +17,7 @@ import (
 // The official Go client, pointed at the emulator, through a cluster's and a node pool's whole
 // life. Every step checks what the client decoded, not just that it did not fail.
 func TestGoClientClusterAndNodePoolLifecycle(t *testing.T) {
+	t.Parallel()
 	emu, url := startEmulator(t)
 	svc := goClient(t, url)
 	loc := "projects/" + project + "/locations/" + zone
@@ -248,6 +249,7 @@ func TestGoClientClusterAndNodePoolLifecycle(t *testing.T) {
 
 // The same routes answer under /v1beta1 (terraform-provider-google and gcloud beta use it).
 func TestGoClientV1beta1(t *testing.T) {
+	t.Parallel()
 	_, url := startEmulator(t)
 	svc := goClient(t, url)
 	beta, err := containerbeta.NewService(t.Context(), option.WithEndpoint(url+"/"), option.WithoutAuthentication())

@@ -48,45 +48,16 @@ func rows(out string) [][]string {
 	return rs
 }
 
-const webDeployment = `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-  labels:
-    app: web
-spec:
-  replicas: 40
-  selector:
-    matchLabels:
-      app: web
-  template:
-    metadata:
-      labels:
-        app: web
-    spec:
-      containers:
-      - name: web
-        image: nginx:1.27
-        resources:
-          requests:
-            cpu: 500m
-            memory: 64Mi
-`
-
-const webPDB = `apiVersion: policy/v1
-kind: PodDisruptionBudget
-metadata:
-  name: web
-spec:
-  minAvailable: 8
-  selector:
-    matchLabels:
-      app: web
-`
+// The manifests the README's kubectl section uses.
+const (
+	webDeployment = "../../examples/kubectl/deployment.yaml"
+	webPDB        = "../../examples/kubectl/pdb.yaml"
+)
 
 // The issue's example through kubectl: 40 pods of 500m CPU on three e2-standard-4 nodes; as
 // many run as fit, the rest stay Pending for want of CPU.
 func TestKubectlAgainstClusterEndpoint(t *testing.T) {
+	t.Parallel()
 	path, err := exec.LookPath("kubectl")
 	if err != nil {
 		t.Skip("kubectl is not on PATH: this test drives the real kubectl against the emulator")
@@ -154,11 +125,7 @@ func TestKubectlAgainstClusterEndpoint(t *testing.T) {
 	}
 
 	// 40 x 500m: what fits runs, the rest is Pending with "Insufficient cpu".
-	manifest := filepath.Join(dir, "web.yaml")
-	if err := os.WriteFile(manifest, []byte(webDeployment), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if got := k.ok("create", "-f", manifest); got != "deployment.apps/web created\n" {
+	if got := k.ok("create", "-f", webDeployment); got != "deployment.apps/web created\n" {
 		t.Errorf("kubectl create -f: %q", got)
 	}
 	var ready, pending int
@@ -230,11 +197,7 @@ func TestKubectlAgainstClusterEndpoint(t *testing.T) {
 	}
 
 	// A PodDisruptionBudget: 10 healthy, 8 must stay, so 2 may go.
-	pdbFile := filepath.Join(dir, "pdb.yaml")
-	if err := os.WriteFile(pdbFile, []byte(webPDB), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	k.ok("create", "-f", pdbFile)
+	k.ok("create", "-f", webPDB)
 	if p := rows(k.ok("get", "pdb", "web")); len(p) != 1 || strings.Join(p[0][:4], " ") != "web 8 N/A 2" {
 		t.Errorf("kubectl get pdb web: %v, want MIN AVAILABLE 8, MAX UNAVAILABLE N/A, ALLOWED DISRUPTIONS 2", p)
 	}
@@ -302,7 +265,7 @@ func TestKubectlAgainstClusterEndpoint(t *testing.T) {
 	if got := k.ok("delete", "service", "web"); got != `service "web" deleted`+"\n" {
 		t.Errorf("kubectl delete service: %q", got)
 	}
-	if got := k.ok("delete", "-f", manifest); got != `deployment.apps "web" deleted`+"\n" {
+	if got := k.ok("delete", "-f", webDeployment); got != `deployment.apps "web" deleted`+"\n" {
 		t.Errorf("kubectl delete -f: %q", got)
 	}
 	if _, errOut, err := k.run("get", "deployment", "web"); err == nil || !strings.Contains(errOut, `deployments.apps "web" not found`) {

@@ -19,6 +19,7 @@ import (
 // stale resourceVersion and a policy without enough availability, and reads the cluster's
 // upgrade info; the emulator's maintenance views and node failure answer over HTTP.
 func TestGoClientMaintenancePolicy(t *testing.T) {
+	t.Parallel()
 	emu, url := startEmulator(t)
 	svc := goClient(t, url)
 	loc := "projects/" + project + "/locations/" + zone
@@ -175,6 +176,7 @@ func call(t *testing.T, method, url string, out any) {
 // gcloud sets a maintenance window and adds a scoped exclusion: it reads the cluster for the
 // resourceVersion and sends setMaintenancePolicy, as it does against GKE.
 func TestGcloudMaintenanceWindowAndExclusion(t *testing.T) {
+	t.Parallel()
 	path, err := exec.LookPath("gcloud")
 	if err != nil {
 		t.Skipf("gcloud is not installed (%v): install the Google Cloud CLI to run the gcloud conformance test", err)

@@ -32,6 +32,7 @@ var nextWindow = time.Date(2026, 11, 8, 0, 0, 0, 0, time.UTC)
 // {"desiredNodePoolId": NP, "desiredNodeVersion": V}; the Go client may send that or
 // nodePools.update. Each path starts the waiting change at once, under the waiting operation.
 func TestWaitingChangeAppliedNowByEveryPath(t *testing.T) {
+	t.Parallel()
 	gcloudPath, gcloudErr := exec.LookPath("gcloud")
 	for _, tc := range []struct {
 		name   string
@@ -118,6 +119,7 @@ func TestWaitingChangeAppliedNowByEveryPath(t *testing.T) {
 // --enable-autoscaling` sends) and nodePools.setAutoscaling set the same autoscaling, and
 // both refuse a bad value with the same rule, naming their own field.
 func TestNodePoolAutoscalingByEveryPath(t *testing.T) {
+	t.Parallel()
 	_, url := startEmulator(t)
 	svc := goClient(t, url)
 	loc := "projects/" + project + "/locations/" + zone

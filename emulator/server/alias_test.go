@@ -237,8 +237,14 @@ func driveEveryRoute(e *env) {
 
 	// The emulator's own views and controls.
 	for _, p := range []string{"/emulator/v1/clock", "/emulator/v1/events?limit=50", "/emulator/v1/versions", emu + "/maintenanceSchedule",
-		emu + "/loadBalancers", emu + "/loadBalancers/default/web"} {
+		emu + "/loadBalancers", emu + "/loadBalancers/default/web", "/emulator/v1/clusters", emu + "/nodeSummary", emu + "/autoscaler",
+		emu + "/loadBalancerHistory", emu + "/maintenanceCalendar"} {
 		e.ok("GET", p, nil, nil)
+	}
+	var ops api.ListOperationsResponse
+	e.ok("GET", "/v1/projects/proj/locations/-/operations", nil, &ops)
+	for _, op := range ops.Operations {
+		e.ok("GET", "/emulator/v1/projects/proj/locations/"+op.Location+"/operations/"+op.Name+"/timeline", nil, nil)
 	}
 	var lb api.LoadBalancerStatus
 	e.ok("GET", emu+"/loadBalancers/default/web", nil, &lb)

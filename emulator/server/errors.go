@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -188,8 +189,34 @@ func jsonTypeName(t reflect.Type) string {
 // writeJSON writes v, pretty-printed unless the client asked for prettyPrint=false (as the Go
 // client does).
 func writeJSON(c echo.Context, code int, v any) error {
-	if c.QueryParam("prettyPrint") == "false" {
-		return c.JSON(code, v)
+	b, err := encodeJSON(c, v)
+	if err != nil {
+		return err
 	}
-	return c.JSONPretty(code, v, "  ")
+	return c.Blob(code, echo.MIMEApplicationJSON, b)
+}
+
+// encodeJSON renders v as the answer's body: indented unless the request says prettyPrint=false
+// (every Google client does), with a final newline.
+func encodeJSON(c echo.Context, v any) ([]byte, error) {
+	var b []byte
+	var err error
+	if m, ok := v.(json.Marshaler); ok {
+		b, err = m.MarshalJSON() // ours: valid already, not worth encoding/json's re-validation
+	} else {
+		b, err = json.Marshal(v)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if c.QueryParam("prettyPrint") != "false" {
+		var out bytes.Buffer
+		out.Grow(len(b) * 2)
+		if err := json.Indent(&out, b, "", "  "); err != nil {
+			return nil, err
+		}
+		out.WriteByte('\n')
+		return out.Bytes(), nil
+	}
+	return append(b, '\n'), nil
 }

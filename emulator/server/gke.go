@@ -57,7 +57,7 @@ func (p gkePath) noVerb(c echo.Context) error {
 
 func (s *Server) listClusters(c echo.Context) error {
 	p := params(c)
-	return s.do(c, func(w *sim.World) (any, error) {
+	return s.read(c, func(w *sim.World) (any, error) {
 		cls, err := w.ListClusters(p.project, p.location)
 		if err != nil {
 			return nil, err
@@ -93,7 +93,7 @@ func (s *Server) getCluster(c echo.Context) error {
 	if err := p.noVerb(c); err != nil {
 		return err
 	}
-	return s.do(c, func(w *sim.World) (any, error) {
+	return s.read(c, func(w *sim.World) (any, error) {
 		cl, err := w.GetCluster(p.project, p.location, p.cluster)
 		if err != nil {
 			return nil, err
@@ -216,7 +216,7 @@ func (s *Server) operation(c echo.Context, fn func(w *sim.World) (*sim.Operation
 
 func (s *Server) listNodePools(c echo.Context) error {
 	p := params(c)
-	return s.do(c, func(w *sim.World) (any, error) {
+	return s.read(c, func(w *sim.World) (any, error) {
 		cl, err := w.GetCluster(p.project, p.location, p.cluster)
 		if err != nil {
 			return nil, err
@@ -245,7 +245,7 @@ func (s *Server) getNodePool(c echo.Context) error {
 	if err := p.noVerb(c); err != nil {
 		return err
 	}
-	return s.do(c, func(w *sim.World) (any, error) {
+	return s.read(c, func(w *sim.World) (any, error) {
 		cl, np, err := w.GetNodePool(p.project, p.location, p.cluster, p.pool)
 		if err != nil {
 			return nil, err
@@ -330,7 +330,7 @@ func (s *Server) nodePoolVerb(c echo.Context) error {
 
 func (s *Server) listOperations(c echo.Context) error {
 	p := params(c)
-	return s.do(c, func(w *sim.World) (any, error) {
+	return s.read(c, func(w *sim.World) (any, error) {
 		out := &api.ListOperationsResponse{}
 		for _, op := range w.ListOperations(p.project, p.location) {
 			out.Operations = append(out.Operations, w.RenderOperation(op, links(c)))
@@ -345,7 +345,7 @@ func (s *Server) getOperation(c echo.Context) error {
 	if verb != "" {
 		return notFoundf("Method %q is not supported by GET on operations.", verb)
 	}
-	return s.do(c, func(w *sim.World) (any, error) {
+	return s.read(c, func(w *sim.World) (any, error) {
 		op, err := w.GetOperation(p.project, p.location, id)
 		if err != nil {
 			return nil, err

@@ -138,7 +138,7 @@ func liveUID(w *sim.World, cl *sim.Cluster, ref corev1.ObjectReference) types.UI
 	switch ref.Kind {
 	case "Pod":
 		if p := cl.Pods[key]; p != nil {
-			return types.UID(p.UID)
+			return types.UID(sim.PodUID(cl, p))
 		}
 	case "Deployment":
 		if d := cl.Deployments[key]; d != nil {

@@ -35,6 +35,8 @@ type Server struct {
 	watches watchLimits
 	// fields are the field managers of the kinds the API stores (k8s_fields.go).
 	fields fieldManagers
+	// reads keeps the bytes of repeated GKE reads (readcache.go).
+	reads readCache
 }
 
 // New builds the server around a running simulation.
@@ -84,6 +86,7 @@ func (s *Server) routes() {
 	s.maintenanceRoutes()
 	s.serviceUsageRoutes()
 	s.faultRoutes()
+	s.consoleRoutes()
 }
 
 func (s *Server) logRequests(next echo.HandlerFunc) echo.HandlerFunc {

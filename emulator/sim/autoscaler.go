@@ -252,9 +252,18 @@ func (w *World) scaleUp(c *Cluster, pending []*Pod, roles map[string]poolRole) {
 	// Pods that fit on a node already there (the scheduler has not got to them yet) or on a
 	// node still booting need no new node.
 	shadow := w.newShadow(c)
+	// Pods of one template are alike (kube-scheduler's equivalence classes): once one does not
+	// fit, none of the rest does, as placing pods only takes room.
+	noRoom := map[string]bool{}
 	for _, pod := range pending {
+		class := podClass(pod)
+		if noRoom[class] {
+			continue
+		}
 		if shadow.place(w, c, pod, nil) {
 			placed[pod] = true
+		} else {
+			noRoom[class] = true
 		}
 	}
 	for _, p := range c.Pools {
@@ -405,29 +414,48 @@ func (w *World) planScaleUp(c *Cluster, p *NodePool, r poolRole, pending []*Pod,
 	}
 	add := map[*InstanceGroup]int{}
 	var took []*Pod
+	// Pods of one template are alike (equivalence classes): they may go to the same groups,
+	// and a planned node that cannot take one of them (it only fills up) cannot take the next,
+	// so each class looks for room from where its last pod found it.
+	type classPlan struct {
+		eligible []*InstanceGroup
+		in       map[*InstanceGroup]bool
+		from     int
+	}
+	plans := map[string]*classPlan{}
 	for _, pod := range pending {
 		if placed[pod] || pod.Priority < expendablePriority {
 			continue
 		}
-		spec := w.podSpec(c, pod)
-		var eligible []*InstanceGroup
-		for _, g := range groups {
-			if tmpl[g].accepts(spec) && pod.Req.fits(tmpl[g].free) {
-				eligible = append(eligible, g)
+		cp := plans[podClass(pod)]
+		if cp == nil {
+			spec := w.podSpec(c, pod)
+			cp = &classPlan{in: map[*InstanceGroup]bool{}}
+			for _, g := range groups {
+				if tmpl[g].accepts(spec) && pod.Req.fits(tmpl[g].free) {
+					cp.eligible = append(cp.eligible, g)
+					cp.in[g] = true
+				}
 			}
+			plans[podClass(pod)] = cp
 		}
-		if len(eligible) == 0 {
+		if len(cp.eligible) == 0 {
 			continue
 		}
 		fit := false
-		for _, n := range nodes {
-			if contains(groupNames(eligible), n.g.Name) && pod.Req.fits(n.free) && n.pods > 0 {
+		for i := cp.from; i < len(nodes); i++ {
+			n := nodes[i]
+			if cp.in[n.g] && pod.Req.fits(n.free) && n.pods > 0 {
 				n.free, n.pods = n.free.sub(pod.Req), n.pods-1
 				fit = true
 				break
 			}
+			if i == cp.from {
+				cp.from++
+			}
 		}
 		if !fit {
+			eligible := cp.eligible
 			g := w.zoneForNewNode(c, p, eligible, size, headroom)
 			if g == nil {
 				continue // max reached
@@ -440,14 +468,6 @@ func (w *World) planScaleUp(c *Cluster, p *NodePool, r poolRole, pending []*Pod,
 		took = append(took, pod)
 	}
 	return add, took, len(nodes)
-}
-
-func groupNames(gs []*InstanceGroup) []string {
-	out := make([]string, len(gs))
-	for i, g := range gs {
-		out[i] = g.Name
-	}
-	return out
 }
 
 // zoneForNewNode picks the group of the next new node by the location policy (R-CA-6).
@@ -585,14 +605,8 @@ func (w *World) scaleDown(c *Cluster, roles map[string]poolRole) {
 			continue
 		}
 		mt, _ := catalog.LookupMachineType(n.Spec.MachineType)
-		var req Resources
-		pods := 0
-		for pod := range ix.podsOnNode[n.Name] {
-			if pod.OwnerKind != OwnerDaemonSet {
-				req = req.add(pod.Req)
-				pods++
-			}
-		}
+		load := ix.workload[n.Name]
+		req, pods := load.req, load.pods
 		util := max(float64(req.MilliCPU)/float64(mt.AllocatableMilliCPU()), float64(req.MemoryBytes)/float64(mt.AllocatableMemoryMiB()<<20))
 		if util >= scaleDownUtilization {
 			n.UnneededSince, n.ScaleDownBlock = time.Time{}, ""
@@ -675,7 +689,7 @@ func (w *World) scaleDownBlocker(c *Cluster, n *Node, p *NodePool, g *InstanceGr
 		}
 	}
 	shadow.begin(n.Name)
-	for _, pod := range sortedPods(w.podIndex(c).podsOnNode[n.Name]) {
+	for _, pod := range w.podIndex(c).podsOnNode[n.Name] {
 		if pod.OwnerKind == OwnerDaemonSet || pod.Terminating {
 			continue
 		}
@@ -709,35 +723,39 @@ type shadowFit struct {
 	used    map[string]Resources // committed
 	pending map[string]Resources // of the candidate being checked
 	node    string
+	// groups are the scheduler's node groups in key order, sorted once for the pass.
+	groups []*schedGroup
 }
 
 func (w *World) newShadow(c *Cluster) *shadowFit {
-	return &shadowFit{used: map[string]Resources{}, pending: map[string]Resources{}}
+	ix := w.podIndex(c)
+	groups := make([]*schedGroup, 0, len(ix.sched.groups))
+	for _, g := range ix.sched.groups {
+		groups = append(groups, g)
+	}
+	sort.Slice(groups, func(i, j int) bool { return groups[i].key < groups[j].key })
+	return &shadowFit{used: map[string]Resources{}, pending: map[string]Resources{}, groups: groups}
 }
 
 func (s *shadowFit) begin(node string) {
 	s.node = node
-	s.pending = map[string]Resources{}
+	clear(s.pending)
 }
 
 func (s *shadowFit) commit() {
 	for n, r := range s.pending {
 		s.used[n] = s.used[n].add(r)
 	}
-	s.pending = map[string]Resources{}
+	clear(s.pending)
 }
 
 // place finds another schedulable node, not being removed, that takes pod.
 func (s *shadowFit) place(w *World, c *Cluster, pod *Pod, removed map[string]bool) bool {
-	ix := w.podIndex(c)
 	spec := w.podSpec(c, pod)
-	groups := make([]*schedGroup, 0, len(ix.sched.groups))
-	for _, g := range ix.sched.groups {
-		groups = append(groups, g)
-	}
-	sort.Slice(groups, func(i, j int) bool { return groups[i].key < groups[j].key })
-	for _, g := range groups {
-		if g.rejects(spec) != "" {
+	for _, g := range s.groups {
+		// The heap's top has the most free CPU of the group; what this pass has placed only
+		// takes from it: if the pod's CPU does not fit there, it fits nowhere in the group.
+		if len(g.heap) == 0 || pod.Req.MilliCPU > g.heap[0].free.MilliCPU || g.rejects(spec) != "" {
 			continue
 		}
 		for _, sn := range g.heap {

@@ -34,7 +34,7 @@ func benchVersions(b testing.TB, w *World) (from, to catalog.Version) {
 
 // upgradeEachPool upgrades every pool of c to version, one after another, and returns the
 // emulated time it took.
-func upgradeEachPool(b *testing.B, w *World, c *Cluster, version string) time.Duration {
+func upgradeEachPool(b testing.TB, w *World, c *Cluster, version string) time.Duration {
 	start := w.Now()
 	for _, p := range c.Pools {
 		op, err := w.UpdateNodePool(c.Project, c.Location, c.Name, p.Name, &api.UpdateNodePoolRequest{NodeVersion: version})
@@ -77,22 +77,26 @@ func benchUpgrade(b *testing.B, nodes, pods int, setup func() (*World, *Cluster,
 // BenchmarkSurgeUpgrade15000Nodes upgrades all 15,000 nodes of a cluster running 150,000 pods
 // with maxSurge=20 (R-SURGE-2's cap): every node drained, its pods evicted and rescheduled.
 func BenchmarkSurgeUpgrade15000Nodes(b *testing.B) {
-	benchUpgrade(b, 15000, 150000, func() (*World, *Cluster, catalog.Version) {
-		var to catalog.Version
-		w, c := bigCluster(b, func(in *api.Cluster) {
-			from, v := benchVersions(b, New(Options{Seed: 1, Start: testStart}))
-			to = v
-			in.InitialClusterVersion = to.String()
-			for _, p := range in.NodePools {
-				p.Version = from.String()
-				p.UpgradeSettings = &api.UpgradeSettings{MaxSurge: 20}
-			}
-		})
-		if pending := schedule150k(b, w, c); pending != 0 {
-			b.Fatalf("%d pods pending", pending)
+	benchUpgrade(b, 15000, 150000, func() (*World, *Cluster, catalog.Version) { return surgeReadyBigCluster(b) })
+}
+
+// surgeReadyBigCluster is bigCluster running 150,000 pods with every pool on the older of two
+// patches and maxSurge 20; it returns the newer patch.
+func surgeReadyBigCluster(b testing.TB) (*World, *Cluster, catalog.Version) {
+	var to catalog.Version
+	w, c := bigCluster(b, func(in *api.Cluster) {
+		from, v := benchVersions(b, New(Options{Seed: 1, Start: testStart}))
+		to = v
+		in.InitialClusterVersion = to.String()
+		for _, p := range in.NodePools {
+			p.Version = from.String()
+			p.UpgradeSettings = &api.UpgradeSettings{MaxSurge: 20}
 		}
-		return w, c, to
 	})
+	if pending := schedule150k(b, w, c); pending != 0 {
+		b.Fatalf("%d pods pending", pending)
+	}
+	return w, c, to
 }
 
 // BenchmarkBlueGreenUpgrade5000Nodes upgrades 5,000 nodes (five 1,000-node pools in one zone)
@@ -131,7 +135,7 @@ func BenchmarkBlueGreenUpgrade5000Nodes(b *testing.B) {
 // autoscaledBigCluster is 13,998 nodes (autoscaled pools, 1,000 max per zone) running 150,000
 // pods, plus 1,000 pending pods of 6 CPUs that fit only on new nodes: the cluster has room for
 // 1,002 more. Every node is under half used, so every node is a scale-down candidate.
-func autoscaledBigCluster(b *testing.B, pending bool) (*World, *Cluster) {
+func autoscaledBigCluster(b testing.TB, pending bool) (*World, *Cluster) {
 	w, c := bigCluster(b, func(in *api.Cluster) {
 		for i, p := range in.NodePools {
 			if i == 4 {
@@ -208,4 +212,35 @@ func podCountsAll(c *Cluster) (running, pending int) {
 		}
 	}
 	return running, pending
+}
+
+// BenchmarkSurgeUpgradeScaling shows how a surge upgrade's cost grows with the cluster: the
+// same shape as BenchmarkSurgeUpgrade15000Nodes (5 pools over 3 zones, 10 pods of 250m per
+// node, maxSurge 20) at about 1,000, 5,000 and 15,000 nodes.
+func BenchmarkSurgeUpgradeScaling(b *testing.B) {
+	for _, perZone := range []int32{67, 333, 1000} {
+		nodes := int(perZone) * 15
+		b.Run(fmt.Sprintf("%dnodes", nodes), func(b *testing.B) {
+			benchUpgrade(b, nodes, nodes/100*1000, func() (*World, *Cluster, catalog.Version) {
+				var to catalog.Version
+				w, c := bigCluster(b, func(in *api.Cluster) {
+					from, v := benchVersions(b, New(Options{Seed: 1, Start: testStart}))
+					to = v
+					in.InitialClusterVersion = to.String()
+					for _, p := range in.NodePools {
+						p.InitialNodeCount = perZone
+						p.Version = from.String()
+						p.UpgradeSettings = &api.UpgradeSettings{MaxSurge: 20}
+					}
+				})
+				for i := range nodes / 100 {
+					if _, err := w.CreateDeployment(c, "default", deployment(fmt.Sprintf("app-%03d", i), 1000, "250m")); err != nil {
+						b.Fatal(err)
+					}
+				}
+				w.RunUntil(w.Now().Add(30 * time.Second))
+				return w, c, to
+			})
+		})
+	}
 }

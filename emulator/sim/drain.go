@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"slices"
 	"time"
 )
 
@@ -104,7 +105,7 @@ func (w *World) drainStep(c *Cluster, n *Node) {
 	// has passed: both are 1 hour for surge (R-SURGE-3); R-ABG-3 gives 1 hour and 24 hours.
 	forceAt := d.Start.Add(max(d.Policy.PDBTimeout, d.Policy.GraceCap))
 	remaining, blocked, settled := 0, false, true
-	for _, p := range sortedPods(ix.podsOnNode[n.Name]) {
+	for _, p := range slices.Clone(ix.podsOnNode[n.Name]) {
 		if p.OwnerKind == OwnerDaemonSet {
 			continue
 		}
@@ -199,9 +200,13 @@ func maxTime(a, b time.Time) time.Time {
 	return b
 }
 
+// pdbTimeoutReached is how the log says a pod was deleted because its drain's PDB timeout
+// passed (the forced end of R-SURGE-3's hour); the operation timeline marks it.
+const pdbTimeoutReached = "PodDisruptionBudget timeout of "
+
 func forcedWhy(d *DrainState) string {
 	if d.Policy.RespectPDB {
-		return ": PodDisruptionBudget timeout of " + d.Policy.PDBTimeout.String() + " reached"
+		return ": " + pdbTimeoutReached + d.Policy.PDBTimeout.String() + " reached"
 	}
 	return " (deleted without eviction)"
 }

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -26,12 +27,15 @@ type LogEntry struct {
 	Message string    `json:"message"`
 }
 
-// EventLog keeps the newest entries, oldest first.
+// EventLog keeps the newest Capacity entries in a ring: appending never copies the log. It
+// marshals to JSON as {"entries": [oldest ... newest], "lastSeq": N, "capacity": C}.
 type EventLog struct {
-	Entries []LogEntry `json:"entries"`
-	LastSeq int64      `json:"lastSeq"`
+	ring []LogEntry
+	// head is the index of the oldest entry once the ring is full.
+	head    int
+	LastSeq int64
 	// Capacity is how many entries are kept; 0 means DefaultLogCapacity.
-	Capacity int `json:"capacity,omitempty"`
+	Capacity int
 }
 
 func (l *EventLog) capacity() int {
@@ -44,11 +48,47 @@ func (l *EventLog) capacity() int {
 func (l *EventLog) append(e LogEntry) {
 	l.LastSeq++
 	e.Seq = l.LastSeq
-	l.Entries = append(l.Entries, e)
-	// Trim in halves so that appends stay amortised O(1).
-	if c := l.capacity(); len(l.Entries) >= 2*c {
-		l.Entries = append([]LogEntry(nil), l.Entries[len(l.Entries)-c:]...)
+	if len(l.ring) < l.capacity() {
+		l.ring = append(l.ring, e)
+		return
 	}
+	l.ring[l.head] = e
+	l.head = (l.head + 1) % len(l.ring)
+}
+
+// Len is how many entries the log holds.
+func (l *EventLog) Len() int { return len(l.ring) }
+
+// At returns the i-th oldest entry held.
+func (l *EventLog) At(i int) *LogEntry { return &l.ring[(l.head+i)%len(l.ring)] }
+
+type eventLogJSON struct {
+	Entries  []LogEntry `json:"entries"`
+	LastSeq  int64      `json:"lastSeq"`
+	Capacity int        `json:"capacity,omitempty"`
+}
+
+// MarshalJSON writes the entries oldest first.
+func (l EventLog) MarshalJSON() ([]byte, error) {
+	out := eventLogJSON{Entries: make([]LogEntry, 0, len(l.ring)), LastSeq: l.LastSeq, Capacity: l.Capacity}
+	out.Entries = append(out.Entries, l.ring[l.head:]...)
+	out.Entries = append(out.Entries, l.ring[:l.head]...)
+	return json.Marshal(out)
+}
+
+// UnmarshalJSON reads what MarshalJSON wrote (and logs saved before, which could hold up to
+// twice their capacity: the newest are kept).
+func (l *EventLog) UnmarshalJSON(b []byte) error {
+	var in eventLogJSON
+	if err := json.Unmarshal(b, &in); err != nil {
+		return err
+	}
+	*l = EventLog{LastSeq: in.LastSeq, Capacity: in.Capacity}
+	if c := l.capacity(); len(in.Entries) > c {
+		in.Entries = in.Entries[len(in.Entries)-c:]
+	}
+	l.ring = in.Entries
+	return nil
 }
 
 // record appends an entry for cluster c (which may be nil) at the current emulated time.
@@ -59,7 +99,7 @@ func (w *World) record(typ string, c *Cluster, pool, node, op, format string, ar
 	}
 	w.st.Log.append(e)
 	if c != nil {
-		w.recordChange(c, &w.st.Log.Entries[len(w.st.Log.Entries)-1])
+		w.recordChange(c, w.st.Log.At(w.st.Log.Len()-1))
 	}
 	if w.logWaiters != nil {
 		close(w.logWaiters)
@@ -104,15 +144,16 @@ func (f EventFilter) match(e *LogEntry) bool {
 
 // Events returns the entries that match f, oldest first, and the seq to continue after.
 func (w *World) Events(f EventFilter) ([]*api.Event, int64) {
-	entries := w.st.Log.Entries
+	log := &w.st.Log
+	n := log.Len()
 	// Entries are in seq order: skip straight to the first one after AfterSeq.
 	start := 0
-	if n := len(entries); n > 0 && f.AfterSeq >= entries[0].Seq {
-		start = min(int(f.AfterSeq-entries[0].Seq)+1, n)
+	if n > 0 && f.AfterSeq >= log.At(0).Seq {
+		start = min(int(f.AfterSeq-log.At(0).Seq)+1, n)
 	}
 	var out []*api.Event
-	for i := start; i < len(entries); i++ {
-		e := &entries[i]
+	for i := start; i < n; i++ {
+		e := log.At(i)
 		if !f.match(e) {
 			continue
 		}

@@ -128,7 +128,8 @@ func TestGoldenTraces(t *testing.T) {
 // renderTrace is the event log as golden files keep it: one line per entry.
 func renderTrace(w *World) string {
 	var b strings.Builder
-	for _, e := range w.st.Log.Entries {
+	for i := range w.st.Log.Len() {
+		e := w.st.Log.At(i)
 		fmt.Fprintf(&b, "%s %s %s pool=%s node=%s op=%s | %s\n", e.Time.Format(time.RFC3339), e.Type,
 			strings.TrimPrefix(e.Cluster, "projects/proj/locations/"), e.Pool, e.Node, e.Op, e.Message)
 	}

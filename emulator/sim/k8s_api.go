@@ -464,10 +464,11 @@ type podSnap struct {
 	spec      *corev1.PodSpec
 	hostIP    string
 	clusterID string
+	uid       string
 }
 
 func (w *World) podSnapshot(c *Cluster, p *Pod) *podSnap {
-	s := &podSnap{pod: *p, spec: w.podSpec(c, p), clusterID: c.ID}
+	s := &podSnap{pod: *p, spec: w.podSpec(c, p), clusterID: c.ID, uid: PodUID(c, p)}
 	if n := c.Nodes[p.Node]; n != nil {
 		s.hostIP = n.InternalIP
 	}
@@ -483,8 +484,11 @@ func (s *podSnap) renderPod() *corev1.Pod {
 	p := &s.pod
 	spec := s.spec.DeepCopy()
 	spec.NodeName = p.Node
-	admitPodSpec(spec, p.UID)
-	meta := metav1.ObjectMeta{Name: p.Name, Namespace: p.Namespace, UID: types.UID(p.UID), ResourceVersion: rvString(p.RV),
+	if p.Scheduler != "" {
+		spec.SchedulerName = p.Scheduler
+	}
+	admitPodSpec(spec, s.uid)
+	meta := metav1.ObjectMeta{Name: p.Name, Namespace: p.Namespace, UID: types.UID(s.uid), ResourceVersion: rvString(p.RV),
 		CreationTimestamp: metav1.NewTime(p.CreateTime), Labels: maps.Clone(p.Labels), Annotations: maps.Clone(p.Annotation),
 		ManagedFields: cloneManagedFields(p.ManagedFields)}
 	truth := true
@@ -544,7 +548,7 @@ func (s *podSnap) renderPod() *corev1.Pod {
 			if running {
 				cs.State.Running = &corev1.ContainerStateRunning{StartedAt: metav1.NewTime(p.StartTime)}
 				cs.ImageID = imageID(ct.Image)
-				cs.ContainerID = "containerd://" + strings.ReplaceAll(uidOf(p.UID, ct.Name, "container")+uidOf(p.UID, ct.Name), "-", "")
+				cs.ContainerID = "containerd://" + strings.ReplaceAll(uidOf(s.uid, ct.Name, "container")+uidOf(s.uid, ct.Name), "-", "")
 			} else {
 				cs.State.Waiting = &corev1.ContainerStateWaiting{Reason: "ContainerCreating"}
 			}
@@ -654,16 +658,16 @@ func imageID(image string) string {
 // ListPods lists pods by namespace and name.
 func (w *World) ListPods(c *Cluster, o ListOptions) *corev1.PodList {
 	out := &corev1.PodList{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "PodList"}, ListMeta: metav1.ListMeta{ResourceVersion: rvString(c.RV)}}
-	var pods map[*Pod]struct{}
+	var list []*Pod
 	if o.NodeName != "" {
-		pods = w.podIndex(c).podsOnNode[o.NodeName]
+		list = w.podIndex(c).podsOnNode[o.NodeName]
 	} else {
-		pods = make(map[*Pod]struct{}, len(c.Pods))
+		pods := make(map[*Pod]struct{}, len(c.Pods))
 		for _, p := range c.Pods {
 			pods[p] = struct{}{}
 		}
+		list = sortedPods(pods)
 	}
-	list := sortedPods(pods)
 	out.Items = make([]corev1.Pod, 0, len(list))
 	for _, p := range list {
 		if o.matches(p.Namespace, p.Labels) && (o.Phase == "" || o.Phase == p.Phase) {

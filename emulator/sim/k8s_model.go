@@ -1,7 +1,11 @@
 package sim
 
 import (
+	"encoding/binary"
+	"encoding/hex"
+	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -104,9 +108,12 @@ const (
 // Pod is a Pod: owned by a Deployment (its spec is the owner's template), by one of GKE's
 // system DaemonSets, or bare (its own spec).
 type Pod struct {
-	Namespace  string            `json:"namespace"`
-	Name       string            `json:"name"`
-	UID        string            `json:"uid"`
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	// UIDSalt is the random part of the pod's uid, which is derived from it, the cluster and
+	// the pod's key when rendered (PodUID); LegacyUID is the uid states saved before kept.
+	UIDSalt    uint32            `json:"uidSalt,omitempty"`
+	LegacyUID  string            `json:"uid,omitempty"`
 	OwnerKind  string            `json:"ownerKind,omitempty"`
 	Owner      string            `json:"owner,omitempty"`
 	Template   string            `json:"template,omitempty"`
@@ -136,10 +143,31 @@ type Pod struct {
 	MountWait string `json:"mountWait,omitempty"`
 	// ManagedFields are a bare pod's field owners (server-side apply).
 	ManagedFields []metav1.ManagedFieldsEntry `json:"managedFields,omitempty"`
+	// Scheduler is the scheduler GKE gave the pod at its creation, when it differs from the
+	// one its spec names: OptimizeUtilizationScheduler under that profile (R-CA-8).
+	Scheduler string `json:"scheduler,omitempty"`
 }
+
+// OptimizeUtilizationScheduler is the scheduler GKE sets on pods that name none (or the
+// default one) while the cluster's autoscaling profile is OPTIMIZE_UTILIZATION; it packs pods
+// onto the most allocated nodes (R-CA-8).
+const OptimizeUtilizationScheduler = "gke.io/optimize-utilization-scheduler"
+
+// packs says whether the pod's scheduler places it on the most allocated node that fits.
+func (p *Pod) packs() bool { return p.Scheduler == OptimizeUtilizationScheduler }
 
 // Key is namespace/name.
 func (p *Pod) Key() string { return p.Namespace + "/" + p.Name }
+
+// PodUID is the pod's metadata.uid.
+func PodUID(c *Cluster, p *Pod) string {
+	if p.LegacyUID != "" {
+		return p.LegacyUID
+	}
+	var salt [4]byte
+	binary.BigEndian.PutUint32(salt[:], p.UIDSalt)
+	return uidOf(c.ID, p.Key(), hex.EncodeToString(salt[:]))
+}
 
 // PDB is a policy/v1 PodDisruptionBudget.
 type PDB struct {
@@ -163,8 +191,11 @@ func (b *PDB) Key() string { return b.Namespace + "/" + b.Name }
 // k8sIndex holds a cluster's derived indexes over its Kubernetes objects. It is rebuilt from
 // the state on first use (after a restore) and kept up to date by every change.
 type k8sIndex struct {
-	// podsOnNode: node name -> pods bound to it.
-	podsOnNode map[string]map[*Pod]struct{}
+	// podsOnNode: node name -> pods bound to it, by namespace and name.
+	podsOnNode map[string]podList
+	// workload: node name -> requests and number of the pods bound to it that are not
+	// DaemonSet pods (what the autoscaler weighs a node by).
+	workload map[string]nodeLoad
 	// requested: node name -> resources requested by the pods bound to it (terminating ones
 	// included until they are gone, as the kubelet does).
 	requested map[string]Resources
@@ -194,7 +225,7 @@ func (w *World) podIndex(c *Cluster) *k8sIndex {
 		return ix
 	}
 	ix := &k8sIndex{
-		podsOnNode: map[string]map[*Pod]struct{}{}, requested: map[string]Resources{},
+		podsOnNode: map[string]podList{}, workload: map[string]nodeLoad{}, requested: map[string]Resources{},
 		podsOf: map[string]map[*Pod]struct{}{}, liveOf: map[string]map[string]int{}, pending: newPodSet(),
 		selectors: map[any]labels.Selector{}, syncQueued: map[string]bool{},
 	}
@@ -247,19 +278,34 @@ func (ix *k8sIndex) countLive(p *Pod, d int) {
 }
 
 func (ix *k8sIndex) bind(p *Pod) {
-	if ix.podsOnNode[p.Node] == nil {
-		ix.podsOnNode[p.Node] = map[*Pod]struct{}{}
-	}
-	ix.podsOnNode[p.Node][p] = struct{}{}
+	ix.podsOnNode[p.Node] = ix.podsOnNode[p.Node].insert(p)
 	ix.requested[p.Node] = ix.requested[p.Node].add(p.Req)
+	if p.OwnerKind != OwnerDaemonSet {
+		l := ix.workload[p.Node]
+		ix.workload[p.Node] = nodeLoad{l.req.add(p.Req), l.pods + 1}
+	}
+}
+
+// nodeLoad is what a node's pods other than DaemonSet pods request, and how many they are.
+type nodeLoad struct {
+	req  Resources
+	pods int
 }
 
 // untrack removes a pod from the indexes.
 func (ix *k8sIndex) untrack(p *Pod) {
 	ix.pending.remove(p)
 	if p.Node != "" {
-		delete(ix.podsOnNode[p.Node], p)
+		ix.podsOnNode[p.Node] = ix.podsOnNode[p.Node].remove(p)
 		ix.requested[p.Node] = ix.requested[p.Node].sub(p.Req)
+		if p.OwnerKind != OwnerDaemonSet {
+			l := ix.workload[p.Node]
+			if l.pods == 1 {
+				delete(ix.workload, p.Node)
+			} else {
+				ix.workload[p.Node] = nodeLoad{l.req.sub(p.Req), l.pods - 1}
+			}
+		}
 	}
 	if p.OwnerKind == OwnerDeployment {
 		delete(ix.podsOf[p.Namespace+"/"+p.Owner], p)
@@ -270,17 +316,39 @@ func (ix *k8sIndex) untrack(p *Pod) {
 }
 
 // sortedPods orders a pod set by name, for deterministic iteration.
+// podList is a list of pods kept in namespace and name order: walking it is deterministic
+// without sorting it.
+type podList []*Pod
+
+func comparePods(a, b *Pod) int {
+	if c := strings.Compare(a.Namespace, b.Namespace); c != 0 {
+		return c
+	}
+	return strings.Compare(a.Name, b.Name)
+}
+
+func (l podList) insert(p *Pod) podList {
+	i, found := slices.BinarySearchFunc(l, p, comparePods)
+	if found {
+		l[i] = p
+		return l
+	}
+	return slices.Insert(l, i, p)
+}
+
+func (l podList) remove(p *Pod) podList {
+	if i, found := slices.BinarySearchFunc(l, p, comparePods); found && l[i] == p {
+		return slices.Delete(l, i, i+1)
+	}
+	return l
+}
+
 func sortedPods(set map[*Pod]struct{}) []*Pod {
 	out := make([]*Pod, 0, len(set))
 	for p := range set {
 		out = append(out, p)
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Namespace != out[j].Namespace {
-			return out[i].Namespace < out[j].Namespace
-		}
-		return out[i].Name < out[j].Name
-	})
+	slices.SortFunc(out, comparePods)
 	return out
 }
 

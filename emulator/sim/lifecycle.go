@@ -75,6 +75,8 @@ func (w *World) wireControllers() {
 				w.userGroupsNodeGone(c, n)
 			}
 		},
+		// A surge upgrade's view of its zone notes nodes changed by anything but itself.
+		w.surgeNodeChanged,
 		// The API's view of the node (its resourceVersion, the watches) last: it shows what
 		// the controllers made of the change.
 		func(c *Cluster, n *Node, _ nodeChange) { w.touchNode(c, n) })

@@ -954,7 +954,7 @@ func (w *World) terminatingEndpoints(c *Cluster, s *Service, node *Node, local b
 		}
 	}
 	if local {
-		for p := range w.podIndex(c).podsOnNode[node.Name] {
+		for _, p := range w.podIndex(c).podsOnNode[node.Name] {
 			consider(p)
 		}
 		return out

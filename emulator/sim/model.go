@@ -98,10 +98,17 @@ type Cluster struct {
 	Etag  string           `json:"etag"`
 	// OpenOps are the ids of the cluster's operations that are not done, oldest first.
 	OpenOps []string `json:"openOps,omitempty"`
+	// key caches Key(): every event and log line names the cluster.
+	key string
 }
 
 // Key is the cluster's resource name: projects/P/locations/L/clusters/C.
-func (c *Cluster) Key() string { return ClusterKey(c.Project, c.Location, c.Name) }
+func (c *Cluster) Key() string {
+	if c.key == "" {
+		c.key = ClusterKey(c.Project, c.Location, c.Name)
+	}
+	return c.key
+}
 
 // ClusterKey builds a cluster's resource name.
 func ClusterKey(project, location, name string) string {
@@ -127,6 +134,10 @@ type NodeSpec struct {
 	ImageType   string `json:"imageType"`
 	Spot        bool   `json:"spot,omitempty"`
 	Preemptible bool   `json:"preemptible,omitempty"`
+	// Settings fingerprints the node settings outside these fields that only a new VM can take
+	// (gVNIC, image streaming, kubelet and Linux node configuration, Confidential nodes; see
+	// recreatingSettings): "" when none is set.
+	Settings string `json:"settings,omitempty"`
 }
 
 // Taint is a node taint (GKE enum spelling of the effect).
@@ -212,6 +223,8 @@ type Node struct {
 	// heartbeat as the API shows it), both set by touchNode.
 	RV         int64     `json:"rv,omitempty"`
 	ChangeTime time.Time `json:"changeTime,omitempty"`
+	// gone marks a node that has left the cluster, for the derived lists that still hold it.
+	gone bool
 }
 
 // Operation is a GKE long-running operation.

@@ -1,9 +1,12 @@
 package sim
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"math/bits"
+	"sort"
 	"strings"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
@@ -181,6 +184,7 @@ func nodeConfig(in *api.NodeConfig, field string) (NodeSpec, map[string]string, 
 		spec.ImageType = strings.ToUpper(in.ImageType)
 	}
 	spec.Spot, spec.Preemptible = in.Spot, in.Preemptible
+	spec.Settings = settingsFingerprint(in.Extra)
 	if err := validateSpec(spec, memberOf(field)); err != nil {
 		return spec, nil, nil, nil, err
 	}
@@ -419,6 +423,11 @@ func (w *World) updateNodePool(c *Cluster, p *NodePool, req *api.UpdateNodePoolR
 	if req.DiskSizeGb != 0 {
 		target.DiskSizeGb = int32(req.DiskSizeGb)
 	}
+	config := p.ConfigExtra.Clone()
+	for k, v := range req.Extra {
+		mergeExtra(&config, api.Extra{k: unwrapUpdateMember(k, v)})
+	}
+	target.Settings = settingsFingerprint(config)
 	if err := validateSpec(target, f); err != nil {
 		return nil, err
 	}
@@ -473,10 +482,11 @@ func (w *World) updateNodePool(c *Cluster, p *NodePool, req *api.UpdateNodePoolR
 		w.dropSchedIndex(c) // the nodes' labels and taints changed in place
 		w.touchPoolNodes(c, p)
 	}
-	for k, v := range req.Extra {
-		mergeExtra(&p.ConfigExtra, api.Extra{k: unwrapUpdateMember(k, v)})
+	for k := range req.Extra {
 		changes = append(changes, k)
 	}
+	sort.Strings(changes[len(changes)-len(req.Extra):])
+	p.ConfigExtra = config
 	if zones != nil {
 		w.setPoolLocations(c, p, zones)
 		changes = append(changes, fmt.Sprintf("locations %v", zones))
@@ -664,4 +674,72 @@ func (w *World) NodeCounts(c *Cluster, p *NodePool) map[NodeState]int {
 func onlyNodeVersion(req *api.UpdateNodePoolRequest) bool {
 	return req.ImageType == "" && req.MachineType == "" && req.DiskType == "" && req.DiskSizeGb == 0 &&
 		req.Labels == nil && req.Taints == nil && len(req.Locations) == 0 && req.UpgradeSettings == nil
+}
+
+// recreatingSettings are the NodeConfig members, beside version, machine type, disk and image,
+// that only a new VM can take: GKE replaces the nodes through the pool's surge settings when one
+// of them changes (R-UPG-1), on a blue-green pool too (R-UPG-2).
+var recreatingSettings = []string{"confidentialNodes", "gcfsConfig", "gvnic", "kubeletConfig", "linuxNodeConfig"}
+
+// settingsFingerprint digests the recreatingSettings of a NodeConfig's extra members: the same
+// settings, however the client spelled them (member order, false and empty values left out or
+// sent), give the same fingerprint; none set gives "".
+func settingsFingerprint(config api.Extra) string {
+	h := sha256.New()
+	set := false
+	for _, k := range recreatingSettings {
+		raw, ok := config[k]
+		if !ok {
+			continue
+		}
+		var v any
+		if json.Unmarshal(raw, &v) != nil {
+			continue
+		}
+		if v = pruneZero(v); v == nil {
+			continue
+		}
+		b, _ := json.Marshal(v) // maps marshal in key order
+		fmt.Fprintf(h, "%s=%s\n", k, b)
+		set = true
+	}
+	if !set {
+		return ""
+	}
+	return hex.EncodeToString(h.Sum(nil)[:8])
+}
+
+// pruneZero drops false, zero, empty and null values from decoded JSON, recursively; nil when
+// nothing is left.
+func pruneZero(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			if e = pruneZero(e); e == nil {
+				delete(x, k)
+			} else {
+				x[k] = e
+			}
+		}
+		if len(x) == 0 {
+			return nil
+		}
+	case []any:
+		if len(x) == 0 {
+			return nil
+		}
+	case bool:
+		if !x {
+			return nil
+		}
+	case float64:
+		if x == 0 {
+			return nil
+		}
+	case string:
+		if x == "" {
+			return nil
+		}
+	}
+	return v
 }

@@ -27,6 +27,10 @@ const (
 type groupIndex struct {
 	byState map[NodeState]int
 	nodes   []*Node
+	// surge is a surge upgrade's view of the group (upgrade.go), when one runs.
+	surge *surgeZone
+	// joins counts the nodes that joined the group since the index was built.
+	joins int
 }
 
 func (w *World) registerNodeHandlers() {
@@ -80,6 +84,7 @@ func (w *World) addNode(c *Cluster, p *NodePool, g *InstanceGroup, spec NodeSpec
 	g.Nodes = append(g.Nodes, name)
 	ix.byState[NodeProvisioning]++
 	ix.nodes = append(ix.nodes, n)
+	ix.joins++
 	w.updateSchedNode(c, n) // in the scheduler's view from the start, as a rebuild has it (not schedulable yet)
 	w.schedule(w.jitter(nodeBootBase, nodeBootSpread), Event{Kind: evNodeReady, Cluster: c.Key(), Node: name})
 	w.record("NodeCreating", c, p.Name, name, "", "creating node %s in %s (%s, %s)", name, g.Zone, spec.MachineType, spec.Version)
@@ -212,11 +217,15 @@ func (w *World) forgetNode(c *Cluster, n *Node) {
 		for i, x := range ix.nodes {
 			if x == n {
 				ix.nodes = append(ix.nodes[:i], ix.nodes[i+1:]...)
+				if ix.surge != nil && i < ix.surge.seen {
+					ix.surge.seen--
+				}
 				break
 			}
 		}
 	}
 	delete(c.Nodes, n.Name)
+	n.gone = true
 	w.emitNodeChanged(c, n, nodeForgotten)
 }
 

@@ -1,8 +1,10 @@
 package sim
 
 import (
+	"slices"
 	"time"
 
+	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -99,9 +101,12 @@ func graceSeconds(spec *corev1.PodSpec) int64 {
 // addPod creates a pod; unless it is already bound (DaemonSet pods), it waits for the scheduler.
 func (w *World) addPod(c *Cluster, p *Pod) {
 	spec := w.podSpec(c, p)
-	p.UID = uidOf(c.ID, p.Key(), w.randHex(8))
+	p.UIDSalt = w.randUint32()
 	p.Req = effectiveRequests(spec)
 	p.Priority = podPriority(spec)
+	if c.AutoscalingProfile == api.ProfileOptimizeUtilization && (spec.SchedulerName == "" || spec.SchedulerName == corev1.DefaultSchedulerName) {
+		p.Scheduler = OptimizeUtilizationScheduler // GKE's webhook, at the pod's creation (R-CA-8)
+	}
 	p.Phase = PodPending
 	p.CreateTime = w.st.Now
 	w.podCreated(c, p)
@@ -215,7 +220,7 @@ func (w *World) nodeGone(c *Cluster, node string) {
 	if !ok {
 		ix = w.podIndex(c)
 	}
-	for _, p := range sortedPods(ix.podsOnNode[node]) {
+	for _, p := range slices.Clone(ix.podsOnNode[node]) {
 		w.removePod(c, p)
 	}
 	delete(ix.podsOnNode, node)

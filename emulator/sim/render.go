@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"encoding/hex"
 	"fmt"
 	"maps"
 	"slices"
@@ -400,5 +401,16 @@ func uidOf(parts ...string) string {
 		x *= 0xbf58476d1ce4e5b9
 		h[i] = byte(x >> 56)
 	}
-	return fmt.Sprintf("%x-%x-%x-%x-%x", h[0:4], h[4:6], h[6:8], h[8:10], h[10:16])
+	// 8-4-4-4-12 hex digits, as Kubernetes writes uids.
+	var out [36]byte
+	hex.Encode(out[0:8], h[0:4])
+	out[8] = '-'
+	hex.Encode(out[9:13], h[4:6])
+	out[13] = '-'
+	hex.Encode(out[14:18], h[6:8])
+	out[18] = '-'
+	hex.Encode(out[19:23], h[8:10])
+	out[23] = '-'
+	hex.Encode(out[24:36], h[10:16])
+	return string(out[:])
 }

@@ -95,13 +95,25 @@ func podKeys(m map[*Pod]struct{}) string {
 	return strings.Join(out, ",")
 }
 
+// podListKeys lists the keys of a podList in its own order (which must be sorted).
+func podListKeys(l podList) string {
+	var out []string
+	for _, p := range l {
+		out = append(out, p.Key())
+	}
+	return strings.Join(out, ",")
+}
+
 func diffK8sIndex(a, b *k8sIndex) string {
 	if x, y := podKeys(a.pending.m), podKeys(b.pending.m); x != y {
 		return fmt.Sprintf("pending %s, rebuilt %s", x, y)
 	}
 	for n := range union(a.podsOnNode, b.podsOnNode) {
-		if x, y := podKeys(a.podsOnNode[n]), podKeys(b.podsOnNode[n]); x != y {
+		if x, y := podListKeys(a.podsOnNode[n]), podListKeys(b.podsOnNode[n]); x != y {
 			return fmt.Sprintf("pods on %s: %s, rebuilt %s", n, x, y)
+		}
+		if a.workload[n] != b.workload[n] {
+			return fmt.Sprintf("workload on %s: %+v, rebuilt %+v", n, a.workload[n], b.workload[n])
 		}
 		if a.requested[n] != b.requested[n] {
 			return fmt.Sprintf("requested on %s: %+v, rebuilt %+v", n, a.requested[n], b.requested[n])
@@ -334,8 +346,8 @@ func compareWithRestored(t *testing.T, w *World, d time.Duration) {
 }
 
 func lastEntry(w *World) LogEntry {
-	if n := len(w.st.Log.Entries); n > 0 {
-		return w.st.Log.Entries[n-1]
+	if n := w.st.Log.Len(); n > 0 {
+		return *w.st.Log.At(n - 1)
 	}
 	return LogEntry{}
 }

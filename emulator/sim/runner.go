@@ -97,6 +97,12 @@ type Runner struct {
 	changed        bool
 	eventsSince    int
 	lastCheckpoint time.Time
+
+	// gen counts the changes a reader could see: it moves after every command but a Read and
+	// after every catch-up that ran an event (rendered objects do not depend on the clock
+	// alone). What a Read rendered at generation g is still what it would render while
+	// Generation() returns g, so a server may answer a repeated read from bytes it kept.
+	gen atomic.Uint64
 }
 
 // command is a function to run on the simulation goroutine; rec, if set, is journaled.
@@ -104,7 +110,10 @@ type command struct {
 	ctx context.Context
 	fn  func(ctx context.Context) error
 	rec *Command
-	res chan result
+	// read marks a command that changes nothing a reader could see (Read).
+	read bool
+	res  chan result
+	gen  uint64 // the result's generation, for Read
 }
 
 type result struct {
@@ -112,6 +121,8 @@ type result struct {
 	// seq is the last journal record the result depends on, at the emulated time it shows.
 	seq uint64
 	at  time.Time
+	// gen is the generation the command saw (Read) or left.
+	gen uint64
 }
 
 // Command is a journaled input of the simulation: an HTTP request the emulator accepted, or a
@@ -164,6 +175,7 @@ func NewRunner(w *World, opts RunnerOptions) *Runner {
 		opts.CheckpointEvery = DefaultCheckpointEvery
 	}
 	r := &Runner{w: w, opts: opts, cmds: make(chan *command), done: make(chan struct{}), scale: opts.TimeScale}
+	r.gen.Store(1)
 	r.reanchor()
 	r.lastCheckpoint = opts.Wall.Now()
 	return r
@@ -207,7 +219,10 @@ func (r *Runner) run(cmd *command) (res result) {
 		if cmd.rec != nil {
 			r.record(at, cmd.rec)
 		}
-		res.seq, res.at = r.lastSeq, r.w.Now()
+		if !cmd.read {
+			r.gen.Add(1)
+		}
+		res.seq, res.at, res.gen = r.lastSeq, r.w.Now(), r.gen.Load()
 	}()
 	return result{err: cmd.fn(ctx)}
 }
@@ -246,6 +261,23 @@ func (r *Runner) DoRecorded(ctx context.Context, c *Command, fn func(ctx context
 	return r.submit(ctx, &command{ctx: ctx, fn: fn, rec: c})
 }
 
+// Read runs fn on the simulation goroutine like Do, for a caller that only reads the world
+// (lazily built indexes aside): it returns the generation fn saw, which stays current until
+// the next change a reader could see. Called from inside the runner, it runs fn at once and
+// returns generation 0, which is never current: what fn saw may still change before the
+// command it runs in ends.
+func (r *Runner) Read(ctx context.Context, fn func(w *World) error) (uint64, error) {
+	if r.inline(ctx) {
+		return 0, fn(r.w)
+	}
+	cmd := &command{ctx: ctx, fn: func(context.Context) error { return fn(r.w) }, read: true}
+	err := r.submit(ctx, cmd)
+	return cmd.gen, err
+}
+
+// Generation is the current generation (see Read). It is safe to call from any goroutine.
+func (r *Runner) Generation() uint64 { return r.gen.Load() }
+
 func (r *Runner) submit(ctx context.Context, cmd *command) error {
 	cmd.res = make(chan result, 1)
 	select {
@@ -256,6 +288,7 @@ func (r *Runner) submit(ctx context.Context, cmd *command) error {
 		return ErrStopped
 	}
 	res := <-cmd.res
+	cmd.gen = res.gen
 	if j := r.opts.Journal; j != nil {
 		if err := j.Wait(ctx, res.seq, res.at); err != nil {
 			if ctx.Err() != nil {
@@ -271,6 +304,7 @@ func (r *Runner) submit(ctx context.Context, cmd *command) error {
 // time, then the command (nil data: a clock mark, nothing more). Requests are served again by
 // serve, with a context under which Do runs at once.
 func (r *Runner) Replay(at time.Time, data []byte, serve func(ctx context.Context, req *Request) error) error {
+	r.gen.Add(1)
 	r.w.RunUntil(at)
 	if data == nil {
 		return nil
@@ -369,6 +403,7 @@ func (r *Runner) catchUp() {
 	if n := r.w.RunUntil(target); n > 0 {
 		r.eventsSince += n
 		r.changed = true
+		r.gen.Add(1)
 	}
 }
 

@@ -227,3 +227,57 @@ func TestRunnerCheckpointsOnJournalSizeAndEvents(t *testing.T) {
 		t.Fatal("no checkpoint after the journal grew CheckpointBytes")
 	}
 }
+
+// The generation a Read returns stays current until something a reader could see changes: a
+// command other than a Read, or events run as the clock catches up; a clock moving with
+// nothing due leaves it (renders do not depend on the clock alone).
+func TestRunnerGenerationMovesOnlyWithChange(t *testing.T) {
+	r, clock := startRunner(t, 600)
+	ctx := context.Background()
+	read := func() uint64 {
+		t.Helper()
+		g, err := r.Read(ctx, func(*World) error { return nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g != r.Generation() {
+			t.Fatalf("Read saw generation %d, Generation() says %d with nothing run since", g, r.Generation())
+		}
+		return g
+	}
+	g0 := read()
+	if g := read(); g != g0 {
+		t.Fatalf("a Read moved the generation from %d to %d", g0, g)
+	}
+	clock.Advance(time.Second) // 600 emulated seconds with nothing due
+	if g := read(); g != g0 {
+		t.Fatalf("the clock alone moved the generation from %d to %d", g0, g)
+	}
+	if err := r.Do(ctx, func(w *World) error {
+		_, err := w.CreateCluster("p", "us-central1-a", &api.CreateClusterRequest{Cluster: &api.Cluster{Name: "c", InitialNodeCount: 1}})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	g1 := read()
+	if g1 == g0 {
+		t.Fatal("creating a cluster left the generation where it was")
+	}
+	clock.Advance(10 * time.Millisecond) // 6 emulated seconds: the operation starts
+	if g := read(); g == g1 {
+		t.Fatal("events run by the clock's catch-up left the generation where it was")
+	}
+	// Inside a command a Read is never current: the command may change more before it ends.
+	if err := r.Do(ctx, func(w *World) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.DoRecorded(ctx, &Command{Kind: CommandAdvance}, func(inner context.Context) error {
+		g, err := r.Read(inner, func(*World) error { return nil })
+		if g != 0 || err != nil {
+			t.Errorf("a Read inside a command returned generation %d (%v), want 0", g, err)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+}

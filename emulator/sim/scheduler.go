@@ -9,7 +9,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
 )
 
@@ -259,20 +258,16 @@ func (w *World) schedulePending(c *Cluster) {
 		groups = append(groups, g)
 	}
 	sort.Slice(groups, func(i, j int) bool { return groups[i].key < groups[j].key })
-	mostAllocated := c.AutoscalingProfile == api.ProfileOptimizeUtilization
 	// Pods of one template that did not fit make the rest of that template fail too.
 	failed := map[string]string{}
 	for _, q := range queue {
 		p := q.p
-		sig := p.OwnerKind + "/" + p.Namespace + "/" + p.Owner + "/" + p.Template
-		if p.OwnerKind == "" {
-			sig = p.Key()
-		}
+		sig := podClass(p)
 		if msg, ok := failed[sig]; ok {
 			w.markUnschedulable(c, p, msg)
 			continue
 		}
-		node, msg := w.pickNode(c, ix, groups, p, mostAllocated)
+		node, msg := w.pickNode(c, ix, groups, p, p.packs())
 		if node == nil {
 			failed[sig] = msg
 			w.markUnschedulable(c, p, msg)
@@ -475,3 +470,12 @@ const (
 	podStartBase   = 2 * time.Second
 	podStartSpread = 6 * time.Second
 )
+
+// podClass names the pods that are alike to the scheduler: a controller's pods of one
+// template. A bare pod is a class of its own.
+func podClass(p *Pod) string {
+	if p.OwnerKind == "" {
+		return p.Key()
+	}
+	return p.OwnerKind + "/" + p.Namespace + "/" + p.Owner + "/" + p.Template
+}

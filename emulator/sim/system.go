@@ -43,6 +43,16 @@ var systemDaemonSets = []*daemonSet{
 	{"pdcsi-node", systemSpec("system-node-critical", corev1.Container{Name: "gce-pd-driver", Image: "gke.gcr.io/gcp-compute-persistent-disk-csi-driver", Resources: requests("10m", "20Mi")})},
 }
 
+// daemonSetLabels are each system DaemonSet's pod labels: one map shared by all its pods (a
+// pod's labels are replaced, never changed in place).
+var daemonSetLabels = func() map[string]map[string]string {
+	out := map[string]map[string]string{}
+	for _, ds := range systemDaemonSets {
+		out[ds.name] = map[string]string{"k8s-app": ds.name}
+	}
+	return out
+}()
+
 func systemDaemonSet(name string) *daemonSet {
 	for _, ds := range systemDaemonSets {
 		if ds.name == name {
@@ -115,7 +125,6 @@ func (w *World) startDaemonPods(c *Cluster, n *Node) {
 		if ds.name == "kube-proxy" {
 			name = "kube-proxy-" + n.Name // a static pod, named after its node
 		}
-		w.addPod(c, &Pod{Namespace: "kube-system", Name: name, OwnerKind: OwnerDaemonSet, Owner: ds.name, Node: n.Name,
-			Labels: map[string]string{"k8s-app": ds.name}})
+		w.addPod(c, &Pod{Namespace: "kube-system", Name: name, OwnerKind: OwnerDaemonSet, Owner: ds.name, Node: n.Name, Labels: daemonSetLabels[ds.name]})
 	}
 }

@@ -100,12 +100,27 @@ func strategyFor(p *NodePool) string {
 	return strategySurge
 }
 
+// strategyForChange is the strategy that replaces p's nodes for a change from one spec to
+// another: blue-green covers version, machine type, disk and image changes; a change of the
+// other node-recreating settings alone goes through surge with the pool's surge settings on a
+// blue-green pool too (R-UPG-2).
+func strategyForChange(p *NodePool, from, to NodeSpec) string {
+	s := strategyFor(p)
+	if s == strategyBlueGreen || s == strategyAutoscaledBG {
+		from.Settings, to.Settings = "", ""
+		if from == to {
+			return strategySurge
+		}
+	}
+	return s
+}
+
 // planUpgrade records a node-recreating change on p and returns the operation that runs it.
 func (w *World) planUpgrade(c *Cluster, p *NodePool, target NodeSpec) *Operation {
 	op := w.startOperation(api.OpUpgradeNodes, c, p.Name, true)
 	us := p.UpgradeSettings
 	u := &Upgrade{
-		Op: op.ID, Strategy: strategyFor(p), From: p.Spec, Target: target, StartTime: w.st.Now,
+		Op: op.ID, Strategy: strategyForChange(p, p.Spec, target), From: p.Spec, Target: target, StartTime: w.st.Now,
 		MaxSurge: int(us.MaxSurge), MaxUnavailable: int(us.MaxUnavailable), Drain: surgeDrain,
 		Zones: append([]string(nil), p.Locations...),
 	}
@@ -163,6 +178,9 @@ func describeSpecChange(from, to NodeSpec) string {
 	add("image type", from.ImageType, to.ImageType)
 	add("disk type", from.DiskType, to.DiskType)
 	add("disk size", from.DiskSizeGb, to.DiskSizeGb)
+	if from.Settings != to.Settings {
+		parts = append(parts, "node settings that need new VMs (gVNIC, image streaming, kubelet or Linux configuration, Confidential nodes)")
+	}
 	if len(parts) == 0 {
 		return "the same node configuration"
 	}
@@ -266,9 +284,14 @@ func (w *World) stepSurge(c *Cluster, p *NodePool, op *Operation) {
 // (open false) nodes mid-upgrade finish and no new one starts (R-MW-3).
 func (w *World) stepZone(c *Cluster, p *NodePool, g *InstanceGroup, open bool) bool {
 	u := p.Upgrade
-	var old, readySurge []*Node
+	z := w.surgeView(c, p, g)
+	var readySurge []*Node
 	pendingSurge, surgeUsed, unavailUsed, replacing := 0, 0, 0, 0
-	for _, n := range w.index(c, g).nodes {
+	live := z.inflight[:0]
+	for _, n := range z.inflight {
+		if n.gone {
+			continue
+		}
 		switch n.UpgradeRole {
 		case roleSurge:
 			surgeUsed++
@@ -284,22 +307,22 @@ func (w *World) stepZone(c *Cluster, p *NodePool, g *InstanceGroup, open bool) b
 		case roleRecreate:
 			unavailUsed++
 		default:
-			if n.Spec != u.Target && n.State != NodeDeleting && n.State != NodeDraining {
-				old = append(old, n)
-			}
+			continue // done
 		}
+		live = append(live, n)
 	}
+	z.inflight = live
 	if u.ZoneSize == 0 {
-		u.ZoneSize = len(old)
+		u.ZoneSize = z.oldCount
 	}
 	for _, s := range readySurge {
 		s.UpgradeRole = roleNone
-		if len(old) == 0 {
+		o := z.takeOld(u, false)
+		if o == nil {
 			continue
 		}
-		o := old[0]
-		old = old[1:]
 		o.UpgradeRole = roleReplaced
+		z.inflight = append(z.inflight, o)
 		w.retireNode(c, o, u.Drain, "replaced by surge node "+s.Name)
 	}
 	if !u.Stopping && open {
@@ -307,7 +330,7 @@ func (w *World) stepZone(c *Cluster, p *NodePool, g *InstanceGroup, open bool) b
 		surgeSlots := min(u.MaxSurge, limit)
 		unavailSlots := min(u.MaxUnavailable, limit-surgeSlots)
 		// Old nodes not yet spoken for by a surge node still booting.
-		free := len(old) - pendingSurge
+		free := z.oldCount - pendingSurge
 		created := 0
 		for surgeUsed < surgeSlots && free > 0 {
 			if !w.reserveCapacity(c, p, g.Zone, u.Target, 1) {
@@ -316,6 +339,7 @@ func (w *World) stepZone(c *Cluster, p *NodePool, g *InstanceGroup, open bool) b
 			}
 			n := w.addNode(c, p, g, u.Target)
 			n.UpgradeRole = roleSurge
+			z.inflight = append(z.inflight, n)
 			surgeUsed++
 			free--
 			created++
@@ -325,15 +349,99 @@ func (w *World) stepZone(c *Cluster, p *NodePool, g *InstanceGroup, open bool) b
 			w.timerAt(c, p, w.st.Now)
 		}
 		for unavailUsed < unavailSlots && free > 0 {
-			o := old[len(old)-1]
-			old = old[:len(old)-1]
+			o := z.takeOld(u, true)
 			o.UpgradeRole = roleRecreate
+			z.inflight = append(z.inflight, o)
 			w.retireNode(c, o, u.Drain, "recreating with the new configuration (maxUnavailable)")
 			unavailUsed++
 			free--
 		}
 	}
-	return len(old) == 0 && surgeUsed == 0 && unavailUsed == 0 && replacing == 0
+	return z.oldCount == 0 && surgeUsed == 0 && unavailUsed == 0 && replacing == 0
+}
+
+// surgeZone is a surge upgrade's view of one zone's nodes, kept current as they change so that
+// a step costs what changed, not the size of the zone: the nodes still to upgrade, in group
+// order, and the nodes mid-upgrade (surge, replaced or recreated), in the order they got their
+// role. It is derived (rebuilt from the nodes whenever in doubt) and never saved.
+type surgeZone struct {
+	u *Upgrade
+	// seen: the group's nodes before this index have been looked at.
+	seen int
+	// old holds the nodes still to upgrade, oldest first; oldCount how many of them still are.
+	old      []*Node
+	oldCount int
+	inflight []*Node
+	// dirty: something other than this upgrade changed a node still to upgrade (a repair, a
+	// cordon by hand): the view is rebuilt before the next step.
+	dirty bool
+}
+
+// stillOld says whether n has yet to be upgraded by u.
+func stillOld(n *Node, u *Upgrade) bool {
+	return n.UpgradeRole == roleNone && n.Spec != u.Target && n.State != NodeDeleting && n.State != NodeDraining
+}
+
+// surgeView returns the surge upgrade's view of group g, built or brought up to date.
+func (w *World) surgeView(c *Cluster, p *NodePool, g *InstanceGroup) *surgeZone {
+	ix := w.index(c, g)
+	u := p.Upgrade
+	z := ix.surge
+	if z == nil || z.u != u || z.dirty {
+		z = &surgeZone{u: u}
+		for _, n := range ix.nodes {
+			switch {
+			case stillOld(n, u):
+				z.old = append(z.old, n)
+			case n.UpgradeRole == roleSurge || n.UpgradeRole == roleReplaced || n.UpgradeRole == roleRecreate:
+				z.inflight = append(z.inflight, n)
+			}
+		}
+		z.oldCount, z.seen = len(z.old), len(ix.nodes)
+		ix.surge = z
+		return z
+	}
+	// Nodes that joined the group since: the upgrade's own surge nodes are in inflight already;
+	// any other that needs upgrading is still to do.
+	for _, n := range ix.nodes[z.seen:] {
+		if stillOld(n, u) {
+			z.old = append(z.old, n)
+			z.oldCount++
+		}
+	}
+	z.seen = len(ix.nodes)
+	return z
+}
+
+// takeOld takes the next node to upgrade: the first in group order, or the last (fromEnd).
+func (z *surgeZone) takeOld(u *Upgrade, fromEnd bool) *Node {
+	for len(z.old) > 0 {
+		var n *Node
+		if fromEnd {
+			n, z.old = z.old[len(z.old)-1], z.old[:len(z.old)-1]
+		} else {
+			n, z.old = z.old[0], z.old[1:]
+		}
+		if stillOld(n, u) {
+			z.oldCount--
+			return n
+		}
+	}
+	return nil
+}
+
+// surgeNodeChanged marks a zone's surge view for a rebuild when a node still to upgrade changes
+// for a reason of its own (the upgrade gives its nodes a role before it touches them).
+func (w *World) surgeNodeChanged(c *Cluster, n *Node, what nodeChange) {
+	p := c.Pool(n.Pool)
+	if p == nil || p.Upgrade == nil || n.UpgradeRole != roleNone || n.Spec == p.Upgrade.Target {
+		return
+	}
+	if g := w.groupOf(c, n); g != nil {
+		if ix, ok := w.groups[g]; ok && ix.surge != nil {
+			ix.surge.dirty = true
+		}
+	}
 }
 
 // upgradeInFlight says whether any node of p is mid-upgrade.

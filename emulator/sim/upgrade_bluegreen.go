@@ -35,6 +35,15 @@ const (
 	phaseWaitingToDrain = "WAITING_TO_DRAIN_BLUE_POOL" // v1beta1 only
 )
 
+// How the log says a batch drain and a soak begin and end (BlueGreenBatch, BlueGreenSoak);
+// the operation timeline draws its bands from them.
+const (
+	logBatchDraining = "draining batch "
+	logBatchDrained  = "batch "
+	logBatchSoaking  = "soaking batch "
+	logPoolSoaking   = "soaking the node pool for "
+)
+
 const (
 	evUpgradeTimer = "upgrade.timer"
 	// cordonTime is how long cordoning the blue pool takes.
@@ -108,24 +117,61 @@ func (bg *BlueGreen) isGreen(group string) bool { return contains(bg.Green, grou
 
 // blueNodes lists the live blue nodes of p, by zone then name.
 func (w *World) blueNodes(c *Cluster, p *NodePool) []*Node {
-	var out []*Node
+	v := w.blueView(c, p)
+	out := make([]*Node, 0, len(v.nodes))
+	dead := 0
+	for _, n := range v.nodes {
+		switch {
+		case n.gone:
+			dead++
+		case n.State != NodeDeleting:
+			out = append(out, n)
+		}
+	}
+	if dead > len(v.nodes)/2 {
+		v.nodes = append(v.nodes[:0], out...)
+	}
+	return out
+}
+
+// blueList is a blue-green upgrade's blue nodes sorted once (by zone, then name), kept while
+// no node joins a blue group (nodes leaving are skipped as they go); derived, never saved.
+type blueList struct {
+	u     *Upgrade
+	joins int // nodes that had joined the blue groups when the list was built
+	nodes []*Node
+}
+
+func (w *World) blueView(c *Cluster, p *NodePool) *blueList {
+	if w.blue == nil {
+		w.blue = map[*NodePool]*blueList{}
+	}
+	joins := 0
+	for _, g := range p.Groups {
+		if p.Upgrade.BG.isBlue(g.Name) {
+			joins += w.index(c, g).joins
+		}
+	}
+	if v := w.blue[p]; v != nil && v.u == p.Upgrade && v.joins == joins {
+		return v
+	}
+	v := &blueList{u: p.Upgrade, joins: joins}
 	for _, g := range p.Groups {
 		if !p.Upgrade.BG.isBlue(g.Name) {
 			continue
 		}
 		for _, name := range g.Nodes {
-			if n := c.Nodes[name]; n.State != NodeDeleting {
-				out = append(out, n)
-			}
+			v.nodes = append(v.nodes, c.Nodes[name])
 		}
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Zone != out[j].Zone {
-			return out[i].Zone < out[j].Zone
+	sort.Slice(v.nodes, func(i, j int) bool {
+		if v.nodes[i].Zone != v.nodes[j].Zone {
+			return v.nodes[i].Zone < v.nodes[j].Zone
 		}
-		return out[i].Name < out[j].Name
+		return v.nodes[i].Name < v.nodes[j].Name
 	})
-	return out
+	w.blue[p] = v
+	return v
 }
 
 // timerAt runs the pool's upgrade again at t.
@@ -215,7 +261,7 @@ func (w *World) stepBlueGreen(c *Cluster, p *NodePool, op *Operation) {
 				soak := w.startSoak(c, p, bg.PoolSoak)
 				bg.DeletionStart = bg.PhaseUntil
 				if soak > 0 || bg.PoolSoak == 0 { // not skipped by R-BG-4's cap
-					w.record("BlueGreenSoak", c, p.Name, "", u.Op, "soaking the node pool for %s; blue pool deletion starts at %s", soak, bg.DeletionStart.Format(time.RFC3339))
+					w.record("BlueGreenSoak", c, p.Name, "", u.Op, logPoolSoaking+"%s; blue pool deletion starts at %s", soak, bg.DeletionStart.Format(time.RFC3339))
 				}
 			}
 			if w.st.Now.Before(bg.PhaseUntil) {
@@ -325,41 +371,45 @@ func (w *World) createGreen(c *Cluster, p *NodePool) bool {
 func (w *World) drainBlueBatches(c *Cluster, p *NodePool) bool {
 	u := p.Upgrade
 	bg := u.BG
-	var todo, draining []*Node
-	for _, n := range w.blueNodes(c, p) {
+	// The next batch, and how many blue nodes are left to drain (none may be draining).
+	var batch []*Node
+	left := 0
+	for _, n := range w.blueView(c, p).nodes {
+		if n.gone || n.State == NodeDeleting {
+			continue
+		}
 		switch n.UpgradeRole {
 		case roleBlue:
-			draining = append(draining, n)
+			return false
 		case roleNone:
-			todo = append(todo, n)
+			if left < bg.BatchSize {
+				batch = append(batch, n)
+			}
+			left++
 		}
-	}
-	if len(draining) > 0 {
-		return false
 	}
 	if bg.BatchOpen {
 		bg.BatchOpen = false
 		bg.Batches++
-		w.record("BlueGreenBatch", c, p.Name, "", u.Op, "batch %d drained; %d blue nodes left", bg.Batches, len(todo))
+		w.record("BlueGreenBatch", c, p.Name, "", u.Op, logBatchDrained+"%d drained; %d blue nodes left", bg.Batches, left)
 		// R-BG-4: every drained batch soaks, the last one too; then the node pool soaks.
 		if soak := w.startSoak(c, p, bg.BatchSoak); soak > 0 {
-			w.record("BlueGreenBatch", c, p.Name, "", u.Op, "soaking batch %d for %s", bg.Batches, soak)
+			w.record("BlueGreenBatch", c, p.Name, "", u.Op, logBatchSoaking+"%d for %s", bg.Batches, soak)
 		}
 	}
 	if w.st.Now.Before(bg.PhaseUntil) {
 		return false
 	}
 	w.endSoak(c, p)
-	if len(todo) == 0 {
+	if left == 0 {
 		return true
 	}
-	batch := todo[:min(bg.BatchSize, len(todo))]
 	bg.BatchOpen = true
 	names := make([]string, len(batch))
 	for i, n := range batch {
 		names[i] = n.Name
 	}
-	w.record("BlueGreenBatch", c, p.Name, "", u.Op, "draining batch %d: %v", bg.Batches+1, names)
+	w.record("BlueGreenBatch", c, p.Name, "", u.Op, logBatchDraining+"%d: %v", bg.Batches+1, names)
 	for _, n := range batch {
 		n.UpgradeRole = roleBlue
 		w.startDrain(c, n, blueBatchDrain, "blue-green batch drain")
@@ -437,8 +487,8 @@ func (w *World) blueGreenETA(c *Cluster, p *NodePool) time.Time {
 	batchesLeft := 0
 	if bg.BatchSize > 0 {
 		left := 0
-		for _, n := range w.blueNodes(c, p) {
-			if n.UpgradeRole != roleDrained {
+		for _, n := range w.blueView(c, p).nodes {
+			if !n.gone && n.State != NodeDeleting && n.UpgradeRole != roleDrained {
 				left++
 			}
 		}

@@ -86,10 +86,12 @@ func (w *World) RollbackNodePool(project, location, cluster, name string, req *a
 		from := u.BG.Phase
 		u.Op, u.Paused, u.Rollback, u.Drain = op.ID, false, true, drain
 		u.From, u.Target = u.Target, u.From
-		u.BG.Phase, u.BG.Deleting = phaseRollback, false
+		u.BG.Deleting = false
 		p.Status = PoolReconciling
 		op.Detail = "Rolling back the blue-green upgrade of node pool " + p.Name + " from phase " + from
 		w.record("UpgradeRollback", c, p.Name, "", op.ID, "rolling back the blue-green upgrade of %s from phase %s: blue uncordoned, green drained (respectPdb=%v) and deleted", p.Name, from, respectPDB)
+		// Logged as every phase is, so that the log (and the timeline) shows where it went.
+		w.enterPhase(c, p, phaseRollback, "from phase %s", from)
 		return op, nil
 	}
 	last := p.LastUpgrade

@@ -67,9 +67,9 @@ func newSurgeObserver(w *World, c *Cluster, pool string, surge, unavail int, spo
 
 // follow reads the log entries the last event added.
 func (o *surgeObserver) follow(w *World) {
-	entries := w.st.Log.Entries
-	for i := len(entries) - 1; i >= 0 && entries[i].Seq > o.seq; i-- {
-		defer o.apply(&entries[i]) // deferred calls run oldest first
+	log := &w.st.Log
+	for i := log.Len() - 1; i >= 0 && log.At(i).Seq > o.seq; i-- {
+		defer o.apply(log.At(i)) // deferred calls run oldest first
 	}
 	o.seq = w.st.Log.LastSeq
 }

@@ -1,7 +1,10 @@
 package sim
 
 import (
+	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -894,6 +897,87 @@ func TestFinishedUpgradeOperationShowsNoStaleProgress(t *testing.T) {
 						t.Fatalf("finished operation keeps the position metric %s=%q", m.Name, m.StringValue)
 					}
 				}
+			}
+		})
+	}
+}
+
+// R-UPG-1, R-UPG-2: gVNIC, image streaming, kubelet and Linux node configuration and
+// Confidential nodes can only change on new VMs: a change replaces every node through the
+// pool's surge settings, on a blue-green pool too; the same settings sent again, or a switch
+// sent off that was never on, replace nothing.
+func TestSettingsThatNeedNewVMsRecreateNodesThroughSurge(t *testing.T) {
+	one := int32(1)
+	for _, tc := range []struct {
+		name     string
+		settings *api.UpgradeSettings
+	}{
+		{"surge pool", &api.UpgradeSettings{MaxSurge: 1}},
+		{"blue-green pool", &api.UpgradeSettings{Strategy: api.StrategyBlueGreen, MaxSurge: 1, BlueGreenSettings: &api.BlueGreenSettings{
+			StandardRolloutPolicy: &api.StandardRolloutPolicy{BatchNodeCount: &one}, NodePoolSoakDuration: "600s"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w, c, _, _ := upgradeCluster(t, &api.NodePool{Name: "pool-a", InitialNodeCount: 3, UpgradeSettings: tc.settings})
+			p := c.Pool("pool-a")
+			update := func(extra string) *Operation {
+				t.Helper()
+				req := &api.UpdateNodePoolRequest{}
+				if err := json.Unmarshal([]byte(extra), req); err != nil {
+					t.Fatal(err)
+				}
+				op, err := w.UpdateNodePool("proj", "us-central1-a", "c1", "pool-a", req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return op
+			}
+			names := func() []string { return slices.Sorted(maps.Keys(c.Nodes)) }
+
+			// A switch sent off that was never on changes nothing.
+			before := names()
+			op := update(`{"gvnic": {"enabled": false}}`)
+			runOp(t, w, op, time.Hour)
+			if got := names(); !slices.Equal(got, before) || len(mustEvents(w, "UpgradeStarted")) != 0 {
+				t.Fatalf("gvnic off on a pool without it replaced nodes %v -> %v", before, got)
+			}
+
+			op = update(`{"gvnic": {"enabled": true}, "kubeletConfig": {"cpuManagerPolicy": "static", "cpuCfsQuota": true}}`)
+			peak := 0
+			for i := 0; i < 2000 && op.Status != api.OpStatusDone; i++ {
+				w.RunUntil(w.Now().Add(time.Second))
+				vms := 0
+				for _, n := range c.Nodes {
+					if n.Pool == "pool-a" {
+						vms++
+					}
+				}
+				peak = max(peak, vms)
+			}
+			if op.Status != api.OpStatusDone || op.ErrorCode != 0 || op.Type != api.OpUpgradeNodes {
+				t.Fatalf("%s %s: %q", op.Type, op.Status, op.StatusMessage)
+			}
+			started := mustEvents(w, "UpgradeStarted")
+			if len(started) != 1 || !strings.HasPrefix(started[0].Message, "surge upgrade") || !strings.Contains(started[0].Message, "node settings that need new VMs") {
+				t.Fatalf("UpgradeStarted %v, want one surge upgrade of the node settings (R-UPG-1, R-UPG-2)", started)
+			}
+			if peak != 4 {
+				t.Fatalf("peak %d VMs in the pool, want 3 + maxSurge 1 (R-SURGE-2)", peak)
+			}
+			after := names()
+			for _, n := range after {
+				if slices.Contains(before, n) {
+					t.Fatalf("node %s was kept through a change of gVNIC and kubelet configuration; nodes %v -> %v", n, before, after)
+				}
+				if c.Nodes[n].Spec != p.Spec || p.Spec.Settings == "" {
+					t.Fatalf("node %s runs %+v, want the pool's %+v", n, c.Nodes[n].Spec, p.Spec)
+				}
+			}
+
+			// The same settings again, spelled otherwise, replace nothing.
+			op = update(`{"kubeletConfig": {"cpuCfsQuota": true, "cpuManagerPolicy": "static"}, "gvnic": {"enabled": true}}`)
+			runOp(t, w, op, time.Hour)
+			if got := names(); !slices.Equal(got, after) || len(mustEvents(w, "UpgradeStarted")) != 1 {
+				t.Fatalf("the same settings sent again replaced nodes %v -> %v", after, got)
 			}
 		})
 	}

@@ -202,7 +202,48 @@ func TestSchedulerProfiles(t *testing.T) {
 			if len(nodes) < tc.minNodes || len(nodes) > tc.maxNodes {
 				t.Fatalf("%s: 4 pods on %d nodes, want %d..%d", tc.profile, len(nodes), tc.minNodes, tc.maxNodes)
 			}
+			// Under optimize-utilization GKE gives pods that name no scheduler its own.
+			want := corev1.DefaultSchedulerName
+			if tc.profile == api.ProfileOptimizeUtilization {
+				want = OptimizeUtilizationScheduler
+			}
+			for _, p := range c.Pods {
+				if p.Owner == "web" {
+					if got := w.renderPod(c, p).Spec.SchedulerName; got != want {
+						t.Fatalf("%s: pod %s has scheduler %q, want %q", tc.profile, p.Name, got, want)
+					}
+				}
+			}
 		})
+	}
+}
+
+// R-CA-8: the scheduler name is GKE's at a pod's creation: pods created before the profile
+// became optimize-utilization keep the default scheduler (and are spread), and a pod naming its
+// own scheduler keeps it.
+func TestOptimizeUtilizationSchedulerAtCreation(t *testing.T) {
+	w, c := workloadCluster(t, "e2-standard-8", 4)
+	mustCreateDeployment(t, w, c, deployment("before", 4, "250m"))
+	advance(w, time.Minute)
+	c.AutoscalingProfile = api.ProfileOptimizeUtilization
+	mustCreateDeployment(t, w, c, deployment("custom", 1, "250m", func(d *appsv1.Deployment) {
+		d.Spec.Template.Spec.SchedulerName = "my-scheduler"
+	}))
+	mustCreateDeployment(t, w, c, deployment("after", 4, "250m"))
+	advance(w, time.Minute)
+	spread := map[string]map[string]bool{}
+	for _, p := range c.Pods {
+		if spread[p.Owner] == nil {
+			spread[p.Owner] = map[string]bool{}
+		}
+		spread[p.Owner][p.Node] = true
+		want := map[string]string{"before": corev1.DefaultSchedulerName, "custom": "my-scheduler", "after": OptimizeUtilizationScheduler}[p.Owner]
+		if got := w.renderPod(c, p).Spec.SchedulerName; want != "" && got != want {
+			t.Fatalf("pod %s: scheduler %q, want %q", p.Name, got, want)
+		}
+	}
+	if len(spread["before"]) < 3 || len(spread["after"]) != 1 {
+		t.Fatalf("nodes used: before %d (spread), after %d (packed onto one)", len(spread["before"]), len(spread["after"]))
 	}
 }
 

@@ -61,6 +61,8 @@ type World struct {
 	maint map[string]*maintenanceCache
 	// svcs holds each cluster's derived Service index (services.go), rebuilt on demand.
 	svcs map[*Cluster]*svcIndex
+	// blue holds each blue-green upgrade's sorted blue nodes (upgrade_bluegreen.go), rebuilt on demand.
+	blue map[*NodePool]*blueList
 	// hooks are the controllers' callbacks on node and pod changes (lifecycle.go).
 	hooks hooks
 	// feeds are the clusters' change feeds (changefeed.go); dirtyFeeds the clusters with
@@ -129,10 +131,14 @@ func Restore(st *State) (*World, error) {
 	}
 	st.Queue.Init()
 	w.init()
-	for _, it := range st.Queue.Items {
-		if _, ok := w.handlers[it.Value.Kind]; !ok {
-			return nil, fmt.Errorf("the saved state is inconsistent, so it is not loaded: a scheduled event has kind %q, which this gkesim does not know", it.Value.Kind)
+	var unknown string
+	st.Queue.Each(func(_ time.Time, ev Event) {
+		if _, ok := w.handlers[ev.Kind]; !ok && unknown == "" {
+			unknown = ev.Kind
 		}
+	})
+	if unknown != "" {
+		return nil, fmt.Errorf("the saved state is inconsistent, so it is not loaded: a scheduled event has kind %q, which this gkesim does not know", unknown)
 	}
 	w.buildIndexes()
 	return w, nil
@@ -197,11 +203,11 @@ func (w *World) schedule(d time.Duration, ev Event) {
 // they queued rebuild that memory from the queue).
 func (w *World) queuedFor(c *Cluster, fn func(Event)) {
 	key := c.Key()
-	for _, it := range w.st.Queue.Items {
-		if it.Value.Cluster == key {
-			fn(it.Value)
+	w.st.Queue.Each(func(_ time.Time, ev Event) {
+		if ev.Cluster == key {
+			fn(ev)
 		}
-	}
+	})
 }
 
 // NextEventAt is when the next scheduled step is due.
@@ -273,6 +279,15 @@ func (w *World) randHex(n int) string {
 		b[i] = byte(w.rng.UintN(256))
 	}
 	return hex.EncodeToString(b)[:n]
+}
+
+// randUint32 returns four random bytes, drawn as randHex(8) draws them.
+func (w *World) randUint32() uint32 {
+	var v uint32
+	for range 4 {
+		v = v<<8 | uint32(w.rng.UintN(256))
+	}
+	return v
 }
 
 // randAlnum returns n random characters from [a-z0-9], as GKE node name suffixes use.

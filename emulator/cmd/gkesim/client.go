@@ -78,12 +78,22 @@ func (c *client) call(method, path string, query url.Values, body, out any) erro
 	return json.Unmarshal(b, out)
 }
 
-func (c *client) unreachable(err error) error {
-	if errors.Is(err, syscall.ECONNREFUSED) {
-		return fmt.Errorf("cannot reach the emulator at %s: is `gkesim serve` running? Set --endpoint or GKESIM_ENDPOINT to its address", c.base)
-	}
-	return fmt.Errorf("cannot reach the emulator at %s: %w", c.base, err)
+func (c *client) unreachable(err error) error { return &unreachableError{base: c.base, err: err} }
+
+// unreachableError is a request that got no HTTP answer at all.
+type unreachableError struct {
+	base string
+	err  error
 }
+
+func (e *unreachableError) Error() string {
+	if errors.Is(e.err, syscall.ECONNREFUSED) {
+		return fmt.Sprintf("cannot reach the emulator at %s (connection refused): start it with `gkesim serve`, or set --endpoint or GKESIM_ENDPOINT to where it listens", e.base)
+	}
+	return fmt.Sprintf("cannot reach the emulator at %s: %v", e.base, e.err)
+}
+
+func (e *unreachableError) Unwrap() error { return e.err }
 
 // print writes v as YAML (default) or JSON.
 func (g *globals) print(v any) error {

@@ -95,12 +95,13 @@ func (g *globals) printEvent(ev *api.Event) {
 		fmt.Fprintln(g.out, string(b))
 		return
 	}
+	// LOCATION/CLUSTER: two clusters of one name in two locations stay apart.
 	where := ev.Cluster
-	if i := strings.LastIndex(where, "/clusters/"); i >= 0 {
-		where = where[i+len("/clusters/"):]
+	if _, rest, ok := strings.Cut(where, "/locations/"); ok {
+		where = strings.Replace(rest, "/clusters/", "/", 1)
 	}
 	if ev.NodePool != "" {
 		where += "/" + ev.NodePool
 	}
-	fmt.Fprintf(g.out, "%s  %-20s %-22s %s\n", ev.Time, ev.Type, where, ev.Message)
+	fmt.Fprintf(g.out, "%s  %-20s %-32s %s\n", ev.Time, ev.Type, where, ev.Message)
 }

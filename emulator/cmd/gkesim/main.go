@@ -13,8 +13,17 @@ import (
 // Set by the release build.
 var version = "dev"
 
+// image is "true" in the container image's build (.goreleaser.yml, kos): the image's entrypoint
+// is the bare binary, so there gkesim without arguments runs `serve`, listening on every
+// interface of the container (GKESIM_LISTEN or --listen say otherwise).
+var image = ""
+
 func main() {
-	if err := newRootCmd(os.Stdout, os.Stderr).Execute(); err != nil {
+	cmd := newRootCmd(os.Stdout, os.Stderr)
+	if image == "true" && len(os.Args) == 1 {
+		cmd.SetArgs([]string{"serve"})
+	}
+	if err := cmd.Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "ERROR:", err)
 		os.Exit(1)
 	}
@@ -58,6 +67,6 @@ func newRootCmd(out, errOut io.Writer) *cobra.Command {
 			g.token = os.Getenv("GKESIM_AUTH_TOKEN")
 		}
 	}
-	root.AddCommand(newServeCmd(out, errOut), newClockCmd(g), newEventsCmd(g), newContainerCmd(g))
+	root.AddCommand(newServeCmd(out, errOut), newWaitCmd(g), newClockCmd(g), newEventsCmd(g), newContainerCmd(g))
 	return root
 }

@@ -132,8 +132,8 @@ func TestContainerAndEventsCommands(t *testing.T) {
 		t.Errorf("events --cluster cli:\n%s\nwant the cli cluster's events only", events)
 	}
 	for _, l := range lines {
-		if !strings.Contains(l, " cli") {
-			t.Errorf("events --cluster cli printed a line of another cluster: %s", l)
+		if !strings.Contains(l, " us-central1-a/cli") {
+			t.Errorf("events --cluster cli printed a line without the cluster's location and name (us-central1-a/cli): %s", l)
 		}
 	}
 	jsonLines := strings.Split(strings.TrimSpace(mustGkesim(t, url, "events", "--cluster", "cli", "--type", "ClusterRunning", "--format", "json")), "\n")
@@ -154,6 +154,14 @@ func TestContainerAndEventsCommands(t *testing.T) {
 	}
 	if !strings.HasPrefix(rows[2], "other ") || !strings.Contains(rows[2], "us-east1-b") {
 		t.Errorf("clusters list row for other: %q", rows[2])
+	}
+
+	// Two clusters of one name in two locations: each line says which.
+	createCluster(t, url, "us-east1-b", "cli")
+	mustGkesim(t, url, "clock", "advance", "1h")
+	both := mustGkesim(t, url, "events", "--cluster", "cli", "--type", "ClusterRunning")
+	if !strings.Contains(both, " us-central1-a/cli ") || !strings.Contains(both, " us-east1-b/cli ") {
+		t.Errorf("events of two clusters named cli:\n%s\nwant each line to name its location", both)
 	}
 }
 

@@ -1,20 +1,21 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
-	"net/url"
+	neturl "net/url"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator"
-	"github.com/gkesim/terraform-provider-gkesim/emulator/sim"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/cmd/gkesim/internal/serveconfig"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/store"
 )
 
@@ -24,7 +25,7 @@ func exposureWarning(base, token string) string {
 	if token != "" {
 		return ""
 	}
-	if u, err := url.Parse(base); err == nil {
+	if u, err := neturl.Parse(base); err == nil {
 		host := u.Hostname()
 		if ip := net.ParseIP(host); host == "localhost" || ip != nil && ip.IsLoopback() {
 			return ""
@@ -34,103 +35,150 @@ func exposureWarning(base, token string) string {
 		"change and delete clusters. Set --auth-token (or GKESIM_AUTH_TOKEN), or listen on 127.0.0.1.", base)
 }
 
+// imageListen is where the container image's gkesim listens by default: every interface of the
+// container, since clients reach it through a published port.
+const imageListen = "0.0.0.0:8790"
+
 func newServeCmd(out, errOut io.Writer) *cobra.Command {
-	var (
-		listen, startTime, dataDir, logLevel string
-		authToken, advertiseURL              string
-		timeScale                            float64
-		seed                                 uint64
-		checkpointBytes                      int64
-		checkpointEvents                     int
-	)
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run the emulator",
 		Long: `Run the emulator: the GKE v1 REST API (and v1beta1) under /v1, each cluster's Kubernetes-shaped
-API under /k8s/..., a read-only Compute view under /compute/v1, and the emulator's clock and
-event log under /emulator/v1. It stops cleanly on SIGINT or SIGTERM.`,
+API under /k8s/..., a read-only Compute view under /compute/v1, the emulator's clock and
+event log under /emulator/v1, and a web console under /ui/ (open it in a browser). It stops
+cleanly on SIGINT or SIGTERM.
+
+Once it listens it prints its address, among others in a line GKESIM_ENDPOINT=URL (for
+scripts: sed -n 's/^GKESIM_ENDPOINT=//p'), and writes it to --addr-file if given. Every flag
+can come from an environment variable instead (GKESIM_ and the flag's name: GKESIM_LISTEN,
+GKESIM_TIME_SCALE, ...); a flag given on the command line wins.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			var level slog.Level
-			if err := level.UnmarshalText([]byte(logLevel)); err != nil {
-				return fmt.Errorf("--log-level %q: use debug, info, warn or error", logLevel)
-			}
-			log := slog.New(slog.NewTextHandler(errOut, &slog.HandlerOptions{Level: level}))
-			if !(timeScale >= 0 && timeScale <= sim.MaxTimeScale) {
-				return fmt.Errorf("--time-scale %g: must be 0 (frozen clock) or positive, at most %d emulated seconds per wall second (use `gkesim clock advance` to jump further)", timeScale, sim.MaxTimeScale)
-			}
-			if authToken == "" {
-				authToken = os.Getenv("GKESIM_AUTH_TOKEN")
-			}
-			opts := emulator.Options{TimeScale: timeScale, Seed: seed, Logger: log, AuthToken: authToken, AdvertiseURL: advertiseURL,
-				// A resumed state keeps the time scale it was saved with, unless the flag says otherwise.
-				ResumeTimeScale: !cmd.Flags().Changed("time-scale"),
-				CheckpointBytes: checkpointBytes, CheckpointEvents: checkpointEvents}
-			if startTime != "" {
-				t, err := time.Parse(time.RFC3339, startTime)
-				if err != nil {
-					return fmt.Errorf("--start-time %q: use RFC 3339, e.g. 2026-11-02T10:00:00Z", startTime)
-				}
-				opts.Start = t
-			}
-			if dataDir != "" {
-				d, err := store.NewDir(dataDir)
-				if err != nil {
-					return err
-				}
-				opts.Store = d
-			}
-			e, err := emulator.New(opts)
-			if err != nil {
-				return err
-			}
-			url, err := e.Listen(listen)
-			if err != nil {
-				e.Close()
-				return err
-			}
-			state := "in memory"
-			if dataDir != "" {
-				state = "in " + dataDir
-				if e.Resumed {
-					state += fmt.Sprintf(" (resumed, %d journal records replayed)", e.Replayed)
-				}
-			}
-			timeScale = e.TimeScale()
-			clock := fmt.Sprintf("%gx", timeScale)
-			if timeScale == 0 {
-				clock = "frozen (POST /emulator/v1/clock:advance moves it)"
-			}
-			fmt.Fprintf(out, "gkesim %s serving on %s\n  GKE API:  %s/v1/projects/PROJECT/locations/LOCATION/clusters\n  clock:    %s, seed %d, state %s\n",
-				version, url, url, clock, seed, state)
-			fmt.Fprintf(out, "  use it:   export GKESIM_ENDPOINT=%s\n", url)
-			if authToken != "" {
-				fmt.Fprintln(out, "  auth:     every request but /healthz needs Authorization: Bearer <token> (clients read GKESIM_AUTH_TOKEN);\n"+
-					"            TLS on the same port for kubectl (get-credentials writes the emulator's CA)")
-			}
-			if w := exposureWarning(url, authToken); w != "" {
-				fmt.Fprintln(errOut, w)
-			}
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			<-ctx.Done()
-			fmt.Fprintln(out, "gkesim: shutting down")
-			return e.Close()
-		},
 	}
-	f := cmd.Flags()
-	f.StringVar(&listen, "listen", emulator.DefaultListen, "address to listen on (port 0 picks a free port)")
-	f.Float64Var(&timeScale, "time-scale", emulator.DefaultTimeScale, "emulated seconds per wall second; 0 freezes the clock")
-	f.Uint64Var(&seed, "seed", 1, "seed for names, ids, addresses and timing jitter")
-	f.StringVar(&startTime, "start-time", "", "emulated time to start at, RFC 3339 (default: now)")
-	f.StringVar(&dataDir, "data-dir", "", "keep the state in this directory across restarts, every acknowledged change on disk (default: in memory)")
-	f.StringVar(&logLevel, "log-level", "info", "debug, info, warn or error")
-	f.StringVar(&authToken, "auth-token", "", "require Authorization: Bearer TOKEN on every route but /healthz (default: env GKESIM_AUTH_TOKEN)")
-	f.StringVar(&advertiseURL, "advertise-url", "", "base URL clients reach the emulator at, behind a proxy: links (selfLink, cluster endpoints) are built from it")
-	// Checkpoint policy, for tests of the store (a checkpoint every few records exercises compaction).
-	f.Int64Var(&checkpointBytes, "checkpoint-bytes", 0, "take a checkpoint after this many journal bytes (default 32 MiB)")
-	f.IntVar(&checkpointEvents, "checkpoint-events", 0, "take a checkpoint after this many simulation events (default 200000)")
-	_ = f.MarkHidden("checkpoint-bytes")
-	_ = f.MarkHidden("checkpoint-events")
+	flags := serveconfig.Register(cmd.Flags())
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		cfg, err := flags.Resolve(serveEnv(os.Getenv))
+		if err != nil {
+			return err
+		}
+		return serve(cmd, cfg, out, errOut)
+	}
 	return cmd
+}
+
+// serveEnv is the environment serve reads; in the container image, GKESIM_LISTEN defaults to
+// every interface.
+func serveEnv(getenv func(string) string) func(string) string {
+	if image != "true" {
+		return getenv
+	}
+	return func(k string) string {
+		if v := getenv(k); v != "" || k != "GKESIM_LISTEN" {
+			return v
+		}
+		return imageListen
+	}
+}
+
+func serve(cmd *cobra.Command, cfg serveconfig.Config, out, errOut io.Writer) error {
+	log := slog.New(slog.NewTextHandler(errOut, &slog.HandlerOptions{Level: cfg.LogLevel}))
+	opts := emulator.Options{TimeScale: cfg.TimeScale, Seed: cfg.Seed, Start: cfg.Start, Logger: log,
+		AuthToken: cfg.AuthToken, AdvertiseURL: cfg.AdvertiseURL,
+		// A resumed state keeps the time scale it was saved with, unless told otherwise.
+		ResumeTimeScale: !cfg.TimeScaleGiven,
+		CheckpointBytes: cfg.CheckpointBytes, CheckpointEvents: cfg.CheckpointEvents}
+	// A file left by an earlier run must not send `gkesim wait` to an address nobody serves.
+	if cfg.AddrFile != "" {
+		if err := os.Remove(cfg.AddrFile); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("--addr-file %s: %w", cfg.AddrFile, err)
+		}
+	}
+	if cfg.DataDir != "" {
+		d, err := store.NewDir(cfg.DataDir)
+		if err != nil {
+			return err
+		}
+		opts.Store = d
+	}
+	e, err := emulator.New(opts)
+	if err != nil {
+		return err
+	}
+	url, err := e.Listen(cfg.Listen)
+	if err != nil {
+		e.Close()
+		if errors.Is(err, syscall.EADDRINUSE) {
+			return fmt.Errorf("cannot listen on %s: the address is in use (another gkesim serve?); stop what listens there, or use --listen 127.0.0.1:0 for a free port and --addr-file FILE to learn it", cfg.Listen)
+		}
+		return fmt.Errorf("cannot listen on %s: %w", cfg.Listen, err)
+	}
+	// Clients on this host reach a listener on every interface through loopback.
+	endpoint, where := clientURL(url)
+	if cfg.AddrFile != "" {
+		if err := writeAddrFile(cfg.AddrFile, endpoint); err != nil {
+			e.Close()
+			return err
+		}
+		defer os.Remove(cfg.AddrFile)
+	}
+	state := "in memory"
+	if cfg.DataDir != "" {
+		state = "in " + cfg.DataDir
+		if e.Resumed {
+			state += fmt.Sprintf(" (resumed, %d journal records replayed)", e.Replayed)
+		}
+	}
+	timeScale := e.TimeScale()
+	clock := fmt.Sprintf("%gx", timeScale)
+	if timeScale == 0 {
+		clock = "frozen (POST /emulator/v1/clock:advance moves it)"
+	}
+	fmt.Fprintf(out, "gkesim %s serving on %s%s\n  GKE API:  %s/v1/projects/PROJECT/locations/LOCATION/clusters\n  console:  %s/ui/\n  clock:    %s, seed %d, state %s\n",
+		version, url, where, endpoint, endpoint, clock, cfg.Seed, state)
+	if cfg.AuthToken != "" {
+		fmt.Fprintln(out, "  auth:     every request but /healthz needs Authorization: Bearer <token> (clients read GKESIM_AUTH_TOKEN);\n"+
+			"            TLS on the same port for kubectl (get-credentials writes the emulator's CA)")
+	}
+	fmt.Fprintf(out, "GKESIM_ENDPOINT=%s\n", endpoint)
+	if w := exposureWarning(url, cfg.AuthToken); w != "" {
+		fmt.Fprintln(errOut, w)
+	}
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	<-ctx.Done()
+	fmt.Fprintln(out, "gkesim: shutting down")
+	return e.Close()
+}
+
+// clientURL is the URL clients on this host use for a listener at url: the same, or for a
+// listener on every interface (0.0.0.0 or [::]), loopback at its port. where says which.
+func clientURL(url string) (endpoint, where string) {
+	u, err := neturl.Parse(url)
+	if err != nil {
+		return url, ""
+	}
+	if ip := net.ParseIP(u.Hostname()); ip == nil || !ip.IsUnspecified() {
+		return url, ""
+	}
+	return "http://" + net.JoinHostPort("127.0.0.1", u.Port()), " (every interface)"
+}
+
+// writeAddrFile writes url to path whole or not at all (a reader polling for the file never
+// sees half an address).
+func writeAddrFile(path, url string) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".gkesim-addr-*")
+	if err != nil {
+		return fmt.Errorf("--addr-file %s: %w", path, err)
+	}
+	_, err = tmp.WriteString(url + "\n")
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("--addr-file %s: %w", path, err)
+	}
+	return nil
 }

@@ -173,8 +173,20 @@ type upgradeStatus struct {
 	NodesTotal            int64  `json:"nodesTotal"`
 	BluePoolDeletionStart string `json:"bluePoolDeletionStartTime,omitempty"`
 	Now                   string `json:"now"`
+	// LastUpgrade is the pool's last finished upgrade, when none runs.
+	LastUpgrade *finishedUpgrade `json:"lastUpgrade,omitempty"`
 	// Zones counts the pool's Ready nodes per zone and version.
 	Zones map[string]map[string]int `json:"zones"`
+}
+
+// finishedUpgrade is an UPGRADE_NODES operation that is done.
+type finishedUpgrade struct {
+	Operation string `json:"operation"`
+	StartTime string `json:"startTime"`
+	EndTime   string `json:"endTime"`
+	// Detail says what was done: nodes upgraded and how long, or that it was cancelled.
+	Detail string `json:"detail,omitempty"`
+	Error  string `json:"error,omitempty"`
 }
 
 var (
@@ -229,6 +241,13 @@ func (g *globals) fetchUpgradeStatus(f *poolFlags, name string) (*upgradeStatus,
 		info = p.UpdateInfo.BlueGreenInfo
 	}
 	st.InProgress, st.Paused = running != nil, info != nil && running == nil
+	if last != nil && running == nil && !st.Paused {
+		st.LastUpgrade = &finishedUpgrade{Operation: last.Name, StartTime: toSeconds(last.StartTime), EndTime: toSeconds(last.EndTime),
+			Detail: last.Detail, Error: last.StatusMessage}
+		if last.Error != nil && last.Error.Message != "" {
+			st.LastUpgrade.Error = last.Error.Message
+		}
+	}
 	op := running
 	if st.Paused {
 		op = last
@@ -357,6 +376,11 @@ func (st *upgradeStatus) render(w io.Writer) {
 	}
 	line("ETA", eta)
 	line("blue pool deletion", st.BluePoolDeletionStart)
+	if lu := st.LastUpgrade; lu != nil {
+		line("last upgrade", fmt.Sprintf("%s, %s to %s", lu.Operation, lu.StartTime, lu.EndTime))
+		line("  what it did", lu.Detail)
+		line("  error", lu.Error)
+	}
 	var zones []string
 	versions := map[string]bool{}
 	for z, vs := range st.Zones {
@@ -387,16 +411,18 @@ func (st *upgradeStatus) render(w io.Writer) {
 
 func newUpgradeStatusCmd(g *globals) *cobra.Command {
 	var f poolFlags
-	var watch bool
+	var watch, next bool
 	var timeout, interval time.Duration
 	cmd := &cobra.Command{
 		Use:   "upgrade-status NAME",
 		Short: "Show a node pool's upgrade: strategy, phase, nodes per zone and version, ETA (--watch to follow it)",
 		Long: `Show where a node pool's upgrade is: its strategy and settings, the blue-green phase or the
 surge zone, nodes done of total, the ETA (emulated time) and, per zone, the Ready nodes on each
-version. With --watch it prints the status again whenever it changes, until no upgrade operation
-of the pool runs (done, cancelled, failed), --timeout passes or Ctrl-C; started before an
-upgrade (say, just before terraform apply), it waits for one to begin.`,
+version; when none runs, the last finished upgrade and what it did. With --watch it prints the
+status again whenever it changes, until no upgrade operation of the pool runs (done, cancelled,
+failed), --timeout passes or Ctrl-C. Started when no upgrade runs, --watch shows the last one
+and returns; with --next (or for a pool never upgraded) it waits for the next to begin (start
+it just before terraform apply).`,
 		Example: `  gkesim container node-pools upgrade-status pool-a --cluster demo --location us-central1 --watch`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -404,6 +430,7 @@ upgrade (say, just before terraform apply), it waits for one to begin.`,
 			defer stop()
 			deadline := time.Now().Add(timeout)
 			last, seen, waitSaid := "", false, false
+			first, before := true, "" // before: the last finished upgrade when the watch began
 			for {
 				st, err := g.fetchUpgradeStatus(&f, args[0])
 				if err != nil {
@@ -434,6 +461,17 @@ upgrade (say, just before terraform apply), it waits for one to begin.`,
 				if !watch || st.Paused || (!st.InProgress && seen) {
 					return nil
 				}
+				if first {
+					if st.LastUpgrade != nil {
+						before = st.LastUpgrade.Operation
+					}
+					first = false
+				}
+				// Nothing runs: show the last finished upgrade, unless told to wait for the
+				// next; an upgrade that began and ended between two reads is the next.
+				if !st.InProgress && st.LastUpgrade != nil && (!next || st.LastUpgrade.Operation != before) {
+					return nil
+				}
 				if !st.InProgress && !waitSaid {
 					fmt.Fprintln(g.out, "Waiting for an upgrade of node pool "+args[0]+" to start (Ctrl-C to stop)...")
 					waitSaid = true
@@ -458,6 +496,7 @@ upgrade (say, just before terraform apply), it waits for one to begin.`,
 	}
 	f.register(cmd)
 	cmd.Flags().BoolVarP(&watch, "watch", "w", false, "refresh until the upgrade ends")
+	cmd.Flags().BoolVar(&next, "next", false, "with --watch, wait for the next upgrade to start even when one has finished before")
 	cmd.Flags().DurationVar(&timeout, "timeout", 30*time.Minute, "with --watch, give up after this much wall time")
 	cmd.Flags().DurationVar(&interval, "interval", time.Second, "with --watch, how often to refresh (wall time)")
 	return cmd

@@ -223,8 +223,28 @@ func TestUpgradeStatusWatch(t *testing.T) {
 		t.Errorf("upgrade-status --watch:\n%s\nwant the zone being upgraded and the surge settings", out)
 	}
 	final := blocks[len(blocks)-1]
-	if !strings.Contains(final, "no upgrade in progress") || !strings.Contains(final, upZone+"  3") || strings.Join(strings.Fields(strings.Split(final, "\n")[2]), " ") != "ZONE "+to+" READY NODES" {
+	if !strings.Contains(final, "no upgrade in progress") || !strings.Contains(final, upZone+"  3") || strings.Join(strings.Fields(final[strings.Index(final, "ZONE"):strings.Index(final, "\n"+upZone)]), " ") != "ZONE "+to+" READY NODES" {
 		t.Errorf("last block of upgrade-status --watch:\n%s\nwant no upgrade and 3 nodes on %s", final, to)
+	}
+
+	// Started after the upgrade ended, --watch shows the last one, what it did, and returns.
+	var ops api.ListOperationsResponse
+	apiCall(t, url, "GET", "/operations", "", &ops)
+	var done *api.Operation
+	for _, op := range ops.Operations {
+		if op.OperationType == api.OpUpgradeNodes {
+			done = op
+		}
+	}
+	out = mustGkesim(t, url, append([]string{"container", "node-pools", "upgrade-status", "pool-a", "--watch", "--interval", "10ms", "--timeout", "10s"}, poolArgs...)...)
+	if !strings.Contains(out, "last upgrade:          "+done.Name+", "+toSeconds(done.StartTime)+" to "+toSeconds(done.EndTime)) ||
+		!strings.Contains(out, "what it did:         "+done.Detail) || strings.Contains(out, "Waiting for an upgrade") {
+		t.Errorf("upgrade-status --watch after the upgrade:\n%s\nwant the last upgrade %s (%s) at once", out, done.Name, done.Detail)
+	}
+	// --next waits for another one.
+	if _, err := gkesim(t, url, append([]string{"container", "node-pools", "upgrade-status", "pool-a", "--watch", "--next", "--interval", "10ms", "--timeout", "100ms"}, poolArgs...)...); err == nil ||
+		!strings.Contains(err.Error(), "no upgrade of node pool pool-a started within 100ms") {
+		t.Errorf("upgrade-status --watch --next after an upgrade: %v", err)
 	}
 }
 

@@ -1,9 +1,12 @@
 // Package eventq is a priority queue of timed items: the earliest due time first, and items due
 // at the same time in the order they were pushed. It is the event queue of the simulation.
+//
+// The heap orders small entries (due time, sequence, slot) while the values stay put in a slab,
+// so that sifting moves 24 bytes rather than whole values; freed slots are reused.
 package eventq
 
 import (
-	"container/heap"
+	"encoding/json"
 	"time"
 )
 
@@ -15,61 +18,166 @@ type Item[T any] struct {
 	Value T         `json:"value"`
 }
 
-// Queue is a min-heap of items. The zero value is ready to use. Items is exported so that a
-// queue can be serialised and restored (heap order is kept by Init).
+// Queue is a min-heap of items. The zero value is ready to use. It marshals to JSON as
+// {"items": [...], "nextSeq": N} (items in heap order), and a decoded queue is ready at once.
 type Queue[T any] struct {
-	Items   []Item[T] `json:"items"`
-	NextSeq uint64    `json:"nextSeq"`
+	heap    []entry
+	vals    []T
+	free    []int32
+	NextSeq uint64
 }
 
-type byDue[T any] []Item[T]
+type entry struct {
+	at   int64 // Unix nanoseconds
+	seq  uint64
+	slot int32
+}
 
-func (h byDue[T]) Len() int { return len(h) }
-func (h byDue[T]) Less(i, j int) bool {
-	if h[i].At.Equal(h[j].At) {
-		return h[i].Seq < h[j].Seq
+func (a entry) before(b entry) bool {
+	if a.at != b.at {
+		return a.at < b.at
 	}
-	return h[i].At.Before(h[j].At)
-}
-func (h byDue[T]) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *byDue[T]) Push(x any)   { *h = append(*h, x.(Item[T])) }
-func (h *byDue[T]) Pop() any {
-	old := *h
-	n := len(old)
-	it := old[n-1]
-	var zero Item[T]
-	old[n-1] = zero
-	*h = old[:n-1]
-	return it
+	return a.seq < b.seq
 }
 
-func (q *Queue[T]) heap() *byDue[T] { return (*byDue[T])(&q.Items) }
-
-// Init restores the heap order after Items was set directly (after decoding).
-func (q *Queue[T]) Init() { heap.Init(q.heap()) }
+// Init is kept for callers that set the queue up by hand; a queue is always in heap order.
+func (q *Queue[T]) Init() {}
 
 // Push schedules v at time at.
 func (q *Queue[T]) Push(at time.Time, v T) {
 	q.NextSeq++
-	heap.Push(q.heap(), Item[T]{At: at, Seq: q.NextSeq, Value: v})
+	q.push(at.UnixNano(), q.NextSeq, v)
+}
+
+func (q *Queue[T]) push(at int64, seq uint64, v T) {
+	var slot int32
+	if n := len(q.free); n > 0 {
+		slot, q.free = q.free[n-1], q.free[:n-1]
+		q.vals[slot] = v
+	} else {
+		slot = int32(len(q.vals))
+		q.vals = append(q.vals, v)
+	}
+	q.heap = append(q.heap, entry{at: at, seq: seq, slot: slot})
+	q.up(len(q.heap) - 1)
 }
 
 // Len is the number of scheduled items.
-func (q *Queue[T]) Len() int { return len(q.Items) }
+func (q *Queue[T]) Len() int { return len(q.heap) }
 
 // Peek returns the earliest item without removing it.
 func (q *Queue[T]) Peek() (Item[T], bool) {
-	if len(q.Items) == 0 {
+	if len(q.heap) == 0 {
 		return Item[T]{}, false
 	}
-	return q.Items[0], true
+	return q.item(q.heap[0]), true
+}
+
+func (q *Queue[T]) item(e entry) Item[T] {
+	return Item[T]{At: time.Unix(0, e.at).UTC(), Seq: e.seq, Value: q.vals[e.slot]}
 }
 
 // PopDue removes and returns the earliest item if it is due at or before now.
 func (q *Queue[T]) PopDue(now time.Time) (Item[T], bool) {
-	it, ok := q.Peek()
-	if !ok || it.At.After(now) {
+	if len(q.heap) == 0 || q.heap[0].at > now.UnixNano() {
 		return Item[T]{}, false
 	}
-	return heap.Pop(q.heap()).(Item[T]), true
+	top := q.heap[0]
+	it := q.item(top)
+	last := len(q.heap) - 1
+	q.heap[0] = q.heap[last]
+	q.heap = q.heap[:last]
+	if last > 0 {
+		q.down(0)
+	}
+	var zero T
+	q.vals[top.slot] = zero
+	q.free = append(q.free, top.slot)
+	if len(q.vals) >= 4096 && len(q.free) > 3*len(q.vals)/4 {
+		q.compact()
+	}
+	return it, true
+}
+
+// compact moves the live values into a slab their size: a burst of events (150,000 pods
+// starting at once) must not keep its memory for the life of the simulation.
+func (q *Queue[T]) compact() {
+	vals := make([]T, len(q.heap), max(len(q.heap)*2, 64))
+	for i := range q.heap {
+		vals[i] = q.vals[q.heap[i].slot]
+		q.heap[i].slot = int32(i)
+	}
+	q.vals, q.free = vals, nil
+	if cap(q.heap) > 4*len(q.heap)+64 {
+		q.heap = append(make([]entry, 0, len(q.heap)*2), q.heap...)
+	}
+}
+
+// Each calls fn with every scheduled item, in no particular order.
+func (q *Queue[T]) Each(fn func(at time.Time, v T)) {
+	for _, e := range q.heap {
+		fn(time.Unix(0, e.at).UTC(), q.vals[e.slot])
+	}
+}
+
+func (q *Queue[T]) up(i int) {
+	h := q.heap
+	e := h[i]
+	for i > 0 {
+		parent := (i - 1) / 2
+		if !e.before(h[parent]) {
+			break
+		}
+		h[i] = h[parent]
+		i = parent
+	}
+	h[i] = e
+}
+
+func (q *Queue[T]) down(i int) {
+	h := q.heap
+	n := len(h)
+	e := h[i]
+	for {
+		child := 2*i + 1
+		if child >= n {
+			break
+		}
+		if r := child + 1; r < n && h[r].before(h[child]) {
+			child = r
+		}
+		if !h[child].before(e) {
+			break
+		}
+		h[i] = h[child]
+		i = child
+	}
+	h[i] = e
+}
+
+type queueJSON[T any] struct {
+	Items   []Item[T] `json:"items"`
+	NextSeq uint64    `json:"nextSeq"`
+}
+
+// MarshalJSON writes the items in heap order.
+func (q Queue[T]) MarshalJSON() ([]byte, error) {
+	out := queueJSON[T]{Items: make([]Item[T], len(q.heap)), NextSeq: q.NextSeq}
+	for i, e := range q.heap {
+		out.Items[i] = q.item(e)
+	}
+	return json.Marshal(out)
+}
+
+// UnmarshalJSON reads what MarshalJSON wrote.
+func (q *Queue[T]) UnmarshalJSON(b []byte) error {
+	var in queueJSON[T]
+	if err := json.Unmarshal(b, &in); err != nil {
+		return err
+	}
+	*q = Queue[T]{NextSeq: in.NextSeq}
+	for _, it := range in.Items {
+		q.push(it.At.UnixNano(), it.Seq, it.Value)
+	}
+	return nil
 }

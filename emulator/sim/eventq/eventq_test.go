@@ -87,3 +87,45 @@ func BenchmarkPushPop(b *testing.B) {
 		q.PopDue(t0.Add(time.Hour))
 	}
 }
+
+// A queue read back from its JSON writes the same JSON: a saved state loads to the same state.
+func TestQueueJSONIsStable(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	var q Queue[int]
+	for i := 0; i < 200; i++ {
+		q.Push(t0.Add(time.Duration((i*7919)%101)*time.Millisecond), i)
+		if i%3 == 0 {
+			q.PopDue(t0.Add(20 * time.Millisecond))
+		}
+	}
+	a, _ := json.Marshal(q)
+	var r Queue[int]
+	if err := json.Unmarshal(a, &r); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(r)
+	if string(a) != string(b) {
+		t.Fatalf("the queue's JSON changed across a round trip:\n%s\n%s", a, b)
+	}
+}
+
+// After a burst is popped, the slab shrinks back, and what remains pops in order.
+func TestQueueShrinksAfterABurst(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	var q Queue[int]
+	for i := 0; i < 100000; i++ {
+		q.Push(t0.Add(time.Duration(i%1000)*time.Millisecond), i)
+	}
+	q.Push(t0.Add(time.Hour), -1)
+	for {
+		if _, ok := q.PopDue(t0.Add(time.Second)); !ok {
+			break
+		}
+	}
+	if q.Len() != 1 || len(q.vals) > 4096 {
+		t.Fatalf("after the burst: %d items, slab of %d", q.Len(), len(q.vals))
+	}
+	if it, ok := q.PopDue(t0.Add(2 * time.Hour)); !ok || it.Value != -1 {
+		t.Fatalf("the item left is %v %v", it, ok)
+	}
+}

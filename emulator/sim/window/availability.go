@@ -14,29 +14,27 @@ const (
 	AvailabilityMinStretch = 4 * time.Hour
 )
 
-// WorstAvailability finds, among the rolling periods starting in [first, last], the one with
-// the least availability given the window and the blocked (NO_UPGRADES) spans, sorted by
-// start; it returns that period's start and its availability.
-func WorstAvailability(ws *Schedule, blocked []Span, first, last time.Time) (time.Time, time.Duration) {
-	var stretches []Span
-	for _, s := range Subtract(ws.Spans(first.Add(-2*day), last.Add(AvailabilityPeriod+2*day)), blocked) {
+// Counted returns the stretches that count for the rule between from and to: the window's open
+// time outside the blocked (NO_UPGRADES) spans, sorted by start, in stretches of at least 4
+// hours; and every open stretch, counted or not. A stretch may reach past from and to.
+func Counted(ws *Schedule, blocked []Span, from, to time.Time) (counted, open []Span) {
+	open = Subtract(ws.Spans(from, to), blocked)
+	for _, s := range open {
 		if s.Length() >= AvailabilityMinStretch {
-			stretches = append(stretches, s)
+			counted = append(counted, s)
 		}
 	}
-	return minRolling(stretches, first, last, AvailabilityPeriod)
+	return counted, open
 }
 
-// minRolling returns the start t in [first, last] whose period [t, t+period) overlaps the
-// (sorted, disjoint) stretches least, and that overlap. The overlap is piecewise linear in t,
-// so its minimum is at a point where t or t+period meets a stretch's edge.
-func minRolling(stretches []Span, first, last time.Time, period time.Duration) (time.Time, time.Duration) {
+// Coverage returns a function giving the time the (sorted, disjoint) stretches cover before x:
+// the availability in [a, b) is Coverage(s)(b) - Coverage(s)(a).
+func Coverage(stretches []Span) func(x time.Time) time.Duration {
 	cum := make([]time.Duration, len(stretches)+1)
 	for i, s := range stretches {
 		cum[i+1] = cum[i] + s.Length()
 	}
-	// covered is the open time before x.
-	covered := func(x time.Time) time.Duration {
+	return func(x time.Time) time.Duration {
 		i := sort.Search(len(stretches), func(i int) bool { return stretches[i].End.After(x) })
 		d := cum[i]
 		if i < len(stretches) && stretches[i].Start.Before(x) {
@@ -44,6 +42,21 @@ func minRolling(stretches []Span, first, last time.Time, period time.Duration) (
 		}
 		return d
 	}
+}
+
+// WorstAvailability finds, among the rolling periods starting in [first, last], the one with
+// the least availability given the window and the blocked (NO_UPGRADES) spans, sorted by
+// start; it returns that period's start and its availability.
+func WorstAvailability(ws *Schedule, blocked []Span, first, last time.Time) (time.Time, time.Duration) {
+	stretches, _ := Counted(ws, blocked, first.Add(-2*day), last.Add(AvailabilityPeriod+2*day))
+	return minRolling(stretches, first, last, AvailabilityPeriod)
+}
+
+// minRolling returns the start t in [first, last] whose period [t, t+period) overlaps the
+// (sorted, disjoint) stretches least, and that overlap. The overlap is piecewise linear in t,
+// so its minimum is at a point where t or t+period meets a stretch's edge.
+func minRolling(stretches []Span, first, last time.Time, period time.Duration) (time.Time, time.Duration) {
+	covered := Coverage(stretches)
 	candidates := []time.Time{first, last}
 	for _, s := range stretches {
 		candidates = append(candidates, s.Start, s.End, s.Start.Add(-period), s.End.Add(-period))

@@ -82,3 +82,30 @@ func TestWorstAvailability(t *testing.T) {
 		t.Fatalf("no window: %s, want the whole period", got)
 	}
 }
+
+// R-EX-4a's counting: a daily 4 h window cut by a 2-hour block leaves 2 h that do not count;
+// the coverage function adds up what counts over any range, in part stretches too.
+func TestCountedAndCoverage(t *testing.T) {
+	ws, err := Daily("00:00", 4*time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocked := []Span{{t0.Add(day), t0.Add(day + 2*time.Hour)}}
+	counted, open := Counted(ws, blocked, t0, t0.Add(3*day))
+	if len(open) != 3 || len(counted) != 2 || open[1].Length() != 2*time.Hour {
+		t.Fatalf("open %v, counted %v: want 3 stretches, the cut one (2h) not counted", open, counted)
+	}
+	covered := Coverage(counted)
+	for _, c := range []struct {
+		from, to time.Time
+		want     time.Duration
+	}{
+		{t0, t0.Add(3 * day), 8 * time.Hour},
+		{t0.Add(time.Hour), t0.Add(day), 3 * time.Hour},
+		{t0.Add(day), t0.Add(2*day + time.Hour), time.Hour},
+	} {
+		if got := covered(c.to) - covered(c.from); got != c.want {
+			t.Errorf("counted availability from %s to %s: %s, want %s", c.from, c.to, got, c.want)
+		}
+	}
+}

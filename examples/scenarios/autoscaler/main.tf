@@ -8,13 +8,7 @@
 # node_count keeps its configured value while the autoscaler changes the size, so
 # `terraform plan` stays empty; the output nodes_per_zone shows the sizes.
 #
-#   export GKESIM_ENDPOINT=http://127.0.0.1:8790
-#   terraform apply   (with the dev_overrides CLI config the README shows)
-#   gkesim events --cluster elastic --type ScaleUp        (which pool grew, in which zones, for how many pods)
-#   terraform apply -var web_replicas=2 -var batch_replicas=0
-#   gkesim clock advance 30m                               (unneeded nodes go after a minute with OPTIMIZE_UTILIZATION)
-#   gkesim events --cluster elastic --type ScaleDown       (down to min_node_count per zone, the Spot pool to 0)
-#   terraform plan                                         (still empty; terraform refresh, then terraform output nodes_per_zone)
+# The steps, from the repository root of a fresh clone, are in README.md next to this file.
 
 terraform {
   required_providers {

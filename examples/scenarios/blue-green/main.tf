@@ -4,17 +4,7 @@
 # when the soak starts (blue_green_return_at_soak); the soak (a day of emulated time, about a
 # minute and a half at gkesim's default 1000x) and the blue pool deletion go on without it.
 #
-#   export GKESIM_ENDPOINT=http://127.0.0.1:8790
-#   terraform apply          (with the dev_overrides CLI config the README shows; the pool starts
-#                             on the patch before the control plane's)
-#   echo "node_version = \"$(terraform output -raw upgrade_to)\"" > terraform.tfvars
-#   terraform apply          (the upgrade: returns in NODE_POOL_SOAKING; see `terraform output upgrade_status`)
-#   gkesim container node-pools upgrade-status web --cluster shop --location us-central1 --watch
-#   gkesim container node-pools complete-upgrade web --cluster shop --location us-central1
-#                            (skips the rest of the soak: the blue pool is deleted now)
-#   terraform plan           (no changes to resources; upgrade_status, read live, shows the end)
-#
-# terraform.tfvars keeps the new version for every later plan, apply and destroy.
+# The steps, from the repository root of a fresh clone, are in README.md next to this file.
 
 terraform {
   required_providers {

@@ -7,13 +7,8 @@
 # UTC on Tuesday to Saturday, so that is what the rule says. The times below keep their -05:00
 # offsets; the provider reads GKE's UTC back without a diff.
 #
-# Run it on an emulator started before the season, then move its clock and watch what GKE
-# would have done (see README.md next to this file):
-#
-#   gkesim serve --start-time 2026-09-01T00:00:00Z &
-#   terraform apply
-#   gkesim clock advance 3600h            (to the end of February: past Jan 15)
-#   gkesim events --cluster retail --type AutoUpgradeStarted
+# Run it on an emulator started before the season, then move its clock 150 days, to 29
+# January, and watch what GKE would have done: the steps are in README.md next to this file.
 
 terraform {
   required_providers {

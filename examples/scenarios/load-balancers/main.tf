@@ -8,11 +8,7 @@
 #   netlb-tp     external: target pool with every node; Local, so only nodes with a serving
 #                pod pass the health check on the Service's healthCheckNodePort
 #
-#   export GKESIM_ENDPOINT=http://127.0.0.1:8790
-#   terraform apply   (with the dev_overrides CLI config the README shows)
-#   curl -s $GKESIM_ENDPOINT/emulator/v1/projects/demo-project/locations/us-central1/clusters/lbs/loadBalancers
-#   curl -s "$GKESIM_ENDPOINT/emulator/v1/projects/demo-project/locations/us-central1/clusters/lbs/trace?ip=$(terraform output -raw netlb_tp_ip)&port=80&clientIp=198.51.100.7"
-#   curl -s $GKESIM_ENDPOINT/compute/v1/projects/demo-project/regions/us-central1/forwardingRules
+# The steps, from the repository root of a fresh clone, are in README.md next to this file.
 
 terraform {
   required_providers {

@@ -1,7 +1,5 @@
 # The quickstart `make demo` applies: a regional cluster with two node pools.
-# Run it yourself against `gkesim serve`:
-#   export GKESIM_ENDPOINT=http://127.0.0.1:8790
-#   terraform apply   (with the dev_overrides CLI config the README shows)
+# The steps, from the repository root of a fresh clone, are in README.md next to this file.
 
 terraform {
   required_providers {

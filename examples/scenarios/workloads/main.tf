@@ -4,9 +4,7 @@
 # one pod down at a time; with half the pods Pending it allows none, so a node drain (an
 # upgrade, a resize) waits for it up to GKE's one-hour limit before deleting the pods anyway.
 #
-#   export GKESIM_ENDPOINT=http://127.0.0.1:8790
-#   terraform apply   (with the dev_overrides CLI config the README shows)
-#   gkesim events --cluster shop
+# The steps, from the repository root of a fresh clone, are in README.md next to this file.
 
 terraform {
   required_providers {

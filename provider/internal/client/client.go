@@ -10,7 +10,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"os"
 	"strings"
 	"time"
 
@@ -68,12 +70,69 @@ func New(ctx context.Context, cfg Config) (*Client, error) {
 	// error body when the retries run out.
 	rc.ErrorHandler = retryablehttp.PassthroughErrorHandler
 	hc := rc.StandardClient()
+	hc.Transport = &reachTransport{next: hc.Transport, endpoint: endpoint}
 	svc, err := container.NewService(ctx, option.WithEndpoint(endpoint+"/"), option.WithHTTPClient(hc),
 		option.WithUserAgent(cfg.UserAgent))
 	if err != nil {
 		return nil, fmt.Errorf("create GKE client: %w", err)
 	}
 	return &Client{Endpoint: endpoint, PollInterval: cfg.PollInterval, GKE: svc, http: hc}, nil
+}
+
+// UnreachableFor is how long a request keeps retrying when nothing answers at the endpoint
+// (connection refused, unknown host): long enough for an emulator that is starting, short
+// enough that a forgotten `gkesim serve` shows at once rather than after every retry.
+const UnreachableFor = 3 * time.Second
+
+// UnreachableError is a request that got no answer from the endpoint at all.
+type UnreachableError struct {
+	Endpoint string
+	Err      error
+}
+
+func (e *UnreachableError) Error() string {
+	return fmt.Sprintf("cannot reach the gkesim emulator at %s (%s): start it with `gkesim serve` (it listens on 127.0.0.1:8790 unless given --listen), or set the provider's endpoint or GKESIM_ENDPOINT to where it listens", e.Endpoint, dialCause(e.Err))
+}
+
+func (e *UnreachableError) Unwrap() error { return e.Err }
+
+// dialCause is the end of a dial error ("connection refused"), without the addresses that the
+// message names already.
+func dialCause(err error) string {
+	var se *os.SyscallError
+	if errors.As(err, &se) {
+		return se.Err.Error()
+	}
+	var de *net.DNSError
+	if errors.As(err, &de) {
+		return "no such host " + de.Name
+	}
+	return err.Error()
+}
+
+// noAnswer says whether err means nothing answered at the endpoint (the connection could not
+// be made), as opposed to an answer that was slow or broken.
+func noAnswer(err error) bool {
+	var oe *net.OpError
+	return errors.As(err, &oe) && oe.Op == "dial"
+}
+
+// reachTransport marks when each request began, for checkRetry's budget, and turns the
+// failure of a request that never reached the endpoint into an UnreachableError.
+type reachTransport struct {
+	next     http.RoundTripper
+	endpoint string
+}
+
+type startedKey struct{}
+
+func (t *reachTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	req = req.WithContext(context.WithValue(req.Context(), startedKey{}, time.Now()))
+	resp, err := t.next.RoundTrip(req)
+	if err != nil && noAnswer(err) {
+		return nil, &UnreachableError{Endpoint: t.endpoint, Err: err}
+	}
+	return resp, err
 }
 
 // bearer adds the auth token to every request: the GKE client's and the Kubernetes ones.
@@ -94,7 +153,13 @@ func (b *bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 
 // checkRetry retries what the default policy retries (connection errors, 429, 5xx) and GKE's
 // conflict "Operation ... is currently ... Please wait and try again once it is done."
+// Connection errors are retried for UnreachableFor only.
 func checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
+	if err != nil && noAnswer(err) {
+		if started, ok := ctx.Value(startedKey{}).(time.Time); ok && time.Since(started) >= UnreachableFor {
+			return false, nil
+		}
+	}
 	if retry, perr := retryablehttp.DefaultRetryPolicy(ctx, resp, err); retry || perr != nil || resp == nil {
 		return retry, perr
 	}
@@ -140,6 +205,10 @@ func IsNotFound(err error) bool {
 
 // Message is the API's own message of err (shown to users verbatim), or err's text.
 func Message(err error) string {
+	var ue *UnreachableError
+	if errors.As(err, &ue) {
+		return ue.Error()
+	}
 	var ge *googleapi.Error
 	if errors.As(err, &ge) && ge.Message != "" {
 		return ge.Message

@@ -142,6 +142,10 @@ func (k *Kube) do(ctx context.Context, method, path string, query url.Values, in
 		req.Header.Set("Content-Type", "application/json")
 	}
 	resp, err := k.c.http.Do(req)
+	var ue *UnreachableError
+	if errors.As(err, &ue) {
+		return ue
+	}
 	if err != nil {
 		return fmt.Errorf("%s %s: %w", method, u, err)
 	}
