@@ -151,7 +151,7 @@ func (im *importer) buildCluster(project, location string, loc catalog.Location)
 		Project: project, Location: location, Name: in.Name, ID: in.Id, Description: in.Description, Locations: zones,
 		MasterVersion: master.String(), InitialVersion: in.InitialClusterVersion, ReleaseChannel: channel,
 		Status: ClusterRunning, CreateTime: now, Network: "default", Subnetwork: "default",
-		ResourceLabels: in.ResourceLabels, AutoscalingProfile: api.ProfileBalanced, InitialNodeCount: in.InitialNodeCount,
+		ResourceLabels: cloneMap(in.ResourceLabels), AutoscalingProfile: api.ProfileBalanced, InitialNodeCount: in.InitialNodeCount,
 		ServicesIPv4CIDR: defaultServicesCIDR, ControlPlaneReady: true, Extra: in.Extra.Clone(),
 		Imported: &ImportRecord{SnapshotTime: im.s.time, Time: now},
 	}
@@ -361,7 +361,12 @@ func (im *importer) buildPool(in *api.NodePool, field string, loc catalog.Locati
 	if m := in.Management; m != nil {
 		p.AutoUpgrade, p.AutoRepair = m.AutoUpgrade, m.AutoRepair
 	}
-	if p.UpgradeSettings, err = normalizeUpgradeSettings(in.UpgradeSettings, field+".upgradeSettings", poolUpgradeContext(c, p)); err != nil {
+	us := in.UpgradeSettings
+	if us != nil {
+		clone := us.Clone() // the snapshot is never changed
+		us = &clone
+	}
+	if p.UpgradeSettings, err = normalizeUpgradeSettings(us, field+".upgradeSettings", poolUpgradeContext(c, p)); err != nil {
 		return nil, err
 	}
 	if in.Status != "" && in.Status != PoolRunning {
