@@ -61,3 +61,20 @@ func TestScratchCompare(t *testing.T) {
 	}
 	r.WriteText(os.Stdout)
 }
+
+func TestScratchHTML(t *testing.T) {
+	var ss []Strategy
+	for _, s := range []string{"pool", "surge:3/0", "blue-green:25%"} {
+		st, _ := ParseStrategy(s)
+		ss = append(ss, st)
+	}
+	rs, err := Compare(shopSnapshot(t), Options{Pool: "default-pool", Seed: 1}, ss)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, _ := os.Create("/tmp/rh/compare.html")
+	if err := WriteHTML(f, rs...); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+}

@@ -24,7 +24,7 @@ type Report struct {
 	Settings api.UpgradeSettings `json:"upgradeSettings"`
 	// Automatic: rehearsed as GKE's node auto-upgrade, which respects the maintenance policy.
 	Automatic bool `json:"automatic"`
-	Seed      uint64
+	Seed      uint64 `json:"seed"`
 
 	SnapshotTime time.Time `json:"snapshotTime"`
 	// Requested is when the upgrade was asked for; Started when its first node was touched

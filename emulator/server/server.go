@@ -80,6 +80,7 @@ func (s *Server) routes() {
 	s.maintenanceRoutes()
 	s.serviceUsageRoutes()
 	s.faultRoutes()
+	s.importRoutes()
 }
 
 func (s *Server) logRequests(next echo.HandlerFunc) echo.HandlerFunc {
