@@ -23,7 +23,7 @@ type Report struct {
 	Label    string              `json:"label"`
 	Settings api.UpgradeSettings `json:"upgradeSettings"`
 	// Automatic: rehearsed as GKE's node auto-upgrade, which respects the maintenance policy.
-	Automatic bool `json:"automatic"`
+	Automatic bool   `json:"automatic"`
 	Seed      uint64 `json:"seed"`
 
 	SnapshotTime time.Time `json:"snapshotTime"`
