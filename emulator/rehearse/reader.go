@@ -75,8 +75,12 @@ func (rd *reader) span(node, state string, at time.Time) {
 	}
 }
 
-// vmChange adds d VMs at a time.
+// vmChange adds d VMs at a time (while the upgrade runs: what the autoscaler does after it is
+// not its cost).
 func (rd *reader) vmChange(d int, at time.Time) {
+	if !rd.r.Done.IsZero() {
+		return
+	}
 	rd.accrue(at)
 	rd.vms += d
 	v := &rd.r.VMs
@@ -307,6 +311,9 @@ func (rd *reader) read(e event) error {
 			delete(rd.pending, m[1])
 		}
 	case "LoadBalancerBackendsSynced":
+		if !r.Done.IsZero() {
+			return nil // the upgrade's changes only
+		}
 		m, err := match(reLBSynced, e)
 		if err != nil {
 			return err
@@ -419,7 +426,11 @@ func (rd *reader) forced(f *ForcedPod, at time.Time) {
 // finish closes what is still open at the end of the rehearsal.
 func (rd *reader) finish(end time.Time, left []*PendingPod) {
 	r := rd.r
-	rd.accrue(end)
+	vmEnd := end
+	if !r.Done.IsZero() {
+		vmEnd = r.Done
+	}
+	rd.accrue(vmEnd)
 	r.VMs.PeakExtra = max(r.VMs.Peak-r.VMs.Before, 0)
 	price := rd.price
 	if rd.spot {

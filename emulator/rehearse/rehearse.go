@@ -44,6 +44,8 @@ type Options struct {
 	Settle time.Duration
 	// Limit bounds the emulated time the upgrade may take (default 60 days).
 	Limit time.Duration
+	// KeepLog keeps the rehearsal's event log in the report (Report.Log).
+	KeepLog bool
 }
 
 // Strategy is a way to upgrade the pool's nodes.
@@ -278,6 +280,9 @@ func Run(snap *sim.Snapshot, o Options) (*Report, error) {
 		evs, next := w.Events(sim.EventFilter{AfterSeq: seq})
 		if len(evs) > 0 && evs[0].Seq != seq+1 {
 			return fmt.Errorf("the rehearsal lost events %d to %d: the event log holds fewer than one step makes", seq+1, evs[0].Seq-1)
+		}
+		if o.KeepLog {
+			r.Log = append(r.Log, evs...)
 		}
 		for _, ae := range evs {
 			e, err := parseEvent(ae)

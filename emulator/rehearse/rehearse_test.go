@@ -8,15 +8,15 @@ import (
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim"
 )
 
-// shopSnapshot reads the fixtures: testdata/shop-cluster.json as gcloud prints the cluster and
-// testdata/shop-objects.json as kubectl prints its objects.
+// shopSnapshot reads the fixtures: emulator/testdata/snapshot/shop-cluster.json as gcloud prints the cluster and
+// shop-objects.json as kubectl prints its objects.
 func shopSnapshot(t testing.TB) *sim.Snapshot {
 	t.Helper()
-	cj, err := os.ReadFile("testdata/shop-cluster.json")
+	cj, err := os.ReadFile("../testdata/snapshot/shop-cluster.json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	oj, err := os.ReadFile("testdata/shop-objects.json")
+	oj, err := os.ReadFile("../testdata/snapshot/shop-objects.json")
 	if err != nil {
 		t.Fatal(err)
 	}

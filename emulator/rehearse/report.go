@@ -62,8 +62,9 @@ type Report struct {
 	Timeline []*NodeLane `json:"timeline,omitempty"`
 	// Import is what the import of the snapshot said.
 	Import *api.ImportSummary `json:"import,omitempty"`
-	// Events counts the event log entries read.
-	Events int `json:"events"`
+	// Events counts the event log entries read; Log holds them when asked for (KeepLog).
+	Events int          `json:"events"`
+	Log    []*api.Event `json:"log,omitempty"`
 }
 
 // ZoneReport is one zone of a surge upgrade (zones go one at a time).

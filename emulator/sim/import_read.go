@@ -126,11 +126,11 @@ func jsonError(doc string, data []byte, err error) error {
 	offset := int64(-1)
 	switch {
 	case errors.As(err, &se):
-		offset = se.Offset
+		offset = se.Offset - 1 // the offending byte
 	case errors.As(err, &te):
 		offset = te.Offset
 	}
-	if offset < 0 || offset > int64(len(data)) {
+	if offset < 0 || offset >= int64(len(data)) {
 		return invalidArgument("The %s is not valid JSON: %v.", doc, err)
 	}
 	line := 1 + bytes.Count(data[:offset], []byte("\n"))

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"container/heap"
 	"fmt"
 	"sort"
 	"strings"
@@ -124,4 +125,28 @@ func ownLabelsAndTaints(n *Node, labels map[string]string, taints []corev1.Taint
 		labels[k] = v
 	}
 	return append(taints, n.Own.Taints...)
+}
+
+// nodeRecreated is a node whose VM was recreated in place with a new spec (R-SURGE-4): the new
+// VM registers a new Node, so what was put on the old one by hand is gone, and the scheduler
+// files it with the nodes of its new shape.
+func (w *World) nodeRecreated(c *Cluster, n *Node) {
+	n.Own = nil
+	ix, ok := w.k8s[c]
+	if !ok || ix.sched == nil {
+		return
+	}
+	sn := ix.sched.nodes[n.Name]
+	if sn == nil || sn.group.key == groupKey(n) {
+		return
+	}
+	if sn.idx >= 0 {
+		heap.Remove(&sn.group.heap, sn.idx)
+	}
+	if sn.registered {
+		sn.group.registered--
+	}
+	delete(sn.group.members, n.Name)
+	delete(ix.sched.nodes, n.Name)
+	w.updateSchedNode(c, n)
 }

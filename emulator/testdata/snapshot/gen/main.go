@@ -1,10 +1,10 @@
-// Command gen writes testdata/shop-objects.json: what
+// Command gen writes testdata/snapshot/shop-objects.json: what
 // `kubectl get nodes,pods,deployments,replicasets,statefulsets,daemonsets,pdb,services -A -o json`
-// prints for the cluster of testdata/shop-cluster.json (what `gcloud container clusters
+// prints for the cluster of testdata/snapshot/shop-cluster.json (what `gcloud container clusters
 // describe shop --location europe-west1 --format json` prints), built from the Kubernetes API
-// types so that every object has the API's shape. Run it from emulator/rehearse:
+// types so that every object has the API's shape. Run it from emulator/:
 //
-//	go run ./testdata/gen > testdata/shop-objects.json
+//	go run ./testdata/snapshot/gen > testdata/snapshot/shop-objects.json
 //
 // The cluster: three node pools on GKE 1.33 under a 1.34 control plane. default-pool (e2-standard-4,
 // two nodes in each of three zones, autoscaled 1..3 per zone) runs web (6 replicas, PDB
