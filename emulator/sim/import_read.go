@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -238,29 +240,47 @@ func listItems(data []byte, kind string, out *[]json.RawMessage, kinds *[]string
 	return nil
 }
 
+// decoded is one object of the snapshot, decoded.
+type decoded struct {
+	h   objectHeader
+	obj any // *corev1.Node, *corev1.Pod ...; nil for the kinds gkesim does not simulate
+	err error
+}
+
 // readObjects decodes the objects the simulation needs and notes the others by kind and name.
+// Decoding, the bulk of an import's time, runs on every core; what it gives is used in the
+// objects' order, so the snapshot is the same however the work was shared.
 func (s *Snapshot) readObjects(data []byte) error {
 	var items []json.RawMessage
 	var listKinds []string
 	if err := listItems(data, "", &items, &listKinds); err != nil {
 		return jsonError("objects JSON", data, err)
 	}
+	out := make([]decoded, len(items))
+	workers := min(runtime.GOMAXPROCS(0), 8, len(items)/256+1)
+	var wg sync.WaitGroup
+	for wi := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := wi; i < len(items); i += workers {
+				out[i] = decodeObject(items[i], listKinds[i])
+			}
+		}()
+	}
+	wg.Wait()
 	var p importProblems
-	seen := map[string]bool{}
-	for i, raw := range items {
-		var h objectHeader
-		if err := json.Unmarshal(raw, &h); err != nil {
-			p.add("objects item %d is not a Kubernetes object: %v", i, err)
+	seen := make(map[string]bool, len(items))
+	for i, d := range out {
+		h := d.h
+		switch {
+		case d.err != nil && h.Kind == "":
+			p.add("objects item %d is not a Kubernetes object: %v", i, d.err)
 			continue
-		}
-		if h.Kind == "" {
-			h.Kind = listKinds[i]
-		}
-		if h.Kind == "" {
+		case h.Kind == "":
 			p.add("objects item %d (%q) has no kind", i, h.key())
 			continue
-		}
-		if h.Kind == "Cluster" || h.Metadata.Name == "" {
+		case h.Kind == "Cluster" || h.Metadata.Name == "":
 			p.add("objects item %d is not a Kubernetes object with a name (kind %q): the objects are `kubectl get ... -o json` output", i, h.Kind)
 			continue
 		}
@@ -270,9 +290,11 @@ func (s *Snapshot) readObjects(data []byte) error {
 			continue
 		}
 		seen[id] = true
-		if err := s.readObject(h, raw); err != nil {
-			p.add("%s: %v", id, err)
+		if d.err != nil {
+			p.add("%s: %v", id, d.err)
+			continue
 		}
+		s.keep(h, d.obj)
 	}
 	sort.Slice(s.nodes, func(i, j int) bool { return s.nodes[i].Name < s.nodes[j].Name })
 	sort.Slice(s.pods, func(i, j int) bool { return podKey(s.pods[i]) < podKey(s.pods[j]) })
@@ -288,73 +310,109 @@ func (s *Snapshot) readObjects(data []byte) error {
 	return p.err()
 }
 
-func podKey(p *corev1.Pod) string { return p.Namespace + "/" + p.Name }
+// readHeader reads an object's kind, API version and name. kubectl and the API server write
+// apiVersion, kind and metadata first: those are read and the rest is left unread; an object
+// written otherwise is read whole.
+func readHeader(raw []byte) (objectHeader, error) {
+	var h objectHeader
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return h, json.Unmarshal(raw, &h)
+	}
+	for range 3 {
+		t, err := dec.Token()
+		key, ok := t.(string)
+		if err != nil || !ok {
+			break
+		}
+		var into any
+		switch key {
+		case "apiVersion":
+			into = &h.APIVersion
+		case "kind":
+			into = &h.Kind
+		case "metadata":
+			into = &h.Metadata
+		default:
+			return h, json.Unmarshal(raw, &h)
+		}
+		if err := dec.Decode(into); err != nil {
+			return h, err
+		}
+	}
+	if h.Kind == "" || h.Metadata.Name == "" {
+		return h, json.Unmarshal(raw, &h)
+	}
+	return h, nil
+}
 
-// readObject decodes one object of a kind the simulation models; others are only noted.
-func (s *Snapshot) readObject(h objectHeader, raw json.RawMessage) error {
-	decode := func(v any) error { return json.Unmarshal(raw, v) }
+// decodeObject decodes one object of a kind the simulation models; of the others only the
+// header is read.
+func decodeObject(raw json.RawMessage, listKind string) decoded {
+	h, err := readHeader(raw)
+	if err != nil {
+		return decoded{err: err}
+	}
+	if h.Kind == "" {
+		h.Kind = listKind
+	}
+	var obj any
 	switch h.Kind {
 	case "Node":
-		var n corev1.Node
-		if err := decode(&n); err != nil {
-			return err
-		}
-		s.nodes = append(s.nodes, &n)
+		obj = &corev1.Node{}
 	case "Pod":
-		var pod corev1.Pod
-		if err := decode(&pod); err != nil {
-			return err
-		}
-		s.pods = append(s.pods, &pod)
+		obj = &corev1.Pod{}
 	case "Namespace":
-		var ns corev1.Namespace
-		if err := decode(&ns); err != nil {
-			return err
-		}
-		s.namespaces[ns.Name] = &ns
+		obj = &corev1.Namespace{}
 	case "Deployment":
-		var d appsv1.Deployment
-		if err := decode(&d); err != nil {
-			return err
-		}
-		s.deployments[h.key()] = &d
+		obj = &appsv1.Deployment{}
 	case "ReplicaSet":
-		var rs appsv1.ReplicaSet
-		if err := decode(&rs); err != nil {
-			return err
-		}
-		s.replicaSets[h.key()] = &rs
+		obj = &appsv1.ReplicaSet{}
 	case "StatefulSet":
-		var st appsv1.StatefulSet
-		if err := decode(&st); err != nil {
-			return err
-		}
-		s.statefulSets[h.key()] = &st
+		obj = &appsv1.StatefulSet{}
 	case "DaemonSet":
-		var ds appsv1.DaemonSet
-		if err := decode(&ds); err != nil {
-			return err
-		}
-		s.daemonSets[h.key()] = &ds
+		obj = &appsv1.DaemonSet{}
 	case "PodDisruptionBudget":
-		// policy/v1beta1's spec reads as policy/v1's.
-		var b policyv1.PodDisruptionBudget
-		if err := decode(&b); err != nil {
-			return err
-		}
-		s.pdbs = append(s.pdbs, &b)
+		obj = &policyv1.PodDisruptionBudget{} // policy/v1beta1's spec reads as policy/v1's
 	case "Service":
-		var svc corev1.Service
-		if err := decode(&svc); err != nil {
-			return err
-		}
-		s.services = append(s.services, &svc)
+		obj = &corev1.Service{}
 	default:
 		// Not simulated; a Secret's data, like everything else of these objects, is not read.
+		return decoded{h: h}
+	}
+	if err := json.Unmarshal(raw, obj); err != nil {
+		return decoded{h: h, err: err}
+	}
+	return decoded{h: h, obj: obj}
+}
+
+// keep files a decoded object in the snapshot.
+func (s *Snapshot) keep(h objectHeader, obj any) {
+	switch o := obj.(type) {
+	case *corev1.Node:
+		s.nodes = append(s.nodes, o)
+	case *corev1.Pod:
+		s.pods = append(s.pods, o)
+	case *corev1.Namespace:
+		s.namespaces[o.Name] = o
+	case *appsv1.Deployment:
+		s.deployments[h.key()] = o
+	case *appsv1.ReplicaSet:
+		s.replicaSets[h.key()] = o
+	case *appsv1.StatefulSet:
+		s.statefulSets[h.key()] = o
+	case *appsv1.DaemonSet:
+		s.daemonSets[h.key()] = o
+	case *policyv1.PodDisruptionBudget:
+		s.pdbs = append(s.pdbs, o)
+	case *corev1.Service:
+		s.services = append(s.services, o)
+	default:
 		s.others[h.Kind] = append(s.others[h.Kind], h.key())
 	}
-	return nil
 }
+
+func podKey(p *corev1.Pod) string { return p.Namespace + "/" + p.Name }
 
 // Labels GKE puts on its nodes.
 const (

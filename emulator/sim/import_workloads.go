@@ -96,19 +96,17 @@ func staticPrefix(p *corev1.Pod) string {
 // schedulingKey is what the simulation reads of a pod spec; pods of a controller whose key is
 // their template's need no spec of their own.
 func schedulingKey(spec *corev1.PodSpec, bound bool) string {
-	v := struct {
-		Req      Resources
-		Priority int32
-		Grace    int64
-		Selector map[string]string   `json:",omitempty"`
-		Affinity *corev1.Affinity    `json:",omitempty"`
-		Tols     []corev1.Toleration `json:",omitempty"`
-	}{Req: effectiveRequests(spec), Priority: podPriority(spec), Grace: graceSeconds(spec)}
-	if !bound { // where a pod may go matters only to one that can be placed again
-		v.Selector, v.Affinity, v.Tols = spec.NodeSelector, spec.Affinity, spec.Tolerations
+	r := effectiveRequests(spec)
+	key := fmt.Sprintf("%d/%d/%d/%d", r.MilliCPU, r.MemoryBytes, podPriority(spec), graceSeconds(spec))
+	if bound || (len(spec.NodeSelector) == 0 && spec.Affinity == nil && len(spec.Tolerations) == 0) {
+		return key // where a pod may go matters only to one that can be placed again
 	}
-	b, _ := json.Marshal(v)
-	return string(b)
+	b, _ := json.Marshal(struct {
+		Selector map[string]string
+		Affinity *corev1.Affinity
+		Tols     []corev1.Toleration
+	}{spec.NodeSelector, spec.Affinity, spec.Tolerations})
+	return key + string(b)
 }
 
 // ownedPods are the pods of one controller, by template revision.
