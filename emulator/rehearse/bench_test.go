@@ -37,7 +37,7 @@ func bigSnapshot(b testing.TB) *api.ImportClusterRequest {
 		"selfLink": "https://container.googleapis.com/v1/projects/big/locations/us-central1/clusters/big", "clusterIpv4Cidr": "10.0.0.0/14",
 		"servicesIpv4Cidr": "34.118.224.0/20", "releaseChannel": map[string]any{"channel": "REGULAR"}, "status": "RUNNING",
 		"nodePools": []any{map[string]any{"name": "default-pool", "version": "1.33.5-gke.1308000", "initialNodeCount": perZone, "locations": zones,
-			"config": map[string]any{"machineType": "e2-standard-8", "diskSizeGb": 100, "diskType": "pd-balanced", "imageType": "COS_CONTAINERD"},
+			"config":     map[string]any{"machineType": "e2-standard-8", "diskSizeGb": 100, "diskType": "pd-balanced", "imageType": "COS_CONTAINERD"},
 			"management": map[string]any{"autoRepair": true, "autoUpgrade": true}, "upgradeSettings": map[string]any{"maxSurge": 20, "strategy": "SURGE"},
 			"maxPodsConstraint": map[string]any{"maxPodsPerNode": "110"}, "instanceGroupUrls": igs, "status": "RUNNING"}},
 	}
@@ -85,7 +85,7 @@ func bigSnapshot(b testing.TB) *api.ImportClusterRequest {
 		uid := types.UID("ds-" + ds.name)
 		items = append(items, &appsv1.DaemonSet{TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: "DaemonSet"},
 			ObjectMeta: metav1.ObjectMeta{Name: ds.name, Namespace: "kube-system", UID: uid, Labels: lbls, CreationTimestamp: metav1.NewTime(created)},
-			Spec: appsv1.DaemonSetSpec{Selector: &metav1.LabelSelector{MatchLabels: lbls}, Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: lbls}, Spec: spec}}})
+			Spec:       appsv1.DaemonSetSpec{Selector: &metav1.LabelSelector{MatchLabels: lbls}, Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: lbls}, Spec: spec}}})
 		for i, n := range nodes {
 			items = append(items, running(metav1.ObjectMeta{Name: fmt.Sprintf("%s-%05d", ds.name, i), Namespace: "kube-system", Labels: lbls, CreationTimestamp: metav1.NewTime(created),
 				OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "DaemonSet", Name: ds.name, UID: uid, Controller: &truth}}}, spec, n, pods))
@@ -96,7 +96,7 @@ func bigSnapshot(b testing.TB) *api.ImportClusterRequest {
 		spec := corev1.PodSpec{Containers: []corev1.Container{{Name: "kube-proxy", Image: "gke.gcr.io/kube-proxy", Resources: requests("100m", "0")}},
 			PriorityClassName: "system-node-critical", Priority: &critical, HostNetwork: true}
 		items = append(items, running(metav1.ObjectMeta{Name: "kube-proxy-" + n, Namespace: "kube-system", Labels: map[string]string{"component": "kube-proxy"},
-			Annotations:     map[string]string{"kubernetes.io/config.mirror": "x"}, CreationTimestamp: metav1.NewTime(created),
+			Annotations: map[string]string{"kubernetes.io/config.mirror": "x"}, CreationTimestamp: metav1.NewTime(created),
 			OwnerReferences: []metav1.OwnerReference{{APIVersion: "v1", Kind: "Node", Name: n, Controller: &truth}}}, spec, n, pods))
 		pods++
 		_ = i

@@ -165,7 +165,8 @@ func (w *World) ListStatefulSets(c *Cluster, o ListOptions) *appsv1.StatefulSetL
 	for _, d := range standIns(c, KindStatefulSet, o) {
 		var spec appsv1.StatefulSetSpec
 		_ = json.Unmarshal(d.Controller.Spec, &spec)
-		spec.Replicas = d.Spec.Replicas
+		replicas := int32(replicasOf(d))
+		spec.Replicas = &replicas
 		pods, ready := w.podCounts(c, d, "")
 		out.Items = append(out.Items, appsv1.StatefulSet{
 			TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: KindStatefulSet},
@@ -224,7 +225,8 @@ func (w *World) ListReplicaSets(c *Cluster, o ListOptions) *appsv1.ReplicaSetLis
 	for _, d := range standIns(c, KindReplicaSet, o) {
 		var spec appsv1.ReplicaSetSpec
 		_ = json.Unmarshal(d.Controller.Spec, &spec)
-		spec.Replicas = d.Spec.Replicas
+		replicas := int32(replicasOf(d))
+		spec.Replicas = &replicas
 		pods, ready := w.podCounts(c, d, "")
 		out.Items = append(out.Items, appsv1.ReplicaSet{
 			TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: KindReplicaSet},
