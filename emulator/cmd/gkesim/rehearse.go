@@ -30,7 +30,7 @@ func newRehearseCmd(g *globals) *cobra.Command {
 }
 
 // compareDefault are the strategies --compare tries when none is given.
-var compareDefault = []string{"pool", "surge:1/0", "surge:3/0", "blue-green:25%"}
+var compareDefault = []string{"pool", "surge:3/0", "surge:0/2", "blue-green:25%"}
 
 // rehearseFlags are the flags of rehearse upgrade.
 type rehearseFlags struct {
@@ -185,7 +185,6 @@ func writeReports(out io.Writer, format string, compare bool, reports []*rehears
 			if err := rehearse.WriteComparison(out, reports); err != nil {
 				return err
 			}
-			fmt.Fprintln(out)
 		}
 		for i, r := range reports {
 			if i > 0 || compare {
