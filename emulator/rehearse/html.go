@@ -184,7 +184,7 @@ func (r *Report) svg() template.HTML {
 		}
 	} else {
 		// Per zone: how many of the pool's nodes are in each state over time.
-		t.label(t.y+10, fmt.Sprintf("%d nodes: draining per zone", len(r.Timeline)))
+		t.label(t.y+10, fmt.Sprintf("%d nodes: drains per zone", r.VMs.Before))
 		t.y += 14
 		byZone := map[string][]*NodeLane{}
 		for _, l := range r.Timeline {

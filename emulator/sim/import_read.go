@@ -53,14 +53,11 @@ type Snapshot struct {
 	warnings []*api.ImportNote
 }
 
-// Name, Project, Location and Time describe the snapshot's cluster.
-func (s *Snapshot) Name() string         { return s.cluster.Name }
-func (s *Snapshot) Project() string      { return s.project }
-func (s *Snapshot) Location() string     { return s.location }
-func (s *Snapshot) Time() time.Time      { return s.time }
-func (s *Snapshot) NodeCount() int       { return len(s.nodes) }
-func (s *Snapshot) PodCount() int        { return len(s.pods) }
-func (s *Snapshot) Cluster() api.Cluster { return *s.cluster }
+// Name, Project, Location and Time describe the snapshot's cluster and when it was taken.
+func (s *Snapshot) Name() string     { return s.cluster.Name }
+func (s *Snapshot) Project() string  { return s.project }
+func (s *Snapshot) Location() string { return s.location }
+func (s *Snapshot) Time() time.Time  { return s.time }
 
 // importProblems collects what is wrong with a snapshot, to refuse it with all of it at once.
 type importProblems struct{ list []string }

@@ -120,10 +120,7 @@ func (w *World) blueNodes(c *Cluster, p *NodePool) []*Node {
 		}
 	}
 	if dead > len(v.nodes)/2 {
-		v.nodes = v.nodes[:0]
-		for _, n := range out {
-			v.nodes = append(v.nodes, n)
-		}
+		v.nodes = append(v.nodes[:0], out...)
 	}
 	return out
 }
