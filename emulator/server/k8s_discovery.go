@@ -64,6 +64,10 @@ var k8sGroupVersions = []k8sGroupVersion{
 			ShortNames: []string{"ds"}, Categories: []string{"all"}},
 		{Name: "deployments", SingularName: "deployment", Namespaced: true, Kind: "Deployment", Verbs: verbsCRUD,
 			ShortNames: []string{"deploy"}, Categories: []string{"all"}},
+		{Name: "replicasets", SingularName: "replicaset", Namespaced: true, Kind: "ReplicaSet", Verbs: metav1.Verbs{"list"},
+			ShortNames: []string{"rs"}, Categories: []string{"all"}},
+		{Name: "statefulsets", SingularName: "statefulset", Namespaced: true, Kind: "StatefulSet", Verbs: metav1.Verbs{"list"},
+			ShortNames: []string{"sts"}, Categories: []string{"all"}},
 		// kubectl scale finds the Scale kind of the subresource here.
 		{Name: "deployments/scale", Namespaced: true, Group: "autoscaling", Version: "v1", Kind: "Scale", Verbs: metav1.Verbs{"get", "patch", "update"}},
 	}},

@@ -69,6 +69,10 @@ func (w *World) daemonSetStatuses(c *Cluster) map[string]*appsv1.DaemonSetStatus
 func (w *World) ListDaemonSets(c *Cluster, o ListOptions) *appsv1.DaemonSetList {
 	out := &appsv1.DaemonSetList{TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: "DaemonSetList"},
 		ListMeta: metav1.ListMeta{ResourceVersion: rvString(c.RV)}, Items: []appsv1.DaemonSet{}}
+	if c.ownDaemonSets() {
+		out.Items = append(out.Items, w.listClusterDaemonSets(c, o)...)
+		return out
+	}
 	if c.Autopilot || (o.Namespace != "" && o.Namespace != "kube-system") {
 		return out
 	}
@@ -84,6 +88,12 @@ func (w *World) ListDaemonSets(c *Cluster, o ListOptions) *appsv1.DaemonSetList 
 
 // GetDaemonSet gets one of GKE's system DaemonSets.
 func (w *World) GetDaemonSet(c *Cluster, ns, name string) (*appsv1.DaemonSet, error) {
+	if c.ownDaemonSets() {
+		if ds := c.DaemonSets[ns+"/"+name]; ds != nil && !ds.Static {
+			return w.renderClusterDaemonSet(c, ds), nil
+		}
+		return nil, kubeNotFound(resDaemonSets, name)
+	}
 	ds := systemDaemonSet(name)
 	if ds == nil || ns != "kube-system" || c.Autopilot {
 		return nil, kubeNotFound(resDaemonSets, name)

@@ -234,7 +234,7 @@ func (w *World) ListDeployments(c *Cluster, o ListOptions) *appsv1.DeploymentLis
 	out := &appsv1.DeploymentList{TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: "DeploymentList"}, ListMeta: metav1.ListMeta{ResourceVersion: rvString(c.RV)}}
 	keys := make([]string, 0, len(c.Deployments))
 	for k, d := range c.Deployments {
-		if o.matches(d.Namespace, d.Labels) {
+		if d.Controller == nil && o.matches(d.Namespace, d.Labels) {
 			keys = append(keys, k)
 		}
 	}
@@ -404,12 +404,15 @@ func (w *World) renderPod(c *Cluster, p *Pod) *corev1.Pod {
 	meta := metav1.ObjectMeta{Name: p.Name, Namespace: p.Namespace, UID: types.UID(PodUID(c, p)), ResourceVersion: rvString(p.RV),
 		CreationTimestamp: metav1.NewTime(p.CreateTime), Labels: maps.Clone(p.Labels), Annotations: maps.Clone(p.Annotation)}
 	truth := true
-	switch p.OwnerKind {
-	case OwnerDeployment:
+	switch gen, refs, ok := w.podOwner(c, p); {
+	case ok:
+		meta.GenerateName, meta.OwnerReferences = gen, refs
+	case p.OwnerKind == OwnerDeployment:
 		meta.GenerateName = p.Owner + "-" + p.Template + "-"
 		meta.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: p.Owner + "-" + p.Template,
 			UID: types.UID(uidOf(c.ID, "rs", p.Namespace, p.Owner, p.Template)), Controller: &truth, BlockOwnerDeletion: &truth}}
-	case OwnerDaemonSet:
+	case p.OwnerKind == OwnerDaemonSet:
+		meta.GenerateName = daemonPodGenerateName(p)
 		meta.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "DaemonSet", Name: p.Owner,
 			UID: types.UID(uidOf(c.ID, "ds", p.Owner)), Controller: &truth, BlockOwnerDeletion: &truth}}
 	}

@@ -63,6 +63,9 @@ type Deployment struct {
 	Templates   map[string]*corev1.PodTemplateSpec `json:"templates"`
 	// System marks the kube-system Deployments GKE runs in every cluster.
 	System bool `json:"system,omitempty"`
+	// Controller, when set, is the controller this workload stands in for in an imported
+	// cluster (a StatefulSet, a Job ...; workloads_other.go).
+	Controller *ControllerRef `json:"controller,omitempty"`
 }
 
 // Key is namespace/name.

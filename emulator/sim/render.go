@@ -199,8 +199,27 @@ const (
 // in annotations, what its pods request.
 func (w *World) RenderK8sNode(c *Cluster, n *Node) *corev1.Node {
 	p := c.Pool(n.Pool)
-	mt, _ := catalog.LookupMachineType(n.Spec.MachineType)
-	region := n.Zone[:strings.LastIndexByte(n.Zone, '-')]
+	labels := gkeNodeLabels(n)
+	var taints []corev1.Taint
+	if p != nil {
+		poolNodeLabels(p, n.Zone, labels)
+		for k, v := range p.Labels {
+			labels[k] = v
+		}
+		for _, t := range p.Taints {
+			taints = append(taints, corev1.Taint{Key: t.Key, Value: t.Value, Effect: taintEffects[t.Effect]})
+		}
+	}
+	taints = ownLabelsAndTaints(n, labels, taints)
+	if n.Unschedulable {
+		taints = append(taints, corev1.Taint{Key: "node.kubernetes.io/unschedulable", Effect: corev1.TaintEffectNoSchedule})
+	}
+	return w.renderK8sNode(c, n, p, labels, taints)
+}
+
+// gkeNodeLabels are the labels GKE puts on a node of its own accord.
+func gkeNodeLabels(n *Node) map[string]string {
+	region := n.Zone[:max(strings.LastIndexByte(n.Zone, '-'), 0)]
 	labels := map[string]string{
 		"cloud.google.com/gke-nodepool":          n.Pool,
 		"cloud.google.com/gke-boot-disk":         n.Spec.DiskType,
@@ -222,18 +241,10 @@ func (w *World) RenderK8sNode(c *Cluster, n *Node) *corev1.Node {
 	if n.Spec.Preemptible {
 		labels["cloud.google.com/gke-preemptible"] = "true"
 	}
-	var taints []corev1.Taint
-	if p != nil {
-		for k, v := range p.Labels {
-			labels[k] = v
-		}
-		for _, t := range p.Taints {
-			taints = append(taints, corev1.Taint{Key: t.Key, Value: t.Value, Effect: taintEffects[t.Effect]})
-		}
-	}
-	if n.Unschedulable {
-		taints = append(taints, corev1.Taint{Key: "node.kubernetes.io/unschedulable", Effect: corev1.TaintEffectNoSchedule})
-	}
+	return labels
+}
+
+func (w *World) renderK8sNode(c *Cluster, n *Node, p *NodePool, labels map[string]string, taints []corev1.Taint) *corev1.Node {
 	ready := corev1.NodeCondition{Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady",
 		Message: "kubelet is posting ready status", LastHeartbeatTime: metav1.NewTime(w.st.Now), LastTransitionTime: metav1.NewTime(n.ReadyTime)}
 	if n.State == NodeDeleting || c.nodeFailed(n.Name) {
@@ -244,6 +255,7 @@ func (w *World) RenderK8sNode(c *Cluster, n *Node) *corev1.Node {
 		maxPods = p.MaxPodsPerNode
 	}
 	disk := int64(n.Spec.DiskSizeGb) << 30
+	capacity, alloc := c.nodeCapacity(n), c.nodeAllocatable(n)
 	ix := w.podIndex(c)
 	req := ix.requested[n.Name]
 	return &corev1.Node{
@@ -265,14 +277,14 @@ func (w *World) RenderK8sNode(c *Cluster, n *Node) *corev1.Node {
 		},
 		Status: corev1.NodeStatus{
 			Capacity: corev1.ResourceList{
-				corev1.ResourceCPU:              *resource.NewQuantity(int64(mt.VCPU), resource.DecimalSI),
-				corev1.ResourceMemory:           *resource.NewQuantity(mt.MemoryMiB<<20, resource.BinarySI),
+				corev1.ResourceCPU:              *resource.NewMilliQuantity(capacity.MilliCPU, resource.DecimalSI),
+				corev1.ResourceMemory:           *resource.NewQuantity(capacity.MemoryBytes, resource.BinarySI),
 				corev1.ResourcePods:             *resource.NewQuantity(maxPods, resource.DecimalSI),
 				corev1.ResourceEphemeralStorage: *resource.NewQuantity(disk, resource.BinarySI),
 			},
 			Allocatable: corev1.ResourceList{
-				corev1.ResourceCPU:              *resource.NewMilliQuantity(mt.AllocatableMilliCPU(), resource.DecimalSI),
-				corev1.ResourceMemory:           *resource.NewQuantity(mt.AllocatableMemoryMiB()<<20, resource.BinarySI),
+				corev1.ResourceCPU:              *resource.NewMilliQuantity(alloc.MilliCPU, resource.DecimalSI),
+				corev1.ResourceMemory:           *resource.NewQuantity(alloc.MemoryBytes, resource.BinarySI),
 				corev1.ResourcePods:             *resource.NewQuantity(maxPods, resource.DecimalSI),
 				corev1.ResourceEphemeralStorage: *resource.NewQuantity(disk*9/10, resource.BinarySI),
 			},
