@@ -27,6 +27,7 @@ var allowedImports = map[string][]string{
 	"emulator/kubeconfig":      {},
 	"emulator":                 {"emulator/server", "emulator/sim", "emulator/store", "emulator/wall"},
 	"emulator/emulatortest":    {"emulator", "emulator/api"},
+	"emulator/rehearse":        {"emulator/api", "emulator/sim", "emulator/sim/catalog"},
 	"provider/internal/client": {},
 	"provider":                 {"provider/internal/client"},
 }

@@ -1,7 +1,9 @@
 package server
 
 import (
+	"encoding/json"
 	"net/http"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -140,6 +142,21 @@ func driveEveryRoute(e *env) {
 		t.Fatal("no Kubernetes events to get")
 	}
 	e.k8sOK("GET", k8sBase+"/api/v1/namespaces/default/events/"+events.Items[0].Metadata.Name, "", "", nil)
+	// An imported cluster: its StatefulSets, ReplicaSets and DaemonSets of its own.
+	cj, err := os.ReadFile("../testdata/snapshot/shop-cluster.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	oj, err := os.ReadFile("../testdata/snapshot/shop-objects.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.ok("POST", "/emulator/v1/projects/proj/locations/europe-west1/clusters:import", map[string]json.RawMessage{"cluster": cj, "objects": oj}, nil)
+	shop := "/k8s/projects/proj/locations/europe-west1/clusters/shop"
+	for _, p := range []string{"/apis/apps/v1/statefulsets", "/apis/apps/v1/namespaces/default/statefulsets", "/apis/apps/v1/replicasets",
+		"/apis/apps/v1/namespaces/default/replicasets", "/apis/apps/v1/namespaces/monitoring/daemonsets/node-exporter", "/api/v1/namespaces/default/pods/db-0"} {
+		e.k8sOK("GET", shop+p, "", "", nil)
+	}
 	var dsList struct {
 		Items []struct{ Metadata struct{ Name string } }
 	}

@@ -36,7 +36,7 @@ func (s *Server) journalRequests(next echo.HandlerFunc) echo.HandlerFunc {
 		if !mutating(req.Method) || sim.InRunner(req.Context()) {
 			return next(c)
 		}
-		body, err := io.ReadAll(io.LimitReader(req.Body, maxBodyBytes+1))
+		body, err := io.ReadAll(io.LimitReader(req.Body, bodyLimit(req)+1))
 		if err != nil {
 			return badRequest("Could not read the request body: %v", err)
 		}

@@ -184,6 +184,13 @@ func (s *Server) k8sRoutes(g *echo.Group) {
 	listDaemonSets := s.k8sList("daemonsets", func(w *sim.World, cl *sim.Cluster, o sim.ListOptions, _ listFilter) runtime.Object {
 		return w.ListDaemonSets(cl, o)
 	})
+	// Read-only: an imported cluster's StatefulSets, so that kubectl get
+	// replicasets,statefulsets works (an export does it).
+	listStatefulSets := s.k8sList("statefulsets", func(w *sim.World, cl *sim.Cluster, o sim.ListOptions, _ listFilter) runtime.Object {
+		return w.ListStatefulSets(cl, o)
+	})
+	g.GET("/apis/apps/v1/statefulsets", listStatefulSets)
+	g.GET("/apis/apps/v1/namespaces/:ns/statefulsets", listStatefulSets)
 	g.GET("/apis/apps/v1/daemonsets", listDaemonSets)
 	g.GET("/apis/apps/v1/namespaces/:ns/daemonsets", listDaemonSets)
 	g.GET("/apis/apps/v1/namespaces/:ns/daemonsets/:name", s.k8s(func(w *sim.World, cl *sim.Cluster, c echo.Context) (any, error) {

@@ -148,6 +148,39 @@ var printers = map[string]printer{
 				age(ds.CreationTimestamp, now), names, images, metav1.FormatLabelSelector(ds.Spec.Selector)}
 		},
 	},
+	"ReplicaSet": {
+		columns: []metav1.TableColumnDefinition{nameColumn,
+			col("Desired", "integer", appsv1.ReplicaSetSpec{}.SwaggerDoc()["replicas"]),
+			col("Current", "integer", appsv1.ReplicaSetStatus{}.SwaggerDoc()["replicas"]),
+			col("Ready", "integer", appsv1.ReplicaSetStatus{}.SwaggerDoc()["readyReplicas"]), ageColumn,
+			wide(col("Containers", "string", "Names of each container in the template.")),
+			wide(col("Images", "string", "Images referenced by each container in the template.")),
+			wide(col("Selector", "string", appsv1.ReplicaSetSpec{}.SwaggerDoc()["selector"]))},
+		cells: func(o runtime.Object, now time.Time) []any {
+			rs := o.(*appsv1.ReplicaSet)
+			desired := int32(0)
+			if rs.Spec.Replicas != nil {
+				desired = *rs.Spec.Replicas
+			}
+			names, images := containerColumns(rs.Spec.Template.Spec.Containers)
+			return []any{rs.Name, int64(desired), int64(rs.Status.Replicas), int64(rs.Status.ReadyReplicas), age(rs.CreationTimestamp, now),
+				names, images, metav1.FormatLabelSelector(rs.Spec.Selector)}
+		},
+	},
+	"StatefulSet": {
+		columns: []metav1.TableColumnDefinition{nameColumn, col("Ready", "string", "Number of the pod with ready state"), ageColumn,
+			wide(col("Containers", "string", "Names of each container in the template.")),
+			wide(col("Images", "string", "Images referenced by each container in the template."))},
+		cells: func(o runtime.Object, now time.Time) []any {
+			st := o.(*appsv1.StatefulSet)
+			desired := int32(0)
+			if st.Spec.Replicas != nil {
+				desired = *st.Spec.Replicas
+			}
+			names, images := containerColumns(st.Spec.Template.Spec.Containers)
+			return []any{st.Name, fmt.Sprintf("%d/%d", st.Status.ReadyReplicas, desired), age(st.CreationTimestamp, now), names, images}
+		},
+	},
 	"PodDisruptionBudget": {
 		columns: []metav1.TableColumnDefinition{nameColumn,
 			col("Min Available", "string", "The minimum number of pods that must be available, either an absolute number or a percentage."),

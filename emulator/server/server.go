@@ -87,6 +87,7 @@ func (s *Server) routes() {
 	s.serviceUsageRoutes()
 	s.faultRoutes()
 	s.consoleRoutes()
+	s.importRoutes()
 }
 
 func (s *Server) logRequests(next echo.HandlerFunc) echo.HandlerFunc {

@@ -9,7 +9,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
-	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
 )
 
 // The cluster autoscaler (R-CA-1..9), one pass per cluster every scan interval (a few seconds
@@ -219,18 +218,14 @@ func (w *World) templateOf(c *Cluster, p *NodePool, g *InstanceGroup) nodeTempla
 			taints = append(taints, t)
 		}
 	}
-	mt, _ := catalog.LookupMachineType(spec.MachineType)
-	free := Resources{MilliCPU: mt.AllocatableMilliCPU(), MemoryBytes: mt.AllocatableMemoryMiB() << 20}
-	if !c.Autopilot {
-		for _, ds := range systemDaemonSets {
-			free = free.sub(effectiveRequests(&ds.spec))
-		}
-	}
+	mt, _ := c.machineType(spec.MachineType)
+	dsReq, dsPods := w.daemonPodsFor(c, n)
+	free := c.typeAllocatable(spec.MachineType).sub(dsReq)
 	price := mt.PricePerHour
 	if spec.Spot || spec.Preemptible {
 		price *= spotPriceFactor
 	}
-	return nodeTemplate{pool: p, group: g, labels: k.Labels, taints: taints, free: free, pods: int(p.MaxPodsPerNode) - len(systemDaemonSets), price: price}
+	return nodeTemplate{pool: p, group: g, labels: k.Labels, taints: taints, free: free, pods: int(p.MaxPodsPerNode) - dsPods, price: price}
 }
 
 func (t nodeTemplate) accepts(spec *corev1.PodSpec) bool {
@@ -604,10 +599,10 @@ func (w *World) scaleDown(c *Cluster, roles map[string]poolRole) {
 			n.UnneededSince = time.Time{}
 			continue
 		}
-		mt, _ := catalog.LookupMachineType(n.Spec.MachineType)
+		alloc := c.nodeAllocatable(n)
 		load := ix.workload[n.Name]
 		req, pods := load.req, load.pods
-		util := max(float64(req.MilliCPU)/float64(mt.AllocatableMilliCPU()), float64(req.MemoryBytes)/float64(mt.AllocatableMemoryMiB()<<20))
+		util := max(float64(req.MilliCPU)/float64(alloc.MilliCPU), float64(req.MemoryBytes)/float64(alloc.MemoryBytes))
 		if util >= scaleDownUtilization {
 			n.UnneededSince, n.ScaleDownBlock = time.Time{}, ""
 			continue

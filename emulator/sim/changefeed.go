@@ -380,7 +380,7 @@ func (w *World) exists(c *Cluster, obj any) bool {
 		d := c.Deployments[o.Deployment]
 		return d != nil && d.ReplicaSets[o.Hash] == o
 	case *DaemonSetState:
-		return c.DaemonSets[o.Name] == o
+		return c.DaemonSetStates[o.Name] == o
 	case *PDB:
 		return c.PDBs[o.Key()] == o
 	case *Service:

@@ -44,7 +44,7 @@ func (w *World) renderDaemonSet(c *Cluster, ds *daemonSet, state *DaemonSetState
 // syncDaemonSetStatus is the DaemonSet controller's status update: a pod wanted on every
 // registered node, and how many run and are ready.
 func (w *World) syncDaemonSetStatus(c *Cluster, f *changeFeed) {
-	if c.Autopilot {
+	if c.Autopilot || c.ownDaemonSets() {
 		return
 	}
 	desired := int32(0)
@@ -53,18 +53,18 @@ func (w *World) syncDaemonSetStatus(c *Cluster, f *changeFeed) {
 			desired += int32(len(g.Nodes) - w.index(c, g).byState[NodeProvisioning])
 		}
 	}
-	if c.DaemonSets == nil {
-		c.DaemonSets = map[string]*DaemonSetState{}
+	if c.DaemonSetStates == nil {
+		c.DaemonSetStates = map[string]*DaemonSetState{}
 	}
 	for _, ds := range systemDaemonSets {
 		live, ready := int32(len(f.dsLive[ds.name])), int32(len(f.dsReady[ds.name]))
 		st := appsv1.DaemonSetStatus{ObservedGeneration: 1, DesiredNumberScheduled: desired, CurrentNumberScheduled: live,
 			UpdatedNumberScheduled: live, NumberReady: ready, NumberAvailable: ready, NumberUnavailable: max(desired-ready, 0)}
-		state := c.DaemonSets[ds.name]
+		state := c.DaemonSetStates[ds.name]
 		switch {
 		case state == nil:
 			state = &DaemonSetState{Name: ds.name, Status: st}
-			c.DaemonSets[ds.name] = state
+			c.DaemonSetStates[ds.name] = state
 			w.touchObject(c, state, true)
 		case !reflect.DeepEqual(state.Status, st):
 			state.Status = st
@@ -77,11 +77,15 @@ func (w *World) syncDaemonSetStatus(c *Cluster, f *changeFeed) {
 func (w *World) ListDaemonSets(c *Cluster, o ListOptions) *appsv1.DaemonSetList {
 	out := &appsv1.DaemonSetList{TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: "DaemonSetList"},
 		ListMeta: metav1.ListMeta{ResourceVersion: rvString(c.RV)}, Items: []appsv1.DaemonSet{}}
+	if c.ownDaemonSets() {
+		out.Items = append(out.Items, w.listClusterDaemonSets(c, o)...)
+		return out
+	}
 	if c.Autopilot || (o.Namespace != "" && o.Namespace != "kube-system") {
 		return out
 	}
 	for _, ds := range systemDaemonSets {
-		if state := c.DaemonSets[ds.name]; state != nil && o.matches("kube-system", map[string]string{"k8s-app": ds.name}) {
+		if state := c.DaemonSetStates[ds.name]; state != nil && o.matches("kube-system", map[string]string{"k8s-app": ds.name}) {
 			out.Items = append(out.Items, *w.renderDaemonSet(c, ds, state))
 		}
 	}
@@ -91,9 +95,15 @@ func (w *World) ListDaemonSets(c *Cluster, o ListOptions) *appsv1.DaemonSetList 
 
 // GetDaemonSet gets one of GKE's system DaemonSets.
 func (w *World) GetDaemonSet(c *Cluster, ns, name string) (*appsv1.DaemonSet, error) {
-	ds := systemDaemonSet(name)
-	if ds == nil || ns != "kube-system" || c.Autopilot || c.DaemonSets[name] == nil {
+	if c.ownDaemonSets() {
+		if ds := c.DaemonSets[ns+"/"+name]; ds != nil && !ds.Static {
+			return w.renderClusterDaemonSet(c, ds), nil
+		}
 		return nil, kubeNotFound(resDaemonSets, name)
 	}
-	return w.renderDaemonSet(c, ds, c.DaemonSets[name]), nil
+	ds := systemDaemonSet(name)
+	if ds == nil || ns != "kube-system" || c.Autopilot || c.DaemonSetStates[name] == nil {
+		return nil, kubeNotFound(resDaemonSets, name)
+	}
+	return w.renderDaemonSet(c, ds, c.DaemonSetStates[name]), nil
 }

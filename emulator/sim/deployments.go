@@ -111,6 +111,10 @@ func rollingParams(d *Deployment) (surge, unavailable int) {
 
 // syncDeployment is one controller pass.
 func (w *World) syncDeployment(c *Cluster, d *Deployment) {
+	if d.Controller != nil && d.Controller.Ordinals {
+		w.syncOrdinals(c, d) // a StatefulSet's stand-in (workloads_other.go)
+		return
+	}
 	ix := w.podIndex(c)
 	replicas := replicasOf(d)
 	// Most passes find nothing to do (a pod started): count before sorting anything.
@@ -223,9 +227,13 @@ func (w *World) dropOldTemplates(c *Cluster, d *Deployment) {
 
 func (w *World) newDeploymentPod(c *Cluster, d *Deployment) *Pod {
 	t := d.Templates[d.Current]
+	prefix := d.Name + "-" + d.Current + "-"
+	if d.Controller != nil {
+		prefix = d.Controller.Name + "-" // the pods of the controller it stands in for
+	}
 	var name string
 	for {
-		name = d.Name + "-" + d.Current + "-" + w.randSafe(5)
+		name = prefix + w.randSafe(5)
 		if c.Pods[d.Namespace+"/"+name] == nil {
 			break
 		}

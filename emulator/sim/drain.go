@@ -3,6 +3,8 @@ package sim
 import (
 	"slices"
 	"time"
+
+	corev1 "k8s.io/api/core/v1"
 )
 
 // Draining a node, the one mechanism every caller uses (upgrades, resizes, node pool deletion,
@@ -114,6 +116,7 @@ func (w *World) drainStep(c *Cluster, n *Node) {
 		if p.Terminating {
 			// Past the drain's deadline, nothing waits any more (R-SURGE-3's force-evict).
 			if d.Policy.RespectPDB && !w.st.Now.Before(forceAt) {
+				w.record("PodKilled", c, n.Pool, n.Name, "", "killed pod %s on %s: still terminating at the drain's deadline of %s", p.Key(), n.Name, forceAt.Sub(d.Start))
 				w.terminatePod(c, p, 0)
 			}
 			continue
@@ -142,7 +145,13 @@ func (w *World) drainStep(c *Cluster, n *Node) {
 			w.record("PodEvicted", c, n.Pool, n.Name, "", "evicted pod %s from %s (grace %s): its %s extended duration is over", p.Key(), n.Name, grace, extendedDuration)
 			w.terminatePod(c, p, grace)
 		case pdbExpired:
-			w.record("PodDeleted", c, n.Pool, n.Name, "", "deleted pod %s from %s%s", p.Key(), n.Name, forcedWhy(d))
+			// R-SURGE-3: after the hour what is left is forced out, grace periods included: a
+			// pod deleted then gets what remains of the drain's deadline (none for surge, whose
+			// PDB timeout and grace cap are both an hour; up to 23 hours more for R-ABG-3).
+			if d.Policy.GraceCap > 0 {
+				grace = min(grace, max(forceAt.Sub(w.st.Now), 0))
+			}
+			w.record("PodDeleted", c, n.Pool, n.Name, "", "deleted pod %s from %s%s (grace %s)", p.Key(), n.Name, forcedWhy(d), describeGrace(grace, w.podSpec(c, p)))
 			w.terminatePod(c, p, grace)
 		case b != nil:
 			blocked = true
@@ -184,6 +193,16 @@ func (w *World) drainStep(c *Cluster, n *Node) {
 		d.Next = next
 		w.schedule(next.Sub(w.st.Now), Event{Kind: evDrainAttempt, Cluster: c.Key(), Node: n.Name})
 	}
+}
+
+// describeGrace is the grace period a drain gives a pod, and the pod's own when the drain cut
+// it (R-BG-5: the blue pool's deletion caps it at 60 minutes; R-SURGE-3: nothing is left of it
+// at the hour).
+func describeGrace(grace time.Duration, spec *corev1.PodSpec) string {
+	if own := graceOf(spec, 0); own > grace {
+		return grace.String() + ", capped from " + own.String()
+	}
+	return grace.String()
 }
 
 func minTime(a, b time.Time) time.Time {

@@ -163,7 +163,7 @@ func (w *World) capacityShortage(c *Cluster, zone string, spec NodeSpec, n int) 
 		case f.Kind == FaultStockout && f.Zone == zone && (f.MachineFamily == "" || f.MachineFamily == family):
 			return fmt.Sprintf("GCE_STOCKOUT: The zone 'projects/%s/zones/%s' does not have enough resources available to fulfill the request (%s).", c.Project, zone, spec.MachineType)
 		case f.Kind == FaultQuota && f.Region == region:
-			mt, _ := catalog.LookupMachineType(spec.MachineType)
+			mt, _ := c.machineType(spec.MachineType)
 			need := int64(mt.VCPU * n)
 			used := w.regionCPUs(c.Project, region)
 			if used+need > f.CPUs {
@@ -184,7 +184,7 @@ func (w *World) regionCPUs(project, region string) int64 {
 		}
 		for _, node := range c.Nodes {
 			if node.State != NodeDeleting && strings.HasPrefix(node.Zone, region+"-") {
-				mt, _ := catalog.LookupMachineType(node.Spec.MachineType)
+				mt, _ := c.machineType(node.Spec.MachineType)
 				n += int64(mt.VCPU)
 			}
 		}

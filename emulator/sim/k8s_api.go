@@ -276,7 +276,7 @@ func (w *World) ListDeployments(c *Cluster, o ListOptions) *appsv1.DeploymentLis
 	out := &appsv1.DeploymentList{TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: "DeploymentList"}, ListMeta: metav1.ListMeta{ResourceVersion: rvString(c.RV)}}
 	keys := make([]string, 0, len(c.Deployments))
 	for k, d := range c.Deployments {
-		if o.matches(d.Namespace, d.Labels) {
+		if d.Controller == nil && o.matches(d.Namespace, d.Labels) {
 			keys = append(keys, k)
 		}
 	}
@@ -465,10 +465,16 @@ type podSnap struct {
 	hostIP    string
 	clusterID string
 	uid       string
+	// owner is the pod's generateName and owner references when it belongs to a stand-in for
+	// another controller or to a DaemonSet (podOwner); ownerOK says whether it does.
+	ownerGen  string
+	ownerRefs []metav1.OwnerReference
+	ownerOK   bool
 }
 
 func (w *World) podSnapshot(c *Cluster, p *Pod) *podSnap {
 	s := &podSnap{pod: *p, spec: w.podSpec(c, p), clusterID: c.ID, uid: PodUID(c, p)}
+	s.ownerGen, s.ownerRefs, s.ownerOK = w.podOwner(c, p)
 	if n := c.Nodes[p.Node]; n != nil {
 		s.hostIP = n.InternalIP
 	}
@@ -492,12 +498,15 @@ func (s *podSnap) renderPod() *corev1.Pod {
 		CreationTimestamp: metav1.NewTime(p.CreateTime), Labels: maps.Clone(p.Labels), Annotations: maps.Clone(p.Annotation),
 		ManagedFields: cloneManagedFields(p.ManagedFields)}
 	truth := true
-	switch p.OwnerKind {
-	case OwnerDeployment:
+	switch {
+	case s.ownerOK:
+		meta.GenerateName, meta.OwnerReferences = s.ownerGen, slices.Clone(s.ownerRefs)
+	case p.OwnerKind == OwnerDeployment:
 		meta.GenerateName = p.Owner + "-" + p.Template + "-"
 		meta.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: p.Owner + "-" + p.Template,
 			UID: types.UID(uidOf(s.clusterID, "rs", p.Namespace, p.Owner, p.Template)), Controller: &truth, BlockOwnerDeletion: &truth}}
-	case OwnerDaemonSet:
+	case p.OwnerKind == OwnerDaemonSet:
+		meta.GenerateName = daemonPodGenerateName(p)
 		meta.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "DaemonSet", Name: p.Owner,
 			UID: types.UID(uidOf(s.clusterID, "ds", p.Owner)), Controller: &truth, BlockOwnerDeletion: &truth}}
 	}
@@ -562,13 +571,18 @@ func (s *podSnap) renderPod() *corev1.Pod {
 // it): the namespace's default ServiceAccount and its token volume, the default tolerations of
 // not-ready and unreachable nodes, and the priority of the pod's priority class.
 func admitPodSpec(spec *corev1.PodSpec, uid string) {
+	// As the ServiceAccount admission plugin: no token volume where a container mounts one
+	// at its path already.
 	if spec.ServiceAccountName == "" {
 		spec.ServiceAccountName = "default"
 	}
 	if spec.DeprecatedServiceAccount == "" {
 		spec.DeprecatedServiceAccount = spec.ServiceAccountName
 	}
-	if spec.AutomountServiceAccountToken == nil || *spec.AutomountServiceAccountToken {
+	mounted := slices.ContainsFunc(spec.Containers, func(c corev1.Container) bool {
+		return slices.ContainsFunc(c.VolumeMounts, func(m corev1.VolumeMount) bool { return m.MountPath == serviceAccountMount })
+	})
+	if !mounted && (spec.AutomountServiceAccountToken == nil || *spec.AutomountServiceAccountToken) {
 		vol := "kube-api-access-" + strings.ReplaceAll(uidOf(uid, "token"), "-", "")[:5]
 		expiry := int64(3607)
 		mode := int32(0o644)
@@ -978,3 +992,30 @@ func equalJSON(a, b any) bool {
 }
 
 func durationOfSeconds(s int64) time.Duration { return time.Duration(s) * time.Second }
+
+// withoutAdmittedToken removes from a pod's spec, as read from a real cluster, the token volume
+// and mounts that the ServiceAccount admission plugin added to it (kube-api-access-*), so that
+// a template taken from one pod does not carry that pod's volume to others: admitPodSpec adds
+// each pod its own when it is rendered.
+func withoutAdmittedToken(spec *corev1.PodSpec) {
+	admitted := map[string]bool{}
+	spec.Volumes = slices.DeleteFunc(spec.Volumes, func(v corev1.Volume) bool {
+		if strings.HasPrefix(v.Name, "kube-api-access-") && v.Projected != nil &&
+			slices.ContainsFunc(v.Projected.Sources, func(s corev1.VolumeProjection) bool { return s.ServiceAccountToken != nil }) {
+			admitted[v.Name] = true
+			return true
+		}
+		return false
+	})
+	if len(admitted) == 0 {
+		return
+	}
+	for _, cs := range [][]corev1.Container{spec.InitContainers, spec.Containers} {
+		for i := range cs {
+			cs[i].VolumeMounts = slices.DeleteFunc(cs[i].VolumeMounts, func(m corev1.VolumeMount) bool { return admitted[m.Name] })
+		}
+	}
+	if len(spec.Volumes) == 0 {
+		spec.Volumes = nil
+	}
+}

@@ -73,6 +73,9 @@ type Deployment struct {
 	ManagedFields []metav1.ManagedFieldsEntry `json:"managedFields,omitempty"`
 	// ProgressCheck is when the controller next checks the progress deadline.
 	ProgressCheck time.Time `json:"progressCheck,omitempty"`
+	// Controller, when set, is the controller this workload stands in for in an imported
+	// cluster (a StatefulSet, a Job ...; workloads_other.go).
+	Controller *ControllerRef `json:"controller,omitempty"`
 }
 
 // ReplicaSet is one of a Deployment's ReplicaSets: the pods of one pod template.

@@ -98,8 +98,9 @@ func (w *World) wireControllers() {
 	h.podChanged = append(h.podChanged,
 		func(c *Cluster, p *Pod, what podChange) {
 			if what == podStarted {
-				// Readiness matters to a Deployment only while it rolls out a new template.
-				if d := c.Deployments[p.Namespace+"/"+p.Owner]; p.OwnerKind != OwnerDeployment || d == nil || len(d.Templates) < 2 {
+				// Readiness matters to a Deployment only while it rolls out a new template, and to a
+				// StatefulSet's stand-in that creates its pods in order.
+				if d := c.Deployments[p.Namespace+"/"+p.Owner]; p.OwnerKind != OwnerDeployment || d == nil || (len(d.Templates) < 2 && !orderedPods(d)) {
 					return
 				}
 			}

@@ -160,8 +160,10 @@ type autoUpgradeCandidate struct {
 	to   catalog.Version
 	// notBefore spaces minor upgrades (R-EX-5).
 	notBefore time.Time
-	// mandatory: the control plane's minor is at its end of support (R-MW-4).
-	mandatory bool
+	// mandatory: the minor the control plane or the pool runs is at its end of support
+	// (R-MW-4), which is mandatoryAt (zero when the candidate never becomes mandatory).
+	mandatory   bool
+	mandatoryAt time.Time
 }
 
 // autoUpgradeCandidates lists what the cluster is due for, in the order GKE takes it: the
@@ -181,7 +183,7 @@ func (w *World) autoUpgradeCandidates(c *Cluster) []autoUpgradeCandidate {
 				cand.notBefore = am.LastMinorUpgrade.Add(minorUpgradeInterval)
 			}
 			_, eos := w.endOfSupport(c)
-			cand.mandatory = !now.Before(eos)
+			cand.mandatory, cand.mandatoryAt = !now.Before(eos), eos
 			out = append(out, cand)
 		}
 	}
@@ -197,7 +199,10 @@ func (w *World) autoUpgradeCandidates(c *Cluster) []autoUpgradeCandidate {
 		if pv.Minor < master.Minor {
 			kind = NodeMinor
 		}
-		out = append(out, autoUpgradeCandidate{kind: kind, pool: p, to: master})
+		// Nodes on a minor at its end of support are upgraded whatever the policy (R-MW-4).
+		_, _, end := catalog.ChannelDelays(c.ReleaseChannel)
+		eos := end(catalog.ScheduleOf(pv.Minor))
+		out = append(out, autoUpgradeCandidate{kind: kind, pool: p, to: master, mandatory: !now.Before(eos), mandatoryAt: eos})
 	}
 	return out
 }
@@ -246,7 +251,11 @@ func (w *World) autoUpgradeStep(c *Cluster) time.Time {
 		if !cand.mandatory {
 			from := maxTime(now, cand.notBefore)
 			if allowed, reason := w.MaintenanceAllows(c, cand.kind, from); !allowed || from.After(now) {
-				if next := w.NextAllowed(c, cand.kind, from); !next.IsZero() && (earliest.IsZero() || next.Before(earliest)) {
+				next := w.NextAllowed(c, cand.kind, from)
+				if m := cand.mandatoryAt; !m.IsZero() && (next.IsZero() || m.Before(next)) {
+					next = m // the end of support starts it whatever the policy
+				}
+				if !next.IsZero() && (earliest.IsZero() || next.Before(earliest)) {
 					earliest = next
 				}
 				if waiting == "" {

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -227,4 +228,54 @@ func nodeCondition(n *corev1.Node, t corev1.NodeConditionType) corev1.NodeCondit
 		}
 	}
 	return corev1.NodeCondition{}
+}
+
+// R-MW-4: a minor at its end of support is upgraded whatever the policy, on the control plane
+// and then on the nodes. A 1.35 cluster held on its minor (NO_MINOR_OR_NODE_UPGRADES until end
+// of support) and frozen from a week before 1.35's end of support (2027-05-17) for 26 days
+// (NO_UPGRADES) has its control plane moved to 1.36 at the end of support and its node pool
+// right after, both during the freeze; nothing else runs in the freeze.
+func TestEndOfSupportUpgradesIgnoreThePolicy(t *testing.T) {
+	w, c := maintenanceCluster(t, testStart, func(in *api.Cluster) { in.InitialClusterVersion = "1.35" })
+	_, eos := w.endOfSupport(c)
+	freezeStart, freezeEnd := ts("2027-05-10T00:00:00Z"), ts("2027-06-05T00:00:00Z")
+	if !eos.After(freezeStart) || !eos.Before(freezeEnd) {
+		t.Fatalf("1.35's end of support is %s, want it inside the freeze %s .. %s", eos, freezeStart, freezeEnd)
+	}
+	hold := exclusion(testStart.Format(time.RFC3339), "", api.ScopeNoMinorOrNodeUpgrades)
+	hold.MaintenanceExclusionOptions.EndTimeBehavior = api.EndTimeUntilEndOfSupport
+	setPolicy(t, w, c, &api.MaintenanceWindow{MaintenanceExclusions: map[string]*api.TimeWindow{
+		"hold":   hold,
+		"freeze": exclusion(freezeStart.Format(time.RFC3339), freezeEnd.Format(time.RFC3339), api.ScopeNoUpgrades)}})
+	ups := runMonths(t, w, c, freezeEnd.Add(-day))
+
+	var inFreeze []upgradeSeen
+	for _, u := range ups {
+		if !u.op.StartTime.Before(freezeStart) {
+			inFreeze = append(inFreeze, u)
+		}
+	}
+	if len(inFreeze) != 2 || inFreeze[0].kind != ControlPlaneMinor || inFreeze[1].kind != NodeMinor {
+		t.Fatalf("upgrades during the freeze: %v, want the control plane's and the node pool's mandatory 1.35 -> 1.36", inFreeze)
+	}
+	cp, np := inFreeze[0], inFreeze[1]
+	if cp.from.Minor != 35 || cp.to.Minor != 36 || np.from.Minor != 35 || np.to.Minor != 36 {
+		t.Errorf("mandatory upgrades %v, want 1.35 -> 1.36", inFreeze)
+	}
+	if d := cp.op.StartTime.Sub(eos); d < 0 || d > time.Hour {
+		t.Errorf("control plane upgraded %s after 1.35's end of support, want within the hour", d)
+	}
+	if d := np.op.StartTime.Sub(cp.op.EndTime); d < 0 || d > time.Hour {
+		t.Errorf("node pool upgraded %s after the control plane finished, want within the hour", d)
+	}
+	started := mustEvents(w, "AutoUpgradeStarted")
+	mandatory := 0
+	for _, e := range started {
+		if strings.Contains(e.Message, "mandatory: minor at end of support") {
+			mandatory++
+		}
+	}
+	if mandatory != 2 {
+		t.Errorf("%d AutoUpgradeStarted entries say the upgrade is mandatory, want 2: %v", mandatory, started)
+	}
 }

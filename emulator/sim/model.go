@@ -81,8 +81,8 @@ type Cluster struct {
 	PDBs        map[string]*PDB        `json:"pdbs"`
 	Services    map[string]*Service    `json:"services,omitempty"`
 	RV          int64                  `json:"rv"`
-	// DaemonSets are GKE's DaemonSets as their controller reports them (daemonsets.go).
-	DaemonSets map[string]*DaemonSetState `json:"daemonSets,omitempty"`
+	// DaemonSetStates are GKE's DaemonSets as their controller reports them (daemonsets.go).
+	DaemonSetStates map[string]*DaemonSetState `json:"daemonSetStates,omitempty"`
 	// Objects are the kinds the API stores without simulating them (ConfigMaps, Secrets,
 	// RBAC, ...), by resource and namespace/name (k8s_stored.go).
 	Objects map[string]map[string]*StoredObject `json:"objects,omitempty"`
@@ -98,6 +98,12 @@ type Cluster struct {
 	Etag  string           `json:"etag"`
 	// OpenOps are the ids of the cluster's operations that are not done, oldest first.
 	OpenOps []string `json:"openOps,omitempty"`
+
+	// An imported cluster (import.go) keeps what the real one's nodes reported per machine type
+	// (imported.go) and runs the real cluster's DaemonSets instead of GKE's built-in ones.
+	MachineShapes map[string]*MachineShape `json:"machineShapes,omitempty"`
+	DaemonSets    map[string]*DaemonSet    `json:"daemonSets,omitempty"`
+	Imported      *ImportRecord            `json:"imported,omitempty"`
 	// key caches Key(): every event and log line names the cluster.
 	key string
 }
@@ -180,6 +186,10 @@ type NodePool struct {
 	// CapacityRetry is when the pool, waiting for capacity (CapacityWhy), tries again.
 	CapacityRetry time.Time `json:"capacityRetry,omitempty"`
 	CapacityWhy   string    `json:"capacityWhy,omitempty"`
+	// NodeLabels are labels GKE put on every node of an imported pool beyond the ones gkesim
+	// renders; ZoneLabels the keys whose value was each node's zone (imported.go).
+	NodeLabels map[string]string `json:"nodeLabels,omitempty"`
+	ZoneLabels []string          `json:"zoneLabels,omitempty"`
 }
 
 // Group finds the pool's instance group in a zone.
@@ -223,6 +233,8 @@ type Node struct {
 	// heartbeat as the API shows it), both set by touchNode.
 	RV         int64     `json:"rv,omitempty"`
 	ChangeTime time.Time `json:"changeTime,omitempty"`
+	// Own is what an imported node had of its own (imported.go).
+	Own *NodeOwn `json:"own,omitempty"`
 	// gone marks a node that has left the cluster, for the derived lists that still hold it.
 	gone bool
 }

@@ -185,7 +185,7 @@ func nodeConfig(in *api.NodeConfig, field string) (NodeSpec, map[string]string, 
 	}
 	spec.Spot, spec.Preemptible = in.Spot, in.Preemptible
 	spec.Settings = settingsFingerprint(in.Extra)
-	if err := validateSpec(spec, memberOf(field)); err != nil {
+	if err := validateSpec(nil, spec, memberOf(field)); err != nil {
 		return spec, nil, nil, nil, err
 	}
 	if in.Spot && in.Preemptible {
@@ -214,8 +214,11 @@ func memberOf(prefix string) func(member string) string {
 
 // validateSpec checks the machine attributes of a node spec against the catalogue. field names
 // the request member that carries each attribute.
-func validateSpec(spec NodeSpec, field func(member string) string) error {
-	if _, ok := catalog.LookupMachineType(spec.MachineType); !ok {
+// c, when given, is the cluster the nodes are for: an imported cluster knows the machine types
+// its nodes had (imported.go).
+func validateSpec(c *Cluster, spec NodeSpec, field func(member string) string) error {
+	known := c != nil && c.knowsMachineType(spec.MachineType)
+	if _, ok := catalog.LookupMachineType(spec.MachineType); !ok && !known {
 		return invalidField(field("machineType"), fmt.Sprintf("%q", spec.MachineType),
 			"Unknown machine type; the emulator knows e2-*, n1/n2/n2d/c2/c3/t2d-standard-*, n2-highmem/highcpu-* and e2-highmem/highcpu-* (see the README)")
 	}
@@ -428,7 +431,7 @@ func (w *World) updateNodePool(c *Cluster, p *NodePool, req *api.UpdateNodePoolR
 		mergeExtra(&config, api.Extra{k: unwrapUpdateMember(k, v)})
 	}
 	target.Settings = settingsFingerprint(config)
-	if err := validateSpec(target, f); err != nil {
+	if err := validateSpec(c, target, f); err != nil {
 		return nil, err
 	}
 	var zones []string

@@ -40,6 +40,9 @@ func (w *World) podSpec(c *Cluster, p *Pod) *corev1.PodSpec {
 			}
 		}
 	case OwnerDaemonSet:
+		if ds := c.DaemonSets[p.Namespace+"/"+p.Owner]; ds != nil {
+			return &ds.Spec.Template.Spec
+		}
 		if ds := systemDaemonSet(p.Owner); ds != nil {
 			return &ds.spec
 		}

@@ -209,10 +209,14 @@ type nodeSnap struct {
 	project, clusterID string
 	poolLabels         map[string]string
 	poolTaints         []Taint
-	maxPods            int64
-	requested          Resources
-	pods               int
-	failed             bool
+	// nodeLabels and zoneLabels are an imported pool's labels on every node (imported.go).
+	nodeLabels      map[string]string
+	zoneLabels      []string
+	maxPods         int64
+	capacity, alloc Resources
+	requested       Resources
+	pods            int
+	failed          bool
 }
 
 func (w *World) nodeSnapshot(c *Cluster, n *Node) *nodeSnap {
@@ -220,7 +224,9 @@ func (w *World) nodeSnapshot(c *Cluster, n *Node) *nodeSnap {
 	s.node.Drain = nil // the drain's own state is not part of the object
 	if p := c.Pool(n.Pool); p != nil {
 		s.poolLabels, s.poolTaints, s.maxPods = p.Labels, p.Taints, p.MaxPodsPerNode
+		s.nodeLabels, s.zoneLabels = p.NodeLabels, p.ZoneLabels
 	}
+	s.capacity, s.alloc = c.nodeCapacity(n), c.nodeAllocatable(n)
 	ix := w.podIndex(c)
 	s.requested, s.pods = ix.requested[n.Name], len(ix.podsOnNode[n.Name])
 	return s
@@ -248,8 +254,33 @@ var nodeConditions = []struct {
 
 func (s *nodeSnap) renderNode() *corev1.Node {
 	n := &s.node
-	mt, _ := catalog.LookupMachineType(n.Spec.MachineType)
-	region := n.Zone[:strings.LastIndexByte(n.Zone, '-')]
+	labels := gkeNodeLabels(n)
+	for k, v := range s.nodeLabels {
+		labels[k] = v
+	}
+	for _, k := range s.zoneLabels {
+		labels[k] = n.Zone
+	}
+	var taints []corev1.Taint
+	for k, v := range s.poolLabels {
+		labels[k] = v
+	}
+	for _, t := range s.poolTaints {
+		taints = append(taints, corev1.Taint{Key: t.Key, Value: t.Value, Effect: taintEffects[t.Effect]})
+	}
+	taints = ownLabelsAndTaints(n, labels, taints)
+	if n.Unschedulable {
+		taints = append(taints, corev1.Taint{Key: "node.kubernetes.io/unschedulable", Effect: corev1.TaintEffectNoSchedule})
+	}
+	// The kubelet's heartbeat is the node's last change: a node's resourceVersion changes only
+	// when the node does.
+	heartbeat := metav1.NewTime(latest(n.ChangeTime, n.ReadyTime, n.CreateTime))
+	return s.renderNodeObject(labels, taints, heartbeat)
+}
+
+// gkeNodeLabels are the labels GKE puts on a node of its own accord.
+func gkeNodeLabels(n *Node) map[string]string {
+	region := n.Zone[:max(strings.LastIndexByte(n.Zone, '-'), 0)]
 	labels := map[string]string{
 		"cloud.google.com/gke-nodepool":          n.Pool,
 		"cloud.google.com/gke-boot-disk":         n.Spec.DiskType,
@@ -271,19 +302,11 @@ func (s *nodeSnap) renderNode() *corev1.Node {
 	if n.Spec.Preemptible {
 		labels["cloud.google.com/gke-preemptible"] = "true"
 	}
-	var taints []corev1.Taint
-	for k, v := range s.poolLabels {
-		labels[k] = v
-	}
-	for _, t := range s.poolTaints {
-		taints = append(taints, corev1.Taint{Key: t.Key, Value: t.Value, Effect: taintEffects[t.Effect]})
-	}
-	if n.Unschedulable {
-		taints = append(taints, corev1.Taint{Key: "node.kubernetes.io/unschedulable", Effect: corev1.TaintEffectNoSchedule})
-	}
-	// The kubelet's heartbeat is the node's last change: a node's resourceVersion changes only
-	// when the node does.
-	heartbeat := metav1.NewTime(latest(n.ChangeTime, n.ReadyTime, n.CreateTime))
+	return labels
+}
+
+func (s *nodeSnap) renderNodeObject(labels map[string]string, taints []corev1.Taint, heartbeat metav1.Time) *corev1.Node {
+	n := &s.node
 	ready := corev1.NodeCondition{Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady",
 		Message: "kubelet is posting ready status", LastHeartbeatTime: heartbeat, LastTransitionTime: metav1.NewTime(n.ReadyTime)}
 	if n.State == NodeDeleting || s.failed {
@@ -318,14 +341,14 @@ func (s *nodeSnap) renderNode() *corev1.Node {
 		},
 		Status: corev1.NodeStatus{
 			Capacity: corev1.ResourceList{
-				corev1.ResourceCPU:              *resource.NewQuantity(int64(mt.VCPU), resource.DecimalSI),
-				corev1.ResourceMemory:           *resource.NewQuantity(mt.MemoryMiB<<20, resource.BinarySI),
+				corev1.ResourceCPU:              *resource.NewMilliQuantity(s.capacity.MilliCPU, resource.DecimalSI),
+				corev1.ResourceMemory:           *resource.NewQuantity(s.capacity.MemoryBytes, resource.BinarySI),
 				corev1.ResourcePods:             *resource.NewQuantity(s.maxPods, resource.DecimalSI),
 				corev1.ResourceEphemeralStorage: *resource.NewQuantity(disk, resource.BinarySI),
 			},
 			Allocatable: corev1.ResourceList{
-				corev1.ResourceCPU:              *resource.NewMilliQuantity(mt.AllocatableMilliCPU(), resource.DecimalSI),
-				corev1.ResourceMemory:           *resource.NewQuantity(mt.AllocatableMemoryMiB()<<20, resource.BinarySI),
+				corev1.ResourceCPU:              *resource.NewMilliQuantity(s.alloc.MilliCPU, resource.DecimalSI),
+				corev1.ResourceMemory:           *resource.NewQuantity(s.alloc.MemoryBytes, resource.BinarySI),
 				corev1.ResourcePods:             *resource.NewQuantity(s.maxPods, resource.DecimalSI),
 				corev1.ResourceEphemeralStorage: *resource.NewQuantity(disk*9/10, resource.BinarySI),
 			},

@@ -322,13 +322,17 @@ func (w *World) renderReplicaSet(c *Cluster, d *Deployment, rs *ReplicaSet) *app
 	}
 }
 
-// ListReplicaSets lists the Deployments' ReplicaSets by namespace and name.
+// ListReplicaSets lists the Deployments' ReplicaSets, and an imported cluster's ReplicaSets of
+// their own, by namespace and name.
 func (w *World) ListReplicaSets(c *Cluster, o ListOptions) *appsv1.ReplicaSetList {
 	out := &appsv1.ReplicaSetList{TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: "ReplicaSetList"},
-		ListMeta: metav1.ListMeta{ResourceVersion: rvString(c.RV)}, Items: []appsv1.ReplicaSet{}}
+		ListMeta: metav1.ListMeta{ResourceVersion: rvString(c.RV)}, Items: w.standInReplicaSets(c, o)}
+	if out.Items == nil {
+		out.Items = []appsv1.ReplicaSet{}
+	}
 	for _, key := range sortedKeys(c.Deployments) {
 		d := c.Deployments[key]
-		if o.Namespace != "" && d.Namespace != o.Namespace {
+		if (o.Namespace != "" && d.Namespace != o.Namespace) || d.Controller != nil {
 			continue
 		}
 		for _, h := range sortedKeys(d.ReplicaSets) {

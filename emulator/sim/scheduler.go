@@ -98,7 +98,7 @@ func (w *World) buildSchedIndex(c *Cluster, ix *k8sIndex) *schedIndex {
 // groupKey identifies nodes the scheduler treats alike.
 func groupKey(n *Node) string {
 	return n.Pool + "|" + n.Zone + "|" + n.Spec.MachineType + "|" + n.Spec.ImageType + "|" + n.Spec.DiskType +
-		fmt.Sprintf("|%v|%v", n.Spec.Spot, n.Spec.Preemptible)
+		fmt.Sprintf("|%v|%v", n.Spec.Spot, n.Spec.Preemptible) + n.Own.key()
 }
 
 func (s *schedIndex) group(w *World, c *Cluster, n *Node) *schedGroup {
@@ -119,13 +119,12 @@ func (s *schedIndex) group(w *World, c *Cluster, n *Node) *schedGroup {
 			taints = append(taints, t)
 		}
 	}
-	mt, _ := catalog.LookupMachineType(n.Spec.MachineType)
 	maxPods := catalog.DefaultMaxPods
 	if p := c.Pool(n.Pool); p != nil {
 		maxPods = int(p.MaxPodsPerNode)
 	}
 	g := &schedGroup{key: key, zone: n.Zone, labels: lbls, taints: taints, maxPods: maxPods, members: map[string]*schedNode{},
-		alloc: Resources{MilliCPU: mt.AllocatableMilliCPU(), MemoryBytes: mt.AllocatableMemoryMiB() << 20}}
+		alloc: c.nodeAllocatable(n)}
 	s.groups[key] = g
 	return g
 }

@@ -117,6 +117,10 @@ func (w *World) initKubernetes(c *Cluster) {
 
 // startDaemonPods puts GKE's DaemonSet pods on a node that just became ready.
 func (w *World) startDaemonPods(c *Cluster, n *Node) {
+	if c.ownDaemonSets() {
+		w.startClusterDaemonPods(c, n) // an imported cluster runs its own (daemonsets_cluster.go)
+		return
+	}
 	if c.Autopilot {
 		return
 	}

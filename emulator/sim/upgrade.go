@@ -476,6 +476,7 @@ func (w *World) onUpgradeNodeDrained(c *Cluster, n *Node) bool {
 		w.setNodeState(c, n, NodeProvisioning)
 		n.Spec = p.Upgrade.Target
 		n.CreateTime = w.st.Now
+		w.nodeRecreated(c, n)
 		w.record("NodeRecreating", c, n.Pool, n.Name, p.Upgrade.Op, "recreating node %s with %s", n.Name, describeSpecChange(p.Upgrade.From, n.Spec))
 		// Recreating in place deletes the old VM before the new one boots (R-SURGE-4).
 		recreate := w.jitter(nodeDeleteBase, nodeDeleteSpread) + w.jitter(nodeBootBase, nodeBootSpread)

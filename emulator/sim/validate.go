@@ -79,6 +79,9 @@ func (st *State) validateCluster(c *Cluster) error {
 		if p.OwnerKind == OwnerDeployment && !p.Terminating && c.Deployments[p.Namespace+"/"+p.Owner] == nil {
 			return fmt.Errorf("pod %s belongs to Deployment %s/%s, which does not exist", k, p.Namespace, p.Owner)
 		}
+		if p.OwnerKind == OwnerDaemonSet && c.ownDaemonSets() && c.DaemonSets[p.Namespace+"/"+p.Owner] == nil {
+			return fmt.Errorf("pod %s belongs to DaemonSet %s/%s, which does not exist", k, p.Namespace, p.Owner)
+		}
 	}
 	for _, k := range sortedKeys(c.Deployments) {
 		if d := c.Deployments[k]; d == nil || d.Key() != k {

@@ -1,0 +1,386 @@
+// Package rehearse rehearses a node-pool upgrade of a real cluster: it imports a snapshot of
+// the cluster (sim.ReadSnapshot) into a fresh simulation on a virtual clock, runs the upgrade
+// there as GKE would, and reads from the event log what it did: how long it took per zone or
+// batch, which PodDisruptionBudgets held which drains and for how long, which pods were forced
+// out, which waited for a node, how many extra VMs it took, when a maintenance window paused it,
+// and what the load balancers' backends went through. Compare runs the same upgrade under
+// several strategies.
+package rehearse
+
+import (
+	"fmt"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
+)
+
+// Options say what to rehearse.
+type Options struct {
+	// Project and Location place the cluster (default: the snapshot's).
+	Project, Location string
+	// Pool is the node pool to upgrade.
+	Pool string
+	// Version is the version to upgrade to (default: the control plane's).
+	Version string
+	// Strategy replaces the pool's upgrade settings (zero: the pool's own).
+	Strategy Strategy
+	// Automatic rehearses the upgrade as GKE's node auto-upgrade, which respects the
+	// maintenance policy (it waits for a window and pauses when one closes); a manual
+	// upgrade does not.
+	Automatic bool
+	// Seed makes the rehearsal reproducible (jitter, names).
+	Seed uint64
+	// Settle is how long the imported cluster runs before the upgrade is asked for (default
+	// one minute: its pods start, its load balancers sync).
+	Settle time.Duration
+	// Limit bounds the emulated time the upgrade may take (default 60 days).
+	Limit time.Duration
+	// KeepLog keeps the rehearsal's event log in the report (Report.Log).
+	KeepLog bool
+}
+
+// Strategy is a way to upgrade the pool's nodes.
+type Strategy struct {
+	// Name is how the user gave it ("" for the pool's own settings).
+	Name string
+	// Settings are the upgrade settings it stands for (nil: the pool's own).
+	Settings *api.UpgradeSettings
+}
+
+// ParseStrategy reads a strategy:
+//
+//	pool                                the pool's own upgrade settings
+//	surge[:MAXSURGE/MAXUNAVAILABLE]     surge, 1/0 by default
+//	blue-green[:BATCH][,soak=D][,pool-soak=D]
+//	                                    BATCH is a node count or a percentage (25%); default 1
+//	autoscaled-blue-green[:wait=D]      autoscaled blue-green (the pool needs autoscaling)
+func ParseStrategy(s string) (Strategy, error) {
+	s = strings.TrimSpace(s)
+	kind, params, _ := strings.Cut(s, ":")
+	bad := func(format string, args ...any) (Strategy, error) {
+		return Strategy{}, fmt.Errorf("strategy %q: %s; strategies are pool, surge[:MAXSURGE/MAXUNAVAILABLE], blue-green[:BATCH[%%]][,soak=DURATION][,pool-soak=DURATION], autoscaled-blue-green[:wait=DURATION]",
+			s, fmt.Sprintf(format, args...))
+	}
+	switch kind {
+	case "", "pool":
+		if params != "" {
+			return bad("pool takes no parameters")
+		}
+		return Strategy{Name: "pool"}, nil
+	case "surge":
+		us := &api.UpgradeSettings{Strategy: api.StrategySurge, MaxSurge: 1}
+		if params != "" {
+			a, b, ok := strings.Cut(params, "/")
+			ms, err1 := strconv.Atoi(a)
+			mu, err2 := strconv.Atoi(b)
+			if !ok || err1 != nil || err2 != nil || ms < 0 || mu < 0 || ms+mu == 0 {
+				return bad("give maxSurge/maxUnavailable as two numbers, not both 0, e.g. surge:3/0")
+			}
+			us.MaxSurge, us.MaxUnavailable = int32(ms), int32(mu)
+		}
+		return Strategy{Name: fmt.Sprintf("surge %d/%d", us.MaxSurge, us.MaxUnavailable), Settings: us}, nil
+	case "blue-green":
+		sp := &api.StandardRolloutPolicy{}
+		bg := &api.BlueGreenSettings{StandardRolloutPolicy: sp}
+		name := "blue-green"
+		for i, part := range strings.Split(params, ",") {
+			if part == "" {
+				continue
+			}
+			key, val, isKV := strings.Cut(part, "=")
+			switch {
+			case i == 0 && !isKV && strings.HasSuffix(part, "%"):
+				pct, err := strconv.ParseFloat(strings.TrimSuffix(part, "%"), 64)
+				if err != nil || pct < 0 || pct > 100 {
+					return bad("a batch percentage is 0%% to 100%%")
+				}
+				f := pct / 100
+				sp.BatchPercentage = &f
+				name += " " + part + " batches"
+			case i == 0 && !isKV:
+				n, err := strconv.Atoi(part)
+				if err != nil || n < 0 {
+					return bad("a batch is a node count or a percentage, e.g. blue-green:2 or blue-green:25%%")
+				}
+				c := int32(n)
+				sp.BatchNodeCount = &c
+				name += fmt.Sprintf(" %d-node batches", n)
+			case key == "soak" || key == "pool-soak":
+				d, err := time.ParseDuration(val)
+				if err != nil || d < 0 {
+					return bad("%s is a duration such as 10m", key)
+				}
+				if key == "soak" {
+					sp.BatchSoakDuration = api.FormatDuration(d)
+					name += ", batch soak " + d.String()
+				} else {
+					bg.NodePoolSoakDuration = api.FormatDuration(d)
+					name += ", pool soak " + d.String()
+				}
+			default:
+				return bad("unknown parameter %q", part)
+			}
+		}
+		return Strategy{Name: name, Settings: &api.UpgradeSettings{Strategy: api.StrategyBlueGreen, BlueGreenSettings: bg}}, nil
+	case "autoscaled-blue-green":
+		ap := &api.AutoscaledRolloutPolicy{}
+		name := "autoscaled blue-green"
+		if params != "" {
+			key, val, _ := strings.Cut(params, "=")
+			d, err := time.ParseDuration(val)
+			if key != "wait" || err != nil || d < 0 {
+				return bad("give the wait for the drain as wait=DURATION, e.g. wait=1h")
+			}
+			ap.WaitForDrainDuration = api.FormatDuration(d)
+			name += ", wait " + d.String()
+		}
+		return Strategy{Name: name, Settings: &api.UpgradeSettings{Strategy: api.StrategyBlueGreen,
+			BlueGreenSettings: &api.BlueGreenSettings{AutoscaledRolloutPolicy: ap}}}, nil
+	}
+	return bad("unknown kind %q", kind)
+}
+
+// describeSettings says what upgrade settings do, in a few words.
+func describeSettings(us api.UpgradeSettings) string {
+	switch {
+	case us.Strategy == api.StrategyShortLived:
+		return "short-lived"
+	case us.Strategy != api.StrategyBlueGreen:
+		return fmt.Sprintf("surge, maxSurge %d, maxUnavailable %d", us.MaxSurge, us.MaxUnavailable)
+	}
+	bg := us.BlueGreenSettings
+	if bg == nil {
+		return "blue-green"
+	}
+	if ap := bg.AutoscaledRolloutPolicy; ap != nil {
+		return "autoscaled blue-green, wait for drain " + ap.WaitForDrainDuration
+	}
+	s := "blue-green"
+	if sp := bg.StandardRolloutPolicy; sp != nil {
+		switch {
+		case sp.BatchPercentage != nil:
+			s += fmt.Sprintf(", batches of %g%%", *sp.BatchPercentage*100)
+		case sp.BatchNodeCount != nil:
+			s += fmt.Sprintf(", batches of %d nodes", *sp.BatchNodeCount)
+		}
+		s += ", batch soak " + sp.BatchSoakDuration
+	}
+	return s + ", node pool soak " + bg.NodePoolSoakDuration
+}
+
+// shortSettings names upgrade settings in a few characters (a column head).
+func shortSettings(us api.UpgradeSettings) string {
+	switch {
+	case us.Strategy == api.StrategyShortLived:
+		return "short-lived"
+	case us.Strategy != api.StrategyBlueGreen:
+		return fmt.Sprintf("surge %d/%d", us.MaxSurge, us.MaxUnavailable)
+	case us.BlueGreenSettings != nil && us.BlueGreenSettings.AutoscaledRolloutPolicy != nil:
+		return "autoscaled blue-green"
+	}
+	return "blue-green"
+}
+
+const (
+	defaultSettle = time.Minute
+	defaultLimit  = 60 * 24 * time.Hour
+	// step is how much emulated time runs between two reads of the event log.
+	step = 10 * time.Minute
+	// after is how long the rehearsal watches once the upgrade is done: replacement pods find
+	// nodes, load balancers sync.
+	after = 10 * time.Minute
+)
+
+// Run rehearses one upgrade of the snapshot's cluster.
+func Run(snap *sim.Snapshot, o Options) (*Report, error) {
+	if o.Settle == 0 {
+		o.Settle = defaultSettle
+	}
+	if o.Limit == 0 {
+		o.Limit = defaultLimit
+	}
+	w := sim.New(sim.Options{Seed: o.Seed, Start: snap.Time()})
+	project := o.Project
+	if project == "" && snap.Project() == "" {
+		project = "rehearsal"
+	}
+	sum, err := w.ImportSnapshot(project, o.Location, snap)
+	if err != nil {
+		return nil, err
+	}
+	parts := strings.Split(sum.Cluster, "/") // projects/P/locations/L/clusters/C
+	project, location, name := parts[1], parts[3], parts[5]
+	c := w.Cluster(project, location, name)
+	p := c.Pool(o.Pool)
+	if p == nil {
+		var names []string
+		for _, x := range c.Pools {
+			names = append(names, x.Name)
+		}
+		return nil, fmt.Errorf("cluster %s has no node pool %q (its pools: %s)", name, o.Pool, strings.Join(names, ", "))
+	}
+	w.RunUntil(w.Now().Add(o.Settle))
+
+	r := &Report{Cluster: name, Location: location, Pool: p.Name, Control: c.MasterVersion, Automatic: o.Automatic, Seed: o.Seed,
+		SnapshotTime: snap.Time(), Requested: w.Now(), Import: sum}
+	nodes := map[string]string{}
+	versions := map[string]bool{}
+	for _, n := range c.Nodes {
+		if n.Pool == p.Name && n.State != sim.NodeDeleting {
+			nodes[n.Name] = n.Zone
+			versions[n.Spec.Version] = true
+		}
+	}
+	for v := range versions {
+		r.From = append(r.From, v)
+	}
+	sort.Strings(r.From)
+	version := o.Version
+	if version == "" {
+		version = "-"
+	}
+	seq := w.Stats().LastEventSeq
+	var op *sim.Operation
+	if o.Automatic {
+		op, err = w.StartNodeAutoUpgrade(project, location, name, p.Name, version, o.Strategy.Settings)
+	} else {
+		op, err = w.UpdateNodePool(project, location, name, p.Name, &api.UpdateNodePoolRequest{NodeVersion: version, UpgradeSettings: o.Strategy.Settings})
+	}
+	if err != nil {
+		return nil, fmt.Errorf("the upgrade of node pool %s to %s cannot start: %w", p.Name, version, hint(err, c.MasterVersion))
+	}
+	if p.Upgrade == nil {
+		return nil, fmt.Errorf("updating node pool %s to %s changes none of its nodes: they run that version already", p.Name, version)
+	}
+	r.To = p.Upgrade.Target.Version
+	r.Settings = p.UpgradeSettings.Clone()
+	r.Strategy, r.Label = describeSettings(r.Settings), o.Strategy.Name
+	if o.Strategy.Settings == nil {
+		r.Strategy += " (the pool's own settings)"
+		r.Label = "pool: " + shortSettings(r.Settings)
+	}
+	price := 0.0
+	if mt, ok := catalog.LookupMachineType(p.Spec.MachineType); ok {
+		price = mt.PricePerHour
+	}
+	if sh := c.MachineShapes[p.Spec.MachineType]; sh != nil {
+		price = sh.PricePerHour
+	}
+	rd := newReader(r, p.Name, nodes, price, p.Spec.Spot || p.Spec.Preemptible)
+	read := func() error {
+		evs, next := w.Events(sim.EventFilter{AfterSeq: seq})
+		if len(evs) > 0 && evs[0].Seq != seq+1 {
+			return fmt.Errorf("the rehearsal lost events %d to %d: the event log holds fewer than one step makes", seq+1, evs[0].Seq-1)
+		}
+		if o.KeepLog {
+			r.Log = append(r.Log, evs...)
+		}
+		for _, ae := range evs {
+			e, err := parseEvent(ae)
+			if err != nil {
+				return err
+			}
+			if err := rd.read(e); err != nil {
+				return err
+			}
+		}
+		r.Events += len(evs)
+		seq = next
+		return nil
+	}
+	deadline := r.Requested.Add(o.Limit)
+	for op.Status != api.OpStatusDone && w.Now().Before(deadline) {
+		w.RunUntil(minTime(w.Now().Add(step), deadline))
+		if err := read(); err != nil {
+			return nil, err
+		}
+	}
+	if op.Status == api.OpStatusDone && op.ErrorCode != 0 {
+		return nil, fmt.Errorf("the upgrade of node pool %s failed: %s", p.Name, op.StatusMessage)
+	}
+	w.RunUntil(w.Now().Add(after))
+	if err := read(); err != nil {
+		return nil, err
+	}
+	end := w.Now()
+	if r.Finished {
+		r.DurationSeconds = seconds(r.Done.Sub(r.Started))
+	} else if !r.Started.IsZero() {
+		r.DurationSeconds = seconds(end.Sub(r.Started))
+	}
+	rd.finish(end, leftPending(w, c, end))
+	return r, nil
+}
+
+// hint adds what to do to an upgrade that cannot start.
+func hint(err error, master string) error {
+	if strings.Contains(err.Error(), "unsupported") || strings.Contains(err.Error(), "newer than the control plane") {
+		return fmt.Errorf("%w (leave the version out to rehearse the upgrade to the control plane's version %s: the rehearsal does not depend on the build number)", err, master)
+	}
+	return err
+}
+
+// leftPending lists the pods waiting for a node at the end, with the scheduler's reason.
+func leftPending(w *sim.World, c *sim.Cluster, end time.Time) []*PendingPod {
+	var out []*PendingPod
+	for _, p := range w.ListPods(c, sim.ListOptions{Phase: string(corev1.PodPending)}).Items {
+		if p.Spec.NodeName != "" {
+			continue
+		}
+		pp := &PendingPod{Pod: p.Namespace + "/" + p.Name, Since: p.CreationTimestamp.UTC(), DurationSeconds: seconds(end.Sub(p.CreationTimestamp.Time))}
+		for _, cond := range p.Status.Conditions {
+			if cond.Type == corev1.PodScheduled {
+				pp.Reason = cond.Message
+			}
+		}
+		out = append(out, pp)
+	}
+	return out
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
+}
+
+// Compare rehearses the same upgrade under each strategy, each in a world of its own (in
+// parallel), and returns the reports in the strategies' order.
+func Compare(snap *sim.Snapshot, o Options, strategies []Strategy) ([]*Report, error) {
+	out := make([]*Report, len(strategies))
+	errs := make([]error, len(strategies))
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for i, s := range strategies {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			oi := o
+			oi.Strategy = s
+			out[i], errs[i] = Run(snap, oi)
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			name := strategies[i].Name
+			if name == "" {
+				name = "pool"
+			}
+			return nil, fmt.Errorf("strategy %s: %w", name, err)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,91 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim"
+)
+
+// Importing a real cluster (not GKE): POST
+// /emulator/v1/projects/{p}/locations/{l}/clusters:import with {"cluster": gcloud's JSON,
+// "objects": kubectl's JSON}. Like every mutation it runs whole on the simulation goroutine as
+// one journaled command (journal.go), so a restart replays it: its effect is a function of the
+// body and the emulated time. A snapshot taken after the emulator's clock moves the clock to it
+// first, as clock:advance would; one taken before is imported at the current time (the clock
+// never goes back), and the summary says so.
+
+// importPath is the route of clusters:import, with its verb escaped for Echo.
+const importPath = "/emulator/v1/projects/:project/locations/:location/clusters\\:import"
+
+// maxImportBytes bounds an import's body: kubectl prints a 3,000-node, 30,000-pod cluster in
+// about 300 MB (less once `gkesim import` has dropped what the import does not read). The
+// journal keeps the body as it came, so the bound keeps one record under the journal's 1 GiB.
+const maxImportBytes = 512 << 20
+
+// bodyLimit is how large a request body may be.
+func bodyLimit(r *http.Request) int64 {
+	if r.Method == http.MethodPost && strings.HasPrefix(r.URL.Path, "/emulator/v1/projects/") && strings.HasSuffix(r.URL.Path, "/clusters:import") {
+		return maxImportBytes
+	}
+	return maxBodyBytes
+}
+
+func (s *Server) importRoutes() {
+	s.e.POST(importPath, s.importCluster)
+}
+
+// importRequestMembers are the members an import body may have.
+var importRequestMembers = map[string]bool{"cluster": true, "objects": true, "snapshotTime": true}
+
+func (s *Server) importCluster(c echo.Context) error {
+	body, err := io.ReadAll(io.LimitReader(c.Request().Body, maxImportBytes+1))
+	if err != nil {
+		return badRequest("Could not read the request body: %v", err)
+	}
+	if len(body) > maxImportBytes {
+		return badRequest("The request body is larger than %d bytes: leave out what the import does not read (gkesim import does).", maxImportBytes)
+	}
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(body, &members); err != nil {
+		return badRequest("Invalid JSON payload received. %s", describeJSONError(err))
+	}
+	for name := range members {
+		if !importRequestMembers[name] {
+			return badRequest("Invalid JSON payload received. Unknown name %q: an import is {\"cluster\": ..., \"objects\": ..., \"snapshotTime\": ...}.", name)
+		}
+	}
+	req := &api.ImportClusterRequest{Cluster: members["cluster"], Objects: members["objects"]}
+	if t := bytes.TrimSpace(members["snapshotTime"]); len(t) > 0 {
+		if err := json.Unmarshal(t, &req.SnapshotTime); err != nil {
+			return badRequest("Invalid value at \"snapshotTime\": an RFC 3339 time as a JSON string.")
+		}
+	}
+	snap, err := sim.ReadSnapshot(req)
+	if err != nil {
+		return err
+	}
+	var now time.Time
+	if err := s.runner.Do(c.Request().Context(), func(w *sim.World) error { now = w.Now(); return nil }); err != nil {
+		return err
+	}
+	if ahead := snap.Time().Sub(now); ahead > 0 {
+		if ahead > maxAdvance {
+			return badRequest("The snapshot was taken at %s, more than 400 days after the emulator's clock (%s): start gkesim serve --start-time %s.",
+				snap.Time().Format(time.RFC3339), now.Format(time.RFC3339), snap.Time().Format(time.RFC3339))
+		}
+		if err := s.runner.Advance(c.Request().Context(), ahead); err != nil {
+			return err
+		}
+	}
+	return s.do(c, func(w *sim.World) (any, error) {
+		return w.ImportSnapshot(c.Param("project"), c.Param("location"), snap)
+	})
+}

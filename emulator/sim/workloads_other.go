@@ -1,0 +1,212 @@
+package sim
+
+import (
+	"encoding/json"
+	"maps"
+	"sort"
+	"strconv"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// Controllers gkesim has no model of, in an imported cluster (import.go): StatefulSets, Jobs,
+// ReplicaSets of their own and custom controllers (an Argo Rollout ...). Their pods are kept as
+// the controller made them, and the Deployment controller (deployments.go) stands in for the
+// controller: it keeps the number of pods the controller had and recreates a pod that is
+// evicted, as the controller would. A StatefulSet's pods are recreated under their own name
+// (NAME-0, NAME-1 ...) once the previous pod of that name is gone, one at a time unless its
+// podManagementPolicy is Parallel. The import summary lists every controller it stands in for.
+//
+// Such a workload is a Deployment with a Controller: its name in the model is NAME~kind, which
+// no Kubernetes name can be, so it never meets a real Deployment; the API lists it under its own
+// kind (StatefulSets and ReplicaSets) or not at all.
+
+// ControllerRef is the controller that owns a workload's pods when it is not a Deployment.
+type ControllerRef struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Name       string `json:"name"`
+	// Ordinals: the pods are NAME-0 .. NAME-(replicas-1) (a StatefulSet); Parallel: they are
+	// created at once rather than each after the previous one is ready (podManagementPolicy).
+	Ordinals bool `json:"ordinals,omitempty"`
+	Parallel bool `json:"parallel,omitempty"`
+	// Spec is the controller's spec as imported, echoed when the API lists it.
+	Spec json.RawMessage `json:"spec,omitempty"`
+}
+
+// Kinds of controllers an import stands in for.
+const (
+	KindStatefulSet = "StatefulSet"
+	KindReplicaSet  = "ReplicaSet"
+	KindJob         = "Job"
+)
+
+// standInName is the model's name of the workload standing in for controller kind/name.
+func standInName(kind, name string) string { return name + "~" + strings.ToLower(kind) }
+
+// syncOrdinals is the controller pass of a StatefulSet's stand-in: each missing ordinal gets its
+// pod, with the pod's own name; a pod still terminating holds its name. OrderedReady creates
+// one pod at a time and waits for every pod before it to be ready.
+func (w *World) syncOrdinals(c *Cluster, d *Deployment) {
+	ix := w.podIndex(c)
+	byName := make(map[string]*Pod, len(ix.podsOf[d.Key()]))
+	for p := range ix.podsOf[d.Key()] {
+		byName[p.Name] = p
+	}
+	ordered := !d.Controller.Parallel
+	for i := range replicasOf(d) {
+		name := d.Controller.Name + "-" + strconv.Itoa(i)
+		if p := byName[name]; p != nil {
+			if ordered && !p.Ready {
+				return
+			}
+			continue
+		}
+		if c.Pods[d.Namespace+"/"+name] != nil {
+			continue // a pod of that name that another controller owns
+		}
+		t := d.Templates[d.Current]
+		lbls := maps.Clone(t.Labels)
+		lbls[appsv1.StatefulSetPodNameLabel] = name
+		lbls[appsv1.PodIndexLabel] = strconv.Itoa(i)
+		w.addPod(c, &Pod{Namespace: d.Namespace, Name: name, OwnerKind: OwnerDeployment, Owner: d.Name, Template: d.Current,
+			Labels: lbls, Annotation: t.Annotations})
+		if ordered {
+			return
+		}
+	}
+}
+
+// orderedPods says whether a workload creates its pods one after the other, each once the one
+// before is ready (a StatefulSet's stand-in with podManagementPolicy OrderedReady).
+func orderedPods(d *Deployment) bool {
+	return d.Controller != nil && d.Controller.Ordinals && !d.Controller.Parallel
+}
+
+// podOwner is the generateName and ownerReferences of a pod whose controller is not one the
+// Deployment and DaemonSet renderings describe; ok is false for those.
+func (w *World) podOwner(c *Cluster, p *Pod) (generateName string, refs []metav1.OwnerReference, ok bool) {
+	truth := true
+	ref := func(apiVersion, kind, name, uid string) []metav1.OwnerReference {
+		return []metav1.OwnerReference{{APIVersion: apiVersion, Kind: kind, Name: name, UID: types.UID(uid), Controller: &truth, BlockOwnerDeletion: &truth}}
+	}
+	switch p.OwnerKind {
+	case OwnerDeployment:
+		d := c.Deployments[p.Namespace+"/"+p.Owner]
+		if d == nil || d.Controller == nil {
+			return "", nil, false
+		}
+		if !d.Controller.Ordinals {
+			generateName = d.Controller.Name + "-"
+		}
+		return generateName, ref(d.Controller.APIVersion, d.Controller.Kind, d.Controller.Name, d.UID), true
+	case OwnerDaemonSet:
+		ds := c.DaemonSets[p.Namespace+"/"+p.Owner]
+		switch {
+		case ds == nil:
+			return "", nil, false
+		case ds.Static:
+			truth := false // a mirror pod's node is not its controller
+			return "", []metav1.OwnerReference{{APIVersion: "v1", Kind: "Node", Name: p.Node, UID: types.UID(uidOf(c.ID, p.Node)), Controller: &truth}}, true
+		}
+		return daemonPodGenerateName(p), ref("apps/v1", "DaemonSet", ds.Name, ds.UID), true
+	}
+	return "", nil, false
+}
+
+// daemonPodGenerateName is a DaemonSet pod's generateName: none for a pod named after its node.
+func daemonPodGenerateName(p *Pod) string {
+	if p.Node != "" && p.Name == p.Owner+"-"+p.Node {
+		return ""
+	}
+	return p.Owner + "-"
+}
+
+// standIns lists the workloads standing in for controllers of a kind, by namespace and name.
+func standIns(c *Cluster, kind string, o ListOptions) []*Deployment {
+	var out []*Deployment
+	for _, d := range c.Deployments {
+		if d.Controller != nil && d.Controller.Kind == kind && o.matches(d.Namespace, d.Labels) {
+			out = append(out, d)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Namespace != out[j].Namespace {
+			return out[i].Namespace < out[j].Namespace
+		}
+		return out[i].Controller.Name < out[j].Controller.Name
+	})
+	return out
+}
+
+// podCounts counts a workload's pods of template tmpl ("" for all): not terminating, and ready.
+func (w *World) podCounts(c *Cluster, d *Deployment, tmpl string) (pods, ready int32) {
+	for p := range w.podIndex(c).podsOf[d.Key()] {
+		if p.Terminating || (tmpl != "" && p.Template != tmpl) {
+			continue
+		}
+		pods++
+		if p.Ready {
+			ready++
+		}
+	}
+	return pods, ready
+}
+
+// ListStatefulSets lists an imported cluster's StatefulSets (read-only: the emulator keeps their
+// pods, its own controller recreates them).
+func (w *World) ListStatefulSets(c *Cluster, o ListOptions) *appsv1.StatefulSetList {
+	out := &appsv1.StatefulSetList{TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: "StatefulSetList"},
+		ListMeta: metav1.ListMeta{ResourceVersion: rvString(c.RV)}, Items: []appsv1.StatefulSet{}}
+	for _, d := range standIns(c, KindStatefulSet, o) {
+		var spec appsv1.StatefulSetSpec
+		_ = json.Unmarshal(d.Controller.Spec, &spec)
+		replicas := int32(replicasOf(d))
+		spec.Replicas = &replicas
+		pods, ready := w.podCounts(c, d, "")
+		out.Items = append(out.Items, appsv1.StatefulSet{
+			TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: KindStatefulSet},
+			ObjectMeta: metav1.ObjectMeta{Name: d.Controller.Name, Namespace: d.Namespace, UID: types.UID(d.UID), ResourceVersion: rvString(d.RV),
+				Generation: d.Generation, CreationTimestamp: metav1.NewTime(d.CreateTime), Labels: maps.Clone(d.Labels), Annotations: maps.Clone(d.Annotations)},
+			Spec: spec,
+			Status: appsv1.StatefulSetStatus{ObservedGeneration: d.Generation, Replicas: pods, ReadyReplicas: ready, CurrentReplicas: pods,
+				UpdatedReplicas: pods, AvailableReplicas: ready},
+		})
+	}
+	return out
+}
+
+// standInReplicaSets renders an imported cluster's ReplicaSets of their own (not a
+// Deployment's), which stand-in controllers run (read-only).
+func (w *World) standInReplicaSets(c *Cluster, o ListOptions) []appsv1.ReplicaSet {
+	var out []appsv1.ReplicaSet
+	for _, d := range standIns(c, KindReplicaSet, o) {
+		var spec appsv1.ReplicaSetSpec
+		_ = json.Unmarshal(d.Controller.Spec, &spec)
+		replicas := int32(replicasOf(d))
+		spec.Replicas = &replicas
+		pods, ready := w.podCounts(c, d, "")
+		out = append(out, appsv1.ReplicaSet{
+			TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: KindReplicaSet},
+			ObjectMeta: metav1.ObjectMeta{Name: d.Controller.Name, Namespace: d.Namespace, UID: types.UID(d.UID), ResourceVersion: rvString(d.RV),
+				Generation: d.Generation, CreationTimestamp: metav1.NewTime(d.CreateTime), Labels: maps.Clone(d.Labels), Annotations: maps.Clone(d.Annotations)},
+			Spec:   spec,
+			Status: appsv1.ReplicaSetStatus{Replicas: pods, FullyLabeledReplicas: pods, ReadyReplicas: ready, AvailableReplicas: ready, ObservedGeneration: d.Generation},
+		})
+	}
+	return out
+}
+
+// templateFromPod is the pod template a stand-in controller (or a DaemonSet missing from an
+// import) recreates pods from: the spec and metadata a pod of it has, without what only that
+// pod has (its node, its name).
+func templateFromPod(pod *corev1.Pod) corev1.PodTemplateSpec {
+	spec := pod.Spec.DeepCopy()
+	spec.NodeName = ""
+	withoutAdmittedToken(spec)
+	return corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: maps.Clone(pod.Labels), Annotations: maps.Clone(pod.Annotations)}, Spec: *spec}
+}
