@@ -201,7 +201,7 @@ func emulatedTimes(live, out runtime.Object, manager string, now time.Time) erro
 		before[e.Manager+"|"+string(e.Operation)+"|"+e.Subresource] = e.Time
 	}
 	entries := om.GetManagedFields()
-	t := metav1.NewTime(now)
+	t := sim.APITime(now)
 	for i := range entries {
 		e := &entries[i]
 		if old, ok := before[e.Manager+"|"+string(e.Operation)+"|"+e.Subresource]; ok && e.Manager != manager {

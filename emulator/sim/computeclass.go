@@ -113,7 +113,7 @@ func (w *World) classRank(c *Cluster, p *NodePool) (int, string) {
 	if cc.WhenUnsatisfiable == whenUnsatisfiableScaleUp {
 		return len(cc.Priorities), ""
 	}
-	return 0, fmt.Sprintf("no priority rule of ComputeClass %s matches it (%s) and whenUnsatisfiable is DoNotScaleUp (R-CA-11)", name, p.Spec.MachineType)
+	return 0, fmt.Sprintf("no priority rule of ComputeClass %s matches it (%s) and whenUnsatisfiable is DoNotScaleUp (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/cluster-autoscaler#r-ca-11)", name, p.Spec.MachineType)
 }
 
 // computeClassTolerated says whether a pod tolerates taint t because it selects the compute

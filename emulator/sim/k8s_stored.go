@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"reflect"
 	"strings"
+	"time"
 
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
@@ -270,7 +271,7 @@ func (w *World) CreateStored(c *Cluster, k *StoredKind, ns string, in runtime.Ob
 	}
 	m.SetNamespace(ns)
 	m.SetUID(types.UID(uidOf(c.ID, k.Resource, ns, m.GetName(), w.randHex(8))))
-	m.SetCreationTimestamp(metav1.NewTime(w.st.Now))
+	m.SetCreationTimestamp(APITime(w.st.Now))
 	m.SetResourceVersion("")
 	m.SetDeletionTimestamp(nil)
 	m.SetGeneration(0)
@@ -394,7 +395,7 @@ func (w *World) deleteStoredIn(c *Cluster, ns string) {
 func (w *World) createDefaultServiceAccount(c *Cluster, ns string) {
 	k := StoredKindOf("serviceaccounts")
 	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns, UID: types.UID(uidOf(c.ID, "sa", ns, "default")),
-		CreationTimestamp: metav1.NewTime(w.st.Now)}}
+		CreationTimestamp: APITime(w.st.Now)}}
 	o := &StoredObject{Resource: k.Resource, Namespace: ns, Name: "default"}
 	if err := o.set(sa); err != nil {
 		panic(err)
@@ -704,3 +705,7 @@ func validateMetricTarget(t autoscalingv2.MetricTarget, p *field.Path) field.Err
 	}
 	return errs
 }
+
+// APITime is a time as the API server keeps it in an object (metav1.Time, whole seconds): a
+// time stamped into an object that is saved reads back the same after a restart.
+func APITime(t time.Time) metav1.Time { return metav1.NewTime(t.Truncate(time.Second)) }

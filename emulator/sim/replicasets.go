@@ -197,7 +197,7 @@ func (w *World) syncDeploymentStatus(c *Cluster, d *Deployment) {
 
 // deploymentConditions are the Available and Progressing conditions for status st.
 func (w *World) deploymentConditions(d *Deployment, st appsv1.DeploymentStatus, complete bool) []appsv1.DeploymentCondition {
-	now := metav1.NewTime(w.st.Now)
+	now := APITime(w.st.Now)
 	set := func(t appsv1.DeploymentConditionType, status corev1.ConditionStatus, reason, msg string, progressed bool) appsv1.DeploymentCondition {
 		out := appsv1.DeploymentCondition{Type: t, Status: status, Reason: reason, Message: msg, LastUpdateTime: now, LastTransitionTime: now}
 		if old := condition(d.Status.Conditions, t); old != nil {

@@ -146,7 +146,10 @@ type Request struct {
 	Method      string `json:"method"`
 	URI         string `json:"uri"`
 	ContentType string `json:"contentType,omitempty"`
-	Body        []byte `json:"body,omitempty"`
+	// UserAgent is kept for what the request writes with it: the Kubernetes API names the
+	// field manager of a write without a fieldManager parameter after the client's agent.
+	UserAgent string `json:"userAgent,omitempty"`
+	Body      []byte `json:"body,omitempty"`
 }
 
 // inRunnerKey marks a context whose holder runs on the simulation goroutine: Do calls made with
