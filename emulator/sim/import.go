@@ -640,6 +640,10 @@ func (im *importer) buildNode(p *NodePool, g *InstanceGroup, kn *corev1.Node) (*
 			if t := cond.LastTransitionTime.UTC(); !t.IsZero() && !t.After(im.w.st.Now) {
 				n.ReadyTime = t
 			}
+			// The kubelet's last heartbeat, as the node's last change (renderNode).
+			if t := cond.LastHeartbeatTime.UTC(); !t.After(im.w.st.Now) {
+				n.ChangeTime = t
+			}
 		}
 	}
 	if n.Unschedulable {

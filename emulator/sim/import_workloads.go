@@ -310,6 +310,9 @@ func (im *importer) buildDeployment(op *ownedPods, templates map[string]*corev1.
 		Annotations: cloneMap(in.Annotations), Spec: *in.Spec.DeepCopy(), Generation: max(in.Generation, 1),
 		CreateTime: im.past(in.CreationTimestamp.Time, c.CreateTime), RV: c.nextRV(), Templates: map[string]*corev1.PodTemplateSpec{}}
 	delete(d.Annotations, "deployment.kubernetes.io/revision")
+	// The status as the real controller reported it: its conditions keep their times while
+	// what they say holds.
+	d.Status = *in.Status.DeepCopy()
 	// The Deployment's ReplicaSets, newest revision last.
 	type rsRev struct {
 		hash string
@@ -387,6 +390,7 @@ func (im *importer) buildDeployment(op *ownedPods, templates map[string]*corev1.
 			if in.Spec.Replicas != nil {
 				rs.Replicas = *in.Spec.Replicas
 			}
+			rs.Status = *in.Status.DeepCopy()
 		}
 		if rs.Revision == 0 || (hash == d.Current && rs.Revision < top) {
 			top++

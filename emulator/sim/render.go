@@ -359,7 +359,7 @@ func (s *nodeSnap) renderNodeObject(labels map[string]string, taints []corev1.Ta
 			},
 			NodeInfo: corev1.NodeSystemInfo{
 				MachineID: strings.ReplaceAll(uidOf(n.Name, "machine"), "-", ""), SystemUUID: uidOf(n.Name, "vm"),
-				BootID: uidOf(n.Name, n.CreateTime.String(), "boot"), KernelVersion: kernelVersion(n.Spec.ImageType),
+				BootID: uidOf(n.Name, n.CreateTime.UTC().Truncate(time.Second).Format(time.RFC3339), "boot"), KernelVersion: kernelVersion(n.Spec.ImageType),
 				KubeletVersion: kubeletVersion(n.Spec.Version),
 				OSImage:        osImage(n.Spec.ImageType), ContainerRuntimeVersion: "containerd://1.7.27",
 				OperatingSystem: "linux", Architecture: "amd64",
