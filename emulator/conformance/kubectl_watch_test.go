@@ -174,7 +174,7 @@ func TestKubectlWatchesASurgeUpgrade(t *testing.T) {
 
 // An ordinary app manifest through kubectl as a pipeline would drive it: apply (client-side,
 // then server-side), rollout status until the rollout is done, wait for Ready, a new image and
-// its rollout, rollout history, describe, delete and wait for the pods to be gone.
+// its rollout, rollout history and undo, describe, delete and wait for the pods to be gone.
 func TestKubectlApplyRolloutWaitDelete(t *testing.T) {
 	t.Parallel()
 	k, _, _ := kubectlOnCluster(t, "apps")
@@ -218,6 +218,28 @@ func TestKubectlApplyRolloutWaitDelete(t *testing.T) {
 			t.Errorf("pod %s runs %s after the rollout, want nginx:1.28", p.Name, p.Spec.Containers[0].Image)
 		}
 	}
+	// rollout undo goes back to revision 1's template, which becomes revision 3.
+	k.ok("rollout", "undo", "deployment/shop")
+	if out := k.ok("rollout", "status", "deployment/shop", "--timeout=60s"); !strings.Contains(out, `deployment "shop" successfully rolled out`) {
+		t.Fatalf("kubectl rollout status after undo:\n%s", out)
+	}
+	var undone corev1.PodList
+	k.json(&undone, "get", "pods", "-l", "app=shop")
+	for _, p := range undone.Items {
+		if p.Spec.Containers[0].Image != "nginx:1.27" {
+			t.Errorf("pod %s runs %s after rollout undo, want nginx:1.27 again", p.Name, p.Spec.Containers[0].Image)
+		}
+	}
+	history = nil
+	for _, r := range rows(k.ok("rollout", "history", "deployment/shop")) {
+		if len(r) > 0 && r[0] != "REVISION" {
+			history = append(history, r)
+		}
+	}
+	if len(history) != 2 || history[0][0] != "2" || history[1][0] != "3" {
+		t.Errorf("kubectl rollout history after undo: %v, want revisions 2 and 3", history)
+	}
+	pods = undone
 	describe := k.ok("describe", "deployment", "shop")
 	for _, want := range []string{"Replicas:", "3 desired | 3 updated | 3 total | 3 available | 0 unavailable", "Conditions:", "NewReplicaSet:", "shop-"} {
 		if !strings.Contains(describe, want) {
