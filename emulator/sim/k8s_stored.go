@@ -13,7 +13,6 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
-	"k8s.io/apimachinery/pkg/api/validation/path"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -538,8 +537,23 @@ func validateSecret(obj, old runtime.Object) field.ErrorList {
 	return errs
 }
 
-// rbacName is the rule for RBAC object names: any path segment.
-func rbacName(name string, prefix bool) []string { return path.ValidatePathSegmentName(name, prefix) }
+// rbacName is the API server's rule for RBAC object names: any path segment, so not "." or
+// ".." (unless a prefix for generateName) and without "/" or "%".
+func rbacName(name string, prefix bool) []string {
+	var msgs []string
+	if !prefix {
+		switch name {
+		case ".", "..":
+			msgs = append(msgs, fmt.Sprintf("may not be '%s'", name))
+		}
+	}
+	for _, bad := range []string{"/", "%"} {
+		if strings.Contains(name, bad) {
+			msgs = append(msgs, fmt.Sprintf("may not contain '%s'", bad))
+		}
+	}
+	return msgs
+}
 
 func validatePolicyRules(rules []rbacv1.PolicyRule, namespaced bool) field.ErrorList {
 	var errs field.ErrorList
