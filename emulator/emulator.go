@@ -53,6 +53,11 @@ type Options struct {
 	// ReadTimeout bounds reading one request, body included (default DefaultReadTimeout): a
 	// body that trickles in is cut off.
 	ReadTimeout time.Duration
+	// WatchHistory is how many changes each cluster keeps for watches (default
+	// sim.DefaultWatchHistory); MaxWatchesPerCluster how many watches a cluster serves at once
+	// (default server.DefaultMaxWatchesPerCluster).
+	WatchHistory         int
+	MaxWatchesPerCluster int
 }
 
 // DefaultReadTimeout lets the largest request body (8 MB) arrive over a 1.2 Mbit/s link.
@@ -129,6 +134,7 @@ func New(opts Options) (*Emulator, error) {
 			}
 		}
 	}
+	w.SetWatchHistory(opts.WatchHistory)
 	ropts := sim.RunnerOptions{Wall: opts.Wall, TimeScale: opts.TimeScale, Logger: opts.Logger,
 		CheckpointBytes: opts.CheckpointBytes, CheckpointEvents: opts.CheckpointEvents, CheckpointEvery: opts.CheckpointEvery}
 	if saved != nil && saved.HasTimeScale {
@@ -136,7 +142,7 @@ func New(opts Options) (*Emulator, error) {
 	}
 	e.Runner = sim.NewRunner(w, ropts)
 	srv, err := server.New(e.Runner, server.Options{Logger: opts.Logger, AdvertiseURL: opts.AdvertiseURL, AuthToken: opts.AuthToken,
-		ClusterCACertificate: caPEM})
+		ClusterCACertificate: caPEM, MaxWatchesPerCluster: opts.MaxWatchesPerCluster})
 	if err != nil {
 		if opts.Store != nil {
 			opts.Store.Close()

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -223,7 +224,10 @@ func TestKubectlAgainstClusterEndpoint(t *testing.T) {
 		}
 	}
 	desc = k.ok("describe", "pod", pods.Items[0].Name)
-	for _, want := range []string{"Status:       Running", "Controlled By:  ReplicaSet/web-", "Scheduled", "scheduled to " + node} {
+	if !regexp.MustCompile(`(?m)^Status:\s+Running$`).MatchString(desc) {
+		t.Errorf("kubectl describe pod %s does not show its status Running:\n%s", pods.Items[0].Name, desc)
+	}
+	for _, want := range []string{"Controlled By:  ReplicaSet/web-", "Scheduled", "scheduled to " + node} {
 		if !strings.Contains(desc, want) {
 			t.Errorf("kubectl describe pod %s does not show %q:\n%s", pods.Items[0].Name, want, desc)
 		}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/internal/aliascheck"
@@ -55,6 +56,9 @@ func TestAnswersDoNotAliasTheModel(t *testing.T) {
 	var missed []string
 	for _, r := range e.srv.e.Routes() {
 		key := r.Method + " " + strings.Replace(r.Path, "/v1beta1/", "/v1/", 1)
+		if _, refused := refusedRoutes[strings.TrimPrefix(r.Path, "/k8s/projects/:project/locations/:location/clusters/:cluster")]; refused {
+			continue // answered with a Status only
+		}
 		if !served[key] && r.Path != "/healthz" {
 			missed = append(missed, key)
 		}
@@ -114,8 +118,11 @@ func driveEveryRoute(e *env) {
 	e.advance(3 * time.Minute)
 
 	// Kubernetes reads, writes and discovery.
-	for _, p := range []string{"/version", "/api", "/api/v1", "/apis", "/apis/apps/v1", "/apis/policy/v1", "/apis/coordination.k8s.io/v1",
-		"/openapi/v3", "/openapi/v3/api/v1", "/openapi/v3/apis/apps/v1", "/openapi/v3/apis/policy/v1", "/openapi/v3/apis/coordination.k8s.io/v1",
+	for _, gv := range k8sGroupVersions {
+		e.k8sOK("GET", k8sBase+"/"+gv.path(), "", "", nil)
+		e.k8sOK("GET", k8sBase+"/openapi/v3/"+gv.path(), "", "", nil)
+	}
+	for _, p := range []string{"/version", "/api", "/apis", "/openapi/v3",
 		"/api/v1/namespaces", "/api/v1/namespaces/team", "/api/v1/nodes", "/api/v1/pods", "/api/v1/namespaces/default/pods",
 		"/api/v1/namespaces/default/pods/solo", "/api/v1/services", "/api/v1/namespaces/default/services", "/api/v1/namespaces/default/services/web",
 		"/api/v1/events", "/api/v1/namespaces/default/events", "/apis/apps/v1/deployments", "/apis/apps/v1/namespaces/default/deployments",
@@ -167,6 +174,23 @@ func driveEveryRoute(e *env) {
 	e.k8sOK("PATCH", k8sPDBs+"/web", "application/merge-patch+json", `{"metadata": {"labels": {"p": "q"}}}`, nil)
 	e.k8sOK("PUT", k8sSvcs+"/web", "application/json", svc("web", `"x": "y"`), nil)
 	e.k8sOK("PATCH", k8sSvcs+"/web", "application/merge-patch+json", `{"metadata": {"labels": {"s": "t"}}}`, nil)
+	e.k8sOK("PUT", k8sBase+"/api/v1/namespaces/team", "application/json", `{"metadata": {"name": "team", "labels": {"x": "z"}}}`, nil)
+	e.k8sOK("PATCH", k8sBase+"/api/v1/namespaces/team", "application/merge-patch+json", `{"metadata": {"annotations": {"a": "b"}}}`, nil)
+	var solo corev1.Pod
+	e.k8sOK("GET", k8sPods+"/solo", "", "", &solo)
+	solo.Labels["v"] = "2"
+	e.k8sOK("PUT", k8sPods+"/solo", "application/json", mustJSON(&solo), nil)
+	e.k8sOK("PATCH", k8sPods+"/solo", "application/merge-patch+json", `{"metadata": {"annotations": {"c": "d"}}}`, nil)
+	e.k8sOK("PATCH", k8sDeploy+"/web?fieldManager=test", "application/apply-patch+yaml",
+		`{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "labels": {"applied": "yes"}}}`, nil)
+	var rsList struct {
+		Items []struct{ Metadata struct{ Name string } }
+	}
+	e.k8sOK("GET", k8sBase+"/apis/apps/v1/replicasets", "", "", nil)
+	e.k8sOK("GET", k8sBase+"/apis/apps/v1/namespaces/default/replicasets", "", "", &rsList)
+	e.k8sOK("GET", k8sBase+"/apis/apps/v1/namespaces/default/replicasets/"+rsList.Items[0].Metadata.Name, "", "", nil)
+	driveStoredKinds(e)
+	e.k8sOK("GET", k8sPods+"?watch=true&timeoutSeconds=1&allowWatchBookmarks=true", "", "", nil)
 	e.k8sOK("POST", k8sPods+"/solo/eviction", "application/json", `{"metadata": {"name": "solo", "namespace": "default"}}`, nil)
 	e.k8sOK("POST", k8sPods, "application/json", `{"metadata": {"name": "solo2"}, "spec": {"containers": [{"name": "c", "image": "busybox"}]}}`, nil)
 	e.k8sOK("DELETE", k8sPods+"/solo2", "application/json", `{"gracePeriodSeconds": 0}`, nil)
@@ -261,4 +285,46 @@ func driveEveryRoute(e *env) {
 	e.advance(time.Hour)
 	e.mutate("DELETE", pools+"/pool-b", nil)
 	e.mutate("DELETE", "/v1/projects/proj/locations/us-central1-a/clusters/sub", nil)
+}
+
+// driveStoredKinds creates, reads, lists, replaces, patches (merge and server-side apply) and
+// deletes an object of every stored kind.
+func driveStoredKinds(e *env) {
+	objects := map[string]string{
+		"configmaps":               `{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}, "data": {"a": "b"}}`,
+		"secrets":                  `{"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "x"}, "stringData": {"a": "b"}}`,
+		"serviceaccounts":          `{"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "x"}}`,
+		"roles":                    `{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "metadata": {"name": "x"}, "rules": [{"apiGroups": [""], "resources": ["pods"], "verbs": ["get"]}]}`,
+		"rolebindings":             `{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding", "metadata": {"name": "x"}, "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "x"}, "subjects": [{"kind": "User", "name": "me"}]}`,
+		"clusterroles":             `{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": {"name": "x"}, "rules": [{"nonResourceURLs": ["/healthz"], "verbs": ["get"]}]}`,
+		"clusterrolebindings":      `{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding", "metadata": {"name": "x"}, "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "x"}, "subjects": [{"kind": "ServiceAccount", "name": "default", "namespace": "default"}]}`,
+		"horizontalpodautoscalers": `{"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "metadata": {"name": "x"}, "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}, "maxReplicas": 5}}`,
+		"computeclasses":           `{"apiVersion": "cloud.google.com/v1", "kind": "ComputeClass", "metadata": {"name": "x"}, "spec": {"priorities": [{"machineFamily": "e2", "spot": true}]}}`,
+	}
+	for _, k := range sim.StoredKinds {
+		prefix := k8sBase + "/api/" + k.Version
+		if k.Group != "" {
+			prefix = k8sBase + "/apis/" + k.Group + "/" + k.Version
+		}
+		collection := prefix + "/" + k.Resource
+		if k.Namespaced {
+			e.k8sOK("GET", collection, "", "", nil)
+			collection = prefix + "/namespaces/default/" + k.Resource
+		}
+		body := objects[k.Resource]
+		if body == "" {
+			e.t.Fatalf("no object of %s to drive", k.Resource)
+		}
+		e.k8sOK("POST", collection, "application/json", body, nil)
+		e.k8sOK("GET", collection, "", "", nil)
+		var obj map[string]any
+		e.k8sOK("GET", collection+"/x", "", "", &obj)
+		obj["metadata"].(map[string]any)["labels"] = map[string]any{"v": "1"}
+		e.k8sOK("PUT", collection+"/x", "application/json", mustJSON(obj), nil)
+		e.k8sOK("PATCH", collection+"/x", "application/merge-patch+json", `{"metadata": {"annotations": {"p": "q"}}}`, nil)
+		e.k8sOK("PATCH", collection+"/x?fieldManager=test", "application/apply-patch+yaml",
+			`{"apiVersion": "`+k.APIVersion()+`", "kind": "`+k.Kind+`", "metadata": {"name": "x", "labels": {"applied": "yes"}}}`, nil)
+		e.k8sOK("DELETE", collection+"/x", "", "", nil)
+		e.k8sOK("PATCH", collection+"/x?fieldManager=test", "application/apply-patch+yaml", body, nil) // apply creates
+	}
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/labstack/echo/v4"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
@@ -92,6 +93,13 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 		s.log.Error("request not acknowledged: the state could not be saved", "method", c.Request().Method, "path", c.Request().URL.Path, "error", err)
 	default:
 		s.log.Error("request failed", "method", c.Request().Method, "path", c.Request().URL.Path, "error", err)
+	}
+	var apiStatus apierrors.APIStatus
+	if isK8sPath(c.Request().URL.Path) && errors.As(err, &apiStatus) {
+		st := apiStatus.Status()
+		st.TypeMeta = metav1.TypeMeta{APIVersion: "v1", Kind: "Status"}
+		_ = writeJSON(c, int(st.Code), &st)
+		return
 	}
 	if isK8sPath(c.Request().URL.Path) {
 		kr := metav1.StatusReason(k8sReason(code))

@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -43,6 +44,9 @@ func (s *Server) journalRequests(next echo.HandlerFunc) echo.HandlerFunc {
 		req.Body = io.NopCloser(bytes.NewReader(body))
 		rec := &sim.Command{Kind: sim.CommandRequest, Request: &sim.Request{
 			Method: req.Method, URI: req.RequestURI, ContentType: req.Header.Get(echo.HeaderContentType), Body: body}}
+		if strings.HasPrefix(req.URL.Path, "/k8s/") {
+			rec.Request.UserAgent = req.UserAgent()
+		}
 		if rec.Request.URI == "" {
 			rec.Request.URI = req.URL.RequestURI()
 		}
@@ -114,6 +118,9 @@ func (s *Server) Replay(ctx context.Context, r *sim.Request) error {
 	req.RequestURI = r.URI
 	if r.ContentType != "" {
 		req.Header.Set(echo.HeaderContentType, r.ContentType)
+	}
+	if r.UserAgent != "" {
+		req.Header.Set("User-Agent", r.UserAgent)
 	}
 	s.e.ServeHTTP(&heldResponse{header: http.Header{}}, req)
 	return nil

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -17,10 +18,13 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/client-go/kubernetes/scheme"
 	kjson "sigs.k8s.io/json"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim"
@@ -35,15 +39,22 @@ func (s *Server) k8sRoutes(g *echo.Group) {
 	s.k8sDiscoveryRoutes(g)
 	s.k8sLeaseRoutes(g)
 
+	getNamespace := func(w *sim.World, cl *sim.Cluster, c echo.Context) (any, error) {
+		return w.GetNamespace(cl, c.Param("ns"))
+	}
+	createNamespace := func(w *sim.World, cl *sim.Cluster, c echo.Context, in any) (any, error) {
+		return w.CreateNamespace(cl, in.(*corev1.Namespace))
+	}
+	updateNamespace := func(w *sim.World, cl *sim.Cluster, c echo.Context, in any) (any, error) {
+		return w.UpdateNamespace(cl, c.Param("ns"), in.(*corev1.Namespace))
+	}
 	g.GET("/api/v1/namespaces", s.k8sList("namespaces", func(w *sim.World, cl *sim.Cluster, o sim.ListOptions, _ listFilter) runtime.Object {
 		return w.ListNamespaces(cl)
 	}))
-	g.POST("/api/v1/namespaces", s.k8sBody(&corev1.Namespace{}, func(w *sim.World, cl *sim.Cluster, c echo.Context, in any) (any, error) {
-		return w.CreateNamespace(cl, in.(*corev1.Namespace))
-	}))
-	g.GET("/api/v1/namespaces/:ns", s.k8s(func(w *sim.World, cl *sim.Cluster, c echo.Context) (any, error) {
-		return w.GetNamespace(cl, c.Param("ns"))
-	}))
+	g.POST("/api/v1/namespaces", s.k8sCreate(&corev1.Namespace{}, createNamespace))
+	g.GET("/api/v1/namespaces/:ns", s.k8s(getNamespace))
+	g.PUT("/api/v1/namespaces/:ns", s.k8sUpdate(&corev1.Namespace{}, getNamespace, updateNamespace))
+	g.PATCH("/api/v1/namespaces/:ns", s.k8sPatch(&corev1.Namespace{}, getNamespace, updateNamespace, createNamespace))
 	g.DELETE("/api/v1/namespaces/:ns", s.k8s(func(w *sim.World, cl *sim.Cluster, c echo.Context) (any, error) {
 		return w.DeleteNamespace(cl, c.Param("ns"))
 	}))
@@ -62,14 +73,21 @@ func (s *Server) k8sRoutes(g *echo.Group) {
 	listPods := s.k8sList("pods", func(w *sim.World, cl *sim.Cluster, o sim.ListOptions, _ listFilter) runtime.Object {
 		return w.ListPods(cl, o)
 	})
+	getPod := func(w *sim.World, cl *sim.Cluster, c echo.Context) (any, error) {
+		return w.GetPod(cl, c.Param("ns"), c.Param("name"))
+	}
+	createPod := func(w *sim.World, cl *sim.Cluster, c echo.Context, in any) (any, error) {
+		return w.CreatePod(cl, c.Param("ns"), in.(*corev1.Pod))
+	}
+	updatePod := func(w *sim.World, cl *sim.Cluster, c echo.Context, in any) (any, error) {
+		return w.UpdatePod(cl, c.Param("ns"), c.Param("name"), in.(*corev1.Pod))
+	}
 	g.GET("/api/v1/pods", listPods)
 	g.GET(pods(""), listPods)
-	g.POST(pods(""), s.k8sBody(&corev1.Pod{}, func(w *sim.World, cl *sim.Cluster, c echo.Context, in any) (any, error) {
-		return w.CreatePod(cl, c.Param("ns"), in.(*corev1.Pod))
-	}))
-	g.GET(pods("/:name"), s.k8s(func(w *sim.World, cl *sim.Cluster, c echo.Context) (any, error) {
-		return w.GetPod(cl, c.Param("ns"), c.Param("name"))
-	}))
+	g.POST(pods(""), s.k8sCreate(&corev1.Pod{}, createPod))
+	g.GET(pods("/:name"), s.k8s(getPod))
+	g.PUT(pods("/:name"), s.k8sUpdate(&corev1.Pod{}, getPod, updatePod))
+	g.PATCH(pods("/:name"), s.k8sPatch(&corev1.Pod{}, getPod, updatePod, createPod))
 	g.DELETE(pods("/:name"), s.k8sBody(&metav1.DeleteOptions{}, func(w *sim.World, cl *sim.Cluster, c echo.Context, in any) (any, error) {
 		opts := in.(*metav1.DeleteOptions)
 		return w.DeletePod(cl, c.Param("ns"), c.Param("name"), opts.GracePeriodSeconds)
@@ -80,29 +98,27 @@ func (s *Server) k8sRoutes(g *echo.Group) {
 		}
 		return &metav1.Status{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Status"}, Status: metav1.StatusSuccess, Code: http.StatusCreated}, nil
 	}))
+	s.k8sUnsupportedRoutes(g)
 
 	deploy := func(path string) string { return "/apis/apps/v1/namespaces/:ns/deployments" + path }
 	listDeployments := s.k8sList("deployments", func(w *sim.World, cl *sim.Cluster, o sim.ListOptions, _ listFilter) runtime.Object {
 		return w.ListDeployments(cl, o)
 	})
+	getDeployment := func(w *sim.World, cl *sim.Cluster, c echo.Context) (any, error) {
+		return w.GetDeployment(cl, c.Param("ns"), c.Param("name"))
+	}
+	createDeployment := func(w *sim.World, cl *sim.Cluster, c echo.Context, in any) (any, error) {
+		return w.CreateDeployment(cl, c.Param("ns"), in.(*appsv1.Deployment))
+	}
+	updateDeployment := func(w *sim.World, cl *sim.Cluster, c echo.Context, in any) (any, error) {
+		return w.UpdateDeployment(cl, c.Param("ns"), c.Param("name"), in.(*appsv1.Deployment))
+	}
 	g.GET("/apis/apps/v1/deployments", listDeployments)
 	g.GET(deploy(""), listDeployments)
-	g.POST(deploy(""), s.k8sBody(&appsv1.Deployment{}, func(w *sim.World, cl *sim.Cluster, c echo.Context, in any) (any, error) {
-		return w.CreateDeployment(cl, c.Param("ns"), in.(*appsv1.Deployment))
-	}))
-	g.GET(deploy("/:name"), s.k8s(func(w *sim.World, cl *sim.Cluster, c echo.Context) (any, error) {
-		return w.GetDeployment(cl, c.Param("ns"), c.Param("name"))
-	}))
-	g.PUT(deploy("/:name"), s.k8sBody(&appsv1.Deployment{}, func(w *sim.World, cl *sim.Cluster, c echo.Context, in any) (any, error) {
-		return w.UpdateDeployment(cl, c.Param("ns"), c.Param("name"), in.(*appsv1.Deployment))
-	}))
-	g.PATCH(deploy("/:name"), s.k8sPatch(&appsv1.Deployment{},
-		func(w *sim.World, cl *sim.Cluster, c echo.Context) (any, error) {
-			return w.GetDeployment(cl, c.Param("ns"), c.Param("name"))
-		},
-		func(w *sim.World, cl *sim.Cluster, c echo.Context, in any) (any, error) {
-			return w.UpdateDeployment(cl, c.Param("ns"), c.Param("name"), in.(*appsv1.Deployment))
-		}))
+	g.POST(deploy(""), s.k8sCreate(&appsv1.Deployment{}, createDeployment))
+	g.GET(deploy("/:name"), s.k8s(getDeployment))
+	g.PUT(deploy("/:name"), s.k8sUpdate(&appsv1.Deployment{}, getDeployment, updateDeployment))
+	g.PATCH(deploy("/:name"), s.k8sPatch(&appsv1.Deployment{}, getDeployment, updateDeployment, createDeployment))
 	g.DELETE(deploy("/:name"), s.k8s(func(w *sim.World, cl *sim.Cluster, c echo.Context) (any, error) {
 		return w.DeleteDeployment(cl, c.Param("ns"), c.Param("name"))
 	}))
@@ -111,51 +127,65 @@ func (s *Server) k8sRoutes(g *echo.Group) {
 	}
 	setScale := func(w *sim.World, cl *sim.Cluster, c echo.Context, in any) (any, error) {
 		sc := in.(*autoscalingv1.Scale)
-		return w.SetScale(cl, c.Param("ns"), c.Param("name"), sc.Spec.Replicas, sc.ResourceVersion)
+		// The manager that scales owns spec.replicas of the Deployment, through "scale".
+		live, err := w.GetDeployment(cl, c.Param("ns"), c.Param("name"))
+		if err != nil {
+			return nil, err
+		}
+		scaled := live.DeepCopy()
+		scaled.Spec.Replicas = &sc.Spec.Replicas
+		obj, err := s.trackFields(c, live, scaled, "scale", w.Now())
+		if err != nil {
+			return nil, err
+		}
+		return w.ScaleDeployment(cl, c.Param("ns"), c.Param("name"), sc.Spec.Replicas, sc.ResourceVersion, obj.(*appsv1.Deployment).ManagedFields)
 	}
 	g.GET(deploy("/:name/scale"), s.k8s(getScale))
 	g.PUT(deploy("/:name/scale"), s.k8sBody(&autoscalingv1.Scale{}, setScale))
 	g.PATCH(deploy("/:name/scale"), s.k8sPatch(&autoscalingv1.Scale{}, getScale, setScale))
 
-	pdb := func(path string) string { return "/apis/policy/v1/namespaces/:ns/poddisruptionbudgets" + path }
-	listPDBs := s.k8sList("poddisruptionbudgets", func(w *sim.World, cl *sim.Cluster, o sim.ListOptions, _ listFilter) runtime.Object {
-		return w.ListPDBs(cl, o)
-	})
-	g.GET("/apis/policy/v1/poddisruptionbudgets", listPDBs)
-	g.GET(pdb(""), listPDBs)
-	g.POST(pdb(""), s.k8sBody(&policyv1.PodDisruptionBudget{}, func(w *sim.World, cl *sim.Cluster, c echo.Context, in any) (any, error) {
-		return w.CreatePDB(cl, c.Param("ns"), in.(*policyv1.PodDisruptionBudget))
-	}))
-	g.GET(pdb("/:name"), s.k8s(func(w *sim.World, cl *sim.Cluster, c echo.Context) (any, error) {
-		return w.GetPDB(cl, c.Param("ns"), c.Param("name"))
-	}))
-	g.PUT(pdb("/:name"), s.k8sBody(&policyv1.PodDisruptionBudget{}, func(w *sim.World, cl *sim.Cluster, c echo.Context, in any) (any, error) {
-		return w.UpdatePDB(cl, c.Param("ns"), c.Param("name"), in.(*policyv1.PodDisruptionBudget))
-	}))
-	g.PATCH(pdb("/:name"), s.k8sPatch(&policyv1.PodDisruptionBudget{},
-		func(w *sim.World, cl *sim.Cluster, c echo.Context) (any, error) {
-			return w.GetPDB(cl, c.Param("ns"), c.Param("name"))
-		},
-		func(w *sim.World, cl *sim.Cluster, c echo.Context, in any) (any, error) {
-			return w.UpdatePDB(cl, c.Param("ns"), c.Param("name"), in.(*policyv1.PodDisruptionBudget))
-		}))
-	g.DELETE(pdb("/:name"), s.k8s(func(w *sim.World, cl *sim.Cluster, c echo.Context) (any, error) {
-		return w.DeletePDB(cl, c.Param("ns"), c.Param("name"))
-	}))
-
-	s.k8sServiceRoutes(g)
-
-	// Read-only: GKE's system DaemonSets (kubectl drain looks them up) and the event log as Events.
-	listDaemonSets := s.k8sList("daemonsets", func(w *sim.World, cl *sim.Cluster, o sim.ListOptions, _ listFilter) runtime.Object {
-		return w.ListDaemonSets(cl, o)
-	})
-	// Read-only: ReplicaSets (one per pod template of a Deployment) and an imported cluster's
-	// StatefulSets, so that kubectl get replicasets,statefulsets works (an export does it).
+	// ReplicaSets: the Deployments' own, read-only (kubectl rollout history, describe deployment).
 	listReplicaSets := s.k8sList("replicasets", func(w *sim.World, cl *sim.Cluster, o sim.ListOptions, _ listFilter) runtime.Object {
 		return w.ListReplicaSets(cl, o)
 	})
 	g.GET("/apis/apps/v1/replicasets", listReplicaSets)
 	g.GET("/apis/apps/v1/namespaces/:ns/replicasets", listReplicaSets)
+	g.GET("/apis/apps/v1/namespaces/:ns/replicasets/:name", s.k8s(func(w *sim.World, cl *sim.Cluster, c echo.Context) (any, error) {
+		return w.GetReplicaSet(cl, c.Param("ns"), c.Param("name"))
+	}))
+
+	pdb := func(path string) string { return "/apis/policy/v1/namespaces/:ns/poddisruptionbudgets" + path }
+	listPDBs := s.k8sList("poddisruptionbudgets", func(w *sim.World, cl *sim.Cluster, o sim.ListOptions, _ listFilter) runtime.Object {
+		return w.ListPDBs(cl, o)
+	})
+	getPDB := func(w *sim.World, cl *sim.Cluster, c echo.Context) (any, error) {
+		return w.GetPDB(cl, c.Param("ns"), c.Param("name"))
+	}
+	createPDB := func(w *sim.World, cl *sim.Cluster, c echo.Context, in any) (any, error) {
+		return w.CreatePDB(cl, c.Param("ns"), in.(*policyv1.PodDisruptionBudget))
+	}
+	updatePDB := func(w *sim.World, cl *sim.Cluster, c echo.Context, in any) (any, error) {
+		return w.UpdatePDB(cl, c.Param("ns"), c.Param("name"), in.(*policyv1.PodDisruptionBudget))
+	}
+	g.GET("/apis/policy/v1/poddisruptionbudgets", listPDBs)
+	g.GET(pdb(""), listPDBs)
+	g.POST(pdb(""), s.k8sCreate(&policyv1.PodDisruptionBudget{}, createPDB))
+	g.GET(pdb("/:name"), s.k8s(getPDB))
+	g.PUT(pdb("/:name"), s.k8sUpdate(&policyv1.PodDisruptionBudget{}, getPDB, updatePDB))
+	g.PATCH(pdb("/:name"), s.k8sPatch(&policyv1.PodDisruptionBudget{}, getPDB, updatePDB, createPDB))
+	g.DELETE(pdb("/:name"), s.k8s(func(w *sim.World, cl *sim.Cluster, c echo.Context) (any, error) {
+		return w.DeletePDB(cl, c.Param("ns"), c.Param("name"))
+	}))
+
+	s.k8sServiceRoutes(g)
+	s.k8sStoredRoutes(g)
+
+	// Read-only: GKE's system DaemonSets (kubectl drain looks them up) and the event log as Events.
+	listDaemonSets := s.k8sList("daemonsets", func(w *sim.World, cl *sim.Cluster, o sim.ListOptions, _ listFilter) runtime.Object {
+		return w.ListDaemonSets(cl, o)
+	})
+	// Read-only: an imported cluster's StatefulSets, so that kubectl get
+	// replicasets,statefulsets works (an export does it).
 	listStatefulSets := s.k8sList("statefulsets", func(w *sim.World, cl *sim.Cluster, o sim.ListOptions, _ listFilter) runtime.Object {
 		return w.ListStatefulSets(cl, o)
 	})
@@ -235,22 +265,29 @@ func (s *Server) k8s(fn k8sHandler) echo.HandlerFunc {
 	}
 }
 
-// k8sList serves a list: list builds it with what the simulation can narrow by (namespace,
-// labels, node; f for hints of its own), then the request's selectors filter its items.
-func (s *Server) k8sList(resource string, list func(w *sim.World, cl *sim.Cluster, o sim.ListOptions, f listFilter) runtime.Object) echo.HandlerFunc {
+// listFunc builds a list with what the simulation can narrow by (namespace, labels, node; f
+// for hints of its own).
+type listFunc func(w *sim.World, cl *sim.Cluster, o sim.ListOptions, f listFilter) runtime.Object
+
+// k8sList serves a list, or with watch=true its watch (k8s_watch.go): list builds it, then the
+// request's selectors filter its items.
+func (s *Server) k8sList(resource string, list listFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if w := c.QueryParam("watch"); w == "true" || w == "1" {
-			// 410 Expired is what a watch from a compacted resourceVersion gets: client-go's
-			// reflectors (kubectl delete --wait, kubectl wait, rollout status) then list again
-			// quietly, so waiting works by polling; kubectl get -w prints the message.
-			return &sim.Error{HTTPCode: http.StatusGone, Status: "Expired", KubeReason: "Expired",
-				Message: fmt.Sprintf("gkesim does not serve watches of %s: list them again instead (kubectl get without -w)", resource)}
-		}
 		f, o, err := parseListFilter(c, resource)
 		if err != nil {
 			return err
 		}
+		if w := c.QueryParam("watch"); w == "true" || w == "1" {
+			return s.k8sWatch(c, resource, f, o, list)
+		}
+		exact := c.QueryParam("resourceVersionMatch") == string(metav1.ResourceVersionMatchExact)
+		rv := c.QueryParam("resourceVersion")
 		return s.k8s(func(w *sim.World, cl *sim.Cluster, c echo.Context) (any, error) {
+			if exact && rv != strconv.FormatInt(cl.RV, 10) {
+				// gkesim keeps no past states to list from: only the current one.
+				n, _ := strconv.ParseInt(rv, 10, 64)
+				return nil, sim.ExpiredError(n, cl.RV)
+			}
 			out := list(w, cl, o, f)
 			return out, f.apply(out)
 		})(c)
@@ -287,6 +324,9 @@ func readK8sBody(c echo.Context) ([]byte, error) {
 	return body, nil
 }
 
+// protobufCodec decodes the built-in types from Kubernetes' protobuf encoding.
+var protobufCodec = protobuf.NewSerializer(scheme.Scheme, scheme.Scheme)
+
 // decodeK8s decodes a Kubernetes object as the API server does: field names are
 // case-sensitive, and unknown or duplicate fields are handled as the fieldValidation parameter
 // says: Strict refuses the request (400, what kubectl create/apply send by default), Warn (the
@@ -299,6 +339,18 @@ func decodeK8s(c echo.Context, body []byte, into any) error {
 	v := c.QueryParam("fieldValidation")
 	if errs := metav1validation.ValidateFieldValidation(field.NewPath("fieldValidation"), v); len(errs) > 0 {
 		return kubeBadRequest(errs.ToAggregate())
+	}
+	if ct, _, _ := strings.Cut(c.Request().Header.Get(echo.HeaderContentType), ";"); strings.TrimSpace(ct) == runtime.ContentTypeProtobuf {
+		// What kubectl's typed clients send (kubectl create deployment ...): protobuf has no
+		// unknown fields to report.
+		obj, ok := into.(runtime.Object)
+		if !ok {
+			return cannot("protobuf is not accepted here")
+		}
+		if _, _, err := protobufCodec.Decode(body, nil, obj); err != nil {
+			return cannot("%v", err)
+		}
+		return nil
 	}
 	strict, err := kjson.UnmarshalStrict(body, into)
 	if err != nil {
@@ -322,18 +374,57 @@ func decodeK8s(c echo.Context, body []byte, into any) error {
 	return nil
 }
 
+// k8sCreate decodes a new object and creates it with create, its managedFields recording the
+// request's manager.
+func (s *Server) k8sCreate(proto any, create k8sBodyHandler) echo.HandlerFunc {
+	return s.k8sBody(proto, func(w *sim.World, cl *sim.Cluster, c echo.Context, in any) (any, error) {
+		obj, err := s.trackFields(c, newLike(proto).(runtime.Object), in.(runtime.Object), "", w.Now())
+		if err != nil {
+			return nil, err
+		}
+		return create(w, cl, c, obj)
+	})
+}
+
+// k8sUpdate decodes a replacement of the object get reads and stores it with update (PUT).
+func (s *Server) k8sUpdate(proto any, get k8sHandler, update k8sBodyHandler) echo.HandlerFunc {
+	return s.k8sBody(proto, func(w *sim.World, cl *sim.Cluster, c echo.Context, in any) (any, error) {
+		live, err := get(w, cl, c)
+		if err != nil {
+			return nil, err
+		}
+		obj, err := s.trackFields(c, live.(runtime.Object), in.(runtime.Object), "", w.Now())
+		if err != nil {
+			return nil, err
+		}
+		return update(w, cl, c, obj)
+	})
+}
+
+// patchTypes are the patches the API server takes.
+const (
+	mergePatch     = "application/merge-patch+json"
+	strategicPatch = "application/strategic-merge-patch+json"
+	jsonPatch      = "application/json-patch+json"
+	applyPatch     = "application/apply-patch+yaml"
+)
+
 // k8sPatch applies a patch to the current object and stores the result with update: a JSON
 // merge patch, a strategic merge patch (what kubectl apply, cordon, label and annotate send;
-// lists merge by their patch keys, as on the API server) or a JSON patch (kubectl patch
-// --type json). Server-side apply is not supported.
-func (s *Server) k8sPatch(proto any, get k8sHandler, update k8sBodyHandler) echo.HandlerFunc {
+// lists merge by their patch keys, as on the API server), a JSON patch (kubectl patch --type
+// json), or a server-side apply (kubectl apply --server-side, k8s_fields.go), which creates the
+// object with create when it does not exist (create nil: it must exist).
+func (s *Server) k8sPatch(proto any, get k8sHandler, update k8sBodyHandler, create ...k8sBodyHandler) echo.HandlerFunc {
+	_, custom := proto.(*unstructured.Unstructured)
 	return func(c echo.Context) error {
 		ct, _, _ := strings.Cut(c.Request().Header.Get(echo.HeaderContentType), ";")
-		switch ct = strings.TrimSpace(ct); ct {
-		case "application/merge-patch+json", "application/strategic-merge-patch+json", "application/json-patch+json":
-		default:
+		accepted := []string{jsonPatch, mergePatch, strategicPatch, applyPatch}
+		if custom {
+			accepted = []string{jsonPatch, mergePatch, applyPatch} // no patch keys without a Go type
+		}
+		if ct = strings.TrimSpace(ct); !slices.Contains(accepted, ct) {
 			return &sim.Error{HTTPCode: http.StatusUnsupportedMediaType, Status: "UnsupportedMediaType", KubeReason: "UnsupportedMediaType",
-				Message: fmt.Sprintf("the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json (got %q)", ct)}
+				Message: fmt.Sprintf("the body of the request was in an unknown format - accepted media types include: %s (got %q)", strings.Join(accepted, ", "), ct)}
 		}
 		patch, err := readK8sBody(c)
 		if err != nil {
@@ -341,6 +432,24 @@ func (s *Server) k8sPatch(proto any, get k8sHandler, update k8sBodyHandler) echo
 		}
 		return s.k8s(func(w *sim.World, cl *sim.Cluster, c echo.Context) (any, error) {
 			cur, err := get(w, cl, c)
+			if ct == applyPatch {
+				var live runtime.Object
+				switch e, _ := sim.AsError(err); {
+				case err == nil:
+					live = cur.(runtime.Object)
+				case e != nil && e.HTTPCode == http.StatusNotFound && len(create) > 0:
+				default:
+					return nil, err
+				}
+				out, err := s.serverSideApply(c, proto, live, patch, w.Now())
+				if err != nil {
+					return nil, err
+				}
+				if live == nil {
+					return create[0](w, cl, c, out)
+				}
+				return update(w, cl, c, out)
+			}
 			if err != nil {
 				return nil, err
 			}
@@ -350,9 +459,9 @@ func (s *Server) k8sPatch(proto any, get k8sHandler, update k8sBodyHandler) echo
 			}
 			var patched []byte
 			switch ct {
-			case "application/merge-patch+json":
+			case mergePatch:
 				patched, err = jsonpatch.MergePatch(doc, patch)
-			case "application/strategic-merge-patch+json":
+			case strategicPatch:
 				patched, err = strategicpatch.StrategicMergePatch(doc, patch, newLike(proto))
 			default:
 				var p jsonpatch.Patch
@@ -367,34 +476,18 @@ func (s *Server) k8sPatch(proto any, get k8sHandler, update k8sBodyHandler) echo
 			if err := decodeK8s(c, patched, in); err != nil {
 				return nil, err
 			}
-			return update(w, cl, c, in)
+			obj, err := s.trackFields(c, cur.(runtime.Object), in.(runtime.Object), "", w.Now())
+			if err != nil {
+				return nil, err
+			}
+			return update(w, cl, c, obj)
 		})(c)
 	}
 }
 
 // newLike allocates a new zero value of proto's type.
 func newLike(proto any) any {
-	switch proto.(type) {
-	case *corev1.Namespace:
-		return &corev1.Namespace{}
-	case *corev1.Node:
-		return &corev1.Node{}
-	case *corev1.Pod:
-		return &corev1.Pod{}
-	case *corev1.Service:
-		return &corev1.Service{}
-	case *appsv1.Deployment:
-		return &appsv1.Deployment{}
-	case *autoscalingv1.Scale:
-		return &autoscalingv1.Scale{}
-	case *policyv1.PodDisruptionBudget:
-		return &policyv1.PodDisruptionBudget{}
-	case *policyv1.Eviction:
-		return &policyv1.Eviction{}
-	case *metav1.DeleteOptions:
-		return &metav1.DeleteOptions{}
-	}
-	panic(fmt.Sprintf("newLike: unsupported type %T", proto))
+	return reflect.New(reflect.TypeOf(proto).Elem()).Interface()
 }
 
 func kubeBadRequest(err error) error {

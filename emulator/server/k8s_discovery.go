@@ -5,6 +5,7 @@ import (
 	"hash/fnv"
 	"net/http"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -21,7 +22,7 @@ import (
 // OpenAPI v3 index.
 
 // k8sGroupVersion is a group version the cluster serves and its resources, with the verbs
-// gkesim implements (no watch: kubectl falls back to polling where it would watch).
+// gkesim implements.
 type k8sGroupVersion struct {
 	group, version string
 	resources      []metav1.APIResource
@@ -43,42 +44,70 @@ func (gv k8sGroupVersion) path() string {
 }
 
 var (
-	verbsCRUD     = metav1.Verbs{"create", "delete", "get", "list", "patch", "update"}
-	verbsReadOnly = metav1.Verbs{"get", "list"}
+	verbsCRUD     = metav1.Verbs{"create", "delete", "get", "list", "patch", "update", "watch"}
+	verbsReadOnly = metav1.Verbs{"get", "list", "watch"}
+	// verbsRefused are the subresources gkesim answers with a Status (k8s_stored.go).
+	verbsRefused = metav1.Verbs{"create", "get"}
 )
 
-var k8sGroupVersions = []k8sGroupVersion{
-	{"", "v1", []metav1.APIResource{
-		{Name: "events", SingularName: "event", Namespaced: true, Kind: "Event", Verbs: verbsReadOnly, ShortNames: []string{"ev"}},
-		{Name: "namespaces", SingularName: "namespace", Kind: "Namespace", Verbs: metav1.Verbs{"create", "delete", "get", "list"}, ShortNames: []string{"ns"}},
-		{Name: "nodes", SingularName: "node", Kind: "Node", Verbs: metav1.Verbs{"get", "list", "patch"}, ShortNames: []string{"no"}},
-		{Name: "pods", SingularName: "pod", Namespaced: true, Kind: "Pod", Verbs: metav1.Verbs{"create", "delete", "get", "list"},
-			ShortNames: []string{"po"}, Categories: []string{"all"}},
-		// kubectl drain checks that pods/eviction is served, and in which group version, before it evicts.
-		{Name: "pods/eviction", Namespaced: true, Group: "policy", Version: "v1", Kind: "Eviction", Verbs: metav1.Verbs{"create"}},
-		{Name: "services", SingularName: "service", Namespaced: true, Kind: "Service", Verbs: verbsCRUD,
-			ShortNames: []string{"svc"}, Categories: []string{"all"}},
-	}},
-	{"apps", "v1", []metav1.APIResource{
-		{Name: "daemonsets", SingularName: "daemonset", Namespaced: true, Kind: "DaemonSet", Verbs: verbsReadOnly,
-			ShortNames: []string{"ds"}, Categories: []string{"all"}},
-		{Name: "deployments", SingularName: "deployment", Namespaced: true, Kind: "Deployment", Verbs: verbsCRUD,
-			ShortNames: []string{"deploy"}, Categories: []string{"all"}},
-		{Name: "replicasets", SingularName: "replicaset", Namespaced: true, Kind: "ReplicaSet", Verbs: metav1.Verbs{"list"},
-			ShortNames: []string{"rs"}, Categories: []string{"all"}},
-		{Name: "statefulsets", SingularName: "statefulset", Namespaced: true, Kind: "StatefulSet", Verbs: metav1.Verbs{"list"},
-			ShortNames: []string{"sts"}, Categories: []string{"all"}},
-		// kubectl scale finds the Scale kind of the subresource here.
-		{Name: "deployments/scale", Namespaced: true, Group: "autoscaling", Version: "v1", Kind: "Scale", Verbs: metav1.Verbs{"get", "patch", "update"}},
-	}},
-	{"coordination.k8s.io", "v1", []metav1.APIResource{
-		{Name: "leases", SingularName: "lease", Namespaced: true, Kind: "Lease", Verbs: verbsReadOnly},
-	}},
-	{"policy", "v1", []metav1.APIResource{
-		{Name: "poddisruptionbudgets", SingularName: "poddisruptionbudget", Namespaced: true, Kind: "PodDisruptionBudget",
-			Verbs: verbsCRUD, ShortNames: []string{"pdb"}},
-	}},
-}
+// k8sGroupVersions are the group versions and resources discovery lists: the simulated kinds,
+// then the stored ones (sim.StoredKinds).
+var k8sGroupVersions = func() []k8sGroupVersion {
+	gvs := []k8sGroupVersion{
+		{"", "v1", []metav1.APIResource{
+			{Name: "events", SingularName: "event", Namespaced: true, Kind: "Event", Verbs: verbsReadOnly, ShortNames: []string{"ev"}},
+			{Name: "namespaces", SingularName: "namespace", Kind: "Namespace", Verbs: verbsCRUD, ShortNames: []string{"ns"}},
+			{Name: "nodes", SingularName: "node", Kind: "Node", Verbs: metav1.Verbs{"get", "list", "patch", "watch"}, ShortNames: []string{"no"}},
+			{Name: "nodes/proxy", Kind: "NodeProxyOptions", Verbs: verbsRefused},
+			{Name: "pods", SingularName: "pod", Namespaced: true, Kind: "Pod", Verbs: verbsCRUD,
+				ShortNames: []string{"po"}, Categories: []string{"all"}},
+			{Name: "pods/attach", Namespaced: true, Kind: "PodAttachOptions", Verbs: verbsRefused},
+			// kubectl drain checks that pods/eviction is served, and in which group version, before it evicts.
+			{Name: "pods/eviction", Namespaced: true, Group: "policy", Version: "v1", Kind: "Eviction", Verbs: metav1.Verbs{"create"}},
+			{Name: "pods/exec", Namespaced: true, Kind: "PodExecOptions", Verbs: verbsRefused},
+			{Name: "pods/log", Namespaced: true, Kind: "Pod", Verbs: metav1.Verbs{"get"}},
+			{Name: "pods/portforward", Namespaced: true, Kind: "PodPortForwardOptions", Verbs: verbsRefused},
+			{Name: "pods/proxy", Namespaced: true, Kind: "PodProxyOptions", Verbs: verbsRefused},
+			{Name: "services", SingularName: "service", Namespaced: true, Kind: "Service", Verbs: verbsCRUD,
+				ShortNames: []string{"svc"}, Categories: []string{"all"}},
+			{Name: "services/proxy", Namespaced: true, Kind: "ServiceProxyOptions", Verbs: verbsRefused},
+		}},
+		{"apps", "v1", []metav1.APIResource{
+			{Name: "daemonsets", SingularName: "daemonset", Namespaced: true, Kind: "DaemonSet", Verbs: verbsReadOnly,
+				ShortNames: []string{"ds"}, Categories: []string{"all"}},
+			{Name: "deployments", SingularName: "deployment", Namespaced: true, Kind: "Deployment", Verbs: verbsCRUD,
+				ShortNames: []string{"deploy"}, Categories: []string{"all"}},
+			// kubectl scale finds the Scale kind of the subresource here.
+			{Name: "deployments/scale", Namespaced: true, Group: "autoscaling", Version: "v1", Kind: "Scale", Verbs: metav1.Verbs{"get", "patch", "update"}},
+			{Name: "replicasets", SingularName: "replicaset", Namespaced: true, Kind: "ReplicaSet", Verbs: verbsReadOnly,
+				ShortNames: []string{"rs"}, Categories: []string{"all"}},
+			// An imported cluster's StatefulSets, listed as their stand-ins run them (workloads_other.go).
+			{Name: "statefulsets", SingularName: "statefulset", Namespaced: true, Kind: "StatefulSet", Verbs: metav1.Verbs{"list"},
+				ShortNames: []string{"sts"}, Categories: []string{"all"}},
+		}},
+		{"coordination.k8s.io", "v1", []metav1.APIResource{
+			{Name: "leases", SingularName: "lease", Namespaced: true, Kind: "Lease", Verbs: verbsReadOnly},
+		}},
+		{"policy", "v1", []metav1.APIResource{
+			{Name: "poddisruptionbudgets", SingularName: "poddisruptionbudget", Namespaced: true, Kind: "PodDisruptionBudget",
+				Verbs: verbsCRUD, ShortNames: []string{"pdb"}},
+		}},
+	}
+	for _, k := range sim.StoredKinds {
+		r := metav1.APIResource{Name: k.Resource, SingularName: strings.ToLower(k.Kind), Namespaced: k.Namespaced, Kind: k.Kind,
+			Verbs: verbsCRUD, ShortNames: k.ShortNames, Categories: k.Categories}
+		i := slices.IndexFunc(gvs, func(gv k8sGroupVersion) bool { return gv.group == k.Group && gv.version == k.Version })
+		if i < 0 {
+			gvs = append(gvs, k8sGroupVersion{group: k.Group, version: k.Version})
+			i = len(gvs) - 1
+		}
+		gvs[i].resources = append(gvs[i].resources, r)
+	}
+	for _, gv := range gvs {
+		slices.SortFunc(gv.resources, func(a, b metav1.APIResource) int { return strings.Compare(a.Name, b.Name) })
+	}
+	return gvs
+}()
 
 func (s *Server) k8sDiscoveryRoutes(g *echo.Group) {
 	g.GET("/version", s.k8s(func(w *sim.World, cl *sim.Cluster, c echo.Context) (any, error) {

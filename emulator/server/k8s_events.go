@@ -72,46 +72,63 @@ func eventSource(reason string, ref corev1.ObjectReference) string {
 
 // k8sEvents renders the cluster's events in namespace ns ("" = all), oldest first; with name,
 // only those that may be about an object of that name (what kubectl describe asks for: the
-// log can hold 200,000 entries, and this runs on the simulation's loop).
+// log can hold 200,000 entries, and this runs on the simulation's loop). Events are objects of
+// the cluster: their resourceVersion comes from its counter (the change feed knows it for the
+// newest; older ones show the oldest version the feed holds).
 func k8sEvents(w *sim.World, cl *sim.Cluster, ns, name string) *corev1.EventList {
 	out := &corev1.EventList{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "EventList"}, Items: []corev1.Event{}}
-	entries, last := w.Events(sim.EventFilter{Cluster: cl.Key()})
-	out.ResourceVersion = strconv.FormatInt(last, 10)
+	entries, _ := w.Events(sim.EventFilter{Cluster: cl.Key()})
+	out.ResourceVersion = strconv.FormatInt(cl.RV, 10)
+	rvs, oldest := w.EventResourceVersions(cl)
 	uids := map[corev1.ObjectReference]types.UID{}
 	for _, e := range entries {
 		if name != "" && e.Node != name && !strings.Contains(e.Message, name) {
 			continue
 		}
-		ref, ok := eventObject(e)
+		ev := eventOf(w, cl, e, uids)
+		if ev == nil || (ns != "" && ev.Namespace != ns) {
+			continue
+		}
+		rv, ok := rvs[e.Seq]
 		if !ok {
-			continue
+			rv = oldest
 		}
-		evNS, host := ref.Namespace, ""
-		if ref.Kind == "Node" {
-			evNS, host = metav1.NamespaceDefault, ref.Name // where and how the kubelet records node events
-		}
-		if ns != "" && evNS != ns {
-			continue
-		}
-		uid, seen := uids[ref]
-		if !seen {
-			uid = liveUID(w, cl, ref)
-			uids[ref] = uid
-		}
-		ref.UID = uid
-		t, _ := time.Parse(time.RFC3339, e.Time)
-		ts := metav1.NewTime(t)
-		out.Items = append(out.Items, corev1.Event{
-			TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Event"},
-			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("%s.%x", ref.Name, e.Seq), Namespace: evNS,
-				UID: eventUID(cl.Key(), e.Seq), ResourceVersion: strconv.FormatInt(e.Seq, 10), CreationTimestamp: ts},
-			InvolvedObject: ref, Reason: e.Type, Message: e.Message, Type: eventType(e.Type),
-			Source:         corev1.EventSource{Component: eventSource(e.Type, ref), Host: host},
-			FirstTimestamp: ts, LastTimestamp: ts, Count: 1,
-			ReportingController: "gkesim.io/" + eventSource(e.Type, ref), ReportingInstance: "gkesim",
-		})
+		ev.ResourceVersion = strconv.FormatInt(rv, 10)
+		out.Items = append(out.Items, *ev)
 	}
 	return out
+}
+
+// eventOf renders an event-log entry as a Kubernetes Event, or nil when it is about no
+// Kubernetes object. uids caches the uids of the objects (nil: none).
+func eventOf(w *sim.World, cl *sim.Cluster, e *api.Event, uids map[corev1.ObjectReference]types.UID) *corev1.Event {
+	ref, ok := eventObject(e)
+	if !ok {
+		return nil
+	}
+	evNS, host := ref.Namespace, ""
+	if ref.Kind == "Node" {
+		evNS, host = metav1.NamespaceDefault, ref.Name // where and how the kubelet records node events
+	}
+	uid, seen := uids[ref]
+	if !seen {
+		uid = liveUID(w, cl, ref)
+		if uids != nil {
+			uids[ref] = uid
+		}
+	}
+	ref.UID = uid
+	t, _ := time.Parse(time.RFC3339, e.Time)
+	ts := metav1.NewTime(t)
+	return &corev1.Event{
+		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Event"},
+		ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("%s.%x", ref.Name, e.Seq), Namespace: evNS,
+			UID: eventUID(cl.Key(), e.Seq), CreationTimestamp: ts},
+		InvolvedObject: ref, Reason: e.Type, Message: e.Message, Type: eventType(e.Type),
+		Source:         corev1.EventSource{Component: eventSource(e.Type, ref), Host: host},
+		FirstTimestamp: ts, LastTimestamp: ts, Count: 1,
+		ReportingController: "gkesim.io/" + eventSource(e.Type, ref), ReportingInstance: "gkesim",
+	}
 }
 
 // liveUID is the uid of the object an event is about, if it still exists: kubectl describe

@@ -84,6 +84,34 @@ func selectable(resource, field string) bool {
 	return false
 }
 
+// changes says whether an object may enter or leave the selection as it changes: its labels
+// or a field other than its name and namespace are selected on.
+func (f listFilter) changes() bool {
+	if f.labels != nil && !f.labels.Empty() {
+		return true
+	}
+	if f.fields != nil {
+		for _, r := range f.fields.Requirements() {
+			if r.Field != "metadata.name" && r.Field != "metadata.namespace" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// matches says whether an object passes both selectors.
+func (f listFilter) matches(obj runtime.Object) bool {
+	if f.labels == nil && f.fields == nil {
+		return true
+	}
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return false
+	}
+	return (f.labels == nil || f.labels.Matches(labels.Set(m.GetLabels()))) && (f.fields == nil || f.fields.Matches(fieldsOf(obj)))
+}
+
 // equal is the value a field is required to equal, or "".
 func (f listFilter) equal(field string) string {
 	if f.fields == nil {
@@ -104,17 +132,9 @@ func (f listFilter) apply(list runtime.Object) error {
 	}
 	kept := make([]runtime.Object, 0, len(items))
 	for _, it := range items {
-		m, err := meta.Accessor(it)
-		if err != nil {
-			return err
+		if f.matches(it) {
+			kept = append(kept, it)
 		}
-		if f.labels != nil && !f.labels.Matches(labels.Set(m.GetLabels())) {
-			continue
-		}
-		if f.fields != nil && !f.fields.Matches(fieldsOf(it)) {
-			continue
-		}
-		kept = append(kept, it)
 	}
 	return meta.SetList(list, kept)
 }

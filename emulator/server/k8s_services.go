@@ -28,12 +28,13 @@ func (s *Server) k8sServiceRoutes(g *echo.Group) {
 	}
 	g.GET("/api/v1/services", list)
 	g.GET(svc(""), list)
-	g.POST(svc(""), s.k8sBody(&corev1.Service{}, func(w *sim.World, cl *sim.Cluster, c echo.Context, in any) (any, error) {
+	create := func(w *sim.World, cl *sim.Cluster, c echo.Context, in any) (any, error) {
 		return w.CreateService(cl, c.Param("ns"), in.(*corev1.Service))
-	}))
+	}
+	g.POST(svc(""), s.k8sCreate(&corev1.Service{}, create))
 	g.GET(svc("/:name"), s.k8s(get))
-	g.PUT(svc("/:name"), s.k8sBody(&corev1.Service{}, update))
-	g.PATCH(svc("/:name"), s.k8sPatch(&corev1.Service{}, get, update))
+	g.PUT(svc("/:name"), s.k8sUpdate(&corev1.Service{}, get, update))
+	g.PATCH(svc("/:name"), s.k8sPatch(&corev1.Service{}, get, update, create))
 	g.DELETE(svc("/:name"), s.k8s(func(w *sim.World, cl *sim.Cluster, c echo.Context) (any, error) {
 		return w.DeleteService(cl, c.Param("ns"), c.Param("name"))
 	}))

@@ -9,11 +9,14 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/duration"
@@ -245,6 +248,131 @@ var printers = map[string]printer{
 	},
 }
 
+func init() {
+	createdAt := col("Created At", "date", metav1.ObjectMeta{}.SwaggerDoc()["creationTimestamp"])
+	bindingColumns := []metav1.TableColumnDefinition{nameColumn, col("Role", "string", rbacv1.RoleBinding{}.SwaggerDoc()["roleRef"]), ageColumn,
+		wide(col("Users", "string", "Users in the roleBinding")), wide(col("Groups", "string", "Groups in the roleBinding")),
+		wide(col("ServiceAccounts", "string", "ServiceAccounts in the roleBinding"))}
+	bindingCells := func(name string, ref rbacv1.RoleRef, subjects []rbacv1.Subject, created metav1.Time, now time.Time) []any {
+		var users, groups, sas []string
+		for _, s := range subjects {
+			switch s.Kind {
+			case rbacv1.UserKind:
+				users = append(users, s.Name)
+			case rbacv1.GroupKind:
+				groups = append(groups, s.Name)
+			case rbacv1.ServiceAccountKind:
+				sas = append(sas, s.Namespace+"/"+s.Name)
+			}
+		}
+		return []any{name, ref.Kind + "/" + ref.Name, age(created, now), strings.Join(users, ", "), strings.Join(groups, ", "), strings.Join(sas, ", ")}
+	}
+	printers["ReplicaSet"] = printer{
+		columns: []metav1.TableColumnDefinition{nameColumn,
+			col("Desired", "integer", appsv1.ReplicaSetSpec{}.SwaggerDoc()["replicas"]),
+			col("Current", "integer", appsv1.ReplicaSetStatus{}.SwaggerDoc()["replicas"]),
+			col("Ready", "integer", appsv1.ReplicaSetStatus{}.SwaggerDoc()["readyReplicas"]), ageColumn,
+			wide(col("Containers", "string", "Names of each container in the template.")),
+			wide(col("Images", "string", "Images referenced by each container in the template.")),
+			wide(col("Selector", "string", appsv1.ReplicaSetSpec{}.SwaggerDoc()["selector"]))},
+		cells: func(o runtime.Object, now time.Time) []any {
+			rs := o.(*appsv1.ReplicaSet)
+			desired := int64(0)
+			if rs.Spec.Replicas != nil {
+				desired = int64(*rs.Spec.Replicas)
+			}
+			names, images := containerColumns(rs.Spec.Template.Spec.Containers)
+			return []any{rs.Name, desired, int64(rs.Status.Replicas), int64(rs.Status.ReadyReplicas), age(rs.CreationTimestamp, now),
+				names, images, metav1.FormatLabelSelector(rs.Spec.Selector)}
+		},
+	}
+	printers["ConfigMap"] = printer{
+		columns: []metav1.TableColumnDefinition{nameColumn, col("Data", "string", corev1.ConfigMap{}.SwaggerDoc()["data"]), ageColumn},
+		cells: func(o runtime.Object, now time.Time) []any {
+			cm := o.(*corev1.ConfigMap)
+			return []any{cm.Name, int64(len(cm.Data) + len(cm.BinaryData)), age(cm.CreationTimestamp, now)}
+		},
+	}
+	printers["Secret"] = printer{
+		columns: []metav1.TableColumnDefinition{nameColumn, col("Type", "string", corev1.Secret{}.SwaggerDoc()["type"]),
+			col("Data", "string", corev1.Secret{}.SwaggerDoc()["data"]), ageColumn},
+		cells: func(o runtime.Object, now time.Time) []any {
+			sec := o.(*corev1.Secret)
+			return []any{sec.Name, string(sec.Type), int64(len(sec.Data)), age(sec.CreationTimestamp, now)}
+		},
+	}
+	printers["ServiceAccount"] = printer{
+		columns: []metav1.TableColumnDefinition{nameColumn, col("Secrets", "string", corev1.ServiceAccount{}.SwaggerDoc()["secrets"]), ageColumn},
+		cells: func(o runtime.Object, now time.Time) []any {
+			sa := o.(*corev1.ServiceAccount)
+			return []any{sa.Name, int64(len(sa.Secrets)), age(sa.CreationTimestamp, now)}
+		},
+	}
+	printers["Role"] = printer{
+		columns: []metav1.TableColumnDefinition{nameColumn, createdAt},
+		cells: func(o runtime.Object, _ time.Time) []any {
+			r := o.(*rbacv1.Role)
+			return []any{r.Name, r.CreationTimestamp.UTC().Format(time.RFC3339)}
+		},
+	}
+	printers["ClusterRole"] = printer{
+		columns: []metav1.TableColumnDefinition{nameColumn, createdAt},
+		cells: func(o runtime.Object, _ time.Time) []any {
+			r := o.(*rbacv1.ClusterRole)
+			return []any{r.Name, r.CreationTimestamp.UTC().Format(time.RFC3339)}
+		},
+	}
+	printers["RoleBinding"] = printer{columns: bindingColumns, cells: func(o runtime.Object, now time.Time) []any {
+		b := o.(*rbacv1.RoleBinding)
+		return bindingCells(b.Name, b.RoleRef, b.Subjects, b.CreationTimestamp, now)
+	}}
+	printers["ClusterRoleBinding"] = printer{columns: bindingColumns, cells: func(o runtime.Object, now time.Time) []any {
+		b := o.(*rbacv1.ClusterRoleBinding)
+		return bindingCells(b.Name, b.RoleRef, b.Subjects, b.CreationTimestamp, now)
+	}}
+	printers["HorizontalPodAutoscaler"] = printer{
+		columns: []metav1.TableColumnDefinition{nameColumn,
+			col("Reference", "string", autoscalingv2.HorizontalPodAutoscalerSpec{}.SwaggerDoc()["scaleTargetRef"]),
+			col("Targets", "string", autoscalingv2.HorizontalPodAutoscalerSpec{}.SwaggerDoc()["metrics"]),
+			col("MinPods", "string", autoscalingv2.HorizontalPodAutoscalerSpec{}.SwaggerDoc()["minReplicas"]),
+			col("MaxPods", "integer", autoscalingv2.HorizontalPodAutoscalerSpec{}.SwaggerDoc()["maxReplicas"]),
+			col("Replicas", "integer", autoscalingv2.HorizontalPodAutoscalerStatus{}.SwaggerDoc()["currentReplicas"]), ageColumn},
+		cells: hpaCells,
+	}
+	printers["ComputeClass"] = printer{
+		columns: []metav1.TableColumnDefinition{nameColumn, ageColumn},
+		cells: func(o runtime.Object, now time.Time) []any {
+			u := o.(*unstructured.Unstructured)
+			return []any{u.GetName(), age(u.GetCreationTimestamp(), now)}
+		},
+	}
+}
+
+// hpaCells follows the API server's printer: TARGETS shows each metric's current value
+// (<unknown> until the autoscaler reports one; gkesim stores HorizontalPodAutoscalers only) and
+// its target.
+func hpaCells(o runtime.Object, now time.Time) []any {
+	h := o.(*autoscalingv2.HorizontalPodAutoscaler)
+	var targets []string
+	for _, m := range h.Spec.Metrics {
+		switch {
+		case m.Resource != nil && m.Resource.Target.AverageUtilization != nil:
+			targets = append(targets, fmt.Sprintf("%s: <unknown>/%d%%", m.Resource.Name, *m.Resource.Target.AverageUtilization))
+		case m.Resource != nil && m.Resource.Target.AverageValue != nil:
+			targets = append(targets, fmt.Sprintf("%s: <unknown>/%s", m.Resource.Name, m.Resource.Target.AverageValue.String()))
+		default:
+			targets = append(targets, "<unknown>/<unknown>")
+		}
+	}
+	minPods := "<unset>"
+	if h.Spec.MinReplicas != nil {
+		minPods = fmt.Sprint(*h.Spec.MinReplicas)
+	}
+	ref := h.Spec.ScaleTargetRef
+	return []any{h.Name, ref.Kind + "/" + ref.Name, orNone(strings.Join(targets, ", ")), minPods, int64(h.Spec.MaxReplicas),
+		int64(h.Status.CurrentReplicas), age(h.CreationTimestamp, now)}
+}
+
 // toTable renders out (an object or a list) as a Table, or reports that its kind has no printer.
 func toTable(out any, now time.Time, tr tableRequest) (*metav1.Table, bool, error) {
 	obj, ok := out.(runtime.Object)
@@ -295,8 +423,16 @@ func rowObject(obj runtime.Object, include metav1.IncludeObjectPolicy) ([]byte, 
 		return json.Marshal(obj)
 	}
 	var om *metav1.ObjectMeta
-	if a, ok := obj.(metav1.ObjectMetaAccessor); ok {
-		om, _ = a.GetObjectMeta().(*metav1.ObjectMeta)
+	switch o := obj.(type) {
+	case *unstructured.Unstructured:
+		om = &metav1.ObjectMeta{}
+		if md, ok := o.Object["metadata"].(map[string]any); ok {
+			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(md, om); err != nil {
+				return nil, err
+			}
+		}
+	case metav1.ObjectMetaAccessor:
+		om, _ = o.GetObjectMeta().(*metav1.ObjectMeta)
 	}
 	if om == nil {
 		return nil, fmt.Errorf("no metadata on %T", obj)

@@ -122,11 +122,19 @@ func TestK8sErrorsAreStatusBodies(t *testing.T) {
 			strings.Replace(deploymentJSON("loud", 1, "10m"), `"replicas"`, `"replica"`, 1), 400, metav1.StatusReasonBadRequest,
 			[]string{`fieldValidation: Unsupported value: "Loud": supported values: "", "Ignore", "Strict", "Warn"`}},
 		{"not JSON", "POST", k8sDeploy, "application/json", `{"metadata": `, 400, metav1.StatusReasonBadRequest, []string{"cannot be handled as a Deployment"}},
-		{"unsupported patch type", "PATCH", k8sDeploy + "/web", "application/apply-patch+yaml", `{}`, 415, metav1.StatusReasonUnsupportedMediaType,
-			[]string{"application/merge-patch+json"}},
+		{"unsupported patch type", "PATCH", k8sDeploy + "/web", "application/yaml", `{}`, 415, metav1.StatusReasonUnsupportedMediaType,
+			[]string{"application/merge-patch+json", "application/apply-patch+yaml"}},
+		{"apply without a field manager", "PATCH", k8sDeploy + "/web", "application/apply-patch+yaml", `{}`, 400, metav1.StatusReasonBadRequest,
+			[]string{"fieldManager: Required value: is required for apply patch"}},
 		{"unsupported field selector", "GET", k8sPods + "?fieldSelector=spec.hostname%3Dx", "", "", 400, metav1.StatusReasonBadRequest,
 			[]string{"field label not supported: spec.hostname"}},
-		{"watch", "GET", k8sPods + "?watch=true", "", "", 410, metav1.StatusReasonExpired, []string{"does not serve watches of pods"}},
+		{"watch from a version that is not one", "GET", k8sPods + "?watch=true&resourceVersion=abc", "", "", 422, metav1.StatusReasonInvalid,
+			[]string{`resourceVersion: Invalid value: "abc"`}},
+		{"logs", "GET", k8sPods + "/web-x/log", "", "", 400, metav1.StatusReasonBadRequest, []string{"gkesim does not serve container logs"}},
+		{"exec", "POST", k8sPods + "/web-x/exec?command=sh", "", "", 400, metav1.StatusReasonBadRequest, []string{"exec into containers"}},
+		{"port-forward", "POST", k8sPods + "/web-x/portforward", "", "", 400, metav1.StatusReasonBadRequest, []string{"port forwarding"}},
+		{"proxy", "GET", k8sBase + "/api/v1/namespaces/default/services/web:80/proxy/healthz", "", "", 400, metav1.StatusReasonBadRequest,
+			[]string{"proxying to services"}},
 		{"method not served", "DELETE", k8sBase + "/api/v1/nodes/x", "", "", 405, metav1.StatusReasonMethodNotAllowed, []string{"does not implement DELETE"}},
 		{"node labels", "PATCH", k8sBase + "/api/v1/nodes/" + e.nodeNames()[0], "application/strategic-merge-patch+json",
 			`{"metadata": {"labels": {"team": "a"}}}`, 422, metav1.StatusReasonInvalid,
@@ -428,7 +436,7 @@ func TestK8sDiscovery(t *testing.T) {
 	for _, g := range groups.Groups {
 		names = append(names, g.PreferredVersion.GroupVersion)
 	}
-	if !slices.Equal(names, []string{"apps/v1", "coordination.k8s.io/v1", "policy/v1"}) {
+	if !slices.Equal(names, []string{"apps/v1", "coordination.k8s.io/v1", "policy/v1", "rbac.authorization.k8s.io/v1", "autoscaling/v2", "cloud.google.com/v1"}) {
 		t.Errorf("/apis groups %v", names)
 	}
 	resource := func(gv, name string) metav1.APIResource {
@@ -454,7 +462,7 @@ func TestK8sDiscovery(t *testing.T) {
 			t.Errorf("%s %s short names %v, want %s", gv, want[0], r.ShortNames, want[1])
 		}
 	}
-	if r := resource("v1", "nodes"); r.Namespaced || !slices.Equal(r.Verbs, metav1.Verbs{"get", "list", "patch"}) {
+	if r := resource("v1", "nodes"); r.Namespaced || !slices.Equal(r.Verbs, metav1.Verbs{"get", "list", "patch", "watch"}) {
 		t.Errorf("nodes %+v", r)
 	}
 

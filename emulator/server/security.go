@@ -49,6 +49,9 @@ type Options struct {
 	// ClusterCACertificate is the PEM certificate clients trust when the emulator serves TLS;
 	// clusters give it as masterAuth.clusterCaCertificate, as GKE gives its clusters' CA.
 	ClusterCACertificate []byte
+	// MaxWatchesPerCluster bounds the watches a cluster serves at once (0:
+	// DefaultMaxWatchesPerCluster).
+	MaxWatchesPerCluster int
 }
 
 // baseKey is where guard leaves a request's base URL in the Echo context.

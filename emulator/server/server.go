@@ -31,6 +31,10 @@ type Server struct {
 	// inspect, when set (by tests), sees every answer on the simulation goroutine, before the
 	// answer leaves it.
 	inspect func(w *sim.World, out any)
+	// watches counts each cluster's open watches (k8s_watch.go).
+	watches watchLimits
+	// fields are the field managers of the kinds the API stores (k8s_fields.go).
+	fields fieldManagers
 	// reads keeps the bytes of repeated GKE reads (readcache.go).
 	reads readCache
 }
@@ -42,7 +46,7 @@ func New(runner *sim.Runner, opts Options) (*Server, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{e: echo.New(), runner: runner, log: log, token: opts.AuthToken, crossOrigin: http.NewCrossOriginProtection(),
-		caPEM: opts.ClusterCACertificate}
+		caPEM: opts.ClusterCACertificate, watches: watchLimits{max: opts.MaxWatchesPerCluster}}
 	if opts.AdvertiseURL != "" {
 		u, err := ParseAdvertiseURL(opts.AdvertiseURL)
 		if err != nil {

@@ -48,7 +48,13 @@ func newEnv(t *testing.T) *env {
 
 func newEnvWith(t *testing.T, opts Options) *env {
 	t.Helper()
-	w := sim.New(sim.Options{Seed: 7, Start: testStart})
+	return newEnvWithWorld(t, opts, sim.Options{Seed: 7, Start: testStart})
+}
+
+// newEnvWithWorld is newEnvWith a world of its own options.
+func newEnvWithWorld(t *testing.T, opts Options, wopts sim.Options) *env {
+	t.Helper()
+	w := sim.New(wopts)
 	r := sim.NewRunner(w, sim.RunnerOptions{Wall: wall.System{}, TimeScale: 0})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

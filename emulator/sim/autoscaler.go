@@ -241,6 +241,7 @@ func (w *World) scaleUp(c *Cluster, pending []*Pod, roles map[string]poolRole) {
 		pods  []*Pod
 		cost  float64
 		nodes int
+		rank  int // the pool's place in its compute class's priorities (R-CA-11)
 	}
 	placed := map[*Pod]bool{}
 	// Pods that fit on a node already there (the scheduler has not got to them yet) or on a
@@ -269,15 +270,23 @@ func (w *World) scaleUp(c *Cluster, pending []*Pod, roles map[string]poolRole) {
 		if len(r.up) == 0 {
 			continue
 		}
+		rank, refused := w.classRank(c, p)
+		if refused != "" {
+			continue
+		}
 		add, pods, nodes := w.planScaleUp(c, p, r, pending, placed)
 		if nodes == 0 {
 			continue
 		}
 		tmpl := w.templateOf(c, p, p.Groups[0])
-		options = append(options, option{pool: p, add: add, pods: pods, nodes: nodes, cost: float64(nodes) * tmpl.price})
+		options = append(options, option{pool: p, add: add, pods: pods, nodes: nodes, cost: float64(nodes) * tmpl.price, rank: rank})
 	}
-	// R-CA-7: the cheapest pool first; each pod is helped once.
+	// R-CA-11 then R-CA-7: a compute class's preferred pools first, then the cheapest pool;
+	// each pod is helped once.
 	sort.Slice(options, func(i, j int) bool {
+		if options[i].rank != options[j].rank {
+			return options[i].rank < options[j].rank
+		}
 		if options[i].cost != options[j].cost {
 			return options[i].cost < options[j].cost
 		}
@@ -541,6 +550,8 @@ func (w *World) noScaleUpReason(c *Cluster, pod *Pod, roles map[string]poolRole)
 			reasons = append(reasons, p.Name+": autoscaling off")
 		case len(roles[p.Name].up) == 0:
 			reasons = append(reasons, p.Name+": upgrading, no scale-up")
+		case w.classRefuses(c, p, spec) != "":
+			reasons = append(reasons, p.Name+": "+w.classRefuses(c, p, spec))
 		default:
 			t := w.templateOf(c, p, p.Groups[0])
 			switch {

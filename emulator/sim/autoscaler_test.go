@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -758,4 +759,68 @@ func TestAutoscaledBlueGreenCancelResumeNoRollback(t *testing.T) {
 	if running, _ := podCounts(c, "web"); resumed.ErrorCode != 0 || running != 3 || nodesOn(c, "auto", reg[0].String()) != 3 {
 		t.Fatalf("after the stockout: %q, web %d running, %d green nodes; want 3 and 3", resumed.StatusMessage, running, nodesOn(c, "auto", reg[0].String()))
 	}
+}
+
+// computeClassCluster has, beside the system pool, two autoscaled pools of compute class
+// class: on-demand n2-standard-4 and Spot e2-standard-4 (the Spot one is the cheaper), and the
+// ComputeClass object given.
+func computeClassCluster(t *testing.T, class, computeClass string) (*World, *Cluster) {
+	t.Helper()
+	pool := func(name, machine string, spot bool) *api.NodePool {
+		return &api.NodePool{Name: name, InitialNodeCount: 0, Autoscaling: &api.NodePoolAutoscaling{Enabled: true, MaxNodeCount: 10},
+			Config: &api.NodeConfig{MachineType: machine, Spot: spot, Labels: map[string]string{ComputeClassLabel: class},
+				Taints: []*api.NodeTaint{{Key: ComputeClassLabel, Value: class, Effect: "NO_SCHEDULE"}}}}
+	}
+	w, c := autoscaledCluster(t, "us-central1-a", []string{"us-central1-a"}, pool("ondemand-n2", "n2-standard-4", false))
+	op, err := w.CreateNodePool("proj", "us-central1-a", "c1", &api.CreateNodePoolRequest{NodePool: pool("spot-e2", "e2-standard-4", true)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runOp(t, w, op, time.Hour)
+	k := StoredKindOf(ResourceComputeClasses)
+	obj := k.New()
+	if err := json.Unmarshal([]byte(computeClass), obj); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.CreateStored(c, k, "", obj); err != nil {
+		t.Fatalf("create ComputeClass: %v", err)
+	}
+	mustCreateDeployment(t, w, c, deployment("web", 10, "1", func(d *appsv1.Deployment) {
+		d.Spec.Template.Spec.NodeSelector = map[string]string{ComputeClassLabel: class}
+	}))
+	advance(w, 10*time.Minute)
+	return w, c
+}
+
+// R-CA-11: pods that select a compute class get nodes from the class's pools in the order of its
+// priority rules, before cost (R-CA-7): on-demand n2 first although Spot e2 is cheaper; a class
+// whose rules no pool matches grows nothing with whenUnsatisfiable DoNotScaleUp, and says why.
+func TestComputeClassPrioritiesBeforeCost(t *testing.T) {
+	t.Run("priorities", func(t *testing.T) {
+		_, c := computeClassCluster(t, "prefer-n2", `{"apiVersion": "cloud.google.com/v1", "kind": "ComputeClass",
+			"metadata": {"name": "prefer-n2"}, "spec": {"priorities": [{"machineFamily": "n2"}, {"machineFamily": "e2", "spot": true}]}}`)
+		if n2, e2 := sum(poolZoneSizes(c, "ondemand-n2")), sum(poolZoneSizes(c, "spot-e2")); n2 == 0 || e2 != 0 {
+			t.Fatalf("ondemand-n2 %d nodes, spot-e2 %d: want the class's first choice grown, not the cheaper pool", n2, e2)
+		}
+		if running, pending := podCounts(c, "web"); running != 10 || pending != 0 {
+			t.Fatalf("web: %d running, %d pending", running, pending)
+		}
+	})
+	t.Run("unsatisfiable", func(t *testing.T) {
+		w, c := computeClassCluster(t, "only-c3", `{"apiVersion": "cloud.google.com/v1", "kind": "ComputeClass",
+			"metadata": {"name": "only-c3"}, "spec": {"priorities": [{"machineFamily": "c3"}], "whenUnsatisfiable": "DoNotScaleUp"}}`)
+		if n2, e2 := sum(poolZoneSizes(c, "ondemand-n2")), sum(poolZoneSizes(c, "spot-e2")); n2+e2 != 0 {
+			t.Fatalf("ondemand-n2 %d nodes, spot-e2 %d: want none, no pool matches the class", n2, e2)
+		}
+		if running, pending := podCounts(c, "web"); running != 0 || pending != 10 {
+			t.Fatalf("web: %d running, %d pending, want all pending", running, pending)
+		}
+		found := false
+		for _, e := range mustEvents(w, "NotTriggerScaleUp") {
+			found = found || strings.Contains(e.Message, "no priority rule of ComputeClass only-c3")
+		}
+		if !found {
+			t.Fatalf("no NotTriggerScaleUp names the class: %v", mustEvents(w, "NotTriggerScaleUp"))
+		}
+	})
 }

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"reflect"
 	"sort"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -16,53 +17,60 @@ import (
 
 const resDaemonSets = "daemonsets.apps"
 
-func (w *World) renderDaemonSet(c *Cluster, ds *daemonSet, st appsv1.DaemonSetStatus) *appsv1.DaemonSet {
+// DaemonSetState is what the DaemonSet controller last reported of one of GKE's DaemonSets.
+type DaemonSetState struct {
+	Name   string                 `json:"name"`
+	RV     int64                  `json:"rv"`
+	Status appsv1.DaemonSetStatus `json:"status"`
+}
+
+func (w *World) renderDaemonSet(c *Cluster, ds *daemonSet, state *DaemonSetState) *appsv1.DaemonSet {
 	lbls := map[string]string{"k8s-app": ds.name}
 	maxUnavailable := intstr.FromInt32(1)
 	return &appsv1.DaemonSet{
 		TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: "DaemonSet"},
 		ObjectMeta: metav1.ObjectMeta{Name: ds.name, Namespace: "kube-system", UID: types.UID(uidOf(c.ID, "ds", ds.name)),
-			ResourceVersion: rvString(c.RV), Generation: 1, CreationTimestamp: metav1.NewTime(c.CreateTime), Labels: lbls},
+			ResourceVersion: rvString(state.RV), Generation: 1, CreationTimestamp: metav1.NewTime(c.CreateTime), Labels: lbls},
 		Spec: appsv1.DaemonSetSpec{
 			Selector: &metav1.LabelSelector{MatchLabels: lbls},
 			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: lbls}, Spec: *ds.spec.DeepCopy()},
 			UpdateStrategy: appsv1.DaemonSetUpdateStrategy{Type: appsv1.RollingUpdateDaemonSetStrategyType,
 				RollingUpdate: &appsv1.RollingUpdateDaemonSet{MaxUnavailable: &maxUnavailable}},
 		},
-		Status: st,
+		Status: state.Status,
 	}
 }
 
-// daemonSetStatuses counts the pods of every system DaemonSet in one pass over the pods.
-func (w *World) daemonSetStatuses(c *Cluster) map[string]*appsv1.DaemonSetStatus {
-	out := make(map[string]*appsv1.DaemonSetStatus, len(systemDaemonSets))
+// syncDaemonSetStatus is the DaemonSet controller's status update: a pod wanted on every
+// registered node, and how many run and are ready.
+func (w *World) syncDaemonSetStatus(c *Cluster, f *changeFeed) {
+	if c.Autopilot || c.ownDaemonSets() {
+		return
+	}
+	desired := int32(0)
+	for _, p := range c.Pools {
+		for _, g := range p.Groups {
+			desired += int32(len(g.Nodes) - w.index(c, g).byState[NodeProvisioning])
+		}
+	}
+	if c.DaemonSetStates == nil {
+		c.DaemonSetStates = map[string]*DaemonSetState{}
+	}
 	for _, ds := range systemDaemonSets {
-		out[ds.name] = &appsv1.DaemonSetStatus{ObservedGeneration: 1}
-	}
-	for _, n := range c.Nodes {
-		if n.State == NodeProvisioning {
-			continue
-		}
-		for _, st := range out {
-			st.DesiredNumberScheduled++
-		}
-	}
-	for _, p := range c.Pods {
-		st := out[p.Owner]
-		if p.OwnerKind != OwnerDaemonSet || st == nil || p.Terminating {
-			continue
-		}
-		st.CurrentNumberScheduled++
-		st.UpdatedNumberScheduled++
-		if p.Ready {
-			st.NumberReady++
-			st.NumberAvailable++
+		live, ready := int32(len(f.dsLive[ds.name])), int32(len(f.dsReady[ds.name]))
+		st := appsv1.DaemonSetStatus{ObservedGeneration: 1, DesiredNumberScheduled: desired, CurrentNumberScheduled: live,
+			UpdatedNumberScheduled: live, NumberReady: ready, NumberAvailable: ready, NumberUnavailable: max(desired-ready, 0)}
+		state := c.DaemonSetStates[ds.name]
+		switch {
+		case state == nil:
+			state = &DaemonSetState{Name: ds.name, Status: st}
+			c.DaemonSetStates[ds.name] = state
+			w.touchObject(c, state, true)
+		case !reflect.DeepEqual(state.Status, st):
+			state.Status = st
+			w.touchObject(c, state, false)
 		}
 	}
-	for _, st := range out {
-		st.NumberUnavailable = max(st.DesiredNumberScheduled-st.NumberAvailable, 0)
-	}
-	return out
 }
 
 // ListDaemonSets lists GKE's system DaemonSets (none on Autopilot clusters) by name.
@@ -76,10 +84,9 @@ func (w *World) ListDaemonSets(c *Cluster, o ListOptions) *appsv1.DaemonSetList 
 	if c.Autopilot || (o.Namespace != "" && o.Namespace != "kube-system") {
 		return out
 	}
-	sts := w.daemonSetStatuses(c)
 	for _, ds := range systemDaemonSets {
-		if o.matches("kube-system", map[string]string{"k8s-app": ds.name}) {
-			out.Items = append(out.Items, *w.renderDaemonSet(c, ds, *sts[ds.name]))
+		if state := c.DaemonSetStates[ds.name]; state != nil && o.matches("kube-system", map[string]string{"k8s-app": ds.name}) {
+			out.Items = append(out.Items, *w.renderDaemonSet(c, ds, state))
 		}
 	}
 	sort.Slice(out.Items, func(i, j int) bool { return out.Items[i].Name < out.Items[j].Name })
@@ -95,8 +102,8 @@ func (w *World) GetDaemonSet(c *Cluster, ns, name string) (*appsv1.DaemonSet, er
 		return nil, kubeNotFound(resDaemonSets, name)
 	}
 	ds := systemDaemonSet(name)
-	if ds == nil || ns != "kube-system" || c.Autopilot {
+	if ds == nil || ns != "kube-system" || c.Autopilot || c.DaemonSetStates[name] == nil {
 		return nil, kubeNotFound(resDaemonSets, name)
 	}
-	return w.renderDaemonSet(c, ds, *w.daemonSetStatuses(c)[name]), nil
+	return w.renderDaemonSet(c, ds, c.DaemonSetStates[name]), nil
 }

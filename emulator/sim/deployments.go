@@ -252,23 +252,3 @@ func graceOf(spec *corev1.PodSpec, limit time.Duration) time.Duration {
 	}
 	return g
 }
-
-// DeploymentStatus is what the controller reports for a deployment.
-func (w *World) deploymentStatus(c *Cluster, d *Deployment) appsv1.DeploymentStatus {
-	st := appsv1.DeploymentStatus{ObservedGeneration: d.Generation}
-	for p := range w.podIndex(c).podsOf[d.Key()] {
-		if p.Terminating {
-			continue
-		}
-		st.Replicas++
-		if p.Template == d.Current {
-			st.UpdatedReplicas++
-		}
-		if p.Ready {
-			st.ReadyReplicas++
-			st.AvailableReplicas++
-		}
-	}
-	st.UnavailableReplicas = max(int32(replicasOf(d))-st.AvailableReplicas, 0)
-	return st
-}

@@ -640,6 +640,10 @@ func (im *importer) buildNode(p *NodePool, g *InstanceGroup, kn *corev1.Node) (*
 			if t := cond.LastTransitionTime.UTC(); !t.IsZero() && !t.After(im.w.st.Now) {
 				n.ReadyTime = t
 			}
+			// The kubelet's last heartbeat, as the node's last change (renderNode).
+			if t := cond.LastHeartbeatTime.UTC(); !t.After(im.w.st.Now) {
+				n.ChangeTime = t
+			}
 		}
 	}
 	if n.Unschedulable {
@@ -804,6 +808,17 @@ func (im *importer) join() {
 	for _, k := range sortedKeys(c.PDBs) {
 		w.pdbCounts(c, c.PDBs[k])
 	}
+	// The controllers report the imported objects' statuses when this change is published.
+	if f := w.feed(c); f != nil {
+		for _, k := range sortedKeys(c.Deployments) {
+			f.deployments[c.Deployments[k]] = struct{}{}
+		}
+		for _, k := range sortedKeys(c.PDBs) {
+			f.pdbs[c.PDBs[k]] = struct{}{}
+		}
+		f.daemonSets = true
+		w.noteDirty(c, f)
+	}
 	w.record("ClusterImported", c, "", "", "", "cluster %s imported from a snapshot taken at %s: %s", c.Name,
 		im.s.time.Format(time.RFC3339), im.describeCounts())
 	w.emitClusterCreated(c)
@@ -827,6 +842,7 @@ func (im *importer) join() {
 	for _, name := range im.failed {
 		_, _ = w.FailNode(c.Project, c.Location, c.Name, name)
 	}
+	w.publish() // the imported objects with their statuses, as the controllers report them
 }
 
 var importedKinds = []string{"NodePool", "Node", "Namespace", "Pod", "Deployment", "StatefulSet", "DaemonSet", "Job", "ReplicaSet",

@@ -310,6 +310,9 @@ func (im *importer) buildDeployment(op *ownedPods, templates map[string]*corev1.
 		Annotations: cloneMap(in.Annotations), Spec: *in.Spec.DeepCopy(), Generation: max(in.Generation, 1),
 		CreateTime: im.past(in.CreationTimestamp.Time, c.CreateTime), RV: c.nextRV(), Templates: map[string]*corev1.PodTemplateSpec{}}
 	delete(d.Annotations, "deployment.kubernetes.io/revision")
+	// The status as the real controller reported it: its conditions keep their times while
+	// what they say holds.
+	d.Status = *in.Status.DeepCopy()
 	// The Deployment's ReplicaSets, newest revision last.
 	type rsRev struct {
 		hash string
@@ -351,11 +354,12 @@ func (im *importer) buildDeployment(op *ownedPods, templates map[string]*corev1.
 		revs[d.Current] = true
 	}
 	for _, hash := range sortedKeys(revs) {
+		// The ReplicaSet's template when the snapshot has it (its pods whose spec differs in
+		// what scheduling reads keep their own: assignTemplates), else a pod's.
 		t := in.Spec.Template.DeepCopy()
 		if rs := byHash[hash]; rs != nil {
 			t = rs.Spec.Template.DeepCopy()
-		}
-		if rep := representative(op.pods, hash, o); rep != nil {
+		} else if rep := representative(op.pods, hash, o); rep != nil {
 			t.Spec = templateFromPod(rep).Spec
 		}
 		if t.Labels == nil {
@@ -366,6 +370,35 @@ func (im *importer) buildDeployment(op *ownedPods, templates map[string]*corev1.
 	}
 	if len(d.Templates) == 0 {
 		d.setTemplate(in.Spec.Template)
+	}
+	// The Deployment's ReplicaSets, one per template, with the snapshot's revisions (the others
+	// numbered after them, the current one last) and creation times; their statuses are set
+	// when the import is published (join).
+	d.ReplicaSets = map[string]*ReplicaSet{}
+	var top int64
+	for _, r := range sets {
+		top = max(top, int64(r.rev))
+	}
+	hashes := sortedKeys(d.Templates)
+	sort.SliceStable(hashes, func(i, j int) bool { return hashes[j] == d.Current && hashes[i] != d.Current })
+	for _, hash := range hashes {
+		rs := &ReplicaSet{Deployment: d.Key(), Hash: hash, CreateTime: d.CreateTime, Generation: 1, Template: d.Templates[hash]}
+		if in := byHash[hash]; in != nil {
+			rs.Revision = int64(atoiOr(in.Annotations["deployment.kubernetes.io/revision"], 0))
+			rs.CreateTime = im.past(in.CreationTimestamp.Time, d.CreateTime)
+			rs.Generation = max(in.Generation, 1)
+			if in.Spec.Replicas != nil {
+				rs.Replicas = *in.Spec.Replicas
+			}
+			rs.Status = *in.Status.DeepCopy()
+		}
+		if rs.Revision == 0 || (hash == d.Current && rs.Revision < top) {
+			top++
+			rs.Revision = top
+		}
+		rs.Annotations = replicaSetAnnotations(d, rs)
+		rs.RV = c.nextRV()
+		d.ReplicaSets[hash] = rs
 	}
 	c.Deployments[d.Key()] = d
 	im.counts["Deployment"]++
@@ -485,6 +518,7 @@ func (im *importer) buildPod(kp *corev1.Pod, o podOwner, tmpl *corev1.PodSpec) {
 	if spec == nil {
 		own := kp.Spec.DeepCopy()
 		own.NodeName = ""
+		withoutAdmittedToken(own)
 		p.Spec, spec = own, own
 	}
 	p.Req, p.Priority = effectiveRequests(spec), podPriority(spec)
@@ -592,4 +626,11 @@ func (im *importer) noteOthers() {
 			im.note(noteNotSim, text, kind+" "+key)
 		}
 	}
+}
+
+func atoiOr(s string, def int) int {
+	if n, err := strconv.Atoi(s); err == nil {
+		return n
+	}
+	return def
 }

@@ -7,16 +7,20 @@ import (
 	"maps"
 	"net"
 	"net/http"
+	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
@@ -79,7 +83,8 @@ func (w *World) renderNamespace(n *Namespace) *corev1.Namespace {
 	return &corev1.Namespace{
 		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
 		ObjectMeta: metav1.ObjectMeta{Name: n.Name, UID: types.UID(n.UID), ResourceVersion: rvString(n.RV),
-			CreationTimestamp: metav1.NewTime(n.CreateTime), Labels: maps.Clone(n.Labels)},
+			CreationTimestamp: metav1.NewTime(n.CreateTime), Labels: maps.Clone(n.Labels), Annotations: maps.Clone(n.Annotations),
+			ManagedFields: cloneManagedFields(n.ManagedFields)},
 		Spec:   corev1.NamespaceSpec{Finalizers: []corev1.FinalizerName{corev1.FinalizerKubernetes}},
 		Status: corev1.NamespaceStatus{Phase: phase},
 	}
@@ -120,9 +125,43 @@ func (w *World) CreateNamespace(c *Cluster, in *corev1.Namespace) (*corev1.Names
 	for k, v := range in.Labels {
 		lbls[k] = v
 	}
-	n := &Namespace{Name: in.Name, UID: uidOf(c.ID, "ns", in.Name, w.randHex(8)), Labels: lbls, CreateTime: w.st.Now, RV: c.nextRV()}
+	n := &Namespace{Name: in.Name, UID: uidOf(c.ID, "ns", in.Name, w.randHex(8)), Labels: lbls, Annotations: in.Annotations,
+		CreateTime: w.st.Now, ManagedFields: in.ManagedFields}
 	c.Namespaces[n.Name] = n
+	w.touchObject(c, n, true)
+	w.createDefaultServiceAccount(c, n.Name)
 	w.record("NamespaceCreated", c, "", "", "", "namespace %s created", n.Name)
+	return w.renderNamespace(n), nil
+}
+
+// UpdateNamespace replaces a namespace's labels and annotations (PUT; PATCH goes through it).
+func (w *World) UpdateNamespace(c *Cluster, name string, in *corev1.Namespace) (*corev1.Namespace, error) {
+	n := c.Namespaces[name]
+	if n == nil {
+		return nil, kubeNotFound(resNamespaces, name)
+	}
+	if in.Name != "" && in.Name != name {
+		return nil, kubeError(http.StatusBadRequest, "BadRequest", "the name of the object (%s) does not match the name on the URL (%s)", in.Name, name)
+	}
+	if err := checkRV(in.ResourceVersion, n.RV, resNamespaces, name); err != nil {
+		return nil, err
+	}
+	in = in.DeepCopy()
+	in.Name = name
+	if errs := validateNamespace(in); len(errs) > 0 {
+		return nil, kubeInvalidErrs("Namespace", name, errs)
+	}
+	lbls := map[string]string{"kubernetes.io/metadata.name": name} // the API server keeps it
+	for k, v := range in.Labels {
+		if k != "kubernetes.io/metadata.name" {
+			lbls[k] = v
+		}
+	}
+	if maps.Equal(lbls, n.Labels) && maps.Equal(in.Annotations, n.Annotations) && equalJSON(in.ManagedFields, n.ManagedFields) {
+		return w.renderNamespace(n), nil
+	}
+	n.Labels, n.Annotations, n.ManagedFields = lbls, in.Annotations, in.ManagedFields
+	w.touchObject(c, n, false)
 	return w.renderNamespace(n), nil
 }
 
@@ -146,6 +185,7 @@ func (w *World) DeleteNamespace(c *Cluster, name string) (*corev1.Namespace, err
 	w.deleteServicesIn(c, name)
 	for _, key := range sortedKeys(c.PDBs) {
 		if b := c.PDBs[key]; b.Namespace == name {
+			w.objectRemoved(c, b)
 			w.forgetPDB(c, b)
 			delete(c.PDBs, key)
 		}
@@ -155,8 +195,9 @@ func (w *World) DeleteNamespace(c *Cluster, name string) (*corev1.Namespace, err
 			w.terminatePod(c, p, graceOf(w.podSpec(c, p), 0))
 		}
 	}
+	w.deleteStoredIn(c, name)
+	w.objectRemoved(c, n)
 	delete(c.Namespaces, name)
-	c.nextRV()
 	w.record("NamespaceDeleted", c, "", "", "", "namespace %s deleted", name)
 	return w.renderNamespace(n), nil
 }
@@ -164,43 +205,44 @@ func (w *World) DeleteNamespace(c *Cluster, name string) (*corev1.Namespace, err
 // ---- Deployments ----
 
 func (w *World) renderDeployment(c *Cluster, d *Deployment) *appsv1.Deployment {
-	st := w.deploymentStatus(c, d)
-	cond := func(t appsv1.DeploymentConditionType, ok bool, reason, msg string) appsv1.DeploymentCondition {
-		s := corev1.ConditionFalse
-		if ok {
-			s = corev1.ConditionTrue
-		}
-		return appsv1.DeploymentCondition{Type: t, Status: s, Reason: reason, Message: msg,
-			LastUpdateTime: metav1.NewTime(w.st.Now), LastTransitionTime: metav1.NewTime(d.CreateTime)}
-	}
-	replicas := int32(replicasOf(d))
-	_, unavailable := rollingParams(d)
-	available := st.AvailableReplicas >= replicas-int32(unavailable)
-	st.Conditions = []appsv1.DeploymentCondition{
-		cond(appsv1.DeploymentAvailable, available, map[bool]string{true: "MinimumReplicasAvailable", false: "MinimumReplicasUnavailable"}[available],
-			map[bool]string{true: "Deployment has minimum availability.", false: "Deployment does not have minimum availability."}[available]),
-		cond(appsv1.DeploymentProgressing, true, "NewReplicaSetAvailable", fmt.Sprintf("ReplicaSet %q is progressing.", d.Name+"-"+d.Current)),
-	}
 	spec := *d.Spec.DeepCopy()
 	if t := d.Templates[d.Current]; len(spec.Template.Spec.Containers) == 0 && t != nil {
 		// GKE's system Deployments keep their pod template only among the ReplicaSet templates.
 		spec.Template = *t.DeepCopy()
 		delete(spec.Template.Labels, appsv1.DefaultDeploymentUniqueLabelKey)
 	}
+	revision := d.Generation
+	if rs := d.ReplicaSets[d.Current]; rs != nil {
+		revision = rs.Revision
+	}
 	return &appsv1.Deployment{
 		TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"},
 		ObjectMeta: metav1.ObjectMeta{Name: d.Name, Namespace: d.Namespace, UID: types.UID(d.UID), ResourceVersion: rvString(d.RV),
 			Generation: d.Generation, CreationTimestamp: metav1.NewTime(d.CreateTime), Labels: maps.Clone(d.Labels),
-			Annotations: withRevision(d.Annotations, d.Generation)},
+			Annotations: withRevision(d.Annotations, revision), ManagedFields: cloneManagedFields(d.ManagedFields)},
 		Spec:   spec,
-		Status: st,
+		Status: *d.Status.DeepCopy(),
 	}
 }
 
-func withRevision(a map[string]string, gen int64) map[string]string {
-	out := map[string]string{"deployment.kubernetes.io/revision": strconv.FormatInt(gen, 10)}
+func withRevision(a map[string]string, rev int64) map[string]string {
+	out := map[string]string{annotationRevision: strconv.FormatInt(rev, 10)}
 	for k, v := range a {
-		out[k] = v
+		if k != annotationRevision {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// cloneManagedFields copies an object's field owners.
+func cloneManagedFields(mf []metav1.ManagedFieldsEntry) []metav1.ManagedFieldsEntry {
+	if len(mf) == 0 {
+		return nil
+	}
+	out := make([]metav1.ManagedFieldsEntry, len(mf))
+	for i := range mf {
+		mf[i].DeepCopyInto(&out[i])
 	}
 	return out
 }
@@ -283,9 +325,10 @@ func (w *World) CreateDeployment(c *Cluster, ns string, in *appsv1.Deployment) (
 		return nil, err
 	}
 	d := &Deployment{Namespace: ns, Name: in.Name, UID: uidOf(c.ID, "deploy", ns, in.Name, w.randHex(8)), Labels: in.Labels,
-		Annotations: in.Annotations, Spec: in.Spec, Generation: 1, CreateTime: w.st.Now, RV: c.nextRV()}
-	d.setTemplate(in.Spec.Template)
+		Annotations: in.Annotations, Spec: in.Spec, Generation: 1, CreateTime: w.st.Now, ManagedFields: in.ManagedFields}
 	c.Deployments[d.Key()] = d
+	w.touchObject(c, d, true)
+	w.rollOut(c, d, in.Spec.Template)
 	w.record("DeploymentCreated", c, "", "", "", "deployment %s created: %d replicas of %s", d.Key(), replicasOf(d), describeRequests(in.Spec.Template.Spec))
 	w.queueSync(c, d.Key())
 	return w.renderDeployment(c, d), nil
@@ -324,9 +367,10 @@ func (w *World) UpdateDeployment(c *Cluster, ns, name string, in *appsv1.Deploym
 		d.Generation++
 	}
 	before := d.Current
-	d.Spec, d.Labels, d.Annotations = in.Spec, in.Labels, in.Annotations
-	d.setTemplate(in.Spec.Template)
-	d.RV = c.nextRV()
+	d.Spec, d.Labels, d.Annotations, d.ManagedFields = in.Spec, in.Labels, in.Annotations, in.ManagedFields
+	w.touchObject(c, d, false)
+	w.rollOut(c, d, in.Spec.Template)
+	w.replicasChanged(c, d)
 	if d.Current != before {
 		w.record("DeploymentRollout", c, "", "", "", "deployment %s rolling out template %s (%s)", d.Key(), d.Current, describeRequests(in.Spec.Template.Spec))
 	}
@@ -340,7 +384,7 @@ func (w *World) GetScale(c *Cluster, ns, name string) (*autoscalingv1.Scale, err
 	if err != nil {
 		return nil, err
 	}
-	st := w.deploymentStatus(c, d)
+	st := d.Status
 	sel, _ := metav1.LabelSelectorAsSelector(d.Spec.Selector)
 	return &autoscalingv1.Scale{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "autoscaling/v1", Kind: "Scale"},
@@ -352,6 +396,11 @@ func (w *World) GetScale(c *Cluster, ns, name string) (*autoscalingv1.Scale, err
 
 // SetScale sets a Deployment's replicas.
 func (w *World) SetScale(c *Cluster, ns, name string, replicas int32, rv string) (*autoscalingv1.Scale, error) {
+	return w.ScaleDeployment(c, ns, name, replicas, rv, nil)
+}
+
+// ScaleDeployment is SetScale recording the Deployment's new field owners (nil: unchanged).
+func (w *World) ScaleDeployment(c *Cluster, ns, name string, replicas int32, rv string, managedFields []metav1.ManagedFieldsEntry) (*autoscalingv1.Scale, error) {
 	d, err := w.deployment(c, ns, name)
 	if err != nil {
 		return nil, err
@@ -366,7 +415,11 @@ func (w *World) SetScale(c *Cluster, ns, name string, replicas int32, rv string)
 		w.record("DeploymentScaled", c, "", "", "", "deployment %s scaled from %d to %d replicas", d.Key(), replicasOf(d), replicas)
 		d.Spec.Replicas = &replicas
 		d.Generation++
-		d.RV = c.nextRV()
+		if managedFields != nil {
+			d.ManagedFields = managedFields
+		}
+		w.touchObject(c, d, false)
+		w.replicasChanged(c, d)
 		w.queueSync(c, d.Key())
 	}
 	return w.GetScale(c, ns, name)
@@ -384,9 +437,13 @@ func (w *World) DeleteDeployment(c *Cluster, ns, name string) (*appsv1.Deploymen
 }
 
 func (w *World) deleteDeployment(c *Cluster, d *Deployment) {
+	for _, h := range sortedKeys(d.ReplicaSets) {
+		w.objectRemoved(c, d.ReplicaSets[h])
+	}
+	w.objectRemoved(c, d)
+	w.replicasChanged(c, d)
 	delete(c.Deployments, d.Key())
 	delete(w.podIndex(c).selectors, d)
-	c.nextRV()
 	w.record("DeploymentDeleted", c, "", "", "", "deployment %s deleted", d.Key())
 	for _, p := range sortedPods(w.podIndex(c).podsOf[d.Key()]) {
 		w.terminatePod(c, p, graceOf(w.podSpec(c, p), 0))
@@ -396,25 +453,62 @@ func (w *World) deleteDeployment(c *Cluster, d *Deployment) {
 // ---- Pods ----
 
 func (w *World) renderPod(c *Cluster, p *Pod) *corev1.Pod {
-	spec := w.podSpec(c, p).DeepCopy()
+	return w.podSnapshot(c, p).renderPod()
+}
+
+// podSnap is a pod as it is now, with what its rendering needs from around it (its spec, which
+// a Deployment's pods share with their template, and its node's address): the change feed keeps
+// one per change and renders it when a watcher reads it.
+type podSnap struct {
+	pod       Pod
+	spec      *corev1.PodSpec
+	hostIP    string
+	clusterID string
+	uid       string
+	// owner is the pod's generateName and owner references when it belongs to a stand-in for
+	// another controller or to a DaemonSet (podOwner); ownerOK says whether it does.
+	ownerGen  string
+	ownerRefs []metav1.OwnerReference
+	ownerOK   bool
+}
+
+func (w *World) podSnapshot(c *Cluster, p *Pod) *podSnap {
+	s := &podSnap{pod: *p, spec: w.podSpec(c, p), clusterID: c.ID, uid: PodUID(c, p)}
+	s.ownerGen, s.ownerRefs, s.ownerOK = w.podOwner(c, p)
+	if n := c.Nodes[p.Node]; n != nil {
+		s.hostIP = n.InternalIP
+	}
+	return s
+}
+
+func (s *podSnap) render() runtime.Object { return s.renderPod() }
+
+// serviceAccountMount is where the API server's ServiceAccount admission mounts a pod's token.
+const serviceAccountMount = "/var/run/secrets/kubernetes.io/serviceaccount"
+
+func (s *podSnap) renderPod() *corev1.Pod {
+	p := &s.pod
+	spec := s.spec.DeepCopy()
 	spec.NodeName = p.Node
 	if p.Scheduler != "" {
 		spec.SchedulerName = p.Scheduler
 	}
-	meta := metav1.ObjectMeta{Name: p.Name, Namespace: p.Namespace, UID: types.UID(PodUID(c, p)), ResourceVersion: rvString(p.RV),
-		CreationTimestamp: metav1.NewTime(p.CreateTime), Labels: maps.Clone(p.Labels), Annotations: maps.Clone(p.Annotation)}
+	admitPodSpec(spec, s.uid)
+	meta := metav1.ObjectMeta{Name: p.Name, Namespace: p.Namespace, UID: types.UID(s.uid), ResourceVersion: rvString(p.RV),
+		CreationTimestamp: metav1.NewTime(p.CreateTime), Labels: maps.Clone(p.Labels), Annotations: maps.Clone(p.Annotation),
+		ManagedFields: cloneManagedFields(p.ManagedFields)}
 	truth := true
-	switch gen, refs, ok := w.podOwner(c, p); {
-	case ok:
-		meta.GenerateName, meta.OwnerReferences = gen, refs
+	switch {
+	case s.ownerOK:
+		meta.GenerateName, meta.OwnerReferences = s.ownerGen, slices.Clone(s.ownerRefs)
 	case p.OwnerKind == OwnerDeployment:
 		meta.GenerateName = p.Owner + "-" + p.Template + "-"
 		meta.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: p.Owner + "-" + p.Template,
-			UID: types.UID(uidOf(c.ID, "rs", p.Namespace, p.Owner, p.Template)), Controller: &truth, BlockOwnerDeletion: &truth}}
+			UID: types.UID(uidOf(s.clusterID, "rs", p.Namespace, p.Owner, p.Template)), Controller: &truth, BlockOwnerDeletion: &truth}}
 	case p.OwnerKind == OwnerDaemonSet:
 		meta.GenerateName = daemonPodGenerateName(p)
 		meta.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "DaemonSet", Name: p.Owner,
-			UID: types.UID(uidOf(c.ID, "ds", p.Owner)), Controller: &truth, BlockOwnerDeletion: &truth}}
+			UID: types.UID(uidOf(s.clusterID, "ds", p.Owner)), Controller: &truth, BlockOwnerDeletion: &truth}}
 	}
 	if p.Terminating {
 		t := metav1.NewTime(p.DeletionTime)
@@ -422,26 +516,32 @@ func (w *World) renderPod(c *Cluster, p *Pod) *corev1.Pod {
 		g := int64(p.GoneTime.Sub(p.DeletionTime).Seconds())
 		meta.DeletionGracePeriodSeconds = &g
 	}
-	st := corev1.PodStatus{Phase: corev1.PodPhase(p.Phase), QOSClass: corev1.PodQOSBurstable}
-	condition := func(t corev1.PodConditionType, ok bool) corev1.PodCondition {
+	st := corev1.PodStatus{Phase: corev1.PodPhase(p.Phase), QOSClass: qosClass(spec)}
+	condition := func(t corev1.PodConditionType, ok bool, at time.Time) corev1.PodCondition {
 		s := corev1.ConditionFalse
 		if ok {
 			s = corev1.ConditionTrue
 		}
-		return corev1.PodCondition{Type: t, Status: s, LastTransitionTime: metav1.NewTime(p.CreateTime)}
+		return corev1.PodCondition{Type: t, Status: s, LastTransitionTime: metav1.NewTime(latest(at, p.CreateTime))}
 	}
 	if p.Node == "" {
 		// Like the API server: no condition until the scheduler has tried and failed.
 		if p.Unschedulable != "" {
-			sc := condition(corev1.PodScheduled, false)
+			sc := condition(corev1.PodScheduled, false, p.CreateTime)
 			sc.Reason, sc.Message = corev1.PodReasonUnschedulable, p.Unschedulable
 			st.Conditions = []corev1.PodCondition{sc}
 		}
 	} else {
-		st.Conditions = []corev1.PodCondition{condition(corev1.PodInitialized, true), condition(corev1.PodReady, p.Ready),
-			condition(corev1.ContainersReady, p.Ready), condition(corev1.PodScheduled, true)}
-		if n := c.Nodes[p.Node]; n != nil {
-			st.HostIP = n.InternalIP
+		readyAt := p.ReadyTime
+		if p.Terminating {
+			readyAt = p.DeletionTime
+		}
+		running := p.Phase == PodRunning
+		st.Conditions = []corev1.PodCondition{condition(corev1.PodReadyToStartContainers, running, p.StartTime),
+			condition(corev1.PodInitialized, true, p.CreateTime), condition(corev1.PodReady, p.Ready, readyAt),
+			condition(corev1.ContainersReady, p.Ready, readyAt), condition(corev1.PodScheduled, true, p.CreateTime)}
+		if s.hostIP != "" {
+			st.HostIP, st.HostIPs = s.hostIP, []corev1.HostIP{{IP: s.hostIP}}
 		}
 		st.PodIP = p.IP
 		if p.IP != "" {
@@ -454,8 +554,10 @@ func (w *World) renderPod(c *Cluster, p *Pod) *corev1.Pod {
 		for _, ct := range spec.Containers {
 			started := p.Ready
 			cs := corev1.ContainerStatus{Name: ct.Name, Image: ct.Image, Ready: p.Ready, Started: &started}
-			if p.Phase == PodRunning {
+			if running {
 				cs.State.Running = &corev1.ContainerStateRunning{StartedAt: metav1.NewTime(p.StartTime)}
+				cs.ImageID = imageID(ct.Image)
+				cs.ContainerID = "containerd://" + strings.ReplaceAll(uidOf(s.uid, ct.Name, "container")+uidOf(s.uid, ct.Name), "-", "")
 			} else {
 				cs.State.Waiting = &corev1.ContainerStateWaiting{Reason: "ContainerCreating"}
 			}
@@ -463,6 +565,108 @@ func (w *World) renderPod(c *Cluster, p *Pod) *corev1.Pod {
 		}
 	}
 	return &corev1.Pod{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"}, ObjectMeta: meta, Spec: *spec, Status: st}
+}
+
+// admitPodSpec adds what the API server's admission gives every pod (kubectl describe shows
+// it): the namespace's default ServiceAccount and its token volume, the default tolerations of
+// not-ready and unreachable nodes, and the priority of the pod's priority class.
+func admitPodSpec(spec *corev1.PodSpec, uid string) {
+	// As the ServiceAccount admission plugin: no token volume where a container mounts one
+	// at its path already.
+	if spec.ServiceAccountName == "" {
+		spec.ServiceAccountName = "default"
+	}
+	if spec.DeprecatedServiceAccount == "" {
+		spec.DeprecatedServiceAccount = spec.ServiceAccountName
+	}
+	mounted := slices.ContainsFunc(spec.Containers, func(c corev1.Container) bool {
+		return slices.ContainsFunc(c.VolumeMounts, func(m corev1.VolumeMount) bool { return m.MountPath == serviceAccountMount })
+	})
+	if !mounted && (spec.AutomountServiceAccountToken == nil || *spec.AutomountServiceAccountToken) {
+		vol := "kube-api-access-" + strings.ReplaceAll(uidOf(uid, "token"), "-", "")[:5]
+		expiry := int64(3607)
+		mode := int32(0o644)
+		spec.Volumes = append(spec.Volumes, corev1.Volume{Name: vol, VolumeSource: corev1.VolumeSource{Projected: &corev1.ProjectedVolumeSource{
+			DefaultMode: &mode,
+			Sources: []corev1.VolumeProjection{
+				{ServiceAccountToken: &corev1.ServiceAccountTokenProjection{Path: "token", ExpirationSeconds: &expiry}},
+				{ConfigMap: &corev1.ConfigMapProjection{LocalObjectReference: corev1.LocalObjectReference{Name: "kube-root-ca.crt"},
+					Items: []corev1.KeyToPath{{Key: "ca.crt", Path: "ca.crt"}}}},
+				{DownwardAPI: &corev1.DownwardAPIProjection{Items: []corev1.DownwardAPIVolumeFile{{Path: "namespace",
+					FieldRef: &corev1.ObjectFieldSelector{APIVersion: "v1", FieldPath: "metadata.namespace"}}}}},
+			}}}})
+		for i := range spec.Containers {
+			spec.Containers[i].VolumeMounts = append(spec.Containers[i].VolumeMounts,
+				corev1.VolumeMount{Name: vol, ReadOnly: true, MountPath: serviceAccountMount})
+		}
+	}
+	five := int64(300)
+	for _, key := range []string{corev1.TaintNodeNotReady, corev1.TaintNodeUnreachable} {
+		if !slices.ContainsFunc(spec.Tolerations, func(t corev1.Toleration) bool {
+			return t.Key == key || (t.Key == "" && t.Operator == corev1.TolerationOpExists)
+		}) {
+			spec.Tolerations = append(spec.Tolerations, corev1.Toleration{Key: key, Operator: corev1.TolerationOpExists,
+				Effect: corev1.TaintEffectNoExecute, TolerationSeconds: &five})
+		}
+	}
+	if spec.Priority == nil {
+		prio := podPriority(spec)
+		spec.Priority = &prio
+	}
+	if spec.EnableServiceLinks == nil {
+		t := true
+		spec.EnableServiceLinks = &t
+	}
+	if spec.PreemptionPolicy == nil {
+		pp := corev1.PreemptLowerPriority
+		spec.PreemptionPolicy = &pp
+	}
+}
+
+// qosClass is the pod's quality of service class, as the kubelet computes it: BestEffort
+// without any CPU or memory request or limit, Guaranteed when every container limits both and
+// requests what it limits, Burstable otherwise.
+func qosClass(spec *corev1.PodSpec) corev1.PodQOSClass {
+	bestEffort, guaranteed := true, true
+	for _, cts := range [][]corev1.Container{spec.InitContainers, spec.Containers} {
+		for _, ct := range cts {
+			for _, name := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
+				lim, hasLim := ct.Resources.Limits[name]
+				req, hasReq := ct.Resources.Requests[name]
+				if !hasReq {
+					req, hasReq = lim, hasLim
+				}
+				if (hasReq && !req.IsZero()) || (hasLim && !lim.IsZero()) {
+					bestEffort = false
+				}
+				if !hasLim || lim.IsZero() || req.Cmp(lim) != 0 {
+					guaranteed = false
+				}
+			}
+		}
+	}
+	switch {
+	case bestEffort:
+		return corev1.PodQOSBestEffort
+	case guaranteed:
+		return corev1.PodQOSGuaranteed
+	}
+	return corev1.PodQOSBurstable
+}
+
+// imageID is the digest a node's containerd reports for an image: stable per image.
+func imageID(image string) string {
+	repo := image
+	if i := strings.LastIndexAny(repo, ":@"); i > strings.LastIndexByte(repo, '/') {
+		repo = repo[:i]
+	}
+	if !strings.Contains(strings.SplitN(repo, "/", 2)[0], ".") {
+		if !strings.Contains(repo, "/") {
+			repo = "library/" + repo
+		}
+		repo = "docker.io/" + repo
+	}
+	return repo + "@sha256:" + strings.ReplaceAll(uidOf(image, "digest")+uidOf(image), "-", "")[:64]
 }
 
 // ListPods lists pods by namespace and name.
@@ -524,9 +728,70 @@ func (w *World) CreatePod(c *Cluster, ns string, in *corev1.Pod) (*corev1.Pod, e
 		return nil, err
 	}
 	spec := &in.Spec
-	p := &Pod{Namespace: ns, Name: in.Name, Spec: spec, Labels: in.Labels, Annotation: in.Annotations}
+	p := &Pod{Namespace: ns, Name: in.Name, Spec: spec, Labels: in.Labels, Annotation: in.Annotations, ManagedFields: in.ManagedFields}
 	w.addPod(c, p)
 	w.record("PodCreated", c, "", "", "", "pod %s created (%s)", p.Key(), describeRequests(*spec))
+	return w.renderPod(c, p), nil
+}
+
+// podUpdateForbidden is the API server's answer to a change of a pod's spec it does not allow.
+const podUpdateForbidden = "spec: Forbidden: pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)"
+
+// UpdatePod changes a pod's labels and annotations, and a bare pod's container images (PUT;
+// PATCH goes through it). Other changes to the spec are refused as the API server refuses them.
+func (w *World) UpdatePod(c *Cluster, ns, name string, in *corev1.Pod) (*corev1.Pod, error) {
+	p, err := w.pod(c, ns, name)
+	if err != nil {
+		return nil, err
+	}
+	if in.Name != "" && in.Name != name {
+		return nil, kubeError(http.StatusBadRequest, "BadRequest", "the name of the object (%s) does not match the name on the URL (%s)", in.Name, name)
+	}
+	if err := checkRV(in.ResourceVersion, p.RV, resPods, name); err != nil {
+		return nil, err
+	}
+	in = in.DeepCopy()
+	in.Name = name
+	if errs := validateMeta(in.ObjectMeta, ns, apivalidation.NameIsDNSSubdomain); len(errs) > 0 {
+		return nil, kubeInvalidErrs("Pod", name, errs)
+	}
+	cur := w.renderPod(c, p)
+	want, have := in.Spec.DeepCopy(), cur.Spec.DeepCopy()
+	images := false
+	for _, set := range []struct{ have, want []corev1.Container }{{have.Containers, want.Containers}, {have.InitContainers, want.InitContainers}} {
+		for i := range set.have {
+			if i < len(set.want) && set.want[i].Image != set.have[i].Image {
+				set.have[i].Image, images = set.want[i].Image, true
+			}
+		}
+	}
+	have.ActiveDeadlineSeconds = want.ActiveDeadlineSeconds
+	if len(want.Tolerations) >= len(have.Tolerations) && equalJSON(want.Tolerations[:len(have.Tolerations)], have.Tolerations) {
+		have.Tolerations = want.Tolerations
+	}
+	if !equalJSON(have, want) {
+		return nil, kubeInvalid("Pod", name, podUpdateForbidden)
+	}
+	if images && p.OwnerKind != "" {
+		return nil, kubeInvalid("Pod", name, fmt.Sprintf("spec.containers: Forbidden: gkesim runs the pods of %s %s with its template's spec: change the image in the template (kubectl set image %s/%s)",
+			strings.ToLower(p.OwnerKind), p.Owner, strings.ToLower(p.OwnerKind), p.Owner))
+	}
+	w.pdbTrack(c, p, false)
+	p.Labels, p.Annotation, p.ManagedFields = in.Labels, in.Annotations, in.ManagedFields
+	if images {
+		spec := p.Spec.DeepCopy()
+		for i := range spec.Containers {
+			spec.Containers[i].Image = in.Spec.Containers[i].Image
+		}
+		for i := range spec.InitContainers {
+			spec.InitContainers[i].Image = in.Spec.InitContainers[i].Image
+		}
+		p.Spec = spec
+		w.record("PodUpdated", c, "", p.Node, "", "pod %s: container images changed", p.Key())
+	}
+	w.pdbTrack(c, p, true)
+	w.touchPod(c, p)
+	w.svcPodChanged(c, p)
 	return w.renderPod(c, p), nil
 }
 
@@ -569,21 +834,18 @@ func (w *World) EvictPod(c *Cluster, ns, name string) error {
 // ---- PodDisruptionBudgets ----
 
 func (w *World) renderPDB(c *Cluster, b *PDB) *policyv1.PodDisruptionBudget {
-	st := w.pdbStatus(c, b)
-	ok := st.CurrentHealthy >= st.DesiredHealthy
-	reason, s := "SufficientPods", metav1.ConditionTrue
-	if !ok {
-		reason, s = "InsufficientPods", metav1.ConditionFalse
+	st := *b.Status.DeepCopy()
+	reason, status := "SufficientPods", metav1.ConditionTrue
+	if st.CurrentHealthy < st.DesiredHealthy || st.DisruptionsAllowed == 0 {
+		reason, status = "InsufficientPods", metav1.ConditionFalse
 	}
-	st.Conditions = []metav1.Condition{{Type: policyv1.DisruptionAllowedCondition, Status: s, Reason: reason,
+	st.Conditions = []metav1.Condition{{Type: policyv1.DisruptionAllowedCondition, Status: status, Reason: reason,
 		ObservedGeneration: b.Generation, LastTransitionTime: metav1.NewTime(b.CreateTime)}}
-	if st.DisruptionsAllowed == 0 {
-		st.Conditions[0].Status = metav1.ConditionFalse
-	}
 	return &policyv1.PodDisruptionBudget{
 		TypeMeta: metav1.TypeMeta{APIVersion: "policy/v1", Kind: "PodDisruptionBudget"},
 		ObjectMeta: metav1.ObjectMeta{Name: b.Name, Namespace: b.Namespace, UID: types.UID(b.UID), ResourceVersion: rvString(b.RV),
-			Generation: b.Generation, CreationTimestamp: metav1.NewTime(b.CreateTime), Labels: maps.Clone(b.Labels), Annotations: maps.Clone(b.Annotations)},
+			Generation: b.Generation, CreationTimestamp: metav1.NewTime(b.CreateTime), Labels: maps.Clone(b.Labels), Annotations: maps.Clone(b.Annotations),
+			ManagedFields: cloneManagedFields(b.ManagedFields)},
 		Spec:   *b.Spec.DeepCopy(),
 		Status: st,
 	}
@@ -635,9 +897,11 @@ func (w *World) CreatePDB(c *Cluster, ns string, in *policyv1.PodDisruptionBudge
 		return nil, kubeAlreadyExists(resPDBs, in.Name)
 	}
 	b := &PDB{Namespace: ns, Name: in.Name, UID: uidOf(c.ID, "pdb", ns, in.Name, w.randHex(8)), Labels: in.Labels,
-		Annotations: in.Annotations, Spec: *in.Spec.DeepCopy(), Generation: 1, CreateTime: w.st.Now, RV: c.nextRV()}
+		Annotations: in.Annotations, Spec: *in.Spec.DeepCopy(), Generation: 1, CreateTime: w.st.Now, ManagedFields: in.ManagedFields}
 	c.PDBs[b.Key()] = b
-	st := w.pdbStatus(c, b)
+	b.Status = w.pdbStatus(c, b)
+	w.touchObject(c, b, true)
+	st := b.Status
 	w.record("PDBCreated", c, "", "", "", "PodDisruptionBudget %s created: %d pods, %d healthy needed, %d disruptions allowed",
 		b.Key(), st.ExpectedPods, st.DesiredHealthy, st.DisruptionsAllowed)
 	return w.renderPDB(c, b), nil
@@ -660,8 +924,8 @@ func (w *World) UpdatePDB(c *Cluster, ns, name string, in *policyv1.PodDisruptio
 		b.Generation++
 	}
 	w.forgetPDB(c, b)
-	b.Spec, b.Labels, b.Annotations = in.Spec, in.Labels, in.Annotations
-	b.RV = c.nextRV()
+	b.Spec, b.Labels, b.Annotations, b.ManagedFields = in.Spec, in.Labels, in.Annotations, in.ManagedFields
+	w.touchObject(c, b, false)
 	return w.renderPDB(c, b), nil
 }
 
@@ -671,9 +935,9 @@ func (w *World) DeletePDB(c *Cluster, ns, name string) (*policyv1.PodDisruptionB
 		return nil, err
 	}
 	out := w.renderPDB(c, b)
+	w.objectRemoved(c, b)
 	w.forgetPDB(c, b)
 	delete(c.PDBs, b.Key())
-	c.nextRV()
 	w.record("PDBDeleted", c, "", "", "", "PodDisruptionBudget %s deleted", b.Key())
 	return out, nil
 }
@@ -704,7 +968,6 @@ func (w *World) SetNodeUnschedulable(c *Cluster, name string, unschedulable bool
 		w.setNodeState(c, n, NodeReady)
 		w.record("NodeUncordoned", c, n.Pool, n.Name, "", "uncordoned node %s through the Kubernetes API", n.Name)
 	}
-	c.nextRV()
 	return w.RenderK8sNode(c, n), nil
 }
 
@@ -729,3 +992,30 @@ func equalJSON(a, b any) bool {
 }
 
 func durationOfSeconds(s int64) time.Duration { return time.Duration(s) * time.Second }
+
+// withoutAdmittedToken removes from a pod's spec, as read from a real cluster, the token volume
+// and mounts that the ServiceAccount admission plugin added to it (kube-api-access-*), so that
+// a template taken from one pod does not carry that pod's volume to others: admitPodSpec adds
+// each pod its own when it is rendered.
+func withoutAdmittedToken(spec *corev1.PodSpec) {
+	admitted := map[string]bool{}
+	spec.Volumes = slices.DeleteFunc(spec.Volumes, func(v corev1.Volume) bool {
+		if strings.HasPrefix(v.Name, "kube-api-access-") && v.Projected != nil &&
+			slices.ContainsFunc(v.Projected.Sources, func(s corev1.VolumeProjection) bool { return s.ServiceAccountToken != nil }) {
+			admitted[v.Name] = true
+			return true
+		}
+		return false
+	})
+	if len(admitted) == 0 {
+		return
+	}
+	for _, cs := range [][]corev1.Container{spec.InitContainers, spec.Containers} {
+		for i := range cs {
+			cs[i].VolumeMounts = slices.DeleteFunc(cs[i].VolumeMounts, func(m corev1.VolumeMount) bool { return admitted[m.Name] })
+		}
+	}
+	if len(spec.Volumes) == 0 {
+		spec.Volumes = nil
+	}
+}

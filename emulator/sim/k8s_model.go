@@ -11,6 +11,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 )
 
@@ -44,11 +45,14 @@ type Namespace struct {
 	CreateTime time.Time         `json:"createTime"`
 	RV         int64             `json:"rv"`
 	// Terminating namespaces are being deleted with their objects.
-	Terminating bool `json:"terminating,omitempty"`
+	Terminating   bool                        `json:"terminating,omitempty"`
+	Annotations   map[string]string           `json:"annotations,omitempty"`
+	ManagedFields []metav1.ManagedFieldsEntry `json:"managedFields,omitempty"`
 }
 
 // Deployment is an apps/v1 Deployment; its ReplicaSets are folded in: Templates holds the pod
-// templates that still have pods, by pod-template-hash.
+// templates that still have pods, by pod-template-hash, and ReplicaSets every ReplicaSet the
+// API shows (those with pods, and the retired ones kept for the rollout history).
 type Deployment struct {
 	Namespace   string                             `json:"namespace"`
 	Name        string                             `json:"name"`
@@ -63,9 +67,33 @@ type Deployment struct {
 	Templates   map[string]*corev1.PodTemplateSpec `json:"templates"`
 	// System marks the kube-system Deployments GKE runs in every cluster.
 	System bool `json:"system,omitempty"`
+	// Status is what the Deployment controller last reported (replicasets.go).
+	Status        appsv1.DeploymentStatus     `json:"status"`
+	ReplicaSets   map[string]*ReplicaSet      `json:"replicaSets,omitempty"`
+	ManagedFields []metav1.ManagedFieldsEntry `json:"managedFields,omitempty"`
+	// ProgressCheck is when the controller next checks the progress deadline.
+	ProgressCheck time.Time `json:"progressCheck,omitempty"`
 	// Controller, when set, is the controller this workload stands in for in an imported
 	// cluster (a StatefulSet, a Job ...; workloads_other.go).
 	Controller *ControllerRef `json:"controller,omitempty"`
+}
+
+// ReplicaSet is one of a Deployment's ReplicaSets: the pods of one pod template.
+type ReplicaSet struct {
+	// Deployment is the owner's key (namespace/name); Hash its pod-template-hash.
+	Deployment string    `json:"deployment"`
+	Hash       string    `json:"hash"`
+	Revision   int64     `json:"revision"`
+	CreateTime time.Time `json:"createTime"`
+	RV         int64     `json:"rv"`
+	Generation int64     `json:"generation"`
+	// Replicas is spec.replicas as the controller scales it; Status as it reports it.
+	Replicas int32                   `json:"replicas"`
+	Status   appsv1.ReplicaSetStatus `json:"status"`
+	// Template is the pod template (shared with Deployment.Templates while it has pods).
+	Template *corev1.PodTemplateSpec `json:"template"`
+	// Annotations are those the controller copied from the Deployment at the revision.
+	Annotations map[string]string `json:"annotations,omitempty"`
 }
 
 // Key is namespace/name.
@@ -113,6 +141,11 @@ type Pod struct {
 	Req         Resources `json:"req"`
 	Priority    int32     `json:"priority,omitempty"`
 	RV          int64     `json:"rv"`
+	// MountWait is why the kubelet cannot start the pod's containers yet: a ConfigMap or Secret
+	// it mounts is missing (volumes.go).
+	MountWait string `json:"mountWait,omitempty"`
+	// ManagedFields are a bare pod's field owners (server-side apply).
+	ManagedFields []metav1.ManagedFieldsEntry `json:"managedFields,omitempty"`
 	// Scheduler is the scheduler GKE gave the pod at its creation, when it differs from the
 	// one its spec names: OptimizeUtilizationScheduler under that profile (R-CA-8).
 	Scheduler string `json:"scheduler,omitempty"`
@@ -150,6 +183,9 @@ type PDB struct {
 	Generation  int64                            `json:"generation"`
 	CreateTime  time.Time                        `json:"createTime"`
 	RV          int64                            `json:"rv"`
+	// Status is what the disruption controller last reported.
+	Status        policyv1.PodDisruptionBudgetStatus `json:"status"`
+	ManagedFields []metav1.ManagedFieldsEntry        `json:"managedFields,omitempty"`
 }
 
 // Key is namespace/name.

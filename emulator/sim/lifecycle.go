@@ -76,7 +76,10 @@ func (w *World) wireControllers() {
 			}
 		},
 		// A surge upgrade's view of its zone notes nodes changed by anything but itself.
-		w.surgeNodeChanged)
+		w.surgeNodeChanged,
+		// The API's view of the node (its resourceVersion, the watches) last: it shows what
+		// the controllers made of the change.
+		func(c *Cluster, n *Node, _ nodeChange) { w.touchNode(c, n) })
 	// Upgrades count their progress and take over the nodes they recreate.
 	h.nodeReady = append(h.nodeReady, w.countUpgraded)
 	h.nodeDrained = append(h.nodeDrained, w.onUpgradeNodeDrained)

@@ -204,7 +204,7 @@ func (w *World) ensureLB(c *Cluster, s *Service) {
 		Members: map[string]string{}, Health: map[string]*BackendHealth{}}
 	lb.IP = w.allocateLBIP(c, s, lb.Internal)
 	s.LB = lb
-	s.RV = c.nextRV()
+	w.touchObject(c, s, false)
 	w.serviceIndex(c).lbs[s.Key()] = s
 	if msg := lbUnsupported(kind, &s.Spec); msg != "" {
 		lb.Failed = msg
@@ -268,7 +268,7 @@ func (w *World) onLBProvisioned(ev Event) {
 		}
 	}
 	lb.State, lb.ReadyTime = lbReady, w.st.Now
-	s.RV = c.nextRV()
+	w.touchObject(c, s, false)
 	w.record("EnsuredLoadBalancer", c, "", "", "", "service %s: ensured load balancer %s at %s after %s (%s)", s.Key(), lb.Kind, lb.IP,
 		w.st.Now.Sub(lb.Start).Round(time.Second), strings.Join(w.lbResourcePaths(c, s), ", "))
 	w.syncLB(c, s)
@@ -296,7 +296,7 @@ func (w *World) onLBDeleted(ev Event) {
 func (w *World) releaseLB(c *Cluster, s *Service, why string) {
 	w.record("DeletedLoadBalancer", c, "", "", "", "service %s: deleted load balancer %s at %s: %s", s.Key(), s.LB.Kind, s.LB.IP, why)
 	s.LB = nil
-	s.RV = c.nextRV()
+	w.touchObject(c, s, false)
 	delete(w.serviceIndex(c).lbs, s.Key())
 }
 
@@ -442,7 +442,7 @@ func (w *World) syncLB(c *Cluster, s *Service) {
 		lb.Health[node] = &BackendHealth{State: healthUnhealthy, Since: w.st.Now}
 		w.evalHealth(c, s, node, true)
 	}
-	s.RV = c.nextRV()
+	w.touchObject(c, s, false)
 	w.record("LoadBalancerBackendsSynced", c, "", "", "", "service %s: %s now %s (+%d -%d)%s", key, backendNoun(lb.Kind), describeMembers(lb.Members),
 		len(added), len(removed), describeChange(added, removed))
 }

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
 )
@@ -184,7 +186,7 @@ func TestNodeAutoRepairIgnoresMaintenancePolicy(t *testing.T) {
 			if _, err := w.FailNode("proj", "us-central1-a", "c1", victim); err != nil {
 				t.Fatal(err)
 			}
-			if ready := w.RenderK8sNode(c, c.Nodes[victim]).Status.Conditions[0]; ready.Status != "Unknown" || !c.Nodes[victim].Unschedulable {
+			if ready := nodeCondition(w.RenderK8sNode(c, c.Nodes[victim]), corev1.NodeReady); ready.Status != "Unknown" || !c.Nodes[victim].Unschedulable {
 				t.Fatalf("failed node reads Ready=%s, unschedulable=%v", ready.Status, c.Nodes[victim].Unschedulable)
 			}
 			advance(w, 30*time.Minute)
@@ -216,6 +218,16 @@ func TestNodeAutoRepairIgnoresMaintenancePolicy(t *testing.T) {
 			}
 		})
 	}
+}
+
+// nodeCondition finds a node's condition of type t.
+func nodeCondition(n *corev1.Node, t corev1.NodeConditionType) corev1.NodeCondition {
+	for _, c := range n.Status.Conditions {
+		if c.Type == t {
+			return c
+		}
+	}
+	return corev1.NodeCondition{}
 }
 
 // R-MW-4: a minor at its end of support is upgraded whatever the policy, on the control plane

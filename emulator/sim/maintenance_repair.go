@@ -61,6 +61,7 @@ func (w *World) FailNode(project, location, cluster, node string) (*Node, error)
 		am.Repairs = map[string]*NodeRepair{}
 	}
 	am.Repairs[node] = &NodeRepair{FailedAt: w.st.Now}
+	w.touchNode(c, n) // NotReady
 	w.record("NodeFailed", c, n.Pool, n.Name, "", "node %s failed: kubelet stopped posting node status (NotReady)", n.Name)
 	w.cordon(c, n, "node is NotReady")
 	if p := c.Pool(n.Pool); p == nil || !p.AutoRepair {

@@ -81,6 +81,11 @@ type Cluster struct {
 	PDBs        map[string]*PDB        `json:"pdbs"`
 	Services    map[string]*Service    `json:"services,omitempty"`
 	RV          int64                  `json:"rv"`
+	// DaemonSetStates are GKE's DaemonSets as their controller reports them (daemonsets.go).
+	DaemonSetStates map[string]*DaemonSetState `json:"daemonSetStates,omitempty"`
+	// Objects are the kinds the API stores without simulating them (ConfigMaps, Secrets,
+	// RBAC, ...), by resource and namespace/name (k8s_stored.go).
+	Objects map[string]map[string]*StoredObject `json:"objects,omitempty"`
 
 	ControlPlaneReady bool `json:"controlPlaneReady,omitempty"`
 	// AutoscalerNext is when the cluster autoscaler's next pass is scheduled.
@@ -224,6 +229,10 @@ type Node struct {
 	CreateTime     time.Time `json:"createTime"`
 	ReadyTime      time.Time `json:"readyTime,omitempty"`
 	InternalIP     string    `json:"internalIp"`
+	// RV is the node's resourceVersion and ChangeTime when it last changed (its kubelet's
+	// heartbeat as the API shows it), both set by touchNode.
+	RV         int64     `json:"rv,omitempty"`
+	ChangeTime time.Time `json:"changeTime,omitempty"`
 	// Own is what an imported node had of its own (imported.go).
 	Own *NodeOwn `json:"own,omitempty"`
 	// gone marks a node that has left the cluster, for the derived lists that still hold it.

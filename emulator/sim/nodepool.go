@@ -483,6 +483,7 @@ func (w *World) updateNodePool(c *Cluster, p *NodePool, req *api.UpdateNodePoolR
 	}
 	if req.Labels != nil || req.Taints != nil {
 		w.dropSchedIndex(c) // the nodes' labels and taints changed in place
+		w.touchPoolNodes(c, p)
 	}
 	for k := range req.Extra {
 		changes = append(changes, k)

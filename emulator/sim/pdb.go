@@ -85,8 +85,13 @@ func (w *World) pdbTrack(c *Cluster, p *Pod, add bool) {
 	if !add {
 		d = -1
 	}
+	f := w.feed(c)
 	for _, b := range w.pdbsOf(c, p) {
 		w.pdbCounts(c, b).add(p, d)
+		if f != nil { // its status may change
+			f.pdbs[b] = struct{}{}
+			w.noteDirty(c, f)
+		}
 	}
 }
 

@@ -112,7 +112,7 @@ func (w *World) addPod(c *Cluster, p *Pod) {
 	}
 	p.Phase = PodPending
 	p.CreateTime = w.st.Now
-	p.RV = c.nextRV()
+	w.podCreated(c, p)
 	// The indexes first: one built now, on first use, must not count the pod twice.
 	ix := w.podIndex(c)
 	w.pdbTrack(c, p, true)
@@ -125,6 +125,7 @@ func (w *World) addPod(c *Cluster, p *Pod) {
 		ix.sched.countOwnerZone(c, p, 1)
 		if n := c.Nodes[p.Node]; n != nil {
 			w.schedNodeChanged(c, n)
+			w.touchNode(c, n)
 		}
 		w.schedule(w.jitter(podStartBase, podStartSpread), Event{Kind: evPodStarted, Cluster: c.Key(), Node: p.Key()})
 		return
@@ -146,12 +147,15 @@ func (w *World) onPodStarted(ev Event) {
 	if p == nil || p.Terminating || p.Node == "" || p.Phase == PodRunning {
 		return
 	}
+	if w.waitForMounts(c, p) {
+		return
+	}
 	w.pdbTrack(c, p, false)
 	p.Phase = PodRunning
 	p.Ready = true
 	p.StartTime = w.st.Now
 	p.ReadyTime = w.st.Now
-	p.RV = c.nextRV()
+	w.touchPod(c, p)
 	w.pdbTrack(c, p, true)
 	w.emitPodChanged(c, p, podStarted)
 }
@@ -174,7 +178,7 @@ func (w *World) terminatePod(c *Cluster, p *Pod, grace time.Duration) {
 	p.Terminating = true
 	p.Ready = false
 	p.DeletionTime = w.st.Now
-	p.RV = c.nextRV()
+	w.touchPod(c, p)
 	if p.Node == "" {
 		w.removePod(c, p)
 		return
@@ -201,9 +205,10 @@ func (w *World) removePod(c *Cluster, p *Pod) {
 	}
 	ix.untrack(p)
 	delete(c.Pods, p.Key())
-	c.nextRV()
+	w.podRemoved(c, p, c.nextRV())
 	if n := c.Nodes[p.Node]; n != nil {
 		w.schedNodeChanged(c, n)
+		w.touchNode(c, n)
 		if n.Drain != nil {
 			w.schedule(0, Event{Kind: evDrainAttempt, Cluster: c.Key(), Node: n.Name})
 		}

@@ -13,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
@@ -198,23 +199,83 @@ const (
 // RenderK8sNode renders one node as a Kubernetes Node, with the labels GKE puts on nodes and,
 // in annotations, what its pods request.
 func (w *World) RenderK8sNode(c *Cluster, n *Node) *corev1.Node {
-	p := c.Pool(n.Pool)
+	return w.nodeSnapshot(c, n).renderNode()
+}
+
+// nodeSnap is a node as it is now, with what its rendering needs from its pool and pods: the
+// change feed keeps one per change and renders it when a watcher reads it.
+type nodeSnap struct {
+	node               Node
+	project, clusterID string
+	poolLabels         map[string]string
+	poolTaints         []Taint
+	// nodeLabels and zoneLabels are an imported pool's labels on every node (imported.go).
+	nodeLabels      map[string]string
+	zoneLabels      []string
+	maxPods         int64
+	capacity, alloc Resources
+	requested       Resources
+	pods            int
+	failed          bool
+}
+
+func (w *World) nodeSnapshot(c *Cluster, n *Node) *nodeSnap {
+	s := &nodeSnap{node: *n, project: c.Project, clusterID: c.ID, maxPods: int64(catalog.DefaultMaxPods), failed: c.nodeFailed(n.Name)}
+	s.node.Drain = nil // the drain's own state is not part of the object
+	if p := c.Pool(n.Pool); p != nil {
+		s.poolLabels, s.poolTaints, s.maxPods = p.Labels, p.Taints, p.MaxPodsPerNode
+		s.nodeLabels, s.zoneLabels = p.NodeLabels, p.ZoneLabels
+	}
+	s.capacity, s.alloc = c.nodeCapacity(n), c.nodeAllocatable(n)
+	ix := w.podIndex(c)
+	s.requested, s.pods = ix.requested[n.Name], len(ix.podsOnNode[n.Name])
+	return s
+}
+
+func (s *nodeSnap) render() runtime.Object { return s.renderNode() }
+
+// nodeConditions are the conditions GKE nodes report besides Ready: the kubelet's pressure
+// conditions and those of GKE's node problem detector, all healthy.
+var nodeConditions = []struct {
+	typ             corev1.NodeConditionType
+	reason, message string
+}{
+	{"FrequentUnregisterNetDevice", "NoFrequentUnregisterNetDevice", "node is functioning properly"},
+	{"FrequentContainerdRestart", "NoFrequentContainerdRestart", "containerd is functioning properly"},
+	{"KernelDeadlock", "KernelHasNoDeadlock", "kernel has no deadlock"},
+	{"ReadonlyFilesystem", "FilesystemIsNotReadOnly", "Filesystem is not read-only"},
+	{"CorruptDockerOverlay2", "NoCorruptDockerOverlay2", "docker overlay2 is functioning properly"},
+	{"FrequentKubeletRestart", "NoFrequentKubeletRestart", "kubelet is functioning properly"},
+	{"FrequentDockerRestart", "NoFrequentDockerRestart", "docker is functioning properly"},
+	{corev1.NodeMemoryPressure, "KubeletHasSufficientMemory", "kubelet has sufficient memory available"},
+	{corev1.NodeDiskPressure, "KubeletHasNoDiskPressure", "kubelet has no disk pressure"},
+	{corev1.NodePIDPressure, "KubeletHasSufficientPID", "kubelet has sufficient PID available"},
+}
+
+func (s *nodeSnap) renderNode() *corev1.Node {
+	n := &s.node
 	labels := gkeNodeLabels(n)
+	for k, v := range s.nodeLabels {
+		labels[k] = v
+	}
+	for _, k := range s.zoneLabels {
+		labels[k] = n.Zone
+	}
 	var taints []corev1.Taint
-	if p != nil {
-		poolNodeLabels(p, n.Zone, labels)
-		for k, v := range p.Labels {
-			labels[k] = v
-		}
-		for _, t := range p.Taints {
-			taints = append(taints, corev1.Taint{Key: t.Key, Value: t.Value, Effect: taintEffects[t.Effect]})
-		}
+	for k, v := range s.poolLabels {
+		labels[k] = v
+	}
+	for _, t := range s.poolTaints {
+		taints = append(taints, corev1.Taint{Key: t.Key, Value: t.Value, Effect: taintEffects[t.Effect]})
 	}
 	taints = ownLabelsAndTaints(n, labels, taints)
 	if n.Unschedulable {
 		taints = append(taints, corev1.Taint{Key: "node.kubernetes.io/unschedulable", Effect: corev1.TaintEffectNoSchedule})
 	}
-	return w.renderK8sNode(c, n, p, labels, taints)
+	// The kubelet's heartbeat is the node's last change: a node's resourceVersion changes only
+	// when the node does.
+	heartbeat := metav1.NewTime(latest(n.ChangeTime, n.ReadyTime, n.CreateTime))
+	return s.renderNodeObject(labels, taints, heartbeat)
 }
 
 // gkeNodeLabels are the labels GKE puts on a node of its own accord.
@@ -244,62 +305,87 @@ func gkeNodeLabels(n *Node) map[string]string {
 	return labels
 }
 
-func (w *World) renderK8sNode(c *Cluster, n *Node, p *NodePool, labels map[string]string, taints []corev1.Taint) *corev1.Node {
+func (s *nodeSnap) renderNodeObject(labels map[string]string, taints []corev1.Taint, heartbeat metav1.Time) *corev1.Node {
+	n := &s.node
 	ready := corev1.NodeCondition{Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady",
-		Message: "kubelet is posting ready status", LastHeartbeatTime: metav1.NewTime(w.st.Now), LastTransitionTime: metav1.NewTime(n.ReadyTime)}
-	if n.State == NodeDeleting || c.nodeFailed(n.Name) {
+		Message: "kubelet is posting ready status", LastHeartbeatTime: heartbeat, LastTransitionTime: metav1.NewTime(n.ReadyTime)}
+	if n.State == NodeDeleting || s.failed {
 		ready.Status, ready.Reason, ready.Message = corev1.ConditionUnknown, "NodeStatusUnknown", "Kubelet stopped posting node status."
 	}
-	maxPods := int64(catalog.DefaultMaxPods)
-	if p != nil {
-		maxPods = p.MaxPodsPerNode
+	conditions := make([]corev1.NodeCondition, 0, len(nodeConditions)+1)
+	for _, nc := range nodeConditions {
+		conditions = append(conditions, corev1.NodeCondition{Type: nc.typ, Status: corev1.ConditionFalse, Reason: nc.reason, Message: nc.message,
+			LastHeartbeatTime: heartbeat, LastTransitionTime: metav1.NewTime(n.ReadyTime)})
 	}
+	conditions = append(conditions, ready)
 	disk := int64(n.Spec.DiskSizeGb) << 30
-	capacity, alloc := c.nodeCapacity(n), c.nodeAllocatable(n)
-	ix := w.podIndex(c)
-	req := ix.requested[n.Name]
+	uid := uidOf(s.clusterID, n.Name)
 	return &corev1.Node{
 		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Node"},
 		ObjectMeta: metav1.ObjectMeta{
-			Name: n.Name, UID: types.UID(uidOf(c.ID, n.Name)), CreationTimestamp: metav1.NewTime(n.CreateTime),
-			ResourceVersion: strconv.FormatInt(c.RV, 10), Labels: labels,
+			Name: n.Name, UID: types.UID(uid), CreationTimestamp: metav1.NewTime(n.CreateTime),
+			ResourceVersion: strconv.FormatInt(n.RV, 10), Labels: labels,
 			Annotations: map[string]string{
-				"container.googleapis.com/instance_id": uidOf(n.Name, "instance")[:19],
-				AnnotationRequestedCPU:                 fmt.Sprintf("%dm", req.MilliCPU),
-				AnnotationRequestedMemory:              fmt.Sprintf("%dMi", req.MemoryBytes>>20),
-				AnnotationPods:                         strconv.Itoa(len(ix.podsOnNode[n.Name])),
+				"container.googleapis.com/instance_id":                   uidOf(n.Name, "instance")[:19],
+				"node.alpha.kubernetes.io/ttl":                           "0",
+				"volumes.kubernetes.io/controller-managed-attach-detach": "true",
+				AnnotationRequestedCPU:                                   fmt.Sprintf("%dm", s.requested.MilliCPU),
+				AnnotationRequestedMemory:                                fmt.Sprintf("%dMi", s.requested.MemoryBytes>>20),
+				AnnotationPods:                                           strconv.Itoa(s.pods),
 			},
 		},
 		Spec: corev1.NodeSpec{
-			ProviderID:    fmt.Sprintf("gce://%s/%s/%s", c.Project, n.Zone, n.Name),
+			ProviderID:    fmt.Sprintf("gce://%s/%s/%s", s.project, n.Zone, n.Name),
 			Unschedulable: n.Unschedulable,
 			Taints:        taints,
 		},
 		Status: corev1.NodeStatus{
 			Capacity: corev1.ResourceList{
-				corev1.ResourceCPU:              *resource.NewMilliQuantity(capacity.MilliCPU, resource.DecimalSI),
-				corev1.ResourceMemory:           *resource.NewQuantity(capacity.MemoryBytes, resource.BinarySI),
-				corev1.ResourcePods:             *resource.NewQuantity(maxPods, resource.DecimalSI),
+				corev1.ResourceCPU:              *resource.NewMilliQuantity(s.capacity.MilliCPU, resource.DecimalSI),
+				corev1.ResourceMemory:           *resource.NewQuantity(s.capacity.MemoryBytes, resource.BinarySI),
+				corev1.ResourcePods:             *resource.NewQuantity(s.maxPods, resource.DecimalSI),
 				corev1.ResourceEphemeralStorage: *resource.NewQuantity(disk, resource.BinarySI),
 			},
 			Allocatable: corev1.ResourceList{
-				corev1.ResourceCPU:              *resource.NewMilliQuantity(alloc.MilliCPU, resource.DecimalSI),
-				corev1.ResourceMemory:           *resource.NewQuantity(alloc.MemoryBytes, resource.BinarySI),
-				corev1.ResourcePods:             *resource.NewQuantity(maxPods, resource.DecimalSI),
+				corev1.ResourceCPU:              *resource.NewMilliQuantity(s.alloc.MilliCPU, resource.DecimalSI),
+				corev1.ResourceMemory:           *resource.NewQuantity(s.alloc.MemoryBytes, resource.BinarySI),
+				corev1.ResourcePods:             *resource.NewQuantity(s.maxPods, resource.DecimalSI),
 				corev1.ResourceEphemeralStorage: *resource.NewQuantity(disk*9/10, resource.BinarySI),
 			},
-			Conditions: []corev1.NodeCondition{ready},
+			Conditions: conditions,
 			Addresses: []corev1.NodeAddress{
 				{Type: corev1.NodeInternalIP, Address: n.InternalIP},
 				{Type: corev1.NodeHostName, Address: n.Name},
 			},
 			NodeInfo: corev1.NodeSystemInfo{
+				MachineID: strings.ReplaceAll(uidOf(n.Name, "machine"), "-", ""), SystemUUID: uidOf(n.Name, "vm"),
+				BootID: uidOf(n.Name, n.CreateTime.UTC().Truncate(time.Second).Format(time.RFC3339), "boot"), KernelVersion: kernelVersion(n.Spec.ImageType),
 				KubeletVersion: kubeletVersion(n.Spec.Version),
 				OSImage:        osImage(n.Spec.ImageType), ContainerRuntimeVersion: "containerd://1.7.27",
 				OperatingSystem: "linux", Architecture: "amd64",
 			},
+			DaemonEndpoints: corev1.NodeDaemonEndpoints{KubeletEndpoint: corev1.DaemonEndpoint{Port: 10250}},
 		},
 	}
+}
+
+// latest is the latest of some times.
+func latest(ts ...time.Time) time.Time {
+	var out time.Time
+	for _, t := range ts {
+		if t.After(out) {
+			out = t
+		}
+	}
+	return out
+}
+
+// kernelVersion is the kernel of a node image.
+func kernelVersion(imageType string) string {
+	if osDistribution(imageType) == "ubuntu" {
+		return "6.8.0-1027-gke"
+	}
+	return "6.6.87+"
 }
 
 func osDistribution(imageType string) string {

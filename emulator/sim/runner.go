@@ -146,7 +146,10 @@ type Request struct {
 	Method      string `json:"method"`
 	URI         string `json:"uri"`
 	ContentType string `json:"contentType,omitempty"`
-	Body        []byte `json:"body,omitempty"`
+	// UserAgent is kept for what the request writes with it: the Kubernetes API names the
+	// field manager of a write without a fieldManager parameter after the client's agent.
+	UserAgent string `json:"userAgent,omitempty"`
+	Body      []byte `json:"body,omitempty"`
 }
 
 // inRunnerKey marks a context whose holder runs on the simulation goroutine: Do calls made with
@@ -215,6 +218,7 @@ func (r *Runner) run(cmd *command) (res result) {
 			r.opts.Logger.Error("simulation command panicked", "panic", p, "stack", string(debug.Stack()))
 			res.err = fmt.Errorf("internal error in the simulation: %v", p)
 		}
+		r.w.publish() // what the command changed, as its answer shows it
 		if cmd.rec != nil {
 			r.record(at, cmd.rec)
 		}
@@ -319,6 +323,7 @@ func (r *Runner) Replay(at time.Time, data []byte, serve func(ctx context.Contex
 			return errors.New("journal command has no request")
 		}
 		r.replayServe(ctx, serve, c.Request)
+		r.w.publish()
 	case CommandAdvance:
 		r.w.RunUntil(r.w.Now().Add(c.Duration))
 	case CommandTimeScale:

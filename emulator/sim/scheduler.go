@@ -281,7 +281,7 @@ func (w *World) markUnschedulable(c *Cluster, p *Pod, msg string) {
 		return
 	}
 	p.Unschedulable = msg
-	p.RV = c.nextRV()
+	w.touchPod(c, p)
 	w.record("FailedScheduling", c, "", "", "", "pod %s: %s", p.Key(), msg)
 }
 
@@ -361,7 +361,7 @@ func (g *schedGroup) rejects(spec *corev1.PodSpec) string {
 		}
 	}
 	for _, t := range g.taints {
-		if t.Effect == corev1.TaintEffectPreferNoSchedule || tolerates(spec.Tolerations, t) {
+		if t.Effect == corev1.TaintEffectPreferNoSchedule || tolerates(spec.Tolerations, t) || computeClassTolerated(spec, t) {
 			continue
 		}
 		return fmt.Sprintf("node(s) had untolerated taint {%s: %s}", t.Key, t.Value)
@@ -455,11 +455,12 @@ func (w *World) bindPod(c *Cluster, p *Pod, sn *schedNode) {
 	p.Node = sn.name
 	p.IP = w.allocatePodIP(c)
 	p.Unschedulable = ""
-	p.RV = c.nextRV()
+	w.touchPod(c, p)
 	ix.bind(p)
 	ix.sched.countOwnerZone(c, p, 1)
 	w.pdbTrack(c, p, true)
 	w.schedNodeChanged(c, c.Nodes[sn.name])
+	w.touchNode(c, c.Nodes[sn.name])
 	w.record("Scheduled", c, c.Nodes[sn.name].Pool, sn.name, "", "pod %s scheduled to %s", p.Key(), sn.name)
 	w.schedule(w.jitter(podStartBase, podStartSpread), Event{Kind: evPodStarted, Cluster: c.Key(), Node: p.Key()})
 }

@@ -80,7 +80,8 @@ type Service struct {
 	Deleting     bool      `json:"deleting,omitempty"`
 	DeletionTime time.Time `json:"deletionTime,omitempty"`
 	// LB is what GKE built for it (type LoadBalancer), if anything.
-	LB *LoadBalancer `json:"lb,omitempty"`
+	LB            *LoadBalancer               `json:"lb,omitempty"`
+	ManagedFields []metav1.ManagedFieldsEntry `json:"managedFields,omitempty"`
 }
 
 // Key is namespace/name.
@@ -571,7 +572,8 @@ func lbFinalizer(kind string) string {
 
 func (w *World) renderService(c *Cluster, s *Service) *corev1.Service {
 	meta := metav1.ObjectMeta{Name: s.Name, Namespace: s.Namespace, UID: types.UID(s.UID), ResourceVersion: rvString(s.RV),
-		CreationTimestamp: metav1.NewTime(s.CreateTime), Labels: maps.Clone(s.Labels), Annotations: w.serviceAnnotations(c, s)}
+		CreationTimestamp: metav1.NewTime(s.CreateTime), Labels: maps.Clone(s.Labels), Annotations: w.serviceAnnotations(c, s),
+		ManagedFields: cloneManagedFields(s.ManagedFields)}
 	if s.LB != nil {
 		meta.Finalizers = []string{lbFinalizer(s.LB.Kind)}
 	}
@@ -653,8 +655,9 @@ func (w *World) CreateService(c *Cluster, ns string, in *corev1.Service) (*corev
 		return nil, kubeInvalid("Service", in.Name, errs...)
 	}
 	s := &Service{Namespace: ns, Name: in.Name, UID: uidOf(c.ID, "svc", ns, in.Name, w.randHex(8)), Labels: in.Labels,
-		Annotations: userAnnotations(in.Annotations), Spec: in.Spec, CreateTime: w.st.Now, RV: c.nextRV()}
+		Annotations: userAnnotations(in.Annotations), Spec: in.Spec, CreateTime: w.st.Now, ManagedFields: in.ManagedFields}
 	w.addService(c, s)
+	w.touchObject(c, s, true)
 	w.record("ServiceCreated", c, "", "", "", "service %s created: type %s, cluster IP %s, ports %s", key, s.Spec.Type, s.Spec.ClusterIP, describePorts(&s.Spec))
 	w.reconcileLB(c, s, nil)
 	return w.renderService(c, s), nil
@@ -761,8 +764,8 @@ func (w *World) UpdateService(c *Cluster, ns, name string, in *corev1.Service) (
 		w.rescanEndpoints(c, s)
 		return nil, kubeInvalid("Service", name, errs...)
 	}
-	s.Spec, s.Labels, s.Annotations = in.Spec, in.Labels, userAnnotations(in.Annotations)
-	s.RV = c.nextRV()
+	s.Spec, s.Labels, s.Annotations, s.ManagedFields = in.Spec, in.Labels, userAnnotations(in.Annotations), in.ManagedFields
+	w.touchObject(c, s, false)
 	ix.track(s)
 	w.rescanEndpoints(c, s)
 	if !equalJSON(old, s.Spec) {
@@ -801,7 +804,7 @@ func (w *World) DeleteService(c *Cluster, ns, name string) (*corev1.Service, err
 	}
 	if s.LB != nil {
 		s.Deleting, s.DeletionTime = true, w.st.Now
-		s.RV = c.nextRV()
+		w.touchObject(c, s, false)
 		w.record("ServiceDeleted", c, "", "", "", "service %s deleted; its finalizer %s holds it until the load balancer is deleted", s.Key(), lbFinalizer(s.LB.Kind))
 		w.deleteLB(c, s)
 		return w.renderService(c, s), nil
@@ -814,9 +817,9 @@ func (w *World) DeleteService(c *Cluster, ns, name string) (*corev1.Service, err
 
 // removeService forgets a Service and releases its allocations.
 func (w *World) removeService(c *Cluster, s *Service) {
+	w.objectRemoved(c, s)
 	w.serviceIndex(c).untrack(s)
 	delete(c.Services, s.Key())
-	c.nextRV()
 }
 
 // deleteServicesIn deletes a namespace's Services (namespace deletion).
@@ -841,8 +844,10 @@ func (w *World) initSystemServices(c *Cluster) {
 		svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: spec}
 		defaultService(svc)
 		svc.Spec.ClusterIPs = []string{svc.Spec.ClusterIP}
-		w.addService(c, &Service{Namespace: ns, Name: name, UID: uidOf(c.ID, "svc", ns, name), Labels: lbls, Spec: svc.Spec,
-			CreateTime: w.st.Now, RV: c.nextRV(), System: true})
+		s := &Service{Namespace: ns, Name: name, UID: uidOf(c.ID, "svc", ns, name), Labels: lbls, Spec: svc.Spec,
+			CreateTime: w.st.Now, System: true}
+		w.addService(c, s)
+		w.touchObject(c, s, true)
 	}
 	mk("default", "kubernetes", kubernetesServiceOffset, map[string]string{"component": "apiserver", "provider": "kubernetes"}, nil,
 		corev1.ServicePort{Name: "https", Port: 443, Protocol: corev1.ProtocolTCP, TargetPort: intstr.FromInt32(443)})

@@ -84,12 +84,18 @@ var systemDeployments = []struct {
 // initKubernetes creates the namespaces and kube-system Deployments of a new cluster.
 func (w *World) initKubernetes(c *Cluster) {
 	for _, ns := range systemNamespaces {
-		c.Namespaces[ns] = &Namespace{Name: ns, UID: uidOf(c.ID, "ns", ns), CreateTime: w.st.Now, RV: c.nextRV(),
-			Labels: map[string]string{"kubernetes.io/metadata.name": ns}}
+		n := &Namespace{Name: ns, UID: uidOf(c.ID, "ns", ns), CreateTime: w.st.Now, Labels: map[string]string{"kubernetes.io/metadata.name": ns}}
+		c.Namespaces[ns] = n
+		w.touchObject(c, n, true)
+		w.createDefaultServiceAccount(c, ns)
 	}
 	w.initSystemServices(c)
 	if c.Autopilot {
 		return
+	}
+	if f := w.feed(c); f != nil {
+		f.daemonSets = true // the DaemonSets' first status
+		w.noteDirty(c, f)
 	}
 	for _, sd := range systemDeployments {
 		replicas := sd.replicas
@@ -100,10 +106,11 @@ func (w *World) initKubernetes(c *Cluster) {
 				Replicas: &replicas,
 				Selector: &metav1.LabelSelector{MatchLabels: lbls},
 			},
-			Generation: 1, CreateTime: w.st.Now, RV: c.nextRV(), System: true,
+			Generation: 1, CreateTime: w.st.Now, System: true,
 		}
-		d.setTemplate(corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: lbls}, Spec: sd.spec})
 		c.Deployments[d.Key()] = d
+		w.touchObject(c, d, true)
+		w.rollOut(c, d, corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: lbls}, Spec: sd.spec})
 		w.queueSync(c, d.Key())
 	}
 }

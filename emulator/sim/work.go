@@ -198,6 +198,7 @@ func (w *World) onControlPlaneReady(ev Event) {
 		return
 	}
 	c.ControlPlaneReady = true
+	w.newFeed(c)
 	w.initKubernetes(c)
 	w.record("ControlPlaneReady", c, "", "", op.ID, "control plane of %s is up (version %s); creating nodes", c.Name, c.MasterVersion)
 	op.Detail = "Creating nodes"
@@ -242,6 +243,7 @@ func (w *World) onClusterTeardown(ev Event) {
 	}
 	delete(w.k8s, c)
 	delete(w.svcs, c)
+	w.dropFeed(c)
 	for _, b := range c.PDBs {
 		delete(w.pdbCount, b)
 	}

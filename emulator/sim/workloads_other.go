@@ -180,55 +180,17 @@ func (w *World) ListStatefulSets(c *Cluster, o ListOptions) *appsv1.StatefulSetL
 	return out
 }
 
-// ListReplicaSets lists the ReplicaSets of a cluster (read-only): one per pod template of every
-// Deployment that still has pods of it (Kubernetes keeps older ones at zero replicas, gkesim
-// does not), and an imported cluster's ReplicaSets of their own.
-func (w *World) ListReplicaSets(c *Cluster, o ListOptions) *appsv1.ReplicaSetList {
-	out := &appsv1.ReplicaSetList{TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: "ReplicaSetList"},
-		ListMeta: metav1.ListMeta{ResourceVersion: rvString(c.RV)}, Items: []appsv1.ReplicaSet{}}
-	truth := true
-	for _, key := range sortedKeys(c.Deployments) {
-		d := c.Deployments[key]
-		if d.Controller != nil {
-			continue
-		}
-		for _, hash := range sortedKeys(d.Templates) {
-			t := d.Templates[hash]
-			if !o.matches(d.Namespace, t.Labels) {
-				continue
-			}
-			pods, ready := w.podCounts(c, d, hash)
-			replicas := pods
-			if hash == d.Current {
-				replicas = int32(replicasOf(d))
-			}
-			sel := d.Spec.Selector.DeepCopy()
-			if sel == nil {
-				sel = &metav1.LabelSelector{}
-			}
-			if sel.MatchLabels == nil {
-				sel.MatchLabels = map[string]string{}
-			}
-			sel.MatchLabels[appsv1.DefaultDeploymentUniqueLabelKey] = hash
-			out.Items = append(out.Items, appsv1.ReplicaSet{
-				TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: KindReplicaSet},
-				ObjectMeta: metav1.ObjectMeta{Name: d.Name + "-" + hash, Namespace: d.Namespace, UID: types.UID(uidOf(c.ID, "rs", d.Namespace, d.Name, hash)),
-					ResourceVersion: rvString(d.RV), CreationTimestamp: metav1.NewTime(d.CreateTime), Labels: maps.Clone(t.Labels),
-					Annotations: map[string]string{"deployment.kubernetes.io/desired-replicas": strconv.Itoa(replicasOf(d))},
-					OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "Deployment", Name: d.Name, UID: types.UID(d.UID),
-						Controller: &truth, BlockOwnerDeletion: &truth}}},
-				Spec:   appsv1.ReplicaSetSpec{Replicas: &replicas, Selector: sel, Template: *t.DeepCopy()},
-				Status: appsv1.ReplicaSetStatus{Replicas: pods, FullyLabeledReplicas: pods, ReadyReplicas: ready, AvailableReplicas: ready, ObservedGeneration: d.Generation},
-			})
-		}
-	}
+// standInReplicaSets renders an imported cluster's ReplicaSets of their own (not a
+// Deployment's), which stand-in controllers run (read-only).
+func (w *World) standInReplicaSets(c *Cluster, o ListOptions) []appsv1.ReplicaSet {
+	var out []appsv1.ReplicaSet
 	for _, d := range standIns(c, KindReplicaSet, o) {
 		var spec appsv1.ReplicaSetSpec
 		_ = json.Unmarshal(d.Controller.Spec, &spec)
 		replicas := int32(replicasOf(d))
 		spec.Replicas = &replicas
 		pods, ready := w.podCounts(c, d, "")
-		out.Items = append(out.Items, appsv1.ReplicaSet{
+		out = append(out, appsv1.ReplicaSet{
 			TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: KindReplicaSet},
 			ObjectMeta: metav1.ObjectMeta{Name: d.Controller.Name, Namespace: d.Namespace, UID: types.UID(d.UID), ResourceVersion: rvString(d.RV),
 				Generation: d.Generation, CreationTimestamp: metav1.NewTime(d.CreateTime), Labels: maps.Clone(d.Labels), Annotations: maps.Clone(d.Annotations)},
@@ -236,13 +198,6 @@ func (w *World) ListReplicaSets(c *Cluster, o ListOptions) *appsv1.ReplicaSetLis
 			Status: appsv1.ReplicaSetStatus{Replicas: pods, FullyLabeledReplicas: pods, ReadyReplicas: ready, AvailableReplicas: ready, ObservedGeneration: d.Generation},
 		})
 	}
-	sort.SliceStable(out.Items, func(i, j int) bool {
-		a, b := out.Items[i], out.Items[j]
-		if a.Namespace != b.Namespace {
-			return a.Namespace < b.Namespace
-		}
-		return a.Name < b.Name
-	})
 	return out
 }
 
@@ -252,5 +207,6 @@ func (w *World) ListReplicaSets(c *Cluster, o ListOptions) *appsv1.ReplicaSetLis
 func templateFromPod(pod *corev1.Pod) corev1.PodTemplateSpec {
 	spec := pod.Spec.DeepCopy()
 	spec.NodeName = ""
+	withoutAdmittedToken(spec)
 	return corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: maps.Clone(pod.Labels), Annotations: maps.Clone(pod.Annotations)}, Spec: *spec}
 }

@@ -263,14 +263,14 @@ func TestDeploymentRollingUpdate(t *testing.T) {
 	for i := 0; i < 120; i++ {
 		advance(w, time.Second)
 		checkLiveCounts(t, w, c)
-		st := w.deploymentStatus(c, dep)
+		st := dep.Status
 		minReady = min(minReady, int(st.ReadyReplicas))
 		if st.UpdatedReplicas == 8 && st.ReadyReplicas == 8 && st.Replicas == 8 {
 			break
 		}
 	}
 	advance(w, time.Minute) // the last old pods finish terminating
-	st := w.deploymentStatus(c, dep)
+	st := dep.Status
 	if st.UpdatedReplicas != 8 || st.ReadyReplicas != 8 {
 		t.Fatalf("after the rollout: %+v", st)
 	}

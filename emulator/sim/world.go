@@ -65,6 +65,11 @@ type World struct {
 	blue map[*NodePool]*blueList
 	// hooks are the controllers' callbacks on node and pod changes (lifecycle.go).
 	hooks hooks
+	// feeds are the clusters' change feeds (changefeed.go); dirtyFeeds the clusters with
+	// changes to publish; watchCap the feeds' history window (0: DefaultWatchHistory).
+	feeds      map[*Cluster]*changeFeed
+	dirtyFeeds []*Cluster
+	watchCap   int
 }
 
 // Options configure a new World.
@@ -73,6 +78,9 @@ type Options struct {
 	Seed uint64
 	// Start is the emulated time the clock starts at.
 	Start time.Time
+	// WatchHistory is how many changes each cluster's feed keeps for watches (0:
+	// DefaultWatchHistory).
+	WatchHistory int
 }
 
 // New creates an empty world.
@@ -83,9 +91,20 @@ func New(opts Options) *World {
 		Clusters:   map[string]*Cluster{},
 		Operations: map[string]*Operation{},
 	}
-	w := &World{st: st, pcg: rand.NewPCG(opts.Seed, opts.Seed^0x9e3779b97f4a7c15)}
+	w := &World{st: st, pcg: rand.NewPCG(opts.Seed, opts.Seed^0x9e3779b97f4a7c15), watchCap: opts.WatchHistory}
 	w.init()
 	return w
+}
+
+// SetWatchHistory sets how many changes each cluster's feed keeps (0: DefaultWatchHistory),
+// before anything is published (a restored world's feeds are still empty).
+func (w *World) SetWatchHistory(n int) {
+	w.watchCap = n
+	for _, f := range w.feeds {
+		if f.size == 0 {
+			f.ring = make([]*Change, w.watchHistory())
+		}
+	}
 }
 
 // Restore rebuilds a world from a saved State.
@@ -140,6 +159,7 @@ func (w *World) buildIndexes() {
 		for _, k := range sortedKeys(c.PDBs) {
 			w.pdbCounts(c, c.PDBs[k])
 		}
+		w.feed(c)
 	}
 }
 
@@ -157,6 +177,7 @@ func (w *World) init() {
 	w.registerShortLivedHandlers()
 	w.registerCapacityHandlers()
 	w.registerAutoscalerHandlers()
+	w.registerReplicaSetHandlers()
 	w.wireControllers()
 }
 
@@ -206,6 +227,7 @@ func (w *World) RunUntil(t time.Time) int {
 	for w.runNext(t) {
 		n++
 	}
+	w.publish()
 	if t.After(w.st.Now) {
 		w.st.Now = t
 	}
@@ -220,6 +242,7 @@ func (w *World) runNext(t time.Time) bool {
 		return false
 	}
 	if it.At.After(w.st.Now) {
+		w.publish() // an instant ends: what happened in it is what clients may see
 		w.st.Now = it.At
 	}
 	w.dispatch(it.Value)

@@ -1,0 +1,556 @@
+package sim
+
+import (
+	"fmt"
+	"net/http"
+	"sort"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+)
+
+// The change feed of a cluster's Kubernetes API, what watches stream.
+//
+// Every object the API serves carries a resourceVersion from one counter per cluster
+// (Cluster.RV), bumped by every change, so a list answers with the counter and a watch from a
+// version asks for everything after it. The simulation changes objects many times within one
+// emulated instant (a pod created, bound and started by the events of one second); no client
+// can see the world in the middle of an instant, because the runner answers requests only
+// between instants and commands. So the feed takes its entries when an instant ends, a command
+// ends, or the clock is about to move (publish): one entry per object that changed, as it is
+// then, at its newest resourceVersion, in resourceVersion order. Everything a client could have
+// seen, in a list or an answer, has its entry.
+//
+// Taking the entries is part of the simulation and deterministic (the same changes, the same
+// publish points, live or replayed); nothing in it depends on watchers, which only read the
+// feed through Runner.Do on their own goroutines. The controllers whose status is derived from
+// other objects (a Deployment's replicas, its ReplicaSets, the DaemonSets, budgets' allowed
+// disruptions) set that status at the same points, like a controller reconciling after the
+// pods it watches changed.
+//
+// The feed keeps the newest entries (the history window, WatchHistory per cluster). A watch
+// from a version older than the window, or from before a restart (the feed is not saved),
+// gets the API server's 410 Gone "Expired" and the client lists again.
+
+// DefaultWatchHistory is how many changes each cluster's feed keeps.
+const DefaultWatchHistory = 10_000
+
+// Change types, as a watch event spells them.
+const (
+	ChangeAdded    = "ADDED"
+	ChangeModified = "MODIFIED"
+	ChangeDeleted  = "DELETED"
+)
+
+// Resource names of the objects the feed carries, as the API paths spell them.
+const (
+	ResourcePods        = "pods"
+	ResourceNodes       = "nodes"
+	ResourceNamespaces  = "namespaces"
+	ResourceDeployments = "deployments"
+	ResourceReplicaSets = "replicasets"
+	ResourceDaemonSets  = "daemonsets"
+	ResourcePDBs        = "poddisruptionbudgets"
+	ResourceServices    = "services"
+	ResourceEvents      = "events"
+)
+
+// Change is one entry of a cluster's change feed: an object as it was at RV.
+type Change struct {
+	RV        int64
+	Type      string
+	Resource  string
+	Namespace string
+	Name      string
+	// Object is the Kubernetes object (nil for events, which carry Event).
+	Object runtime.Object
+	// Event is the event-log entry of an "events" change.
+	Event *api.Event
+	snap  snapshot
+}
+
+// snapshot is what an object was when it changed, from which its API object renders later.
+// Pods and nodes change far more often than anyone watches them, so theirs are copies of the
+// model, rendered only when a watcher reads them; other kinds render at once.
+type snapshot interface{ render() runtime.Object }
+
+type renderedSnap struct{ obj runtime.Object }
+
+func (s renderedSnap) render() runtime.Object { return s.obj }
+
+// pendingChange is an object that changed since the last publish.
+type pendingChange struct {
+	// added: it came into being (or into view) since the last publish.
+	added bool
+	// gone is its DELETED entry once it has gone.
+	gone *Change
+}
+
+// changeFeed is a cluster's feed: a ring of the newest changes, and what changed since the last
+// publish.
+type changeFeed struct {
+	ring       []*Change
+	head, size int
+	// start: a watch from any resourceVersion >= start misses nothing the ring holds.
+	start int64
+	wake  chan struct{}
+
+	pending    map[any]*pendingChange
+	pendingLog []*Change
+	// Objects whose derived status a publish recomputes.
+	deployments map[*Deployment]struct{}
+	pdbs        map[*PDB]struct{}
+	daemonSets  bool
+	// nodes are the nodes as last published, the visible ones (registered with the API):
+	// which changes are ADDED or DELETED, and what a DELETED carries.
+	nodes map[*Node]*nodeSnap
+	// dsLive and dsReady are GKE's DaemonSet pods, by DaemonSet, not terminating and ready.
+	dsLive, dsReady map[string]map[*Pod]struct{}
+	// queued: the cluster is in World.dirtyFeeds.
+	queued bool
+}
+
+func (w *World) watchHistory() int {
+	if w.watchCap > 0 {
+		return w.watchCap
+	}
+	return DefaultWatchHistory
+}
+
+// feed returns the change feed of c, or nil before its control plane is up (nothing is served
+// then). A restored world builds the feeds of its clusters empty: the window starts at each
+// cluster's resourceVersion.
+func (w *World) feed(c *Cluster) *changeFeed {
+	if f, ok := w.feeds[c]; ok {
+		return f
+	}
+	if !c.ControlPlaneReady {
+		return nil
+	}
+	return w.newFeed(c)
+}
+
+func (w *World) newFeed(c *Cluster) *changeFeed {
+	if w.feeds == nil {
+		w.feeds = map[*Cluster]*changeFeed{}
+	}
+	f := &changeFeed{ring: make([]*Change, w.watchHistory()), start: c.RV, wake: make(chan struct{}),
+		pending: map[any]*pendingChange{}, deployments: map[*Deployment]struct{}{}, pdbs: map[*PDB]struct{}{},
+		nodes: map[*Node]*nodeSnap{}, dsLive: map[string]map[*Pod]struct{}{}, dsReady: map[string]map[*Pod]struct{}{}}
+	for _, ds := range systemDaemonSets {
+		f.dsLive[ds.name], f.dsReady[ds.name] = map[*Pod]struct{}{}, map[*Pod]struct{}{}
+	}
+	for _, n := range c.Nodes {
+		if n.State != NodeProvisioning {
+			f.nodes[n] = w.nodeSnapshot(c, n)
+		}
+	}
+	for _, p := range c.Pods {
+		f.trackDaemonPod(p)
+	}
+	f.daemonSets = false // the stored statuses are those of the state as it is
+	w.feeds[c] = f
+	return f
+}
+
+// dropFeed forgets a deleted cluster's feed; its watchers wake and find the cluster gone.
+func (w *World) dropFeed(c *Cluster) {
+	if f := w.feeds[c]; f != nil {
+		close(f.wake)
+		delete(w.feeds, c)
+	}
+}
+
+// trackDaemonPod keeps the DaemonSet counts of a GKE DaemonSet pod.
+func (f *changeFeed) trackDaemonPod(p *Pod) {
+	if p.OwnerKind != OwnerDaemonSet || f.dsLive[p.Owner] == nil {
+		return
+	}
+	live, ready := f.dsLive[p.Owner], f.dsReady[p.Owner]
+	if p.Terminating {
+		delete(live, p)
+	} else {
+		live[p] = struct{}{}
+	}
+	if p.Ready {
+		ready[p] = struct{}{}
+	} else {
+		delete(ready, p)
+	}
+	f.daemonSets = true
+}
+
+func (f *changeFeed) untrackDaemonPod(p *Pod) {
+	if p.OwnerKind == OwnerDaemonSet && f.dsLive[p.Owner] != nil {
+		delete(f.dsLive[p.Owner], p)
+		delete(f.dsReady[p.Owner], p)
+		f.daemonSets = true
+	}
+}
+
+// mark notes that obj changed since the last publish.
+func (w *World) mark(c *Cluster, obj any, added bool) *changeFeed {
+	f := w.feed(c)
+	if f == nil {
+		return nil
+	}
+	pc := f.pending[obj]
+	if pc == nil {
+		pc = &pendingChange{added: added}
+		f.pending[obj] = pc
+	}
+	w.noteDirty(c, f)
+	return f
+}
+
+// ---- what the model calls when an object changes ----
+
+// touchPod gives a pod a new resourceVersion: it changed.
+func (w *World) touchPod(c *Cluster, p *Pod) {
+	p.RV = c.nextRV()
+	w.podChanged(c, p, false)
+}
+
+// podCreated is touchPod for a new pod.
+func (w *World) podCreated(c *Cluster, p *Pod) {
+	p.RV = c.nextRV()
+	w.podChanged(c, p, true)
+}
+
+func (w *World) podChanged(c *Cluster, p *Pod, added bool) {
+	f := w.mark(c, p, added)
+	if f == nil {
+		return
+	}
+	f.trackDaemonPod(p)
+	if p.OwnerKind == OwnerDeployment {
+		if d := c.Deployments[p.Namespace+"/"+p.Owner]; d != nil {
+			f.deployments[d] = struct{}{}
+		}
+	}
+}
+
+// podRemoved notes that a pod left the cluster (rv is the resourceVersion of its deletion).
+func (w *World) podRemoved(c *Cluster, p *Pod, rv int64) {
+	f := w.mark(c, p, false)
+	if f == nil {
+		return
+	}
+	f.untrackDaemonPod(p)
+	f.pending[p].gone = &Change{RV: rv, Type: ChangeDeleted, Resource: ResourcePods, Namespace: p.Namespace, Name: p.Name,
+		snap: w.podSnapshot(c, p)}
+	if p.OwnerKind == OwnerDeployment {
+		if d := c.Deployments[p.Namespace+"/"+p.Owner]; d != nil {
+			f.deployments[d] = struct{}{}
+		}
+	}
+}
+
+// touchNode gives a node a new resourceVersion: its state, cordon, labels, taints, health or
+// the pods on it changed. Nodes still booting are not registered yet: nothing to tell.
+func (w *World) touchNode(c *Cluster, n *Node) {
+	f := w.feeds[c]
+	visible := n.State != NodeProvisioning && c.Nodes[n.Name] == n
+	if !visible && (f == nil || f.nodes[n] == nil) {
+		return
+	}
+	n.RV = c.nextRV()
+	n.ChangeTime = w.st.Now
+	if f != nil {
+		w.mark(c, n, false)
+		f.daemonSets = true // a node in or out of service changes the DaemonSets' desired count
+	}
+}
+
+// touchPoolNodes touches every node of a pool (its labels or taints changed in place).
+func (w *World) touchPoolNodes(c *Cluster, p *NodePool) {
+	for _, g := range p.Groups {
+		for _, n := range w.index(c, g).nodes {
+			w.touchNode(c, n)
+		}
+	}
+}
+
+// touchObject gives an object (a namespace, Deployment, budget, Service, stored object) a new
+// resourceVersion and notes the change; created says it is new.
+func (w *World) touchObject(c *Cluster, obj any, created bool) int64 {
+	rv := c.nextRV()
+	switch o := obj.(type) {
+	case *Namespace:
+		o.RV = rv
+	case *Deployment:
+		o.RV = rv
+	case *PDB:
+		o.RV = rv
+	case *Service:
+		o.RV = rv
+	case *StoredObject:
+		o.RV = rv
+	case *ReplicaSet:
+		o.RV = rv
+	case *DaemonSetState:
+		o.RV = rv
+	default:
+		panic(fmt.Sprintf("sim: touchObject of %T", obj))
+	}
+	if f := w.mark(c, obj, created); f != nil {
+		switch o := obj.(type) {
+		case *Deployment:
+			f.deployments[o] = struct{}{}
+		case *PDB:
+			f.pdbs[o] = struct{}{}
+		}
+	}
+	return rv
+}
+
+// objectRemoved notes that an object was deleted; its DELETED entry carries it as it was, at a
+// new resourceVersion.
+func (w *World) objectRemoved(c *Cluster, obj any) {
+	rv := c.nextRV()
+	f := w.mark(c, obj, false)
+	if f == nil {
+		return
+	}
+	ch := w.changeOf(c, obj)
+	ch.RV, ch.Type = rv, ChangeDeleted
+	f.pending[obj].gone = ch
+	switch o := obj.(type) {
+	case *Deployment:
+		delete(f.deployments, o)
+	case *PDB:
+		delete(f.pdbs, o)
+	}
+}
+
+// recordChange puts an event-log entry of cluster c in its feed, at a new resourceVersion:
+// Kubernetes Events are objects of the cluster like any other.
+func (w *World) recordChange(c *Cluster, e *LogEntry) {
+	f := w.feeds[c]
+	if f == nil {
+		return
+	}
+	w.noteDirty(c, f)
+	f.pendingLog = append(f.pendingLog, &Change{RV: c.nextRV(), Type: ChangeAdded, Resource: ResourceEvents, Event: &api.Event{
+		Seq: e.Seq, Time: e.Time.Format(time.RFC3339), Type: e.Type, Cluster: e.Cluster,
+		NodePool: e.Pool, Node: e.Node, Operation: e.Op, Message: e.Message,
+	}})
+}
+
+// changeOf is the change entry of an object as it is now, at its resourceVersion.
+func (w *World) changeOf(c *Cluster, obj any) *Change {
+	switch o := obj.(type) {
+	case *Pod:
+		return &Change{RV: o.RV, Resource: ResourcePods, Namespace: o.Namespace, Name: o.Name, snap: w.podSnapshot(c, o)}
+	case *Node:
+		return &Change{RV: o.RV, Resource: ResourceNodes, Name: o.Name, snap: w.nodeSnapshot(c, o)}
+	case *Namespace:
+		return &Change{RV: o.RV, Resource: ResourceNamespaces, Name: o.Name, snap: renderedSnap{w.renderNamespace(o)}}
+	case *Deployment:
+		return &Change{RV: o.RV, Resource: ResourceDeployments, Namespace: o.Namespace, Name: o.Name, snap: renderedSnap{w.renderDeployment(c, o)}}
+	case *ReplicaSet:
+		d := c.Deployments[o.Deployment]
+		return &Change{RV: o.RV, Resource: ResourceReplicaSets, Namespace: d.Namespace, Name: o.name(d), snap: renderedSnap{w.renderReplicaSet(c, d, o)}}
+	case *DaemonSetState:
+		return &Change{RV: o.RV, Resource: ResourceDaemonSets, Namespace: "kube-system", Name: o.Name, snap: renderedSnap{w.renderDaemonSet(c, systemDaemonSet(o.Name), o)}}
+	case *PDB:
+		return &Change{RV: o.RV, Resource: ResourcePDBs, Namespace: o.Namespace, Name: o.Name, snap: renderedSnap{w.renderPDB(c, o)}}
+	case *Service:
+		return &Change{RV: o.RV, Resource: ResourceServices, Namespace: o.Namespace, Name: o.Name, snap: renderedSnap{w.renderService(c, o)}}
+	case *StoredObject:
+		return &Change{RV: o.RV, Resource: o.Resource, Namespace: o.Namespace, Name: o.Name, snap: renderedSnap{o.render()}}
+	}
+	panic(fmt.Sprintf("sim: changeOf %T", obj))
+}
+
+// exists says whether obj is still in c (and, for a node, registered).
+func (w *World) exists(c *Cluster, obj any) bool {
+	switch o := obj.(type) {
+	case *Pod:
+		return c.Pods[o.Key()] == o
+	case *Node:
+		return c.Nodes[o.Name] == o && o.State != NodeProvisioning
+	case *Namespace:
+		return c.Namespaces[o.Name] == o
+	case *Deployment:
+		return c.Deployments[o.Key()] == o
+	case *ReplicaSet:
+		d := c.Deployments[o.Deployment]
+		return d != nil && d.ReplicaSets[o.Hash] == o
+	case *DaemonSetState:
+		return c.DaemonSetStates[o.Name] == o
+	case *PDB:
+		return c.PDBs[o.Key()] == o
+	case *Service:
+		return c.Services[o.Key()] == o
+	case *StoredObject:
+		return c.Objects[o.Resource][o.Key()] == o
+	}
+	return false
+}
+
+// ---- publishing ----
+
+// publish ends a batch of changes: controllers derive the statuses that follow from them, and
+// every cluster's changes go to its feed. The runner calls it after each command and before
+// the clock moves on; it changes the model only as a deterministic function of it.
+func (w *World) publish() {
+	if len(w.dirtyFeeds) == 0 {
+		return
+	}
+	dirty := w.dirtyFeeds
+	w.dirtyFeeds = nil
+	for _, c := range dirty {
+		if f := w.feeds[c]; f != nil {
+			w.publishCluster(c, f)
+		}
+	}
+}
+
+func (w *World) publishCluster(c *Cluster, f *changeFeed) {
+	w.syncDerivedStatus(c, f)
+	changes := f.pendingLog
+	for obj, pc := range f.pending {
+		if n, ok := obj.(*Node); ok {
+			// Nodes come into view when they register and leave it when they go, or when
+			// they are recreated in place (booting again).
+			if w.exists(c, n) {
+				ch := w.changeOf(c, n)
+				ch.Type = ChangeModified
+				if f.nodes[n] == nil {
+					ch.Type = ChangeAdded
+				}
+				f.nodes[n] = ch.snap.(*nodeSnap)
+				changes = append(changes, ch)
+			} else if last := f.nodes[n]; last != nil {
+				changes = append(changes, &Change{RV: n.RV, Type: ChangeDeleted, Resource: ResourceNodes, Name: n.Name, snap: last})
+				delete(f.nodes, n)
+			}
+			continue
+		}
+		switch {
+		case w.exists(c, obj):
+			ch := w.changeOf(c, obj)
+			ch.Type = ChangeModified
+			if pc.added {
+				ch.Type = ChangeAdded
+			}
+			changes = append(changes, ch)
+		case pc.gone != nil && !pc.added:
+			changes = append(changes, pc.gone)
+		}
+	}
+	sort.Slice(changes, func(i, j int) bool { return changes[i].RV < changes[j].RV })
+	f.append(changes)
+	clear(f.pending)
+	f.pendingLog = nil
+	f.queued = false
+	close(f.wake)
+	f.wake = make(chan struct{})
+}
+
+// append adds changes (in resourceVersion order) to the ring; older ones fall out of the window.
+func (f *changeFeed) append(changes []*Change) {
+	capacity := len(f.ring)
+	if len(changes) > capacity {
+		f.start = changes[len(changes)-capacity-1].RV
+		changes = changes[len(changes)-capacity:]
+	}
+	for _, ch := range changes {
+		if f.size > 0 && ch.RV <= f.at(f.size-1).RV {
+			panic(fmt.Sprintf("sim: change feed out of order: %s %s/%s at %d after %d", ch.Resource, ch.Namespace, ch.Name, ch.RV, f.at(f.size-1).RV))
+		}
+		if f.size == capacity {
+			f.start = f.ring[f.head].RV
+			f.ring[f.head] = ch
+			f.head = (f.head + 1) % capacity
+			continue
+		}
+		f.ring[(f.head+f.size)%capacity] = ch
+		f.size++
+	}
+}
+
+func (f *changeFeed) at(i int) *Change { return f.ring[(f.head+i)%len(f.ring)] }
+
+// noteDirty remembers that c has changes to publish.
+func (w *World) noteDirty(c *Cluster, f *changeFeed) {
+	if !f.queued {
+		f.queued = true
+		w.dirtyFeeds = append(w.dirtyFeeds, c)
+	}
+}
+
+// ---- reading ----
+
+// Changes returns up to limit changes of c after resourceVersion after, rendered, and the
+// resourceVersion a watch has then seen up to. A version older than the feed's window (or from
+// before a restart) is 410 Expired; one the cluster has not reached is a timeout, as the API
+// server answers.
+func (w *World) Changes(c *Cluster, after int64, limit int) ([]Change, int64, error) {
+	f := w.feed(c)
+	if f == nil {
+		return nil, 0, kubeError(http.StatusServiceUnavailable, "ServiceUnavailable", "the control plane of cluster %s is not up yet", c.Name)
+	}
+	if after < f.start {
+		return nil, 0, ExpiredError(after, f.start)
+	}
+	if after > c.RV {
+		return nil, 0, kubeError(http.StatusGatewayTimeout, "Timeout", "Too large resource version: %d, current: %d", after, c.RV)
+	}
+	i := sort.Search(f.size, func(i int) bool { return f.at(i).RV > after })
+	var out []Change
+	for ; i < f.size && len(out) < limit; i++ {
+		ch := f.at(i)
+		if ch.Object == nil && ch.snap != nil {
+			ch.Object = ch.snap.render()
+		}
+		out = append(out, *ch)
+	}
+	next := c.RV
+	if i < f.size {
+		next = out[len(out)-1].RV
+	}
+	return out, next, nil
+}
+
+// ExpiredError is the API server's 410 for a watch from a version it no longer has.
+func ExpiredError(rv, oldest int64) *Error {
+	return kubeError(http.StatusGone, "Expired", "too old resource version: %d (%d)", rv, oldest)
+}
+
+// ChangesWaiter returns a channel that is closed when c's feed next publishes (or c goes).
+func (w *World) ChangesWaiter(c *Cluster) <-chan struct{} {
+	if f := w.feed(c); f != nil {
+		return f.wake
+	}
+	closed := make(chan struct{})
+	close(closed)
+	return closed
+}
+
+// WatchWindow is the oldest resourceVersion a watch of c may start from and the newest.
+func (w *World) WatchWindow(c *Cluster) (oldest, newest int64) {
+	if f := w.feed(c); f != nil {
+		return f.start, c.RV
+	}
+	return c.RV, c.RV
+}
+
+// EventResourceVersions maps the event-log entries of c that the feed holds to their
+// resourceVersions, and gives the oldest version it holds (older events stand at it).
+func (w *World) EventResourceVersions(c *Cluster) (map[int64]int64, int64) {
+	out := map[int64]int64{}
+	f := w.feed(c)
+	if f == nil {
+		return out, c.RV
+	}
+	for i := 0; i < f.size; i++ {
+		if ch := f.at(i); ch.Event != nil {
+			out[ch.Event.Seq] = ch.RV
+		}
+	}
+	return out, f.start
+}

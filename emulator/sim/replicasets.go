@@ -1,0 +1,365 @@
+package sim
+
+import (
+	"fmt"
+	"maps"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// What the Deployment controller reports, as Kubernetes' does: each Deployment's ReplicaSets
+// (one per pod template, named {deployment}-{pod-template-hash}, with a revision number; the
+// retired ones kept, scaled to zero, up to spec.revisionHistoryLimit, for `kubectl rollout
+// history` and `undo`), and the Deployment's status: observedGeneration, replicas,
+// updatedReplicas, ready and available replicas, and the Available and Progressing conditions
+// that `kubectl rollout status` and `kubectl wait` read, with the progress deadline
+// (spec.progressDeadlineSeconds, 600 s by default) after which Progressing turns False with
+// ProgressDeadlineExceeded. The statuses are set when a batch of changes is published
+// (changefeed.go), once per Deployment whose pods changed.
+
+const (
+	evDeploymentProgress = "deployment.progress"
+
+	annotationRevision        = "deployment.kubernetes.io/revision"
+	annotationDesiredReplicas = "deployment.kubernetes.io/desired-replicas"
+	annotationMaxReplicas     = "deployment.kubernetes.io/max-replicas"
+)
+
+func (w *World) registerReplicaSetHandlers() {
+	w.on(evDeploymentProgress, func(ev Event) {
+		c := w.st.Clusters[ev.Cluster]
+		if c == nil {
+			return
+		}
+		if d := c.Deployments[ev.Node]; d != nil && !d.ProgressCheck.After(w.st.Now) {
+			d.ProgressCheck = time.Time{}
+			if f := w.feed(c); f != nil {
+				f.deployments[d] = struct{}{} // its status may change: then it is touched
+				w.noteDirty(c, f)
+			}
+		}
+	})
+}
+
+// rollOut makes t the Deployment's pod template: a new template gets a ReplicaSet with the next
+// revision; going back to an older one (kubectl rollout undo) gives that ReplicaSet the next
+// revision, as Kubernetes does.
+func (w *World) rollOut(c *Cluster, d *Deployment, t corev1.PodTemplateSpec) {
+	d.setTemplate(t)
+	if d.ReplicaSets == nil {
+		d.ReplicaSets = map[string]*ReplicaSet{}
+	}
+	var top int64
+	for _, rs := range d.ReplicaSets {
+		top = max(top, rs.Revision)
+	}
+	rs := d.ReplicaSets[d.Current]
+	switch {
+	case rs == nil:
+		rs = &ReplicaSet{Deployment: d.Key(), Hash: d.Current, Revision: top + 1, CreateTime: w.st.Now, Generation: 1,
+			Template: d.Templates[d.Current]}
+		rs.Annotations = replicaSetAnnotations(d, rs)
+		d.ReplicaSets[d.Current] = rs
+		w.touchObject(c, rs, true)
+	case rs.Revision != top:
+		rs.Revision = top + 1
+		rs.Template = d.Templates[d.Current]
+		rs.Annotations = replicaSetAnnotations(d, rs)
+		w.touchObject(c, rs, false)
+	}
+}
+
+// replicaSetAnnotations are what the controller puts on a ReplicaSet: the Deployment's own
+// annotations (but kubectl's last-applied configuration), its revision and the replica counts.
+func replicaSetAnnotations(d *Deployment, rs *ReplicaSet) map[string]string {
+	out := map[string]string{}
+	for k, v := range d.Annotations {
+		if k != corev1.LastAppliedConfigAnnotation && !strings.HasPrefix(k, "deployment.kubernetes.io/") {
+			out[k] = v
+		}
+	}
+	surge, _ := rollingParams(d)
+	out[annotationRevision] = strconv.FormatInt(rs.Revision, 10)
+	out[annotationDesiredReplicas] = strconv.Itoa(replicasOf(d))
+	out[annotationMaxReplicas] = strconv.Itoa(replicasOf(d) + surge)
+	return out
+}
+
+// replicasChanged tells the budgets of a Deployment's namespace that the pods they expect may
+// have changed (a budget expects a Deployment's replicas, not its pods).
+func (w *World) replicasChanged(c *Cluster, d *Deployment) {
+	f := w.feed(c)
+	if f == nil {
+		return
+	}
+	for _, b := range c.PDBs {
+		if b.Namespace == d.Namespace {
+			f.pdbs[b] = struct{}{}
+			w.noteDirty(c, f)
+		}
+	}
+}
+
+// syncDerivedStatus sets the statuses derived from other objects that changed in this batch.
+func (w *World) syncDerivedStatus(c *Cluster, f *changeFeed) {
+	if len(f.deployments) > 0 {
+		ds := make([]*Deployment, 0, len(f.deployments))
+		for d := range f.deployments {
+			if c.Deployments[d.Key()] == d {
+				ds = append(ds, d)
+			}
+		}
+		sort.Slice(ds, func(i, j int) bool { return ds[i].Key() < ds[j].Key() })
+		for _, d := range ds {
+			w.syncDeploymentStatus(c, d)
+		}
+		clear(f.deployments)
+	}
+	if f.daemonSets {
+		f.daemonSets = false
+		w.syncDaemonSetStatus(c, f)
+	}
+	if len(f.pdbs) > 0 {
+		bs := make([]*PDB, 0, len(f.pdbs))
+		for b := range f.pdbs {
+			if c.PDBs[b.Key()] == b {
+				bs = append(bs, b)
+			}
+		}
+		sort.Slice(bs, func(i, j int) bool { return bs[i].Key() < bs[j].Key() })
+		for _, b := range bs {
+			if st := w.pdbStatus(c, b); !reflect.DeepEqual(st, b.Status) {
+				b.Status = st
+				w.touchObject(c, b, false)
+			}
+		}
+		clear(f.pdbs)
+	}
+}
+
+// templateCount counts a Deployment's pods of one template.
+type templateCount struct{ all, live, ready int32 }
+
+// syncDeploymentStatus is the controller's status update of d and its ReplicaSets.
+func (w *World) syncDeploymentStatus(c *Cluster, d *Deployment) {
+	counts := map[string]*templateCount{}
+	for p := range w.podIndex(c).podsOf[d.Key()] {
+		t := counts[p.Template]
+		if t == nil {
+			t = &templateCount{}
+			counts[p.Template] = t
+		}
+		t.all++
+		if !p.Terminating {
+			t.live++
+			if p.Ready {
+				t.ready++
+			}
+		}
+	}
+	cur := counts[d.Current]
+	if cur == nil {
+		cur = &templateCount{}
+	}
+	replicas := int32(replicasOf(d))
+	var total, ready, oldLive int32
+	for h, t := range counts {
+		total += t.live
+		ready += t.ready
+		if h != d.Current {
+			oldLive += t.live
+		}
+	}
+	st := appsv1.DeploymentStatus{ObservedGeneration: d.Generation, Replicas: total, UpdatedReplicas: cur.live,
+		ReadyReplicas: ready, AvailableReplicas: ready, UnavailableReplicas: max(replicas-ready, 0)}
+	complete := cur.live == replicas && total == replicas && ready == replicas && oldLive == 0
+	st.Conditions = w.deploymentConditions(d, st, complete)
+	if !reflect.DeepEqual(st, d.Status) {
+		d.Status = st
+		w.touchObject(c, d, false)
+	}
+	if p := condition(d.Status.Conditions, appsv1.DeploymentProgressing); p != nil && p.Status == corev1.ConditionTrue && !complete &&
+		d.Spec.ProgressDeadlineSeconds != nil && d.ProgressCheck.IsZero() {
+		due := p.LastUpdateTime.Add(time.Duration(*d.Spec.ProgressDeadlineSeconds) * time.Second)
+		d.ProgressCheck = due
+		w.schedule(max(due.Sub(w.st.Now), 0), Event{Kind: evDeploymentProgress, Cluster: c.Key(), Node: d.Key()})
+	}
+	w.syncReplicaSets(c, d, counts, oldLive)
+}
+
+// deploymentConditions are the Available and Progressing conditions for status st.
+func (w *World) deploymentConditions(d *Deployment, st appsv1.DeploymentStatus, complete bool) []appsv1.DeploymentCondition {
+	now := APITime(w.st.Now)
+	set := func(t appsv1.DeploymentConditionType, status corev1.ConditionStatus, reason, msg string, progressed bool) appsv1.DeploymentCondition {
+		out := appsv1.DeploymentCondition{Type: t, Status: status, Reason: reason, Message: msg, LastUpdateTime: now, LastTransitionTime: now}
+		if old := condition(d.Status.Conditions, t); old != nil {
+			if old.Status == status {
+				out.LastTransitionTime = old.LastTransitionTime
+			}
+			if old.Status == status && old.Reason == reason && old.Message == msg && !progressed {
+				out.LastUpdateTime = old.LastUpdateTime
+			}
+		}
+		return out
+	}
+	_, unavailable := rollingParams(d)
+	var avail appsv1.DeploymentCondition
+	if st.AvailableReplicas >= int32(replicasOf(d)-unavailable) {
+		avail = set(appsv1.DeploymentAvailable, corev1.ConditionTrue, "MinimumReplicasAvailable", "Deployment has minimum availability.", false)
+	} else {
+		avail = set(appsv1.DeploymentAvailable, corev1.ConditionFalse, "MinimumReplicasUnavailable", "Deployment does not have minimum availability.", false)
+	}
+	rs := fmt.Sprintf("%q", d.Name+"-"+d.Current)
+	old := condition(d.Status.Conditions, appsv1.DeploymentProgressing)
+	progressed := d.Status.UpdatedReplicas != st.UpdatedReplicas || d.Status.Replicas != st.Replicas ||
+		d.Status.AvailableReplicas != st.AvailableReplicas || d.Status.ObservedGeneration != st.ObservedGeneration
+	var prog appsv1.DeploymentCondition
+	switch {
+	case complete:
+		prog = set(appsv1.DeploymentProgressing, corev1.ConditionTrue, "NewReplicaSetAvailable", "ReplicaSet "+rs+" has successfully progressed.", false)
+	case old == nil:
+		prog = set(appsv1.DeploymentProgressing, corev1.ConditionTrue, "NewReplicaSetCreated", "Created new replica set "+rs, false)
+	case progressed || !strings.Contains(old.Message, rs):
+		prog = set(appsv1.DeploymentProgressing, corev1.ConditionTrue, "ReplicaSetUpdated", "ReplicaSet "+rs+" is progressing.", true)
+	case old.Reason == "ProgressDeadlineExceeded":
+		prog = *old
+	case d.Spec.ProgressDeadlineSeconds != nil && old.Status == corev1.ConditionTrue &&
+		!w.st.Now.Before(old.LastUpdateTime.Add(time.Duration(*d.Spec.ProgressDeadlineSeconds)*time.Second)):
+		prog = set(appsv1.DeploymentProgressing, corev1.ConditionFalse, "ProgressDeadlineExceeded", "ReplicaSet "+rs+" has timed out progressing.", false)
+	default:
+		prog = *old
+	}
+	return []appsv1.DeploymentCondition{avail, prog}
+}
+
+func condition(cs []appsv1.DeploymentCondition, t appsv1.DeploymentConditionType) *appsv1.DeploymentCondition {
+	for i := range cs {
+		if cs[i].Type == t {
+			return &cs[i]
+		}
+	}
+	return nil
+}
+
+// syncReplicaSets sets each ReplicaSet's replicas and status, and deletes retired ones beyond
+// the revision history limit, oldest first.
+func (w *World) syncReplicaSets(c *Cluster, d *Deployment, counts map[string]*templateCount, oldLive int32) {
+	var retired []*ReplicaSet
+	for _, h := range sortedKeys(d.ReplicaSets) {
+		rs := d.ReplicaSets[h]
+		t := counts[h]
+		if t == nil {
+			t = &templateCount{}
+		}
+		want := t.live
+		if h == d.Current && oldLive == 0 {
+			want = int32(replicasOf(d))
+		}
+		changed := false
+		if want != rs.Replicas {
+			rs.Replicas, rs.Generation, changed = want, rs.Generation+1, true
+		}
+		st := appsv1.ReplicaSetStatus{Replicas: t.live, FullyLabeledReplicas: t.live, ReadyReplicas: t.ready, AvailableReplicas: t.ready,
+			ObservedGeneration: rs.Generation}
+		if !reflect.DeepEqual(st, rs.Status) {
+			rs.Status, changed = st, true
+		}
+		if h == d.Current {
+			if a := replicaSetAnnotations(d, rs); !maps.Equal(a, rs.Annotations) {
+				rs.Annotations, changed = a, true
+			}
+		}
+		if changed {
+			w.touchObject(c, rs, false)
+		}
+		if h != d.Current && t.all == 0 && rs.Replicas == 0 {
+			retired = append(retired, rs)
+		}
+	}
+	limit := 10
+	if d.Spec.RevisionHistoryLimit != nil {
+		limit = int(*d.Spec.RevisionHistoryLimit)
+	}
+	sort.Slice(retired, func(i, j int) bool { return retired[i].Revision < retired[j].Revision })
+	for _, rs := range retired[:max(len(retired)-limit, 0)] {
+		w.objectRemoved(c, rs)
+		delete(d.ReplicaSets, rs.Hash)
+	}
+}
+
+// name is the ReplicaSet's name: {deployment}-{pod-template-hash}.
+func (rs *ReplicaSet) name(d *Deployment) string { return d.Name + "-" + rs.Hash }
+
+func (w *World) renderReplicaSet(c *Cluster, d *Deployment, rs *ReplicaSet) *appsv1.ReplicaSet {
+	truth := true
+	sel := d.Spec.Selector.DeepCopy()
+	if sel == nil {
+		sel = &metav1.LabelSelector{}
+	}
+	if sel.MatchLabels == nil {
+		sel.MatchLabels = map[string]string{}
+	}
+	sel.MatchLabels[appsv1.DefaultDeploymentUniqueLabelKey] = rs.Hash
+	replicas := rs.Replicas
+	tmpl := rs.Template.DeepCopy()
+	return &appsv1.ReplicaSet{
+		TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: "ReplicaSet"},
+		ObjectMeta: metav1.ObjectMeta{Name: rs.name(d), Namespace: d.Namespace, UID: types.UID(uidOf(c.ID, "rs", d.Namespace, d.Name, rs.Hash)),
+			ResourceVersion: rvString(rs.RV), Generation: rs.Generation, CreationTimestamp: metav1.NewTime(rs.CreateTime),
+			Labels: maps.Clone(tmpl.Labels), Annotations: maps.Clone(rs.Annotations),
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "Deployment", Name: d.Name, UID: types.UID(d.UID),
+				Controller: &truth, BlockOwnerDeletion: &truth}}},
+		Spec:   appsv1.ReplicaSetSpec{Replicas: &replicas, MinReadySeconds: d.Spec.MinReadySeconds, Selector: sel, Template: *tmpl},
+		Status: rs.Status,
+	}
+}
+
+// ListReplicaSets lists the Deployments' ReplicaSets, and an imported cluster's ReplicaSets of
+// their own, by namespace and name.
+func (w *World) ListReplicaSets(c *Cluster, o ListOptions) *appsv1.ReplicaSetList {
+	out := &appsv1.ReplicaSetList{TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: "ReplicaSetList"},
+		ListMeta: metav1.ListMeta{ResourceVersion: rvString(c.RV)}, Items: w.standInReplicaSets(c, o)}
+	if out.Items == nil {
+		out.Items = []appsv1.ReplicaSet{}
+	}
+	for _, key := range sortedKeys(c.Deployments) {
+		d := c.Deployments[key]
+		if (o.Namespace != "" && d.Namespace != o.Namespace) || d.Controller != nil {
+			continue
+		}
+		for _, h := range sortedKeys(d.ReplicaSets) {
+			rs := d.ReplicaSets[h]
+			if o.matches(d.Namespace, rs.Template.Labels) {
+				out.Items = append(out.Items, *w.renderReplicaSet(c, d, rs))
+			}
+		}
+	}
+	sort.SliceStable(out.Items, func(i, j int) bool {
+		a, b := out.Items[i], out.Items[j]
+		if a.Namespace != b.Namespace {
+			return a.Namespace < b.Namespace
+		}
+		return a.Name < b.Name
+	})
+	return out
+}
+
+// GetReplicaSet finds a ReplicaSet by name.
+func (w *World) GetReplicaSet(c *Cluster, ns, name string) (*appsv1.ReplicaSet, error) {
+	if i := strings.LastIndexByte(name, '-'); i > 0 {
+		if d := c.Deployments[ns+"/"+name[:i]]; d != nil {
+			if rs := d.ReplicaSets[name[i+1:]]; rs != nil {
+				return w.renderReplicaSet(c, d, rs), nil
+			}
+		}
+	}
+	return nil, kubeNotFound("replicasets.apps", name)
+}
