@@ -210,7 +210,7 @@ func (s *Server) k8sWatch(c echo.Context, resource string, f listFilter, o sim.L
 	}
 	// The objects there are now, and the version they stand at.
 	var items []runtime.Object
-	err = s.runner.Do(ctx, func(w *sim.World) error {
+	_, err = s.runner.Read(ctx, func(w *sim.World) error { // reads only: GKE reads stay cached
 		cl, err := k8sCluster(c, w)
 		if err != nil {
 			return err
@@ -311,7 +311,7 @@ func (wt *watcher) follow(ctx context.Context, pos int64) {
 		var next int64
 		var wake <-chan struct{}
 		var objs []runtime.Object
-		err := wt.s.runner.Do(ctx, func(w *sim.World) error {
+		_, err := wt.s.runner.Read(ctx, func(w *sim.World) error { // reads only: GKE reads stay cached
 			cl, err := k8sCluster(wt.c, w)
 			if err != nil {
 				return err
