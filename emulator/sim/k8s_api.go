@@ -925,6 +925,9 @@ func (w *World) UpdatePDB(c *Cluster, ns, name string, in *policyv1.PodDisruptio
 	}
 	w.forgetPDB(c, b)
 	b.Spec, b.Labels, b.Annotations, b.ManagedFields = in.Spec, in.Labels, in.Annotations, in.ManagedFields
+	// The disruption controller's status for the new spec, at once (as on create): the answer
+	// and every read after it show what the budget allows now.
+	b.Status = w.pdbStatus(c, b)
 	w.touchObject(c, b, false)
 	return w.renderPDB(c, b), nil
 }
