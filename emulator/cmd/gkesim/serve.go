@@ -80,6 +80,10 @@ func serveEnv(getenv func(string) string) func(string) string {
 }
 
 func serve(cmd *cobra.Command, cfg serveconfig.Config, out, errOut io.Writer) error {
+	// SIGINT and SIGTERM stop the emulator cleanly from the start: a script that stops it as
+	// soon as it reads the readiness line must not kill it half-way.
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	log := slog.New(slog.NewTextHandler(errOut, &slog.HandlerOptions{Level: cfg.LogLevel}))
 	opts := emulator.Options{TimeScale: cfg.TimeScale, Seed: cfg.Seed, Start: cfg.Start, Logger: log,
 		AuthToken: cfg.AuthToken, AdvertiseURL: cfg.AdvertiseURL,
@@ -142,8 +146,6 @@ func serve(cmd *cobra.Command, cfg serveconfig.Config, out, errOut io.Writer) er
 	if w := exposureWarning(url, cfg.AuthToken); w != "" {
 		fmt.Fprintln(errOut, w)
 	}
-	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	<-ctx.Done()
 	fmt.Fprintln(out, "gkesim: shutting down")
 	return e.Close()
