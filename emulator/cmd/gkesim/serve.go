@@ -117,13 +117,6 @@ func serve(cmd *cobra.Command, cfg serveconfig.Config, out, errOut io.Writer) er
 	}
 	// Clients on this host reach a listener on every interface through loopback.
 	endpoint, where := clientURL(url)
-	if cfg.AddrFile != "" {
-		if err := writeAddrFile(cfg.AddrFile, endpoint); err != nil {
-			e.Close()
-			return err
-		}
-		defer os.Remove(cfg.AddrFile)
-	}
 	state := "in memory"
 	if cfg.DataDir != "" {
 		state = "in " + cfg.DataDir
@@ -143,6 +136,14 @@ func serve(cmd *cobra.Command, cfg serveconfig.Config, out, errOut io.Writer) er
 			"            TLS on the same port for kubectl (get-credentials writes the emulator's CA)")
 	}
 	fmt.Fprintf(out, "GKESIM_ENDPOINT=%s\n", endpoint)
+	// The address file last: whoever waits for it finds the lines above printed.
+	if cfg.AddrFile != "" {
+		if err := writeAddrFile(cfg.AddrFile, endpoint); err != nil {
+			e.Close()
+			return err
+		}
+		defer os.Remove(cfg.AddrFile)
+	}
 	if w := exposureWarning(url, cfg.AuthToken); w != "" {
 		fmt.Fprintln(errOut, w)
 	}
