@@ -209,6 +209,7 @@ func Run(snap *sim.Snapshot, o Options) (*Report, error) {
 		o.Limit = defaultLimit
 	}
 	w := sim.New(sim.Options{Seed: o.Seed, Start: snap.Time()})
+	w.SetFeedFollowed(func(string) bool { return false }) // no client watches a rehearsal
 	project := o.Project
 	if project == "" && snap.Project() == "" {
 		project = "rehearsal"

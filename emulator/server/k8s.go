@@ -210,6 +210,17 @@ type k8sHandler func(w *sim.World, cl *sim.Cluster, c echo.Context) (any, error)
 type k8sBodyHandler func(w *sim.World, cl *sim.Cluster, c echo.Context, in any) (any, error)
 
 // k8sCluster resolves the cluster of a Kubernetes-shaped request.
+// followFeed notes each request to a cluster's Kubernetes API: its change feed records while
+// the cluster is followed (watchLimits.followed).
+func (s *Server) followFeed(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if strings.HasPrefix(c.Path(), "/k8s/") && c.Param("cluster") != "" {
+			s.watches.touch(sim.ClusterKey(c.Param("project"), c.Param("location"), c.Param("cluster")))
+		}
+		return next(c)
+	}
+}
+
 func k8sCluster(c echo.Context, w *sim.World) (*sim.Cluster, error) {
 	cl := w.Cluster(c.Param("project"), c.Param("location"), c.Param("cluster"))
 	if cl == nil {
@@ -219,6 +230,7 @@ func k8sCluster(c echo.Context, w *sim.World) (*sim.Cluster, error) {
 		return nil, &sim.Error{HTTPCode: http.StatusServiceUnavailable, Status: "ServiceUnavailable", KubeReason: "ServiceUnavailable",
 			Message: fmt.Sprintf("the control plane of cluster %s is not up yet (status %s)", cl.Name, cl.Status)}
 	}
+	w.FollowFeed(cl) // its watches may start from the version this request sees
 	return cl, nil
 }
 

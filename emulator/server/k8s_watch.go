@@ -97,11 +97,50 @@ func emptyOf(apiVersion, kind string) func() runtime.Object {
 	}
 }
 
-// watchLimits counts each cluster's open watches.
+// FeedFollowGrace is how long after the last request to a cluster's Kubernetes API its change
+// feed keeps recording when no watch is open: long enough for a client to list and then watch
+// from the version the list gave, or to advance the clock and then watch.
+const FeedFollowGrace = 5 * time.Minute
+
+// watchLimits counts each cluster's open watches, and when its Kubernetes API was last
+// requested: together they say whether anyone follows the cluster's change feed.
 type watchLimits struct {
-	mu   sync.Mutex
-	open map[string]int
-	max  int
+	mu     sync.Mutex
+	open   map[string]int
+	readAt map[string]time.Time
+	max    int
+	// grace is FeedFollowGrace unless a test shortens it.
+	grace time.Duration
+}
+
+// touch notes a request to cluster's Kubernetes API.
+func (l *watchLimits) touch(cluster string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.readAt == nil {
+		l.readAt = map[string]time.Time{}
+	}
+	l.readAt[cluster] = time.Now()
+}
+
+// followed says whether a watch of cluster is open or its API was requested within the grace.
+// The simulation asks it at publish points (sim.World.SetFeedFollowed).
+func (l *watchLimits) followed(cluster string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.open[cluster] > 0 {
+		return true
+	}
+	grace := l.grace
+	if grace <= 0 {
+		grace = FeedFollowGrace
+	}
+	at, ok := l.readAt[cluster]
+	if ok && time.Since(at) >= grace {
+		delete(l.readAt, cluster)
+		return false
+	}
+	return ok
 }
 
 func (l *watchLimits) acquire(cluster string) bool {

@@ -423,3 +423,59 @@ func TestWatchEventsOfTheEventLog(t *testing.T) {
 		}
 	}
 }
+
+// A cluster's feed records while someone follows it: a watch open, or a request to its
+// Kubernetes API within the grace. Unfollowed, its window is empty; a watch from a version
+// before that is 410 Expired (the client lists again), and one from a list's version misses
+// nothing.
+func TestTheFeedRecordsWhileTheClusterIsFollowed(t *testing.T) {
+	e := newEnv(t)
+	setGrace := func(d time.Duration) {
+		e.srv.watches.mu.Lock()
+		defer e.srv.watches.mu.Unlock()
+		e.srv.watches.grace = d
+	}
+	setGrace(50 * time.Millisecond)
+	e.withBase()
+	key := sim.ClusterKey("proj", "us-central1-a", "base")
+
+	// Followed (a watch is open): the deployment's pods stream as they come.
+	from := e.listRV(k8sPods)
+	s := e.watch(k8sPods+"?watch=true&resourceVersion="+fmt.Sprint(from), "")
+	e.k8sOK("POST", k8sDeploy, "application/json", deploymentJSON("web", 3, "10m"), nil)
+	e.advance(time.Minute)
+	added := 0
+	s.until(func(ev received) bool {
+		if ev.Type == "ADDED" {
+			added++
+		}
+		return added == 3
+	})
+	s.resp.Body.Close()
+
+	// The watch closed and the grace passed: nobody follows. A change made through the GKE
+	// API alone (a resize) is not recorded, and the window starts after it.
+	deadline := time.Now().Add(eventWait)
+	for e.srv.watches.followed(key) {
+		if time.Now().After(deadline) {
+			t.Fatal("the cluster is still followed long after its watch closed")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	e.mutate("POST", poolA+":setSize", `{"nodeCount": 3}`)
+	s = e.watch(k8sPods+"?watch=true&resourceVersion="+fmt.Sprint(from), "")
+	if ev, _ := s.next(); ev.Type != "ERROR" || ev.status(t).Code != http.StatusGone {
+		t.Fatalf("watch from %d after an unfollowed stretch: %s %s, want ERROR 410 Expired", from, ev.Type, ev.Object)
+	}
+
+	// Listing again follows the cluster at once: a watch from the list's version misses
+	// nothing that happens after it while the grace lasts.
+	setGrace(time.Hour)
+	now := e.listRV("/k8s/projects/proj/locations/us-central1-a/clusters/base/api/v1/nodes")
+	e.mutate("POST", poolA+":setSize", `{"nodeCount": 4}`)
+	s = e.watch("/k8s/projects/proj/locations/us-central1-a/clusters/base/api/v1/nodes?watch=true&resourceVersion="+fmt.Sprint(now), "")
+	got := s.until(func(ev received) bool { return ev.Type == "ADDED" })
+	if last := got[len(got)-1]; last.rv(t) <= now {
+		t.Errorf("ADDED node at %d, want after the list's %d", last.rv(t), now)
+	}
+}

@@ -59,8 +59,10 @@ func New(runner *sim.Runner, opts Options) (*Server, error) {
 	s.e.HTTPErrorHandler = s.errorHandler
 	// Requests refused by the guard, authentication or an injected fault never reach the
 	// journal; a replayed request (sim.InRunner) passes all three, as it did the first time.
-	s.e.Use(s.logRequests, s.guard, s.authenticate, s.injectFaults, s.journalRequests)
+	s.e.Use(s.logRequests, s.guard, s.authenticate, s.injectFaults, s.journalRequests, s.followFeed)
 	s.routes()
+	// A cluster's change feed records only while someone follows it (see sim.World.FollowFeed).
+	runner.SetFeedFollowed(s.watches.followed)
 	return s, nil
 }
 

@@ -51,8 +51,18 @@ func upgradeEachPool(b testing.TB, w *World, c *Cluster, version string) time.Du
 
 // benchUpgrade times upgrading every pool of the cluster setup builds (not timed) to the
 // version it returns, checks that pods still run afterwards, and reports the emulated time and
-// the live heap per node (nodes, pods, events: the whole world).
+// the live heap per node (nodes, pods, events: the whole world). The cluster is not followed
+// (no watch open, no Kubernetes API request), as in a server driven by Terraform or gcloud;
+// benchUpgradeFollowed times it with its change feed recording.
 func benchUpgrade(b *testing.B, nodes, pods int, setup func() (*World, *Cluster, catalog.Version)) {
+	benchUpgradeFeed(b, nodes, pods, false, setup)
+}
+
+func benchUpgradeFollowed(b *testing.B, nodes, pods int, setup func() (*World, *Cluster, catalog.Version)) {
+	benchUpgradeFeed(b, nodes, pods, true, setup)
+}
+
+func benchUpgradeFeed(b *testing.B, nodes, pods int, followed bool, setup func() (*World, *Cluster, catalog.Version)) {
 	b.ReportAllocs()
 	var emulated time.Duration
 	var perNode float64
@@ -60,6 +70,7 @@ func benchUpgrade(b *testing.B, nodes, pods int, setup func() (*World, *Cluster,
 		b.StopTimer()
 		base := heapNow()
 		w, c, to := setup()
+		w.SetFeedFollowed(func(string) bool { return followed })
 		b.StartTimer()
 		emulated = upgradeEachPool(b, w, c, to.String())
 		b.StopTimer()
@@ -103,33 +114,43 @@ func surgeReadyBigCluster(b testing.TB) (*World, *Cluster, catalog.Version) {
 // running 50,000 pods blue-green: a green pool of 1,000 nodes each time, blue drained in
 // batches of 20% with a minute of soak after each, ten minutes of pool soak, blue deleted.
 func BenchmarkBlueGreenUpgrade5000Nodes(b *testing.B) {
-	benchUpgrade(b, 5000, 50000, func() (*World, *Cluster, catalog.Version) {
-		w := New(Options{Seed: 1, Start: testStart})
-		from, to := benchVersions(b, w)
-		pct := 0.2
-		var pools []*api.NodePool
-		for j := 0; j < 5; j++ {
-			pools = append(pools, &api.NodePool{Name: fmt.Sprintf("pool-%d", j), InitialNodeCount: 1000, Version: from.String(),
-				Config: &api.NodeConfig{MachineType: "e2-standard-8"},
-				UpgradeSettings: &api.UpgradeSettings{Strategy: api.StrategyBlueGreen, BlueGreenSettings: &api.BlueGreenSettings{
-					StandardRolloutPolicy: &api.StandardRolloutPolicy{BatchPercentage: &pct, BatchSoakDuration: "60s"},
-					NodePoolSoakDuration:  "600s"}}})
-		}
-		op, err := w.CreateCluster("p", "us-central1-a", &api.CreateClusterRequest{Cluster: &api.Cluster{
-			Name: "big", InitialClusterVersion: to.String(), NodePools: pools}})
-		if err != nil {
+	benchUpgrade(b, 5000, 50000, func() (*World, *Cluster, catalog.Version) { return blueGreenReadyCluster(b) })
+}
+
+// BenchmarkBlueGreenUpgrade5000NodesFollowed is BenchmarkBlueGreenUpgrade5000Nodes with a
+// client following the cluster: every change rendered into its change feed for watches.
+func BenchmarkBlueGreenUpgrade5000NodesFollowed(b *testing.B) {
+	benchUpgradeFollowed(b, 5000, 50000, func() (*World, *Cluster, catalog.Version) { return blueGreenReadyCluster(b) })
+}
+
+// blueGreenReadyCluster is five 1,000-node blue-green pools in one zone running 50,000 pods on
+// the older of two patches; it returns the newer patch.
+func blueGreenReadyCluster(b testing.TB) (*World, *Cluster, catalog.Version) {
+	w := New(Options{Seed: 1, Start: testStart})
+	from, to := benchVersions(b, w)
+	pct := 0.2
+	var pools []*api.NodePool
+	for j := 0; j < 5; j++ {
+		pools = append(pools, &api.NodePool{Name: fmt.Sprintf("pool-%d", j), InitialNodeCount: 1000, Version: from.String(),
+			Config: &api.NodeConfig{MachineType: "e2-standard-8"},
+			UpgradeSettings: &api.UpgradeSettings{Strategy: api.StrategyBlueGreen, BlueGreenSettings: &api.BlueGreenSettings{
+				StandardRolloutPolicy: &api.StandardRolloutPolicy{BatchPercentage: &pct, BatchSoakDuration: "60s"},
+				NodePoolSoakDuration:  "600s"}}})
+	}
+	op, err := w.CreateCluster("p", "us-central1-a", &api.CreateClusterRequest{Cluster: &api.Cluster{
+		Name: "big", InitialClusterVersion: to.String(), NodePools: pools}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	runUntilDone(b, w, op)
+	c := w.Cluster("p", "us-central1-a", "big")
+	for j := 0; j < 50; j++ {
+		if _, err := w.CreateDeployment(c, "default", deployment(fmt.Sprintf("app-%02d", j), 1000, "250m")); err != nil {
 			b.Fatal(err)
 		}
-		runUntilDone(b, w, op)
-		c := w.Cluster("p", "us-central1-a", "big")
-		for j := 0; j < 50; j++ {
-			if _, err := w.CreateDeployment(c, "default", deployment(fmt.Sprintf("app-%02d", j), 1000, "250m")); err != nil {
-				b.Fatal(err)
-			}
-		}
-		w.RunUntil(w.Now().Add(time.Minute))
-		return w, c, to
-	})
+	}
+	w.RunUntil(w.Now().Add(time.Minute))
+	return w, c, to
 }
 
 // autoscaledBigCluster is 13,998 nodes (autoscaled pools, 1,000 max per zone) running 150,000

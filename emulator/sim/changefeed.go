@@ -33,6 +33,17 @@ import (
 // The feed keeps the newest entries (the history window, WatchHistory per cluster). A watch
 // from a version older than the window, or from before a restart (the feed is not saved),
 // gets the API server's 410 Gone "Expired" and the client lists again.
+//
+// Entries are only worth taking while some client follows the cluster: rendering an entry for
+// each of the million pod changes of a large upgrade, to keep the last 10,000 for nobody, was
+// most of the simulation's time. So a feed records while it is followed: from any request to
+// the cluster's Kubernetes API (FollowFeed, called inside the loop, between instants, so the
+// version a list answers is never older than the window), until the follower says nobody
+// follows any more (SetFeedFollowed; the server counts open watches and a grace after the last
+// request). A feed that stops recording empties its window: it starts at the cluster's version
+// then, and a watch from an older version gets 410 and lists again, as after a restart. What
+// the model derives at publish points (statuses, resourceVersions, which nodes are in view) is
+// the same either way.
 
 // DefaultWatchHistory is how many changes each cluster's feed keeps.
 const DefaultWatchHistory = 10_000
@@ -82,6 +93,7 @@ func (s renderedSnap) render() runtime.Object { return s.obj }
 
 // pendingChange is an object that changed since the last publish.
 type pendingChange struct {
+	obj any
 	// added: it came into being (or into view) since the last publish.
 	added bool
 	// gone is its DELETED entry once it has gone.
@@ -97,8 +109,12 @@ type changeFeed struct {
 	start int64
 	wake  chan struct{}
 
-	pending    map[any]*pendingChange
-	pendingLog []*Change
+	// pending: the objects changed since the last publish, by object and in the order they
+	// first changed (a publish walks the slice: walking a map that once held a large batch
+	// costs its old size, as Go maps never shrink).
+	pending      map[any]*pendingChange
+	pendingOrder []*pendingChange
+	pendingLog   []*Change
 	// Objects whose derived status a publish recomputes.
 	deployments map[*Deployment]struct{}
 	pdbs        map[*PDB]struct{}
@@ -110,6 +126,9 @@ type changeFeed struct {
 	dsLive, dsReady map[string]map[*Pod]struct{}
 	// queued: the cluster is in World.dirtyFeeds.
 	queued bool
+	// recording: entries are taken (someone follows the cluster); when false the window is
+	// empty and only what the model derives is kept up to date.
+	recording bool
 }
 
 func (w *World) watchHistory() int {
@@ -151,6 +170,7 @@ func (w *World) newFeed(c *Cluster) *changeFeed {
 		f.trackDaemonPod(p)
 	}
 	f.daemonSets = false // the stored statuses are those of the state as it is
+	f.recording = w.followed(c)
 	w.feeds[c] = f
 	return f
 }
@@ -196,10 +216,17 @@ func (w *World) mark(c *Cluster, obj any, added bool) *changeFeed {
 	if f == nil {
 		return nil
 	}
+	if _, isNode := obj.(*Node); !f.recording && !isNode {
+		// Not recording: a publish needs only the nodes in view (they decide which node
+		// changes take a resourceVersion).
+		w.noteDirty(c, f)
+		return f
+	}
 	pc := f.pending[obj]
 	if pc == nil {
-		pc = &pendingChange{added: added}
+		pc = &pendingChange{obj: obj, added: added}
 		f.pending[obj] = pc
+		f.pendingOrder = append(f.pendingOrder, pc)
 	}
 	w.noteDirty(c, f)
 	return f
@@ -239,8 +266,10 @@ func (w *World) podRemoved(c *Cluster, p *Pod, rv int64) {
 		return
 	}
 	f.untrackDaemonPod(p)
-	f.pending[p].gone = &Change{RV: rv, Type: ChangeDeleted, Resource: ResourcePods, Namespace: p.Namespace, Name: p.Name,
-		snap: w.podSnapshot(c, p)}
+	if f.recording {
+		f.pending[p].gone = &Change{RV: rv, Type: ChangeDeleted, Resource: ResourcePods, Namespace: p.Namespace, Name: p.Name,
+			snap: w.podSnapshot(c, p)}
+	}
 	if p.OwnerKind == OwnerDeployment {
 		if d := c.Deployments[p.Namespace+"/"+p.Owner]; d != nil {
 			f.deployments[d] = struct{}{}
@@ -314,9 +343,11 @@ func (w *World) objectRemoved(c *Cluster, obj any) {
 	if f == nil {
 		return
 	}
-	ch := w.changeOf(c, obj)
-	ch.RV, ch.Type = rv, ChangeDeleted
-	f.pending[obj].gone = ch
+	if f.recording {
+		ch := w.changeOf(c, obj)
+		ch.RV, ch.Type = rv, ChangeDeleted
+		f.pending[obj].gone = ch
+	}
 	switch o := obj.(type) {
 	case *Deployment:
 		delete(f.deployments, o)
@@ -333,7 +364,11 @@ func (w *World) recordChange(c *Cluster, e *LogEntry) {
 		return
 	}
 	w.noteDirty(c, f)
-	f.pendingLog = append(f.pendingLog, &Change{RV: c.nextRV(), Type: ChangeAdded, Resource: ResourceEvents, Event: &api.Event{
+	rv := c.nextRV()
+	if !f.recording {
+		return
+	}
+	f.pendingLog = append(f.pendingLog, &Change{RV: rv, Type: ChangeAdded, Resource: ResourceEvents, Event: &api.Event{
 		Seq: e.Seq, Time: e.Time.Format(time.RFC3339), Type: e.Type, Cluster: e.Cluster,
 		NodePool: e.Pool, Node: e.Node, Operation: e.Op, Message: e.Message,
 	}})
@@ -412,7 +447,8 @@ func (w *World) publish() {
 func (w *World) publishCluster(c *Cluster, f *changeFeed) {
 	w.syncDerivedStatus(c, f)
 	changes := f.pendingLog
-	for obj, pc := range f.pending {
+	for _, pc := range f.pendingOrder {
+		obj := pc.obj
 		if n, ok := obj.(*Node); ok {
 			// Nodes come into view when they register and leave it when they go, or when
 			// they are recreated in place (booting again).
@@ -430,6 +466,9 @@ func (w *World) publishCluster(c *Cluster, f *changeFeed) {
 			}
 			continue
 		}
+		if !f.recording {
+			continue
+		}
 		switch {
 		case w.exists(c, obj):
 			ch := w.changeOf(c, obj)
@@ -442,9 +481,16 @@ func (w *World) publishCluster(c *Cluster, f *changeFeed) {
 			changes = append(changes, pc.gone)
 		}
 	}
-	sort.Slice(changes, func(i, j int) bool { return changes[i].RV < changes[j].RV })
-	f.append(changes)
-	clear(f.pending)
+	if f.recording {
+		sort.Slice(changes, func(i, j int) bool { return changes[i].RV < changes[j].RV })
+		f.append(changes)
+		if !w.followed(c) {
+			f.stopRecording(c)
+		}
+	} else {
+		f.start = c.RV
+	}
+	f.resetPending()
 	f.pendingLog = nil
 	f.queued = false
 	close(f.wake)
@@ -471,6 +517,55 @@ func (f *changeFeed) append(changes []*Change) {
 		f.ring[(f.head+f.size)%capacity] = ch
 		f.size++
 	}
+}
+
+// stopRecording empties the window: nothing is kept for watches until the feed is followed
+// again, and a watch must start from the cluster's version as it is now.
+func (f *changeFeed) stopRecording(c *Cluster) {
+	f.recording = false
+	clear(f.ring)
+	f.head, f.size, f.start = 0, 0, c.RV
+}
+
+// FollowFeed says a client reads c's Kubernetes API: its feed records from now on, until the
+// function given to SetFeedFollowed says nobody follows it. Called between instants (inside
+// the runner, as every request is), so nothing of the current batch is lost.
+func (w *World) FollowFeed(c *Cluster) {
+	if f := w.feed(c); f != nil && !f.recording {
+		f.recording = true
+		f.start = c.RV
+	}
+}
+
+// SetFeedFollowed sets the function a publish asks, for a recording feed, whether anyone still
+// follows the cluster (by its key); nil (the default) keeps every feed recording. It may be
+// called from any goroutine.
+func (w *World) SetFeedFollowed(followed func(cluster string) bool) {
+	if followed == nil {
+		w.feedFollowed.Store(nil)
+		return
+	}
+	w.feedFollowed.Store(&followed)
+}
+
+// followed says whether anyone follows c's feed (always, when nothing was set).
+func (w *World) followed(c *Cluster) bool {
+	fn := w.feedFollowed.Load()
+	return fn == nil || (*fn)(c.Key())
+}
+
+// resetPending empties the pending set for the next batch; one that held a large batch is
+// dropped rather than cleared, so that the next batches cost their own size.
+func (f *changeFeed) resetPending() {
+	const keep = 1024
+	if len(f.pendingOrder) > keep {
+		f.pending = map[any]*pendingChange{}
+		f.pendingOrder = nil
+		return
+	}
+	clear(f.pending)
+	clear(f.pendingOrder)
+	f.pendingOrder = f.pendingOrder[:0]
 }
 
 func (f *changeFeed) at(i int) *Change { return f.ring[(f.head+i)%len(f.ring)] }

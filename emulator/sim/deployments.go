@@ -119,11 +119,11 @@ func (w *World) syncDeployment(c *Cluster, d *Deployment) {
 	replicas := replicasOf(d)
 	// Most passes find nothing to do (a pod started): count before sorting anything.
 	nCur, nOld := 0, 0
-	for tmpl, n := range ix.liveOf[d.Key()] {
+	for tmpl, t := range ix.tmplCounts[d.Key()] {
 		if tmpl == d.Current {
-			nCur += n
+			nCur += int(t.live)
 		} else {
-			nOld += n
+			nOld += int(t.live)
 		}
 	}
 	if nOld == 0 && nCur <= replicas {

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -120,6 +121,44 @@ func TestGoldenTraces(t *testing.T) {
 			// The same seed and the same calls give the same log, twice in a row.
 			if again := renderTrace(scenario(t)); again != got {
 				t.Fatalf("the scenario is not deterministic:\n%s", firstLineDiff(got, again))
+			}
+		})
+	}
+}
+
+// A server's feed records only while someone follows the cluster; what the model does must not
+// depend on it: the same event log and the same saved state (statuses, resourceVersions,
+// everything) whether every change is recorded for watches or none is.
+func TestTheModelDoesNotDependOnWhoFollowsTheFeeds(t *testing.T) {
+	for name, scenario := range goldenScenarios {
+		t.Run(name, func(t *testing.T) {
+			followed := scenario(t)
+			unfollowedFeeds = true
+			defer func() { unfollowedFeeds = false }()
+			unfollowed := scenario(t)
+			if a, b := renderTrace(followed), renderTrace(unfollowed); a != b {
+				t.Fatalf("the event log differs when nobody follows the feeds:\n%s", firstLineDiff(a, b))
+			}
+			a, err := json.MarshalIndent(followed.State(), "", " ")
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := json.MarshalIndent(unfollowed.State(), "", " ")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(a) != string(b) {
+				t.Fatalf("the saved state differs when nobody follows the feeds:\n%s", firstLineDiff(string(a), string(b)))
+			}
+			recorded, none := 0, 0
+			for _, c := range followed.st.Clusters {
+				recorded += followed.feeds[c].size
+			}
+			for _, c := range unfollowed.st.Clusters {
+				none += unfollowed.feeds[c].size
+			}
+			if recorded == 0 || none != 0 {
+				t.Fatalf("feeds hold %d changes followed and %d unfollowed, want some and none: the comparison proves nothing", recorded, none)
 			}
 		})
 	}

@@ -204,9 +204,10 @@ type k8sIndex struct {
 	requested map[string]Resources
 	// podsOf: deployment key -> its pods.
 	podsOf map[string]map[*Pod]struct{}
-	// liveOf: deployment key -> template -> its pods not terminating, so that a controller
-	// pass counts without walking every pod.
-	liveOf map[string]map[string]int
+	// tmplCounts: deployment key -> template -> how many of its pods there are, live (not
+	// terminating) and ready, so that a controller pass and a status update count without
+	// walking every pod.
+	tmplCounts map[string]map[string]*templateCount
 	// pending: pods waiting for the scheduler.
 	pending podSet
 	// selectors: compiled label selectors of PDBs and deployments, by object.
@@ -229,7 +230,7 @@ func (w *World) podIndex(c *Cluster) *k8sIndex {
 	}
 	ix := &k8sIndex{
 		podsOnNode: map[string]podList{}, workload: map[string]nodeLoad{}, requested: map[string]Resources{},
-		podsOf: map[string]map[*Pod]struct{}{}, liveOf: map[string]map[string]int{}, pending: newPodSet(),
+		podsOf: map[string]map[*Pod]struct{}{}, tmplCounts: map[string]map[string]*templateCount{}, pending: newPodSet(),
 		selectors: map[any]labels.Selector{}, syncQueued: map[string]bool{},
 	}
 	w.k8s[c] = ix
@@ -263,20 +264,40 @@ func (ix *k8sIndex) track(p *Pod) {
 			ix.podsOf[key] = map[*Pod]struct{}{}
 		}
 		ix.podsOf[key][p] = struct{}{}
-		if !p.Terminating {
-			ix.countLive(p, 1)
-		}
+		ix.countTemplate(p, 1)
 	}
 }
 
-// countLive adds d to the live count of a deployment pod's template.
-func (ix *k8sIndex) countLive(p *Pod, d int) {
-	key := p.Namespace + "/" + p.Owner
-	if ix.liveOf[key] == nil {
-		ix.liveOf[key] = map[string]int{}
+// countTemplate adds (sign 1) or takes away (sign -1) what a deployment pod counts for in its
+// template's counts, as it is now. A change of the pod's state is counted by taking it away
+// before the change and adding it after.
+func (ix *k8sIndex) countTemplate(p *Pod, sign int32) {
+	if p.OwnerKind != OwnerDeployment {
+		return
 	}
-	if ix.liveOf[key][p.Template] += d; ix.liveOf[key][p.Template] == 0 {
-		delete(ix.liveOf[key], p.Template)
+	key := p.Namespace + "/" + p.Owner
+	byTmpl := ix.tmplCounts[key]
+	if byTmpl == nil {
+		byTmpl = map[string]*templateCount{}
+		ix.tmplCounts[key] = byTmpl
+	}
+	t := byTmpl[p.Template]
+	if t == nil {
+		t = &templateCount{}
+		byTmpl[p.Template] = t
+	}
+	t.all += sign
+	if !p.Terminating {
+		t.live += sign
+		if p.Ready {
+			t.ready += sign
+		}
+	}
+	if t.all == 0 {
+		delete(byTmpl, p.Template)
+		if len(byTmpl) == 0 {
+			delete(ix.tmplCounts, key)
+		}
 	}
 }
 
@@ -312,9 +333,7 @@ func (ix *k8sIndex) untrack(p *Pod) {
 	}
 	if p.OwnerKind == OwnerDeployment {
 		delete(ix.podsOf[p.Namespace+"/"+p.Owner], p)
-		if !p.Terminating {
-			ix.countLive(p, -1)
-		}
+		ix.countTemplate(p, -1)
 	}
 }
 

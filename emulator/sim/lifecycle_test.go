@@ -12,8 +12,17 @@ var testStart = time.Date(2026, 11, 2, 10, 0, 0, 0, time.UTC)
 
 func newTestWorld(t *testing.T) *World {
 	t.Helper()
-	return New(Options{Seed: 42, Start: testStart})
+	w := New(Options{Seed: 42, Start: testStart})
+	if unfollowedFeeds {
+		w.SetFeedFollowed(func(string) bool { return false })
+	}
+	return w
 }
+
+// unfollowedFeeds makes newTestWorld's worlds run as a server does when no client follows
+// their clusters: the change feeds record nothing (changefeed.go). Only non-parallel tests set
+// it, and put it back.
+var unfollowedFeeds bool
 
 // advance runs the world for d of emulated time.
 func advance(w *World, d time.Duration) { w.RunUntil(w.Now().Add(d)) }

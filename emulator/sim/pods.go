@@ -151,8 +151,11 @@ func (w *World) onPodStarted(ev Event) {
 		return
 	}
 	w.pdbTrack(c, p, false)
+	ix := w.podIndex(c)
+	ix.countTemplate(p, -1)
 	p.Phase = PodRunning
 	p.Ready = true
+	ix.countTemplate(p, 1)
 	p.StartTime = w.st.Now
 	p.ReadyTime = w.st.Now
 	w.touchPod(c, p)
@@ -172,11 +175,11 @@ func (w *World) terminatePod(c *Cluster, p *Pod, grace time.Duration) {
 		return
 	}
 	w.pdbTrack(c, p, false)
-	if p.OwnerKind == OwnerDeployment {
-		w.podIndex(c).countLive(p, -1)
-	}
+	ix := w.podIndex(c)
+	ix.countTemplate(p, -1)
 	p.Terminating = true
 	p.Ready = false
+	ix.countTemplate(p, 1)
 	p.DeletionTime = w.st.Now
 	w.touchPod(c, p)
 	if p.Node == "" {

@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"fmt"
 	"maps"
 	"reflect"
 	"sort"
@@ -93,6 +92,24 @@ func replicaSetAnnotations(d *Deployment, rs *ReplicaSet) map[string]string {
 	return out
 }
 
+// hasReplicaSetAnnotations says whether rs carries replicaSetAnnotations(d, rs) already,
+// without building them (a controller pass runs at every batch of pod changes).
+func hasReplicaSetAnnotations(d *Deployment, rs *ReplicaSet) bool {
+	n := 3
+	for k, v := range d.Annotations {
+		if k != corev1.LastAppliedConfigAnnotation && !strings.HasPrefix(k, "deployment.kubernetes.io/") {
+			if got, ok := rs.Annotations[k]; !ok || got != v {
+				return false
+			}
+			n++
+		}
+	}
+	surge, _ := rollingParams(d)
+	return len(rs.Annotations) == n && rs.Annotations[annotationRevision] == strconv.FormatInt(rs.Revision, 10) &&
+		rs.Annotations[annotationDesiredReplicas] == strconv.Itoa(replicasOf(d)) &&
+		rs.Annotations[annotationMaxReplicas] == strconv.Itoa(replicasOf(d)+surge)
+}
+
 // replicasChanged tells the budgets of a Deployment's namespace that the pods they expect may
 // have changed (a budget expects a Deployment's replicas, not its pods).
 func (w *World) replicasChanged(c *Cluster, d *Deployment) {
@@ -150,21 +167,7 @@ type templateCount struct{ all, live, ready int32 }
 
 // syncDeploymentStatus is the controller's status update of d and its ReplicaSets.
 func (w *World) syncDeploymentStatus(c *Cluster, d *Deployment) {
-	counts := map[string]*templateCount{}
-	for p := range w.podIndex(c).podsOf[d.Key()] {
-		t := counts[p.Template]
-		if t == nil {
-			t = &templateCount{}
-			counts[p.Template] = t
-		}
-		t.all++
-		if !p.Terminating {
-			t.live++
-			if p.Ready {
-				t.ready++
-			}
-		}
-	}
+	counts := w.podIndex(c).tmplCounts[d.Key()]
 	cur := counts[d.Current]
 	if cur == nil {
 		cur = &templateCount{}
@@ -217,7 +220,7 @@ func (w *World) deploymentConditions(d *Deployment, st appsv1.DeploymentStatus, 
 	} else {
 		avail = set(appsv1.DeploymentAvailable, corev1.ConditionFalse, "MinimumReplicasUnavailable", "Deployment does not have minimum availability.", false)
 	}
-	rs := fmt.Sprintf("%q", d.Name+"-"+d.Current)
+	rs := strconv.Quote(d.Name + "-" + d.Current)
 	old := condition(d.Status.Conditions, appsv1.DeploymentProgressing)
 	progressed := d.Status.UpdatedReplicas != st.UpdatedReplicas || d.Status.Replicas != st.Replicas ||
 		d.Status.AvailableReplicas != st.AvailableReplicas || d.Status.ObservedGeneration != st.ObservedGeneration
@@ -272,10 +275,8 @@ func (w *World) syncReplicaSets(c *Cluster, d *Deployment, counts map[string]*te
 		if !reflect.DeepEqual(st, rs.Status) {
 			rs.Status, changed = st, true
 		}
-		if h == d.Current {
-			if a := replicaSetAnnotations(d, rs); !maps.Equal(a, rs.Annotations) {
-				rs.Annotations, changed = a, true
-			}
+		if h == d.Current && !hasReplicaSetAnnotations(d, rs) {
+			rs.Annotations, changed = replicaSetAnnotations(d, rs), true
 		}
 		if changed {
 			w.touchObject(c, rs, false)

@@ -72,6 +72,15 @@ func nodeNames(ns []*Node) string {
 	return strings.Join(out, ",")
 }
 
+// templateCounts renders a deployment's template counts in template order.
+func templateCounts(m map[string]*templateCount) string {
+	var b strings.Builder
+	for _, tmpl := range sortedKeys(m) {
+		fmt.Fprintf(&b, "%s:%+v ", tmpl, *m[tmpl])
+	}
+	return b.String()
+}
+
 func sameCounts[K comparable](a, b map[K]int) bool {
 	for k, v := range a {
 		if v != 0 && b[k] != v {
@@ -124,9 +133,9 @@ func diffK8sIndex(a, b *k8sIndex) string {
 			return fmt.Sprintf("pods of %s: %s, rebuilt %s", k, x, y)
 		}
 	}
-	for k := range union(a.liveOf, b.liveOf) {
-		if !sameCounts(a.liveOf[k], b.liveOf[k]) {
-			return fmt.Sprintf("live pods of %s: %v, rebuilt %v", k, a.liveOf[k], b.liveOf[k])
+	for k := range union(a.tmplCounts, b.tmplCounts) {
+		if x, y := templateCounts(a.tmplCounts[k]), templateCounts(b.tmplCounts[k]); x != y {
+			return fmt.Sprintf("template counts of %s: %s, rebuilt %s", k, x, y)
 		}
 	}
 	if a.scheduleQueued != b.scheduleQueued || !sameBools(a.syncQueued, b.syncQueued) {

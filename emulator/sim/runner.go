@@ -278,6 +278,10 @@ func (r *Runner) Read(ctx context.Context, fn func(w *World) error) (uint64, err
 	return cmd.gen, err
 }
 
+// SetFeedFollowed tells the world who follows its clusters' change feeds (World.SetFeedFollowed);
+// safe before or after Run starts.
+func (r *Runner) SetFeedFollowed(followed func(cluster string) bool) { r.w.SetFeedFollowed(followed) }
+
 // Generation is the current generation (see Read). It is safe to call from any goroutine.
 func (r *Runner) Generation() uint64 { return r.gen.Load() }
 

@@ -444,26 +444,31 @@ func pdbMin(name, minAvailable string) *policyv1.PodDisruptionBudget {
 // over every pod.
 func checkLiveCounts(t *testing.T, w *World, c *Cluster) {
 	t.Helper()
-	want := map[string]map[string]int{}
+	want := map[string]map[string]*templateCount{}
 	for _, p := range c.Pods {
-		if p.OwnerKind != OwnerDeployment || p.Terminating {
+		if p.OwnerKind != OwnerDeployment {
 			continue
 		}
 		key := p.Namespace + "/" + p.Owner
 		if want[key] == nil {
-			want[key] = map[string]int{}
+			want[key] = map[string]*templateCount{}
 		}
-		want[key][p.Template]++
-	}
-	got := w.podIndex(c).liveOf
-	for key, m := range want {
-		for tmpl, n := range m {
-			if got[key][tmpl] != n {
-				t.Fatalf("live pods of %s template %s: index %d, pods %d", key, tmpl, got[key][tmpl], n)
+		if want[key][p.Template] == nil {
+			want[key][p.Template] = &templateCount{}
+		}
+		n := want[key][p.Template]
+		n.all++
+		if !p.Terminating {
+			n.live++
+			if p.Ready {
+				n.ready++
 			}
 		}
-		if len(got[key]) != len(m) {
-			t.Fatalf("live pods of %s: index %v, pods %v", key, got[key], m)
+	}
+	got := w.podIndex(c).tmplCounts
+	for key := range union(want, got) {
+		if x, y := templateCounts(got[key]), templateCounts(want[key]); x != y {
+			t.Fatalf("template counts of %s: index %s, pods %s", key, x, y)
 		}
 	}
 }

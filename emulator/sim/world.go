@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"sort"
+	"sync/atomic"
 	"time"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/eventq"
@@ -70,6 +71,9 @@ type World struct {
 	feeds      map[*Cluster]*changeFeed
 	dirtyFeeds []*Cluster
 	watchCap   int
+	// feedFollowed says whether anyone follows a cluster's feed (SetFeedFollowed; set from
+	// any goroutine, before or after the runner starts).
+	feedFollowed atomic.Pointer[func(cluster string) bool]
 }
 
 // Options configure a new World.
