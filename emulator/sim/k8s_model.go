@@ -76,6 +76,9 @@ type Deployment struct {
 	// Controller, when set, is the controller this workload stands in for in an imported
 	// cluster (a StatefulSet, a Job ...; workloads_other.go).
 	Controller *ControllerRef `json:"controller,omitempty"`
+	// synced is what the status was last computed from (not saved: a restored world computes
+	// it once again, to the same status).
+	synced statusInputs
 }
 
 // ReplicaSet is one of a Deployment's ReplicaSets: the pods of one pod template.

@@ -184,10 +184,16 @@ func (w *World) syncDeploymentStatus(c *Cluster, d *Deployment) {
 	st := appsv1.DeploymentStatus{ObservedGeneration: d.Generation, Replicas: total, UpdatedReplicas: cur.live,
 		ReadyReplicas: ready, AvailableReplicas: ready, UnavailableReplicas: max(replicas-ready, 0)}
 	complete := cur.live == replicas && total == replicas && ready == replicas && oldLive == 0
-	st.Conditions = w.deploymentConditions(d, st, complete)
-	if !reflect.DeepEqual(st, d.Status) {
-		d.Status = st
-		w.touchObject(c, d, false)
+	// The status is a function of these inputs and, for the progress deadline, of the time:
+	// most batches of pod changes leave a Deployment's counts as they were.
+	in := statusInputs{generation: d.Generation, current: d.Current, replicas: replicas, total: total, updated: cur.live, ready: ready, complete: complete}
+	if in != d.synced || (!complete && w.progressDeadlinePassed(d)) {
+		st.Conditions = w.deploymentConditions(d, st, complete)
+		if !reflect.DeepEqual(st, d.Status) {
+			d.Status = st
+			w.touchObject(c, d, false)
+		}
+		d.synced = in
 	}
 	if p := condition(d.Status.Conditions, appsv1.DeploymentProgressing); p != nil && p.Status == corev1.ConditionTrue && !complete &&
 		d.Spec.ProgressDeadlineSeconds != nil && d.ProgressCheck.IsZero() {
@@ -196,6 +202,23 @@ func (w *World) syncDeploymentStatus(c *Cluster, d *Deployment) {
 		w.schedule(max(due.Sub(w.st.Now), 0), Event{Kind: evDeploymentProgress, Cluster: c.Key(), Node: d.Key()})
 	}
 	w.syncReplicaSets(c, d, counts, oldLive)
+}
+
+// statusInputs are what a Deployment's status is computed from, but the time.
+type statusInputs struct {
+	generation                      int64
+	current                         string
+	replicas, total, updated, ready int32
+	complete                        bool
+}
+
+// progressDeadlinePassed says whether d's Progressing condition is due to turn
+// ProgressDeadlineExceeded (the one change of its status that time alone makes).
+func (w *World) progressDeadlinePassed(d *Deployment) bool {
+	old := condition(d.Status.Conditions, appsv1.DeploymentProgressing)
+	return old != nil && d.Spec.ProgressDeadlineSeconds != nil && old.Status == corev1.ConditionTrue &&
+		old.Reason != "ProgressDeadlineExceeded" &&
+		!w.st.Now.Before(old.LastUpdateTime.Add(time.Duration(*d.Spec.ProgressDeadlineSeconds)*time.Second))
 }
 
 // deploymentConditions are the Available and Progressing conditions for status st.
