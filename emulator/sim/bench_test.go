@@ -23,7 +23,7 @@ func runUntilDone(b testing.TB, w *World, op *Operation) {
 func BenchmarkCreatePool3000Nodes(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		w := New(Options{Seed: 1, Start: testStart})
+		w := benchWorld()
 		op, err := w.CreateCluster("p", "us-central1", &api.CreateClusterRequest{Cluster: &api.Cluster{
 			Name: "big", NodePools: []*api.NodePool{{Name: "pool", InitialNodeCount: 1000}}}})
 		if err != nil {
@@ -44,7 +44,7 @@ func BenchmarkSurgeUpgrade1000Nodes(b *testing.B) {
 	var emulated time.Duration
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
-		w := New(Options{Seed: 1, Start: testStart})
+		w := benchWorld()
 		reg := catalog.VersionsAt(w.Now()).Channels[api.ChannelRegular].Valid
 		from, to := reg[1], reg[0]
 		if from.Minor != to.Minor {

@@ -71,6 +71,9 @@ func benchUpgradeFeed(b *testing.B, nodes, pods int, followed bool, setup func()
 		base := heapNow()
 		w, c, to := setup()
 		w.SetFeedFollowed(func(string) bool { return followed })
+		if followed {
+			w.FollowFeed(c) // as a client's first request does
+		}
 		b.StartTimer()
 		emulated = upgradeEachPool(b, w, c, to.String())
 		b.StopTimer()
@@ -126,7 +129,7 @@ func BenchmarkBlueGreenUpgrade5000NodesFollowed(b *testing.B) {
 // blueGreenReadyCluster is five 1,000-node blue-green pools in one zone running 50,000 pods on
 // the older of two patches; it returns the newer patch.
 func blueGreenReadyCluster(b testing.TB) (*World, *Cluster, catalog.Version) {
-	w := New(Options{Seed: 1, Start: testStart})
+	w := benchWorld()
 	from, to := benchVersions(b, w)
 	pct := 0.2
 	var pools []*api.NodePool

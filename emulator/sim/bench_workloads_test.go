@@ -11,9 +11,18 @@ import (
 // bigCluster is a regional cluster at GKE's limit: 15,000 nodes (5 pools x 1,000 nodes per
 // zone x 3 zones), running, with GKE's DaemonSet pods (4 per node) and system Deployments.
 // Each mutate function may change the cluster before it is created.
+// benchWorld is a world as a server runs it while no client follows its clusters' Kubernetes
+// API (no watch, no request): their change feeds record nothing (changefeed.go). The
+// *Followed benchmarks measure the feeds' cost.
+func benchWorld() *World {
+	w := New(Options{Seed: 1, Start: testStart})
+	w.SetFeedFollowed(func(string) bool { return false })
+	return w
+}
+
 func bigCluster(b testing.TB, mutate ...func(*api.Cluster)) (*World, *Cluster) {
 	b.Helper()
-	w := New(Options{Seed: 1, Start: testStart})
+	w := benchWorld()
 	var pools []*api.NodePool
 	for i := 0; i < 5; i++ {
 		pools = append(pools, &api.NodePool{Name: fmt.Sprintf("pool-%d", i), InitialNodeCount: 1000, Config: &api.NodeConfig{MachineType: "e2-standard-8"}})
