@@ -81,7 +81,7 @@ func (w *World) rollOut(c *Cluster, d *Deployment, t corev1.PodTemplateSpec) {
 func replicaSetAnnotations(d *Deployment, rs *ReplicaSet) map[string]string {
 	out := map[string]string{}
 	for k, v := range d.Annotations {
-		if k != corev1.LastAppliedConfigAnnotation && !strings.HasPrefix(k, "deployment.kubernetes.io/") {
+		if copiedToReplicaSet(k) {
 			out[k] = v
 		}
 	}
@@ -92,12 +92,18 @@ func replicaSetAnnotations(d *Deployment, rs *ReplicaSet) map[string]string {
 	return out
 }
 
+// copiedToReplicaSet says whether a Deployment's annotation k is copied to its ReplicaSets
+// (all but kubectl's last-applied configuration and the controller's own).
+func copiedToReplicaSet(k string) bool {
+	return k != corev1.LastAppliedConfigAnnotation && !strings.HasPrefix(k, "deployment.kubernetes.io/")
+}
+
 // hasReplicaSetAnnotations says whether rs carries replicaSetAnnotations(d, rs) already,
 // without building them (a controller pass runs at every batch of pod changes).
 func hasReplicaSetAnnotations(d *Deployment, rs *ReplicaSet) bool {
 	n := 3
 	for k, v := range d.Annotations {
-		if k != corev1.LastAppliedConfigAnnotation && !strings.HasPrefix(k, "deployment.kubernetes.io/") {
+		if copiedToReplicaSet(k) {
 			if got, ok := rs.Annotations[k]; !ok || got != v {
 				return false
 			}

@@ -321,7 +321,7 @@ func TestBlueGreenPhasesBatchesAndSoaks(t *testing.T) {
 	if running, _ := podCounts(c, "web"); running != 10 {
 		t.Fatalf("web has %d running pods after the upgrade, want 10", running)
 	}
-	checkLiveCounts(t, w, c)
+	checkTemplateCounts(t, w, c)
 }
 
 // R-BG-4: the soaks are capped together at 7 days, counted as they elapse. Each case drains

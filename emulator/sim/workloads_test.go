@@ -262,7 +262,7 @@ func TestDeploymentRollingUpdate(t *testing.T) {
 	minReady := 8
 	for i := 0; i < 120; i++ {
 		advance(w, time.Second)
-		checkLiveCounts(t, w, c)
+		checkTemplateCounts(t, w, c)
 		st := dep.Status
 		minReady = min(minReady, int(st.ReadyReplicas))
 		if st.UpdatedReplicas == 8 && st.ReadyReplicas == 8 && st.Replicas == 8 {
@@ -440,9 +440,9 @@ func pdbMin(name, minAvailable string) *policyv1.PodDisruptionBudget {
 		Spec: policyv1.PodDisruptionBudgetSpec{MinAvailable: &v, Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": name}}}}
 }
 
-// checkLiveCounts compares the index's live pod counts per deployment template with a count
-// over every pod.
-func checkLiveCounts(t *testing.T, w *World, c *Cluster) {
+// checkTemplateCounts compares the index's pod counts per deployment template (all, live, ready)
+// with a count over every pod.
+func checkTemplateCounts(t *testing.T, w *World, c *Cluster) {
 	t.Helper()
 	want := map[string]map[string]*templateCount{}
 	for _, p := range c.Pods {
