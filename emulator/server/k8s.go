@@ -209,7 +209,6 @@ func (s *Server) k8sRoutes(g *echo.Group) {
 type k8sHandler func(w *sim.World, cl *sim.Cluster, c echo.Context) (any, error)
 type k8sBodyHandler func(w *sim.World, cl *sim.Cluster, c echo.Context, in any) (any, error)
 
-// k8sCluster resolves the cluster of a Kubernetes-shaped request.
 // followFeed notes each request to a cluster's Kubernetes API: its change feed records while
 // the cluster is followed (watchLimits.followed).
 func (s *Server) followFeed(next echo.HandlerFunc) echo.HandlerFunc {
@@ -221,6 +220,7 @@ func (s *Server) followFeed(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
+// k8sCluster resolves the cluster of a Kubernetes-shaped request.
 func k8sCluster(c echo.Context, w *sim.World) (*sim.Cluster, error) {
 	cl := w.Cluster(c.Param("project"), c.Param("location"), c.Param("cluster"))
 	if cl == nil {

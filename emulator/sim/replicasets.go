@@ -85,11 +85,15 @@ func replicaSetAnnotations(d *Deployment, rs *ReplicaSet) map[string]string {
 			out[k] = v
 		}
 	}
-	surge, _ := rollingParams(d)
-	out[annotationRevision] = strconv.FormatInt(rs.Revision, 10)
-	out[annotationDesiredReplicas] = strconv.Itoa(replicasOf(d))
-	out[annotationMaxReplicas] = strconv.Itoa(replicasOf(d) + surge)
+	out[annotationRevision], out[annotationDesiredReplicas], out[annotationMaxReplicas] = controllerAnnotations(d, rs)
 	return out
+}
+
+// controllerAnnotations are the values of the annotations the Deployment controller sets on
+// its current ReplicaSet: revision, desired replicas, max replicas (desired + surge).
+func controllerAnnotations(d *Deployment, rs *ReplicaSet) (revision, desired, maxReplicas string) {
+	surge, _ := rollingParams(d)
+	return strconv.FormatInt(rs.Revision, 10), strconv.Itoa(replicasOf(d)), strconv.Itoa(replicasOf(d) + surge)
 }
 
 // copiedToReplicaSet says whether a Deployment's annotation k is copied to its ReplicaSets
@@ -110,10 +114,9 @@ func hasReplicaSetAnnotations(d *Deployment, rs *ReplicaSet) bool {
 			n++
 		}
 	}
-	surge, _ := rollingParams(d)
-	return len(rs.Annotations) == n && rs.Annotations[annotationRevision] == strconv.FormatInt(rs.Revision, 10) &&
-		rs.Annotations[annotationDesiredReplicas] == strconv.Itoa(replicasOf(d)) &&
-		rs.Annotations[annotationMaxReplicas] == strconv.Itoa(replicasOf(d)+surge)
+	revision, desired, maxReplicas := controllerAnnotations(d, rs)
+	return len(rs.Annotations) == n && rs.Annotations[annotationRevision] == revision &&
+		rs.Annotations[annotationDesiredReplicas] == desired && rs.Annotations[annotationMaxReplicas] == maxReplicas
 }
 
 // replicasChanged tells the budgets of a Deployment's namespace that the pods they expect may
