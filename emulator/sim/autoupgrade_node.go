@@ -36,7 +36,7 @@ func (w *World) StartNodeAutoUpgrade(project, location, cluster, pool, version s
 		p.UpgradeSettings = us
 	}
 	p.Etag = w.randHex(16)
-	c.touch(w)
+	w.touchCluster(c)
 	from := p.Spec.Version
 	op := w.planAutoUpgrade(c, p, target)
 	kind := p.Upgrade.Policy

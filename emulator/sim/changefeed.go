@@ -395,7 +395,7 @@ func (w *World) changeOf(c *Cluster, obj any) *Change {
 	case *Service:
 		return &Change{RV: o.RV, Resource: ResourceServices, Namespace: o.Namespace, Name: o.Name, snap: renderedSnap{w.renderService(c, o)}}
 	case *StoredObject:
-		return &Change{RV: o.RV, Resource: o.Resource, Namespace: o.Namespace, Name: o.Name, snap: renderedSnap{o.render()}}
+		return &Change{RV: o.RV, Resource: o.Resource, Namespace: o.Namespace, Name: o.Name, snap: renderedSnap{renderStored(o)}}
 	}
 	panic(fmt.Sprintf("sim: changeOf %T", obj))
 }

@@ -193,7 +193,7 @@ func (w *World) CreateCluster(project, location string, req *api.CreateClusterRe
 	if err := w.initMaintenancePolicy(c, in.MaintenancePolicy); err != nil {
 		return nil, err
 	}
-	c.touch(w)
+	w.touchCluster(c)
 	w.st.Clusters[c.Key()] = c
 	w.emitClusterCreated(c)
 	op := w.startOperation(api.OpCreateCluster, c, "", true)
@@ -216,8 +216,8 @@ func poolNames(pools []*api.NodePool) []string {
 	return names
 }
 
-// touch gives the cluster a new etag after a change.
-func (c *Cluster) touch(w *World) { c.Etag = w.randHex(16) }
+// touchCluster gives cluster c a new etag after a change.
+func (w *World) touchCluster(c *Cluster) { c.Etag = w.randHex(16) }
 
 // clusterZones validates the node zones of a cluster: each a zone of the cluster's region; a
 // zonal cluster's own zone is always among them.
@@ -428,7 +428,7 @@ func (c *Cluster) targetPool(id string) (*NodePool, error) {
 
 // metadataUpdate starts an UPDATE_CLUSTER operation for a change that is already applied.
 func (w *World) metadataUpdate(c *Cluster, pool, format string, args ...any) *Operation {
-	c.touch(w)
+	w.touchCluster(c)
 	op := w.startOperation(api.OpUpdateCluster, c, pool, true)
 	w.record("ClusterUpdated", c, pool, "", op.ID, format, args...)
 	return op
@@ -476,7 +476,7 @@ func (w *World) upgradeMaster(c *Cluster, requested string) (*Operation, error) 
 		}
 	}
 	c.MasterTarget = target.String()
-	c.touch(w)
+	w.touchCluster(c)
 	op := w.startOperation(api.OpUpgradeMaster, c, "", true)
 	w.record("ControlPlaneUpgrading", c, "", "", op.ID, "upgrading control plane of %s from %s to %s", c.Name, c.MasterVersion, target)
 	return op, nil

@@ -98,8 +98,8 @@ func (w *World) record(typ string, c *Cluster, pool, node, op, format string, ar
 		e.Cluster = c.Key()
 	}
 	w.st.Log.append(e)
-	if c != nil {
-		w.recordChange(c, w.st.Log.At(w.st.Log.Len()-1))
+	if c != nil && w.hooks.entryLogged != nil {
+		w.hooks.entryLogged(c, w.st.Log.At(w.st.Log.Len()-1))
 	}
 	if w.logWaiters != nil {
 		close(w.logWaiters)

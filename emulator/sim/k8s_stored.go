@@ -165,8 +165,8 @@ func storedKey(ns, name string) string {
 	return ns + "/" + name
 }
 
-// render decodes the object.
-func (o *StoredObject) render() runtime.Object {
+// renderStored decodes a stored object.
+func renderStored(o *StoredObject) runtime.Object {
 	k := StoredKindOf(o.Resource)
 	obj := k.New()
 	if err := json.Unmarshal(o.Object, obj); err != nil {
@@ -199,7 +199,7 @@ func (w *World) ListStored(c *Cluster, k *StoredKind, ns string) runtime.Object 
 	items := make([]runtime.Object, 0, len(objs))
 	for _, key := range sortedKeys(objs) {
 		if o := objs[key]; ns == "" || !k.Namespaced || o.Namespace == ns {
-			items = append(items, o.render())
+			items = append(items, renderStored(o))
 		}
 	}
 	list := k.newList()
@@ -227,7 +227,7 @@ func (w *World) GetStored(c *Cluster, k *StoredKind, ns, name string) (runtime.O
 	if o == nil {
 		return nil, kubeNotFound(k.qualified(), name)
 	}
-	return o.render(), nil
+	return renderStored(o), nil
 }
 
 func (k *StoredKind) scope(ns string) string {
@@ -285,7 +285,7 @@ func (w *World) CreateStored(c *Cluster, k *StoredKind, ns string, in runtime.Ob
 	w.touchObject(c, o, true)
 	w.record(k.Kind+"Created", c, "", "", "", "%s %s created", strings.ToLower(k.Kind), o.Key())
 	w.mountSourceAppeared(c, k, ns, m.GetName())
-	return o.render(), nil
+	return renderStored(o), nil
 }
 
 // set stores obj's JSON.
@@ -316,7 +316,7 @@ func (w *World) UpdateStored(c *Cluster, k *StoredKind, ns, name string, in runt
 	if err := checkRV(m.GetResourceVersion(), o.RV, k.qualified(), name); err != nil {
 		return nil, err
 	}
-	old := o.render()
+	old := renderStored(o)
 	om, _ := meta.Accessor(old)
 	m.SetName(name)
 	m.SetNamespace(ns)
@@ -335,13 +335,13 @@ func (w *World) UpdateStored(c *Cluster, k *StoredKind, ns, name string, in runt
 	}
 	om.SetResourceVersion("")
 	if equalJSON(in, old) {
-		return o.render(), nil // nothing changed: no new resourceVersion, as on the API server
+		return renderStored(o), nil // nothing changed: no new resourceVersion, as on the API server
 	}
 	if err := o.set(in); err != nil {
 		return nil, err
 	}
 	w.touchObject(c, o, false)
-	return o.render(), nil
+	return renderStored(o), nil
 }
 
 // specOf is what counts as an object's spec for its generation.
@@ -363,7 +363,7 @@ func (w *World) DeleteStored(c *Cluster, k *StoredKind, ns, name string) (runtim
 	if o == nil {
 		return nil, kubeNotFound(k.qualified(), name)
 	}
-	out := o.render()
+	out := renderStored(o)
 	w.removeStored(c, o)
 	w.record(k.Kind+"Deleted", c, "", "", "", "%s %s deleted", strings.ToLower(k.Kind), o.Key())
 	return out, nil

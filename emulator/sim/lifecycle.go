@@ -53,11 +53,16 @@ type hooks struct {
 	poolNodesChanged []func(c *Cluster, p *NodePool)
 	// podChanged: a pod started, began terminating, or was removed.
 	podChanged []func(c *Cluster, p *Pod, what podChange)
+	// entryLogged: an entry about cluster c joined the event log (its change feed shows it as
+	// a Kubernetes Event); one listener.
+	entryLogged func(c *Cluster, e *LogEntry)
 }
 
 // wireControllers registers every controller's hooks, in the order they run.
 func (w *World) wireControllers() {
 	h := &w.hooks
+	// The event log's entries reach the cluster's change feed (Kubernetes Events).
+	h.entryLogged = w.recordChange
 	// Automatic maintenance follows the cluster's release channel from its creation; the
 	// autoscaler runs its passes while any pool is autoscaled.
 	h.clusterCreated = append(h.clusterCreated, w.startAutoMaintenance)

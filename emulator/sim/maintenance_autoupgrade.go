@@ -303,7 +303,7 @@ func (w *World) startAutoUpgrade(c *Cluster, cand autoUpgradeCandidate) bool {
 		target := p.Spec
 		target.Version = cand.to.String()
 		p.Etag = w.randHex(16)
-		c.touch(w)
+		w.touchCluster(c)
 		op = w.planAutoUpgrade(c, p, target)
 		if cand.mandatory {
 			p.Upgrade.Policy = "" // R-MW-4: not governed by the policy

@@ -55,7 +55,7 @@ func (w *World) CreateNodePool(project, location, cluster string, req *api.Creat
 	}
 	p.Status = PoolProvisioning
 	c.Pools = append(c.Pools, p)
-	c.touch(w)
+	w.touchCluster(c)
 	op := w.startOperation(api.OpCreateNodePool, c, p.Name, true)
 	w.emitPoolsChanged(c)
 	w.record("NodePoolCreating", c, p.Name, "", op.ID, "creating node pool %s: %d nodes per zone in %v, %s, %s",
@@ -495,7 +495,7 @@ func (w *World) updateNodePool(c *Cluster, p *NodePool, req *api.UpdateNodePoolR
 		changes = append(changes, fmt.Sprintf("locations %v", zones))
 	}
 	p.Etag = w.randHex(16)
-	c.touch(w)
+	w.touchCluster(c)
 	switch {
 	case paused:
 		return w.resumeUpgrade(c, p), nil
@@ -570,7 +570,7 @@ func (w *World) DeleteNodePool(project, location, cluster, name string) (*Operat
 	if err := w.checkClusterFree(c); err != nil {
 		return nil, err
 	}
-	c.touch(w)
+	w.touchCluster(c)
 	op := w.startOperation(api.OpDeleteNodePool, c, p.Name, true)
 	w.record("NodePoolDeleting", c, p.Name, "", op.ID, "deleting node pool %s (%d nodes)", p.Name, poolSize(p))
 	return op, nil
@@ -602,7 +602,7 @@ func (w *World) SetNodePoolSize(project, location, cluster, name string, req *ap
 	}
 	p.Status = PoolReconciling
 	p.Etag = w.randHex(16)
-	c.touch(w)
+	w.touchCluster(c)
 	op := w.startOperation(api.OpSetNodePoolSize, c, p.Name, true)
 	w.record("NodePoolResizing", c, p.Name, "", op.ID, "resizing node pool %s to %d nodes per zone (%d zones)", p.Name, req.NodeCount, len(p.Locations))
 	return op, nil
