@@ -18,7 +18,9 @@ var allowedImports = map[string][]string{
 	"emulator/sim/eventq":      {},
 	"emulator/sim/window":      {},
 	"emulator/sim/catalog":     {"emulator/api"},
-	"emulator/sim":             {"emulator/api", "emulator/sim/catalog", "emulator/sim/eventq", "emulator/sim/window"},
+	"emulator/sim/model":       {"emulator/api", "emulator/sim/catalog", "emulator/sim/eventq"},
+	"emulator/sim/engine":      {"emulator/api", "emulator/sim/model"},
+	"emulator/sim":             {"emulator/api", "emulator/sim/catalog", "emulator/sim/eventq", "emulator/sim/window", "emulator/sim/model", "emulator/sim/engine"},
 	"emulator/store":           {"emulator/sim"},
 	"emulator/server":          {"emulator/api", "emulator/console", "emulator/googlejson", "emulator/sim"},
 	"emulator/console":         {},
@@ -77,7 +79,7 @@ func TestSimulationReadsNoWallClock(t *testing.T) {
 	root := filepath.Dir(filepath.Dir(file))
 	wallClock := map[string]bool{"Now": true, "Since": true, "Until": true, "After": true, "AfterFunc": true, "Sleep": true,
 		"NewTimer": true, "NewTicker": true, "Tick": true}
-	for _, pkg := range []string{"emulator/sim", "emulator/sim/catalog", "emulator/sim/window", "emulator/sim/eventq"} {
+	for _, pkg := range []string{"emulator/sim", "emulator/sim/catalog", "emulator/sim/window", "emulator/sim/eventq", "emulator/sim/model", "emulator/sim/engine"} {
 		dir := filepath.Join(root, pkg)
 		bp, err := build.Default.ImportDir(dir, 0)
 		if err != nil {

@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
 // The cluster autoscaler (R-CA-1..9), one pass per cluster every scan interval (a few seconds
@@ -50,16 +51,16 @@ const (
 )
 
 // R-CA-2: the scale-down drain gets 10 minutes, then the node is terminated.
-var scaleDownDrain = DrainPolicy{RespectPDB: true, PDBTimeout: 10 * time.Minute, GraceCap: 10 * time.Minute}
+var scaleDownDrain = model.DrainPolicy{RespectPDB: true, PDBTimeout: 10 * time.Minute, GraceCap: 10 * time.Minute}
 
 func (w *World) registerAutoscalerHandlers() {
-	w.on(evAutoscalerPass, func(ev Event) {
+	w.engine.On(evAutoscalerPass, func(ev model.Event) {
 		c := w.st.Clusters[ev.Cluster]
 		if c == nil || c.AutoscalerNext.After(w.st.Now) {
 			return
 		}
 		c.AutoscalerNext = time.Time{}
-		if !w.autoscaled(c) || c.Status == ClusterStopping {
+		if !w.autoscaled(c) || c.Status == model.ClusterStopping {
 			return
 		}
 		w.autoscalerPass(c)
@@ -68,7 +69,7 @@ func (w *World) registerAutoscalerHandlers() {
 }
 
 // autoscaled says whether any pool of c is under the autoscaler.
-func (w *World) autoscaled(c *Cluster) bool {
+func (w *World) autoscaled(c *model.Cluster) bool {
 	for _, p := range c.Pools {
 		if p.Autoscaling.Enabled {
 			return true
@@ -79,18 +80,18 @@ func (w *World) autoscaled(c *Cluster) bool {
 
 // scanInterval grows with the cluster: 10 s up to 100 nodes, one more second per 100 nodes,
 // at most a minute.
-func scanInterval(c *Cluster) time.Duration {
+func scanInterval(c *model.Cluster) time.Duration {
 	return min(10*time.Second+time.Duration(len(c.Nodes)/100)*time.Second, time.Minute)
 }
 
 // ensureAutoscaler schedules the next pass if the cluster has autoscaled pools.
-func (w *World) ensureAutoscaler(c *Cluster) {
+func (w *World) ensureAutoscaler(c *model.Cluster) {
 	if !c.ControlPlaneReady || !w.autoscaled(c) || c.AutoscalerNext.After(w.st.Now) {
 		return
 	}
 	d := scanInterval(c)
 	c.AutoscalerNext = w.st.Now.Add(d)
-	w.schedule(d, Event{Kind: evAutoscalerPass, Cluster: c.Key()})
+	w.engine.Schedule(d, model.Event{Kind: evAutoscalerPass, Cluster: c.Key()})
 }
 
 // poolRole is what the autoscaler may do with a pool's groups right now.
@@ -102,9 +103,9 @@ type poolRole struct {
 }
 
 // roleOf applies R-SURGE-10, R-BG-6 and R-ABG-2/4 to a pool.
-func (w *World) roleOf(p *NodePool) poolRole {
+func (w *World) roleOf(p *model.NodePool) poolRole {
 	r := poolRole{up: map[string]bool{}, down: map[string]bool{}, ignoreMin: map[string]bool{}, limitScope: map[string]bool{}}
-	if !p.Autoscaling.Enabled || p.Status == PoolStopping {
+	if !p.Autoscaling.Enabled || p.Status == model.PoolStopping {
 		return r
 	}
 	all := func(m map[string]bool) {
@@ -122,10 +123,10 @@ func (w *World) roleOf(p *NodePool) poolRole {
 		// R-SURGE-10: no changes while a surge upgrade replaces the pool's nodes.
 	case u.BG.Autoscaled:
 		for _, g := range p.Groups {
-			if u.BG.isGreen(g.Name) {
+			if u.BG.IsGreen(g.Name) {
 				r.up[g.Name], r.down[g.Name], r.limitScope[g.Name] = true, true, true
 			}
-			if u.BG.isBlue(g.Name) && u.BG.Phase == phaseWaitingToDrain {
+			if u.BG.IsBlue(g.Name) && u.BG.Phase == phaseWaitingToDrain {
 				r.down[g.Name], r.ignoreMin[g.Name] = true, true
 			}
 		}
@@ -135,10 +136,10 @@ func (w *World) roleOf(p *NodePool) poolRole {
 			switch {
 			case u.Rollback:
 				// R-BG-6: on rollback blue may grow; green, being deleted, may not.
-				if u.BG.isBlue(g.Name) {
+				if u.BG.IsBlue(g.Name) {
 					r.up[g.Name], r.limitScope[g.Name] = true, true
 				}
-			case u.BG.isGreen(g.Name):
+			case u.BG.IsGreen(g.Name):
 				r.up[g.Name], r.limitScope[g.Name] = true, true
 				if u.BG.Phase == phaseSoaking || u.BG.Phase == phaseDeletingBlue {
 					r.down[g.Name] = true
@@ -150,7 +151,7 @@ func (w *World) roleOf(p *NodePool) poolRole {
 }
 
 // limits returns the min and max of a group and of the pool in scope (per zone or total).
-func limitsOf(p *NodePool) (perZone bool, min, max int) {
+func limitsOf(p *model.NodePool) (perZone bool, min, max int) {
 	as := p.Autoscaling
 	if as.TotalMaxNodeCount > 0 || as.TotalMinNodeCount > 0 {
 		return false, int(as.TotalMinNodeCount), int(as.TotalMaxNodeCount)
@@ -159,14 +160,14 @@ func limitsOf(p *NodePool) (perZone bool, min, max int) {
 }
 
 // liveCount is the group's nodes that are not on their way out.
-func (w *World) liveCount(c *Cluster, g *InstanceGroup) int {
+func (w *World) liveCount(c *model.Cluster, g *model.InstanceGroup) int {
 	ix := w.index(c, g)
-	return len(g.Nodes) - ix.byState[NodeDraining] - ix.byState[NodeDeleting]
+	return len(g.Nodes) - ix.byState[model.NodeDraining] - ix.byState[model.NodeDeleting]
 }
 
-func (w *World) autoscalerPass(c *Cluster) {
+func (w *World) autoscalerPass(c *model.Cluster) {
 	ix := w.podIndex(c)
-	var pending []*Pod
+	var pending []*model.Pod
 	for p := range ix.pending.m {
 		if p.Unschedulable != "" && !p.Terminating {
 			pending = append(pending, p)
@@ -195,22 +196,22 @@ func (w *World) autoscalerPass(c *Cluster) {
 
 // nodeTemplate is what a new node of a pool group offers to pods.
 type nodeTemplate struct {
-	pool   *NodePool
-	group  *InstanceGroup
+	pool   *model.NodePool
+	group  *model.InstanceGroup
 	labels map[string]string
 	taints []corev1.Taint
-	free   Resources // allocatable minus GKE's DaemonSet pods
+	free   model.Resources // allocatable minus GKE's DaemonSet pods
 	pods   int
 	price  float64
 }
 
 // templateOf builds the template of a new node of group g (pool p).
-func (w *World) templateOf(c *Cluster, p *NodePool, g *InstanceGroup) nodeTemplate {
+func (w *World) templateOf(c *model.Cluster, p *model.NodePool, g *model.InstanceGroup) nodeTemplate {
 	spec := p.Spec
-	if u := p.Upgrade; u != nil && u.BG != nil && u.BG.isGreen(g.Name) {
+	if u := p.Upgrade; u != nil && u.BG != nil && u.BG.IsGreen(g.Name) {
 		spec = u.Target
 	}
-	n := &Node{Name: "template", Pool: p.Name, Zone: g.Zone, Spec: spec, State: NodeReady}
+	n := &model.Node{Name: "template", Pool: p.Name, Zone: g.Zone, Spec: spec, State: model.NodeReady}
 	k := w.RenderK8sNode(c, n)
 	var taints []corev1.Taint
 	for _, t := range k.Spec.Taints {
@@ -218,9 +219,9 @@ func (w *World) templateOf(c *Cluster, p *NodePool, g *InstanceGroup) nodeTempla
 			taints = append(taints, t)
 		}
 	}
-	mt, _ := c.machineType(spec.MachineType)
+	mt, _ := c.MachineType(spec.MachineType)
 	dsReq, dsPods := w.daemonPodsFor(c, n)
-	free := c.typeAllocatable(spec.MachineType).sub(dsReq)
+	free := c.TypeAllocatable(spec.MachineType).Sub(dsReq)
 	price := mt.PricePerHour
 	if spec.Spot || spec.Preemptible {
 		price *= spotPriceFactor
@@ -234,16 +235,16 @@ func (t nodeTemplate) accepts(spec *corev1.PodSpec) bool {
 }
 
 // scaleUp adds nodes for the pending pods.
-func (w *World) scaleUp(c *Cluster, pending []*Pod, roles map[string]poolRole) {
+func (w *World) scaleUp(c *model.Cluster, pending []*model.Pod, roles map[string]poolRole) {
 	type option struct {
-		pool  *NodePool
-		add   map[*InstanceGroup]int
-		pods  []*Pod
+		pool  *model.NodePool
+		add   map[*model.InstanceGroup]int
+		pods  []*model.Pod
 		cost  float64
 		nodes int
 		rank  int // the pool's place in its compute class's priorities (R-CA-11)
 	}
-	placed := map[*Pod]bool{}
+	placed := map[*model.Pod]bool{}
 	// Pods that fit on a node already there (the scheduler has not got to them yet) or on a
 	// node still booting need no new node.
 	shadow := w.newShadow(c)
@@ -292,7 +293,7 @@ func (w *World) scaleUp(c *Cluster, pending []*Pod, roles map[string]poolRole) {
 		}
 		return options[i].pool.Name < options[j].pool.Name
 	})
-	helped := map[*Pod]bool{}
+	helped := map[*model.Pod]bool{}
 	for _, o := range options {
 		fresh := 0
 		for _, p := range o.pods {
@@ -305,7 +306,7 @@ func (w *World) scaleUp(c *Cluster, pending []*Pod, roles map[string]poolRole) {
 		}
 		if fresh < len(o.pods) {
 			// Some pods were helped by a cheaper pool: plan again for the rest.
-			var rest []*Pod
+			var rest []*model.Pod
 			for _, p := range o.pods {
 				if !helped[p] {
 					rest = append(rest, p)
@@ -329,18 +330,18 @@ func (w *World) scaleUp(c *Cluster, pending []*Pod, roles map[string]poolRole) {
 		why := w.noScaleUpReason(c, p, roles)
 		if p.ScaleUpNote != why {
 			p.ScaleUpNote = why
-			w.record("NotTriggerScaleUp", c, "", "", "", "pod %s did not trigger scale-up: %s", p.Key(), why)
+			w.engine.Record("NotTriggerScaleUp", c, "", "", "", "pod %s did not trigger scale-up: %s", p.Key(), why)
 		}
 	}
 }
 
 // placeOnUpcoming marks the pending pods that the pool's upcoming nodes will take: those
 // booting, and those a group was asked for but could not create yet (a stockout or quota wait).
-func (w *World) placeOnUpcoming(c *Cluster, p *NodePool, pending []*Pod, placed map[*Pod]bool) {
-	var free []Resources
+func (w *World) placeOnUpcoming(c *model.Cluster, p *model.NodePool, pending []*model.Pod, placed map[*model.Pod]bool) {
+	var free []model.Resources
 	var tmpls []nodeTemplate
 	for _, g := range p.Groups {
-		booting := w.index(c, g).byState[NodeProvisioning]
+		booting := w.index(c, g).byState[model.NodeProvisioning]
 		waiting := 0
 		if p.Upgrade == nil {
 			waiting = max(g.TargetSize-w.liveCount(c, g), 0)
@@ -360,8 +361,8 @@ func (w *World) placeOnUpcoming(c *Cluster, p *NodePool, pending []*Pod, placed 
 		}
 		spec := w.podSpec(c, pod)
 		for i := range free {
-			if tmpls[i].accepts(spec) && pod.Req.fits(free[i]) {
-				free[i] = free[i].sub(pod.Req)
+			if tmpls[i].accepts(spec) && pod.Req.Fits(free[i]) {
+				free[i] = free[i].Sub(pod.Req)
 				placed[pod] = true
 				break
 			}
@@ -372,8 +373,8 @@ func (w *World) placeOnUpcoming(c *Cluster, p *NodePool, pending []*Pod, placed 
 // planScaleUp packs the pending pods that fit a pool onto new nodes (first fit), group by group
 // as the location policy orders them, within the pool's max. It returns the nodes to add per
 // group, the pods they take, and the total.
-func (w *World) planScaleUp(c *Cluster, p *NodePool, r poolRole, pending []*Pod, placed map[*Pod]bool) (map[*InstanceGroup]int, []*Pod, int) {
-	var groups []*InstanceGroup
+func (w *World) planScaleUp(c *model.Cluster, p *model.NodePool, r poolRole, pending []*model.Pod, placed map[*model.Pod]bool) (map[*model.InstanceGroup]int, []*model.Pod, int) {
+	var groups []*model.InstanceGroup
 	for _, g := range p.Groups {
 		if r.up[g.Name] {
 			groups = append(groups, g)
@@ -383,7 +384,7 @@ func (w *World) planScaleUp(c *Cluster, p *NodePool, r poolRole, pending []*Pod,
 		return nil, nil, 0
 	}
 	perZone, _, maxN := limitsOf(p)
-	size := map[*InstanceGroup]int{}
+	size := map[*model.InstanceGroup]int{}
 	total := 0
 	for _, g := range p.Groups {
 		if r.limitScope[g.Name] {
@@ -391,30 +392,30 @@ func (w *World) planScaleUp(c *Cluster, p *NodePool, r poolRole, pending []*Pod,
 			total += size[g]
 		}
 	}
-	headroom := func(g *InstanceGroup) bool {
+	headroom := func(g *model.InstanceGroup) bool {
 		if perZone {
 			return size[g] < maxN
 		}
 		return total < maxN
 	}
 	type newNode struct {
-		g    *InstanceGroup
-		free Resources
+		g    *model.InstanceGroup
+		free model.Resources
 		pods int
 	}
 	var nodes []*newNode
-	tmpl := map[*InstanceGroup]nodeTemplate{}
+	tmpl := map[*model.InstanceGroup]nodeTemplate{}
 	for _, g := range groups {
 		tmpl[g] = w.templateOf(c, p, g)
 	}
-	add := map[*InstanceGroup]int{}
-	var took []*Pod
+	add := map[*model.InstanceGroup]int{}
+	var took []*model.Pod
 	// Pods of one template are alike (equivalence classes): they may go to the same groups,
 	// and a planned node that cannot take one of them (it only fills up) cannot take the next,
 	// so each class looks for room from where its last pod found it.
 	type classPlan struct {
-		eligible []*InstanceGroup
-		in       map[*InstanceGroup]bool
+		eligible []*model.InstanceGroup
+		in       map[*model.InstanceGroup]bool
 		from     int
 	}
 	plans := map[string]*classPlan{}
@@ -425,9 +426,9 @@ func (w *World) planScaleUp(c *Cluster, p *NodePool, r poolRole, pending []*Pod,
 		cp := plans[podClass(pod)]
 		if cp == nil {
 			spec := w.podSpec(c, pod)
-			cp = &classPlan{in: map[*InstanceGroup]bool{}}
+			cp = &classPlan{in: map[*model.InstanceGroup]bool{}}
 			for _, g := range groups {
-				if tmpl[g].accepts(spec) && pod.Req.fits(tmpl[g].free) {
+				if tmpl[g].accepts(spec) && pod.Req.Fits(tmpl[g].free) {
 					cp.eligible = append(cp.eligible, g)
 					cp.in[g] = true
 				}
@@ -440,8 +441,8 @@ func (w *World) planScaleUp(c *Cluster, p *NodePool, r poolRole, pending []*Pod,
 		fit := false
 		for i := cp.from; i < len(nodes); i++ {
 			n := nodes[i]
-			if cp.in[n.g] && pod.Req.fits(n.free) && n.pods > 0 {
-				n.free, n.pods = n.free.sub(pod.Req), n.pods-1
+			if cp.in[n.g] && pod.Req.Fits(n.free) && n.pods > 0 {
+				n.free, n.pods = n.free.Sub(pod.Req), n.pods-1
 				fit = true
 				break
 			}
@@ -455,7 +456,7 @@ func (w *World) planScaleUp(c *Cluster, p *NodePool, r poolRole, pending []*Pod,
 			if g == nil {
 				continue // max reached
 			}
-			nodes = append(nodes, &newNode{g: g, free: tmpl[g].free.sub(pod.Req), pods: tmpl[g].pods - 1})
+			nodes = append(nodes, &newNode{g: g, free: tmpl[g].free.Sub(pod.Req), pods: tmpl[g].pods - 1})
 			add[g]++
 			size[g]++
 			total++
@@ -466,8 +467,8 @@ func (w *World) planScaleUp(c *Cluster, p *NodePool, r poolRole, pending []*Pod,
 }
 
 // zoneForNewNode picks the group of the next new node by the location policy (R-CA-6).
-func (w *World) zoneForNewNode(c *Cluster, p *NodePool, eligible []*InstanceGroup, size map[*InstanceGroup]int, headroom func(*InstanceGroup) bool) *InstanceGroup {
-	var best *InstanceGroup
+func (w *World) zoneForNewNode(c *model.Cluster, p *model.NodePool, eligible []*model.InstanceGroup, size map[*model.InstanceGroup]int, headroom func(*model.InstanceGroup) bool) *model.InstanceGroup {
+	var best *model.InstanceGroup
 	for _, g := range eligible {
 		if !headroom(g) || w.capacityShortage(c, g.Zone, p.Spec, 1) != "" {
 			continue
@@ -495,7 +496,7 @@ func (w *World) zoneForNewNode(c *Cluster, p *NodePool, eligible []*InstanceGrou
 
 // applyScaleUp grows the pool's groups; their nodes are created in parallel. It logs only the
 // nodes it could start: an upgrading pool waiting for capacity logs that wait instead.
-func (w *World) applyScaleUp(c *Cluster, p *NodePool, add map[*InstanceGroup]int, pods int) {
+func (w *World) applyScaleUp(c *model.Cluster, p *model.NodePool, add map[*model.InstanceGroup]int, pods int) {
 	var zones []string
 	for _, g := range p.Groups {
 		n := add[g]
@@ -514,7 +515,7 @@ func (w *World) applyScaleUp(c *Cluster, p *NodePool, add map[*InstanceGroup]int
 	if len(zones) == 0 {
 		return
 	}
-	w.record("ScaleUp", c, p.Name, "", "", "scale-up %s %s: %d pending pods", p.Name, strings.Join(zones, ", "), pods)
+	w.engine.Record("ScaleUp", c, p.Name, "", "", "scale-up %s %s: %d pending pods", p.Name, strings.Join(zones, ", "), pods)
 	if p.Upgrade == nil {
 		w.reconcilePool(c, p)
 	}
@@ -522,9 +523,9 @@ func (w *World) applyScaleUp(c *Cluster, p *NodePool, add map[*InstanceGroup]int
 
 // growUpgradingGroup adds up to n nodes to a group of an upgrading pool (green, or blue on
 // rollback) with the group's own spec, and returns how many it could add.
-func (w *World) growUpgradingGroup(c *Cluster, p *NodePool, g *InstanceGroup, n int) int {
+func (w *World) growUpgradingGroup(c *model.Cluster, p *model.NodePool, g *model.InstanceGroup, n int) int {
 	spec := p.Spec
-	if p.Upgrade.BG != nil && p.Upgrade.BG.isGreen(g.Name) {
+	if p.Upgrade.BG != nil && p.Upgrade.BG.IsGreen(g.Name) {
 		spec = p.Upgrade.Target
 	}
 	for i := 0; i < n; i++ {
@@ -538,7 +539,7 @@ func (w *World) growUpgradingGroup(c *Cluster, p *NodePool, g *InstanceGroup, n 
 }
 
 // noScaleUpReason explains why no pool can help a pending pod.
-func (w *World) noScaleUpReason(c *Cluster, pod *Pod, roles map[string]poolRole) string {
+func (w *World) noScaleUpReason(c *model.Cluster, pod *model.Pod, roles map[string]poolRole) string {
 	if pod.Priority < expendablePriority {
 		return fmt.Sprintf("its priority %d is below %d: pods below it never trigger scale-up", pod.Priority, expendablePriority)
 	}
@@ -557,7 +558,7 @@ func (w *World) noScaleUpReason(c *Cluster, pod *Pod, roles map[string]poolRole)
 			switch {
 			case !t.accepts(spec):
 				reasons = append(reasons, p.Name+": node selector or taints do not match")
-			case !pod.Req.fits(t.free):
+			case !pod.Req.Fits(t.free):
 				reasons = append(reasons, fmt.Sprintf("%s: needs %dm CPU / %dMi, a %s node offers %dm / %dMi", p.Name,
 					pod.Req.MilliCPU, pod.Req.MemoryBytes>>20, p.Spec.MachineType, t.free.MilliCPU, t.free.MemoryBytes>>20))
 			default:
@@ -575,14 +576,14 @@ func (w *World) noScaleUpReason(c *Cluster, pod *Pod, roles map[string]poolRole)
 // ---- scale-down ----
 
 // scaleDown removes unneeded nodes.
-func (w *World) scaleDown(c *Cluster, roles map[string]poolRole) {
+func (w *World) scaleDown(c *model.Cluster, roles map[string]poolRole) {
 	ix := w.podIndex(c)
 	unneededFor := unneededBalanced
 	if c.AutoscalingProfile == api.ProfileOptimizeUtilization {
 		unneededFor = unneededOptimize
 	}
 	type cand struct {
-		n    *Node
+		n    *model.Node
 		util float64
 		pods int
 	}
@@ -590,16 +591,16 @@ func (w *World) scaleDown(c *Cluster, roles map[string]poolRole) {
 	live := 0
 	for _, name := range sortedNodeNames(c) {
 		n := c.Nodes[name]
-		if n.State == NodeReady || n.State == NodeCordoned {
+		if n.State == model.NodeReady || n.State == model.NodeCordoned {
 			live++
 		}
 		p := c.Pool(n.Pool)
 		g := w.groupOf(c, n)
-		if p == nil || g == nil || !roles[p.Name].down[g.Name] || (n.State != NodeReady && n.State != NodeCordoned) || n.UpgradeRole != roleNone && n.UpgradeRole != roleDrained {
+		if p == nil || g == nil || !roles[p.Name].down[g.Name] || (n.State != model.NodeReady && n.State != model.NodeCordoned) || n.UpgradeRole != roleNone && n.UpgradeRole != roleDrained {
 			n.UnneededSince = time.Time{}
 			continue
 		}
-		alloc := c.nodeAllocatable(n)
+		alloc := c.NodeAllocatable(n)
 		load := ix.workload[n.Name]
 		req, pods := load.req, load.pods
 		util := max(float64(req.MilliCPU)/float64(alloc.MilliCPU), float64(req.MemoryBytes)/float64(alloc.MemoryBytes))
@@ -631,7 +632,7 @@ func (w *World) scaleDown(c *Cluster, roles map[string]poolRole) {
 			n.UnneededSince = time.Time{}
 			if n.ScaleDownBlock != why {
 				n.ScaleDownBlock = why
-				w.record("ScaleDownBlocked", c, n.Pool, n.Name, "", "node %s not removed: %s", n.Name, why)
+				w.engine.Record("ScaleDownBlocked", c, n.Pool, n.Name, "", "node %s not removed: %s", n.Name, why)
 			}
 			continue
 		}
@@ -653,7 +654,7 @@ func (w *World) scaleDown(c *Cluster, roles map[string]poolRole) {
 		removed[n.Name] = true
 		shadow.commit()
 		g.TargetSize = max(g.TargetSize-1, 0)
-		w.record("ScaleDown", c, n.Pool, n.Name, "", "scale-down: removing node %s of %s in %s (requests %.0f%% of allocatable, unneeded for %s; its %d pods fit elsewhere)",
+		w.engine.Record("ScaleDown", c, n.Pool, n.Name, "", "scale-down: removing node %s of %s in %s (requests %.0f%% of allocatable, unneeded for %s; its %d pods fit elsewhere)",
 			n.Name, n.Pool, n.Zone, cd.util*100, w.st.Now.Sub(n.UnneededSince).Round(time.Second), cd.pods)
 		n.UnneededSince = time.Time{}
 		w.retireNode(c, n, scaleDownDrain, "removed by the cluster autoscaler")
@@ -662,7 +663,7 @@ func (w *World) scaleDown(c *Cluster, roles map[string]poolRole) {
 
 // scaleDownBlocker says why a node cannot be removed, or "" (and reserves room for its pods
 // in the shadow when it can).
-func (w *World) scaleDownBlocker(c *Cluster, n *Node, p *NodePool, g *InstanceGroup, r poolRole, shadow *shadowFit, removed map[string]bool, liveLeft int) string {
+func (w *World) scaleDownBlocker(c *model.Cluster, n *model.Node, p *model.NodePool, g *model.InstanceGroup, r poolRole, shadow *shadowFit, removed map[string]bool, liveLeft int) string {
 	if !c.Autopilot && liveLeft <= 1 {
 		return "it is the cluster's last node; a Standard cluster never scales to zero"
 	}
@@ -685,7 +686,7 @@ func (w *World) scaleDownBlocker(c *Cluster, n *Node, p *NodePool, g *InstanceGr
 	}
 	shadow.begin(n.Name)
 	for _, pod := range w.podIndex(c).podsOnNode[n.Name] {
-		if pod.OwnerKind == OwnerDaemonSet || pod.Terminating {
+		if pod.OwnerKind == model.OwnerDaemonSet || pod.Terminating {
 			continue
 		}
 		switch {
@@ -715,21 +716,21 @@ func (w *World) scaleDownBlocker(c *Cluster, n *Node, p *NodePool, g *InstanceGr
 // shadowFit tracks, during one scale-down pass, the room that pods of removed nodes will take
 // on the remaining nodes.
 type shadowFit struct {
-	used    map[string]Resources // committed
-	pending map[string]Resources // of the candidate being checked
+	used    map[string]model.Resources // committed
+	pending map[string]model.Resources // of the candidate being checked
 	node    string
 	// groups are the scheduler's node groups in key order, sorted once for the pass.
 	groups []*schedGroup
 }
 
-func (w *World) newShadow(c *Cluster) *shadowFit {
+func (w *World) newShadow(c *model.Cluster) *shadowFit {
 	ix := w.podIndex(c)
 	groups := make([]*schedGroup, 0, len(ix.sched.groups))
 	for _, g := range ix.sched.groups {
 		groups = append(groups, g)
 	}
 	sort.Slice(groups, func(i, j int) bool { return groups[i].key < groups[j].key })
-	return &shadowFit{used: map[string]Resources{}, pending: map[string]Resources{}, groups: groups}
+	return &shadowFit{used: map[string]model.Resources{}, pending: map[string]model.Resources{}, groups: groups}
 }
 
 func (s *shadowFit) begin(node string) {
@@ -739,13 +740,13 @@ func (s *shadowFit) begin(node string) {
 
 func (s *shadowFit) commit() {
 	for n, r := range s.pending {
-		s.used[n] = s.used[n].add(r)
+		s.used[n] = s.used[n].Add(r)
 	}
 	clear(s.pending)
 }
 
 // place finds another schedulable node, not being removed, that takes pod.
-func (s *shadowFit) place(w *World, c *Cluster, pod *Pod, removed map[string]bool) bool {
+func (s *shadowFit) place(w *World, c *model.Cluster, pod *model.Pod, removed map[string]bool) bool {
 	spec := w.podSpec(c, pod)
 	for _, g := range s.groups {
 		// The heap's top has the most free CPU of the group; what this pass has placed only
@@ -757,9 +758,9 @@ func (s *shadowFit) place(w *World, c *Cluster, pod *Pod, removed map[string]boo
 			if sn.name == s.node || removed[sn.name] || sn.pods >= g.maxPods {
 				continue
 			}
-			free := sn.free.sub(s.used[sn.name]).sub(s.pending[sn.name])
-			if pod.Req.fits(free) {
-				s.pending[sn.name] = s.pending[sn.name].add(pod.Req)
+			free := sn.free.Sub(s.used[sn.name]).Sub(s.pending[sn.name])
+			if pod.Req.Fits(free) {
+				s.pending[sn.name] = s.pending[sn.name].Add(pod.Req)
 				return true
 			}
 		}

@@ -12,6 +12,8 @@ import (
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/engine"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
 // Scenario tests of the cluster autoscaler, with node counts over emulated time.
@@ -21,7 +23,7 @@ import (
 var systemPool = &api.NodePool{Name: "system", InitialNodeCount: 1, Config: &api.NodeConfig{MachineType: "e2-standard-8"}}
 
 // autoscaledCluster creates a cluster in location with the system pool, then adds pool.
-func autoscaledCluster(t *testing.T, location string, zones []string, pool *api.NodePool) (*World, *Cluster) {
+func autoscaledCluster(t *testing.T, location string, zones []string, pool *api.NodePool) (*World, *model.Cluster) {
 	t.Helper()
 	w := newTestWorld(t)
 	op, err := w.CreateCluster("proj", location, &api.CreateClusterRequest{Cluster: &api.Cluster{Name: "c1", Locations: zones,
@@ -47,10 +49,10 @@ func onPool(pool string) func(*appsv1.Deployment) {
 }
 
 // poolZoneSizes counts a pool's live nodes per zone.
-func poolZoneSizes(c *Cluster, pool string) map[string]int {
+func poolZoneSizes(c *model.Cluster, pool string) map[string]int {
 	out := map[string]int{}
 	for _, n := range c.Nodes {
-		if n.Pool == pool && n.State != NodeDeleting && n.State != NodeDraining {
+		if n.Pool == pool && n.State != model.NodeDeleting && n.State != model.NodeDraining {
 			out[n.Zone]++
 		}
 	}
@@ -86,7 +88,7 @@ func TestAutoscalerPerZoneLimits(t *testing.T) {
 	if running != 12 || pending != 18 {
 		t.Fatalf("web: %d running, %d pending; one 1-CPU pod per e2-standard-2 node: want 12 and 18", running, pending)
 	}
-	if notes, _ := w.Events(EventFilter{Type: "NotTriggerScaleUp"}); len(notes) == 0 || !strings.Contains(notes[0].Message, "max size reached") {
+	if notes, _ := w.engine.Events(engine.EventFilter{Type: "NotTriggerScaleUp"}); len(notes) == 0 || !strings.Contains(notes[0].Message, "max size reached") {
 		t.Fatalf("no NotTriggerScaleUp event saying the max is reached: %v", notes)
 	}
 	if _, err := w.SetScale(c, "default", "web", 0, ""); err != nil {
@@ -178,21 +180,21 @@ func TestAutoscalerScaleDownBlockers(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name   string
-		setup  func(*testing.T, *World, *Cluster)
+		setup  func(*testing.T, *World, *model.Cluster)
 		reason string
 	}{
-		{"safe-to-evict", func(t *testing.T, w *World, c *Cluster) {
+		{"safe-to-evict", func(t *testing.T, w *World, c *model.Cluster) {
 			mustCreateDeployment(t, w, c, deployment("batch", 1, "100m", onPool("auto"), func(d *appsv1.Deployment) {
 				d.Spec.Template.Annotations = map[string]string{SafeToEvictAnnotation: "false"}
 			}))
 		}, `safe-to-evict: "false"`},
-		{"pdb", func(t *testing.T, w *World, c *Cluster) {
+		{"pdb", func(t *testing.T, w *World, c *model.Cluster) {
 			mustCreateDeployment(t, w, c, deployment("db", 1, "100m", onPool("auto")))
 			if _, err := w.CreatePDB(c, "default", pdbMin("db", "1")); err != nil {
 				t.Fatal(err)
 			}
 		}, "would violate PodDisruptionBudget default/db"},
-		{"no-controller", func(t *testing.T, w *World, c *Cluster) {
+		{"no-controller", func(t *testing.T, w *World, c *model.Cluster) {
 			d := deployment("bare", 1, "100m", onPool("auto"))
 			pod := &corev1.Pod{Spec: d.Spec.Template.Spec}
 			pod.Name = "bare"
@@ -200,7 +202,7 @@ func TestAutoscalerScaleDownBlockers(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, "is not managed by a controller"},
-		{"fits-nowhere", func(t *testing.T, w *World, c *Cluster) {
+		{"fits-nowhere", func(t *testing.T, w *World, c *model.Cluster) {
 			mustCreateDeployment(t, w, c, deployment("big", 1, "1900m", onPool("auto")))
 		}, "fits on no other node"},
 	} {
@@ -211,7 +213,7 @@ func TestAutoscalerScaleDownBlockers(t *testing.T) {
 			if got := sum(poolZoneSizes(c, "auto")); got != 1 {
 				t.Fatalf("%s: %d nodes left, want the 1 node the blocker holds (min is 0)", tc.name, got)
 			}
-			blocked, _ := w.Events(EventFilter{Type: "ScaleDownBlocked"})
+			blocked, _ := w.engine.Events(engine.EventFilter{Type: "ScaleDownBlocked"})
 			found := false
 			for _, e := range blocked {
 				found = found || strings.Contains(e.Message, tc.reason)
@@ -227,7 +229,7 @@ func TestAutoscalerScaleDownBlockers(t *testing.T) {
 	if got := sum(poolZoneSizes(c, "auto")); got != 0 {
 		t.Fatalf("no blocker: %d nodes left, want 0", got)
 	}
-	downs, _ := w.Events(EventFilter{Type: "ScaleDown"})
+	downs, _ := w.engine.Events(engine.EventFilter{Type: "ScaleDown"})
 	if len(downs) != 3 {
 		t.Fatalf("%d ScaleDown events, want 3", len(downs))
 	}
@@ -263,7 +265,7 @@ func TestAutoscalerForcedDrainAfterTenMinutes(t *testing.T) {
 }
 
 func mustEvents(w *World, typ string) []*api.Event {
-	evs, _ := w.Events(EventFilter{Type: typ})
+	evs, _ := w.engine.Events(engine.EventFilter{Type: typ})
 	return evs
 }
 
@@ -405,7 +407,7 @@ func TestAutoscaledBlueGreen(t *testing.T) {
 	if !strings.Contains(created[0].Message, "created green instance groups") {
 		t.Fatalf("first phase event %q", created[0].Message)
 	}
-	if n := c.Nodes[batchNode]; n == nil || n.State == NodeDeleting {
+	if n := c.Nodes[batchNode]; n == nil || n.State == model.NodeDeleting {
 		t.Fatal("the blue node running the safe-to-evict=false pod was removed during the wait (R-ABG-2)")
 	}
 	blue := w.blueNodes(c, c.Pool("auto"))
@@ -496,14 +498,14 @@ func bgAutoscaledPool(from catalog.Version) *api.NodePool {
 }
 
 // groupSizes counts the live nodes of a blue-green upgrade's blue and green groups.
-func groupSizes(c *Cluster, bg *BlueGreen) (blue, green int) {
+func groupSizes(c *model.Cluster, bg *model.BlueGreen) (blue, green int) {
 	for _, n := range c.Nodes {
-		if n.State == NodeDeleting {
+		if n.State == model.NodeDeleting {
 			continue
 		}
-		if bg.isBlue(n.Group) {
+		if bg.IsBlue(n.Group) {
 			blue++
-		} else if bg.isGreen(n.Group) {
+		} else if bg.IsGreen(n.Group) {
 			green++
 		}
 	}
@@ -515,7 +517,7 @@ func groupSizes(c *Cluster, bg *BlueGreen) (blue, green int) {
 // its idle nodes until the soak, where it shrinks. On rollback the blue pool grows.
 func TestAutoscalerDuringBlueGreen(t *testing.T) {
 	reg := catalog.VersionsAt(testStart).Channels[api.ChannelRegular].Valid
-	start := func(t *testing.T) (*World, *Cluster, *Operation) {
+	start := func(t *testing.T) (*World, *model.Cluster, *model.Operation) {
 		w, c := autoscaledCluster(t, "us-central1-a", []string{"us-central1-a"}, bgAutoscaledPool(reg[1]))
 		// One 1100m pod per node: above half of the node, so nothing is underutilised.
 		mustCreateDeployment(t, w, c, deployment("web", 3, "1100m", onPool("pool-a")))
@@ -552,9 +554,9 @@ func TestAutoscalerDuringBlueGreen(t *testing.T) {
 		blue, green := groupSizes(c, bg)
 		minBlue, maxBlue = min(minBlue, blue), max(maxBlue, blue)
 		if u.BG.Phase == phaseSoaking && soakStart.IsZero() {
-			soakStart, greenAtSoak = w.Now(), green
+			soakStart, greenAtSoak = w.engine.Now(), green
 			for _, n := range c.Nodes {
-				if bg.isGreen(n.Group) {
+				if bg.IsGreen(n.Group) {
 					greenNodes = append(greenNodes, n.Name)
 				}
 			}
@@ -575,7 +577,7 @@ func TestAutoscalerDuringBlueGreen(t *testing.T) {
 	}
 	for _, e := range downs {
 		at, _ := time.Parse(time.RFC3339, e.Time)
-		if at.Before(soakStart) || at.Sub(soakStart) > 15*time.Minute || !contains(greenNodes, e.Node) {
+		if at.Before(soakStart) || at.Sub(soakStart) > 15*time.Minute || !model.Contains(greenNodes, e.Node) {
 			t.Fatalf("scale-down of %s at %s, soak from %s: want green nodes removed in the soak, once 10 minutes unneeded", e.Node, at, soakStart)
 		}
 	}
@@ -639,7 +641,7 @@ func TestAutoscaledBlueGreenDrainAfterTheWait(t *testing.T) {
 		advance(w, 10*time.Second)
 		draining := 0
 		for _, n := range c.Nodes {
-			if bg.isBlue(n.Group) && n.State == NodeDraining {
+			if bg.IsBlue(n.Group) && n.State == model.NodeDraining {
 				draining++
 			}
 		}
@@ -722,18 +724,18 @@ func TestAutoscaledBlueGreenCancelResumeNoRollback(t *testing.T) {
 		t.Fatalf("after cancel: op code %d, upgrade %+v; want CANCELLED and paused while waiting", op.ErrorCode, u)
 	}
 	_, err := w.RollbackNodePool("proj", "us-central1-a", "c1", "auto", nil)
-	if e, ok := AsError(err); !ok || e.HTTPCode != 400 || e.Status != "FAILED_PRECONDITION" || !strings.Contains(e.Message, "resume") || !strings.Contains(e.Message, "#r-abg-5") {
+	if e, ok := model.AsError(err); !ok || e.HTTPCode != 400 || e.Status != "FAILED_PRECONDITION" || !strings.Contains(e.Message, "resume") || !strings.Contains(e.Message, "#r-abg-5") {
 		t.Fatalf("rollback of the paused upgrade: %v, want a 400 FAILED_PRECONDITION saying to resume instead (R-ABG-5)", err)
 	}
 	advance(w, 2*time.Hour) // well past the end of the 1 h wait
 	if u.BG.Phase != phaseWaitingToDrain || len(w.blueNodes(c, c.Pool("auto"))) != 3 {
 		t.Fatalf("paused upgrade: phase %s, %d blue nodes; want still waiting with all 3", u.BG.Phase, len(w.blueNodes(c, c.Pool("auto"))))
 	}
-	stockout, err := w.AddFault(Fault{Kind: FaultStockout, Zone: "us-central1-a"})
+	stockout, err := w.AddFault(model.Fault{Kind: FaultStockout, Zone: "us-central1-a"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	resumedAt := w.Now()
+	resumedAt := w.engine.Now()
 	resumed := startUpgrade(t, w, "auto", reg[0].String())
 	advance(w, 30*time.Minute)
 	if ev := mustEvents(w, "UpgradeResumed"); len(ev) != 1 || !strings.Contains(ev[0].Message, phaseWaitingToDrain) {
@@ -764,7 +766,7 @@ func TestAutoscaledBlueGreenCancelResumeNoRollback(t *testing.T) {
 // computeClassCluster has, beside the system pool, two autoscaled pools of compute class
 // class: on-demand n2-standard-4 and Spot e2-standard-4 (the Spot one is the cheaper), and the
 // ComputeClass object given.
-func computeClassCluster(t *testing.T, class, computeClass string) (*World, *Cluster) {
+func computeClassCluster(t *testing.T, class, computeClass string) (*World, *model.Cluster) {
 	t.Helper()
 	pool := func(name, machine string, spot bool) *api.NodePool {
 		return &api.NodePool{Name: name, InitialNodeCount: 0, Autoscaling: &api.NodePoolAutoscaling{Enabled: true, MaxNodeCount: 10},
@@ -777,7 +779,7 @@ func computeClassCluster(t *testing.T, class, computeClass string) (*World, *Clu
 		t.Fatal(err)
 	}
 	runOp(t, w, op, time.Hour)
-	k := StoredKindOf(ResourceComputeClasses)
+	k := StoredKindOf(model.ResourceComputeClasses)
 	obj := k.New()
 	if err := json.Unmarshal([]byte(computeClass), obj); err != nil {
 		t.Fatal(err)

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
 // StartNodeAutoUpgrade starts GKE's automatic upgrade of a node pool to a version now, as
@@ -11,7 +12,7 @@ import (
 // maintenance policy: it waits for an open window and no blocking exclusion before its first
 // node, and a surge upgrade pauses when the window closes and resumes in the next one (R-MW-1,
 // R-MW-3). settings, when given, replace the pool's upgrade settings first.
-func (w *World) StartNodeAutoUpgrade(project, location, cluster, pool, version string, settings *api.UpgradeSettings) (*Operation, error) {
+func (w *World) StartNodeAutoUpgrade(project, location, cluster, pool, version string, settings *api.UpgradeSettings) (*model.Operation, error) {
 	c, p, err := w.GetNodePool(project, location, cluster, pool)
 	if err != nil {
 		return nil, err
@@ -26,24 +27,24 @@ func (w *World) StartNodeAutoUpgrade(project, location, cluster, pool, version s
 	target := p.Spec
 	target.Version = v
 	if target == p.Spec {
-		return nil, failedPrecondition("Node pool %s already runs %s: an automatic upgrade needs a version it does not run.", p.Name, v)
+		return nil, model.FailedPrecondition("Node pool %s already runs %s: an automatic upgrade needs a version it does not run.", p.Name, v)
 	}
 	if settings != nil {
-		us, err := normalizeUpgradeSettings(settings, "upgradeSettings", poolUpgradeContext(c, p))
+		us, err := model.NormalizeUpgradeSettings(settings, "upgradeSettings", model.PoolUpgradeContext(c, p))
 		if err != nil {
 			return nil, err
 		}
 		p.UpgradeSettings = us
 	}
-	p.Etag = w.randHex(16)
+	p.Etag = w.engine.RandHex(16)
 	w.touchCluster(c)
 	from := p.Spec.Version
 	op := w.planAutoUpgrade(c, p, target)
 	kind := p.Upgrade.Policy
-	w.record("AutoUpgradeStarted", c, p.Name, "", op.ID, "automatic %s of node pool %s from %s to %s (asked for now; it respects the maintenance policy)",
+	w.engine.Record("AutoUpgradeStarted", c, p.Name, "", op.ID, "automatic %s of node pool %s from %s to %s (asked for now; it respects the maintenance policy)",
 		kind, p.Name, from, v)
 	if am := c.AutoMaintenance; am != nil {
-		am.History = append(am.History, AutoUpgradeRecord{Op: op.ID, Kind: kind, Pool: p.Name, From: from, To: v, Start: w.st.Now})
+		am.History = append(am.History, model.AutoUpgradeRecord{Op: op.ID, Kind: kind, Pool: p.Name, From: from, To: v, Start: w.st.Now})
 		if len(am.History) > maxUpgradeHistory {
 			am.History = am.History[len(am.History)-maxUpgradeHistory:]
 		}

@@ -6,12 +6,13 @@ import (
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
 // runUntilDone advances in 1-minute steps until op is DONE (bounded).
-func runUntilDone(b testing.TB, w *World, op *Operation) {
+func runUntilDone(b testing.TB, w *World, op *model.Operation) {
 	for i := 0; i < 100000 && op.Status != api.OpStatusDone; i++ {
-		w.RunUntil(w.Now().Add(time.Minute))
+		w.RunUntil(w.engine.Now().Add(time.Minute))
 	}
 	if op.Status != api.OpStatusDone || op.ErrorCode != 0 {
 		b.Fatalf("operation %s not done: %s %s", op.ID, op.Status, op.StatusMessage)
@@ -45,7 +46,7 @@ func BenchmarkSurgeUpgrade1000Nodes(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
 		w := benchWorld()
-		reg := catalog.VersionsAt(w.Now()).Channels[api.ChannelRegular].Valid
+		reg := catalog.VersionsAt(w.engine.Now()).Channels[api.ChannelRegular].Valid
 		from, to := reg[1], reg[0]
 		if from.Minor != to.Minor {
 			b.Skip("no two patches of one minor at the test date")
@@ -63,9 +64,9 @@ func BenchmarkSurgeUpgrade1000Nodes(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		start := w.Now()
+		start := w.engine.Now()
 		runUntilDone(b, w, up)
-		emulated = w.Now().Sub(start)
+		emulated = w.engine.Now().Sub(start)
 	}
 	b.ReportMetric(emulated.Hours(), "emulated-h/op")
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
 // Upgrade and autoscaler benchmarks at GKE's limits. A node pool has at most 1,000 nodes per
@@ -24,7 +25,7 @@ func heapNow() uint64 {
 
 // benchVersions returns two patches of one minor (older first), or skips.
 func benchVersions(b testing.TB, w *World) (from, to catalog.Version) {
-	reg := catalog.VersionsAt(w.Now()).Channels[api.ChannelRegular].Valid
+	reg := catalog.VersionsAt(w.engine.Now()).Channels[api.ChannelRegular].Valid
 	from, to = reg[1], reg[0]
 	if from.Minor != to.Minor {
 		b.Skip("no two patches of one minor at the test date")
@@ -34,8 +35,8 @@ func benchVersions(b testing.TB, w *World) (from, to catalog.Version) {
 
 // upgradeEachPool upgrades every pool of c to version, one after another, and returns the
 // emulated time it took.
-func upgradeEachPool(b testing.TB, w *World, c *Cluster, version string) time.Duration {
-	start := w.Now()
+func upgradeEachPool(b testing.TB, w *World, c *model.Cluster, version string) time.Duration {
+	start := w.engine.Now()
 	for _, p := range c.Pools {
 		op, err := w.UpdateNodePool(c.Project, c.Location, c.Name, p.Name, &api.UpdateNodePoolRequest{NodeVersion: version})
 		if err != nil {
@@ -46,7 +47,7 @@ func upgradeEachPool(b testing.TB, w *World, c *Cluster, version string) time.Du
 			b.Fatalf("pool %s: %d of %d nodes on %s", p.Name, n, poolSize(p), version)
 		}
 	}
-	return w.Now().Sub(start)
+	return w.engine.Now().Sub(start)
 }
 
 // benchUpgrade times upgrading every pool of the cluster setup builds (not timed) to the
@@ -54,15 +55,15 @@ func upgradeEachPool(b testing.TB, w *World, c *Cluster, version string) time.Du
 // the live heap per node (nodes, pods, events: the whole world). The cluster is not followed
 // (no watch open, no Kubernetes API request), as in a server driven by Terraform or gcloud;
 // benchUpgradeFollowed times it with its change feed recording.
-func benchUpgrade(b *testing.B, nodes, pods int, setup func() (*World, *Cluster, catalog.Version)) {
+func benchUpgrade(b *testing.B, nodes, pods int, setup func() (*World, *model.Cluster, catalog.Version)) {
 	benchUpgradeFeed(b, nodes, pods, false, setup)
 }
 
-func benchUpgradeFollowed(b *testing.B, nodes, pods int, setup func() (*World, *Cluster, catalog.Version)) {
+func benchUpgradeFollowed(b *testing.B, nodes, pods int, setup func() (*World, *model.Cluster, catalog.Version)) {
 	benchUpgradeFeed(b, nodes, pods, true, setup)
 }
 
-func benchUpgradeFeed(b *testing.B, nodes, pods int, followed bool, setup func() (*World, *Cluster, catalog.Version)) {
+func benchUpgradeFeed(b *testing.B, nodes, pods int, followed bool, setup func() (*World, *model.Cluster, catalog.Version)) {
 	b.ReportAllocs()
 	var emulated time.Duration
 	var perNode float64
@@ -91,12 +92,12 @@ func benchUpgradeFeed(b *testing.B, nodes, pods int, followed bool, setup func()
 // BenchmarkSurgeUpgrade15000Nodes upgrades all 15,000 nodes of a cluster running 150,000 pods
 // with maxSurge=20 (R-SURGE-2's cap): every node drained, its pods evicted and rescheduled.
 func BenchmarkSurgeUpgrade15000Nodes(b *testing.B) {
-	benchUpgrade(b, 15000, 150000, func() (*World, *Cluster, catalog.Version) { return surgeReadyBigCluster(b) })
+	benchUpgrade(b, 15000, 150000, func() (*World, *model.Cluster, catalog.Version) { return surgeReadyBigCluster(b) })
 }
 
 // surgeReadyBigCluster is bigCluster running 150,000 pods with every pool on the older of two
 // patches and maxSurge 20; it returns the newer patch.
-func surgeReadyBigCluster(b testing.TB) (*World, *Cluster, catalog.Version) {
+func surgeReadyBigCluster(b testing.TB) (*World, *model.Cluster, catalog.Version) {
 	var to catalog.Version
 	w, c := bigCluster(b, func(in *api.Cluster) {
 		from, v := benchVersions(b, New(Options{Seed: 1, Start: testStart}))
@@ -117,18 +118,18 @@ func surgeReadyBigCluster(b testing.TB) (*World, *Cluster, catalog.Version) {
 // running 50,000 pods blue-green: a green pool of 1,000 nodes each time, blue drained in
 // batches of 20% with a minute of soak after each, ten minutes of pool soak, blue deleted.
 func BenchmarkBlueGreenUpgrade5000Nodes(b *testing.B) {
-	benchUpgrade(b, 5000, 50000, func() (*World, *Cluster, catalog.Version) { return blueGreenReadyCluster(b) })
+	benchUpgrade(b, 5000, 50000, func() (*World, *model.Cluster, catalog.Version) { return blueGreenReadyCluster(b) })
 }
 
 // BenchmarkBlueGreenUpgrade5000NodesFollowed is BenchmarkBlueGreenUpgrade5000Nodes with a
 // client following the cluster: every change rendered into its change feed for watches.
 func BenchmarkBlueGreenUpgrade5000NodesFollowed(b *testing.B) {
-	benchUpgradeFollowed(b, 5000, 50000, func() (*World, *Cluster, catalog.Version) { return blueGreenReadyCluster(b) })
+	benchUpgradeFollowed(b, 5000, 50000, func() (*World, *model.Cluster, catalog.Version) { return blueGreenReadyCluster(b) })
 }
 
 // blueGreenReadyCluster is five 1,000-node blue-green pools in one zone running 50,000 pods on
 // the older of two patches; it returns the newer patch.
-func blueGreenReadyCluster(b testing.TB) (*World, *Cluster, catalog.Version) {
+func blueGreenReadyCluster(b testing.TB) (*World, *model.Cluster, catalog.Version) {
 	w := benchWorld()
 	from, to := benchVersions(b, w)
 	pct := 0.2
@@ -152,14 +153,14 @@ func blueGreenReadyCluster(b testing.TB) (*World, *Cluster, catalog.Version) {
 			b.Fatal(err)
 		}
 	}
-	w.RunUntil(w.Now().Add(time.Minute))
+	w.RunUntil(w.engine.Now().Add(time.Minute))
 	return w, c, to
 }
 
 // autoscaledBigCluster is 13,998 nodes (autoscaled pools, 1,000 max per zone) running 150,000
 // pods, plus 1,000 pending pods of 6 CPUs that fit only on new nodes: the cluster has room for
 // 1,002 more. Every node is under half used, so every node is a scale-down candidate.
-func autoscaledBigCluster(b testing.TB, pending bool) (*World, *Cluster) {
+func autoscaledBigCluster(b testing.TB, pending bool) (*World, *model.Cluster) {
 	w, c := bigCluster(b, func(in *api.Cluster) {
 		for i, p := range in.NodePools {
 			if i == 4 {
@@ -177,7 +178,7 @@ func autoscaledBigCluster(b testing.TB, pending bool) (*World, *Cluster) {
 		}
 		// Long enough for the scheduler to mark them unschedulable, too short for the
 		// autoscaler's own pass (its period at this size is longer).
-		w.RunUntil(w.Now().Add(2 * time.Second))
+		w.RunUntil(w.engine.Now().Add(2 * time.Second))
 	}
 	return w, c
 }
@@ -225,10 +226,10 @@ func BenchmarkAutoscalerScaleDownEvaluation15kNodes(b *testing.B) {
 }
 
 // podCountsAll counts running and pending pods that are not DaemonSet pods.
-func podCountsAll(c *Cluster) (running, pending int) {
+func podCountsAll(c *model.Cluster) (running, pending int) {
 	for _, p := range c.Pods {
 		switch {
-		case p.OwnerKind == OwnerDaemonSet:
+		case p.OwnerKind == model.OwnerDaemonSet:
 		case p.Node != "" && !p.Terminating:
 			running++
 		default:
@@ -245,7 +246,7 @@ func BenchmarkSurgeUpgradeScaling(b *testing.B) {
 	for _, perZone := range []int32{67, 333, 1000} {
 		nodes := int(perZone) * 15
 		b.Run(fmt.Sprintf("%dnodes", nodes), func(b *testing.B) {
-			benchUpgrade(b, nodes, nodes/100*1000, func() (*World, *Cluster, catalog.Version) {
+			benchUpgrade(b, nodes, nodes/100*1000, func() (*World, *model.Cluster, catalog.Version) {
 				var to catalog.Version
 				w, c := bigCluster(b, func(in *api.Cluster) {
 					from, v := benchVersions(b, New(Options{Seed: 1, Start: testStart}))
@@ -262,7 +263,7 @@ func BenchmarkSurgeUpgradeScaling(b *testing.B) {
 						b.Fatal(err)
 					}
 				}
-				w.RunUntil(w.Now().Add(30 * time.Second))
+				w.RunUntil(w.engine.Now().Add(30 * time.Second))
 				return w, c, to
 			})
 		})

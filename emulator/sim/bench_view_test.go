@@ -22,7 +22,7 @@ func BenchmarkConsoleViews15000(b *testing.B) {
 	if _, err := w.UpdateNodePool(c.Project, c.Location, c.Name, "pool-1", &api.UpdateNodePoolRequest{NodeVersion: to.String()}); err != nil {
 		b.Fatal(err)
 	}
-	w.RunUntil(w.Now().Add(time.Hour))
+	w.RunUntil(w.engine.Now().Add(time.Hour))
 	b.Logf("%d nodes, %d pods, %d log entries", len(c.Nodes), len(c.Pods), w.st.Log.Len())
 	b.Run("clusters", func(b *testing.B) {
 		b.ReportAllocs()

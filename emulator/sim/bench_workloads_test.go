@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
 // bigCluster is a regional cluster at GKE's limit: 15,000 nodes (5 pools x 1,000 nodes per
@@ -20,7 +21,7 @@ func benchWorld() *World {
 	return w
 }
 
-func bigCluster(b testing.TB, mutate ...func(*api.Cluster)) (*World, *Cluster) {
+func bigCluster(b testing.TB, mutate ...func(*api.Cluster)) (*World, *model.Cluster) {
 	b.Helper()
 	w := benchWorld()
 	var pools []*api.NodePool
@@ -40,7 +41,7 @@ func bigCluster(b testing.TB, mutate ...func(*api.Cluster)) (*World, *Cluster) {
 		b.Fatal(err)
 	}
 	runUntilDone(b, w, op)
-	w.RunUntil(w.Now().Add(time.Minute))
+	w.RunUntil(w.engine.Now().Add(time.Minute))
 	c := w.Cluster("p", "us-central1", "big")
 	if len(c.Nodes) != want {
 		b.Fatalf("%d nodes, want %d", len(c.Nodes), want)
@@ -50,14 +51,14 @@ func bigCluster(b testing.TB, mutate ...func(*api.Cluster)) (*World, *Cluster) {
 
 // schedule150k creates 150 Deployments of 1,000 pods (250m, 256Mi) and runs until every pod is
 // placed; it returns the number of pods still pending.
-func schedule150k(b testing.TB, w *World, c *Cluster) int {
+func schedule150k(b testing.TB, w *World, c *model.Cluster) int {
 	for i := 0; i < 150; i++ {
 		d := deployment(fmt.Sprintf("app-%03d", i), 1000, "250m")
 		if _, err := w.CreateDeployment(c, "default", d); err != nil {
 			b.Fatal(err)
 		}
 	}
-	w.RunUntil(w.Now().Add(30 * time.Second))
+	w.RunUntil(w.engine.Now().Add(30 * time.Second))
 	pending := 0
 	for _, p := range c.Pods {
 		if p.Node == "" {
@@ -89,7 +90,7 @@ func BenchmarkDrain1000Nodes(b *testing.B) {
 		b.StopTimer()
 		w, c := bigCluster(b)
 		schedule150k(b, w, c)
-		var victims []*Node
+		var victims []*model.Node
 		for _, name := range sortedNodeNames(c) {
 			if len(victims) == 1000 {
 				break
@@ -100,7 +101,7 @@ func BenchmarkDrain1000Nodes(b *testing.B) {
 		for _, n := range victims {
 			w.retireNode(c, n, surgeDrain, "benchmark")
 		}
-		w.RunUntil(w.Now().Add(10 * time.Minute))
+		w.RunUntil(w.engine.Now().Add(10 * time.Minute))
 		b.StopTimer()
 		for _, n := range victims {
 			if c.Nodes[n.Name] != nil {

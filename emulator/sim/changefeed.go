@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
 // The change feed of a cluster's Kubernetes API, what watches stream.
@@ -116,14 +117,14 @@ type changeFeed struct {
 	pendingOrder []*pendingChange
 	pendingLog   []*Change
 	// Objects whose derived status a publish recomputes.
-	deployments map[*Deployment]struct{}
-	pdbs        map[*PDB]struct{}
+	deployments map[*model.Deployment]struct{}
+	pdbs        map[*model.PDB]struct{}
 	daemonSets  bool
 	// nodes are the nodes as last published, the visible ones (registered with the API):
 	// which changes are ADDED or DELETED, and what a DELETED carries.
-	nodes map[*Node]*nodeSnap
+	nodes map[*model.Node]*nodeSnap
 	// dsLive and dsReady are GKE's DaemonSet pods, by DaemonSet, not terminating and ready.
-	dsLive, dsReady map[string]map[*Pod]struct{}
+	dsLive, dsReady map[string]map[*model.Pod]struct{}
 	// queued: the cluster is in World.dirtyFeeds.
 	queued bool
 	// recording: entries are taken (someone follows the cluster); when false the window is
@@ -141,7 +142,7 @@ func (w *World) watchHistory() int {
 // feed returns the change feed of c, or nil before its control plane is up (nothing is served
 // then). A restored world builds the feeds of its clusters empty: the window starts at each
 // cluster's resourceVersion.
-func (w *World) feed(c *Cluster) *changeFeed {
+func (w *World) feed(c *model.Cluster) *changeFeed {
 	if f, ok := w.feeds[c]; ok {
 		return f
 	}
@@ -151,18 +152,18 @@ func (w *World) feed(c *Cluster) *changeFeed {
 	return w.newFeed(c)
 }
 
-func (w *World) newFeed(c *Cluster) *changeFeed {
+func (w *World) newFeed(c *model.Cluster) *changeFeed {
 	if w.feeds == nil {
-		w.feeds = map[*Cluster]*changeFeed{}
+		w.feeds = map[*model.Cluster]*changeFeed{}
 	}
 	f := &changeFeed{ring: make([]*Change, w.watchHistory()), start: c.RV, wake: make(chan struct{}),
-		pending: map[any]*pendingChange{}, deployments: map[*Deployment]struct{}{}, pdbs: map[*PDB]struct{}{},
-		nodes: map[*Node]*nodeSnap{}, dsLive: map[string]map[*Pod]struct{}{}, dsReady: map[string]map[*Pod]struct{}{}}
+		pending: map[any]*pendingChange{}, deployments: map[*model.Deployment]struct{}{}, pdbs: map[*model.PDB]struct{}{},
+		nodes: map[*model.Node]*nodeSnap{}, dsLive: map[string]map[*model.Pod]struct{}{}, dsReady: map[string]map[*model.Pod]struct{}{}}
 	for _, ds := range systemDaemonSets {
-		f.dsLive[ds.name], f.dsReady[ds.name] = map[*Pod]struct{}{}, map[*Pod]struct{}{}
+		f.dsLive[ds.name], f.dsReady[ds.name] = map[*model.Pod]struct{}{}, map[*model.Pod]struct{}{}
 	}
 	for _, n := range c.Nodes {
-		if n.State != NodeProvisioning {
+		if n.State != model.NodeProvisioning {
 			f.nodes[n] = w.nodeSnapshot(c, n)
 		}
 	}
@@ -176,7 +177,7 @@ func (w *World) newFeed(c *Cluster) *changeFeed {
 }
 
 // dropFeed forgets a deleted cluster's feed; its watchers wake and find the cluster gone.
-func (w *World) dropFeed(c *Cluster) {
+func (w *World) dropFeed(c *model.Cluster) {
 	if f := w.feeds[c]; f != nil {
 		close(f.wake)
 		delete(w.feeds, c)
@@ -184,8 +185,8 @@ func (w *World) dropFeed(c *Cluster) {
 }
 
 // trackDaemonPod keeps the DaemonSet counts of a GKE DaemonSet pod.
-func (f *changeFeed) trackDaemonPod(p *Pod) {
-	if p.OwnerKind != OwnerDaemonSet || f.dsLive[p.Owner] == nil {
+func (f *changeFeed) trackDaemonPod(p *model.Pod) {
+	if p.OwnerKind != model.OwnerDaemonSet || f.dsLive[p.Owner] == nil {
 		return
 	}
 	live, ready := f.dsLive[p.Owner], f.dsReady[p.Owner]
@@ -202,8 +203,8 @@ func (f *changeFeed) trackDaemonPod(p *Pod) {
 	f.daemonSets = true
 }
 
-func (f *changeFeed) untrackDaemonPod(p *Pod) {
-	if p.OwnerKind == OwnerDaemonSet && f.dsLive[p.Owner] != nil {
+func (f *changeFeed) untrackDaemonPod(p *model.Pod) {
+	if p.OwnerKind == model.OwnerDaemonSet && f.dsLive[p.Owner] != nil {
 		delete(f.dsLive[p.Owner], p)
 		delete(f.dsReady[p.Owner], p)
 		f.daemonSets = true
@@ -211,12 +212,12 @@ func (f *changeFeed) untrackDaemonPod(p *Pod) {
 }
 
 // mark notes that obj changed since the last publish.
-func (w *World) mark(c *Cluster, obj any, added bool) *changeFeed {
+func (w *World) mark(c *model.Cluster, obj any, added bool) *changeFeed {
 	f := w.feed(c)
 	if f == nil {
 		return nil
 	}
-	if _, isNode := obj.(*Node); !f.recording && !isNode {
+	if _, isNode := obj.(*model.Node); !f.recording && !isNode {
 		// Not recording: a publish needs only the nodes in view (they decide which node
 		// changes take a resourceVersion).
 		w.noteDirty(c, f)
@@ -235,24 +236,24 @@ func (w *World) mark(c *Cluster, obj any, added bool) *changeFeed {
 // ---- what the model calls when an object changes ----
 
 // touchPod gives a pod a new resourceVersion: it changed.
-func (w *World) touchPod(c *Cluster, p *Pod) {
-	p.RV = c.nextRV()
+func (w *World) touchPod(c *model.Cluster, p *model.Pod) {
+	p.RV = c.NextRV()
 	w.podChanged(c, p, false)
 }
 
 // podCreated is touchPod for a new pod.
-func (w *World) podCreated(c *Cluster, p *Pod) {
-	p.RV = c.nextRV()
+func (w *World) podCreated(c *model.Cluster, p *model.Pod) {
+	p.RV = c.NextRV()
 	w.podChanged(c, p, true)
 }
 
-func (w *World) podChanged(c *Cluster, p *Pod, added bool) {
+func (w *World) podChanged(c *model.Cluster, p *model.Pod, added bool) {
 	f := w.mark(c, p, added)
 	if f == nil {
 		return
 	}
 	f.trackDaemonPod(p)
-	if p.OwnerKind == OwnerDeployment {
+	if p.OwnerKind == model.OwnerDeployment {
 		if d := c.Deployments[p.Namespace+"/"+p.Owner]; d != nil {
 			f.deployments[d] = struct{}{}
 		}
@@ -260,7 +261,7 @@ func (w *World) podChanged(c *Cluster, p *Pod, added bool) {
 }
 
 // podRemoved notes that a pod left the cluster (rv is the resourceVersion of its deletion).
-func (w *World) podRemoved(c *Cluster, p *Pod, rv int64) {
+func (w *World) podRemoved(c *model.Cluster, p *model.Pod, rv int64) {
 	f := w.mark(c, p, false)
 	if f == nil {
 		return
@@ -270,7 +271,7 @@ func (w *World) podRemoved(c *Cluster, p *Pod, rv int64) {
 		f.pending[p].gone = &Change{RV: rv, Type: ChangeDeleted, Resource: ResourcePods, Namespace: p.Namespace, Name: p.Name,
 			snap: w.podSnapshot(c, p)}
 	}
-	if p.OwnerKind == OwnerDeployment {
+	if p.OwnerKind == model.OwnerDeployment {
 		if d := c.Deployments[p.Namespace+"/"+p.Owner]; d != nil {
 			f.deployments[d] = struct{}{}
 		}
@@ -279,13 +280,13 @@ func (w *World) podRemoved(c *Cluster, p *Pod, rv int64) {
 
 // touchNode gives a node a new resourceVersion: its state, cordon, labels, taints, health or
 // the pods on it changed. Nodes still booting are not registered yet: nothing to tell.
-func (w *World) touchNode(c *Cluster, n *Node) {
+func (w *World) touchNode(c *model.Cluster, n *model.Node) {
 	f := w.feeds[c]
-	visible := n.State != NodeProvisioning && c.Nodes[n.Name] == n
+	visible := n.State != model.NodeProvisioning && c.Nodes[n.Name] == n
 	if !visible && (f == nil || f.nodes[n] == nil) {
 		return
 	}
-	n.RV = c.nextRV()
+	n.RV = c.NextRV()
 	n.ChangeTime = w.st.Now
 	if f != nil {
 		w.mark(c, n, false)
@@ -294,7 +295,7 @@ func (w *World) touchNode(c *Cluster, n *Node) {
 }
 
 // touchPoolNodes touches every node of a pool (its labels or taints changed in place).
-func (w *World) touchPoolNodes(c *Cluster, p *NodePool) {
+func (w *World) touchPoolNodes(c *model.Cluster, p *model.NodePool) {
 	for _, g := range p.Groups {
 		for _, n := range w.index(c, g).nodes {
 			w.touchNode(c, n)
@@ -304,31 +305,31 @@ func (w *World) touchPoolNodes(c *Cluster, p *NodePool) {
 
 // touchObject gives an object (a namespace, Deployment, budget, Service, stored object) a new
 // resourceVersion and notes the change; created says it is new.
-func (w *World) touchObject(c *Cluster, obj any, created bool) int64 {
-	rv := c.nextRV()
+func (w *World) touchObject(c *model.Cluster, obj any, created bool) int64 {
+	rv := c.NextRV()
 	switch o := obj.(type) {
-	case *Namespace:
+	case *model.Namespace:
 		o.RV = rv
-	case *Deployment:
+	case *model.Deployment:
 		o.RV = rv
-	case *PDB:
+	case *model.PDB:
 		o.RV = rv
-	case *Service:
+	case *model.Service:
 		o.RV = rv
-	case *StoredObject:
+	case *model.StoredObject:
 		o.RV = rv
-	case *ReplicaSet:
+	case *model.ReplicaSet:
 		o.RV = rv
-	case *DaemonSetState:
+	case *model.DaemonSetState:
 		o.RV = rv
 	default:
 		panic(fmt.Sprintf("sim: touchObject of %T", obj))
 	}
 	if f := w.mark(c, obj, created); f != nil {
 		switch o := obj.(type) {
-		case *Deployment:
+		case *model.Deployment:
 			f.deployments[o] = struct{}{}
-		case *PDB:
+		case *model.PDB:
 			f.pdbs[o] = struct{}{}
 		}
 	}
@@ -337,8 +338,8 @@ func (w *World) touchObject(c *Cluster, obj any, created bool) int64 {
 
 // objectRemoved notes that an object was deleted; its DELETED entry carries it as it was, at a
 // new resourceVersion.
-func (w *World) objectRemoved(c *Cluster, obj any) {
-	rv := c.nextRV()
+func (w *World) objectRemoved(c *model.Cluster, obj any) {
+	rv := c.NextRV()
 	f := w.mark(c, obj, false)
 	if f == nil {
 		return
@@ -349,22 +350,22 @@ func (w *World) objectRemoved(c *Cluster, obj any) {
 		f.pending[obj].gone = ch
 	}
 	switch o := obj.(type) {
-	case *Deployment:
+	case *model.Deployment:
 		delete(f.deployments, o)
-	case *PDB:
+	case *model.PDB:
 		delete(f.pdbs, o)
 	}
 }
 
 // recordChange puts an event-log entry of cluster c in its feed, at a new resourceVersion:
 // Kubernetes Events are objects of the cluster like any other.
-func (w *World) recordChange(c *Cluster, e *LogEntry) {
+func (w *World) recordChange(c *model.Cluster, e *model.LogEntry) {
 	f := w.feeds[c]
 	if f == nil {
 		return
 	}
 	w.noteDirty(c, f)
-	rv := c.nextRV()
+	rv := c.NextRV()
 	if !f.recording {
 		return
 	}
@@ -375,52 +376,52 @@ func (w *World) recordChange(c *Cluster, e *LogEntry) {
 }
 
 // changeOf is the change entry of an object as it is now, at its resourceVersion.
-func (w *World) changeOf(c *Cluster, obj any) *Change {
+func (w *World) changeOf(c *model.Cluster, obj any) *Change {
 	switch o := obj.(type) {
-	case *Pod:
+	case *model.Pod:
 		return &Change{RV: o.RV, Resource: ResourcePods, Namespace: o.Namespace, Name: o.Name, snap: w.podSnapshot(c, o)}
-	case *Node:
+	case *model.Node:
 		return &Change{RV: o.RV, Resource: ResourceNodes, Name: o.Name, snap: w.nodeSnapshot(c, o)}
-	case *Namespace:
+	case *model.Namespace:
 		return &Change{RV: o.RV, Resource: ResourceNamespaces, Name: o.Name, snap: renderedSnap{w.renderNamespace(o)}}
-	case *Deployment:
+	case *model.Deployment:
 		return &Change{RV: o.RV, Resource: ResourceDeployments, Namespace: o.Namespace, Name: o.Name, snap: renderedSnap{w.renderDeployment(c, o)}}
-	case *ReplicaSet:
+	case *model.ReplicaSet:
 		d := c.Deployments[o.Deployment]
-		return &Change{RV: o.RV, Resource: ResourceReplicaSets, Namespace: d.Namespace, Name: o.name(d), snap: renderedSnap{w.renderReplicaSet(c, d, o)}}
-	case *DaemonSetState:
+		return &Change{RV: o.RV, Resource: ResourceReplicaSets, Namespace: d.Namespace, Name: o.Name(d), snap: renderedSnap{w.renderReplicaSet(c, d, o)}}
+	case *model.DaemonSetState:
 		return &Change{RV: o.RV, Resource: ResourceDaemonSets, Namespace: "kube-system", Name: o.Name, snap: renderedSnap{w.renderDaemonSet(c, systemDaemonSet(o.Name), o)}}
-	case *PDB:
+	case *model.PDB:
 		return &Change{RV: o.RV, Resource: ResourcePDBs, Namespace: o.Namespace, Name: o.Name, snap: renderedSnap{w.renderPDB(c, o)}}
-	case *Service:
+	case *model.Service:
 		return &Change{RV: o.RV, Resource: ResourceServices, Namespace: o.Namespace, Name: o.Name, snap: renderedSnap{w.renderService(c, o)}}
-	case *StoredObject:
+	case *model.StoredObject:
 		return &Change{RV: o.RV, Resource: o.Resource, Namespace: o.Namespace, Name: o.Name, snap: renderedSnap{renderStored(o)}}
 	}
 	panic(fmt.Sprintf("sim: changeOf %T", obj))
 }
 
 // exists says whether obj is still in c (and, for a node, registered).
-func (w *World) exists(c *Cluster, obj any) bool {
+func (w *World) exists(c *model.Cluster, obj any) bool {
 	switch o := obj.(type) {
-	case *Pod:
+	case *model.Pod:
 		return c.Pods[o.Key()] == o
-	case *Node:
-		return c.Nodes[o.Name] == o && o.State != NodeProvisioning
-	case *Namespace:
+	case *model.Node:
+		return c.Nodes[o.Name] == o && o.State != model.NodeProvisioning
+	case *model.Namespace:
 		return c.Namespaces[o.Name] == o
-	case *Deployment:
+	case *model.Deployment:
 		return c.Deployments[o.Key()] == o
-	case *ReplicaSet:
+	case *model.ReplicaSet:
 		d := c.Deployments[o.Deployment]
 		return d != nil && d.ReplicaSets[o.Hash] == o
-	case *DaemonSetState:
+	case *model.DaemonSetState:
 		return c.DaemonSetStates[o.Name] == o
-	case *PDB:
+	case *model.PDB:
 		return c.PDBs[o.Key()] == o
-	case *Service:
+	case *model.Service:
 		return c.Services[o.Key()] == o
-	case *StoredObject:
+	case *model.StoredObject:
 		return c.Objects[o.Resource][o.Key()] == o
 	}
 	return false
@@ -444,12 +445,12 @@ func (w *World) publish() {
 	}
 }
 
-func (w *World) publishCluster(c *Cluster, f *changeFeed) {
+func (w *World) publishCluster(c *model.Cluster, f *changeFeed) {
 	w.syncDerivedStatus(c, f)
 	changes := f.pendingLog
 	for _, pc := range f.pendingOrder {
 		obj := pc.obj
-		if n, ok := obj.(*Node); ok {
+		if n, ok := obj.(*model.Node); ok {
 			// Nodes come into view when they register and leave it when they go, or when
 			// they are recreated in place (booting again).
 			if w.exists(c, n) {
@@ -521,7 +522,7 @@ func (f *changeFeed) append(changes []*Change) {
 
 // stopRecording empties the window: nothing is kept for watches until the feed is followed
 // again, and a watch must start from the cluster's version as it is now.
-func (f *changeFeed) stopRecording(c *Cluster) {
+func (f *changeFeed) stopRecording(c *model.Cluster) {
 	f.recording = false
 	clear(f.ring)
 	f.head, f.size, f.start = 0, 0, c.RV
@@ -530,7 +531,7 @@ func (f *changeFeed) stopRecording(c *Cluster) {
 // FollowFeed says a client reads c's Kubernetes API: its feed records from now on, until the
 // function given to SetFeedFollowed says nobody follows it. Called between instants (inside
 // the runner, as every request is), so nothing of the current batch is lost.
-func (w *World) FollowFeed(c *Cluster) {
+func (w *World) FollowFeed(c *model.Cluster) {
 	if f := w.feed(c); f != nil && !f.recording {
 		f.recording = true
 		f.start = c.RV
@@ -549,7 +550,7 @@ func (w *World) SetFeedFollowed(followed func(cluster string) bool) {
 }
 
 // followed says whether anyone follows c's feed (always, when nothing was set).
-func (w *World) followed(c *Cluster) bool {
+func (w *World) followed(c *model.Cluster) bool {
 	fn := w.feedFollowed.Load()
 	return fn == nil || (*fn)(c.Key())
 }
@@ -571,7 +572,7 @@ func (f *changeFeed) resetPending() {
 func (f *changeFeed) at(i int) *Change { return f.ring[(f.head+i)%len(f.ring)] }
 
 // noteDirty remembers that c has changes to publish.
-func (w *World) noteDirty(c *Cluster, f *changeFeed) {
+func (w *World) noteDirty(c *model.Cluster, f *changeFeed) {
 	if !f.queued {
 		f.queued = true
 		w.dirtyFeeds = append(w.dirtyFeeds, c)
@@ -584,16 +585,16 @@ func (w *World) noteDirty(c *Cluster, f *changeFeed) {
 // resourceVersion a watch has then seen up to. A version older than the feed's window (or from
 // before a restart) is 410 Expired; one the cluster has not reached is a timeout, as the API
 // server answers.
-func (w *World) Changes(c *Cluster, after int64, limit int) ([]Change, int64, error) {
+func (w *World) Changes(c *model.Cluster, after int64, limit int) ([]Change, int64, error) {
 	f := w.feed(c)
 	if f == nil {
-		return nil, 0, kubeError(http.StatusServiceUnavailable, "ServiceUnavailable", "the control plane of cluster %s is not up yet", c.Name)
+		return nil, 0, model.KubeError(http.StatusServiceUnavailable, "ServiceUnavailable", "the control plane of cluster %s is not up yet", c.Name)
 	}
 	if after < f.start {
 		return nil, 0, ExpiredError(after, f.start)
 	}
 	if after > c.RV {
-		return nil, 0, kubeError(http.StatusGatewayTimeout, "Timeout", "Too large resource version: %d, current: %d", after, c.RV)
+		return nil, 0, model.KubeError(http.StatusGatewayTimeout, "Timeout", "Too large resource version: %d, current: %d", after, c.RV)
 	}
 	i := sort.Search(f.size, func(i int) bool { return f.at(i).RV > after })
 	var out []Change
@@ -612,12 +613,12 @@ func (w *World) Changes(c *Cluster, after int64, limit int) ([]Change, int64, er
 }
 
 // ExpiredError is the API server's 410 for a watch from a version it no longer has.
-func ExpiredError(rv, oldest int64) *Error {
-	return kubeError(http.StatusGone, "Expired", "too old resource version: %d (%d)", rv, oldest)
+func ExpiredError(rv, oldest int64) *model.Error {
+	return model.KubeError(http.StatusGone, "Expired", "too old resource version: %d (%d)", rv, oldest)
 }
 
 // ChangesWaiter returns a channel that is closed when c's feed next publishes (or c goes).
-func (w *World) ChangesWaiter(c *Cluster) <-chan struct{} {
+func (w *World) ChangesWaiter(c *model.Cluster) <-chan struct{} {
 	if f := w.feed(c); f != nil {
 		return f.wake
 	}
@@ -627,7 +628,7 @@ func (w *World) ChangesWaiter(c *Cluster) <-chan struct{} {
 }
 
 // WatchWindow is the oldest resourceVersion a watch of c may start from and the newest.
-func (w *World) WatchWindow(c *Cluster) (oldest, newest int64) {
+func (w *World) WatchWindow(c *model.Cluster) (oldest, newest int64) {
 	if f := w.feed(c); f != nil {
 		return f.start, c.RV
 	}
@@ -636,7 +637,7 @@ func (w *World) WatchWindow(c *Cluster) (oldest, newest int64) {
 
 // EventResourceVersions maps the event-log entries of c that the feed holds to their
 // resourceVersions, and gives the oldest version it holds (older events stand at it).
-func (w *World) EventResourceVersions(c *Cluster) (map[int64]int64, int64) {
+func (w *World) EventResourceVersions(c *model.Cluster) (map[int64]int64, int64) {
 	out := map[int64]int64{}
 	f := w.feed(c)
 	if f == nil {

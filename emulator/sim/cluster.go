@@ -11,6 +11,7 @@ import (
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
 // The clusters half of the GKE v1 API: validate a request against the rules and the current
@@ -28,31 +29,23 @@ const defaultServicesCIDR = "34.118.224.0/20"
 func parseLocationArg(location string) (catalog.Location, error) {
 	loc, ok := catalog.ParseLocation(location)
 	if !ok {
-		return catalog.Location{}, invalidArgument("Location %q does not exist. Use a region (e.g. us-central1) or a zone (e.g. us-central1-a); known regions: %s.",
+		return catalog.Location{}, model.InvalidArgument("Location %q does not exist. Use a region (e.g. us-central1) or a zone (e.g. us-central1-a); known regions: %s.",
 			location, strings.Join(catalog.KnownRegions(), ", "))
 	}
 	return loc, nil
 }
 
-// validateEnum checks a proto enum value; "" means unset.
-func validateEnum(field, value string, allowed ...string) error {
-	if value == "" || contains(allowed, value) {
-		return nil
-	}
-	return invalidArgument("Invalid value at %q: %q is not a valid enum value. Allowed values: %s.", field, value, strings.Join(allowed, ", "))
-}
-
 // GetCluster finds a cluster or returns GKE's 404.
-func (w *World) GetCluster(project, location, name string) (*Cluster, error) {
+func (w *World) GetCluster(project, location, name string) (*model.Cluster, error) {
 	c := w.Cluster(project, location, name)
 	if c == nil {
-		return nil, notFound("projects/%s/locations/%s/clusters/%s.", project, location, name)
+		return nil, model.NotFound("projects/%s/locations/%s/clusters/%s.", project, location, name)
 	}
 	return c, nil
 }
 
 // ListClusters lists a project's clusters in a location; "-" lists every location.
-func (w *World) ListClusters(project, location string) ([]*Cluster, error) {
+func (w *World) ListClusters(project, location string) ([]*model.Cluster, error) {
 	if location != "-" {
 		if _, err := parseLocationArg(location); err != nil {
 			return nil, err
@@ -63,20 +56,20 @@ func (w *World) ListClusters(project, location string) ([]*Cluster, error) {
 
 // CreateCluster validates and creates a cluster; its control plane and nodes come up over the
 // CREATE_CLUSTER operation.
-func (w *World) CreateCluster(project, location string, req *api.CreateClusterRequest) (*Operation, error) {
+func (w *World) CreateCluster(project, location string, req *api.CreateClusterRequest) (*model.Operation, error) {
 	loc, err := parseLocationArg(location)
 	if err != nil {
 		return nil, err
 	}
 	if req == nil || req.Cluster == nil {
-		return nil, invalidArgument("Required field \"cluster\" is missing. Send {\"cluster\": {...}}.")
+		return nil, model.InvalidArgument("Required field \"cluster\" is missing. Send {\"cluster\": {...}}.")
 	}
 	in := req.Cluster
-	if err := validateResourceName("cluster.name", in.Name); err != nil {
+	if err := model.ValidateResourceName("cluster.name", in.Name); err != nil {
 		return nil, err
 	}
 	if w.Cluster(project, location, in.Name) != nil {
-		return nil, alreadyExists("projects/%s/locations/%s/clusters/%s.", project, location, in.Name)
+		return nil, model.AlreadyExists("projects/%s/locations/%s/clusters/%s.", project, location, in.Name)
 	}
 	zones, err := clusterZones(loc, in.Locations, "cluster.locations")
 	if err != nil {
@@ -84,7 +77,7 @@ func (w *World) CreateCluster(project, location string, req *api.CreateClusterRe
 	}
 	channel := api.ChannelRegular
 	if in.ReleaseChannel != nil {
-		if err := validateEnum("cluster.releaseChannel.channel", in.ReleaseChannel.Channel, append(catalog.Channels, api.ChannelUnspecified)...); err != nil {
+		if err := model.ValidateEnum("cluster.releaseChannel.channel", in.ReleaseChannel.Channel, append(catalog.Channels, api.ChannelUnspecified)...); err != nil {
 			return nil, err
 		}
 		channel = in.ReleaseChannel.Channel
@@ -100,19 +93,19 @@ func (w *World) CreateCluster(project, location string, req *api.CreateClusterRe
 	autopilot := in.Autopilot != nil && in.Autopilot.Enabled
 	ignoredAutopilotPool := ""
 	if len(in.NodePools) > 0 && (in.InitialNodeCount > 0 || in.NodeConfig != nil) {
-		return nil, invalidArgument("Cluster.initial_node_count and Cluster.node_config cannot be used together with Cluster.node_pools; describe the default pool as an entry of node_pools instead.")
+		return nil, model.InvalidArgument("Cluster.initial_node_count and Cluster.node_config cannot be used together with Cluster.node_pools; describe the default pool as an entry of node_pools instead.")
 	}
 	if len(in.NodePools) == 0 && in.InitialNodeCount <= 0 && !autopilot {
-		return nil, invalidArgument("Cluster.initial_node_count must be greater than zero.")
+		return nil, model.InvalidArgument("Cluster.initial_node_count must be greater than zero.")
 	}
 	if autopilot && len(in.NodePools) > 1 {
-		return nil, invalidField("cluster.nodePools", fmt.Sprintf("%d node pools", len(in.NodePools)),
+		return nil, model.InvalidField("cluster.nodePools", fmt.Sprintf("%d node pools", len(in.NodePools)),
 			"Autopilot clusters manage their own node pools: send at most the one default pool (as `gcloud container clusters create-auto` does), or none")
 	}
 	profile := api.ProfileBalanced
 	var autoscalingExtra api.Extra
 	if in.Autoscaling != nil {
-		if err := validateEnum("cluster.autoscaling.autoscalingProfile", in.Autoscaling.AutoscalingProfile,
+		if err := model.ValidateEnum("cluster.autoscaling.autoscalingProfile", in.Autoscaling.AutoscalingProfile,
 			api.ProfileUnspecified, api.ProfileOptimizeUtilization, api.ProfileBalanced); err != nil {
 			return nil, err
 		}
@@ -122,17 +115,17 @@ func (w *World) CreateCluster(project, location string, req *api.CreateClusterRe
 		autoscalingExtra = in.Autoscaling.Extra
 	}
 
-	c := &Cluster{
-		Project: project, Location: location, Name: in.Name, ID: w.randHex(64),
+	c := &model.Cluster{
+		Project: project, Location: location, Name: in.Name, ID: w.engine.RandHex(64),
 		Description: in.Description, Locations: zones, MasterVersion: master.String(),
 		InitialVersion: master.String(), ReleaseChannel: channel, Autopilot: autopilot,
-		Status: ClusterProvisioning, CreateTime: w.st.Now,
+		Status: model.ClusterProvisioning, CreateTime: w.st.Now,
 		Network: "default", Subnetwork: "default",
 		ResourceLabels: in.ResourceLabels, AutoscalingProfile: profile, AutoscalingExtra: autoscalingExtra,
 		InitialNodeCount: in.InitialNodeCount,
 		Extra:            in.Extra,
 	}
-	c.initMaps()
+	c.InitMaps()
 	if in.Network != "" {
 		c.Network = in.Network
 	}
@@ -171,10 +164,10 @@ func (w *World) CreateCluster(project, location string, req *api.CreateClusterRe
 	for i, pr := range poolReqs {
 		field := fmt.Sprintf("cluster.nodePools[%d]", i)
 		if pr == nil {
-			return nil, invalidArgument("Invalid value for field %q: null. Give each node pool a name and a node count.", field)
+			return nil, model.InvalidArgument("Invalid value for field %q: null. Give each node pool a name and a node count.", field)
 		}
 		if c.Pool(pr.Name) != nil {
-			return nil, invalidField(field+".name", fmt.Sprintf("%q", pr.Name), "Node pool names must be unique within a cluster")
+			return nil, model.InvalidField(field+".name", fmt.Sprintf("%q", pr.Name), "Node pool names must be unique within a cluster")
 		}
 		p, err := w.buildNodePool(c, pr, field)
 		if err != nil {
@@ -184,23 +177,23 @@ func (w *World) CreateCluster(project, location string, req *api.CreateClusterRe
 		c.Pools = append(c.Pools, p)
 	}
 	if total > maxNodesPerCluster {
-		return nil, invalidArgument("The cluster would have %d nodes; a GKE cluster has at most %d nodes.", total, maxNodesPerCluster)
+		return nil, model.InvalidArgument("The cluster would have %d nodes; a GKE cluster has at most %d nodes.", total, maxNodesPerCluster)
 	}
 	for _, p := range c.Pools {
-		p.Status = PoolProvisioning
+		p.Status = model.PoolProvisioning
 	}
-	c.PolicyVersion = w.randHex(16)
+	c.PolicyVersion = w.engine.RandHex(16)
 	if err := w.initMaintenancePolicy(c, in.MaintenancePolicy); err != nil {
 		return nil, err
 	}
 	w.touchCluster(c)
 	w.st.Clusters[c.Key()] = c
-	w.emitClusterCreated(c)
+	w.engine.EmitClusterCreated(c)
 	op := w.startOperation(api.OpCreateCluster, c, "", true)
-	w.record("ClusterCreating", c, "", "", op.ID, "creating cluster %s in %s (control plane %s, channel %s, %d node pools, %d nodes)",
+	w.engine.Record("ClusterCreating", c, "", "", op.ID, "creating cluster %s in %s (control plane %s, channel %s, %d node pools, %d nodes)",
 		c.Name, location, c.MasterVersion, channel, len(c.Pools), total)
 	if ignoredAutopilotPool != "" {
-		w.record("ClusterCreating", c, "", "", op.ID, "%s", ignoredAutopilotPool)
+		w.engine.Record("ClusterCreating", c, "", "", op.ID, "%s", ignoredAutopilotPool)
 	}
 	return op, nil
 }
@@ -217,7 +210,7 @@ func poolNames(pools []*api.NodePool) []string {
 }
 
 // touchCluster gives cluster c a new etag after a change.
-func (w *World) touchCluster(c *Cluster) { c.Etag = w.randHex(16) }
+func (w *World) touchCluster(c *model.Cluster) { c.Etag = w.engine.RandHex(16) }
 
 // clusterZones validates the node zones of a cluster: each a zone of the cluster's region; a
 // zonal cluster's own zone is always among them.
@@ -229,22 +222,22 @@ func clusterZones(loc catalog.Location, requested []string, field string) ([]str
 	for _, z := range requested {
 		zl, ok := catalog.ParseLocation(z)
 		if !ok || !zl.Zonal || zl.Region != loc.Region {
-			return nil, invalidField(field, fmt.Sprintf("%q", z), "Node locations must be zones of region %s: %s", loc.Region, strings.Join(catalog.Zones(loc.Region), ", "))
+			return nil, model.InvalidField(field, fmt.Sprintf("%q", z), "Node locations must be zones of region %s: %s", loc.Region, strings.Join(catalog.Zones(loc.Region), ", "))
 		}
 		if seen[z] {
-			return nil, invalidField(field, fmt.Sprintf("%q", z), "Node locations must not repeat a zone")
+			return nil, model.InvalidField(field, fmt.Sprintf("%q", z), "Node locations must not repeat a zone")
 		}
 		seen[z] = true
 	}
 	if loc.Zonal && !seen[loc.Name] {
-		return nil, invalidField(field, fmt.Sprintf("%q", requested), "The locations of a zonal cluster must include the cluster's zone %s", loc.Name)
+		return nil, model.InvalidField(field, fmt.Sprintf("%q", requested), "The locations of a zonal cluster must include the cluster's zone %s", loc.Name)
 	}
 	return append([]string(nil), requested...), nil
 }
 
 // clusterRanges picks the cluster's pod range (a /14 per cluster unless requested) and the base
 // of its node addresses (a /16 of the 10.128.0.0/9 node space, from a hash of the cluster).
-func (w *World) clusterRanges(c *Cluster, requested string) (string, uint32) {
+func (w *World) clusterRanges(c *model.Cluster, requested string) (string, uint32) {
 	h := fnv.New32a()
 	h.Write([]byte(c.Key()))
 	n := h.Sum32()
@@ -264,43 +257,43 @@ func unsupportedVersion(field, what, requested, channel string, valid []catalog.
 	if channel == api.ChannelUnspecified || channel == "" {
 		where = "for clusters without a release channel"
 	}
-	return invalidArgument("Invalid value for field %q: %s version %q is unsupported. Versions available %s include %s (see serverConfig); aliases latest, 1.X and 1.X.Y also work.",
+	return model.InvalidArgument("Invalid value for field %q: %s version %q is unsupported. Versions available %s include %s (see serverConfig); aliases latest, 1.X and 1.X.Y also work.",
 		field, what, requested, where, strings.Join(list, ", "))
 }
 
 // UpdateCluster applies one ClusterUpdate. As in GKE, exactly one update per request; the
 // node-pool qualifiers (desiredNodePoolId, desiredImageType with desiredNodeVersion) and etag
 // do not count.
-func (w *World) UpdateCluster(project, location, name string, req *api.UpdateClusterRequest) (*Operation, error) {
+func (w *World) UpdateCluster(project, location, name string, req *api.UpdateClusterRequest) (*model.Operation, error) {
 	c, err := w.GetCluster(project, location, name)
 	if err != nil {
 		return nil, err
 	}
 	if req == nil || req.Update == nil {
-		return nil, invalidArgument("Must provide an update.")
+		return nil, model.InvalidArgument("Must provide an update.")
 	}
 	u := req.Update
 	updates := setFields(u)
 	if len(updates) == 0 {
-		return nil, invalidArgument("Must provide an update.")
+		return nil, model.InvalidArgument("Must provide an update.")
 	}
 	if len(updates) > 1 {
-		return nil, invalidArgument("Exactly one update can be applied to a cluster with each request; got %d: %s. Send them as separate requests.", len(updates), strings.Join(updates, ", "))
+		return nil, model.InvalidArgument("Exactly one update can be applied to a cluster with each request; got %d: %s. Send them as separate requests.", len(updates), strings.Join(updates, ", "))
 	}
 	if u.Etag != "" && u.Etag != c.Etag {
-		return nil, aborted("The etag %q does not match the cluster's current etag; read the cluster again and retry.", u.Etag)
+		return nil, model.Aborted("The etag %q does not match the cluster's current etag; read the cluster again and retry.", u.Etag)
 	}
 	// The members that update one node pool run the node pool's own implementation, exactly
 	// as the node-pool methods do (busy checks and R-MW-5 included).
 	switch updates[0] {
 	case "desiredNodeVersion", "desiredImageType":
-		p, err := c.targetPool(u.DesiredNodePoolId)
+		p, err := c.TargetPool(u.DesiredNodePoolId)
 		if err != nil {
 			return nil, err
 		}
 		return w.requestNodePoolUpdate(c, p, &api.UpdateNodePoolRequest{NodeVersion: u.DesiredNodeVersion, ImageType: u.DesiredImageType}, desiredMember)
 	case "desiredNodePoolAutoscaling":
-		p, err := c.targetPool(u.DesiredNodePoolId)
+		p, err := c.TargetPool(u.DesiredNodePoolId)
 		if err != nil {
 			return nil, err
 		}
@@ -322,11 +315,11 @@ func (w *World) UpdateCluster(project, location, name string, req *api.UpdateClu
 		for _, p := range c.Pools {
 			w.setPoolLocations(c, p, zones)
 		}
-		c.Status = ClusterReconciling
+		c.Status = model.ClusterReconciling
 		return w.metadataUpdate(c, "", "node locations of %s set to %v", c.Name, zones), nil
 	case "desiredClusterAutoscaling":
 		a := u.DesiredClusterAutoscaling
-		if err := validateEnum("update.desiredClusterAutoscaling.autoscalingProfile", a.AutoscalingProfile,
+		if err := model.ValidateEnum("update.desiredClusterAutoscaling.autoscalingProfile", a.AutoscalingProfile,
 			api.ProfileUnspecified, api.ProfileOptimizeUtilization, api.ProfileBalanced); err != nil {
 			return nil, err
 		}
@@ -337,7 +330,7 @@ func (w *World) UpdateCluster(project, location, name string, req *api.UpdateClu
 		return w.metadataUpdate(c, "", "autoscaling profile of %s is %s", c.Name, c.AutoscalingProfile), nil
 	case "desiredReleaseChannel":
 		ch := u.DesiredReleaseChannel.Channel
-		if err := validateEnum("update.desiredReleaseChannel.channel", ch, append(catalog.Channels, api.ChannelUnspecified)...); err != nil {
+		if err := model.ValidateEnum("update.desiredReleaseChannel.channel", ch, append(catalog.Channels, api.ChannelUnspecified)...); err != nil {
 			return nil, err
 		}
 		if ch == "" {
@@ -346,7 +339,7 @@ func (w *World) UpdateCluster(project, location, name string, req *api.UpdateClu
 		if ch != api.ChannelUnspecified {
 			mv, _ := catalog.ParseVersion(c.MasterVersion)
 			if !hasMinor(catalog.VersionsAt(w.st.Now).ValidFor(ch), mv.Minor) {
-				return nil, failedPrecondition("Cannot enroll cluster %s in release channel %s: its control plane version %s (minor %s) is not available in that channel. Upgrade or choose another channel.",
+				return nil, model.FailedPrecondition("Cannot enroll cluster %s in release channel %s: its control plane version %s (minor %s) is not available in that channel. Upgrade or choose another channel.",
 					c.Name, ch, c.MasterVersion, mv.MinorString())
 			}
 		}
@@ -356,7 +349,7 @@ func (w *World) UpdateCluster(project, location, name string, req *api.UpdateClu
 		enabled := u.DesiredL4ilbSubsettingConfig.Enabled
 		if c.L4ILBSubsetting && !enabled {
 			// R-LB-4: once enabled, subsetting cannot be disabled.
-			return nil, invalidField("update.desiredL4ilbSubsettingConfig.enabled", false,
+			return nil, model.InvalidField("update.desiredL4ilbSubsettingConfig.enabled", false,
 				"GKE subsetting for L4 internal load balancers cannot be disabled once it is enabled (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/load-balancers#r-lb-4); recreate the cluster to turn it off")
 		}
 		if enabled && !c.L4ILBSubsetting {
@@ -411,26 +404,11 @@ func setFields(u *api.ClusterUpdate) []string {
 	return append(out, extra...)
 }
 
-// targetPool is the pool a cluster-level node update applies to: the named one, or the only one.
-func (c *Cluster) targetPool(id string) (*NodePool, error) {
-	if id == "" {
-		if len(c.Pools) == 1 {
-			return c.Pools[0], nil
-		}
-		return nil, invalidArgument("The cluster has %d node pools; set update.desiredNodePoolId to the pool to change.", len(c.Pools))
-	}
-	p := c.Pool(id)
-	if p == nil {
-		return nil, notFound("node pool %q not found.", id)
-	}
-	return p, nil
-}
-
 // metadataUpdate starts an UPDATE_CLUSTER operation for a change that is already applied.
-func (w *World) metadataUpdate(c *Cluster, pool, format string, args ...any) *Operation {
+func (w *World) metadataUpdate(c *model.Cluster, pool, format string, args ...any) *model.Operation {
 	w.touchCluster(c)
 	op := w.startOperation(api.OpUpdateCluster, c, pool, true)
-	w.record("ClusterUpdated", c, pool, "", op.ID, format, args...)
+	w.engine.Record("ClusterUpdated", c, pool, "", op.ID, format, args...)
 	return op
 }
 
@@ -454,7 +432,7 @@ func hasMinor(list []catalog.Version, minor int) bool {
 
 // upgradeMaster starts a control-plane upgrade. GKE upgrades one minor at a time, never
 // downgrades a minor, and keeps nodes within two minors of the control plane.
-func (w *World) upgradeMaster(c *Cluster, requested string) (*Operation, error) {
+func (w *World) upgradeMaster(c *model.Cluster, requested string) (*model.Operation, error) {
 	vt := catalog.VersionsAt(w.st.Now)
 	target, ok := catalog.Resolve(requested, vt.ValidFor(c.ReleaseChannel), vt.DefaultFor(c.ReleaseChannel))
 	if !ok {
@@ -463,27 +441,27 @@ func (w *World) upgradeMaster(c *Cluster, requested string) (*Operation, error) 
 	cur, _ := catalog.ParseVersion(c.MasterVersion)
 	switch {
 	case target.Minor < cur.Minor:
-		return nil, failedPrecondition("Control plane minor version downgrade from %s to %s is not supported; only patch versions within minor %s can be downgraded.",
+		return nil, model.FailedPrecondition("Control plane minor version downgrade from %s to %s is not supported; only patch versions within minor %s can be downgraded.",
 			c.MasterVersion, target, cur.MinorString())
 	case target.Minor > cur.Minor+1:
-		return nil, failedPrecondition("Control plane can only be upgraded one minor version at a time: %s -> %s skips a minor. Upgrade to 1.%d first.",
+		return nil, model.FailedPrecondition("Control plane can only be upgraded one minor version at a time: %s -> %s skips a minor. Upgrade to 1.%d first.",
 			c.MasterVersion, target, cur.Minor+1)
 	}
 	for _, p := range c.Pools {
 		if pv, _ := catalog.ParseVersion(p.Spec.Version); target.Minor-pv.Minor > 2 {
-			return nil, failedPrecondition("Node pool %s runs %s; nodes may be at most two minor versions older than the control plane, so upgrade the node pool before upgrading the control plane to %s.",
+			return nil, model.FailedPrecondition("Node pool %s runs %s; nodes may be at most two minor versions older than the control plane, so upgrade the node pool before upgrading the control plane to %s.",
 				p.Name, p.Spec.Version, target)
 		}
 	}
 	c.MasterTarget = target.String()
 	w.touchCluster(c)
 	op := w.startOperation(api.OpUpgradeMaster, c, "", true)
-	w.record("ControlPlaneUpgrading", c, "", "", op.ID, "upgrading control plane of %s from %s to %s", c.Name, c.MasterVersion, target)
+	w.engine.Record("ControlPlaneUpgrading", c, "", "", op.ID, "upgrading control plane of %s from %s to %s", c.Name, c.MasterVersion, target)
 	return op, nil
 }
 
 // DeleteCluster deletes a cluster and all its nodes over a DELETE_CLUSTER operation.
-func (w *World) DeleteCluster(project, location, name string) (*Operation, error) {
+func (w *World) DeleteCluster(project, location, name string) (*model.Operation, error) {
 	c, err := w.GetCluster(project, location, name)
 	if err != nil {
 		return nil, err
@@ -492,7 +470,7 @@ func (w *World) DeleteCluster(project, location, name string) (*Operation, error
 		return nil, err
 	}
 	op := w.startOperation(api.OpDeleteCluster, c, "", true)
-	w.record("ClusterDeleting", c, "", "", op.ID, "deleting cluster %s (%d nodes)", c.Name, len(c.Nodes))
+	w.engine.Record("ClusterDeleting", c, "", "", op.ID, "deleting cluster %s (%d nodes)", c.Name, len(c.Nodes))
 	return op, nil
 }
 
@@ -506,7 +484,7 @@ func (w *World) ServerConfig(location string) (*api.ServerConfig, error) {
 
 // SetClusterField sets one stored, not simulated, cluster field: what the setLogging-style
 // custom methods do. value is the field's JSON.
-func (w *World) SetClusterField(project, location, name, field string, value []byte) (*Operation, error) {
+func (w *World) SetClusterField(project, location, name, field string, value []byte) (*model.Operation, error) {
 	c, err := w.GetCluster(project, location, name)
 	if err != nil {
 		return nil, err
@@ -524,13 +502,13 @@ func (w *World) SetClusterField(project, location, name, field string, value []b
 // SetResourceLabels is clusters.setResourceLabels. As in GKE, the request carries the
 // labelFingerprint the client read with the cluster; one that no longer matches the labels
 // (someone changed them since, or none was sent) is refused, so that no change is lost.
-func (w *World) SetResourceLabels(project, location, name string, labels map[string]string, fingerprint string) (*Operation, error) {
+func (w *World) SetResourceLabels(project, location, name string, labels map[string]string, fingerprint string) (*model.Operation, error) {
 	c, err := w.GetCluster(project, location, name)
 	if err != nil {
 		return nil, err
 	}
 	if want := labelFingerprint(c.ResourceLabels); fingerprint != want {
-		return nil, failedPrecondition("Labels could not be set due to fingerprint mismatch; try again with the proper fingerprint: incorrect fingerprint supplied was %q, the expected one is %q. Read the cluster again for its labelFingerprint.",
+		return nil, model.FailedPrecondition("Labels could not be set due to fingerprint mismatch; try again with the proper fingerprint: incorrect fingerprint supplied was %q, the expected one is %q. Read the cluster again for its labelFingerprint.",
 			fingerprint, want)
 	}
 	if err := w.checkClusterFree(c); err != nil {

@@ -5,15 +5,16 @@ import (
 	"time"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
 // The Compute Engine view of node pools: one managed instance group per pool per zone.
 
 // instanceGroupRef is a managed instance group with the cluster and pool it belongs to.
 type instanceGroupRef struct {
-	c *Cluster
-	p *NodePool
-	g *InstanceGroup
+	c *model.Cluster
+	p *model.NodePool
+	g *model.InstanceGroup
 }
 
 // instanceGroups lists a project's managed instance groups in a zone, by name.
@@ -51,7 +52,7 @@ func (w *World) InstanceGroupManager(project, zone, name string, links Links) (*
 			return w.renderIGM(r, links), nil
 		}
 	}
-	return nil, notFound("The resource 'projects/%s/zones/%s/instanceGroupManagers/%s' was not found", project, zone, name)
+	return nil, model.NotFound("The resource 'projects/%s/zones/%s/instanceGroupManagers/%s' was not found", project, zone, name)
 }
 
 // ManagedInstances lists the VMs of a managed instance group with what the group is doing to each.
@@ -65,32 +66,32 @@ func (w *World) ManagedInstances(project, zone, name string, links Links) (*api.
 			node := r.c.Nodes[n]
 			mi := &api.ManagedInstance{Instance: links.Compute("projects/%s/zones/%s/instances/%s", project, zone, n), CurrentAction: "NONE", InstanceStatus: "RUNNING"}
 			switch node.State {
-			case NodeProvisioning:
+			case model.NodeProvisioning:
 				mi.CurrentAction, mi.InstanceStatus = "CREATING", "PROVISIONING"
-			case NodeDeleting:
+			case model.NodeDeleting:
 				mi.CurrentAction, mi.InstanceStatus = "DELETING", "STOPPING"
 			}
 			out.ManagedInstances = append(out.ManagedInstances, mi)
 		}
 		return out, nil
 	}
-	return nil, notFound("The resource 'projects/%s/zones/%s/instanceGroupManagers/%s' was not found", project, zone, name)
+	return nil, model.NotFound("The resource 'projects/%s/zones/%s/instanceGroupManagers/%s' was not found", project, zone, name)
 }
 
 func (w *World) renderIGM(r instanceGroupRef, links Links) *api.InstanceGroupManager {
 	ix := w.index(r.c, r.g)
 	acts := &api.InstanceGroupManagerAction{
-		Creating: int32(ix.byState[NodeProvisioning]),
-		Deleting: int32(ix.byState[NodeDeleting]),
+		Creating: int32(ix.byState[model.NodeProvisioning]),
+		Deleting: int32(ix.byState[model.NodeDeleting]),
 	}
 	acts.None = int32(len(r.g.Nodes)) - acts.Creating - acts.Deleting
 	zoneURL := links.Compute("projects/%s/zones/%s", r.c.Project, r.g.Zone)
 	return &api.InstanceGroupManager{
 		Kind: "compute#instanceGroupManager", Id: w.computeID("igm", r.c.Project, r.g.Zone, r.g.Name), Name: r.g.Name, Zone: zoneURL,
 		SelfLink:          zoneURL + "/instanceGroupManagers/" + r.g.Name,
-		BaseInstanceName:  nodeNameBase(r.c.Name, r.p.Name) + "-" + r.g.Hash,
+		BaseInstanceName:  model.NodeNameBase(r.c.Name, r.p.Name) + "-" + r.g.Hash,
 		InstanceGroup:     zoneURL + "/instanceGroups/" + r.g.Name,
-		InstanceTemplate:  links.Compute("projects/%s/global/instanceTemplates/%s", r.c.Project, nodeNameBase(r.c.Name, r.p.Name)+"-"+r.g.Hash),
+		InstanceTemplate:  links.Compute("projects/%s/global/instanceTemplates/%s", r.c.Project, model.NodeNameBase(r.c.Name, r.p.Name)+"-"+r.g.Hash),
 		TargetSize:        int32(r.g.TargetSize),
 		CurrentActions:    acts,
 		Status:            &api.InstanceGroupManagerStatus{IsStable: acts.Creating == 0 && acts.Deleting == 0},

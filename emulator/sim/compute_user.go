@@ -8,10 +8,10 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
 // Compute Engine objects users create outside GKE: regional backend services and zonal
@@ -22,70 +22,6 @@ import (
 // group, as in Compute Engine). Compute's rule that a VM may be in only one load-balanced
 // instance group holds for them, and they are what blocks GKE's instance-group load balancers
 // (R-LB-5, loadbalancer_igs.go). Each write answers with an Operation that is already DONE.
-
-// UserCompute is what users created in Compute Engine.
-type UserCompute struct {
-	// BackendServices by path: projects/P/regions/R/backendServices/N.
-	BackendServices map[string]*UserBackendService `json:"backendServices,omitempty"`
-	// InstanceGroups by path: projects/P/zones/Z/instanceGroups/N.
-	InstanceGroups map[string]*UserInstanceGroup `json:"instanceGroups,omitempty"`
-	// Operations are the newest write operations (at most maxComputeOps), oldest first.
-	Operations []*ComputeOp `json:"operations,omitempty"`
-	Seq        int64        `json:"seq"`
-}
-
-// UserBackendService is a regional backend service created outside GKE.
-type UserBackendService struct {
-	Project             string        `json:"project"`
-	Region              string        `json:"region"`
-	Name                string        `json:"name"`
-	ID                  string        `json:"id"`
-	Description         string        `json:"description,omitempty"`
-	LoadBalancingScheme string        `json:"loadBalancingScheme"`
-	Protocol            string        `json:"protocol"`
-	SessionAffinity     string        `json:"sessionAffinity"`
-	Network             string        `json:"network,omitempty"`
-	HealthChecks        []string      `json:"healthChecks,omitempty"`
-	Backends            []UserBackend `json:"backends,omitempty"`
-	// TimeoutSec is 0 in states saved before it was kept: Compute's default, 30 s.
-	TimeoutSec         int32     `json:"timeoutSec,omitempty"`
-	DrainingTimeoutSec int32     `json:"drainingTimeoutSec,omitempty"`
-	PortName           string    `json:"portName,omitempty"`
-	CreateTime         time.Time `json:"createTime"`
-}
-
-// UserBackend is a backend of a user's backend service: an instance group, by path.
-type UserBackend struct {
-	Group         string `json:"group"`
-	BalancingMode string `json:"balancingMode"`
-}
-
-// UserInstanceGroup is a zonal unmanaged instance group created outside GKE.
-type UserInstanceGroup struct {
-	Project     string          `json:"project"`
-	Zone        string          `json:"zone"`
-	Name        string          `json:"name"`
-	ID          string          `json:"id"`
-	Description string          `json:"description,omitempty"`
-	Network     string          `json:"network,omitempty"`
-	NamedPorts  []api.NamedPort `json:"namedPorts,omitempty"`
-	// Instances are the member VMs (node names, all in Zone), sorted.
-	Instances  []string  `json:"instances,omitempty"`
-	CreateTime time.Time `json:"createTime"`
-}
-
-// ComputeOp is a finished Compute Engine write.
-type ComputeOp struct {
-	Name    string `json:"name"`
-	ID      string `json:"id"`
-	Project string `json:"project"`
-	// Scope is zones/Z or regions/R.
-	Scope    string    `json:"scope"`
-	Type     string    `json:"type"`
-	Target   string    `json:"target"`
-	TargetID string    `json:"targetId"`
-	Time     time.Time `json:"time"`
-}
 
 // maxComputeOps is how many write operations are kept for operations.get.
 const maxComputeOps = 1000
@@ -146,7 +82,7 @@ var computeNameRE = regexp.MustCompile(`^[a-z](?:[-a-z0-9]{0,61}[a-z0-9])?$`)
 
 // invalidComputeValue is Compute's 400 for a field of a request resource.
 func invalidComputeValue(field string, value any, rule string, args ...any) error {
-	return computeError(http.StatusBadRequest, "invalid", "Invalid value for field '%s': '%v'. %s", field, value, fmt.Sprintf(rule, args...))
+	return model.ComputeError(http.StatusBadRequest, "invalid", "Invalid value for field '%s': '%v'. %s", field, value, fmt.Sprintf(rule, args...))
 }
 
 // Compute's limits on what a user's backend service or instance group stores.
@@ -188,48 +124,48 @@ func validateNamedPorts(ports []*api.NamedPort) error {
 
 func validateComputeName(name string) error {
 	if name == "" {
-		return computeError(http.StatusBadRequest, "required", "Required field 'resource.name' not specified")
+		return model.ComputeError(http.StatusBadRequest, "required", "Required field 'resource.name' not specified")
 	}
 	if !computeNameRE.MatchString(name) {
-		return computeError(http.StatusBadRequest, "invalid", "Invalid value for field 'resource.name': '%s'. Must be a match of regex '(?:[a-z](?:[-a-z0-9]{0,61}[a-z0-9])?)' (RFC 1035: 1-63 lowercase letters, digits and hyphens, starting with a letter and not ending with a hyphen).", name)
+		return model.ComputeError(http.StatusBadRequest, "invalid", "Invalid value for field 'resource.name': '%s'. Must be a match of regex '(?:[a-z](?:[-a-z0-9]{0,61}[a-z0-9])?)' (RFC 1035: 1-63 lowercase letters, digits and hyphens, starting with a letter and not ending with a hyphen).", name)
 	}
 	return nil
 }
 
 func validateRegion(region string) error {
 	if l, ok := catalog.ParseLocation(region); !ok || l.Zonal {
-		return computeError(http.StatusBadRequest, "invalid", "Invalid value for field 'region': '%s'. Unknown region.", region)
+		return model.ComputeError(http.StatusBadRequest, "invalid", "Invalid value for field 'region': '%s'. Unknown region.", region)
 	}
 	return nil
 }
 
 func validateZone(zone string) error {
 	if l, ok := catalog.ParseLocation(zone); !ok || !l.Zonal {
-		return computeError(http.StatusBadRequest, "invalid", "Invalid value for field 'zone': '%s'. Unknown zone.", zone)
+		return model.ComputeError(http.StatusBadRequest, "invalid", "Invalid value for field 'zone': '%s'. Unknown zone.", zone)
 	}
 	return nil
 }
 
 func computeNotFound(path string) error {
-	return computeError(http.StatusNotFound, "notFound", "The resource '%s' was not found", path)
+	return model.ComputeError(http.StatusNotFound, "notFound", "The resource '%s' was not found", path)
 }
 
 func resourceInUse(kind, path, user string) error {
-	return computeError(http.StatusBadRequest, "resourceInUseByAnotherResource", "The %s resource '%s' is already being used by '%s'", kind, path, user)
+	return model.ComputeError(http.StatusBadRequest, "resourceInUseByAnotherResource", "The %s resource '%s' is already being used by '%s'", kind, path, user)
 }
 
 // userCompute returns the user's Compute objects, making them on first use.
-func (w *World) userCompute() *UserCompute {
+func (w *World) userCompute() *model.UserCompute {
 	uc := w.st.Compute
 	if uc == nil {
-		uc = &UserCompute{}
+		uc = &model.UserCompute{}
 		w.st.Compute = uc
 	}
 	if uc.BackendServices == nil {
-		uc.BackendServices = map[string]*UserBackendService{}
+		uc.BackendServices = map[string]*model.UserBackendService{}
 	}
 	if uc.InstanceGroups == nil {
-		uc.InstanceGroups = map[string]*UserInstanceGroup{}
+		uc.InstanceGroups = map[string]*model.UserInstanceGroup{}
 	}
 	return uc
 }
@@ -240,7 +176,7 @@ func (w *World) userCompute() *UserCompute {
 // GKE's shared load-balancing one.
 type instanceGroupFound struct {
 	path    string
-	user    *UserInstanceGroup
+	user    *model.UserInstanceGroup
 	managed *instanceGroupRef
 	gke     *lbGroup
 }
@@ -288,7 +224,7 @@ func (w *World) findInstanceGroup(project, zone, name string) (instanceGroupFoun
 }
 
 // findVM finds a VM (a node of one of the project's clusters) in a zone.
-func (w *World) findVM(project, zone, name string) (*Cluster, *Node) {
+func (w *World) findVM(project, zone, name string) (*model.Cluster, *model.Node) {
 	for _, c := range w.clustersIn(project, "-") {
 		if n := c.Nodes[name]; n != nil && n.Zone == zone {
 			return c, n
@@ -304,7 +240,7 @@ func (w *World) userBackendServiceOf(group string) string {
 	if uc == nil {
 		return ""
 	}
-	for _, key := range sortedKeys(uc.BackendServices) {
+	for _, key := range model.SortedKeys(uc.BackendServices) {
 		for _, b := range uc.BackendServices[key].Backends {
 			if b.Group == group {
 				return key
@@ -323,15 +259,15 @@ func (w *World) computeOp(project, scope, typ, target, targetID string, l Links)
 	seq := strconv.FormatInt(uc.Seq, 10)
 	hex := fmt.Sprintf("%016x%016x", w.hashOf("compute-op", seq), w.hashOf("compute-op-2", seq))
 	name := fmt.Sprintf("operation-%d-%s-%s-%s", w.st.Now.UnixMilli(), hex[:13], hex[13:21], hex[21:29])
-	op := &ComputeOp{Name: name, ID: w.computeID("op", project, name), Project: project, Scope: scope, Type: typ, Target: target, TargetID: targetID, Time: w.st.Now}
+	op := &model.ComputeOp{Name: name, ID: w.computeID("op", project, name), Project: project, Scope: scope, Type: typ, Target: target, TargetID: targetID, Time: w.st.Now}
 	uc.Operations = append(uc.Operations, op)
 	if len(uc.Operations) > maxComputeOps {
-		uc.Operations = append([]*ComputeOp(nil), uc.Operations[len(uc.Operations)-maxComputeOps:]...)
+		uc.Operations = append([]*model.ComputeOp(nil), uc.Operations[len(uc.Operations)-maxComputeOps:]...)
 	}
 	return renderComputeOp(op, l)
 }
 
-func renderComputeOp(op *ComputeOp, l Links) *api.ComputeOperation {
+func renderComputeOp(op *model.ComputeOp, l Links) *api.ComputeOperation {
 	t := computeTime(op.Time)
 	out := &api.ComputeOperation{Kind: "compute#operation", Id: op.ID, Name: op.Name, OperationType: op.Type, TargetLink: l.Compute("%s", op.Target),
 		TargetId: op.TargetID, Status: "DONE", User: "gkesim", Progress: 100, InsertTime: t, StartTime: t, EndTime: t,
@@ -372,7 +308,7 @@ func (w *World) InsertBackendService(project, region string, in *api.BackendServ
 	path := backendServicePath(project, region, in.Name)
 	_, gkeErr := w.backendService(project, region, in.Name)
 	if w.userBackendService(project, region, in.Name) != nil || gkeErr == nil {
-		return nil, computeError(http.StatusConflict, "alreadyExists", "The resource '%s' already exists", path)
+		return nil, model.ComputeError(http.StatusConflict, "alreadyExists", "The resource '%s' already exists", path)
 	}
 	bs, err := w.buildBackendService(project, region, path, in)
 	if err != nil {
@@ -382,7 +318,7 @@ func (w *World) InsertBackendService(project, region string, in *api.BackendServ
 	uc.Seq++
 	bs.ID, bs.CreateTime = w.computeID("user-bs", path, strconv.FormatInt(uc.Seq, 10)), w.st.Now
 	uc.BackendServices[path] = bs
-	w.record("ComputeBackendServiceInserted", nil, "", "", "", "backend service %s created outside GKE: %s %s, backends %s", path, bs.LoadBalancingScheme, bs.Protocol, describeBackends(bs))
+	w.engine.Record("ComputeBackendServiceInserted", nil, "", "", "", "backend service %s created outside GKE: %s %s, backends %s", path, bs.LoadBalancingScheme, bs.Protocol, describeBackends(bs))
 	return w.computeOp(project, "regions/"+region, "insert", path, bs.ID, l), nil
 }
 
@@ -394,12 +330,12 @@ func (w *World) UpdateBackendService(project, region, name string, in *api.Backe
 	cur := w.userBackendService(project, region, name)
 	if cur == nil {
 		if _, err := w.backendService(project, region, name); err == nil {
-			return nil, computeError(http.StatusBadRequest, "invalid", "Backend service '%s' is GKE's: GKE's load balancer controller owns it and would undo the change. Create a backend service of your own.", path)
+			return nil, model.ComputeError(http.StatusBadRequest, "invalid", "Backend service '%s' is GKE's: GKE's load balancer controller owns it and would undo the change. Create a backend service of your own.", path)
 		}
 		return nil, computeNotFound(path)
 	}
 	if in.Name != "" && in.Name != name {
-		return nil, computeError(http.StatusBadRequest, "invalid", "Invalid value for field 'resource.name': '%s'. The name of a backend service cannot change (it is %s).", in.Name, name)
+		return nil, model.ComputeError(http.StatusBadRequest, "invalid", "Invalid value for field 'resource.name': '%s'. The name of a backend service cannot change (it is %s).", in.Name, name)
 	}
 	req := *in
 	if patch {
@@ -415,13 +351,13 @@ func (w *World) UpdateBackendService(project, region, name string, in *api.Backe
 	if patch {
 		typ = "patch"
 	}
-	w.record("ComputeBackendServiceUpdated", nil, "", "", "", "backend service %s updated (%s): %s %s, backends %s", path, typ, bs.LoadBalancingScheme, bs.Protocol, describeBackends(bs))
+	w.engine.Record("ComputeBackendServiceUpdated", nil, "", "", "", "backend service %s updated (%s): %s %s, backends %s", path, typ, bs.LoadBalancingScheme, bs.Protocol, describeBackends(bs))
 	return w.computeOp(project, "regions/"+region, typ, path, bs.ID, l), nil
 }
 
 // mergeBackendService is a patch request applied to a backend service: the fields sent
 // replace the current ones.
-func (w *World) mergeBackendService(path string, cur *UserBackendService, in *api.BackendService) api.BackendService {
+func (w *World) mergeBackendService(path string, cur *model.UserBackendService, in *api.BackendService) api.BackendService {
 	out := *w.renderUserBackendService(path, cur, Links{})
 	for _, f := range []struct {
 		to   *string
@@ -450,7 +386,7 @@ func (w *World) mergeBackendService(path string, cur *UserBackendService, in *ap
 	return out
 }
 
-func describeBackends(bs *UserBackendService) string {
+func describeBackends(bs *model.UserBackendService) string {
 	groups := make([]string, 0, len(bs.Backends))
 	for _, b := range bs.Backends {
 		groups = append(groups, b.Group)
@@ -460,8 +396,8 @@ func describeBackends(bs *UserBackendService) string {
 
 // buildBackendService validates a backend service of a request (insert, update or patch) at
 // path, with Compute's defaults, and checks R-LB-5 against every other load-balanced group.
-func (w *World) buildBackendService(project, region, path string, in *api.BackendService) (*UserBackendService, error) {
-	bs := &UserBackendService{Project: project, Region: region, Name: lastSegment(path), Description: in.Description, LoadBalancingScheme: in.LoadBalancingScheme,
+func (w *World) buildBackendService(project, region, path string, in *api.BackendService) (*model.UserBackendService, error) {
+	bs := &model.UserBackendService{Project: project, Region: region, Name: lastSegment(path), Description: in.Description, LoadBalancingScheme: in.LoadBalancingScheme,
 		Protocol: in.Protocol, SessionAffinity: in.SessionAffinity, TimeoutSec: in.TimeoutSec, PortName: in.PortName}
 	if err := validateComputeDescription(in.Description); err != nil {
 		return nil, err
@@ -487,7 +423,7 @@ func (w *World) buildBackendService(project, region, path string, in *api.Backen
 	}
 	passthrough := passthroughScheme(bs.LoadBalancingScheme)
 	if !passthrough && bs.LoadBalancingScheme != "INTERNAL_MANAGED" && bs.LoadBalancingScheme != "EXTERNAL_MANAGED" {
-		return nil, computeError(http.StatusBadRequest, "invalid", "Invalid value for field 'resource.loadBalancingScheme': '%s'. A regional backend service takes INTERNAL, EXTERNAL, INTERNAL_MANAGED or EXTERNAL_MANAGED.", bs.LoadBalancingScheme)
+		return nil, model.ComputeError(http.StatusBadRequest, "invalid", "Invalid value for field 'resource.loadBalancingScheme': '%s'. A regional backend service takes INTERNAL, EXTERNAL, INTERNAL_MANAGED or EXTERNAL_MANAGED.", bs.LoadBalancingScheme)
 	}
 	protocols := proxyProtocols
 	if passthrough {
@@ -496,21 +432,21 @@ func (w *World) buildBackendService(project, region, path string, in *api.Backen
 	if bs.Protocol == "" {
 		bs.Protocol = protocols[0]
 	}
-	if !contains(protocols, bs.Protocol) {
-		return nil, computeError(http.StatusBadRequest, "invalid", "Invalid value for field 'resource.protocol': '%s'. A backend service with load balancing scheme %s takes protocol %s.",
+	if !model.Contains(protocols, bs.Protocol) {
+		return nil, model.ComputeError(http.StatusBadRequest, "invalid", "Invalid value for field 'resource.protocol': '%s'. A backend service with load balancing scheme %s takes protocol %s.",
 			bs.Protocol, bs.LoadBalancingScheme, strings.Join(protocols, ", "))
 	}
 	if bs.SessionAffinity == "" {
 		bs.SessionAffinity = "NONE"
 	}
-	if !contains(sessionAffinities, bs.SessionAffinity) {
+	if !model.Contains(sessionAffinities, bs.SessionAffinity) {
 		return nil, invalidComputeValue("resource.sessionAffinity", bs.SessionAffinity, "Must be one of %s.", strings.Join(sessionAffinities, ", "))
 	}
 	if in.Network != "" {
 		bs.Network = computePathOf(in.Network, project)
 	}
 	if passthrough && len(in.HealthChecks) > 1 {
-		return nil, computeError(http.StatusBadRequest, "invalid", "Invalid value for field 'resource.healthChecks': %q. A backend service with load balancing scheme %s takes at most one health check.",
+		return nil, model.ComputeError(http.StatusBadRequest, "invalid", "Invalid value for field 'resource.healthChecks': %q. A backend service with load balancing scheme %s takes at most one health check.",
 			in.HealthChecks, bs.LoadBalancingScheme)
 	}
 	for _, hc := range in.HealthChecks {
@@ -520,20 +456,20 @@ func (w *World) buildBackendService(project, region, path string, in *api.Backen
 	for i, b := range in.Backends {
 		field := fmt.Sprintf("resource.backends[%d].group", i)
 		if b == nil || b.Group == "" {
-			return nil, computeError(http.StatusBadRequest, "required", "Required field '%s' not specified", field)
+			return nil, model.ComputeError(http.StatusBadRequest, "required", "Required field '%s' not specified", field)
 		}
 		ref, ok := parseComputeRef(b.Group, project)
 		switch {
 		case ok && ref.collection == "networkEndpointGroups":
-			return nil, computeError(http.StatusBadRequest, "invalid", "Invalid value for field '%s': '%s'. gkesim takes instance groups as the backends of backend services created outside GKE; network endpoint groups are not emulated for them.", field, b.Group)
+			return nil, model.ComputeError(http.StatusBadRequest, "invalid", "Invalid value for field '%s': '%s'. gkesim takes instance groups as the backends of backend services created outside GKE; network endpoint groups are not emulated for them.", field, b.Group)
 		case !ok || ref.scopeKind != "zones" || ref.collection != "instanceGroups":
-			return nil, computeError(http.StatusBadRequest, "invalid", "Invalid value for field '%s': '%s'. The URL is malformed: give projects/{project}/zones/{zone}/instanceGroups/{name}.", field, b.Group)
+			return nil, model.ComputeError(http.StatusBadRequest, "invalid", "Invalid value for field '%s': '%s'. The URL is malformed: give projects/{project}/zones/{zone}/instanceGroups/{name}.", field, b.Group)
 		case ref.project != project:
-			return nil, computeError(http.StatusBadRequest, "invalid", "Invalid value for field '%s': '%s'. gkesim resolves backends in the backend service's project (%s) only.", field, b.Group, project)
+			return nil, model.ComputeError(http.StatusBadRequest, "invalid", "Invalid value for field '%s': '%s'. gkesim resolves backends in the backend service's project (%s) only.", field, b.Group, project)
 		}
 		zone, zok := catalog.ParseLocation(ref.scope)
 		if passthrough && zok && zone.Region != region {
-			return nil, computeError(http.StatusBadRequest, "invalid", "Invalid value for field '%s': '%s'. A backend service with load balancing scheme %s takes instance groups of its own region (%s).",
+			return nil, model.ComputeError(http.StatusBadRequest, "invalid", "Invalid value for field '%s': '%s'. A backend service with load balancing scheme %s takes instance groups of its own region (%s).",
 				field, b.Group, bs.LoadBalancingScheme, region)
 		}
 		g, found := w.findInstanceGroup(project, ref.scope, ref.name)
@@ -542,7 +478,7 @@ func (w *World) buildBackendService(project, region, path string, in *api.Backen
 		}
 		for _, prev := range bs.Backends {
 			if prev.Group == g.path {
-				return nil, computeError(http.StatusBadRequest, "invalid", "Invalid value for field '%s': '%s'. The instance group is already a backend of this backend service.", field, b.Group)
+				return nil, model.ComputeError(http.StatusBadRequest, "invalid", "Invalid value for field '%s': '%s'. The instance group is already a backend of this backend service.", field, b.Group)
 			}
 		}
 		mode := b.BalancingMode
@@ -551,13 +487,13 @@ func (w *World) buildBackendService(project, region, path string, in *api.Backen
 			mode = "CONNECTION"
 		case mode == "":
 			mode = "UTILIZATION"
-		case !contains(balancingModes, mode):
+		case !model.Contains(balancingModes, mode):
 			return nil, invalidComputeValue(fmt.Sprintf("resource.backends[%d].balancingMode", i), mode, "Must be one of %s.", strings.Join(balancingModes, ", "))
 		case passthrough && mode != "CONNECTION":
-			return nil, computeError(http.StatusBadRequest, "invalid", "Invalid value for field 'resource.backends[%d].balancingMode': '%s'. Balancing mode must be CONNECTION for a backend service with load balancing scheme %s.",
+			return nil, model.ComputeError(http.StatusBadRequest, "invalid", "Invalid value for field 'resource.backends[%d].balancingMode': '%s'. Balancing mode must be CONNECTION for a backend service with load balancing scheme %s.",
 				i, mode, bs.LoadBalancingScheme)
 		}
-		bs.Backends = append(bs.Backends, UserBackend{Group: g.path, BalancingMode: mode})
+		bs.Backends = append(bs.Backends, model.UserBackend{Group: g.path, BalancingMode: mode})
 		attach = append(attach, igAttach{group: g.path, zone: ref.scope, nodes: g.members()})
 	}
 	if cf := w.attachConflict(project, path, attach, true); cf != nil {
@@ -584,11 +520,11 @@ func (w *World) DeleteBackendService(project, region, name string, l Links) (*ap
 		return nil, resourceInUse("backend_service", path, fr)
 	}
 	delete(w.st.Compute.BackendServices, path)
-	w.record("ComputeBackendServiceDeleted", nil, "", "", "", "backend service %s deleted", path)
+	w.engine.Record("ComputeBackendServiceDeleted", nil, "", "", "", "backend service %s deleted", path)
 	return w.computeOp(project, "regions/"+region, "delete", path, bs.ID, l), nil
 }
 
-func (w *World) renderUserBackendService(path string, bs *UserBackendService, l Links) *api.BackendService {
+func (w *World) renderUserBackendService(path string, bs *model.UserBackendService, l Links) *api.BackendService {
 	out := &api.BackendService{Kind: "compute#backendService", Id: bs.ID, CreationTimestamp: computeTime(bs.CreateTime), Name: bs.Name,
 		Description: bs.Description, Region: l.Compute("projects/%s/regions/%s", bs.Project, bs.Region), Backends: []*api.Backend{}, HealthChecks: []string{},
 		Protocol: bs.Protocol, LoadBalancingScheme: bs.LoadBalancingScheme, SessionAffinity: bs.SessionAffinity,
@@ -613,7 +549,7 @@ func (w *World) renderUserBackendService(path string, bs *UserBackendService, l 
 func (w *World) userBackendServices(project, region string, l Links) []*api.BackendService {
 	var out []*api.BackendService
 	if uc := w.st.Compute; uc != nil {
-		for _, key := range sortedKeys(uc.BackendServices) {
+		for _, key := range model.SortedKeys(uc.BackendServices) {
 			if bs := uc.BackendServices[key]; bs.Project == project && bs.Region == region {
 				out = append(out, w.renderUserBackendService(key, bs, l))
 			}
@@ -640,9 +576,9 @@ func (w *World) InsertInstanceGroup(project, zone string, in *api.InstanceGroup,
 	}
 	path := instanceGroupPath(project, zone, in.Name)
 	if _, found := w.findInstanceGroup(project, zone, in.Name); found {
-		return nil, computeError(http.StatusConflict, "alreadyExists", "The resource '%s' already exists", path)
+		return nil, model.ComputeError(http.StatusConflict, "alreadyExists", "The resource '%s' already exists", path)
 	}
-	ig := &UserInstanceGroup{Project: project, Zone: zone, Name: in.Name, Description: in.Description, CreateTime: w.st.Now}
+	ig := &model.UserInstanceGroup{Project: project, Zone: zone, Name: in.Name, Description: in.Description, CreateTime: w.st.Now}
 	if in.Network != "" {
 		ig.Network = "projects/" + project + "/global/networks/" + lastSegment(in.Network)
 	}
@@ -655,7 +591,7 @@ func (w *World) InsertInstanceGroup(project, zone string, in *api.InstanceGroup,
 	uc.Seq++
 	ig.ID = w.computeID("user-ig", path, strconv.FormatInt(uc.Seq, 10))
 	uc.InstanceGroups[path] = ig
-	w.record("ComputeInstanceGroupInserted", nil, "", "", "", "instance group %s created outside GKE (unmanaged, empty)", path)
+	w.engine.Record("ComputeInstanceGroupInserted", nil, "", "", "", "instance group %s created outside GKE (unmanaged, empty)", path)
 	return w.computeOp(project, "zones/"+zone, "insert", path, ig.ID, l), nil
 }
 
@@ -676,7 +612,7 @@ func (w *World) DeleteInstanceGroup(project, zone, name string, l Links) (*api.C
 		return nil, resourceInUse("instance_group", g.path, bs)
 	}
 	delete(w.st.Compute.InstanceGroups, g.path)
-	w.record("ComputeInstanceGroupDeleted", nil, "", "", "", "instance group %s deleted", g.path)
+	w.engine.Record("ComputeInstanceGroupDeleted", nil, "", "", "", "instance group %s deleted", g.path)
 	return w.computeOp(project, "zones/"+zone, "delete", g.path, g.user.ID, l), nil
 }
 
@@ -698,23 +634,23 @@ func (w *World) userGroupFor(project, zone, name string) (instanceGroupFound, er
 	case !found:
 		return g, computeNotFound(instanceGroupPath(project, zone, name))
 	case g.managed != nil:
-		return g, computeError(http.StatusBadRequest, "invalid", "Instance group '%s' is managed by instance group manager 'projects/%s/zones/%s/instanceGroupManagers/%s': change its instances through the instance group manager (for a GKE node pool, resize the node pool).",
+		return g, model.ComputeError(http.StatusBadRequest, "invalid", "Instance group '%s' is managed by instance group manager 'projects/%s/zones/%s/instanceGroupManagers/%s': change its instances through the instance group manager (for a GKE node pool, resize the node pool).",
 			g.path, project, zone, name)
 	case g.gke != nil:
-		return g, computeError(http.StatusBadRequest, "invalid", "Instance group '%s' is %s: GKE keeps every node in it and would undo the change. Use an unmanaged instance group of your own.", g.path, g.describe())
+		return g, model.ComputeError(http.StatusBadRequest, "invalid", "Instance group '%s' is %s: GKE keeps every node in it and would undo the change. Use an unmanaged instance group of your own.", g.path, g.describe())
 	}
 	return g, nil
 }
 
 // membershipRequest resolves an addInstances or removeInstances request: the user's group and
 // the VM names (in the group's zone) it names.
-func (w *World) membershipRequest(project, zone, name string, refs []*api.InstanceReference) (*UserInstanceGroup, string, []string, error) {
+func (w *World) membershipRequest(project, zone, name string, refs []*api.InstanceReference) (*model.UserInstanceGroup, string, []string, error) {
 	g, err := w.userGroupFor(project, zone, name)
 	if err != nil {
 		return nil, "", nil, err
 	}
 	if len(refs) == 0 {
-		return nil, "", nil, computeError(http.StatusBadRequest, "required", "Required field 'resource.instances' not specified")
+		return nil, "", nil, model.ComputeError(http.StatusBadRequest, "required", "Required field 'resource.instances' not specified")
 	}
 	var out []string
 	for i, r := range refs {
@@ -726,24 +662,13 @@ func (w *World) membershipRequest(project, zone, name string, refs []*api.Instan
 		ref, ok := parseComputeRef(link, project)
 		switch {
 		case !ok || ref.scopeKind != "zones" || ref.collection != "instances":
-			return nil, "", nil, computeError(http.StatusBadRequest, "invalid", "Invalid value for field '%s': '%s'. The URL is malformed: give projects/{project}/zones/{zone}/instances/{name}.", field, link)
+			return nil, "", nil, model.ComputeError(http.StatusBadRequest, "invalid", "Invalid value for field '%s': '%s'. The URL is malformed: give projects/{project}/zones/{zone}/instances/{name}.", field, link)
 		case ref.project != project || ref.scope != zone:
-			return nil, "", nil, computeError(http.StatusBadRequest, "invalid", "Invalid value for field '%s': '%s'. The instance must be in the instance group's project and zone (projects/%s/zones/%s).", field, link, project, zone)
+			return nil, "", nil, model.ComputeError(http.StatusBadRequest, "invalid", "Invalid value for field '%s': '%s'. The instance must be in the instance group's project and zone (projects/%s/zones/%s).", field, link, project, zone)
 		}
 		out = append(out, ref.name)
 	}
 	return g.user, g.path, out, nil
-}
-
-// remove takes VMs out of the group.
-func (ig *UserInstanceGroup) remove(names ...string) {
-	kept := ig.Instances[:0]
-	for _, n := range ig.Instances {
-		if !contains(names, n) {
-			kept = append(kept, n)
-		}
-	}
-	ig.Instances = kept
 }
 
 // AddInstances is instanceGroups.addInstances. When the group is load-balanced (a backend of
@@ -759,8 +684,8 @@ func (w *World) AddInstances(project, zone, name string, refs []*api.InstanceRef
 		if _, node := w.findVM(project, zone, n); node == nil {
 			return nil, computeNotFound(instancePath(project, zone, n))
 		}
-		if contains(ig.Instances, n) || contains(added, n) {
-			return nil, computeError(http.StatusBadRequest, "memberAlreadyExists", "Resource '%s' is already a member of '%s'.", instancePath(project, zone, n), path)
+		if model.Contains(ig.Instances, n) || model.Contains(added, n) {
+			return nil, model.ComputeError(http.StatusBadRequest, "memberAlreadyExists", "Resource '%s' is already a member of '%s'.", instancePath(project, zone, n), path)
 		}
 		added = append(added, n)
 	}
@@ -775,7 +700,7 @@ func (w *World) AddInstances(project, zone, name string, refs []*api.InstanceRef
 	}
 	ig.Instances = append(ig.Instances, added...)
 	sort.Strings(ig.Instances)
-	w.record("ComputeInstanceGroupInstancesAdded", nil, "", "", "", "instance group %s: added %s (%d instances)", path, strings.Join(added, " "), len(ig.Instances))
+	w.engine.Record("ComputeInstanceGroupInstancesAdded", nil, "", "", "", "instance group %s: added %s (%d instances)", path, strings.Join(added, " "), len(ig.Instances))
 	return w.computeOp(project, "zones/"+zone, "compute.instanceGroups.addInstances", path, ig.ID, l), nil
 }
 
@@ -786,33 +711,33 @@ func (w *World) RemoveInstances(project, zone, name string, refs []*api.Instance
 		return nil, err
 	}
 	for _, n := range names {
-		if !contains(ig.Instances, n) {
-			return nil, computeError(http.StatusBadRequest, "invalid", "Resource '%s' is not a member of '%s'.", instancePath(project, zone, n), path)
+		if !model.Contains(ig.Instances, n) {
+			return nil, model.ComputeError(http.StatusBadRequest, "invalid", "Resource '%s' is not a member of '%s'.", instancePath(project, zone, n), path)
 		}
 	}
-	ig.remove(names...)
-	w.record("ComputeInstanceGroupInstancesRemoved", nil, "", "", "", "instance group %s: removed %s (%d instances)", path, strings.Join(names, " "), len(ig.Instances))
+	ig.Remove(names...)
+	w.engine.Record("ComputeInstanceGroupInstancesRemoved", nil, "", "", "", "instance group %s: removed %s (%d instances)", path, strings.Join(names, " "), len(ig.Instances))
 	return w.computeOp(project, "zones/"+zone, "compute.instanceGroups.removeInstances", path, ig.ID, l), nil
 }
 
 // userGroupsNodeGone drops a deleted VM from the users' unmanaged instance groups, as Compute
 // Engine does.
-func (w *World) userGroupsNodeGone(c *Cluster, n *Node) {
+func (w *World) userGroupsNodeGone(c *model.Cluster, n *model.Node) {
 	uc := w.st.Compute
 	if uc == nil || len(uc.InstanceGroups) == 0 {
 		return
 	}
-	for _, key := range sortedKeys(uc.InstanceGroups) {
+	for _, key := range model.SortedKeys(uc.InstanceGroups) {
 		ig := uc.InstanceGroups[key]
-		if ig.Project != c.Project || ig.Zone != n.Zone || !contains(ig.Instances, n.Name) {
+		if ig.Project != c.Project || ig.Zone != n.Zone || !model.Contains(ig.Instances, n.Name) {
 			continue
 		}
-		ig.remove(n.Name)
-		w.record("ComputeInstanceGroupInstancesRemoved", c, "", "", "", "instance group %s: %s left it: the VM was deleted (%d instances)", key, n.Name, len(ig.Instances))
+		ig.Remove(n.Name)
+		w.engine.Record("ComputeInstanceGroupInstancesRemoved", c, "", "", "", "instance group %s: %s left it: the VM was deleted (%d instances)", key, n.Name, len(ig.Instances))
 	}
 }
 
-func (w *World) renderUserInstanceGroup(path string, ig *UserInstanceGroup, l Links) *api.InstanceGroup {
+func (w *World) renderUserInstanceGroup(path string, ig *model.UserInstanceGroup, l Links) *api.InstanceGroup {
 	zoneURL := l.Compute("projects/%s/zones/%s", ig.Project, ig.Zone)
 	out := &api.InstanceGroup{Kind: "compute#instanceGroup", Id: ig.ID, CreationTimestamp: computeTime(ig.CreateTime), Name: ig.Name, Description: ig.Description,
 		Fingerprint: contentHash(path+"/"+strings.Join(ig.Instances, ","), 12), Zone: zoneURL, Size: int32(len(ig.Instances)), SelfLink: l.Compute("%s", path)}
@@ -829,7 +754,7 @@ func (w *World) renderUserInstanceGroup(path string, ig *UserInstanceGroup, l Li
 func (w *World) userInstanceGroups(project, zone string) []string {
 	var out []string
 	if uc := w.st.Compute; uc != nil {
-		for _, key := range sortedKeys(uc.InstanceGroups) {
+		for _, key := range model.SortedKeys(uc.InstanceGroups) {
 			if ig := uc.InstanceGroups[key]; ig.Project == project && ig.Zone == zone {
 				out = append(out, key)
 			}
@@ -839,7 +764,7 @@ func (w *World) userInstanceGroups(project, zone string) []string {
 }
 
 // userBackendService finds a backend service created outside GKE.
-func (w *World) userBackendService(project, region, name string) *UserBackendService {
+func (w *World) userBackendService(project, region, name string) *model.UserBackendService {
 	if uc := w.st.Compute; uc != nil {
 		return uc.BackendServices[backendServicePath(project, region, name)]
 	}

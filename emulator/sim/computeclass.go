@@ -1,16 +1,13 @@
 package sim
 
 import (
-	"encoding/json"
 	"fmt"
-	"strings"
 
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-
-	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
 )
 
 // GKE's custom compute classes (cloud.google.com/v1 ComputeClass, R-CA-11): a cluster-scoped
@@ -28,9 +25,6 @@ import (
 // accelerators (gpu, tpu), podFamily or flexStart match no pool; node pool auto-creation,
 // active migration and the autoscaling policy are not simulated.
 
-// ResourceComputeClasses is the resource name of ComputeClass objects.
-const ResourceComputeClasses = "computeclasses"
-
 // ComputeClassLabel selects a compute class (on pods) and marks its node pools.
 const ComputeClassLabel = "cloud.google.com/compute-class"
 
@@ -39,74 +33,20 @@ const (
 	whenUnsatisfiableNot     = "DoNotScaleUp"
 )
 
-// computeClassSpec is what the simulation reads of a ComputeClass.
-type computeClassSpec struct {
-	Priorities        []computeClassRule `json:"priorities"`
-	WhenUnsatisfiable string             `json:"whenUnsatisfiable"`
-}
-
-type computeClassRule struct {
-	MachineFamily string          `json:"machineFamily"`
-	MachineType   string          `json:"machineType"`
-	Spot          *bool           `json:"spot"`
-	MinCores      int             `json:"minCores"`
-	MinMemoryGb   int             `json:"minMemoryGb"`
-	Nodepools     []string        `json:"nodepools"`
-	GPU           json.RawMessage `json:"gpu"`
-	TPU           json.RawMessage `json:"tpu"`
-	PodFamily     json.RawMessage `json:"podFamily"`
-	FlexStart     json.RawMessage `json:"flexStart"`
-}
-
-// computeClass reads a cluster's ComputeClass by name.
-func (c *Cluster) computeClass(name string) *computeClassSpec {
-	o := c.Objects[ResourceComputeClasses][name]
-	if o == nil {
-		return nil
-	}
-	var obj struct {
-		Spec computeClassSpec `json:"spec"`
-	}
-	if err := json.Unmarshal(o.Object, &obj); err != nil {
-		return nil // validated on the way in
-	}
-	return &obj.Spec
-}
-
-// matches says whether nodes of pool p satisfy the rule: every field it sets.
-func (r computeClassRule) matches(p *NodePool) bool {
-	if len(r.GPU) > 0 || len(r.TPU) > 0 || len(r.PodFamily) > 0 || len(r.FlexStart) > 0 {
-		return false
-	}
-	mt, _ := catalog.LookupMachineType(p.Spec.MachineType)
-	family, _, _ := strings.Cut(p.Spec.MachineType, "-")
-	spot := r.Spot != nil && *r.Spot
-	switch {
-	case r.MachineFamily != "" && r.MachineFamily != family,
-		r.MachineType != "" && r.MachineType != p.Spec.MachineType,
-		spot != (p.Spec.Spot || p.Spec.Preemptible),
-		r.MinCores > 0 && int(mt.VCPU) < r.MinCores,
-		r.MinMemoryGb > 0 && int(mt.MemoryMiB/1024) < r.MinMemoryGb,
-		len(r.Nodepools) > 0 && !contains(r.Nodepools, p.Name):
-		return false
-	}
-	return true
-}
-
 // classRank is where pool p stands for the autoscaler under its compute class: the index of
 // the first priority rule it matches (lower first), and "" — or why the class forbids growing it.
 // Pools of no class, or of a class the cluster does not have, rank 0.
-func (w *World) classRank(c *Cluster, p *NodePool) (int, string) {
+func (w *World) classRank(c *model.Cluster, p *model.NodePool) (int, string) {
 	name := p.Labels[ComputeClassLabel]
 	if name == "" {
 		return 0, ""
 	}
-	cc := c.computeClass(name)
+	cc := c.ComputeClass(name)
 	if cc == nil {
 		return 0, ""
 	}
 	for i, r := range cc.Priorities {
-		if r.matches(p) {
+		if r.Matches(p) {
 			return i, ""
 		}
 	}
@@ -211,7 +151,7 @@ func jsonTypeOf(v any) string {
 }
 
 // classRefuses says why the compute class of pool p forbids growing it for a pod of this spec.
-func (w *World) classRefuses(c *Cluster, p *NodePool, spec *corev1.PodSpec) string {
+func (w *World) classRefuses(c *model.Cluster, p *model.NodePool, spec *corev1.PodSpec) string {
 	if spec.NodeSelector[ComputeClassLabel] == "" {
 		return ""
 	}

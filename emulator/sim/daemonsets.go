@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"sort"
 
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -17,20 +18,13 @@ import (
 
 const resDaemonSets = "daemonsets.apps"
 
-// DaemonSetState is what the DaemonSet controller last reported of one of GKE's DaemonSets.
-type DaemonSetState struct {
-	Name   string                 `json:"name"`
-	RV     int64                  `json:"rv"`
-	Status appsv1.DaemonSetStatus `json:"status"`
-}
-
-func (w *World) renderDaemonSet(c *Cluster, ds *daemonSet, state *DaemonSetState) *appsv1.DaemonSet {
+func (w *World) renderDaemonSet(c *model.Cluster, ds *daemonSet, state *model.DaemonSetState) *appsv1.DaemonSet {
 	lbls := map[string]string{"k8s-app": ds.name}
 	maxUnavailable := intstr.FromInt32(1)
 	return &appsv1.DaemonSet{
 		TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: "DaemonSet"},
-		ObjectMeta: metav1.ObjectMeta{Name: ds.name, Namespace: "kube-system", UID: types.UID(uidOf(c.ID, "ds", ds.name)),
-			ResourceVersion: rvString(state.RV), Generation: 1, CreationTimestamp: metav1.NewTime(c.CreateTime), Labels: lbls},
+		ObjectMeta: metav1.ObjectMeta{Name: ds.name, Namespace: "kube-system", UID: types.UID(model.UidOf(c.ID, "ds", ds.name)),
+			ResourceVersion: model.RvString(state.RV), Generation: 1, CreationTimestamp: metav1.NewTime(c.CreateTime), Labels: lbls},
 		Spec: appsv1.DaemonSetSpec{
 			Selector: &metav1.LabelSelector{MatchLabels: lbls},
 			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: lbls}, Spec: *ds.spec.DeepCopy()},
@@ -43,18 +37,18 @@ func (w *World) renderDaemonSet(c *Cluster, ds *daemonSet, state *DaemonSetState
 
 // syncDaemonSetStatus is the DaemonSet controller's status update: a pod wanted on every
 // registered node, and how many run and are ready.
-func (w *World) syncDaemonSetStatus(c *Cluster, f *changeFeed) {
-	if c.Autopilot || c.ownDaemonSets() {
+func (w *World) syncDaemonSetStatus(c *model.Cluster, f *changeFeed) {
+	if c.Autopilot || c.OwnDaemonSets() {
 		return
 	}
 	desired := int32(0)
 	for _, p := range c.Pools {
 		for _, g := range p.Groups {
-			desired += int32(len(g.Nodes) - w.index(c, g).byState[NodeProvisioning])
+			desired += int32(len(g.Nodes) - w.index(c, g).byState[model.NodeProvisioning])
 		}
 	}
 	if c.DaemonSetStates == nil {
-		c.DaemonSetStates = map[string]*DaemonSetState{}
+		c.DaemonSetStates = map[string]*model.DaemonSetState{}
 	}
 	for _, ds := range systemDaemonSets {
 		live, ready := int32(len(f.dsLive[ds.name])), int32(len(f.dsReady[ds.name]))
@@ -63,7 +57,7 @@ func (w *World) syncDaemonSetStatus(c *Cluster, f *changeFeed) {
 		state := c.DaemonSetStates[ds.name]
 		switch {
 		case state == nil:
-			state = &DaemonSetState{Name: ds.name, Status: st}
+			state = &model.DaemonSetState{Name: ds.name, Status: st}
 			c.DaemonSetStates[ds.name] = state
 			w.touchObject(c, state, true)
 		case !reflect.DeepEqual(state.Status, st):
@@ -74,10 +68,10 @@ func (w *World) syncDaemonSetStatus(c *Cluster, f *changeFeed) {
 }
 
 // ListDaemonSets lists GKE's system DaemonSets (none on Autopilot clusters) by name.
-func (w *World) ListDaemonSets(c *Cluster, o ListOptions) *appsv1.DaemonSetList {
+func (w *World) ListDaemonSets(c *model.Cluster, o ListOptions) *appsv1.DaemonSetList {
 	out := &appsv1.DaemonSetList{TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: "DaemonSetList"},
-		ListMeta: metav1.ListMeta{ResourceVersion: rvString(c.RV)}, Items: []appsv1.DaemonSet{}}
-	if c.ownDaemonSets() {
+		ListMeta: metav1.ListMeta{ResourceVersion: model.RvString(c.RV)}, Items: []appsv1.DaemonSet{}}
+	if c.OwnDaemonSets() {
 		out.Items = append(out.Items, w.listClusterDaemonSets(c, o)...)
 		return out
 	}
@@ -94,16 +88,16 @@ func (w *World) ListDaemonSets(c *Cluster, o ListOptions) *appsv1.DaemonSetList 
 }
 
 // GetDaemonSet gets one of GKE's system DaemonSets.
-func (w *World) GetDaemonSet(c *Cluster, ns, name string) (*appsv1.DaemonSet, error) {
-	if c.ownDaemonSets() {
+func (w *World) GetDaemonSet(c *model.Cluster, ns, name string) (*appsv1.DaemonSet, error) {
+	if c.OwnDaemonSets() {
 		if ds := c.DaemonSets[ns+"/"+name]; ds != nil && !ds.Static {
 			return w.renderClusterDaemonSet(c, ds), nil
 		}
-		return nil, kubeNotFound(resDaemonSets, name)
+		return nil, model.KubeNotFound(resDaemonSets, name)
 	}
 	ds := systemDaemonSet(name)
 	if ds == nil || ns != "kube-system" || c.Autopilot || c.DaemonSetStates[name] == nil {
-		return nil, kubeNotFound(resDaemonSets, name)
+		return nil, model.KubeNotFound(resDaemonSets, name)
 	}
 	return w.renderDaemonSet(c, ds, c.DaemonSetStates[name]), nil
 }

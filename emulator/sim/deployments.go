@@ -1,11 +1,10 @@
 package sim
 
 import (
-	"encoding/json"
-	"hash/fnv"
 	"sort"
 	"time"
 
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -18,7 +17,7 @@ import (
 const evDeploymentSync = "deployment.sync"
 
 func (w *World) registerDeploymentHandlers() {
-	w.on(evDeploymentSync, func(ev Event) {
+	w.engine.On(evDeploymentSync, func(ev model.Event) {
 		c := w.st.Clusters[ev.Cluster]
 		if c == nil {
 			return
@@ -31,58 +30,24 @@ func (w *World) registerDeploymentHandlers() {
 }
 
 // queueSync schedules one controller pass for a deployment at the current instant.
-func (w *World) queueSync(c *Cluster, key string) {
+func (w *World) queueSync(c *model.Cluster, key string) {
 	ix := w.podIndex(c)
 	if ix.syncQueued[key] || c.Deployments[key] == nil {
 		return
 	}
 	ix.syncQueued[key] = true
-	w.schedule(0, Event{Kind: evDeploymentSync, Cluster: c.Key(), Node: key})
-}
-
-// safeChars is the alphabet Kubernetes uses for generated names (no vowels, no confusables).
-const safeChars = "bcdfghjklmnpqrstvwxz2456789"
-
-// templateHash is the pod-template-hash of a template: stable for equal templates.
-func templateHash(t *corev1.PodTemplateSpec) string {
-	b, _ := json.Marshal(t)
-	h := fnv.New32a()
-	h.Write(b)
-	v := h.Sum32()
-	out := make([]byte, 0, 10)
-	for i := 0; i < 10; i++ {
-		out = append(out, safeChars[v%uint32(len(safeChars))])
-		v = v/uint32(len(safeChars)) ^ uint32(i)*2654435761
-	}
-	return string(out)
+	w.engine.Schedule(0, model.Event{Kind: evDeploymentSync, Cluster: c.Key(), Node: key})
 }
 
 func (w *World) randSafe(n int) string {
 	b := make([]byte, n)
 	for i := range b {
-		b[i] = safeChars[w.rng.IntN(len(safeChars))]
+		b[i] = model.SafeChars[w.engine.Rng.IntN(len(model.SafeChars))]
 	}
 	return string(b)
 }
 
-// setTemplate makes t the deployment's current template (a rollout if it changed).
-func (d *Deployment) setTemplate(t corev1.PodTemplateSpec) {
-	hash := templateHash(&t)
-	if d.Templates == nil {
-		d.Templates = map[string]*corev1.PodTemplateSpec{}
-	}
-	if _, ok := d.Templates[hash]; !ok {
-		tc := t.DeepCopy()
-		if tc.Labels == nil {
-			tc.Labels = map[string]string{}
-		}
-		tc.Labels[appsv1.DefaultDeploymentUniqueLabelKey] = hash
-		d.Templates[hash] = tc
-	}
-	d.Current = hash
-}
-
-func replicasOf(d *Deployment) int {
+func replicasOf(d *model.Deployment) int {
 	if d.Spec.Replicas == nil {
 		return 1
 	}
@@ -90,7 +55,7 @@ func replicasOf(d *Deployment) int {
 }
 
 // rollingParams resolves maxSurge and maxUnavailable against the replica count.
-func rollingParams(d *Deployment) (surge, unavailable int) {
+func rollingParams(d *model.Deployment) (surge, unavailable int) {
 	replicas := replicasOf(d)
 	ms, mu := intstr.FromString("25%"), intstr.FromString("25%")
 	if ru := d.Spec.Strategy.RollingUpdate; ru != nil {
@@ -110,7 +75,7 @@ func rollingParams(d *Deployment) (surge, unavailable int) {
 }
 
 // syncDeployment is one controller pass.
-func (w *World) syncDeployment(c *Cluster, d *Deployment) {
+func (w *World) syncDeployment(c *model.Cluster, d *model.Deployment) {
 	if d.Controller != nil && d.Controller.Ordinals {
 		w.syncOrdinals(c, d) // a StatefulSet's stand-in (workloads_other.go)
 		return
@@ -121,9 +86,9 @@ func (w *World) syncDeployment(c *Cluster, d *Deployment) {
 	nCur, nOld := 0, 0
 	for tmpl, t := range ix.tmplCounts[d.Key()] {
 		if tmpl == d.Current {
-			nCur += int(t.live)
+			nCur += int(t.Live)
 		} else {
-			nOld += int(t.live)
+			nOld += int(t.Live)
 		}
 	}
 	if nOld == 0 && nCur <= replicas {
@@ -135,7 +100,7 @@ func (w *World) syncDeployment(c *Cluster, d *Deployment) {
 		w.dropOldTemplates(c, d)
 		return
 	}
-	var cur, old []*Pod
+	var cur, old []*model.Pod
 	for _, p := range sortedPods(ix.podsOf[d.Key()]) {
 		if p.Terminating {
 			continue
@@ -187,7 +152,7 @@ func (w *World) syncDeployment(c *Cluster, d *Deployment) {
 
 // scaleTo brings the pods of the current template to n: new pods, or the least useful go
 // first (pending, then not ready, then newest).
-func (w *World) scaleTo(c *Cluster, d *Deployment, cur []*Pod, n int) {
+func (w *World) scaleTo(c *model.Cluster, d *model.Deployment, cur []*model.Pod, n int) {
 	for i := len(cur); i < n; i++ {
 		w.newDeploymentPod(c, d)
 	}
@@ -210,7 +175,7 @@ func (w *World) scaleTo(c *Cluster, d *Deployment, cur []*Pod, n int) {
 }
 
 // dropOldTemplates forgets templates no pod uses any more.
-func (w *World) dropOldTemplates(c *Cluster, d *Deployment) {
+func (w *World) dropOldTemplates(c *model.Cluster, d *model.Deployment) {
 	if len(d.Templates) == 1 {
 		return
 	}
@@ -225,7 +190,7 @@ func (w *World) dropOldTemplates(c *Cluster, d *Deployment) {
 	}
 }
 
-func (w *World) newDeploymentPod(c *Cluster, d *Deployment) *Pod {
+func (w *World) newDeploymentPod(c *model.Cluster, d *model.Deployment) *model.Pod {
 	t := d.Templates[d.Current]
 	prefix := d.Name + "-" + d.Current + "-"
 	if d.Controller != nil {
@@ -238,7 +203,7 @@ func (w *World) newDeploymentPod(c *Cluster, d *Deployment) *Pod {
 			break
 		}
 	}
-	p := &Pod{Namespace: d.Namespace, Name: name, OwnerKind: OwnerDeployment, Owner: d.Name, Template: d.Current,
+	p := &model.Pod{Namespace: d.Namespace, Name: name, OwnerKind: model.OwnerDeployment, Owner: d.Name, Template: d.Current,
 		Labels: t.Labels, Annotation: t.Annotations}
 	w.addPod(c, p)
 	return p

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -22,71 +23,40 @@ const (
 	drainFinish = 5 * time.Second
 )
 
-// DrainPolicy is how a caller wants a node drained.
-type DrainPolicy struct {
-	// RespectPDB evicts through PodDisruptionBudgets; false deletes pods directly (R-BG-5's
-	// delete phase, node pool deletion).
-	RespectPDB bool `json:"respectPdb,omitempty"`
-	// PDBTimeout is how long blocked evictions are retried before the pods are deleted anyway.
-	PDBTimeout time.Duration `json:"pdbTimeout,omitempty"`
-	// GraceCap caps each pod's terminationGracePeriodSeconds (0: no cap).
-	GraceCap time.Duration `json:"graceCap,omitempty"`
-	// Settle ends the drain once every pod left is terminating or blocked for good by a
-	// PodDisruptionBudget, without waiting for them: blue-green's drain phase, whose leftovers
-	// are deleted in the delete phase (R-BG-5).
-	Settle bool `json:"settle,omitempty"`
-	// ProtectExtended keeps pods annotated safe-to-evict=false until they are 7 days old: GKE's
-	// own evictions on Autopilot (R-EXT-1).
-	ProtectExtended bool `json:"protectExtended,omitempty"`
-}
-
 // Drain policies of GKE's processes.
 var (
 	// R-SURGE-3: PDBs and graceful termination are respected for up to one hour.
-	surgeDrain = DrainPolicy{RespectPDB: true, PDBTimeout: time.Hour, GraceCap: time.Hour}
+	surgeDrain = model.DrainPolicy{RespectPDB: true, PDBTimeout: time.Hour, GraceCap: time.Hour}
 	// Node pool deletion does not wait for PDBs (nodeDrainConfig.respectPdbDuringNodePoolDeletion
 	// defaults to false); pods still get their grace, up to an hour.
-	poolDeletionDrain = DrainPolicy{GraceCap: time.Hour}
+	poolDeletionDrain = model.DrainPolicy{GraceCap: time.Hour}
 	// R-BG-5: a blue batch is drained by eviction; what PDBs or long grace periods hold back is
 	// left for the delete phase.
-	blueBatchDrain = DrainPolicy{RespectPDB: true, PDBTimeout: time.Hour, Settle: true}
+	blueBatchDrain = model.DrainPolicy{RespectPDB: true, PDBTimeout: time.Hour, Settle: true}
 	// R-BG-5: the delete phase deletes pods (no eviction, PDBs ignored), grace capped at 60 minutes.
-	blueDeleteDrain = DrainPolicy{GraceCap: time.Hour}
+	blueDeleteDrain = model.DrainPolicy{GraceCap: time.Hour}
 	// R-ABG-3: after the wait, blue nodes drain honouring PDBs for 1 hour and grace for 24 hours.
-	autoscaledBlueDrain = DrainPolicy{RespectPDB: true, PDBTimeout: time.Hour, GraceCap: 24 * time.Hour}
+	autoscaledBlueDrain = model.DrainPolicy{RespectPDB: true, PDBTimeout: time.Hour, GraceCap: 24 * time.Hour}
 )
 
-// DrainState is a drain in progress on a node.
-type DrainState struct {
-	Policy DrainPolicy `json:"policy"`
-	Start  time.Time   `json:"start"`
-	Reason string      `json:"reason"`
-	// Blocked lists pods whose blocked eviction was logged (once per pod).
-	Blocked map[string]bool `json:"blocked,omitempty"`
-	// Next is when the next attempt is scheduled, if any.
-	Next time.Time `json:"next,omitempty"`
-	// ExtendedUntil is when the next protected extended-duration pod may go.
-	ExtendedUntil time.Time `json:"extendedUntil,omitempty"`
-}
-
 func (w *World) registerDrainHandlers() {
-	w.on(evDrainAttempt, func(ev Event) {
-		if c, n := w.nodeEvent(ev); n != nil && n.Drain != nil && n.State == NodeDraining {
+	w.engine.On(evDrainAttempt, func(ev model.Event) {
+		if c, n := w.nodeEvent(ev); n != nil && n.Drain != nil && n.State == model.NodeDraining {
 			w.drainStep(c, n)
 		}
 	})
 }
 
 // startDrain cordons n and starts draining it.
-func (w *World) startDrain(c *Cluster, n *Node, policy DrainPolicy, why string) {
+func (w *World) startDrain(c *model.Cluster, n *model.Node, policy model.DrainPolicy, why string) {
 	w.cordon(c, n, why)
-	w.setNodeState(c, n, NodeDraining)
-	n.Drain = &DrainState{Policy: policy, Start: w.st.Now, Reason: why}
-	w.record("NodeDraining", c, n.Pool, n.Name, "", "draining node %s (%s): %s", n.Name, describeDrain(policy), why)
+	w.setNodeState(c, n, model.NodeDraining)
+	n.Drain = &model.DrainState{Policy: policy, Start: w.st.Now, Reason: why}
+	w.engine.Record("NodeDraining", c, n.Pool, n.Name, "", "draining node %s (%s): %s", n.Name, describeDrain(policy), why)
 	w.drainStep(c, n)
 }
 
-func describeDrain(p DrainPolicy) string {
+func describeDrain(p model.DrainPolicy) string {
 	if !p.RespectPDB {
 		return "deleting pods, PDBs not respected"
 	}
@@ -99,7 +69,7 @@ func describeDrain(p DrainPolicy) string {
 
 // drainStep evicts what it can; it is run again when pods go and every drainRetry while an
 // eviction is blocked.
-func (w *World) drainStep(c *Cluster, n *Node) {
+func (w *World) drainStep(c *model.Cluster, n *model.Node) {
 	d := n.Drain
 	ix := w.podIndex(c)
 	pdbExpired := !d.Policy.RespectPDB || !w.st.Now.Before(d.Start.Add(d.Policy.PDBTimeout))
@@ -108,7 +78,7 @@ func (w *World) drainStep(c *Cluster, n *Node) {
 	forceAt := d.Start.Add(max(d.Policy.PDBTimeout, d.Policy.GraceCap))
 	remaining, blocked, settled := 0, false, true
 	for _, p := range slices.Clone(ix.podsOnNode[n.Name]) {
-		if p.OwnerKind == OwnerDaemonSet {
+		if p.OwnerKind == model.OwnerDaemonSet {
 			continue
 		}
 		remaining++
@@ -116,7 +86,7 @@ func (w *World) drainStep(c *Cluster, n *Node) {
 		if p.Terminating {
 			// Past the drain's deadline, nothing waits any more (R-SURGE-3's force-evict).
 			if d.Policy.RespectPDB && !w.st.Now.Before(forceAt) {
-				w.record("PodKilled", c, n.Pool, n.Name, "", "killed pod %s on %s: still terminating at the drain's deadline of %s", p.Key(), n.Name, forceAt.Sub(d.Start))
+				w.engine.Record("PodKilled", c, n.Pool, n.Name, "", "killed pod %s on %s: still terminating at the drain's deadline of %s", p.Key(), n.Name, forceAt.Sub(d.Start))
 				w.terminatePod(c, p, 0)
 			}
 			continue
@@ -129,12 +99,12 @@ func (w *World) drainStep(c *Cluster, n *Node) {
 			}
 			if !d.Blocked[p.Key()] {
 				d.Blocked[p.Key()] = true
-				w.record("EvictionDeferred", c, n.Pool, n.Name, "", "pod %s is an extended-duration pod (%s: \"false\" on Autopilot); not evicted before %s, 7 days after it started",
+				w.engine.Record("EvictionDeferred", c, n.Pool, n.Name, "", "pod %s is an extended-duration pod (%s: \"false\" on Autopilot); not evicted before %s, 7 days after it started",
 					p.Key(), SafeToEvictAnnotation, until.Format(time.RFC3339))
 			}
 			if d.ExtendedUntil.IsZero() || until.Before(d.ExtendedUntil) || !d.ExtendedUntil.After(w.st.Now) {
 				d.ExtendedUntil = until
-				w.schedule(until.Sub(w.st.Now), Event{Kind: evDrainAttempt, Cluster: c.Key(), Node: n.Name})
+				w.engine.Schedule(until.Sub(w.st.Now), model.Event{Kind: evDrainAttempt, Cluster: c.Key(), Node: n.Name})
 			}
 			continue
 		}
@@ -142,7 +112,7 @@ func (w *World) drainStep(c *Cluster, n *Node) {
 		switch b := w.evictionBlocker(c, p); {
 		case extended && b == nil:
 			// R-EXT-1: the extended duration is over; the pod is evicted like any other now.
-			w.record("PodEvicted", c, n.Pool, n.Name, "", "evicted pod %s from %s (grace %s): its %s extended duration is over", p.Key(), n.Name, grace, extendedDuration)
+			w.engine.Record("PodEvicted", c, n.Pool, n.Name, "", "evicted pod %s from %s (grace %s): its %s extended duration is over", p.Key(), n.Name, grace, extendedDuration)
 			w.terminatePod(c, p, grace)
 		case pdbExpired:
 			// R-SURGE-3: after the hour what is left is forced out, grace periods included: a
@@ -151,7 +121,7 @@ func (w *World) drainStep(c *Cluster, n *Node) {
 			if d.Policy.GraceCap > 0 {
 				grace = min(grace, max(forceAt.Sub(w.st.Now), 0))
 			}
-			w.record("PodDeleted", c, n.Pool, n.Name, "", "deleted pod %s from %s%s (grace %s)", p.Key(), n.Name, forcedWhy(d), describeGrace(grace, w.podSpec(c, p)))
+			w.engine.Record("PodDeleted", c, n.Pool, n.Name, "", "deleted pod %s from %s%s (grace %s)", p.Key(), n.Name, forcedWhy(d), describeGrace(grace, w.podSpec(c, p)))
 			w.terminatePod(c, p, grace)
 		case b != nil:
 			blocked = true
@@ -164,17 +134,17 @@ func (w *World) drainStep(c *Cluster, n *Node) {
 			if !d.Blocked[p.Key()] {
 				d.Blocked[p.Key()] = true
 				st := w.pdbStatus(c, b)
-				w.record("EvictionBlocked", c, n.Pool, n.Name, "", "cannot evict pod %s: PodDisruptionBudget %s allows %d disruptions (%d healthy, %d needed); retrying until %s",
+				w.engine.Record("EvictionBlocked", c, n.Pool, n.Name, "", "cannot evict pod %s: PodDisruptionBudget %s allows %d disruptions (%d healthy, %d needed); retrying until %s",
 					p.Key(), b.Key(), st.DisruptionsAllowed, st.CurrentHealthy, st.DesiredHealthy, d.Start.Add(d.Policy.PDBTimeout).Format(time.RFC3339))
 			}
 		default:
-			w.record("PodEvicted", c, n.Pool, n.Name, "", "evicted pod %s from %s (grace %s)", p.Key(), n.Name, grace)
+			w.engine.Record("PodEvicted", c, n.Pool, n.Name, "", "evicted pod %s from %s (grace %s)", p.Key(), n.Name, grace)
 			w.terminatePod(c, p, grace)
 		}
 	}
 	if remaining == 0 || (d.Policy.Settle && settled) {
 		n.Drain = nil
-		w.schedule(drainFinish, Event{Kind: evNodeDrained, Cluster: c.Key(), Node: n.Name})
+		w.engine.Schedule(drainFinish, model.Event{Kind: evNodeDrained, Cluster: c.Key(), Node: n.Name})
 		return
 	}
 	if !d.Policy.RespectPDB || (pdbExpired && !w.st.Now.Before(forceAt)) {
@@ -191,7 +161,7 @@ func (w *World) drainStep(c *Cluster, n *Node) {
 	}
 	if d.Next.IsZero() || !d.Next.After(w.st.Now) || next.Before(d.Next) {
 		d.Next = next
-		w.schedule(next.Sub(w.st.Now), Event{Kind: evDrainAttempt, Cluster: c.Key(), Node: n.Name})
+		w.engine.Schedule(next.Sub(w.st.Now), model.Event{Kind: evDrainAttempt, Cluster: c.Key(), Node: n.Name})
 	}
 }
 
@@ -223,7 +193,7 @@ func maxTime(a, b time.Time) time.Time {
 // passed (the forced end of R-SURGE-3's hour); the operation timeline marks it.
 const pdbTimeoutReached = "PodDisruptionBudget timeout of "
 
-func forcedWhy(d *DrainState) string {
+func forcedWhy(d *model.DrainState) string {
 	if d.Policy.RespectPDB {
 		return ": " + pdbTimeoutReached + d.Policy.PDBTimeout.String() + " reached"
 	}
@@ -232,7 +202,7 @@ func forcedWhy(d *DrainState) string {
 
 // blockedForGood says a budget will not allow a disruption unless something outside changes
 // it: every pod it protects is healthy and still none may go (e.g. minAvailable 100%).
-func (w *World) blockedForGood(c *Cluster, b *PDB) bool {
+func (w *World) blockedForGood(c *model.Cluster, b *model.PDB) bool {
 	st := w.pdbStatus(c, b)
 	return st.DisruptionsAllowed == 0 && st.CurrentHealthy >= st.ExpectedPods
 }
@@ -241,7 +211,7 @@ func (w *World) blockedForGood(c *Cluster, b *PDB) bool {
 const extendedDuration = 7 * 24 * time.Hour
 
 // extendedUntil says until when a drain with this policy must leave pod p alone (R-EXT-1).
-func extendedUntil(p *Pod, policy DrainPolicy) (time.Time, bool) {
+func extendedUntil(p *model.Pod, policy model.DrainPolicy) (time.Time, bool) {
 	if !policy.ProtectExtended || p.Annotation[SafeToEvictAnnotation] != "false" {
 		return time.Time{}, false
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/engine"
 	appsv1 "k8s.io/api/apps/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -27,14 +28,14 @@ func TestDrainForcesOutAtTheHourGraceIncluded(t *testing.T) {
 		Spec: policyv1.PodDisruptionBudgetSpec{MaxUnavailable: &zero, Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "db"}}}}); err != nil {
 		t.Fatal(err)
 	}
-	start := w.Now()
+	start := w.engine.Now()
 	node := startNodeDrain(t, w, c, "db", surgeDrain)
 	advance(w, 61*time.Minute)
-	forced, _ := w.Events(EventFilter{Node: node.Name, Type: "PodDeleted"})
+	forced, _ := w.engine.Events(engine.EventFilter{Node: node.Name, Type: "PodDeleted"})
 	if len(forced) != 1 || !strings.Contains(forced[0].Message, "PodDisruptionBudget timeout of 1h0m0s reached (grace 0s, capped from 1h30m0s)") {
 		t.Fatalf("forced deletions %+v", forced)
 	}
-	drained, _ := w.Events(EventFilter{Node: node.Name, Type: "NodeDrained"})
+	drained, _ := w.engine.Events(engine.EventFilter{Node: node.Name, Type: "NodeDrained"})
 	if len(drained) != 1 {
 		t.Fatalf("node not drained 61 minutes after the drain started")
 	}
@@ -57,7 +58,7 @@ func TestDrainKillsAPodStillTerminatingAtTheHour(t *testing.T) {
 		Spec: policyv1.PodDisruptionBudgetSpec{MaxUnavailable: &zero, Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "slow"}}}}); err != nil {
 		t.Fatal(err)
 	}
-	start := w.Now()
+	start := w.engine.Now()
 	node := startNodeDrain(t, w, c, "slow", surgeDrain)
 	advance(w, 30*time.Minute)
 	// The budget goes: the pod is evicted half an hour in, with its 50 minutes of grace.
@@ -65,7 +66,7 @@ func TestDrainKillsAPodStillTerminatingAtTheHour(t *testing.T) {
 		t.Fatal(err)
 	}
 	advance(w, 31*time.Minute)
-	killed, _ := w.Events(EventFilter{Node: node.Name, Type: "PodKilled"})
+	killed, _ := w.engine.Events(engine.EventFilter{Node: node.Name, Type: "PodKilled"})
 	if len(killed) != 1 || !strings.Contains(killed[0].Message, "still terminating at the drain's deadline of 1h0m0s") {
 		t.Fatalf("kills %+v", killed)
 	}

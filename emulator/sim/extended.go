@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -18,15 +19,15 @@ const maxExtendedWorkloads = 50
 
 // checkExtended applies R-EXT-1's rules to a pod spec about to be admitted on an Autopilot
 // cluster; self is the workload's own key, not counted against the limit.
-func (w *World) checkExtended(c *Cluster, kind, name string, spec *corev1.PodSpec, annotations map[string]string, self string) error {
+func (w *World) checkExtended(c *model.Cluster, kind, name string, spec *corev1.PodSpec, annotations map[string]string, self string) error {
 	if !c.Autopilot || annotations[SafeToEvictAnnotation] != "false" {
 		return nil
 	}
 	if spec.NodeSelector["cloud.google.com/gke-spot"] == "true" {
-		return kubeInvalid(kind, name, fmt.Sprintf("metadata.annotations[%s]: Invalid value: \"false\": Spot Pods cannot use extended run duration on Autopilot (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/extended-run-duration#r-ext-1)", SafeToEvictAnnotation))
+		return model.KubeInvalid(kind, name, fmt.Sprintf("metadata.annotations[%s]: Invalid value: \"false\": Spot Pods cannot use extended run duration on Autopilot (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/extended-run-duration#r-ext-1)", SafeToEvictAnnotation))
 	}
 	if a := spec.Affinity; a != nil && (a.PodAffinity != nil || a.PodAntiAffinity != nil) {
-		return kubeInvalid(kind, name, "spec.affinity: Invalid value: extended run duration Pods cannot use inter-pod affinity or anti-affinity on Autopilot (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/extended-run-duration#r-ext-1)")
+		return model.KubeInvalid(kind, name, "spec.affinity: Invalid value: extended run duration Pods cannot use inter-pod affinity or anti-affinity on Autopilot (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/extended-run-duration#r-ext-1)")
 	}
 	cpus := map[int64]bool{effectiveRequests(spec).MilliCPU: true}
 	for key, d := range c.Deployments {
@@ -40,7 +41,7 @@ func (w *World) checkExtended(c *Cluster, kind, name string, spec *corev1.PodSpe
 		}
 	}
 	if len(cpus) > maxExtendedWorkloads {
-		return kubeInvalid(kind, name, "metadata.annotations["+SafeToEvictAnnotation+"]: Forbidden: the cluster would run "+
+		return model.KubeInvalid(kind, name, "metadata.annotations["+SafeToEvictAnnotation+"]: Forbidden: the cluster would run "+
 			strconv.Itoa(len(cpus))+" distinct extended run duration workloads; Autopilot allows "+strconv.Itoa(maxExtendedWorkloads)+" (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/extended-run-duration#r-ext-1)")
 	}
 	return nil

@@ -11,11 +11,12 @@ import (
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
 // extendedCluster creates a cluster (Autopilot or Standard) on the older of two patches, runs
 // a safe-to-evict=false workload on it, then upgrades the control plane to the newer patch.
-func extendedCluster(t *testing.T, autopilot bool) (*World, *Cluster, catalog.Version) {
+func extendedCluster(t *testing.T, autopilot bool) (*World, *model.Cluster, catalog.Version) {
 	t.Helper()
 	w := newTestWorld(t)
 	from, to := upgradeVersions(t, w)
@@ -46,7 +47,7 @@ func extendedCluster(t *testing.T, autopilot bool) (*World, *Cluster, catalog.Ve
 	return w, c, to
 }
 
-func autoUpgradePool(t *testing.T, w *World, c *Cluster, to catalog.Version) *Operation {
+func autoUpgradePool(t *testing.T, w *World, c *model.Cluster, to catalog.Version) *model.Operation {
 	t.Helper()
 	p := c.Pool("default-pool")
 	target := p.Spec
@@ -132,10 +133,10 @@ func TestDefaultGraceCapsOfGKEEvictions(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name  string
-		evict func(t *testing.T) (*World, *Cluster)
+		evict func(t *testing.T) (*World, *model.Cluster)
 		cap   time.Duration
 	}{
-		{"node auto-upgrade", func(t *testing.T) (*World, *Cluster) {
+		{"node auto-upgrade", func(t *testing.T) (*World, *model.Cluster) {
 			w, c, _, to := upgradeCluster(t, &api.NodePool{Name: "pool-a", InitialNodeCount: 2, Config: &api.NodeConfig{MachineType: "e2-standard-4"}})
 			mustCreateDeployment(t, w, c, slow("pool-a"))
 			advance(w, time.Minute)
@@ -145,7 +146,7 @@ func TestDefaultGraceCapsOfGKEEvictions(t *testing.T) {
 			runOp(t, w, w.planAutoUpgrade(c, p, target), 3*time.Hour)
 			return w, c
 		}, time.Hour},
-		{"scale-down", func(t *testing.T) (*World, *Cluster) {
+		{"scale-down", func(t *testing.T) (*World, *model.Cluster) {
 			w, c := autoscaledCluster(t, "us-central1-a", []string{"us-central1-a"}, &api.NodePool{Name: "auto", InitialNodeCount: 2,
 				Config: &api.NodeConfig{MachineType: "e2-standard-4"}, Autoscaling: &api.NodePoolAutoscaling{Enabled: true, MaxNodeCount: 5}})
 			mustCreateDeployment(t, w, c, slow("auto"))
@@ -175,7 +176,7 @@ func TestDefaultGraceCapsOfGKEEvictions(t *testing.T) {
 			evicted, _ := time.Parse(time.RFC3339, first.Time)
 			key := strings.Fields(first.Message[strings.Index(first.Message, "default/slow-"):])[0]
 			if c.Pods[key] != nil {
-				t.Fatalf("pod %s still there at %s, %s after its eviction", key, w.Now().Format(time.RFC3339), w.Now().Sub(evicted))
+				t.Fatalf("pod %s still there at %s, %s after its eviction", key, w.engine.Now().Format(time.RFC3339), w.engine.Now().Sub(evicted))
 			}
 			drained := eventTimes(w, "NodeDrained", first.Node)
 			if len(drained) != 1 || drained[0].Sub(evicted) != tc.cap+drainFinish {
@@ -213,7 +214,7 @@ func TestAutopilotAcceptsTheDefaultPoolGcloudSends(t *testing.T) {
 	}
 	_, err = w.CreateCluster("proj", "us-central1", &api.CreateClusterRequest{Cluster: &api.Cluster{Name: "ap2", Autopilot: &api.Autopilot{Enabled: true},
 		NodePools: []*api.NodePool{{Name: "a", InitialNodeCount: 1}, {Name: "b", InitialNodeCount: 1}}}})
-	if e, ok := AsError(err); !ok || e.HTTPCode != 400 || !strings.Contains(e.Message, "cluster.nodePools") || !strings.Contains(e.Message, "Autopilot") {
+	if e, ok := model.AsError(err); !ok || e.HTTPCode != 400 || !strings.Contains(e.Message, "cluster.nodePools") || !strings.Contains(e.Message, "Autopilot") {
 		t.Fatalf("Autopilot with two node pools: %v, want a 400 naming cluster.nodePools", err)
 	}
 }

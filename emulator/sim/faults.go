@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
 // Fault injection (/emulator/v1/faults): conditions of the cloud that GKE's processes must
@@ -25,80 +26,44 @@ const (
 	capacityRetry   = time.Minute
 )
 
-// Fault is one injected fault.
-type Fault struct {
-	ID      string `json:"id"`
-	Kind    string `json:"kind"`
-	Project string `json:"project,omitempty"` // "" applies to every project
-	// STOCKOUT: no VM of MachineFamily ("" = any, e.g. "e2", "n2") can be created in Zone.
-	Zone          string `json:"zone,omitempty"`
-	MachineFamily string `json:"machineFamily,omitempty"`
-	// QUOTA: at most CPUs vCPUs of nodes in Region.
-	Region string `json:"region,omitempty"`
-	CPUs   int64  `json:"cpus,omitempty"`
-	// API_ERROR: a share Rate (0..1] of requests whose path starts with PathPrefix ("" = all
-	// GKE, Kubernetes and Compute requests) fail with HTTP Code (429, 500 or 503).
-	Code       int     `json:"code,omitempty"`
-	Rate       float64 `json:"rate,omitempty"`
-	PathPrefix string  `json:"pathPrefix,omitempty"`
-	// LATENCY: every such request is delayed by Latency (a Go or proto duration), wall time.
-	Latency string `json:"latency,omitempty"`
-
-	CreateTime time.Time `json:"createTime"`
-}
-
 // AddFault validates and adds a fault.
-func (w *World) AddFault(f Fault) (*Fault, error) {
+func (w *World) AddFault(f model.Fault) (*model.Fault, error) {
 	switch f.Kind {
 	case FaultStockout:
 		if l, ok := catalog.ParseLocation(f.Zone); !ok || !l.Zonal {
-			return nil, invalidField("zone", fmt.Sprintf("%q", f.Zone), "A STOCKOUT fault needs a zone the emulator knows, e.g. us-central1-a")
+			return nil, model.InvalidField("zone", fmt.Sprintf("%q", f.Zone), "A STOCKOUT fault needs a zone the emulator knows, e.g. us-central1-a")
 		}
 	case FaultQuota:
 		if l, ok := catalog.ParseLocation(f.Region); !ok || l.Zonal {
-			return nil, invalidField("region", fmt.Sprintf("%q", f.Region), "A QUOTA fault needs a region, e.g. us-central1")
+			return nil, model.InvalidField("region", fmt.Sprintf("%q", f.Region), "A QUOTA fault needs a region, e.g. us-central1")
 		}
 		if f.CPUs < 0 {
-			return nil, invalidField("cpus", f.CPUs, "The CPU quota must not be negative")
+			return nil, model.InvalidField("cpus", f.CPUs, "The CPU quota must not be negative")
 		}
 	case FaultAPIError:
 		if f.Code != 429 && f.Code != 500 && f.Code != 503 {
-			return nil, invalidField("code", f.Code, "API_ERROR faults return 429, 500 or 503")
+			return nil, model.InvalidField("code", f.Code, "API_ERROR faults return 429, 500 or 503")
 		}
 		if f.Rate <= 0 || f.Rate > 1 {
-			return nil, invalidField("rate", f.Rate, "Must be in (0, 1]: the share of requests that fail")
+			return nil, model.InvalidField("rate", f.Rate, "Must be in (0, 1]: the share of requests that fail")
 		}
 	case FaultLatency:
-		if _, err := parseLatency(f.Latency); err != nil {
-			return nil, invalidField("latency", fmt.Sprintf("%q", f.Latency), "Give a duration such as \"200ms\" or \"1s\", at most 30s")
+		if _, err := model.ParseLatency(f.Latency); err != nil {
+			return nil, model.InvalidField("latency", fmt.Sprintf("%q", f.Latency), "Give a duration such as \"200ms\" or \"1s\", at most 30s")
 		}
 	default:
-		return nil, invalidField("kind", fmt.Sprintf("%q", f.Kind), "Must be one of STOCKOUT, QUOTA, API_ERROR, LATENCY")
+		return nil, model.InvalidField("kind", fmt.Sprintf("%q", f.Kind), "Must be one of STOCKOUT, QUOTA, API_ERROR, LATENCY")
 	}
 	w.st.FaultSeq++
 	f.ID = fmt.Sprintf("fault-%d", w.st.FaultSeq)
 	f.CreateTime = w.st.Now
 	stored := f
 	w.st.Faults = append(w.st.Faults, &stored)
-	w.record("FaultInjected", nil, "", "", "", "fault %s injected: %s", f.ID, describeFault(&f))
+	w.engine.Record("FaultInjected", nil, "", "", "", "fault %s injected: %s", f.ID, describeFault(&f))
 	return &f, nil
 }
 
-func parseLatency(s string) (time.Duration, error) {
-	d, err := time.ParseDuration(s)
-	if err != nil || d < 0 || d > 30*time.Second {
-		return 0, fmt.Errorf("bad latency %q", s)
-	}
-	return d, nil
-}
-
-// Latency is how long a LATENCY fault delays requests.
-func (f *Fault) LatencyDuration() time.Duration {
-	d, _ := parseLatency(f.Latency)
-	return d
-}
-
-func describeFault(f *Fault) string {
+func describeFault(f *model.Fault) string {
 	scope := ""
 	if f.Project != "" {
 		scope = " in project " + f.Project
@@ -120,8 +85,8 @@ func describeFault(f *Fault) string {
 
 // Faults lists the faults, oldest first.
 // Faults lists the faults in force, as copies the caller may keep.
-func (w *World) Faults() []*Fault {
-	out := make([]*Fault, len(w.st.Faults))
+func (w *World) Faults() []*model.Fault {
+	out := make([]*model.Fault, len(w.st.Faults))
 	for i, f := range w.st.Faults {
 		c := *f
 		out[i] = &c
@@ -134,22 +99,22 @@ func (w *World) DeleteFault(id string) error {
 	for i, f := range w.st.Faults {
 		if f.ID == id {
 			w.st.Faults = append(w.st.Faults[:i], w.st.Faults[i+1:]...)
-			w.record("FaultCleared", nil, "", "", "", "fault %s cleared: %s", f.ID, describeFault(f))
-			for _, key := range sortedKeys(w.st.Clusters) {
+			w.engine.Record("FaultCleared", nil, "", "", "", "fault %s cleared: %s", f.ID, describeFault(f))
+			for _, key := range model.SortedKeys(w.st.Clusters) {
 				for _, p := range w.st.Clusters[key].Pools {
 					if !p.CapacityRetry.IsZero() {
-						w.schedule(0, Event{Kind: evCapacityRetry, Cluster: key, Pool: p.Name})
+						w.engine.Schedule(0, model.Event{Kind: evCapacityRetry, Cluster: key, Pool: p.Name})
 					}
 				}
 			}
 			return nil
 		}
 	}
-	return notFound("fault %q.", id)
+	return model.NotFound("fault %q.", id)
 }
 
 // capacityShortage says why n more VMs of spec cannot be created in zone now, or "".
-func (w *World) capacityShortage(c *Cluster, zone string, spec NodeSpec, n int) string {
+func (w *World) capacityShortage(c *model.Cluster, zone string, spec model.NodeSpec, n int) string {
 	if n <= 0 || len(w.st.Faults) == 0 {
 		return ""
 	}
@@ -163,7 +128,7 @@ func (w *World) capacityShortage(c *Cluster, zone string, spec NodeSpec, n int) 
 		case f.Kind == FaultStockout && f.Zone == zone && (f.MachineFamily == "" || f.MachineFamily == family):
 			return fmt.Sprintf("GCE_STOCKOUT: The zone 'projects/%s/zones/%s' does not have enough resources available to fulfill the request (%s).", c.Project, zone, spec.MachineType)
 		case f.Kind == FaultQuota && f.Region == region:
-			mt, _ := c.machineType(spec.MachineType)
+			mt, _ := c.MachineType(spec.MachineType)
 			need := int64(mt.VCPU * n)
 			used := w.regionCPUs(c.Project, region)
 			if used+need > f.CPUs {
@@ -183,8 +148,8 @@ func (w *World) regionCPUs(project, region string) int64 {
 			continue
 		}
 		for _, node := range c.Nodes {
-			if node.State != NodeDeleting && strings.HasPrefix(node.Zone, region+"-") {
-				mt, _ := c.machineType(node.Spec.MachineType)
+			if node.State != model.NodeDeleting && strings.HasPrefix(node.Zone, region+"-") {
+				mt, _ := c.MachineType(node.Spec.MachineType)
 				n += int64(mt.VCPU)
 			}
 		}
@@ -193,7 +158,7 @@ func (w *World) regionCPUs(project, region string) int64 {
 }
 
 // reserveCapacity says whether n more VMs of spec can be created in zone now.
-func (w *World) reserveCapacity(c *Cluster, p *NodePool, zone string, spec NodeSpec, n int) bool {
+func (w *World) reserveCapacity(c *model.Cluster, p *model.NodePool, zone string, spec model.NodeSpec, n int) bool {
 	why := w.capacityShortage(c, zone, spec, n)
 	if why == "" {
 		return true
@@ -203,16 +168,16 @@ func (w *World) reserveCapacity(c *Cluster, p *NodePool, zone string, spec NodeS
 }
 
 // waitForCapacity notes that p waits for capacity and schedules a retry.
-func (w *World) waitForCapacity(c *Cluster, p *NodePool, zone, what string) {
+func (w *World) waitForCapacity(c *model.Cluster, p *model.NodePool, zone, what string) {
 	if !p.CapacityRetry.After(w.st.Now) {
-		w.record("WaitingForCapacity", c, p.Name, "", "", "cannot create %s in %s yet, retrying every %s: %s", what, zone, capacityRetry, p.CapacityWhy)
+		w.engine.Record("WaitingForCapacity", c, p.Name, "", "", "cannot create %s in %s yet, retrying every %s: %s", what, zone, capacityRetry, p.CapacityWhy)
 		p.CapacityRetry = w.st.Now.Add(capacityRetry)
-		w.schedule(capacityRetry, Event{Kind: evCapacityRetry, Cluster: c.Key(), Pool: p.Name})
+		w.engine.Schedule(capacityRetry, model.Event{Kind: evCapacityRetry, Cluster: c.Key(), Pool: p.Name})
 	}
 }
 
 func (w *World) registerCapacityHandlers() {
-	w.on(evCapacityRetry, func(ev Event) {
+	w.engine.On(evCapacityRetry, func(ev model.Event) {
 		c := w.st.Clusters[ev.Cluster]
 		if c == nil {
 			return

@@ -13,6 +13,7 @@ import (
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
 // Importing a real cluster: a snapshot (import_read.go) becomes a cluster of the simulation
@@ -28,17 +29,11 @@ import (
 // with no side effect), and only a complete cluster joins the world; then the controllers take
 // it over as they take over a new one. Anything that does not fit refuses the whole import.
 
-// ImportRecord says where an imported cluster came from.
-type ImportRecord struct {
-	SnapshotTime time.Time `json:"snapshotTime"`
-	Time         time.Time `json:"time"`
-}
-
 // importer builds one cluster from a snapshot.
 type importer struct {
 	w *World
 	s *Snapshot
-	c *Cluster
+	c *model.Cluster
 	// notes by section and text, objects in the order noted.
 	notes map[string]map[string]*api.ImportNote
 	order map[string][]string
@@ -47,7 +42,7 @@ type importer struct {
 	// failed are nodes that were NotReady, failed once the cluster has joined.
 	failed []string
 	// starting are pods bound to a node whose containers had not started.
-	starting []*Pod
+	starting []*model.Pod
 }
 
 // Sections of the summary.
@@ -93,7 +88,7 @@ func (w *World) ImportSnapshot(project, location string, s *Snapshot) (*api.Impo
 		project = s.project
 	}
 	if project == "" {
-		return nil, invalidArgument("Required parameter \"project\" is missing: the cluster JSON's selfLink names none; give the project to import into.")
+		return nil, model.InvalidArgument("Required parameter \"project\" is missing: the cluster JSON's selfLink names none; give the project to import into.")
 	}
 	if location == "" {
 		location = s.location
@@ -102,11 +97,11 @@ func (w *World) ImportSnapshot(project, location string, s *Snapshot) (*api.Impo
 	if err != nil {
 		return nil, err
 	}
-	if err := validateResourceName("cluster.name", s.cluster.Name); err != nil {
+	if err := model.ValidateResourceName("cluster.name", s.cluster.Name); err != nil {
 		return nil, err
 	}
 	if w.Cluster(project, location, s.cluster.Name) != nil {
-		return nil, alreadyExists("projects/%s/locations/%s/clusters/%s: delete it first to import it again.", project, location, s.cluster.Name)
+		return nil, model.AlreadyExists("projects/%s/locations/%s/clusters/%s: delete it first to import it again.", project, location, s.cluster.Name)
 	}
 	im := &importer{w: w, s: s, notes: map[string]map[string]*api.ImportNote{}, order: map[string][]string{}, counts: map[string]int{}}
 	for _, warn := range s.warnings {
@@ -121,8 +116,8 @@ func (w *World) ImportSnapshot(project, location string, s *Snapshot) (*api.Impo
 	if err := im.buildWorkloads(); err != nil {
 		return nil, err
 	}
-	if err := (&State{Clusters: map[string]*Cluster{im.c.Key(): im.c}, Operations: map[string]*Operation{}}).validateCluster(im.c); err != nil {
-		return nil, invalidArgument("The snapshot cannot be imported (nothing was imported): %v.", err)
+	if err := (&model.State{Clusters: map[string]*model.Cluster{im.c.Key(): im.c}, Operations: map[string]*model.Operation{}}).ValidateCluster(im.c); err != nil {
+		return nil, model.InvalidArgument("The snapshot cannot be imported (nothing was imported): %v.", err)
 	}
 	im.join()
 	return im.summary(), nil
@@ -133,7 +128,7 @@ func (im *importer) buildCluster(project, location string, loc catalog.Location)
 	in := im.s.cluster
 	master, ok := catalog.ParseVersion(in.CurrentMasterVersion)
 	if !ok {
-		return invalidField("cluster.currentMasterVersion", fmt.Sprintf("%q", in.CurrentMasterVersion), "A GKE version is 1.X.Y-gke.N")
+		return model.InvalidField("cluster.currentMasterVersion", fmt.Sprintf("%q", in.CurrentMasterVersion), "A GKE version is 1.X.Y-gke.N")
 	}
 	zones, err := clusterZones(loc, in.Locations, "cluster.locations")
 	if err != nil {
@@ -141,24 +136,24 @@ func (im *importer) buildCluster(project, location string, loc catalog.Location)
 	}
 	channel := api.ChannelUnspecified
 	if in.ReleaseChannel != nil && in.ReleaseChannel.Channel != "" {
-		if err := validateEnum("cluster.releaseChannel.channel", in.ReleaseChannel.Channel, append(catalog.Channels, api.ChannelUnspecified)...); err != nil {
+		if err := model.ValidateEnum("cluster.releaseChannel.channel", in.ReleaseChannel.Channel, append(catalog.Channels, api.ChannelUnspecified)...); err != nil {
 			return err
 		}
 		channel = in.ReleaseChannel.Channel
 	}
 	now := im.w.st.Now
-	c := &Cluster{
+	c := &model.Cluster{
 		Project: project, Location: location, Name: in.Name, ID: in.Id, Description: in.Description, Locations: zones,
 		MasterVersion: master.String(), InitialVersion: in.InitialClusterVersion, ReleaseChannel: channel,
-		Status: ClusterRunning, CreateTime: now, Network: "default", Subnetwork: "default",
+		Status: model.ClusterRunning, CreateTime: now, Network: "default", Subnetwork: "default",
 		ResourceLabels: cloneMap(in.ResourceLabels), AutoscalingProfile: api.ProfileBalanced, InitialNodeCount: in.InitialNodeCount,
 		ServicesIPv4CIDR: defaultServicesCIDR, ControlPlaneReady: true, Extra: in.Extra.Clone(),
-		Imported: &ImportRecord{SnapshotTime: im.s.time, Time: now},
+		Imported: &model.ImportRecord{SnapshotTime: im.s.time, Time: now},
 	}
-	c.initMaps()
-	c.MachineShapes, c.DaemonSets = map[string]*MachineShape{}, map[string]*DaemonSet{}
+	c.InitMaps()
+	c.MachineShapes, c.DaemonSets = map[string]*model.MachineShape{}, map[string]*model.DaemonSet{}
 	if c.ID == "" {
-		c.ID = strings.ReplaceAll(uidOf(project, location, in.Name), "-", "")
+		c.ID = strings.ReplaceAll(model.UidOf(project, location, in.Name), "-", "")
 	}
 	if c.InitialVersion == "" {
 		c.InitialVersion = c.MasterVersion
@@ -178,7 +173,7 @@ func (im *importer) buildCluster(project, location string, loc catalog.Location)
 	}
 	if in.Autoscaling != nil {
 		if p := in.Autoscaling.AutoscalingProfile; p != "" && p != api.ProfileUnspecified {
-			if err := validateEnum("cluster.autoscaling.autoscalingProfile", p, api.ProfileOptimizeUtilization, api.ProfileBalanced); err != nil {
+			if err := model.ValidateEnum("cluster.autoscaling.autoscalingProfile", p, api.ProfileOptimizeUtilization, api.ProfileBalanced); err != nil {
 				return err
 			}
 			c.AutoscalingProfile = p
@@ -188,14 +183,14 @@ func (im *importer) buildCluster(project, location string, loc catalog.Location)
 	c.ClusterIPv4CIDR, c.NodeIPBase = im.w.clusterRanges(c, in.ClusterIpv4Cidr)
 	if in.ServicesIpv4Cidr != "" {
 		if _, _, err := net.ParseCIDR(in.ServicesIpv4Cidr); err != nil {
-			return invalidField("cluster.servicesIpv4Cidr", fmt.Sprintf("%q", in.ServicesIpv4Cidr), "A CIDR block, e.g. \"34.118.224.0/20\"")
+			return model.InvalidField("cluster.servicesIpv4Cidr", fmt.Sprintf("%q", in.ServicesIpv4Cidr), "A CIDR block, e.g. \"34.118.224.0/20\"")
 		}
 		c.ServicesIPv4CIDR = in.ServicesIpv4Cidr
 	}
 	if _, _, err := net.ParseCIDR(c.ClusterIPv4CIDR); err != nil {
-		return invalidField("cluster.clusterIpv4Cidr", fmt.Sprintf("%q", in.ClusterIpv4Cidr), "A CIDR block, e.g. \"10.64.0.0/14\"")
+		return model.InvalidField("cluster.clusterIpv4Cidr", fmt.Sprintf("%q", in.ClusterIpv4Cidr), "A CIDR block, e.g. \"10.64.0.0/14\"")
 	}
-	c.PolicyVersion = uidOf(c.ID, "policy")[:16]
+	c.PolicyVersion = model.UidOf(c.ID, "policy")[:16]
 	im.c = c
 	return im.buildMaintenancePolicy()
 }
@@ -225,7 +220,7 @@ func (im *importer) buildMaintenancePolicy() error {
 		return err
 	}
 	kept := map[string]*api.TimeWindow{}
-	for _, name := range sortedKeys(in.Window.MaintenanceExclusions) {
+	for _, name := range model.SortedKeys(in.Window.MaintenanceExclusions) {
 		one := win
 		one.MaintenanceExclusions = map[string]*api.TimeWindow{name: in.Window.MaintenanceExclusions[name]}
 		if _, err := im.w.buildMaintenancePolicy(c, &api.MaintenancePolicy{Window: &one}, "cluster.maintenancePolicy"); err != nil {
@@ -242,8 +237,8 @@ func (im *importer) buildMaintenancePolicy() error {
 	return nil
 }
 
-func nonEmptyPolicy(p *MaintenancePolicy) *MaintenancePolicy {
-	if p.empty() {
+func nonEmptyPolicy(p *model.MaintenancePolicy) *model.MaintenancePolicy {
+	if p.Empty() {
 		return nil
 	}
 	return p
@@ -251,7 +246,7 @@ func nonEmptyPolicy(p *MaintenancePolicy) *MaintenancePolicy {
 
 // poolNodes are the snapshot's nodes of one pool.
 type poolNodes struct {
-	pool  *NodePool
+	pool  *model.NodePool
 	nodes []*corev1.Node
 }
 
@@ -264,10 +259,10 @@ func (im *importer) buildPoolsAndNodes(loc catalog.Location) error {
 	for i, in := range s.cluster.NodePools {
 		field := fmt.Sprintf("cluster.nodePools[%d]", i)
 		if in == nil {
-			return invalidArgument("Invalid value for field %q: null.", field)
+			return model.InvalidArgument("Invalid value for field %q: null.", field)
 		}
 		if c.Pool(in.Name) != nil {
-			return invalidField(field+".name", fmt.Sprintf("%q", in.Name), "Node pool names must be unique within a cluster")
+			return model.InvalidField(field+".name", fmt.Sprintf("%q", in.Name), "Node pool names must be unique within a cluster")
 		}
 		p, err := im.buildPool(in, field, loc)
 		if err != nil {
@@ -290,16 +285,16 @@ func (im *importer) buildPoolsAndNodes(loc catalog.Location) error {
 }
 
 // buildPool builds a node pool from its cluster JSON.
-func (im *importer) buildPool(in *api.NodePool, field string, loc catalog.Location) (*NodePool, error) {
+func (im *importer) buildPool(in *api.NodePool, field string, loc catalog.Location) (*model.NodePool, error) {
 	c := im.c
-	if err := validateResourceName(field+".name", in.Name); err != nil {
+	if err := model.ValidateResourceName(field+".name", in.Name); err != nil {
 		return nil, err
 	}
 	cfg := in.Config
 	if cfg == nil {
 		cfg = &api.NodeConfig{}
 	}
-	spec := NodeSpec{MachineType: catalog.DefaultMachineType, DiskType: catalog.DefaultDiskType, DiskSizeGb: catalog.DefaultDiskSizeGb,
+	spec := model.NodeSpec{MachineType: catalog.DefaultMachineType, DiskType: catalog.DefaultDiskType, DiskSizeGb: catalog.DefaultDiskSizeGb,
 		ImageType: catalog.DefaultImageType, Spot: cfg.Spot, Preemptible: cfg.Preemptible}
 	if cfg.MachineType != "" {
 		spec.MachineType = cfg.MachineType
@@ -315,10 +310,10 @@ func (im *importer) buildPool(in *api.NodePool, field string, loc catalog.Locati
 	}
 	v, ok := catalog.ParseVersion(in.Version)
 	if !ok {
-		return nil, invalidField(field+".version", fmt.Sprintf("%q", in.Version), "A GKE version is 1.X.Y-gke.N")
+		return nil, model.InvalidField(field+".version", fmt.Sprintf("%q", in.Version), "A GKE version is 1.X.Y-gke.N")
 	}
 	spec.Version = v.String()
-	if !c.knowsMachineType(spec.MachineType) {
+	if !c.KnowsMachineType(spec.MachineType) {
 		if err := im.estimateMachineShape(spec.MachineType, field+".config.machineType"); err != nil {
 			return nil, err
 		}
@@ -344,9 +339,9 @@ func (im *importer) buildPool(in *api.NodePool, field string, loc catalog.Locati
 	if in.MaxPodsConstraint != nil && in.MaxPodsConstraint.MaxPodsPerNode != 0 {
 		maxPods = int64(in.MaxPodsConstraint.MaxPodsPerNode)
 	}
-	p := &NodePool{
+	p := &model.NodePool{
 		Name: in.Name, Spec: spec, Labels: cloneMap(cfg.Labels), Taints: taints, ConfigExtra: cfg.Extra.Clone(),
-		InitialNodeCount: in.InitialNodeCount, Locations: append([]string(nil), zones...), Status: PoolRunning,
+		InitialNodeCount: in.InitialNodeCount, Locations: append([]string(nil), zones...), Status: model.PoolRunning,
 		Autoscaling: as, MaxPodsPerNode: maxPods, PodIPv4CIDRSize: in.PodIpv4CidrSize,
 		FlexStart: cfg.FlexStart, QueuedProvisioning: in.QueuedProvisioning != nil && in.QueuedProvisioning.Enabled,
 		Extra: in.Extra.Clone(), CreateTime: c.CreateTime, Etag: in.Etag,
@@ -356,7 +351,7 @@ func (im *importer) buildPool(in *api.NodePool, field string, loc catalog.Locati
 		p.PodIPv4CIDRSize = podCIDRSize(maxPods)
 	}
 	if p.Etag == "" {
-		p.Etag = uidOf(c.ID, "pool", p.Name)[:16]
+		p.Etag = model.UidOf(c.ID, "pool", p.Name)[:16]
 	}
 	if m := in.Management; m != nil {
 		p.AutoUpgrade, p.AutoRepair = m.AutoUpgrade, m.AutoRepair
@@ -366,10 +361,10 @@ func (im *importer) buildPool(in *api.NodePool, field string, loc catalog.Locati
 		clone := us.Clone() // the snapshot is never changed
 		us = &clone
 	}
-	if p.UpgradeSettings, err = normalizeUpgradeSettings(us, field+".upgradeSettings", poolUpgradeContext(c, p)); err != nil {
+	if p.UpgradeSettings, err = model.NormalizeUpgradeSettings(us, field+".upgradeSettings", model.PoolUpgradeContext(c, p)); err != nil {
 		return nil, err
 	}
-	if in.Status != "" && in.Status != PoolRunning {
+	if in.Status != "" && in.Status != model.PoolRunning {
 		im.note(noteWarning, "node pool was not RUNNING in the snapshot (an operation in progress); it is imported as it was, running, and that operation does not go on", "NodePool "+p.Name+" ("+in.Status+")")
 	}
 	if in.UpdateInfo != nil && in.UpdateInfo.BlueGreenInfo != nil {
@@ -378,22 +373,13 @@ func (im *importer) buildPool(in *api.NodePool, field string, loc catalog.Locati
 	// The instance groups GKE made, from their URLs (.../zones/ZONE/instanceGroupManagers/NAME).
 	for _, u := range in.InstanceGroupUrls {
 		zone, name := igFromURL(u)
-		if zone == "" || name == "" || p.groupNamed(name) != nil {
+		if zone == "" || name == "" || p.GroupNamed(name) != nil {
 			continue
 		}
-		p.Groups = append(p.Groups, &InstanceGroup{Name: name, Zone: zone, Hash: igHash(name)})
+		p.Groups = append(p.Groups, &model.InstanceGroup{Name: name, Zone: zone, Hash: igHash(name)})
 	}
 	im.counts["NodePool"]++
 	return p, nil
-}
-
-func (p *NodePool) groupNamed(name string) *InstanceGroup {
-	for _, g := range p.Groups {
-		if g.Name == name {
-			return g
-		}
-	}
-	return nil
 }
 
 // igFromURL reads the zone and name of an instance group (manager) URL.
@@ -442,17 +428,17 @@ func cloneMap(m map[string]string) map[string]string {
 }
 
 // shapeOf is what a node reports of its machine.
-func shapeOf(n *corev1.Node) MachineShape {
-	return MachineShape{
+func shapeOf(n *corev1.Node) model.MachineShape {
+	return model.MachineShape{
 		CapacityMilliCPU: n.Status.Capacity.Cpu().MilliValue(), CapacityMemoryBytes: n.Status.Capacity.Memory().Value(),
-		Allocatable: Resources{MilliCPU: n.Status.Allocatable.Cpu().MilliValue(), MemoryBytes: n.Status.Allocatable.Memory().Value()},
+		Allocatable: model.Resources{MilliCPU: n.Status.Allocatable.Cpu().MilliValue(), MemoryBytes: n.Status.Allocatable.Memory().Value()},
 	}
 }
 
 // learnMachineShapes takes each machine type's capacity and allocatable from its nodes: what
 // most of them reported (nodes that differ keep theirs as their own).
 func (im *importer) learnMachineShapes() {
-	votes := map[string]map[MachineShape]int{}
+	votes := map[string]map[model.MachineShape]int{}
 	for _, n := range im.s.nodes {
 		mt := nodeMachineType(n)
 		if mt == "" {
@@ -463,12 +449,12 @@ func (im *importer) learnMachineShapes() {
 			continue
 		}
 		if votes[mt] == nil {
-			votes[mt] = map[MachineShape]int{}
+			votes[mt] = map[model.MachineShape]int{}
 		}
 		votes[mt][sh]++
 	}
-	for _, mt := range sortedKeys(votes) {
-		var best MachineShape
+	for _, mt := range model.SortedKeys(votes) {
+		var best model.MachineShape
 		bestN := 0
 		for sh, n := range votes[mt] {
 			if n > bestN || (n == bestN && shapeLess(sh, best)) {
@@ -486,7 +472,7 @@ func (im *importer) learnMachineShapes() {
 	}
 }
 
-func shapeLess(a, b MachineShape) bool {
+func shapeLess(a, b model.MachineShape) bool {
 	if a.Allocatable.MilliCPU != b.Allocatable.MilliCPU {
 		return a.Allocatable.MilliCPU < b.Allocatable.MilliCPU
 	}
@@ -537,11 +523,11 @@ func (im *importer) estimateMachineShape(name, field string) error {
 		}
 	}
 	if vcpu <= 0 || memMiB <= 0 {
-		return invalidField(field, fmt.Sprintf("%q", name), "The machine type is not in gkesim's catalogue and no node of the snapshot has it, so its size is unknown: include the pool's nodes in the objects, or use a type such as e2-standard-4")
+		return model.InvalidField(field, fmt.Sprintf("%q", name), "The machine type is not in gkesim's catalogue and no node of the snapshot has it, so its size is unknown: include the pool's nodes in the objects, or use a type such as e2-standard-4")
 	}
 	mt := catalog.MachineType{Name: name, VCPU: vcpu, MemoryMiB: memMiB}
-	im.c.MachineShapes[name] = &MachineShape{CapacityMilliCPU: mt.CapacityMilliCPU(), CapacityMemoryBytes: memMiB << 20,
-		Allocatable:  Resources{MilliCPU: mt.AllocatableMilliCPU(), MemoryBytes: mt.AllocatableMemoryMiB() << 20},
+	im.c.MachineShapes[name] = &model.MachineShape{CapacityMilliCPU: mt.CapacityMilliCPU(), CapacityMemoryBytes: memMiB << 20,
+		Allocatable:  model.Resources{MilliCPU: mt.AllocatableMilliCPU(), MemoryBytes: mt.AllocatableMemoryMiB() << 20},
 		PricePerHour: estimatedPrice(mt.CapacityMilliCPU(), memMiB<<20)}
 	im.note(noteApprox, "machine type not in gkesim's catalogue and on no node of the snapshot: its vCPUs and memory are read from its name, its allocatable from GKE's reservations, its price estimated at n2 rates", "machine type "+name)
 	return nil
@@ -556,13 +542,13 @@ func (im *importer) buildNodes(pn *poolNodes) error {
 			im.addImportedGroup(p, z, "")
 		}
 	}
-	var built []*Node
+	var built []*model.Node
 	for _, kn := range pn.nodes {
 		zone := nodeZone(kn)
 		if l, ok := catalog.ParseLocation(zone); !ok || !l.Zonal || !strings.HasPrefix(zone, regionOf(c)+"-") {
-			return invalidArgument("Node %s is in zone %q, which is not a zone of the cluster's region %s.", kn.Name, zone, regionOf(c))
+			return model.InvalidArgument("Node %s is in zone %q, which is not a zone of the cluster's region %s.", kn.Name, zone, regionOf(c))
 		}
-		if !contains(p.Locations, zone) {
+		if !model.Contains(p.Locations, zone) {
 			p.Locations = append(p.Locations, zone)
 			im.note(noteWarning, "node pool has nodes in a zone its locations do not list; the zone is added to them", "NodePool "+p.Name+" ("+zone+")")
 		}
@@ -581,19 +567,19 @@ func (im *importer) buildNodes(pn *poolNodes) error {
 	return nil
 }
 
-func (im *importer) addImportedGroup(p *NodePool, zone, hash string) *InstanceGroup {
+func (im *importer) addImportedGroup(p *model.NodePool, zone, hash string) *model.InstanceGroup {
 	if hash == "" {
-		hash = strings.ReplaceAll(uidOf(im.c.ID, p.Name, zone), "-", "")[:8]
+		hash = strings.ReplaceAll(model.UidOf(im.c.ID, p.Name, zone), "-", "")[:8]
 	}
-	g := &InstanceGroup{Name: instanceGroupName(im.c.Name, p.Name, hash), Zone: zone, Hash: hash}
+	g := &model.InstanceGroup{Name: model.InstanceGroupName(im.c.Name, p.Name, hash), Zone: zone, Hash: hash}
 	p.Groups = append(p.Groups, g)
 	return g
 }
 
 // groupFor is the instance group a node of the pool in zone belongs to: the one whose hash its
 // name carries, or the pool's group in that zone.
-func (im *importer) groupFor(p *NodePool, zone, hash string) *InstanceGroup {
-	var inZone *InstanceGroup
+func (im *importer) groupFor(p *model.NodePool, zone, hash string) *model.InstanceGroup {
+	var inZone *model.InstanceGroup
 	for _, g := range p.Groups {
 		if g.Zone != zone {
 			continue
@@ -612,18 +598,18 @@ func (im *importer) groupFor(p *NodePool, zone, hash string) *InstanceGroup {
 }
 
 // buildNode builds one node: the pool's spec with the node's version and machine type.
-func (im *importer) buildNode(p *NodePool, g *InstanceGroup, kn *corev1.Node) (*Node, error) {
+func (im *importer) buildNode(p *model.NodePool, g *model.InstanceGroup, kn *corev1.Node) (*model.Node, error) {
 	spec := p.Spec
 	kubelet := strings.TrimPrefix(kn.Status.NodeInfo.KubeletVersion, "v")
 	v, ok := catalog.ParseVersion(kubelet)
 	if !ok {
-		return nil, invalidArgument("Node %s runs kubelet %q, which is not a GKE version (v1.X.Y-gke.N): is it a GKE node?", kn.Name, kn.Status.NodeInfo.KubeletVersion)
+		return nil, model.InvalidArgument("Node %s runs kubelet %q, which is not a GKE version (v1.X.Y-gke.N): is it a GKE node?", kn.Name, kn.Status.NodeInfo.KubeletVersion)
 	}
 	spec.Version = v.String()
 	if mt := nodeMachineType(kn); mt != "" {
 		spec.MachineType = mt
 	}
-	n := &Node{Name: kn.Name, Pool: p.Name, Zone: g.Zone, Group: g.Name, Spec: spec, State: NodeReady,
+	n := &model.Node{Name: kn.Name, Pool: p.Name, Zone: g.Zone, Group: g.Name, Spec: spec, State: model.NodeReady,
 		Unschedulable: kn.Spec.Unschedulable, CreateTime: kn.CreationTimestamp.UTC(), ReadyTime: kn.CreationTimestamp.UTC()}
 	if n.CreateTime.After(im.w.st.Now) {
 		n.CreateTime, n.ReadyTime = im.w.st.Now, im.w.st.Now
@@ -647,7 +633,7 @@ func (im *importer) buildNode(p *NodePool, g *InstanceGroup, kn *corev1.Node) (*
 		}
 	}
 	if n.Unschedulable {
-		n.State = NodeCordoned
+		n.State = model.NodeCordoned
 	}
 	if !ready {
 		im.failed = append(im.failed, n.Name)
@@ -656,7 +642,7 @@ func (im *importer) buildNode(p *NodePool, g *InstanceGroup, kn *corev1.Node) (*
 	if kn.DeletionTimestamp != nil {
 		im.note(noteWarning, "node was being deleted in the snapshot; it is imported as a node that stays", "Node "+n.Name)
 	}
-	own := &NodeOwn{}
+	own := &model.NodeOwn{}
 	for _, t := range kn.Spec.Taints {
 		if t.Key == "node.kubernetes.io/unschedulable" || poolHasTaint(p, t) {
 			continue
@@ -674,7 +660,7 @@ func (im *importer) buildNode(p *NodePool, g *InstanceGroup, kn *corev1.Node) (*
 		}
 		im.note(noteApprox, "node has taints of its own (beyond its pool's): kept on it; nodes GKE creates in its place do not get them, as on GKE", "Node "+n.Name+" ("+strings.Join(keys, ", ")+")")
 	}
-	if sh := shapeOf(kn); sh.Allocatable.MilliCPU > 0 && sh.Allocatable != im.c.typeAllocatable(spec.MachineType) {
+	if sh := shapeOf(kn); sh.Allocatable.MilliCPU > 0 && sh.Allocatable != im.c.TypeAllocatable(spec.MachineType) {
 		a := sh.Allocatable
 		own.Allocatable = &a
 	}
@@ -682,7 +668,7 @@ func (im *importer) buildNode(p *NodePool, g *InstanceGroup, kn *corev1.Node) (*
 	return n, nil
 }
 
-func poolHasTaint(p *NodePool, t corev1.Taint) bool {
+func poolHasTaint(p *model.NodePool, t corev1.Taint) bool {
 	for _, pt := range p.Taints {
 		if pt.Key == t.Key && pt.Value == t.Value && taintEffects[pt.Effect] == t.Effect {
 			return true
@@ -693,12 +679,12 @@ func poolHasTaint(p *NodePool, t corev1.Taint) bool {
 
 // poolLabels finds the labels GKE put on every node of the pool (or whose value is each
 // node's zone) beyond the ones gkesim renders, and keeps each node's own.
-func (im *importer) poolLabels(pn *poolNodes, built []*Node) {
+func (im *importer) poolLabels(pn *poolNodes, built []*model.Node) {
 	p := pn.pool
 	if len(built) == 0 {
 		return
 	}
-	base := func(n *Node) map[string]string {
+	base := func(n *model.Node) map[string]string {
 		l := gkeNodeLabels(n)
 		for k, v := range p.Labels {
 			l[k] = v
@@ -741,7 +727,7 @@ func (im *importer) poolLabels(pn *poolNodes, built []*Node) {
 	if len(common) > 0 {
 		p.NodeLabels = common
 	}
-	p.ZoneLabels = sortedKeys(zoneKeys)
+	p.ZoneLabels = model.SortedKeys(zoneKeys)
 	for i, kn := range pn.nodes {
 		n := built[i]
 		want := base(n)
@@ -805,32 +791,32 @@ func (im *importer) join() {
 			w.index(c, g)
 		}
 	}
-	for _, k := range sortedKeys(c.PDBs) {
+	for _, k := range model.SortedKeys(c.PDBs) {
 		w.pdbCounts(c, c.PDBs[k])
 	}
 	// The controllers report the imported objects' statuses when this change is published.
 	if f := w.feed(c); f != nil {
-		for _, k := range sortedKeys(c.Deployments) {
+		for _, k := range model.SortedKeys(c.Deployments) {
 			f.deployments[c.Deployments[k]] = struct{}{}
 		}
-		for _, k := range sortedKeys(c.PDBs) {
+		for _, k := range model.SortedKeys(c.PDBs) {
 			f.pdbs[c.PDBs[k]] = struct{}{}
 		}
 		f.daemonSets = true
 		w.noteDirty(c, f)
 	}
-	w.record("ClusterImported", c, "", "", "", "cluster %s imported from a snapshot taken at %s: %s", c.Name,
+	w.engine.Record("ClusterImported", c, "", "", "", "cluster %s imported from a snapshot taken at %s: %s", c.Name,
 		im.s.time.Format(time.RFC3339), im.describeCounts())
-	w.emitClusterCreated(c)
-	w.emitPoolsChanged(c)
+	w.engine.EmitClusterCreated(c)
+	w.engine.EmitPoolsChanged(c)
 	for _, p := range im.starting {
-		w.schedule(w.jitter(podStartBase, podStartSpread), Event{Kind: evPodStarted, Cluster: c.Key(), Node: p.Key()})
+		w.engine.Schedule(w.engine.Jitter(podStartBase, podStartSpread), model.Event{Kind: evPodStarted, Cluster: c.Key(), Node: p.Key()})
 	}
 	w.queueSchedule(c)
-	for _, key := range sortedKeys(c.Deployments) {
+	for _, key := range model.SortedKeys(c.Deployments) {
 		w.queueSync(c, key)
 	}
-	for _, key := range sortedKeys(c.Services) {
+	for _, key := range model.SortedKeys(c.Services) {
 		s := c.Services[key]
 		switch {
 		case s.LB != nil:
@@ -855,8 +841,8 @@ func (im *importer) describeCounts() string {
 			parts = append(parts, fmt.Sprintf("%d %s", n, k))
 		}
 	}
-	for _, k := range sortedKeys(im.counts) {
-		if !contains(importedKinds, k) {
+	for _, k := range model.SortedKeys(im.counts) {
+		if !model.Contains(importedKinds, k) {
 			parts = append(parts, fmt.Sprintf("%d %s", im.counts[k], k))
 		}
 	}
@@ -870,8 +856,8 @@ func (im *importer) summary() *api.ImportSummary {
 			out.Imported = append(out.Imported, &api.ImportCount{Kind: k, Count: n})
 		}
 	}
-	for _, k := range sortedKeys(im.counts) {
-		if !contains(importedKinds, k) {
+	for _, k := range model.SortedKeys(im.counts) {
+		if !model.Contains(importedKinds, k) {
 			out.Imported = append(out.Imported, &api.ImportCount{Kind: k, Count: im.counts[k]})
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
 // The fixtures are a GKE cluster as `gcloud container clusters describe --format json` prints it
@@ -30,7 +31,7 @@ func shopRequest(t testing.TB) *api.ImportClusterRequest {
 }
 
 // importShop imports the fixture into a fresh world at the snapshot's time.
-func importShop(t testing.TB) (*World, *Cluster, *api.ImportSummary) {
+func importShop(t testing.TB) (*World, *model.Cluster, *api.ImportSummary) {
 	t.Helper()
 	s, err := ReadSnapshot(shopRequest(t))
 	if err != nil {
@@ -49,8 +50,8 @@ func TestImportFixture(t *testing.T) {
 	if c == nil {
 		t.Fatal("no cluster shop-prod/europe-west1/shop after the import")
 	}
-	if want := time.Date(2026, 3, 10, 2, 39, 30, 0, time.UTC); !c.Imported.SnapshotTime.Equal(want) || !w.Now().Equal(want) {
-		t.Errorf("snapshot time %s, clock %s; want both %s (the newest node heartbeat)", c.Imported.SnapshotTime, w.Now(), want)
+	if want := time.Date(2026, 3, 10, 2, 39, 30, 0, time.UTC); !c.Imported.SnapshotTime.Equal(want) || !w.engine.Now().Equal(want) {
+		t.Errorf("snapshot time %s, clock %s; want both %s (the newest node heartbeat)", c.Imported.SnapshotTime, w.engine.Now(), want)
 	}
 	counts := map[string]int{}
 	for _, ic := range sum.Imported {
@@ -128,11 +129,11 @@ func TestImportFixture(t *testing.T) {
 		t.Errorf("report pod: node %s annotations %v owner %+v phase %s", p.Spec.NodeName, p.Annotations, p.OwnerReferences, p.Status.Phase)
 	}
 	proxy := c.Pods["kube-system/kube-proxy-gke-shop-db-pool-90fa27c5-5rwe"]
-	if proxy == nil || proxy.Priority != 2000001000 || proxy.OwnerKind != OwnerDaemonSet || proxy.Spec != nil {
+	if proxy == nil || proxy.Priority != 2000001000 || proxy.OwnerKind != model.OwnerDaemonSet || proxy.Spec != nil {
 		t.Errorf("kube-proxy static pod %+v", proxy)
 	}
 	web := c.Pods["default/web-6b9d8c7f5a-k2mcw"]
-	if web == nil || web.Req.MilliCPU != 500 || web.Req.MemoryBytes != 512<<20 || web.OwnerKind != OwnerDeployment || web.Owner != "web" || web.Template != "6b9d8c7f5a" {
+	if web == nil || web.Req.MilliCPU != 500 || web.Req.MemoryBytes != 512<<20 || web.OwnerKind != model.OwnerDeployment || web.Owner != "web" || web.Template != "6b9d8c7f5a" {
 		t.Errorf("web pod %+v", web)
 	}
 	if d := c.Deployments["default/web"]; d == nil || d.Current != "6b9d8c7f5a" || len(d.Templates) != 1 {
@@ -286,7 +287,7 @@ func TestImportRefusesBadInput(t *testing.T) {
 					t.Errorf("error %q\ndoes not say %q", err, want)
 				}
 			}
-			if e, ok := AsError(err); !ok || e.HTTPCode != 400 {
+			if e, ok := model.AsError(err); !ok || e.HTTPCode != 400 {
 				t.Errorf("error %v is not a 400", err)
 			}
 			if len(w.st.Clusters) != 0 || w.st.Log.Len() != 0 {
@@ -345,7 +346,7 @@ func TestImportedClusterRestoresAndUpgrades(t *testing.T) {
 				ds = append(ds, p.Name)
 			}
 		}
-		if len(ds) != 5 || !contains(ds, "kube-proxy-"+n.Name) {
+		if len(ds) != 5 || !model.Contains(ds, "kube-proxy-"+n.Name) {
 			t.Errorf("node %s DaemonSet pods %v, want 5 with kube-proxy-%s", n.Name, ds, n.Name)
 		}
 	}
@@ -384,7 +385,7 @@ func TestImportedStatefulSetRecreatesUnderItsName(t *testing.T) {
 	}
 	advance(w, 100*time.Second)
 	p := c.Pods["default/db-1"]
-	if p == nil || p.Terminating || p.CreateTime.Before(w.Now().Add(-15*time.Second)) {
+	if p == nil || p.Terminating || p.CreateTime.Before(w.engine.Now().Add(-15*time.Second)) {
 		t.Fatalf("db-1 was not recreated once the old one was gone: %+v", p)
 	}
 	if p.Labels["statefulset.kubernetes.io/pod-name"] != "db-1" || p.Labels["apps.kubernetes.io/pod-index"] != "1" {

@@ -16,6 +16,7 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
 // Reading a snapshot of a real cluster (import.go): the cluster as `gcloud container clusters
@@ -76,7 +77,7 @@ func (p *importProblems) err() error {
 	if len(shown) > 25 {
 		shown, more = shown[:25], fmt.Sprintf("\n- ... and %d more", len(p.list)-25)
 	}
-	return invalidArgument("The snapshot cannot be imported (nothing was imported): %d problem(s):\n- %s%s",
+	return model.InvalidArgument("The snapshot cannot be imported (nothing was imported): %d problem(s):\n- %s%s",
 		len(p.list), strings.Join(shown, "\n- "), more)
 }
 
@@ -87,10 +88,10 @@ const commandHint = "print the cluster with `gcloud container clusters describe 
 // ReadSnapshot reads and checks an import request.
 func ReadSnapshot(req *api.ImportClusterRequest) (*Snapshot, error) {
 	if req == nil || len(bytes.TrimSpace(req.Cluster)) == 0 {
-		return nil, invalidArgument("Required field \"cluster\" is missing: %s, and send them as {\"cluster\": ..., \"objects\": ...}.", commandHint)
+		return nil, model.InvalidArgument("Required field \"cluster\" is missing: %s, and send them as {\"cluster\": ..., \"objects\": ...}.", commandHint)
 	}
 	if len(bytes.TrimSpace(req.Objects)) == 0 {
-		return nil, invalidArgument("Required field \"objects\" is missing: %s, and send them as {\"cluster\": ..., \"objects\": ...}.", commandHint)
+		return nil, model.InvalidArgument("Required field \"objects\" is missing: %s, and send them as {\"cluster\": ..., \"objects\": ...}.", commandHint)
 	}
 	s := &Snapshot{namespaces: map[string]*corev1.Namespace{}, deployments: map[string]*appsv1.Deployment{},
 		replicaSets: map[string]*appsv1.ReplicaSet{}, statefulSets: map[string]*appsv1.StatefulSet{},
@@ -108,12 +109,12 @@ func ReadSnapshot(req *api.ImportClusterRequest) (*Snapshot, error) {
 	if req.SnapshotTime != "" {
 		t, err := time.Parse(time.RFC3339, req.SnapshotTime)
 		if err != nil {
-			return nil, invalidField("snapshotTime", fmt.Sprintf("%q", req.SnapshotTime), "Give the time the snapshot was taken in RFC 3339, e.g. \"2026-05-04T03:00:00Z\"")
+			return nil, model.InvalidField("snapshotTime", fmt.Sprintf("%q", req.SnapshotTime), "Give the time the snapshot was taken in RFC 3339, e.g. \"2026-05-04T03:00:00Z\"")
 		}
 		s.time = t.UTC().Truncate(time.Second)
 	}
 	if s.time.IsZero() {
-		return nil, invalidArgument("The snapshot carries no time (no node heartbeat, no creation time): give snapshotTime, the time it was taken.")
+		return nil, model.InvalidArgument("The snapshot carries no time (no node heartbeat, no creation time): give snapshotTime, the time it was taken.")
 	}
 	return s, nil
 }
@@ -130,11 +131,11 @@ func jsonError(doc string, data []byte, err error) error {
 		offset = te.Offset
 	}
 	if offset < 0 || offset >= int64(len(data)) {
-		return invalidArgument("The %s is not valid JSON: %v.", doc, err)
+		return model.InvalidArgument("The %s is not valid JSON: %v.", doc, err)
 	}
 	line := 1 + bytes.Count(data[:offset], []byte("\n"))
 	col := int(offset) - bytes.LastIndexByte(data[:offset], '\n')
-	return invalidArgument("The %s is not valid JSON at line %d, column %d: %v.", doc, line, col, err)
+	return model.InvalidArgument("The %s is not valid JSON at line %d, column %d: %v.", doc, line, col, err)
 }
 
 // readCluster reads the cluster and refuses JSON that describes something else.
@@ -145,12 +146,12 @@ func (s *Snapshot) readCluster(data []byte) error {
 	}
 	switch {
 	case probe["items"] != nil || probe["kind"] != nil:
-		return invalidArgument("The cluster JSON is a Kubernetes object (it has \"kind\"): give it as the objects, and as the cluster %s.",
+		return model.InvalidArgument("The cluster JSON is a Kubernetes object (it has \"kind\"): give it as the objects, and as the cluster %s.",
 			"what `gcloud container clusters describe CLUSTER --location LOCATION --format json` prints")
 	case probe["arn"] != nil || probe["cluster"] != nil:
-		return invalidArgument("The cluster JSON is not a GKE cluster: it looks like `aws eks describe-cluster` output (an EKS cluster). gkesim imports GKE clusters: %s.", commandHint)
+		return model.InvalidArgument("The cluster JSON is not a GKE cluster: it looks like `aws eks describe-cluster` output (an EKS cluster). gkesim imports GKE clusters: %s.", commandHint)
 	case probe["agentPoolProfiles"] != nil || probe["type"] != nil:
-		return invalidArgument("The cluster JSON is not a GKE cluster: it looks like an AKS cluster (`az aks show`). gkesim imports GKE clusters: %s.", commandHint)
+		return model.InvalidArgument("The cluster JSON is not a GKE cluster: it looks like an AKS cluster (`az aks show`). gkesim imports GKE clusters: %s.", commandHint)
 	}
 	var c api.Cluster
 	if err := json.Unmarshal(data, &c); err != nil {
@@ -465,7 +466,7 @@ func (s *Snapshot) check() error {
 			p.add("node %s has no label %s: it is not a GKE node (or not of cluster %s)", n.Name, labelNodePool, s.cluster.Name)
 		case !pools[pool]:
 			p.add("node %s is in node pool %q, which cluster %s does not have (pools: %s): are the objects from another cluster?",
-				n.Name, pool, s.cluster.Name, strings.Join(sortedKeys(pools), ", "))
+				n.Name, pool, s.cluster.Name, strings.Join(model.SortedKeys(pools), ", "))
 		}
 		if nodeZone(n) == "" {
 			p.add("node %s has no label %s", n.Name, labelZone)

@@ -15,11 +15,12 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
 // exportCluster prints a cluster as gcloud and kubectl print it: the cluster JSON and a List of
 // its nodes, pods, deployments, replicasets, statefulsets, daemonsets, pdbs and services.
-func exportCluster(t testing.TB, w *World, c *Cluster) *api.ImportClusterRequest {
+func exportCluster(t testing.TB, w *World, c *model.Cluster) *api.ImportClusterRequest {
 	t.Helper()
 	links := Links{ContainerBase: "https://container.googleapis.com/v1/", ComputeBase: "https://www.googleapis.com/compute/v1/"}
 	cj, err := json.Marshal(w.RenderCluster(c, links, "127.0.0.1/k8s/"+c.Key()))
@@ -58,7 +59,7 @@ func exportCluster(t testing.TB, w *World, c *Cluster) *api.ImportClusterRequest
 	return &api.ImportClusterRequest{Cluster: cj, Objects: oj}
 }
 
-func mustImport(t testing.TB, w *World, req *api.ImportClusterRequest) (*Cluster, *api.ImportSummary) {
+func mustImport(t testing.TB, w *World, req *api.ImportClusterRequest) (*model.Cluster, *api.ImportSummary) {
 	t.Helper()
 	s, err := ReadSnapshot(req)
 	if err != nil {
@@ -75,7 +76,7 @@ func quantity(s string) resource.Quantity { return resource.MustParse(s) }
 
 // exportableCluster is a regional cluster with two pools, a Deployment under a PDB, a bare pod
 // and a LoadBalancer Service.
-func exportableCluster(t *testing.T) (*World, *Cluster) {
+func exportableCluster(t *testing.T) (*World, *model.Cluster) {
 	t.Helper()
 	w := newTestWorld(t)
 	c := createTestCluster(t, w, "us-central1",
@@ -110,7 +111,7 @@ func exportableCluster(t *testing.T) (*World, *Cluster) {
 
 // normalizedObjects is what a cluster's objects say, without what differs between two
 // emulators holding the same cluster (resource versions, heartbeat times).
-func normalizedObjects(t *testing.T, w *World, c *Cluster) map[string]string {
+func normalizedObjects(t *testing.T, w *World, c *model.Cluster) map[string]string {
 	t.Helper()
 	req := exportCluster(t, w, c)
 	var list struct {
@@ -139,7 +140,7 @@ func normalizedObjects(t *testing.T, w *World, c *Cluster) map[string]string {
 func TestImportRoundTripInProcess(t *testing.T) {
 	w, c := exportableCluster(t)
 	req := exportCluster(t, w, c)
-	w2 := New(Options{Seed: 7, Start: w.Now()})
+	w2 := New(Options{Seed: 7, Start: w.engine.Now()})
 	c2, sum := mustImport(t, w2, req)
 	if c2 == nil {
 		t.Fatal("no cluster after the import")

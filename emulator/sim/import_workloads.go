@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -213,8 +214,8 @@ func (im *importer) buildNamespaces() {
 			names[ns] = true
 		}
 	}
-	for _, name := range sortedKeys(names) {
-		ns := &Namespace{Name: name, UID: uidOf(c.ID, "ns", name), CreateTime: c.CreateTime, RV: c.nextRV(),
+	for _, name := range model.SortedKeys(names) {
+		ns := &model.Namespace{Name: name, UID: model.UidOf(c.ID, "ns", name), CreateTime: c.CreateTime, RV: c.NextRV(),
 			Labels: map[string]string{"kubernetes.io/metadata.name": name}}
 		if in := s.namespaces[name]; in != nil {
 			ns.UID, ns.Labels = string(in.UID), cloneMap(in.Labels)
@@ -245,14 +246,14 @@ func (im *importer) past(t, def time.Time) time.Time {
 // missing from it, and for every kind of static pod.
 func (im *importer) buildDaemonSets(owners map[string]*ownedPods, templates map[string]*corev1.PodSpec) error {
 	c, s := im.c, im.s
-	for _, key := range sortedKeys(s.daemonSets) {
+	for _, key := range model.SortedKeys(s.daemonSets) {
 		in := s.daemonSets[key]
-		c.DaemonSets[key] = &DaemonSet{Namespace: in.Namespace, Name: in.Name, UID: string(in.UID), Labels: cloneMap(in.Labels),
+		c.DaemonSets[key] = &model.DaemonSet{Namespace: in.Namespace, Name: in.Name, UID: string(in.UID), Labels: cloneMap(in.Labels),
 			Annotations: cloneMap(in.Annotations), Spec: *in.Spec.DeepCopy(), Generation: max(in.Generation, 1),
 			CreateTime: im.past(in.CreationTimestamp.Time, c.CreateTime)}
 		im.counts["DaemonSet"]++
 	}
-	for _, k := range sortedKeys(owners) {
+	for _, k := range model.SortedKeys(owners) {
 		op := owners[k]
 		o := op.owner
 		if o.kind != "DaemonSet" && o.kind != ownerStatic {
@@ -267,11 +268,11 @@ func (im *importer) buildDaemonSets(owners map[string]*ownedPods, templates map[
 			if a := t.Spec.Affinity; a != nil && a.NodeAffinity != nil {
 				t.Spec.Affinity = nil
 			}
-			ds = &DaemonSet{Namespace: o.ns, Name: o.name, UID: o.uid, Labels: cloneMap(rep.Labels), Static: o.kind == ownerStatic,
+			ds = &model.DaemonSet{Namespace: o.ns, Name: o.name, UID: o.uid, Labels: cloneMap(rep.Labels), Static: o.kind == ownerStatic,
 				Spec:       appsv1.DaemonSetSpec{Selector: &metav1.LabelSelector{MatchLabels: cloneMap(t.Labels)}, Template: t},
 				Generation: 1, CreateTime: c.CreateTime}
 			if ds.UID == "" {
-				ds.UID = uidOf(c.ID, "ds", key)
+				ds.UID = model.UidOf(c.ID, "ds", key)
 			}
 			c.DaemonSets[key] = ds
 			if ds.Static {
@@ -306,9 +307,9 @@ func (im *importer) buildDeployment(op *ownedPods, templates map[string]*corev1.
 	c, s := im.c, im.s
 	o := op.owner
 	in := s.deployments[o.ns+"/"+o.name]
-	d := &Deployment{Namespace: in.Namespace, Name: in.Name, UID: string(in.UID), Labels: cloneMap(in.Labels),
+	d := &model.Deployment{Namespace: in.Namespace, Name: in.Name, UID: string(in.UID), Labels: cloneMap(in.Labels),
 		Annotations: cloneMap(in.Annotations), Spec: *in.Spec.DeepCopy(), Generation: max(in.Generation, 1),
-		CreateTime: im.past(in.CreationTimestamp.Time, c.CreateTime), RV: c.nextRV(), Templates: map[string]*corev1.PodTemplateSpec{}}
+		CreateTime: im.past(in.CreationTimestamp.Time, c.CreateTime), RV: c.NextRV(), Templates: map[string]*corev1.PodTemplateSpec{}}
 	delete(d.Annotations, "deployment.kubernetes.io/revision")
 	// The status as the real controller reported it: its conditions keep their times while
 	// what they say holds.
@@ -320,7 +321,7 @@ func (im *importer) buildDeployment(op *ownedPods, templates map[string]*corev1.
 		rs   *appsv1.ReplicaSet
 	}
 	var sets []rsRev
-	for _, key := range sortedKeys(s.replicaSets) {
+	for _, key := range model.SortedKeys(s.replicaSets) {
 		rs := s.replicaSets[key]
 		ref := controllerOf(rs.OwnerReferences)
 		if rs.Namespace != d.Namespace || ref == nil || ref.Kind != "Deployment" || ref.Name != d.Name {
@@ -353,7 +354,7 @@ func (im *importer) buildDeployment(op *ownedPods, templates map[string]*corev1.
 	if d.Current != "" {
 		revs[d.Current] = true
 	}
-	for _, hash := range sortedKeys(revs) {
+	for _, hash := range model.SortedKeys(revs) {
 		// The ReplicaSet's template when the snapshot has it (its pods whose spec differs in
 		// what scheduling reads keep their own: assignTemplates), else a pod's.
 		t := in.Spec.Template.DeepCopy()
@@ -369,20 +370,20 @@ func (im *importer) buildDeployment(op *ownedPods, templates map[string]*corev1.
 		d.Templates[hash] = t
 	}
 	if len(d.Templates) == 0 {
-		d.setTemplate(in.Spec.Template)
+		d.SetTemplate(in.Spec.Template)
 	}
 	// The Deployment's ReplicaSets, one per template, with the snapshot's revisions (the others
 	// numbered after them, the current one last) and creation times; their statuses are set
 	// when the import is published (join).
-	d.ReplicaSets = map[string]*ReplicaSet{}
+	d.ReplicaSets = map[string]*model.ReplicaSet{}
 	var top int64
 	for _, r := range sets {
 		top = max(top, int64(r.rev))
 	}
-	hashes := sortedKeys(d.Templates)
+	hashes := model.SortedKeys(d.Templates)
 	sort.SliceStable(hashes, func(i, j int) bool { return hashes[j] == d.Current && hashes[i] != d.Current })
 	for _, hash := range hashes {
-		rs := &ReplicaSet{Deployment: d.Key(), Hash: hash, CreateTime: d.CreateTime, Generation: 1, Template: d.Templates[hash]}
+		rs := &model.ReplicaSet{Deployment: d.Key(), Hash: hash, CreateTime: d.CreateTime, Generation: 1, Template: d.Templates[hash]}
 		if in := byHash[hash]; in != nil {
 			rs.Revision = int64(atoiOr(in.Annotations["deployment.kubernetes.io/revision"], 0))
 			rs.CreateTime = im.past(in.CreationTimestamp.Time, d.CreateTime)
@@ -397,7 +398,7 @@ func (im *importer) buildDeployment(op *ownedPods, templates map[string]*corev1.
 			rs.Revision = top
 		}
 		rs.Annotations = replicaSetAnnotations(d, rs)
-		rs.RV = c.nextRV()
+		rs.RV = c.NextRV()
 		d.ReplicaSets[hash] = rs
 	}
 	c.Deployments[d.Key()] = d
@@ -406,7 +407,7 @@ func (im *importer) buildDeployment(op *ownedPods, templates map[string]*corev1.
 }
 
 // assignTemplates says, for each pod of a workload, whether its template's spec is the pod's.
-func (im *importer) assignTemplates(op *ownedPods, d *Deployment, templates map[string]*corev1.PodSpec) {
+func (im *importer) assignTemplates(op *ownedPods, d *model.Deployment, templates map[string]*corev1.PodSpec) {
 	keys := map[string]string{}
 	for hash, t := range d.Templates {
 		keys[hash] = schedulingKey(&t.Spec, false)
@@ -433,8 +434,8 @@ func (im *importer) buildStandIn(op *ownedPods, templates map[string]*corev1.Pod
 	rep := representative(op.pods, "", o)
 	t := templateFromPod(rep)
 	replicas := int32(len(op.pods))
-	ctl := &ControllerRef{APIVersion: o.apiVersion, Kind: o.kind, Name: o.name}
-	d := &Deployment{Namespace: o.ns, Name: standInName(o.kind, o.name), UID: o.uid, Generation: 1, CreateTime: c.CreateTime, RV: c.nextRV(),
+	ctl := &model.ControllerRef{APIVersion: o.apiVersion, Kind: o.kind, Name: o.name}
+	d := &model.Deployment{Namespace: o.ns, Name: standInName(o.kind, o.name), UID: o.uid, Generation: 1, CreateTime: c.CreateTime, RV: c.NextRV(),
 		Controller: ctl, Templates: map[string]*corev1.PodTemplateSpec{}}
 	var selector *metav1.LabelSelector
 	var note string
@@ -481,10 +482,10 @@ func (im *importer) buildStandIn(op *ownedPods, templates map[string]*corev1.Pod
 		selector = &metav1.LabelSelector{MatchLabels: cloneMap(t.Labels)}
 	}
 	if d.UID == "" {
-		d.UID = uidOf(c.ID, o.kind, key)
+		d.UID = model.UidOf(c.ID, o.kind, key)
 	}
 	d.Spec = appsv1.DeploymentSpec{Replicas: &replicas, Selector: selector, Template: *t.DeepCopy()}
-	hash := templateHash(&t)
+	hash := model.TemplateHash(&t)
 	d.Templates[hash], d.Current = &t, hash
 	c.Deployments[d.Key()] = d
 	im.counts[o.kind]++
@@ -494,25 +495,25 @@ func (im *importer) buildStandIn(op *ownedPods, templates map[string]*corev1.Pod
 // buildPod keeps one pod, on its node (or pending), with its spec or its controller's.
 func (im *importer) buildPod(kp *corev1.Pod, o podOwner, tmpl *corev1.PodSpec) {
 	c := im.c
-	p := &Pod{Namespace: kp.Namespace, Name: kp.Name, LegacyUID: string(kp.UID), Labels: cloneMap(kp.Labels),
-		Annotation: cloneMap(kp.Annotations), Node: kp.Spec.NodeName, Phase: PodPending, IP: kp.Status.PodIP,
-		CreateTime: im.past(kp.CreationTimestamp.Time, im.w.st.Now), RV: c.nextRV()}
+	p := &model.Pod{Namespace: kp.Namespace, Name: kp.Name, LegacyUID: string(kp.UID), Labels: cloneMap(kp.Labels),
+		Annotation: cloneMap(kp.Annotations), Node: kp.Spec.NodeName, Phase: model.PodPending, IP: kp.Status.PodIP,
+		CreateTime: im.past(kp.CreationTimestamp.Time, im.w.st.Now), RV: c.NextRV()}
 	if p.LegacyUID == "" {
-		p.LegacyUID = uidOf(c.ID, "pod", p.Key())
+		p.LegacyUID = model.UidOf(c.ID, "pod", p.Key())
 	}
 	switch o.kind {
 	case "":
 	case "DaemonSet", ownerStatic:
-		p.OwnerKind, p.Owner = OwnerDaemonSet, o.name
+		p.OwnerKind, p.Owner = model.OwnerDaemonSet, o.name
 	case "Deployment":
-		p.OwnerKind, p.Owner = OwnerDeployment, o.name
+		p.OwnerKind, p.Owner = model.OwnerDeployment, o.name
 		p.Template = revisionOf(o, kp)
 		if d := c.Deployments[o.ns+"/"+o.name]; d != nil && d.Templates[p.Template] == nil {
 			p.Template = d.Current
 		}
 	default:
 		d := c.Deployments[o.ns+"/"+standInName(o.kind, o.name)]
-		p.OwnerKind, p.Owner, p.Template = OwnerDeployment, d.Name, d.Current
+		p.OwnerKind, p.Owner, p.Template = model.OwnerDeployment, d.Name, d.Current
 	}
 	spec := tmpl
 	if spec == nil {
@@ -536,7 +537,7 @@ func (im *importer) buildPod(kp *corev1.Pod, o podOwner, tmpl *corev1.PodSpec) {
 		p.Ready = false
 		im.note(noteWarning, "pods were Pending (not scheduled) in the snapshot: gkesim's scheduler tries them again at the import", "Pod "+p.Key())
 	case kp.Status.Phase == corev1.PodRunning:
-		p.Phase = PodRunning
+		p.Phase = model.PodRunning
 		if !p.Ready {
 			im.note(noteApprox, "pods were running but not ready: they stay not ready (and count against their PodDisruptionBudgets) until they are recreated", "Pod "+p.Key())
 		}
@@ -552,10 +553,10 @@ func (im *importer) buildPod(kp *corev1.Pod, o podOwner, tmpl *corev1.PodSpec) {
 func (im *importer) buildPDBs() {
 	c := im.c
 	for _, in := range im.s.pdbs {
-		b := &PDB{Namespace: in.Namespace, Name: in.Name, UID: string(in.UID), Labels: cloneMap(in.Labels), Annotations: cloneMap(in.Annotations),
-			Spec: *in.Spec.DeepCopy(), Generation: max(in.Generation, 1), CreateTime: im.past(in.CreationTimestamp.Time, c.CreateTime), RV: c.nextRV()}
+		b := &model.PDB{Namespace: in.Namespace, Name: in.Name, UID: string(in.UID), Labels: cloneMap(in.Labels), Annotations: cloneMap(in.Annotations),
+			Spec: *in.Spec.DeepCopy(), Generation: max(in.Generation, 1), CreateTime: im.past(in.CreationTimestamp.Time, c.CreateTime), RV: c.NextRV()}
 		if b.UID == "" {
-			b.UID = uidOf(c.ID, "pdb", b.Key())
+			b.UID = model.UidOf(c.ID, "pdb", b.Key())
 		}
 		if p := b.Spec.UnhealthyPodEvictionPolicy; p != nil && *p == policyv1.AlwaysAllow {
 			im.note(noteApprox, "unhealthyPodEvictionPolicy AlwaysAllow: gkesim evicts unready pods only while the budget is met (IfHealthyBudget)", "PodDisruptionBudget "+b.Key())
@@ -571,13 +572,13 @@ func (im *importer) buildServices() {
 	c, now := im.c, im.w.st.Now
 	for _, in := range im.s.services {
 		key := in.Namespace + "/" + in.Name
-		s := &Service{Namespace: in.Namespace, Name: in.Name, UID: string(in.UID), Labels: cloneMap(in.Labels),
+		s := &model.Service{Namespace: in.Namespace, Name: in.Name, UID: string(in.UID), Labels: cloneMap(in.Labels),
 			Annotations: userAnnotations(in.Annotations), Spec: *in.Spec.DeepCopy(), CreateTime: im.past(in.CreationTimestamp.Time, c.CreateTime),
-			RV: c.nextRV(), System: key == "default/kubernetes" || key == "kube-system/kube-dns"}
+			RV: c.NextRV(), System: key == "default/kubernetes" || key == "kube-system/kube-dns"}
 		if s.UID == "" {
-			s.UID = uidOf(c.ID, "svc", key)
+			s.UID = model.UidOf(c.ID, "svc", key)
 		}
-		c.services()[key] = s
+		c.ServicesByName()[key] = s
 		im.counts["Service"]++
 		if s.Spec.Type != corev1.ServiceTypeLoadBalancer {
 			continue
@@ -594,8 +595,8 @@ func (im *importer) buildServices() {
 			continue
 		}
 		kind, _ := lbKindFor(c, s)
-		s.LB = &LoadBalancer{Kind: kind, Internal: internalRequested(s.Annotations), Gen: c.nextRV(), State: lbReady, IP: ip,
-			Start: now, ReadyTime: now, Members: map[string]string{}, Health: map[string]*BackendHealth{}, Warned: map[string]bool{}}
+		s.LB = &model.LoadBalancer{Kind: kind, Internal: internalRequested(s.Annotations), Gen: c.NextRV(), State: lbReady, IP: ip,
+			Start: now, ReadyTime: now, Members: map[string]string{}, Health: map[string]*model.BackendHealth{}, Warned: map[string]bool{}}
 		im.counts["LoadBalancer"]++
 		im.note(noteApprox, "load balancer kind read from the Service's annotations and the cluster's GKE subsetting, as GKE chooses it for a new Service; its backends are the nodes' as gkesim computes them", "Service "+key+" ("+kind+")")
 	}
@@ -617,7 +618,7 @@ var otherKindNotes = map[string]string{
 }
 
 func (im *importer) noteOthers() {
-	for _, kind := range sortedKeys(im.s.others) {
+	for _, kind := range model.SortedKeys(im.s.others) {
 		text, ok := otherKindNotes[kind]
 		if !ok {
 			text = kind + " objects are not simulated"

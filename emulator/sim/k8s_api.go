@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -29,15 +30,6 @@ import (
 // PodDisruptionBudgets and evictions, with the API server's validation (422 Invalid), conflict
 // (409 on a stale resourceVersion) and not-found semantics.
 
-// Resource names as the API server spells them in messages.
-const (
-	resNamespaces  = "namespaces"
-	resDeployments = "deployments.apps"
-	resPods        = "pods"
-	resPDBs        = "poddisruptionbudgets.policy"
-	resNodes       = "nodes"
-)
-
 // ListOptions filter a list.
 type ListOptions struct {
 	Namespace string // "" = all namespaces
@@ -50,39 +42,25 @@ func (o ListOptions) matches(ns string, lbls map[string]string) bool {
 	return (o.Namespace == "" || o.Namespace == ns) && (o.Labels == nil || o.Labels.Matches(labels.Set(lbls)))
 }
 
-func rvString(rv int64) string { return strconv.FormatInt(rv, 10) }
-
 // checkRV enforces optimistic concurrency: a request carrying a resourceVersion must carry the
 // current one.
 func checkRV(sent string, current int64, resource, name string) error {
-	if sent != "" && sent != rvString(current) {
-		return kubeConflict(resource, name)
-	}
-	return nil
-}
-
-// namespaceFor checks that a namespace exists and takes objects.
-func (c *Cluster) namespaceFor(ns string) error {
-	n := c.Namespaces[ns]
-	if n == nil {
-		return kubeNotFound(resNamespaces, ns)
-	}
-	if n.Terminating {
-		return kubeError(http.StatusForbidden, "Forbidden", "unable to create new content in namespace %s because it is being terminated", ns)
+	if sent != "" && sent != model.RvString(current) {
+		return model.KubeConflict(resource, name)
 	}
 	return nil
 }
 
 // ---- Namespaces ----
 
-func (w *World) renderNamespace(n *Namespace) *corev1.Namespace {
+func (w *World) renderNamespace(n *model.Namespace) *corev1.Namespace {
 	phase := corev1.NamespaceActive
 	if n.Terminating {
 		phase = corev1.NamespaceTerminating
 	}
 	return &corev1.Namespace{
 		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
-		ObjectMeta: metav1.ObjectMeta{Name: n.Name, UID: types.UID(n.UID), ResourceVersion: rvString(n.RV),
+		ObjectMeta: metav1.ObjectMeta{Name: n.Name, UID: types.UID(n.UID), ResourceVersion: model.RvString(n.RV),
 			CreationTimestamp: metav1.NewTime(n.CreateTime), Labels: maps.Clone(n.Labels), Annotations: maps.Clone(n.Annotations),
 			ManagedFields: cloneManagedFields(n.ManagedFields)},
 		Spec:   corev1.NamespaceSpec{Finalizers: []corev1.FinalizerName{corev1.FinalizerKubernetes}},
@@ -91,8 +69,8 @@ func (w *World) renderNamespace(n *Namespace) *corev1.Namespace {
 }
 
 // ListNamespaces lists a cluster's namespaces by name.
-func (w *World) ListNamespaces(c *Cluster) *corev1.NamespaceList {
-	out := &corev1.NamespaceList{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "NamespaceList"}, ListMeta: metav1.ListMeta{ResourceVersion: rvString(c.RV)}}
+func (w *World) ListNamespaces(c *model.Cluster) *corev1.NamespaceList {
+	out := &corev1.NamespaceList{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "NamespaceList"}, ListMeta: metav1.ListMeta{ResourceVersion: model.RvString(c.RV)}}
 	names := make([]string, 0, len(c.Namespaces))
 	for n := range c.Namespaces {
 		names = append(names, n)
@@ -104,46 +82,46 @@ func (w *World) ListNamespaces(c *Cluster) *corev1.NamespaceList {
 	return out
 }
 
-func (w *World) GetNamespace(c *Cluster, name string) (*corev1.Namespace, error) {
+func (w *World) GetNamespace(c *model.Cluster, name string) (*corev1.Namespace, error) {
 	n := c.Namespaces[name]
 	if n == nil {
-		return nil, kubeNotFound(resNamespaces, name)
+		return nil, model.KubeNotFound(model.ResNamespaces, name)
 	}
 	return w.renderNamespace(n), nil
 }
 
-func (w *World) CreateNamespace(c *Cluster, in *corev1.Namespace) (*corev1.Namespace, error) {
+func (w *World) CreateNamespace(c *model.Cluster, in *corev1.Namespace) (*corev1.Namespace, error) {
 	in = in.DeepCopy()
 	w.generateName(&in.ObjectMeta)
 	if errs := validateNamespace(in); len(errs) > 0 {
 		return nil, kubeInvalidErrs("Namespace", in.Name, errs)
 	}
 	if c.Namespaces[in.Name] != nil {
-		return nil, kubeAlreadyExists(resNamespaces, in.Name)
+		return nil, model.KubeAlreadyExists(model.ResNamespaces, in.Name)
 	}
 	lbls := map[string]string{"kubernetes.io/metadata.name": in.Name}
 	for k, v := range in.Labels {
 		lbls[k] = v
 	}
-	n := &Namespace{Name: in.Name, UID: uidOf(c.ID, "ns", in.Name, w.randHex(8)), Labels: lbls, Annotations: in.Annotations,
+	n := &model.Namespace{Name: in.Name, UID: model.UidOf(c.ID, "ns", in.Name, w.engine.RandHex(8)), Labels: lbls, Annotations: in.Annotations,
 		CreateTime: w.st.Now, ManagedFields: in.ManagedFields}
 	c.Namespaces[n.Name] = n
 	w.touchObject(c, n, true)
 	w.createDefaultServiceAccount(c, n.Name)
-	w.record("NamespaceCreated", c, "", "", "", "namespace %s created", n.Name)
+	w.engine.Record("NamespaceCreated", c, "", "", "", "namespace %s created", n.Name)
 	return w.renderNamespace(n), nil
 }
 
 // UpdateNamespace replaces a namespace's labels and annotations (PUT; PATCH goes through it).
-func (w *World) UpdateNamespace(c *Cluster, name string, in *corev1.Namespace) (*corev1.Namespace, error) {
+func (w *World) UpdateNamespace(c *model.Cluster, name string, in *corev1.Namespace) (*corev1.Namespace, error) {
 	n := c.Namespaces[name]
 	if n == nil {
-		return nil, kubeNotFound(resNamespaces, name)
+		return nil, model.KubeNotFound(model.ResNamespaces, name)
 	}
 	if in.Name != "" && in.Name != name {
-		return nil, kubeError(http.StatusBadRequest, "BadRequest", "the name of the object (%s) does not match the name on the URL (%s)", in.Name, name)
+		return nil, model.KubeError(http.StatusBadRequest, "BadRequest", "the name of the object (%s) does not match the name on the URL (%s)", in.Name, name)
 	}
-	if err := checkRV(in.ResourceVersion, n.RV, resNamespaces, name); err != nil {
+	if err := checkRV(in.ResourceVersion, n.RV, model.ResNamespaces, name); err != nil {
 		return nil, err
 	}
 	in = in.DeepCopy()
@@ -166,31 +144,31 @@ func (w *World) UpdateNamespace(c *Cluster, name string, in *corev1.Namespace) (
 }
 
 // DeleteNamespace deletes a namespace and everything in it.
-func (w *World) DeleteNamespace(c *Cluster, name string) (*corev1.Namespace, error) {
+func (w *World) DeleteNamespace(c *model.Cluster, name string) (*corev1.Namespace, error) {
 	n := c.Namespaces[name]
 	if n == nil {
-		return nil, kubeNotFound(resNamespaces, name)
+		return nil, model.KubeNotFound(model.ResNamespaces, name)
 	}
 	for _, sys := range systemNamespaces {
 		if name == sys {
-			return nil, kubeError(http.StatusForbidden, "Forbidden", "namespaces %q is forbidden: this namespace may not be deleted", name)
+			return nil, model.KubeError(http.StatusForbidden, "Forbidden", "namespaces %q is forbidden: this namespace may not be deleted", name)
 		}
 	}
 	// In name order, so that the event log is the same on every run.
-	for _, key := range sortedKeys(c.Deployments) {
+	for _, key := range model.SortedKeys(c.Deployments) {
 		if d := c.Deployments[key]; d.Namespace == name {
 			w.deleteDeployment(c, d)
 		}
 	}
 	w.deleteServicesIn(c, name)
-	for _, key := range sortedKeys(c.PDBs) {
+	for _, key := range model.SortedKeys(c.PDBs) {
 		if b := c.PDBs[key]; b.Namespace == name {
 			w.objectRemoved(c, b)
 			w.forgetPDB(c, b)
 			delete(c.PDBs, key)
 		}
 	}
-	for _, key := range sortedKeys(c.Pods) {
+	for _, key := range model.SortedKeys(c.Pods) {
 		if p := c.Pods[key]; p != nil && p.Namespace == name {
 			w.terminatePod(c, p, graceOf(w.podSpec(c, p), 0))
 		}
@@ -198,13 +176,13 @@ func (w *World) DeleteNamespace(c *Cluster, name string) (*corev1.Namespace, err
 	w.deleteStoredIn(c, name)
 	w.objectRemoved(c, n)
 	delete(c.Namespaces, name)
-	w.record("NamespaceDeleted", c, "", "", "", "namespace %s deleted", name)
+	w.engine.Record("NamespaceDeleted", c, "", "", "", "namespace %s deleted", name)
 	return w.renderNamespace(n), nil
 }
 
 // ---- Deployments ----
 
-func (w *World) renderDeployment(c *Cluster, d *Deployment) *appsv1.Deployment {
+func (w *World) renderDeployment(c *model.Cluster, d *model.Deployment) *appsv1.Deployment {
 	spec := *d.Spec.DeepCopy()
 	if t := d.Templates[d.Current]; len(spec.Template.Spec.Containers) == 0 && t != nil {
 		// GKE's system Deployments keep their pod template only among the ReplicaSet templates.
@@ -217,7 +195,7 @@ func (w *World) renderDeployment(c *Cluster, d *Deployment) *appsv1.Deployment {
 	}
 	return &appsv1.Deployment{
 		TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"},
-		ObjectMeta: metav1.ObjectMeta{Name: d.Name, Namespace: d.Namespace, UID: types.UID(d.UID), ResourceVersion: rvString(d.RV),
+		ObjectMeta: metav1.ObjectMeta{Name: d.Name, Namespace: d.Namespace, UID: types.UID(d.UID), ResourceVersion: model.RvString(d.RV),
 			Generation: d.Generation, CreationTimestamp: metav1.NewTime(d.CreateTime), Labels: maps.Clone(d.Labels),
 			Annotations: withRevision(d.Annotations, revision), ManagedFields: cloneManagedFields(d.ManagedFields)},
 		Spec:   spec,
@@ -272,8 +250,8 @@ func defaultDeployment(d *appsv1.Deployment) {
 }
 
 // ListDeployments lists Deployments by namespace and name.
-func (w *World) ListDeployments(c *Cluster, o ListOptions) *appsv1.DeploymentList {
-	out := &appsv1.DeploymentList{TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: "DeploymentList"}, ListMeta: metav1.ListMeta{ResourceVersion: rvString(c.RV)}}
+func (w *World) ListDeployments(c *model.Cluster, o ListOptions) *appsv1.DeploymentList {
+	out := &appsv1.DeploymentList{TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: "DeploymentList"}, ListMeta: metav1.ListMeta{ResourceVersion: model.RvString(c.RV)}}
 	keys := make([]string, 0, len(c.Deployments))
 	for k, d := range c.Deployments {
 		if d.Controller == nil && o.matches(d.Namespace, d.Labels) {
@@ -288,15 +266,15 @@ func (w *World) ListDeployments(c *Cluster, o ListOptions) *appsv1.DeploymentLis
 	return out
 }
 
-func (w *World) deployment(c *Cluster, ns, name string) (*Deployment, error) {
+func (w *World) deployment(c *model.Cluster, ns, name string) (*model.Deployment, error) {
 	d := c.Deployments[ns+"/"+name]
 	if d == nil {
-		return nil, kubeNotFound(resDeployments, name)
+		return nil, model.KubeNotFound(model.ResDeployments, name)
 	}
 	return d, nil
 }
 
-func (w *World) GetDeployment(c *Cluster, ns, name string) (*appsv1.Deployment, error) {
+func (w *World) GetDeployment(c *model.Cluster, ns, name string) (*appsv1.Deployment, error) {
 	d, err := w.deployment(c, ns, name)
 	if err != nil {
 		return nil, err
@@ -305,11 +283,11 @@ func (w *World) GetDeployment(c *Cluster, ns, name string) (*appsv1.Deployment, 
 }
 
 // CreateDeployment creates a Deployment; its pods are created by the controller right after.
-func (w *World) CreateDeployment(c *Cluster, ns string, in *appsv1.Deployment) (*appsv1.Deployment, error) {
+func (w *World) CreateDeployment(c *model.Cluster, ns string, in *appsv1.Deployment) (*appsv1.Deployment, error) {
 	if in.Namespace != "" && in.Namespace != ns {
-		return nil, kubeError(http.StatusBadRequest, "BadRequest", "the namespace of the provided object does not match the namespace sent on the request")
+		return nil, model.KubeError(http.StatusBadRequest, "BadRequest", "the namespace of the provided object does not match the namespace sent on the request")
 	}
-	if err := c.namespaceFor(ns); err != nil {
+	if err := c.NamespaceFor(ns); err != nil {
 		return nil, err
 	}
 	in = in.DeepCopy()
@@ -319,17 +297,17 @@ func (w *World) CreateDeployment(c *Cluster, ns string, in *appsv1.Deployment) (
 		return nil, kubeInvalidErrs("Deployment.apps", in.Name, errs)
 	}
 	if c.Deployments[ns+"/"+in.Name] != nil {
-		return nil, kubeAlreadyExists(resDeployments, in.Name)
+		return nil, model.KubeAlreadyExists(model.ResDeployments, in.Name)
 	}
 	if err := w.checkExtended(c, "Deployment.apps", in.Name, &in.Spec.Template.Spec, in.Spec.Template.Annotations, ""); err != nil {
 		return nil, err
 	}
-	d := &Deployment{Namespace: ns, Name: in.Name, UID: uidOf(c.ID, "deploy", ns, in.Name, w.randHex(8)), Labels: in.Labels,
+	d := &model.Deployment{Namespace: ns, Name: in.Name, UID: model.UidOf(c.ID, "deploy", ns, in.Name, w.engine.RandHex(8)), Labels: in.Labels,
 		Annotations: in.Annotations, Spec: in.Spec, Generation: 1, CreateTime: w.st.Now, ManagedFields: in.ManagedFields}
 	c.Deployments[d.Key()] = d
 	w.touchObject(c, d, true)
 	w.rollOut(c, d, in.Spec.Template)
-	w.record("DeploymentCreated", c, "", "", "", "deployment %s created: %d replicas of %s", d.Key(), replicasOf(d), describeRequests(in.Spec.Template.Spec))
+	w.engine.Record("DeploymentCreated", c, "", "", "", "deployment %s created: %d replicas of %s", d.Key(), replicasOf(d), describeRequests(in.Spec.Template.Spec))
 	w.queueSync(c, d.Key())
 	return w.renderDeployment(c, d), nil
 }
@@ -340,15 +318,15 @@ func describeRequests(spec corev1.PodSpec) string {
 }
 
 // UpdateDeployment replaces a Deployment's spec, labels and annotations (PUT).
-func (w *World) UpdateDeployment(c *Cluster, ns, name string, in *appsv1.Deployment) (*appsv1.Deployment, error) {
+func (w *World) UpdateDeployment(c *model.Cluster, ns, name string, in *appsv1.Deployment) (*appsv1.Deployment, error) {
 	d, err := w.deployment(c, ns, name)
 	if err != nil {
 		return nil, err
 	}
 	if in.Name != "" && in.Name != name {
-		return nil, kubeError(http.StatusBadRequest, "BadRequest", "the name of the object (%s) does not match the name on the URL (%s)", in.Name, name)
+		return nil, model.KubeError(http.StatusBadRequest, "BadRequest", "the name of the object (%s) does not match the name on the URL (%s)", in.Name, name)
 	}
-	if err := checkRV(in.ResourceVersion, d.RV, resDeployments, name); err != nil {
+	if err := checkRV(in.ResourceVersion, d.RV, model.ResDeployments, name); err != nil {
 		return nil, err
 	}
 	in = in.DeepCopy()
@@ -361,7 +339,7 @@ func (w *World) UpdateDeployment(c *Cluster, ns, name string, in *appsv1.Deploym
 		return nil, err
 	}
 	if sel, _ := metav1.LabelSelectorAsSelector(in.Spec.Selector); sel.String() != w.selectorOf(c, d, d.Spec.Selector).String() {
-		return nil, kubeInvalid("Deployment.apps", name, "spec.selector: Invalid value: "+sel.String()+": field is immutable")
+		return nil, model.KubeInvalid("Deployment.apps", name, "spec.selector: Invalid value: "+sel.String()+": field is immutable")
 	}
 	if !equalJSON(in.Spec, d.Spec) {
 		d.Generation++
@@ -372,14 +350,14 @@ func (w *World) UpdateDeployment(c *Cluster, ns, name string, in *appsv1.Deploym
 	w.rollOut(c, d, in.Spec.Template)
 	w.replicasChanged(c, d)
 	if d.Current != before {
-		w.record("DeploymentRollout", c, "", "", "", "deployment %s rolling out template %s (%s)", d.Key(), d.Current, describeRequests(in.Spec.Template.Spec))
+		w.engine.Record("DeploymentRollout", c, "", "", "", "deployment %s rolling out template %s (%s)", d.Key(), d.Current, describeRequests(in.Spec.Template.Spec))
 	}
 	w.queueSync(c, d.Key())
 	return w.renderDeployment(c, d), nil
 }
 
 // GetScale is the scale subresource (kubectl scale).
-func (w *World) GetScale(c *Cluster, ns, name string) (*autoscalingv1.Scale, error) {
+func (w *World) GetScale(c *model.Cluster, ns, name string) (*autoscalingv1.Scale, error) {
 	d, err := w.deployment(c, ns, name)
 	if err != nil {
 		return nil, err
@@ -388,31 +366,31 @@ func (w *World) GetScale(c *Cluster, ns, name string) (*autoscalingv1.Scale, err
 	sel, _ := metav1.LabelSelectorAsSelector(d.Spec.Selector)
 	return &autoscalingv1.Scale{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "autoscaling/v1", Kind: "Scale"},
-		ObjectMeta: metav1.ObjectMeta{Name: d.Name, Namespace: d.Namespace, UID: types.UID(d.UID), ResourceVersion: rvString(d.RV), CreationTimestamp: metav1.NewTime(d.CreateTime)},
+		ObjectMeta: metav1.ObjectMeta{Name: d.Name, Namespace: d.Namespace, UID: types.UID(d.UID), ResourceVersion: model.RvString(d.RV), CreationTimestamp: metav1.NewTime(d.CreateTime)},
 		Spec:       autoscalingv1.ScaleSpec{Replicas: int32(replicasOf(d))},
 		Status:     autoscalingv1.ScaleStatus{Replicas: st.Replicas, Selector: sel.String()},
 	}, nil
 }
 
 // SetScale sets a Deployment's replicas.
-func (w *World) SetScale(c *Cluster, ns, name string, replicas int32, rv string) (*autoscalingv1.Scale, error) {
+func (w *World) SetScale(c *model.Cluster, ns, name string, replicas int32, rv string) (*autoscalingv1.Scale, error) {
 	return w.ScaleDeployment(c, ns, name, replicas, rv, nil)
 }
 
 // ScaleDeployment is SetScale recording the Deployment's new field owners (nil: unchanged).
-func (w *World) ScaleDeployment(c *Cluster, ns, name string, replicas int32, rv string, managedFields []metav1.ManagedFieldsEntry) (*autoscalingv1.Scale, error) {
+func (w *World) ScaleDeployment(c *model.Cluster, ns, name string, replicas int32, rv string, managedFields []metav1.ManagedFieldsEntry) (*autoscalingv1.Scale, error) {
 	d, err := w.deployment(c, ns, name)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkRV(rv, d.RV, resDeployments, name); err != nil {
+	if err := checkRV(rv, d.RV, model.ResDeployments, name); err != nil {
 		return nil, err
 	}
 	if replicas < 0 {
-		return nil, kubeInvalid("Scale.autoscaling", name, fmt.Sprintf("spec.replicas: Invalid value: %d: must be greater than or equal to 0", replicas))
+		return nil, model.KubeInvalid("Scale.autoscaling", name, fmt.Sprintf("spec.replicas: Invalid value: %d: must be greater than or equal to 0", replicas))
 	}
 	if int(replicas) != replicasOf(d) {
-		w.record("DeploymentScaled", c, "", "", "", "deployment %s scaled from %d to %d replicas", d.Key(), replicasOf(d), replicas)
+		w.engine.Record("DeploymentScaled", c, "", "", "", "deployment %s scaled from %d to %d replicas", d.Key(), replicasOf(d), replicas)
 		d.Spec.Replicas = &replicas
 		d.Generation++
 		if managedFields != nil {
@@ -426,7 +404,7 @@ func (w *World) ScaleDeployment(c *Cluster, ns, name string, replicas int32, rv 
 }
 
 // DeleteDeployment deletes a Deployment; its pods terminate (background cascading deletion).
-func (w *World) DeleteDeployment(c *Cluster, ns, name string) (*appsv1.Deployment, error) {
+func (w *World) DeleteDeployment(c *model.Cluster, ns, name string) (*appsv1.Deployment, error) {
 	d, err := w.deployment(c, ns, name)
 	if err != nil {
 		return nil, err
@@ -436,15 +414,15 @@ func (w *World) DeleteDeployment(c *Cluster, ns, name string) (*appsv1.Deploymen
 	return out, nil
 }
 
-func (w *World) deleteDeployment(c *Cluster, d *Deployment) {
-	for _, h := range sortedKeys(d.ReplicaSets) {
+func (w *World) deleteDeployment(c *model.Cluster, d *model.Deployment) {
+	for _, h := range model.SortedKeys(d.ReplicaSets) {
 		w.objectRemoved(c, d.ReplicaSets[h])
 	}
 	w.objectRemoved(c, d)
 	w.replicasChanged(c, d)
 	delete(c.Deployments, d.Key())
 	delete(w.podIndex(c).selectors, d)
-	w.record("DeploymentDeleted", c, "", "", "", "deployment %s deleted", d.Key())
+	w.engine.Record("DeploymentDeleted", c, "", "", "", "deployment %s deleted", d.Key())
 	for _, p := range sortedPods(w.podIndex(c).podsOf[d.Key()]) {
 		w.terminatePod(c, p, graceOf(w.podSpec(c, p), 0))
 	}
@@ -452,7 +430,7 @@ func (w *World) deleteDeployment(c *Cluster, d *Deployment) {
 
 // ---- Pods ----
 
-func (w *World) renderPod(c *Cluster, p *Pod) *corev1.Pod {
+func (w *World) renderPod(c *model.Cluster, p *model.Pod) *corev1.Pod {
 	return w.podSnapshot(c, p).renderPod()
 }
 
@@ -460,7 +438,7 @@ func (w *World) renderPod(c *Cluster, p *Pod) *corev1.Pod {
 // a Deployment's pods share with their template, and its node's address): the change feed keeps
 // one per change and renders it when a watcher reads it.
 type podSnap struct {
-	pod       Pod
+	pod       model.Pod
 	spec      *corev1.PodSpec
 	hostIP    string
 	clusterID string
@@ -472,8 +450,8 @@ type podSnap struct {
 	ownerOK   bool
 }
 
-func (w *World) podSnapshot(c *Cluster, p *Pod) *podSnap {
-	s := &podSnap{pod: *p, spec: w.podSpec(c, p), clusterID: c.ID, uid: PodUID(c, p)}
+func (w *World) podSnapshot(c *model.Cluster, p *model.Pod) *podSnap {
+	s := &podSnap{pod: *p, spec: w.podSpec(c, p), clusterID: c.ID, uid: model.PodUID(c, p)}
 	s.ownerGen, s.ownerRefs, s.ownerOK = w.podOwner(c, p)
 	if n := c.Nodes[p.Node]; n != nil {
 		s.hostIP = n.InternalIP
@@ -494,21 +472,21 @@ func (s *podSnap) renderPod() *corev1.Pod {
 		spec.SchedulerName = p.Scheduler
 	}
 	admitPodSpec(spec, s.uid)
-	meta := metav1.ObjectMeta{Name: p.Name, Namespace: p.Namespace, UID: types.UID(s.uid), ResourceVersion: rvString(p.RV),
+	meta := metav1.ObjectMeta{Name: p.Name, Namespace: p.Namespace, UID: types.UID(s.uid), ResourceVersion: model.RvString(p.RV),
 		CreationTimestamp: metav1.NewTime(p.CreateTime), Labels: maps.Clone(p.Labels), Annotations: maps.Clone(p.Annotation),
 		ManagedFields: cloneManagedFields(p.ManagedFields)}
 	truth := true
 	switch {
 	case s.ownerOK:
 		meta.GenerateName, meta.OwnerReferences = s.ownerGen, slices.Clone(s.ownerRefs)
-	case p.OwnerKind == OwnerDeployment:
+	case p.OwnerKind == model.OwnerDeployment:
 		meta.GenerateName = p.Owner + "-" + p.Template + "-"
 		meta.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: p.Owner + "-" + p.Template,
-			UID: types.UID(uidOf(s.clusterID, "rs", p.Namespace, p.Owner, p.Template)), Controller: &truth, BlockOwnerDeletion: &truth}}
-	case p.OwnerKind == OwnerDaemonSet:
+			UID: types.UID(model.UidOf(s.clusterID, "rs", p.Namespace, p.Owner, p.Template)), Controller: &truth, BlockOwnerDeletion: &truth}}
+	case p.OwnerKind == model.OwnerDaemonSet:
 		meta.GenerateName = daemonPodGenerateName(p)
 		meta.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "DaemonSet", Name: p.Owner,
-			UID: types.UID(uidOf(s.clusterID, "ds", p.Owner)), Controller: &truth, BlockOwnerDeletion: &truth}}
+			UID: types.UID(model.UidOf(s.clusterID, "ds", p.Owner)), Controller: &truth, BlockOwnerDeletion: &truth}}
 	}
 	if p.Terminating {
 		t := metav1.NewTime(p.DeletionTime)
@@ -536,7 +514,7 @@ func (s *podSnap) renderPod() *corev1.Pod {
 		if p.Terminating {
 			readyAt = p.DeletionTime
 		}
-		running := p.Phase == PodRunning
+		running := p.Phase == model.PodRunning
 		st.Conditions = []corev1.PodCondition{condition(corev1.PodReadyToStartContainers, running, p.StartTime),
 			condition(corev1.PodInitialized, true, p.CreateTime), condition(corev1.PodReady, p.Ready, readyAt),
 			condition(corev1.ContainersReady, p.Ready, readyAt), condition(corev1.PodScheduled, true, p.CreateTime)}
@@ -557,7 +535,7 @@ func (s *podSnap) renderPod() *corev1.Pod {
 			if running {
 				cs.State.Running = &corev1.ContainerStateRunning{StartedAt: metav1.NewTime(p.StartTime)}
 				cs.ImageID = imageID(ct.Image)
-				cs.ContainerID = "containerd://" + strings.ReplaceAll(uidOf(s.uid, ct.Name, "container")+uidOf(s.uid, ct.Name), "-", "")
+				cs.ContainerID = "containerd://" + strings.ReplaceAll(model.UidOf(s.uid, ct.Name, "container")+model.UidOf(s.uid, ct.Name), "-", "")
 			} else {
 				cs.State.Waiting = &corev1.ContainerStateWaiting{Reason: "ContainerCreating"}
 			}
@@ -583,7 +561,7 @@ func admitPodSpec(spec *corev1.PodSpec, uid string) {
 		return slices.ContainsFunc(c.VolumeMounts, func(m corev1.VolumeMount) bool { return m.MountPath == serviceAccountMount })
 	})
 	if !mounted && (spec.AutomountServiceAccountToken == nil || *spec.AutomountServiceAccountToken) {
-		vol := "kube-api-access-" + strings.ReplaceAll(uidOf(uid, "token"), "-", "")[:5]
+		vol := "kube-api-access-" + strings.ReplaceAll(model.UidOf(uid, "token"), "-", "")[:5]
 		expiry := int64(3607)
 		mode := int32(0o644)
 		spec.Volumes = append(spec.Volumes, corev1.Volume{Name: vol, VolumeSource: corev1.VolumeSource{Projected: &corev1.ProjectedVolumeSource{
@@ -666,17 +644,17 @@ func imageID(image string) string {
 		}
 		repo = "docker.io/" + repo
 	}
-	return repo + "@sha256:" + strings.ReplaceAll(uidOf(image, "digest")+uidOf(image), "-", "")[:64]
+	return repo + "@sha256:" + strings.ReplaceAll(model.UidOf(image, "digest")+model.UidOf(image), "-", "")[:64]
 }
 
 // ListPods lists pods by namespace and name.
-func (w *World) ListPods(c *Cluster, o ListOptions) *corev1.PodList {
-	out := &corev1.PodList{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "PodList"}, ListMeta: metav1.ListMeta{ResourceVersion: rvString(c.RV)}}
-	var list []*Pod
+func (w *World) ListPods(c *model.Cluster, o ListOptions) *corev1.PodList {
+	out := &corev1.PodList{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "PodList"}, ListMeta: metav1.ListMeta{ResourceVersion: model.RvString(c.RV)}}
+	var list []*model.Pod
 	if o.NodeName != "" {
 		list = w.podIndex(c).podsOnNode[o.NodeName]
 	} else {
-		pods := make(map[*Pod]struct{}, len(c.Pods))
+		pods := make(map[*model.Pod]struct{}, len(c.Pods))
 		for _, p := range c.Pods {
 			pods[p] = struct{}{}
 		}
@@ -691,15 +669,15 @@ func (w *World) ListPods(c *Cluster, o ListOptions) *corev1.PodList {
 	return out
 }
 
-func (w *World) pod(c *Cluster, ns, name string) (*Pod, error) {
+func (w *World) pod(c *model.Cluster, ns, name string) (*model.Pod, error) {
 	p := c.Pods[ns+"/"+name]
 	if p == nil {
-		return nil, kubeNotFound(resPods, name)
+		return nil, model.KubeNotFound(model.ResPods, name)
 	}
 	return p, nil
 }
 
-func (w *World) GetPod(c *Cluster, ns, name string) (*corev1.Pod, error) {
+func (w *World) GetPod(c *model.Cluster, ns, name string) (*corev1.Pod, error) {
 	p, err := w.pod(c, ns, name)
 	if err != nil {
 		return nil, err
@@ -708,11 +686,11 @@ func (w *World) GetPod(c *Cluster, ns, name string) (*corev1.Pod, error) {
 }
 
 // CreatePod creates a bare pod (one no controller recreates).
-func (w *World) CreatePod(c *Cluster, ns string, in *corev1.Pod) (*corev1.Pod, error) {
+func (w *World) CreatePod(c *model.Cluster, ns string, in *corev1.Pod) (*corev1.Pod, error) {
 	if in.Namespace != "" && in.Namespace != ns {
-		return nil, kubeError(http.StatusBadRequest, "BadRequest", "the namespace of the provided object does not match the namespace sent on the request")
+		return nil, model.KubeError(http.StatusBadRequest, "BadRequest", "the namespace of the provided object does not match the namespace sent on the request")
 	}
-	if err := c.namespaceFor(ns); err != nil {
+	if err := c.NamespaceFor(ns); err != nil {
 		return nil, err
 	}
 	in = in.DeepCopy()
@@ -722,15 +700,15 @@ func (w *World) CreatePod(c *Cluster, ns string, in *corev1.Pod) (*corev1.Pod, e
 		return nil, kubeInvalidErrs("Pod", in.Name, errs)
 	}
 	if c.Pods[ns+"/"+in.Name] != nil {
-		return nil, kubeAlreadyExists(resPods, in.Name)
+		return nil, model.KubeAlreadyExists(model.ResPods, in.Name)
 	}
 	if err := w.checkExtended(c, "Pod", in.Name, &in.Spec, in.Annotations, ""); err != nil {
 		return nil, err
 	}
 	spec := &in.Spec
-	p := &Pod{Namespace: ns, Name: in.Name, Spec: spec, Labels: in.Labels, Annotation: in.Annotations, ManagedFields: in.ManagedFields}
+	p := &model.Pod{Namespace: ns, Name: in.Name, Spec: spec, Labels: in.Labels, Annotation: in.Annotations, ManagedFields: in.ManagedFields}
 	w.addPod(c, p)
-	w.record("PodCreated", c, "", "", "", "pod %s created (%s)", p.Key(), describeRequests(*spec))
+	w.engine.Record("PodCreated", c, "", "", "", "pod %s created (%s)", p.Key(), describeRequests(*spec))
 	return w.renderPod(c, p), nil
 }
 
@@ -739,15 +717,15 @@ const podUpdateForbidden = "spec: Forbidden: pod updates may not change fields o
 
 // UpdatePod changes a pod's labels and annotations, and a bare pod's container images (PUT;
 // PATCH goes through it). Other changes to the spec are refused as the API server refuses them.
-func (w *World) UpdatePod(c *Cluster, ns, name string, in *corev1.Pod) (*corev1.Pod, error) {
+func (w *World) UpdatePod(c *model.Cluster, ns, name string, in *corev1.Pod) (*corev1.Pod, error) {
 	p, err := w.pod(c, ns, name)
 	if err != nil {
 		return nil, err
 	}
 	if in.Name != "" && in.Name != name {
-		return nil, kubeError(http.StatusBadRequest, "BadRequest", "the name of the object (%s) does not match the name on the URL (%s)", in.Name, name)
+		return nil, model.KubeError(http.StatusBadRequest, "BadRequest", "the name of the object (%s) does not match the name on the URL (%s)", in.Name, name)
 	}
-	if err := checkRV(in.ResourceVersion, p.RV, resPods, name); err != nil {
+	if err := checkRV(in.ResourceVersion, p.RV, model.ResPods, name); err != nil {
 		return nil, err
 	}
 	in = in.DeepCopy()
@@ -770,10 +748,10 @@ func (w *World) UpdatePod(c *Cluster, ns, name string, in *corev1.Pod) (*corev1.
 		have.Tolerations = want.Tolerations
 	}
 	if !equalJSON(have, want) {
-		return nil, kubeInvalid("Pod", name, podUpdateForbidden)
+		return nil, model.KubeInvalid("Pod", name, podUpdateForbidden)
 	}
 	if images && p.OwnerKind != "" {
-		return nil, kubeInvalid("Pod", name, fmt.Sprintf("spec.containers: Forbidden: gkesim runs the pods of %s %s with its template's spec: change the image in the template (kubectl set image %s/%s)",
+		return nil, model.KubeInvalid("Pod", name, fmt.Sprintf("spec.containers: Forbidden: gkesim runs the pods of %s %s with its template's spec: change the image in the template (kubectl set image %s/%s)",
 			strings.ToLower(p.OwnerKind), p.Owner, strings.ToLower(p.OwnerKind), p.Owner))
 	}
 	w.pdbTrack(c, p, false)
@@ -787,7 +765,7 @@ func (w *World) UpdatePod(c *Cluster, ns, name string, in *corev1.Pod) (*corev1.
 			spec.InitContainers[i].Image = in.Spec.InitContainers[i].Image
 		}
 		p.Spec = spec
-		w.record("PodUpdated", c, "", p.Node, "", "pod %s: container images changed", p.Key())
+		w.engine.Record("PodUpdated", c, "", p.Node, "", "pod %s: container images changed", p.Key())
 	}
 	w.pdbTrack(c, p, true)
 	w.touchPod(c, p)
@@ -796,7 +774,7 @@ func (w *World) UpdatePod(c *Cluster, ns, name string, in *corev1.Pod) (*corev1.
 }
 
 // DeletePod deletes a pod with its grace period (or the one given); a Deployment replaces it.
-func (w *World) DeletePod(c *Cluster, ns, name string, graceSecs *int64) (*corev1.Pod, error) {
+func (w *World) DeletePod(c *model.Cluster, ns, name string, graceSecs *int64) (*corev1.Pod, error) {
 	p, err := w.pod(c, ns, name)
 	if err != nil {
 		return nil, err
@@ -805,14 +783,14 @@ func (w *World) DeletePod(c *Cluster, ns, name string, graceSecs *int64) (*corev
 	if graceSecs != nil && *graceSecs >= 0 {
 		grace = durationOfSeconds(*graceSecs)
 	}
-	w.record("PodDeleted", c, "", p.Node, "", "pod %s deleted (grace %s)", p.Key(), grace)
+	w.engine.Record("PodDeleted", c, "", p.Node, "", "pod %s deleted (grace %s)", p.Key(), grace)
 	w.terminatePod(c, p, grace)
 	return w.renderPod(c, p), nil
 }
 
 // EvictPod is the eviction subresource (policy/v1 Eviction, what kubectl drain calls): it
 // refuses with 429 when a PodDisruptionBudget does not allow the disruption.
-func (w *World) EvictPod(c *Cluster, ns, name string) error {
+func (w *World) EvictPod(c *model.Cluster, ns, name string) error {
 	p, err := w.pod(c, ns, name)
 	if err != nil {
 		return err
@@ -821,19 +799,19 @@ func (w *World) EvictPod(c *Cluster, ns, name string) error {
 		return nil
 	}
 	if b := w.evictionBlocker(c, p); b != nil {
-		return kubeError(http.StatusTooManyRequests, "TooManyRequests",
+		return model.KubeError(http.StatusTooManyRequests, "TooManyRequests",
 			"Cannot evict pod as it would violate the pod's disruption budget. The disruption budget %s needs %d healthy pods and has %d currently",
 			b.Name, w.pdbStatus(c, b).DesiredHealthy, w.pdbStatus(c, b).CurrentHealthy)
 	}
 	grace := graceOf(w.podSpec(c, p), 0)
-	w.record("PodEvicted", c, "", p.Node, "", "pod %s evicted through the API (grace %s)", p.Key(), grace)
+	w.engine.Record("PodEvicted", c, "", p.Node, "", "pod %s evicted through the API (grace %s)", p.Key(), grace)
 	w.terminatePod(c, p, grace)
 	return nil
 }
 
 // ---- PodDisruptionBudgets ----
 
-func (w *World) renderPDB(c *Cluster, b *PDB) *policyv1.PodDisruptionBudget {
+func (w *World) renderPDB(c *model.Cluster, b *model.PDB) *policyv1.PodDisruptionBudget {
 	st := *b.Status.DeepCopy()
 	reason, status := "SufficientPods", metav1.ConditionTrue
 	if st.CurrentHealthy < st.DesiredHealthy || st.DisruptionsAllowed == 0 {
@@ -843,7 +821,7 @@ func (w *World) renderPDB(c *Cluster, b *PDB) *policyv1.PodDisruptionBudget {
 		ObservedGeneration: b.Generation, LastTransitionTime: metav1.NewTime(b.CreateTime)}}
 	return &policyv1.PodDisruptionBudget{
 		TypeMeta: metav1.TypeMeta{APIVersion: "policy/v1", Kind: "PodDisruptionBudget"},
-		ObjectMeta: metav1.ObjectMeta{Name: b.Name, Namespace: b.Namespace, UID: types.UID(b.UID), ResourceVersion: rvString(b.RV),
+		ObjectMeta: metav1.ObjectMeta{Name: b.Name, Namespace: b.Namespace, UID: types.UID(b.UID), ResourceVersion: model.RvString(b.RV),
 			Generation: b.Generation, CreationTimestamp: metav1.NewTime(b.CreateTime), Labels: maps.Clone(b.Labels), Annotations: maps.Clone(b.Annotations),
 			ManagedFields: cloneManagedFields(b.ManagedFields)},
 		Spec:   *b.Spec.DeepCopy(),
@@ -851,9 +829,9 @@ func (w *World) renderPDB(c *Cluster, b *PDB) *policyv1.PodDisruptionBudget {
 	}
 }
 
-func (w *World) ListPDBs(c *Cluster, o ListOptions) *policyv1.PodDisruptionBudgetList {
+func (w *World) ListPDBs(c *model.Cluster, o ListOptions) *policyv1.PodDisruptionBudgetList {
 	out := &policyv1.PodDisruptionBudgetList{TypeMeta: metav1.TypeMeta{APIVersion: "policy/v1", Kind: "PodDisruptionBudgetList"},
-		ListMeta: metav1.ListMeta{ResourceVersion: rvString(c.RV)}}
+		ListMeta: metav1.ListMeta{ResourceVersion: model.RvString(c.RV)}}
 	keys := make([]string, 0, len(c.PDBs))
 	for k, b := range c.PDBs {
 		if o.matches(b.Namespace, b.Labels) {
@@ -868,15 +846,15 @@ func (w *World) ListPDBs(c *Cluster, o ListOptions) *policyv1.PodDisruptionBudge
 	return out
 }
 
-func (w *World) pdb(c *Cluster, ns, name string) (*PDB, error) {
+func (w *World) pdb(c *model.Cluster, ns, name string) (*model.PDB, error) {
 	b := c.PDBs[ns+"/"+name]
 	if b == nil {
-		return nil, kubeNotFound(resPDBs, name)
+		return nil, model.KubeNotFound(model.ResPDBs, name)
 	}
 	return b, nil
 }
 
-func (w *World) GetPDB(c *Cluster, ns, name string) (*policyv1.PodDisruptionBudget, error) {
+func (w *World) GetPDB(c *model.Cluster, ns, name string) (*policyv1.PodDisruptionBudget, error) {
 	b, err := w.pdb(c, ns, name)
 	if err != nil {
 		return nil, err
@@ -884,8 +862,8 @@ func (w *World) GetPDB(c *Cluster, ns, name string) (*policyv1.PodDisruptionBudg
 	return w.renderPDB(c, b), nil
 }
 
-func (w *World) CreatePDB(c *Cluster, ns string, in *policyv1.PodDisruptionBudget) (*policyv1.PodDisruptionBudget, error) {
-	if err := c.namespaceFor(ns); err != nil {
+func (w *World) CreatePDB(c *model.Cluster, ns string, in *policyv1.PodDisruptionBudget) (*policyv1.PodDisruptionBudget, error) {
+	if err := c.NamespaceFor(ns); err != nil {
 		return nil, err
 	}
 	in = in.DeepCopy()
@@ -894,25 +872,25 @@ func (w *World) CreatePDB(c *Cluster, ns string, in *policyv1.PodDisruptionBudge
 		return nil, kubeInvalidErrs("PodDisruptionBudget.policy", in.Name, errs)
 	}
 	if c.PDBs[ns+"/"+in.Name] != nil {
-		return nil, kubeAlreadyExists(resPDBs, in.Name)
+		return nil, model.KubeAlreadyExists(model.ResPDBs, in.Name)
 	}
-	b := &PDB{Namespace: ns, Name: in.Name, UID: uidOf(c.ID, "pdb", ns, in.Name, w.randHex(8)), Labels: in.Labels,
+	b := &model.PDB{Namespace: ns, Name: in.Name, UID: model.UidOf(c.ID, "pdb", ns, in.Name, w.engine.RandHex(8)), Labels: in.Labels,
 		Annotations: in.Annotations, Spec: *in.Spec.DeepCopy(), Generation: 1, CreateTime: w.st.Now, ManagedFields: in.ManagedFields}
 	c.PDBs[b.Key()] = b
 	b.Status = w.pdbStatus(c, b)
 	w.touchObject(c, b, true)
 	st := b.Status
-	w.record("PDBCreated", c, "", "", "", "PodDisruptionBudget %s created: %d pods, %d healthy needed, %d disruptions allowed",
+	w.engine.Record("PDBCreated", c, "", "", "", "PodDisruptionBudget %s created: %d pods, %d healthy needed, %d disruptions allowed",
 		b.Key(), st.ExpectedPods, st.DesiredHealthy, st.DisruptionsAllowed)
 	return w.renderPDB(c, b), nil
 }
 
-func (w *World) UpdatePDB(c *Cluster, ns, name string, in *policyv1.PodDisruptionBudget) (*policyv1.PodDisruptionBudget, error) {
+func (w *World) UpdatePDB(c *model.Cluster, ns, name string, in *policyv1.PodDisruptionBudget) (*policyv1.PodDisruptionBudget, error) {
 	b, err := w.pdb(c, ns, name)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkRV(in.ResourceVersion, b.RV, resPDBs, name); err != nil {
+	if err := checkRV(in.ResourceVersion, b.RV, model.ResPDBs, name); err != nil {
 		return nil, err
 	}
 	in = in.DeepCopy()
@@ -932,7 +910,7 @@ func (w *World) UpdatePDB(c *Cluster, ns, name string, in *policyv1.PodDisruptio
 	return w.renderPDB(c, b), nil
 }
 
-func (w *World) DeletePDB(c *Cluster, ns, name string) (*policyv1.PodDisruptionBudget, error) {
+func (w *World) DeletePDB(c *model.Cluster, ns, name string) (*policyv1.PodDisruptionBudget, error) {
 	b, err := w.pdb(c, ns, name)
 	if err != nil {
 		return nil, err
@@ -941,41 +919,41 @@ func (w *World) DeletePDB(c *Cluster, ns, name string) (*policyv1.PodDisruptionB
 	w.objectRemoved(c, b)
 	w.forgetPDB(c, b)
 	delete(c.PDBs, b.Key())
-	w.record("PDBDeleted", c, "", "", "", "PodDisruptionBudget %s deleted", b.Key())
+	w.engine.Record("PDBDeleted", c, "", "", "", "PodDisruptionBudget %s deleted", b.Key())
 	return out, nil
 }
 
 // ---- Nodes ----
 
 // GetK8sNode finds a registered node.
-func (w *World) GetK8sNode(c *Cluster, name string) (*corev1.Node, error) {
+func (w *World) GetK8sNode(c *model.Cluster, name string) (*corev1.Node, error) {
 	n := c.Nodes[name]
-	if n == nil || n.State == NodeProvisioning {
-		return nil, kubeNotFound(resNodes, name)
+	if n == nil || n.State == model.NodeProvisioning {
+		return nil, model.KubeNotFound(model.ResNodes, name)
 	}
 	return w.RenderK8sNode(c, n), nil
 }
 
 // SetNodeUnschedulable cordons or uncordons a node as kubectl cordon/uncordon do. GKE's own
 // processes may cordon a node again (a node being drained stays cordoned).
-func (w *World) SetNodeUnschedulable(c *Cluster, name string, unschedulable bool) (*corev1.Node, error) {
+func (w *World) SetNodeUnschedulable(c *model.Cluster, name string, unschedulable bool) (*corev1.Node, error) {
 	n := c.Nodes[name]
-	if n == nil || n.State == NodeProvisioning {
-		return nil, kubeNotFound(resNodes, name)
+	if n == nil || n.State == model.NodeProvisioning {
+		return nil, model.KubeNotFound(model.ResNodes, name)
 	}
 	switch {
 	case unschedulable:
 		w.cordon(c, n, "cordoned through the Kubernetes API")
-	case n.Unschedulable && (n.State == NodeReady || n.State == NodeCordoned):
+	case n.Unschedulable && (n.State == model.NodeReady || n.State == model.NodeCordoned):
 		n.Unschedulable = false
-		w.setNodeState(c, n, NodeReady)
-		w.record("NodeUncordoned", c, n.Pool, n.Name, "", "uncordoned node %s through the Kubernetes API", n.Name)
+		w.setNodeState(c, n, model.NodeReady)
+		w.engine.Record("NodeUncordoned", c, n.Pool, n.Name, "", "uncordoned node %s through the Kubernetes API", n.Name)
 	}
 	return w.RenderK8sNode(c, n), nil
 }
 
 // allocatePodIP gives a pod the next address of the cluster's pod range.
-func (w *World) allocatePodIP(c *Cluster) string {
+func (w *World) allocatePodIP(c *model.Cluster) string {
 	_, cidr, err := net.ParseCIDR(c.ClusterIPv4CIDR)
 	if err != nil {
 		return ""

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -124,7 +125,7 @@ var StoredKinds = []*StoredKind{
 		newObject: func() runtime.Object { return &autoscalingv2.HorizontalPodAutoscaler{} },
 		newList:   func() runtime.Object { return &autoscalingv2.HorizontalPodAutoscalerList{} },
 		prepare:   prepareHPA, validate: validateHPA, nameFn: apivalidation.NameIsDNSSubdomain},
-	{Resource: ResourceComputeClasses, Group: "cloud.google.com", Version: "v1", Kind: "ComputeClass", ShortNames: []string{"cc"},
+	{Resource: model.ResourceComputeClasses, Group: "cloud.google.com", Version: "v1", Kind: "ComputeClass", ShortNames: []string{"cc"},
 		generation: true,
 		newObject:  func() runtime.Object { return &unstructured.Unstructured{} },
 		newList:    func() runtime.Object { return &unstructured.UnstructuredList{} },
@@ -145,28 +146,8 @@ func (k *StoredKind) gvk() schema.GroupVersionKind {
 	return schema.GroupVersionKind{Group: k.Group, Version: k.Version, Kind: k.Kind}
 }
 
-// StoredObject is one object of a stored kind.
-type StoredObject struct {
-	Resource  string `json:"resource"`
-	Namespace string `json:"namespace,omitempty"`
-	Name      string `json:"name"`
-	RV        int64  `json:"rv"`
-	// Object is the object's JSON, as served but for its resourceVersion.
-	Object json.RawMessage `json:"object"`
-}
-
-// Key is namespace/name (name for cluster-scoped kinds).
-func (o *StoredObject) Key() string { return storedKey(o.Namespace, o.Name) }
-
-func storedKey(ns, name string) string {
-	if ns == "" {
-		return name
-	}
-	return ns + "/" + name
-}
-
 // renderStored decodes a stored object.
-func renderStored(o *StoredObject) runtime.Object {
+func renderStored(o *model.StoredObject) runtime.Object {
 	k := StoredKindOf(o.Resource)
 	obj := k.New()
 	if err := json.Unmarshal(o.Object, obj); err != nil {
@@ -179,25 +160,15 @@ func renderStored(o *StoredObject) runtime.Object {
 		obj.GetObjectKind().SetGroupVersionKind(k.gvk())
 	}
 	m, _ := meta.Accessor(obj)
-	m.SetResourceVersion(rvString(o.RV))
+	m.SetResourceVersion(model.RvString(o.RV))
 	return obj
 }
 
-func (c *Cluster) stored(resource string) map[string]*StoredObject {
-	if c.Objects == nil {
-		c.Objects = map[string]map[string]*StoredObject{}
-	}
-	if c.Objects[resource] == nil {
-		c.Objects[resource] = map[string]*StoredObject{}
-	}
-	return c.Objects[resource]
-}
-
 // ListStored lists the objects of kind k in namespace ns ("" = all), by namespace and name.
-func (w *World) ListStored(c *Cluster, k *StoredKind, ns string) runtime.Object {
+func (w *World) ListStored(c *model.Cluster, k *StoredKind, ns string) runtime.Object {
 	objs := c.Objects[k.Resource]
 	items := make([]runtime.Object, 0, len(objs))
-	for _, key := range sortedKeys(objs) {
+	for _, key := range model.SortedKeys(objs) {
 		if o := objs[key]; ns == "" || !k.Namespaced || o.Namespace == ns {
 			items = append(items, renderStored(o))
 		}
@@ -206,7 +177,7 @@ func (w *World) ListStored(c *Cluster, k *StoredKind, ns string) runtime.Object 
 	if u, ok := list.(*unstructured.UnstructuredList); ok {
 		u.SetAPIVersion(k.APIVersion())
 		u.SetKind(k.Kind + "List")
-		u.SetResourceVersion(rvString(c.RV))
+		u.SetResourceVersion(model.RvString(c.RV))
 		for _, it := range items {
 			u.Items = append(u.Items, *it.(*unstructured.Unstructured))
 		}
@@ -217,15 +188,15 @@ func (w *World) ListStored(c *Cluster, k *StoredKind, ns string) runtime.Object 
 		panic(err)
 	}
 	lm, _ := meta.ListAccessor(list)
-	lm.SetResourceVersion(rvString(c.RV))
+	lm.SetResourceVersion(model.RvString(c.RV))
 	return list
 }
 
 // GetStored reads one object.
-func (w *World) GetStored(c *Cluster, k *StoredKind, ns, name string) (runtime.Object, error) {
-	o := c.Objects[k.Resource][storedKey(k.scope(ns), name)]
+func (w *World) GetStored(c *model.Cluster, k *StoredKind, ns, name string) (runtime.Object, error) {
+	o := c.Objects[k.Resource][model.StoredKey(k.scope(ns), name)]
 	if o == nil {
-		return nil, kubeNotFound(k.qualified(), name)
+		return nil, model.KubeNotFound(k.qualified(), name)
 	}
 	return renderStored(o), nil
 }
@@ -238,18 +209,18 @@ func (k *StoredKind) scope(ns string) string {
 }
 
 // CreateStored creates an object of kind k.
-func (w *World) CreateStored(c *Cluster, k *StoredKind, ns string, in runtime.Object) (runtime.Object, error) {
+func (w *World) CreateStored(c *model.Cluster, k *StoredKind, ns string, in runtime.Object) (runtime.Object, error) {
 	in = in.DeepCopyObject()
 	m, err := meta.Accessor(in)
 	if err != nil {
-		return nil, kubeError(http.StatusBadRequest, "BadRequest", "%v", err)
+		return nil, model.KubeError(http.StatusBadRequest, "BadRequest", "%v", err)
 	}
 	ns = k.scope(ns)
 	if k.Namespaced {
 		if m.GetNamespace() != "" && m.GetNamespace() != ns {
-			return nil, kubeError(http.StatusBadRequest, "BadRequest", "the namespace of the provided object does not match the namespace sent on the request")
+			return nil, model.KubeError(http.StatusBadRequest, "BadRequest", "the namespace of the provided object does not match the namespace sent on the request")
 		}
-		if err := c.namespaceFor(ns); err != nil {
+		if err := c.NamespaceFor(ns); err != nil {
 			return nil, err
 		}
 	}
@@ -264,12 +235,12 @@ func (w *World) CreateStored(c *Cluster, k *StoredKind, ns string, in runtime.Ob
 	if errs := w.validateStored(k, in, nil, ns); len(errs) > 0 {
 		return nil, kubeInvalidErrs(k.qualifiedKind(), m.GetName(), errs)
 	}
-	objs := c.stored(k.Resource)
-	if objs[storedKey(ns, m.GetName())] != nil {
-		return nil, kubeAlreadyExists(k.qualified(), m.GetName())
+	objs := c.Stored(k.Resource)
+	if objs[model.StoredKey(ns, m.GetName())] != nil {
+		return nil, model.KubeAlreadyExists(k.qualified(), m.GetName())
 	}
 	m.SetNamespace(ns)
-	m.SetUID(types.UID(uidOf(c.ID, k.Resource, ns, m.GetName(), w.randHex(8))))
+	m.SetUID(types.UID(model.UidOf(c.ID, k.Resource, ns, m.GetName(), w.engine.RandHex(8))))
 	m.SetCreationTimestamp(APITime(w.st.Now))
 	m.SetResourceVersion("")
 	m.SetDeletionTimestamp(nil)
@@ -277,41 +248,31 @@ func (w *World) CreateStored(c *Cluster, k *StoredKind, ns string, in runtime.Ob
 	if k.generation {
 		m.SetGeneration(1)
 	}
-	o := &StoredObject{Resource: k.Resource, Namespace: ns, Name: m.GetName()}
-	if err := o.set(in); err != nil {
+	o := &model.StoredObject{Resource: k.Resource, Namespace: ns, Name: m.GetName()}
+	if err := o.Set(in); err != nil {
 		return nil, err
 	}
 	objs[o.Key()] = o
 	w.touchObject(c, o, true)
-	w.record(k.Kind+"Created", c, "", "", "", "%s %s created", strings.ToLower(k.Kind), o.Key())
+	w.engine.Record(k.Kind+"Created", c, "", "", "", "%s %s created", strings.ToLower(k.Kind), o.Key())
 	w.mountSourceAppeared(c, k, ns, m.GetName())
 	return renderStored(o), nil
 }
 
-// set stores obj's JSON.
-func (o *StoredObject) set(obj runtime.Object) error {
-	raw, err := json.Marshal(obj)
-	if err != nil {
-		return kubeError(http.StatusInternalServerError, "InternalError", "encode %s %s: %v", o.Resource, o.Key(), err)
-	}
-	o.Object = raw
-	return nil
-}
-
 // UpdateStored replaces an object (PUT; PATCH goes through it).
-func (w *World) UpdateStored(c *Cluster, k *StoredKind, ns, name string, in runtime.Object) (runtime.Object, error) {
+func (w *World) UpdateStored(c *model.Cluster, k *StoredKind, ns, name string, in runtime.Object) (runtime.Object, error) {
 	ns = k.scope(ns)
-	o := c.Objects[k.Resource][storedKey(ns, name)]
+	o := c.Objects[k.Resource][model.StoredKey(ns, name)]
 	if o == nil {
-		return nil, kubeNotFound(k.qualified(), name)
+		return nil, model.KubeNotFound(k.qualified(), name)
 	}
 	in = in.DeepCopyObject()
 	m, err := meta.Accessor(in)
 	if err != nil {
-		return nil, kubeError(http.StatusBadRequest, "BadRequest", "%v", err)
+		return nil, model.KubeError(http.StatusBadRequest, "BadRequest", "%v", err)
 	}
 	if m.GetName() != "" && m.GetName() != name {
-		return nil, kubeError(http.StatusBadRequest, "BadRequest", "the name of the object (%s) does not match the name on the URL (%s)", m.GetName(), name)
+		return nil, model.KubeError(http.StatusBadRequest, "BadRequest", "the name of the object (%s) does not match the name on the URL (%s)", m.GetName(), name)
 	}
 	if err := checkRV(m.GetResourceVersion(), o.RV, k.qualified(), name); err != nil {
 		return nil, err
@@ -337,7 +298,7 @@ func (w *World) UpdateStored(c *Cluster, k *StoredKind, ns, name string, in runt
 	if equalJSON(in, old) {
 		return renderStored(o), nil // nothing changed: no new resourceVersion, as on the API server
 	}
-	if err := o.set(in); err != nil {
+	if err := o.Set(in); err != nil {
 		return nil, err
 	}
 	w.touchObject(c, o, false)
@@ -357,31 +318,31 @@ func specOf(obj runtime.Object) any {
 }
 
 // DeleteStored deletes an object.
-func (w *World) DeleteStored(c *Cluster, k *StoredKind, ns, name string) (runtime.Object, error) {
+func (w *World) DeleteStored(c *model.Cluster, k *StoredKind, ns, name string) (runtime.Object, error) {
 	ns = k.scope(ns)
-	o := c.Objects[k.Resource][storedKey(ns, name)]
+	o := c.Objects[k.Resource][model.StoredKey(ns, name)]
 	if o == nil {
-		return nil, kubeNotFound(k.qualified(), name)
+		return nil, model.KubeNotFound(k.qualified(), name)
 	}
 	out := renderStored(o)
 	w.removeStored(c, o)
-	w.record(k.Kind+"Deleted", c, "", "", "", "%s %s deleted", strings.ToLower(k.Kind), o.Key())
+	w.engine.Record(k.Kind+"Deleted", c, "", "", "", "%s %s deleted", strings.ToLower(k.Kind), o.Key())
 	return out, nil
 }
 
-func (w *World) removeStored(c *Cluster, o *StoredObject) {
+func (w *World) removeStored(c *model.Cluster, o *model.StoredObject) {
 	w.objectRemoved(c, o)
 	delete(c.Objects[o.Resource], o.Key())
 }
 
 // deleteStoredIn deletes the stored objects of a namespace being deleted.
-func (w *World) deleteStoredIn(c *Cluster, ns string) {
+func (w *World) deleteStoredIn(c *model.Cluster, ns string) {
 	for _, k := range StoredKinds {
 		if !k.Namespaced {
 			continue
 		}
 		objs := c.Objects[k.Resource]
-		for _, key := range sortedKeys(objs) {
+		for _, key := range model.SortedKeys(objs) {
 			if o := objs[key]; o.Namespace == ns {
 				w.removeStored(c, o)
 			}
@@ -391,15 +352,15 @@ func (w *World) deleteStoredIn(c *Cluster, ns string) {
 
 // createDefaultServiceAccount gives a namespace its "default" ServiceAccount, as the
 // ServiceAccount controller does.
-func (w *World) createDefaultServiceAccount(c *Cluster, ns string) {
+func (w *World) createDefaultServiceAccount(c *model.Cluster, ns string) {
 	k := StoredKindOf("serviceaccounts")
-	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns, UID: types.UID(uidOf(c.ID, "sa", ns, "default")),
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns, UID: types.UID(model.UidOf(c.ID, "sa", ns, "default")),
 		CreationTimestamp: APITime(w.st.Now)}}
-	o := &StoredObject{Resource: k.Resource, Namespace: ns, Name: "default"}
-	if err := o.set(sa); err != nil {
+	o := &model.StoredObject{Resource: k.Resource, Namespace: ns, Name: "default"}
+	if err := o.Set(sa); err != nil {
 		panic(err)
 	}
-	c.stored(k.Resource)[o.Key()] = o
+	c.Stored(k.Resource)[o.Key()] = o
 	w.touchObject(c, o, true)
 }
 
@@ -436,13 +397,13 @@ func validateConfigMap(obj, old runtime.Object) field.ErrorList {
 	cm := obj.(*corev1.ConfigMap)
 	var errs field.ErrorList
 	total := 0
-	for _, key := range sortedKeys(cm.Data) {
+	for _, key := range model.SortedKeys(cm.Data) {
 		for _, msg := range validation.IsConfigMapKey(key) {
 			errs = append(errs, field.Invalid(field.NewPath("data").Key(key), key, msg))
 		}
 		total += len(cm.Data[key])
 	}
-	for _, key := range sortedKeys(cm.BinaryData) {
+	for _, key := range model.SortedKeys(cm.BinaryData) {
 		for _, msg := range validation.IsConfigMapKey(key) {
 			errs = append(errs, field.Invalid(field.NewPath("binaryData").Key(key), key, msg))
 		}
@@ -481,7 +442,7 @@ func validateSecret(obj, old runtime.Object) field.ErrorList {
 	var errs field.ErrorList
 	data := field.NewPath("data")
 	total := 0
-	for _, key := range sortedKeys(s.Data) {
+	for _, key := range model.SortedKeys(s.Data) {
 		for _, msg := range validation.IsConfigMapKey(key) {
 			errs = append(errs, field.Invalid(data.Key(key), key, msg))
 		}
@@ -600,7 +561,7 @@ func validateBinding(ref rbacv1.RoleRef, old *rbacv1.RoleRef, subjects []rbacv1.
 	if namespaced {
 		kinds = []string{"Role", "ClusterRole"}
 	}
-	if !contains(kinds, ref.Kind) {
+	if !model.Contains(kinds, ref.Kind) {
 		errs = append(errs, field.NotSupported(rp.Child("kind"), ref.Kind, kinds))
 	}
 	if ref.Name == "" {
@@ -694,7 +655,7 @@ func validateHPA(obj, _ runtime.Object) field.ErrorList {
 			}
 			errs = append(errs, validateMetricTarget(m.Resource.Target, p.Child("resource", "target"))...)
 		default:
-			if !contains(types, string(m.Type)) {
+			if !model.Contains(types, string(m.Type)) {
 				errs = append(errs, field.NotSupported(p.Child("type"), m.Type, types))
 			}
 		}
@@ -708,7 +669,7 @@ func validateMetricTarget(t autoscalingv2.MetricTarget, p *field.Path) field.Err
 	switch {
 	case t.Type == "":
 		errs = append(errs, field.Required(p.Child("type"), "must specify a metric target type"))
-	case !contains(targets, string(t.Type)):
+	case !model.Contains(targets, string(t.Type)):
 		errs = append(errs, field.NotSupported(p.Child("type"), t.Type, targets))
 	}
 	if t.AverageUtilization != nil && *t.AverageUtilization < 1 {

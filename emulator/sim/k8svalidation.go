@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -28,12 +29,12 @@ import (
 // simulate (volumes, probes, security contexts ...) are stored unchecked.
 
 // kubeInvalidErrs is the API server's 422 for a list of field errors.
-func kubeInvalidErrs(kind, name string, errs field.ErrorList) *Error {
+func kubeInvalidErrs(kind, name string, errs field.ErrorList) *model.Error {
 	causes := make([]string, 0, len(errs))
 	for _, e := range errs {
 		causes = append(causes, e.Error())
 	}
-	return kubeInvalid(kind, name, causes...)
+	return model.KubeInvalid(kind, name, causes...)
 }
 
 // generateName gives an object that asks for one (metadata.generateName) its name, as the API
@@ -45,7 +46,7 @@ func (w *World) generateName(meta *metav1.ObjectMeta) {
 	const alphabet = "bcdfghjklmnpqrstvwxz2456789" // the API server's: no vowels, no look-alikes
 	b := make([]byte, 5)
 	for i := range b {
-		b[i] = alphabet[w.rng.IntN(len(alphabet))]
+		b[i] = alphabet[w.engine.Rng.IntN(len(alphabet))]
 	}
 	meta.Name = meta.GenerateName + string(b)
 }

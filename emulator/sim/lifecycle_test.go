@@ -6,6 +6,8 @@ import (
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/engine"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
 var testStart = time.Date(2026, 11, 2, 10, 0, 0, 0, time.UTC)
@@ -25,15 +27,15 @@ func newTestWorld(t *testing.T) *World {
 var unfollowedFeeds bool
 
 // advance runs the world for d of emulated time.
-func advance(w *World, d time.Duration) { w.RunUntil(w.Now().Add(d)) }
+func advance(w *World, d time.Duration) { w.RunUntil(w.engine.Now().Add(d)) }
 
 // runOp advances in 10 s steps until op is DONE, failing after limit.
-func runOp(t *testing.T, w *World, op *Operation, limit time.Duration) time.Duration {
+func runOp(t *testing.T, w *World, op *model.Operation, limit time.Duration) time.Duration {
 	t.Helper()
-	start := w.Now()
-	for w.Now().Sub(start) < limit {
+	start := w.engine.Now()
+	for w.engine.Now().Sub(start) < limit {
 		if op.Status == api.OpStatusDone {
-			return w.Now().Sub(start)
+			return w.engine.Now().Sub(start)
 		}
 		advance(w, 10*time.Second)
 	}
@@ -41,7 +43,7 @@ func runOp(t *testing.T, w *World, op *Operation, limit time.Duration) time.Dura
 	return 0
 }
 
-func createTestCluster(t *testing.T, w *World, location string, pools ...*api.NodePool) *Cluster {
+func createTestCluster(t *testing.T, w *World, location string, pools ...*api.NodePool) *model.Cluster {
 	t.Helper()
 	op, err := w.CreateCluster("proj", location, &api.CreateClusterRequest{Cluster: &api.Cluster{Name: "c1", NodePools: pools}})
 	if err != nil {
@@ -66,7 +68,7 @@ func TestCreateClusterOperationLifecycle(t *testing.T) {
 		t.Fatalf("new operation status = %s, want PENDING", op.Status)
 	}
 	c := w.Cluster("proj", "us-central1", "c1")
-	if c.Status != ClusterProvisioning {
+	if c.Status != model.ClusterProvisioning {
 		t.Fatalf("cluster status = %s, want PROVISIONING", c.Status)
 	}
 	advance(w, 2*time.Second)
@@ -75,7 +77,7 @@ func TestCreateClusterOperationLifecycle(t *testing.T) {
 	}
 	// A second mutation while the create holds the cluster gets GKE's "please wait".
 	_, err = w.CreateNodePool("proj", "us-central1", "c1", &api.CreateNodePoolRequest{NodePool: &api.NodePool{Name: "pool-b", InitialNodeCount: 1}})
-	e, ok := AsError(err)
+	e, ok := model.AsError(err)
 	if !ok || e.Status != "FAILED_PRECONDITION" || e.HTTPCode != 400 {
 		t.Fatalf("concurrent mutation: got %v, want 400 FAILED_PRECONDITION", err)
 	}
@@ -84,14 +86,14 @@ func TestCreateClusterOperationLifecycle(t *testing.T) {
 	if took < 360*time.Second || took > 460*time.Second {
 		t.Errorf("regional cluster creation took %s emulated, want 6-8 minutes", took)
 	}
-	if c.Status != ClusterRunning || op.EndTime.IsZero() || op.ErrorCode != 0 {
+	if c.Status != model.ClusterRunning || op.EndTime.IsZero() || op.ErrorCode != 0 {
 		t.Fatalf("after create: cluster %s, op end %v error %d", c.Status, op.EndTime, op.ErrorCode)
 	}
 	if got := len(c.Nodes); got != 6 {
 		t.Fatalf("nodes = %d, want 2 per zone x 3 zones = 6", got)
 	}
 	for _, n := range c.Nodes {
-		if n.State != NodeReady || n.Spec.Version != c.MasterVersion || n.Spec.MachineType != "e2-medium" {
+		if n.State != model.NodeReady || n.Spec.Version != c.MasterVersion || n.Spec.MachineType != "e2-medium" {
 			t.Errorf("node %s: state %s version %s machine %s", n.Name, n.State, n.Spec.Version, n.Spec.MachineType)
 		}
 		if n.ReadyTime.Sub(n.CreateTime) < nodeBootBase {
@@ -99,7 +101,7 @@ func TestCreateClusterOperationLifecycle(t *testing.T) {
 		}
 	}
 	p := c.Pool("pool-a")
-	if p.Status != PoolRunning || len(p.Groups) != 3 {
+	if p.Status != model.PoolRunning || len(p.Groups) != 3 {
 		t.Fatalf("pool status %s groups %d", p.Status, len(p.Groups))
 	}
 }
@@ -116,7 +118,7 @@ func TestResizeAndDeleteNodePool(t *testing.T) {
 		t.Fatalf("after resize to 1: %d nodes", len(c.Nodes))
 	}
 	// Resize events: each removed node is cordoned, drained and deleted, in that order.
-	evs, _ := w.Events(EventFilter{Op: "", Type: "NodeDeleted"})
+	evs, _ := w.engine.Events(engine.EventFilter{Op: "", Type: "NodeDeleted"})
 	if len(evs) != 2 {
 		t.Fatalf("NodeDeleted events = %d, want 2", len(evs))
 	}
@@ -140,7 +142,7 @@ func TestResizeAndDeleteNodePool(t *testing.T) {
 
 func TestSurgeUpgradeReplacesEveryNode(t *testing.T) {
 	w := newTestWorld(t)
-	vt := catalog.VersionsAt(w.Now())
+	vt := catalog.VersionsAt(w.engine.Now())
 	reg := vt.Channels[api.ChannelRegular].Valid
 	// Create on an older patch of the default minor so that there is something to upgrade to.
 	var from, to catalog.Version
@@ -171,12 +173,12 @@ func TestSurgeUpgradeReplacesEveryNode(t *testing.T) {
 		t.Fatalf("op type %s", op.Type)
 	}
 	minSize, maxSize := 100, 0
-	start := w.Now()
-	for op.Status != api.OpStatusDone && w.Now().Sub(start) < 2*time.Hour {
+	start := w.engine.Now()
+	for op.Status != api.OpStatusDone && w.engine.Now().Sub(start) < 2*time.Hour {
 		advance(w, 10*time.Second)
 		live := 0
 		for _, n := range c.Nodes {
-			if n.State != NodeDeleting {
+			if n.State != model.NodeDeleting {
 				live++
 			}
 		}
@@ -189,7 +191,7 @@ func TestSurgeUpgradeReplacesEveryNode(t *testing.T) {
 		t.Fatalf("after upgrade: %d nodes, want 5", len(c.Nodes))
 	}
 	for _, n := range c.Nodes {
-		if n.Spec.Version != to.String() || n.State != NodeReady {
+		if n.Spec.Version != to.String() || n.State != model.NodeReady {
 			t.Errorf("node %s on %s state %s", n.Name, n.Spec.Version, n.State)
 		}
 	}
@@ -206,7 +208,7 @@ func TestSurgeUpgradeReplacesEveryNode(t *testing.T) {
 // version, and the pool may run two versions.
 func TestCancelSurgeUpgradeLeavesTwoVersions(t *testing.T) {
 	w := newTestWorld(t)
-	reg := catalog.VersionsAt(w.Now()).Channels[api.ChannelRegular].Valid
+	reg := catalog.VersionsAt(w.engine.Now()).Channels[api.ChannelRegular].Valid
 	from, to := reg[1], reg[0]
 	op, err := w.CreateCluster("proj", "us-central1-a", &api.CreateClusterRequest{Cluster: &api.Cluster{
 		Name: "c1", InitialClusterVersion: to.String(),
@@ -237,7 +239,7 @@ func TestCancelSurgeUpgradeLeavesTwoVersions(t *testing.T) {
 	if len(c.Nodes) != 6 || counts[to.String()] < 1 || counts[from.String()] < 1 || counts[to.String()] > 3 {
 		t.Fatalf("after cancel: %d nodes, versions %v; want 6 nodes on both versions, few upgraded", len(c.Nodes), counts)
 	}
-	if p := c.Pool("pool-a"); p.Spec.Version != from.String() || p.Status != PoolRunning {
+	if p := c.Pool("pool-a"); p.Spec.Version != from.String() || p.Status != model.PoolRunning {
 		t.Fatalf("pool after cancel: version %s status %s", p.Spec.Version, p.Status)
 	}
 	// Only node-pool upgrades can be cancelled.

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -73,46 +74,12 @@ const (
 	kubeProxyHealthPort = 10256
 )
 
-// LoadBalancer is what GKE built for a LoadBalancer Service.
-type LoadBalancer struct {
-	Kind     string `json:"kind"`
-	Internal bool   `json:"internal"`
-	// Gen tells this load balancer's scheduled events from those of one it replaced.
-	Gen       int64     `json:"gen"`
-	State     string    `json:"state"`
-	IP        string    `json:"ip"`
-	Start     time.Time `json:"start"`
-	ReadyTime time.Time `json:"readyTime,omitempty"`
-	// Failed says why GKE cannot build it (the Service keeps waiting).
-	Failed string `json:"failed,omitempty"`
-	// Blocked says why GKE's last attempt to build it or sync its instance groups failed, and
-	// when it tries again (R-LB-5, loadbalancer_igs.go).
-	Blocked *LBBlock `json:"blocked,omitempty"`
-	// Members are the backend VMs: node -> zone.
-	Members map[string]string         `json:"members,omitempty"`
-	Health  map[string]*BackendHealth `json:"health,omitempty"`
-	// Warned remembers the warnings already given (R-LB-3, R-LB-4), so each is given once.
-	Warned map[string]bool `json:"warned,omitempty"`
-}
-
-// BackendHealth is a backend VM's health as the load balancer sees it.
-type BackendHealth struct {
-	State string `json:"state"`
-	// Passing says whether its probes succeed now.
-	Passing bool      `json:"passing"`
-	Since   time.Time `json:"since"`
-	// Due is when the state changes to what Passing says, if it will.
-	Due time.Time `json:"due,omitempty"`
-	// WasHealthy: it has been healthy once (later changes are logged).
-	WasHealthy bool `json:"wasHealthy,omitempty"`
-}
-
 func (w *World) registerLBHandlers() {
-	w.on(evLBProvisioned, w.onLBProvisioned)
-	w.on(evLBDeleted, w.onLBDeleted)
-	w.on(evLBSync, w.onLBSync)
-	w.on(evLBHealth, w.onLBHealth)
-	w.on(evLBRetry, w.onLBRetry)
+	w.engine.On(evLBProvisioned, w.onLBProvisioned)
+	w.engine.On(evLBDeleted, w.onLBDeleted)
+	w.engine.On(evLBSync, w.onLBSync)
+	w.engine.On(evLBHealth, w.onLBHealth)
+	w.engine.On(evLBRetry, w.onLBRetry)
 }
 
 // internalRequested says whether the annotations ask for an internal load balancer (R-LB-1).
@@ -121,7 +88,7 @@ func internalRequested(a map[string]string) bool {
 }
 
 // lbKindFor is R-LB-2: the kind of load balancer a Service gets when it is created.
-func lbKindFor(c *Cluster, s *Service) (kind, why string) {
+func lbKindFor(c *model.Cluster, s *model.Service) (kind, why string) {
 	if internalRequested(s.Annotations) {
 		if c.L4ILBSubsetting {
 			return LBInternalNEG, "internal, GKE subsetting enabled: internal passthrough Network Load Balancer, backend service with one GCE_VM_IP NEG per zone"
@@ -141,7 +108,7 @@ func gkeL4Controller(kind string) bool { return kind == LBInternalNEG || kind ==
 // hcParams are the health check's probe interval and unhealthy threshold (R-LB-6): GKE's L4
 // controllers probe shared (Cluster) checks every 8 s with threshold 3 and Local ones every
 // 3 s with threshold 2; the cloud provider's checks are 8 s x 3. The healthy threshold is 1.
-func hcParams(lb *LoadBalancer, local bool) (interval time.Duration, unhealthy int) {
+func hcParams(lb *model.LoadBalancer, local bool) (interval time.Duration, unhealthy int) {
 	if gkeL4Controller(lb.Kind) && local {
 		return 3 * time.Second, 2
 	}
@@ -150,7 +117,7 @@ func hcParams(lb *LoadBalancer, local bool) (interval time.Duration, unhealthy i
 
 // reconcileLB brings a Service's load balancer in line with its spec after a create (before
 // nil) or an update.
-func (w *World) reconcileLB(c *Cluster, s *Service, before *serviceBefore) {
+func (w *World) reconcileLB(c *model.Cluster, s *model.Service, before *serviceBefore) {
 	if s.Deleting {
 		return // the load balancer is being deleted; the Service goes with it
 	}
@@ -182,14 +149,14 @@ func (w *World) reconcileLB(c *Cluster, s *Service, before *serviceBefore) {
 		return
 	}
 	if (before.annotations[AnnotationL4RBS] == "enabled") != (s.Annotations[AnnotationL4RBS] == "enabled") {
-		w.record("LoadBalancerKindKept", c, "", "", "", "service %s: cloud.google.com/l4-rbs changed after creation; GKE keeps its %s load balancer: the annotation only matters at creation, and existing Services are not migrated",
+		w.engine.Record("LoadBalancerKindKept", c, "", "", "", "service %s: cloud.google.com/l4-rbs changed after creation; GKE keeps its %s load balancer: the annotation only matters at creation, and existing Services are not migrated",
 			s.Key(), lb.Kind)
 	}
 	if !equalJSON(before.spec, s.Spec) {
-		w.record("UpdatedLoadBalancer", c, "", "", "", "service %s: load balancer %s updated (ports %s, externalTrafficPolicy %s)", s.Key(), lb.Kind,
+		w.engine.Record("UpdatedLoadBalancer", c, "", "", "", "service %s: load balancer %s updated (ports %s, externalTrafficPolicy %s)", s.Key(), lb.Kind,
 			describePorts(&s.Spec), s.Spec.ExternalTrafficPolicy)
 		if lb.State == lbReady {
-			for _, node := range sortedKeys(lb.Health) {
+			for _, node := range model.SortedKeys(lb.Health) {
 				w.evalHealth(c, s, node, true)
 			}
 			w.queueLBSync(c, s, lbSyncDelay)
@@ -198,17 +165,17 @@ func (w *World) reconcileLB(c *Cluster, s *Service, before *serviceBefore) {
 }
 
 // ensureLB starts building a load balancer for s.
-func (w *World) ensureLB(c *Cluster, s *Service) {
+func (w *World) ensureLB(c *model.Cluster, s *model.Service) {
 	kind, why := lbKindFor(c, s)
-	lb := &LoadBalancer{Kind: kind, Internal: internalRequested(s.Annotations), Gen: c.nextRV(), State: lbProvisioning, Start: w.st.Now,
-		Members: map[string]string{}, Health: map[string]*BackendHealth{}}
+	lb := &model.LoadBalancer{Kind: kind, Internal: internalRequested(s.Annotations), Gen: c.NextRV(), State: lbProvisioning, Start: w.st.Now,
+		Members: map[string]string{}, Health: map[string]*model.BackendHealth{}}
 	lb.IP = w.allocateLBIP(c, s, lb.Internal)
 	s.LB = lb
 	w.touchObject(c, s, false)
 	w.serviceIndex(c).lbs[s.Key()] = s
 	if msg := lbUnsupported(kind, &s.Spec); msg != "" {
 		lb.Failed = msg
-		w.record("SyncLoadBalancerFailed", c, "", "", "", "service %s: %s", s.Key(), msg)
+		w.engine.Record("SyncLoadBalancerFailed", c, "", "", "", "service %s: %s", s.Key(), msg)
 		return
 	}
 	if usesInstanceGroups(kind) {
@@ -221,9 +188,9 @@ func (w *World) ensureLB(c *Cluster, s *Service) {
 }
 
 // startProvisioning has GKE create the load balancer's resources; it is ready after a while.
-func (w *World) startProvisioning(c *Cluster, s *Service, why string) {
-	w.record("EnsuringLoadBalancer", c, "", "", "", "service %s: ensuring load balancer (%s)", s.Key(), why)
-	w.schedule(w.jitter(lbProvisionBase, lbProvisionSpread), Event{Kind: evLBProvisioned, Cluster: c.Key(), Service: s.Key(), Op: strconv.FormatInt(s.LB.Gen, 10)})
+func (w *World) startProvisioning(c *model.Cluster, s *model.Service, why string) {
+	w.engine.Record("EnsuringLoadBalancer", c, "", "", "", "service %s: ensuring load balancer (%s)", s.Key(), why)
+	w.engine.Schedule(w.engine.Jitter(lbProvisionBase, lbProvisionSpread), model.Event{Kind: evLBProvisioned, Cluster: c.Key(), Service: s.Key(), Op: strconv.FormatInt(s.LB.Gen, 10)})
 }
 
 // lbUnsupported says why GKE cannot build a kind of load balancer for these ports.
@@ -242,7 +209,7 @@ func lbUnsupported(kind string, sp *corev1.ServiceSpec) string {
 }
 
 // lbEvent resolves the Service of a load balancer event and checks that the event is its.
-func (w *World) lbEvent(ev Event) (*Cluster, *Service) {
+func (w *World) lbEvent(ev model.Event) (*model.Cluster, *model.Service) {
 	c := w.st.Clusters[ev.Cluster]
 	if c == nil {
 		return nil, nil
@@ -254,7 +221,7 @@ func (w *World) lbEvent(ev Event) (*Cluster, *Service) {
 	return c, s
 }
 
-func (w *World) onLBProvisioned(ev Event) {
+func (w *World) onLBProvisioned(ev model.Event) {
 	c, s := w.lbEvent(ev)
 	if s == nil || s.LB.State != lbProvisioning {
 		return
@@ -269,32 +236,32 @@ func (w *World) onLBProvisioned(ev Event) {
 	}
 	lb.State, lb.ReadyTime = lbReady, w.st.Now
 	w.touchObject(c, s, false)
-	w.record("EnsuredLoadBalancer", c, "", "", "", "service %s: ensured load balancer %s at %s after %s (%s)", s.Key(), lb.Kind, lb.IP,
+	w.engine.Record("EnsuredLoadBalancer", c, "", "", "", "service %s: ensured load balancer %s at %s after %s (%s)", s.Key(), lb.Kind, lb.IP,
 		w.st.Now.Sub(lb.Start).Round(time.Second), strings.Join(w.lbResourcePaths(c, s), ", "))
 	w.syncLB(c, s)
 }
 
 // deleteLB deletes a deleted Service's load balancer; the Service goes when it is gone.
-func (w *World) deleteLB(c *Cluster, s *Service) {
+func (w *World) deleteLB(c *model.Cluster, s *model.Service) {
 	lb := s.LB
 	lb.State = lbDeleting
-	w.record("DeletingLoadBalancer", c, "", "", "", "service %s: deleting load balancer %s", s.Key(), lb.Kind)
-	w.schedule(w.jitter(lbDeleteBase, lbDeleteSpread), Event{Kind: evLBDeleted, Cluster: c.Key(), Service: s.Key(), Op: strconv.FormatInt(lb.Gen, 10)})
+	w.engine.Record("DeletingLoadBalancer", c, "", "", "", "service %s: deleting load balancer %s", s.Key(), lb.Kind)
+	w.engine.Schedule(w.engine.Jitter(lbDeleteBase, lbDeleteSpread), model.Event{Kind: evLBDeleted, Cluster: c.Key(), Service: s.Key(), Op: strconv.FormatInt(lb.Gen, 10)})
 }
 
-func (w *World) onLBDeleted(ev Event) {
+func (w *World) onLBDeleted(ev model.Event) {
 	c, s := w.lbEvent(ev)
 	if s == nil || s.LB.State != lbDeleting {
 		return
 	}
-	w.record("DeletedLoadBalancer", c, "", "", "", "service %s: deleted load balancer %s (released %s, cluster IP %s, node ports %s)", s.Key(), s.LB.Kind,
+	w.engine.Record("DeletedLoadBalancer", c, "", "", "", "service %s: deleted load balancer %s (released %s, cluster IP %s, node ports %s)", s.Key(), s.LB.Kind,
 		s.LB.IP, s.Spec.ClusterIP, describePorts(&s.Spec))
 	w.removeService(c, s)
 }
 
 // releaseLB deletes a load balancer the Service no longer wants (type or scheme changed).
-func (w *World) releaseLB(c *Cluster, s *Service, why string) {
-	w.record("DeletedLoadBalancer", c, "", "", "", "service %s: deleted load balancer %s at %s: %s", s.Key(), s.LB.Kind, s.LB.IP, why)
+func (w *World) releaseLB(c *model.Cluster, s *model.Service, why string) {
+	w.engine.Record("DeletedLoadBalancer", c, "", "", "", "service %s: deleted load balancer %s at %s: %s", s.Key(), s.LB.Kind, s.LB.IP, why)
 	s.LB = nil
 	w.touchObject(c, s, false)
 	delete(w.serviceIndex(c).lbs, s.Key())
@@ -303,7 +270,7 @@ func (w *World) releaseLB(c *Cluster, s *Service, why string) {
 // allocateLBIP gives a load balancer its address, stable per Service for a seed: the one asked
 // for (spec.loadBalancerIP) when free; internal ones from the cluster's subnet (the upper half
 // of its node range, nodes take the lower), external ones from a public range.
-func (w *World) allocateLBIP(c *Cluster, s *Service, internal bool) string {
+func (w *World) allocateLBIP(c *model.Cluster, s *model.Service, internal bool) string {
 	taken := map[string]bool{}
 	for _, cl := range w.st.Clusters {
 		for _, o := range cl.Services {
@@ -337,26 +304,26 @@ func (w *World) allocateLBIP(c *Cluster, s *Service, internal bool) string {
 // lbCandidate says whether a node can be a backend: registered and not going away. Nodes that
 // GKE is draining are left out of NEGs (ingress-gce skips nodes labelled
 // operation.gke.io/type=drain) but stay in instance groups and target pools until deleted.
-func lbCandidate(n *Node, neg bool) bool {
+func lbCandidate(n *model.Node, neg bool) bool {
 	switch n.State {
-	case NodeReady, NodeCordoned:
+	case model.NodeReady, model.NodeCordoned:
 		return true
-	case NodeDraining:
+	case model.NodeDraining:
 		return !neg
 	}
 	return false
 }
 
-func (w *World) queueLBSync(c *Cluster, s *Service, delay time.Duration) {
+func (w *World) queueLBSync(c *model.Cluster, s *model.Service, delay time.Duration) {
 	ix := w.serviceIndex(c)
 	if ix.syncQueued[s.Key()] {
 		return
 	}
 	ix.syncQueued[s.Key()] = true
-	w.schedule(delay, Event{Kind: evLBSync, Cluster: c.Key(), Service: s.Key()})
+	w.engine.Schedule(delay, model.Event{Kind: evLBSync, Cluster: c.Key(), Service: s.Key()})
 }
 
-func (w *World) onLBSync(ev Event) {
+func (w *World) onLBSync(ev model.Event) {
 	c := w.st.Clusters[ev.Cluster]
 	if c == nil {
 		return
@@ -370,19 +337,19 @@ func (w *World) onLBSync(ev Event) {
 // syncLB brings the load balancer's backends to what they should be now: for a NEG, GKE
 // subsetting's choice (R-LB-3); for instance groups and target pools, every node (R-LB-2,
 // R-LB-5). New backends start unhealthy until their first passing probe.
-func (w *World) syncLB(c *Cluster, s *Service) {
+func (w *World) syncLB(c *model.Cluster, s *model.Service) {
 	lb := s.LB
 	key := s.Key()
 	neg := lb.Kind == LBInternalNEG
 	perNode := w.serviceIndex(c).perNode[key]
-	perZone := map[string][]*Node{}
+	perZone := map[string][]*model.Node{}
 	registered := 0
 	for _, name := range sortedNodeNames(c) {
 		n := c.Nodes[name]
-		if n.State != NodeProvisioning {
+		if n.State != model.NodeProvisioning {
 			registered++
 		}
-		if !lbCandidate(n, neg) || (neg && s.local() && perNode[name] == 0) {
+		if !lbCandidate(n, neg) || (neg && s.Local() && perNode[name] == 0) {
 			continue
 		}
 		perZone[n.Zone] = append(perZone[n.Zone], n)
@@ -390,11 +357,11 @@ func (w *World) syncLB(c *Cluster, s *Service) {
 	var desired map[string]string
 	if neg {
 		limit := negClusterLimit
-		if s.local() {
+		if s.Local() {
 			limit = negLocalLimit
 		}
 		desired = w.negSubset(perZone, limit, c.Key()+"/"+key, lb.Members)
-		if cand := countNodes(perZone); s.local() && cand > negLocalLimit {
+		if cand := countNodes(perZone); s.Local() && cand > negLocalLimit {
 			w.warnOnce(c, s, "local-limit", "service %s: %d nodes run serving pods; an internal passthrough Network Load Balancer distributes to at most %d, so only %d are NEG endpoints",
 				key, cand, negLocalLimit, len(desired))
 		}
@@ -439,15 +406,15 @@ func (w *World) syncLB(c *Cluster, s *Service) {
 	}
 	for _, node := range added {
 		lb.Members[node] = desired[node]
-		lb.Health[node] = &BackendHealth{State: healthUnhealthy, Since: w.st.Now}
+		lb.Health[node] = &model.BackendHealth{State: healthUnhealthy, Since: w.st.Now}
 		w.evalHealth(c, s, node, true)
 	}
 	w.touchObject(c, s, false)
-	w.record("LoadBalancerBackendsSynced", c, "", "", "", "service %s: %s now %s (+%d -%d)%s", key, backendNoun(lb.Kind), describeMembers(lb.Members),
+	w.engine.Record("LoadBalancerBackendsSynced", c, "", "", "", "service %s: %s now %s (+%d -%d)%s", key, backendNoun(lb.Kind), describeMembers(lb.Members),
 		len(added), len(removed), describeChange(added, removed))
 }
 
-func countNodes(perZone map[string][]*Node) int {
+func countNodes(perZone map[string][]*model.Node) int {
 	n := 0
 	for _, nodes := range perZone {
 		n += len(nodes)
@@ -472,7 +439,7 @@ func describeMembers(m map[string]string) string {
 		per[z]++
 	}
 	var parts []string
-	for _, z := range sortedKeys(per) {
+	for _, z := range model.SortedKeys(per) {
 		parts = append(parts, fmt.Sprintf("%s: %d", z, per[z]))
 	}
 	return fmt.Sprintf("%d (%s)", len(m), strings.Join(parts, ", "))
@@ -496,7 +463,7 @@ func describeChange(added, removed []string) string {
 	return ":" + s
 }
 
-func (w *World) warnOnce(c *Cluster, s *Service, what, format string, args ...any) {
+func (w *World) warnOnce(c *model.Cluster, s *model.Service, what, format string, args ...any) {
 	if s.LB.Warned[what] {
 		return
 	}
@@ -504,14 +471,14 @@ func (w *World) warnOnce(c *Cluster, s *Service, what, format string, args ...an
 		s.LB.Warned = map[string]bool{}
 	}
 	s.LB.Warned[what] = true
-	w.record("LoadBalancerNodeLimitWarning", c, "", "", "", format, args...)
+	w.engine.Record("LoadBalancerNodeLimitWarning", c, "", "", "", format, args...)
 }
 
 // negSubset is GKE subsetting's choice of NEG endpoints (R-LB-3): zones in increasing order of
 // node count, each taking an equal share of what is left of the limit; within a zone, the
 // current endpoints first, then nodes in the order of a hash of their name salted with the
 // Service, so that the subset is random yet stable: unrelated node changes do not move it.
-func (w *World) negSubset(perZone map[string][]*Node, limit int, salt string, current map[string]string) map[string]string {
+func (w *World) negSubset(perZone map[string][]*model.Node, limit int, salt string, current map[string]string) map[string]string {
 	zones := make([]string, 0, len(perZone))
 	for z := range perZone {
 		zones = append(zones, z)
@@ -535,11 +502,11 @@ func (w *World) negSubset(perZone map[string][]*Node, limit int, salt string, cu
 	return out
 }
 
-func (w *World) pickSubset(nodes []*Node, count int, salt string, current map[string]string) []*Node {
+func (w *World) pickSubset(nodes []*model.Node, count int, salt string, current map[string]string) []*model.Node {
 	if len(nodes) <= count {
 		return nodes
 	}
-	var kept, fresh []*Node
+	var kept, fresh []*model.Node
 	for _, n := range nodes {
 		if _, ok := current[n.Name]; ok {
 			kept = append(kept, n)
@@ -547,7 +514,7 @@ func (w *World) pickSubset(nodes []*Node, count int, salt string, current map[st
 			fresh = append(fresh, n)
 		}
 	}
-	byHash := func(list []*Node) {
+	byHash := func(list []*model.Node) {
 		sort.Slice(list, func(i, j int) bool {
 			return w.hashOf(salt, list[i].Name) < w.hashOf(salt, list[j].Name)
 		})
@@ -565,12 +532,12 @@ func (w *World) pickSubset(nodes []*Node, count int, salt string, current map[st
 // probePasses is what the load balancer's probe of a node would answer now: kube-proxy's
 // health check on 10256 passes on every running node (Cluster); the Service's
 // healthCheckNodePort passes only where a ready, non-terminating serving pod runs (Local).
-func (w *World) probePasses(c *Cluster, s *Service, node string) bool {
+func (w *World) probePasses(c *model.Cluster, s *model.Service, node string) bool {
 	n := c.Nodes[node]
-	if n == nil || n.State == NodeProvisioning || n.State == NodeDeleting {
+	if n == nil || n.State == model.NodeProvisioning || n.State == model.NodeDeleting {
 		return false
 	}
-	if !s.local() {
+	if !s.Local() {
 		return true
 	}
 	return w.serviceIndex(c).perNode[s.Key()][node] > 0
@@ -578,7 +545,7 @@ func (w *World) probePasses(c *Cluster, s *Service, node string) bool {
 
 // nextProbe is the first probe of node after now: every interval, at an offset per load
 // balancer and node (the probers are not synchronised).
-func (w *World) nextProbe(s *Service, node string, interval time.Duration) time.Time {
+func (w *World) nextProbe(s *model.Service, node string, interval time.Duration) time.Time {
 	phase := time.Duration(w.hashOf("probe", s.UID, node)%uint64(interval/time.Second)) * time.Second
 	since := w.st.Now.Sub(time.Unix(0, 0)) - phase
 	k := since/interval + 1
@@ -589,7 +556,7 @@ func (w *World) nextProbe(s *Service, node string, interval time.Duration) time.
 // state change at the probe that crosses the threshold: the first passing probe makes it
 // healthy, the unhealthy-threshold-th consecutive failure makes it unhealthy. Until then it
 // keeps its state: a node keeps passing during a transition (R-LB-6).
-func (w *World) evalHealth(c *Cluster, s *Service, node string, force bool) {
+func (w *World) evalHealth(c *model.Cluster, s *model.Service, node string, force bool) {
 	lb := s.LB
 	h := lb.Health[node]
 	if h == nil {
@@ -601,7 +568,7 @@ func (w *World) evalHealth(c *Cluster, s *Service, node string, force bool) {
 	}
 	h.Passing = pass
 	h.Due = time.Time{}
-	interval, threshold := hcParams(lb, s.local())
+	interval, threshold := hcParams(lb, s.Local())
 	switch {
 	case pass && h.State == healthUnhealthy:
 		h.Due = w.nextProbe(s, node, interval)
@@ -610,10 +577,10 @@ func (w *World) evalHealth(c *Cluster, s *Service, node string, force bool) {
 	default:
 		return
 	}
-	w.schedule(h.Due.Sub(w.st.Now), Event{Kind: evLBHealth, Cluster: c.Key(), Service: s.Key(), Node: node, Op: strconv.FormatInt(lb.Gen, 10)})
+	w.engine.Schedule(h.Due.Sub(w.st.Now), model.Event{Kind: evLBHealth, Cluster: c.Key(), Service: s.Key(), Node: node, Op: strconv.FormatInt(lb.Gen, 10)})
 }
 
-func (w *World) onLBHealth(ev Event) {
+func (w *World) onLBHealth(ev model.Event) {
 	c, s := w.lbEvent(ev)
 	if s == nil || s.LB.State != lbReady {
 		return
@@ -624,25 +591,25 @@ func (w *World) onLBHealth(ev Event) {
 	}
 	h.Due = time.Time{}
 	h.Since = w.st.Now
-	interval, threshold := hcParams(s.LB, s.local())
+	interval, threshold := hcParams(s.LB, s.Local())
 	port := w.hcPort(s)
 	if h.Passing {
 		h.State = healthHealthy
 		if h.WasHealthy {
-			w.record("LoadBalancerBackendHealthy", c, "", ev.Node, "", "service %s: node %s passes its health check on port %d again: healthy", s.Key(), ev.Node, port)
+			w.engine.Record("LoadBalancerBackendHealthy", c, "", ev.Node, "", "service %s: node %s passes its health check on port %d again: healthy", s.Key(), ev.Node, port)
 		}
 		h.WasHealthy = true
 		return
 	}
 	h.State = healthUnhealthy
-	w.record("LoadBalancerBackendUnhealthy", c, "", ev.Node, "", "service %s: node %s failed %d consecutive health checks on port %d (every %s): unhealthy, the load balancer stops sending it new connections",
+	w.engine.Record("LoadBalancerBackendUnhealthy", c, "", ev.Node, "", "service %s: node %s failed %d consecutive health checks on port %d (every %s): unhealthy, the load balancer stops sending it new connections",
 		s.Key(), ev.Node, threshold, port, interval)
 }
 
 // hcPort is the port the load balancer probes: kube-proxy's 10256 (Cluster) or the Service's
 // healthCheckNodePort (Local: the Service's own health check port, allocated or set).
-func (w *World) hcPort(s *Service) int32 {
-	if s.local() && s.Spec.HealthCheckNodePort != 0 {
+func (w *World) hcPort(s *model.Service) int32 {
+	if s.Local() && s.Spec.HealthCheckNodePort != 0 {
 		return s.Spec.HealthCheckNodePort
 	}
 	return kubeProxyHealthPort
@@ -652,7 +619,7 @@ func (w *World) hcPort(s *Service) int32 {
 
 // lbNodeChanged is called when a node changes state or goes: its probes may answer otherwise,
 // and the backends follow the nodes a few seconds later.
-func (w *World) lbNodeChanged(c *Cluster, n *Node) {
+func (w *World) lbNodeChanged(c *model.Cluster, n *model.Node) {
 	if len(c.Services) == 0 {
 		return
 	}
@@ -668,8 +635,8 @@ func (w *World) lbNodeChanged(c *Cluster, n *Node) {
 }
 
 // lbServingChanged is called when node gains its first or loses its last serving pod of s.
-func (w *World) lbServingChanged(c *Cluster, s *Service, node string) {
-	if s.LB == nil || s.LB.State != lbReady || !s.local() {
+func (w *World) lbServingChanged(c *model.Cluster, s *model.Service, node string) {
+	if s.LB == nil || s.LB.State != lbReady || !s.Local() {
 		return
 	}
 	w.evalHealth(c, s, node, false)
@@ -680,20 +647,20 @@ func (w *World) lbServingChanged(c *Cluster, s *Service, node string) {
 
 // lbSubsettingEnabled notes, when GKE subsetting is turned on, that existing internal load
 // balancers keep their instance groups (R-LB-4).
-func (w *World) lbSubsettingEnabled(c *Cluster) {
-	for _, key := range sortedKeys(c.Services) {
+func (w *World) lbSubsettingEnabled(c *model.Cluster) {
+	for _, key := range model.SortedKeys(c.Services) {
 		if s := c.Services[key]; s.LB != nil && s.LB.Kind == LBInternalIG {
-			w.record("LoadBalancerKindKept", c, "", "", "", "service %s keeps its instance-group backends: only internal LoadBalancer Services created after GKE subsetting is enabled use GCE_VM_IP NEGs", key)
+			w.engine.Record("LoadBalancerKindKept", c, "", "", "", "service %s keeps its instance-group backends: only internal LoadBalancer Services created after GKE subsetting is enabled use GCE_VM_IP NEGs", key)
 		}
 	}
 }
 
 // subsettingPrereqs checks what GKE subsetting requires (R-LB-4): version 1.18.19-gke.1400 or
 // later and the HttpLoadBalancing add-on.
-func subsettingPrereqs(c *Cluster, field string) error {
+func subsettingPrereqs(c *model.Cluster, field string) error {
 	min, _ := catalog.ParseVersion("1.18.19-gke.1400")
 	if v, ok := catalog.ParseVersion(c.MasterVersion); ok && v.Compare(min) < 0 {
-		return invalidField(field, true, "GKE subsetting requires control plane version 1.18.19-gke.1400 or later, the cluster runs %s (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/load-balancers#r-lb-4)", c.MasterVersion)
+		return model.InvalidField(field, true, "GKE subsetting requires control plane version 1.18.19-gke.1400 or later, the cluster runs %s (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/load-balancers#r-lb-4)", c.MasterVersion)
 	}
 	var addons struct {
 		HTTPLoadBalancing *struct {
@@ -701,7 +668,7 @@ func subsettingPrereqs(c *Cluster, field string) error {
 		} `json:"httpLoadBalancing"`
 	}
 	if raw, ok := c.Extra["addonsConfig"]; ok && json.Unmarshal(raw, &addons) == nil && addons.HTTPLoadBalancing != nil && addons.HTTPLoadBalancing.Disabled {
-		return invalidField(field, true, "GKE subsetting requires the HttpLoadBalancing add-on, which is disabled on cluster %s: enable addonsConfig.httpLoadBalancing first (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/load-balancers#r-lb-4)", c.Name)
+		return model.InvalidField(field, true, "GKE subsetting requires the HttpLoadBalancing add-on, which is disabled on cluster %s: enable addonsConfig.httpLoadBalancing first (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/load-balancers#r-lb-4)", c.Name)
 	}
 	return nil
 }
@@ -732,8 +699,8 @@ func contentHash(s string, n int) string {
 
 // clusterUIDs are the short cluster ids in GKE's resource names: ingress-gce's 8-character
 // hash and the cloud provider's 16-character cluster id, both of the kube-system namespace.
-func clusterUIDs(c *Cluster) (v2, legacy string) {
-	uid := uidOf(c.ID, "ns", "kube-system")
+func clusterUIDs(c *model.Cluster) (v2, legacy string) {
+	uid := model.UidOf(c.ID, "ns", "kube-system")
 	return contentHash(uid, 8), contentHash("cluster-id/"+uid, 16)
 }
 
@@ -749,10 +716,10 @@ func trimEvenly(max int, ns, name string) (string, string) {
 	return ns, name
 }
 
-func (w *World) lbNamesOf(c *Cluster, s *Service) lbNames {
+func (w *World) lbNamesOf(c *model.Cluster, s *model.Service) lbNames {
 	lb := s.LB
 	v2, legacy := clusterUIDs(c)
-	out := lbNames{forwardingRules: map[corev1.Protocol]string{}, hcShared: !s.local()}
+	out := lbNames{forwardingRules: map[corev1.Protocol]string{}, hcShared: !s.Local()}
 	protos := lbProtocols(&s.Spec)
 	if gkeL4Controller(lb.Kind) {
 		suffix := contentHash(v2+";"+s.Namespace+";"+s.Name, 8)
@@ -820,7 +787,7 @@ func containsProto(list []corev1.Protocol, p corev1.Protocol) bool {
 
 // serviceAnnotations are a Service's annotations as GKE leaves them: the user's, plus, once
 // ingress-gce's L4 controllers have built the load balancer, those naming its resources.
-func (w *World) serviceAnnotations(c *Cluster, s *Service) map[string]string {
+func (w *World) serviceAnnotations(c *model.Cluster, s *model.Service) map[string]string {
 	lb := s.LB
 	if lb == nil || lb.State != lbReady || !gkeL4Controller(lb.Kind) {
 		return maps.Clone(s.Annotations)
@@ -848,7 +815,7 @@ func (w *World) serviceAnnotations(c *Cluster, s *Service) map[string]string {
 }
 
 // lbResourcePaths lists a load balancer's Compute Engine resources as paths under the project.
-func (w *World) lbResourcePaths(c *Cluster, s *Service) []string {
+func (w *World) lbResourcePaths(c *model.Cluster, s *model.Service) []string {
 	n := w.lbNamesOf(c, s)
 	region := regionOf(c)
 	var out []string
@@ -877,7 +844,7 @@ func (w *World) lbResourcePaths(c *Cluster, s *Service) []string {
 	return append(out, "global/firewalls/"+n.firewall, "global/firewalls/"+n.hcFirewall)
 }
 
-func regionOf(c *Cluster) string {
+func regionOf(c *model.Cluster) string {
 	if l, ok := catalog.ParseLocation(c.Location); ok {
 		return l.Region
 	}

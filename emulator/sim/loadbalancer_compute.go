@@ -14,6 +14,7 @@ import (
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
 // The Compute Engine resources of the load balancers (as compute.googleapis.com v1 shapes them;
@@ -22,8 +23,8 @@ import (
 
 // lbRef is a ready load balancer with its names.
 type lbRef struct {
-	c *Cluster
-	s *Service
+	c *model.Cluster
+	s *model.Service
 	n lbNames
 }
 
@@ -31,7 +32,7 @@ type lbRef struct {
 func (w *World) projectLBs(project string) []lbRef {
 	var out []lbRef
 	for _, c := range w.clustersIn(project, "-") {
-		for _, key := range sortedKeys(c.Services) {
+		for _, key := range model.SortedKeys(c.Services) {
 			s := c.Services[key]
 			if s.LB != nil && (s.LB.State == lbReady || s.LB.State == lbDeleting) {
 				out = append(out, lbRef{c, s, w.lbNamesOf(c, s)})
@@ -63,15 +64,15 @@ func sharedHCDescription(kind string) string {
 		what + ` Services using ExternalTrafficPolicy: Cluster."}`
 }
 
-func networkURL(l Links, c *Cluster) string {
+func networkURL(l Links, c *model.Cluster) string {
 	return l.Compute("projects/%s/global/networks/%s", c.Project, lastSegment(c.Network))
 }
 
-func subnetworkURL(l Links, c *Cluster) string {
+func subnetworkURL(l Links, c *model.Cluster) string {
 	return l.Compute("projects/%s/regions/%s/subnetworks/%s", c.Project, regionOf(c), lastSegment(c.Subnetwork))
 }
 
-func scheme(lb *LoadBalancer) string {
+func scheme(lb *model.LoadBalancer) string {
 	if lb.Internal {
 		return "INTERNAL"
 	}
@@ -137,7 +138,7 @@ func (w *World) ForwardingRule(project, region, name string, l Links) (*api.Forw
 			return fr, nil
 		}
 	}
-	return nil, notFound("The resource 'projects/%s/regions/%s/forwardingRules/%s' was not found", project, region, name)
+	return nil, model.NotFound("The resource 'projects/%s/regions/%s/forwardingRules/%s' was not found", project, region, name)
 }
 
 // ---- backend services ----
@@ -203,7 +204,7 @@ func (w *World) backendService(project, region, name string) (lbRef, error) {
 			return r, nil
 		}
 	}
-	return lbRef{}, notFound("The resource 'projects/%s/regions/%s/backendServices/%s' was not found", project, region, name)
+	return lbRef{}, model.NotFound("The resource 'projects/%s/regions/%s/backendServices/%s' was not found", project, region, name)
 }
 
 // BackendService finds one backend service.
@@ -222,7 +223,7 @@ func (w *World) BackendService(project, region, name string, l Links) (*api.Back
 // group as the load balancer's health check sees it (R-LB-6).
 func (w *World) BackendServiceHealth(project, region, name, group string, l Links) (*api.BackendServiceGroupHealth, error) {
 	if w.userBackendService(project, region, name) != nil {
-		return nil, invalidArgument("gkesim does not probe the backends of backend services created outside GKE (%s): getHealth answers for GKE's load balancers only.", backendServicePath(project, region, name))
+		return nil, model.InvalidArgument("gkesim does not probe the backends of backend services created outside GKE (%s): getHealth answers for GKE's load balancers only.", backendServicePath(project, region, name))
 	}
 	r, err := w.backendService(project, region, name)
 	if err != nil {
@@ -233,7 +234,7 @@ func (w *World) BackendServiceHealth(project, region, name, group string, l Link
 			return &api.BackendServiceGroupHealth{Kind: "compute#backendServiceGroupHealth", HealthStatus: w.healthStatuses(r, z, l)}, nil
 		}
 	}
-	return nil, invalidArgument("Invalid value for field 'resource.group': '%s'. The group is not a backend of backend service %s.", group, name)
+	return nil, model.InvalidArgument("Invalid value for field 'resource.group': '%s'. The group is not a backend of backend service %s.", group, name)
 }
 
 func (w *World) healthStatuses(r lbRef, zone string, l Links) []*api.HealthStatus {
@@ -243,7 +244,7 @@ func (w *World) healthStatuses(r lbRef, zone string, l Links) []*api.HealthStatu
 		fr = l.Compute("projects/%s/regions/%s/forwardingRules/%s", r.c.Project, regionOf(r.c), r.n.forwardingRules[p])
 		break
 	}
-	for _, node := range sortedKeys(r.s.LB.Members) {
+	for _, node := range model.SortedKeys(r.s.LB.Members) {
 		if zone != "" && r.s.LB.Members[node] != zone {
 			continue
 		}
@@ -269,7 +270,7 @@ func (w *World) renderTargetPool(r lbRef, l Links) *api.TargetPool {
 	if r.s.Spec.SessionAffinity == corev1.ServiceAffinityClientIP {
 		tp.SessionAffinity = "CLIENT_IP"
 	}
-	for _, node := range sortedKeys(r.s.LB.Members) {
+	for _, node := range model.SortedKeys(r.s.LB.Members) {
 		tp.Instances = append(tp.Instances, l.Compute("projects/%s/zones/%s/instances/%s", r.c.Project, r.s.LB.Members[node], node))
 	}
 	return tp
@@ -292,7 +293,7 @@ func (w *World) targetPool(project, region, name string) (lbRef, error) {
 			return r, nil
 		}
 	}
-	return lbRef{}, notFound("The resource 'projects/%s/regions/%s/targetPools/%s' was not found", project, region, name)
+	return lbRef{}, model.NotFound("The resource 'projects/%s/regions/%s/targetPools/%s' was not found", project, region, name)
 }
 
 // TargetPool finds one target pool.
@@ -312,7 +313,7 @@ func (w *World) TargetPoolHealth(project, region, name, instance string, l Links
 	}
 	node := lastSegment(instance)
 	if _, ok := r.s.LB.Members[node]; !ok {
-		return nil, invalidArgument("Invalid value for field 'resource.instance': '%s'. The instance is not in target pool %s.", instance, name)
+		return nil, model.InvalidArgument("Invalid value for field 'resource.instance': '%s'. The instance is not in target pool %s.", instance, name)
 	}
 	var out []*api.HealthStatus
 	for _, hs := range w.healthStatuses(r, "", l) {
@@ -344,7 +345,7 @@ func (w *World) renderNEG(r lbRef, zone string, l Links) *api.NetworkEndpointGro
 func (w *World) NetworkEndpointGroups(project, zone string, l Links) []*api.NetworkEndpointGroup {
 	out := []*api.NetworkEndpointGroup{}
 	for _, r := range w.projectLBs(project) {
-		if r.n.neg != "" && contains(r.c.Locations, zone) {
+		if r.n.neg != "" && model.Contains(r.c.Locations, zone) {
 			out = append(out, w.renderNEG(r, zone, l))
 		}
 	}
@@ -353,11 +354,11 @@ func (w *World) NetworkEndpointGroups(project, zone string, l Links) []*api.Netw
 
 func (w *World) neg(project, zone, name string) (lbRef, error) {
 	for _, r := range w.projectLBs(project) {
-		if r.n.neg == name && contains(r.c.Locations, zone) {
+		if r.n.neg == name && model.Contains(r.c.Locations, zone) {
 			return r, nil
 		}
 	}
-	return lbRef{}, notFound("The resource 'projects/%s/zones/%s/networkEndpointGroups/%s' was not found", project, zone, name)
+	return lbRef{}, model.NotFound("The resource 'projects/%s/zones/%s/networkEndpointGroups/%s' was not found", project, zone, name)
 }
 
 // NetworkEndpointGroup finds one NEG.
@@ -377,7 +378,7 @@ func (w *World) NetworkEndpoints(project, zone, name string, withHealth bool, l 
 		return nil, err
 	}
 	out := &api.NetworkEndpointGroupsListNetworkEndpoints{Kind: "compute#networkEndpointGroupsListNetworkEndpoints", Items: []*api.NetworkEndpointWithHealthStatus{}}
-	for _, node := range sortedKeys(r.s.LB.Members) {
+	for _, node := range model.SortedKeys(r.s.LB.Members) {
 		n := r.c.Nodes[node]
 		if r.s.LB.Members[node] != zone || n == nil {
 			continue
@@ -398,7 +399,7 @@ func (w *World) NetworkEndpoints(project, zone, name string, withHealth bool, l 
 // lbGroup is a cluster's shared unmanaged instance group in a zone: every node of every pool
 // there (R-LB-2), the one load-balanced group of each VM (R-LB-5).
 type lbGroup struct {
-	c     *Cluster
+	c     *model.Cluster
 	name  string
 	since time.Time
 	nodes []string
@@ -409,9 +410,9 @@ type lbGroup struct {
 // them (all the same once synced).
 func (w *World) lbGroups(project, zone string) []lbGroup {
 	var out []lbGroup
-	byCluster := map[*Cluster]*lbGroup{}
+	byCluster := map[*model.Cluster]*lbGroup{}
 	for _, r := range w.projectLBs(project) {
-		if r.n.instanceGroup == "" || !contains(r.c.Locations, zone) {
+		if r.n.instanceGroup == "" || !model.Contains(r.c.Locations, zone) {
 			continue
 		}
 		g := byCluster[r.c]
@@ -424,7 +425,7 @@ func (w *World) lbGroups(project, zone string) []lbGroup {
 			g.since = r.s.LB.ReadyTime
 		}
 		for node, z := range r.s.LB.Members {
-			if z == zone && !contains(g.nodes, node) {
+			if z == zone && !model.Contains(g.nodes, node) {
 				g.nodes = append(g.nodes, node)
 			}
 		}
@@ -466,7 +467,7 @@ func (w *World) InstanceGroup(project, zone, name string, l Links) (*api.Instanc
 			return g, nil
 		}
 	}
-	return nil, notFound("The resource 'projects/%s/zones/%s/instanceGroups/%s' was not found", project, zone, name)
+	return nil, model.NotFound("The resource 'projects/%s/zones/%s/instanceGroups/%s' was not found", project, zone, name)
 }
 
 // InstanceGroupInstances is instanceGroups.listInstances.
@@ -500,17 +501,17 @@ func (w *World) InstanceGroupInstances(project, zone, name string, l Links) (*ap
 		}
 		return out, nil
 	}
-	return nil, notFound("The resource 'projects/%s/zones/%s/instanceGroups/%s' was not found", project, zone, name)
+	return nil, model.NotFound("The resource 'projects/%s/zones/%s/instanceGroups/%s' was not found", project, zone, name)
 }
 
 // instanceStatus is a VM's status as Compute Engine lists it.
-func instanceStatus(n *Node) string {
+func instanceStatus(n *model.Node) string {
 	switch {
 	case n == nil:
 		return "TERMINATED"
-	case n.State == NodeProvisioning:
+	case n.State == model.NodeProvisioning:
 		return "PROVISIONING"
-	case n.State == NodeDeleting:
+	case n.State == model.NodeDeleting:
 		return "STOPPING"
 	}
 	return "RUNNING"
@@ -529,7 +530,7 @@ func (w *World) HealthChecks(project, collection, region string, l Links) []any 
 			continue
 		}
 		seen[r.n.healthCheck] = true
-		interval, unhealthy := hcParams(r.s.LB, r.s.local())
+		interval, unhealthy := hcParams(r.s.LB, r.s.Local())
 		desc := lbDescription(r)
 		if r.n.hcShared {
 			desc = sharedHCDescription(r.s.LB.Kind)
@@ -575,7 +576,7 @@ func (w *World) HealthCheck(project, collection, region, name string, l Links) (
 	if region != "" {
 		where = "regions/" + region
 	}
-	return nil, notFound("The resource 'projects/%s/%s/%s/%s' was not found", project, where, collection, name)
+	return nil, model.NotFound("The resource 'projects/%s/%s/%s/%s' was not found", project, where, collection, name)
 }
 
 // Source ranges of Google's load balancer health check probers.
@@ -584,7 +585,7 @@ var (
 	netlbHCSourceRanges = []string{"35.191.0.0/16", "209.85.152.0/22", "209.85.204.0/22"}
 )
 
-func nodeTag(c *Cluster) string { return "gke-" + c.Name + "-" + contentHash(c.ID, 8) + "-node" }
+func nodeTag(c *model.Cluster) string { return "gke-" + c.Name + "-" + contentHash(c.ID, 8) + "-node" }
 
 // Firewalls lists the firewall rules GKE creates for load balancers: one admitting the
 // Service's traffic to the nodes, one admitting the health check probers.
@@ -633,13 +634,13 @@ func (w *World) Firewall(project, name string, l Links) (*api.Firewall, error) {
 			return f, nil
 		}
 	}
-	return nil, notFound("The resource 'projects/%s/global/firewalls/%s' was not found", project, name)
+	return nil, model.NotFound("The resource 'projects/%s/global/firewalls/%s' was not found", project, name)
 }
 
 // ---- the emulator's status view ----
 
 // LoadBalancers lists the load balancers of a cluster's Services.
-func (w *World) LoadBalancers(c *Cluster) []*api.LoadBalancerStatus {
+func (w *World) LoadBalancers(c *model.Cluster) []*api.LoadBalancerStatus {
 	out := []*api.LoadBalancerStatus{}
 	for _, s := range w.serviceIndex(c).sortedLBs() {
 		out = append(out, w.loadBalancerStatus(c, s))
@@ -648,18 +649,18 @@ func (w *World) LoadBalancers(c *Cluster) []*api.LoadBalancerStatus {
 }
 
 // GetLoadBalancer is the status view of one Service's load balancer.
-func (w *World) GetLoadBalancer(c *Cluster, ns, name string) (*api.LoadBalancerStatus, error) {
+func (w *World) GetLoadBalancer(c *model.Cluster, ns, name string) (*api.LoadBalancerStatus, error) {
 	s, err := w.service(c, ns, name)
 	if err != nil {
 		return nil, err
 	}
 	if s.LB == nil {
-		return nil, kubeError(404, "NotFound", "service %s/%s has no load balancer (type %s)", ns, name, s.Spec.Type)
+		return nil, model.KubeError(404, "NotFound", "service %s/%s has no load balancer (type %s)", ns, name, s.Spec.Type)
 	}
 	return w.loadBalancerStatus(c, s), nil
 }
 
-func (w *World) loadBalancerStatus(c *Cluster, s *Service) *api.LoadBalancerStatus {
+func (w *World) loadBalancerStatus(c *model.Cluster, s *model.Service) *api.LoadBalancerStatus {
 	lb := s.LB
 	kind, why := lbKindFor(c, s)
 	if kind != lb.Kind {
@@ -694,12 +695,12 @@ func (w *World) loadBalancerStatus(c *Cluster, s *Service) *api.LoadBalancerStat
 			out.InstanceGroups = append(out.InstanceGroups, "zones/"+z+"/instanceGroups/"+n.instanceGroup)
 		}
 	}
-	interval, unhealthy := hcParams(lb, s.local())
+	interval, unhealthy := hcParams(lb, s.Local())
 	out.HealthCheck = &api.LoadBalancerHC{Name: n.healthCheck, Collection: n.hcCollection, Port: w.hcPort(s), RequestPath: "/healthz",
 		CheckIntervalSec: int32(interval / time.Second), HealthyThreshold: 1, UnhealthyThreshold: int32(unhealthy), Shared: n.hcShared}
 	out.FirewallRules = []string{n.firewall, n.hcFirewall}
 	perNode := w.serviceIndex(c).perNode[s.Key()]
-	for _, node := range sortedKeys(lb.Members) {
+	for _, node := range model.SortedKeys(lb.Members) {
 		h := lb.Health[node]
 		b := &api.LoadBalancerNode{Node: node, Zone: lb.Members[node], ServingPods: perNode[node]}
 		if nd := c.Nodes[node]; nd != nil {
@@ -719,11 +720,11 @@ func (w *World) loadBalancerStatus(c *Cluster, s *Service) *api.LoadBalancerStat
 	out.BackendCount = len(out.Backends)
 	if lb.Kind == LBInternalNEG {
 		sub := &api.LoadBalancerSubsets{Limit: negClusterLimit, PerZone: map[string]int{}}
-		if s.local() {
+		if s.Local() {
 			sub.Limit = negLocalLimit
 		}
 		for _, name := range sortedNodeNames(c) {
-			if nd := c.Nodes[name]; lbCandidate(nd, true) && (!s.local() || perNode[name] > 0) {
+			if nd := c.Nodes[name]; lbCandidate(nd, true) && (!s.Local() || perNode[name] > 0) {
 				sub.Candidates++
 			}
 		}
@@ -762,17 +763,17 @@ func isPrivate(ip net.IP) bool {
 // node the load balancer (or node port) hands it to, which pod the node's kube-proxy sends it
 // to, and with which source address (R-LB-7). Choices that are random in GKE (the load
 // balancer's 5-tuple hash, kube-proxy's pick) are a hash of the packet and the seed.
-func (w *World) TracePacket(c *Cluster, req TraceRequest) (*api.PacketTrace, error) {
+func (w *World) TracePacket(c *model.Cluster, req TraceRequest) (*api.PacketTrace, error) {
 	if req.Protocol == "" {
 		req.Protocol = "TCP"
 	}
 	req.Protocol = strings.ToUpper(req.Protocol)
 	dst := net.ParseIP(req.IP)
 	if dst == nil || dst.To4() == nil {
-		return nil, invalidArgument("Invalid value for parameter \"ip\": %q. Give the IPv4 address the packet is sent to (a load balancer IP, a cluster IP or a node IP).", req.IP)
+		return nil, model.InvalidArgument("Invalid value for parameter \"ip\": %q. Give the IPv4 address the packet is sent to (a load balancer IP, a cluster IP or a node IP).", req.IP)
 	}
 	if req.Port < 1 || req.Port > 65535 {
-		return nil, invalidArgument("Invalid value for parameter \"port\": %d. Give the destination port, 1-65535.", req.Port)
+		return nil, model.InvalidArgument("Invalid value for parameter \"port\": %d. Give the destination port, 1-65535.", req.Port)
 	}
 	out := &api.PacketTrace{Destination: fmt.Sprintf("%s:%d", req.IP, req.Port), Protocol: req.Protocol, Hops: []string{}}
 	hop := func(format string, args ...any) { out.Hops = append(out.Hops, fmt.Sprintf(format, args...)) }
@@ -795,7 +796,7 @@ func (w *World) TracePacket(c *Cluster, req TraceRequest) (*api.PacketTrace, err
 	out.Client = fmt.Sprintf("%s:%d", req.Client, req.ClientPort)
 	client := net.ParseIP(req.Client)
 	if client == nil || client.To4() == nil {
-		return nil, invalidArgument("Invalid value for parameter \"clientIp\": %q. Give the IPv4 address the packet comes from.", req.Client)
+		return nil, model.InvalidArgument("Invalid value for parameter \"clientIp\": %q. Give the IPv4 address the packet comes from.", req.Client)
 	}
 
 	switch via {
@@ -820,7 +821,7 @@ func (w *World) TracePacket(c *Cluster, req TraceRequest) (*api.PacketTrace, err
 			hop("GKE's last %d syncs of its instance groups failed (%s is in %s, a backend of %s, and a VM may be in one load-balanced instance group only); the backends are those from before", b.Attempts, lastSegment(b.Instance), b.Group, b.BackendService)
 		}
 		var healthy, all []string
-		for _, m := range sortedKeys(lb.Members) {
+		for _, m := range model.SortedKeys(lb.Members) {
 			all = append(all, m)
 			if h := lb.Health[m]; h != nil && h.State == healthHealthy {
 				healthy = append(healthy, m)
@@ -848,9 +849,9 @@ func (w *World) TracePacket(c *Cluster, req TraceRequest) (*api.PacketTrace, err
 	}
 
 	// kube-proxy on the node: DNAT to an endpoint, SNAT unless the policy preserves the client.
-	local := via != "clusterIP" && s.local()
+	local := via != "clusterIP" && s.Local()
 	ix := w.serviceIndex(c)
-	var eps []*Pod
+	var eps []*model.Pod
 	if local {
 		for p, n := range ix.serving[s.Key()] {
 			if n == node.Name {
@@ -914,14 +915,14 @@ func (w *World) TracePacket(c *Cluster, req TraceRequest) (*api.PacketTrace, err
 
 // traceTarget finds the Service, port and path that answer a packet, and the node for a node
 // port.
-func (w *World) traceTarget(c *Cluster, req TraceRequest) (*Service, corev1.ServicePort, string, *Node) {
-	var nodeByIP *Node
+func (w *World) traceTarget(c *model.Cluster, req TraceRequest) (*model.Service, corev1.ServicePort, string, *model.Node) {
+	var nodeByIP *model.Node
 	for _, name := range sortedNodeNames(c) {
-		if n := c.Nodes[name]; n.InternalIP == req.IP && n.State != NodeProvisioning {
+		if n := c.Nodes[name]; n.InternalIP == req.IP && n.State != model.NodeProvisioning {
 			nodeByIP = n
 		}
 	}
-	for _, key := range sortedKeys(c.Services) {
+	for _, key := range model.SortedKeys(c.Services) {
 		s := c.Services[key]
 		for _, p := range s.Spec.Ports {
 			if string(p.Protocol) != req.Protocol {
@@ -942,14 +943,14 @@ func (w *World) traceTarget(c *Cluster, req TraceRequest) (*Service, corev1.Serv
 
 // terminatingEndpoints are the Service's pods that are terminating but still running: kube-proxy
 // uses them when no ready endpoint is left (on the node, for Local).
-func (w *World) terminatingEndpoints(c *Cluster, s *Service, node *Node, local bool) []*Pod {
+func (w *World) terminatingEndpoints(c *model.Cluster, s *model.Service, node *model.Node, local bool) []*model.Pod {
 	sel := w.serviceIndex(c).selectors[s.Key()]
 	if sel == nil {
 		return nil
 	}
-	var out []*Pod
-	consider := func(p *Pod) {
-		if p.Namespace == s.Namespace && p.Terminating && p.Node != "" && p.Phase == PodRunning && sel.Matches(labels.Set(p.Labels)) {
+	var out []*model.Pod
+	consider := func(p *model.Pod) {
+		if p.Namespace == s.Namespace && p.Terminating && p.Node != "" && p.Phase == model.PodRunning && sel.Matches(labels.Set(p.Labels)) {
 			out = append(out, p)
 		}
 	}
@@ -965,7 +966,7 @@ func (w *World) terminatingEndpoints(c *Cluster, s *Service, node *Node, local b
 	return out
 }
 
-func sortPods(ps []*Pod) {
+func sortPods(ps []*model.Pod) {
 	sort.Slice(ps, func(i, j int) bool { return ps[i].Key() < ps[j].Key() })
 }
 

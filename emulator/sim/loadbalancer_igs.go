@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
 // R-LB-5: a VM may be in only one load-balanced instance group (a group that is a backend of
@@ -44,23 +45,9 @@ const (
 func usesInstanceGroups(kind string) bool { return kind == LBInternalIG || kind == LBExternalRBS }
 
 // gkeInstanceGroupName is the name of GKE's shared unmanaged instance group in each zone.
-func gkeInstanceGroupName(c *Cluster) string {
+func gkeInstanceGroupName(c *model.Cluster) string {
 	_, legacy := clusterUIDs(c)
 	return "k8s-ig--" + legacy
-}
-
-// LBBlock is why GKE's last attempt to build a load balancer or sync its instance groups
-// failed (R-LB-5), and when it tries again.
-type LBBlock struct {
-	// Instance, Group and BackendService are paths: the node, the load-balanced group created
-	// outside GKE that holds it, and a backend service that has that group as a backend.
-	Instance       string    `json:"instance"`
-	Group          string    `json:"group"`
-	BackendService string    `json:"backendService"`
-	Message        string    `json:"message"`
-	Attempts       int       `json:"attempts"`
-	Since          time.Time `json:"since"`
-	RetryAt        time.Time `json:"retryAt"`
 }
 
 // lbRetryDelay is the wait after the n-th failed attempt in a row.
@@ -100,7 +87,7 @@ func (w *World) loadBalancedIGs(project string, gke bool, except string) map[str
 			}
 			bs := backendServicePath(project, regionOf(r.c), r.n.backendService)
 			what := fmt.Sprintf("GKE's shared instance group of cluster %s", r.c.Name)
-			for _, node := range sortedKeys(r.s.LB.Members) {
+			for _, node := range model.SortedKeys(r.s.LB.Members) {
 				z := r.s.LB.Members[node]
 				add(instancePath(project, z, node), lbMembership{group: instanceGroupPath(project, z, r.n.instanceGroup), backendService: bs, what: what})
 			}
@@ -110,7 +97,7 @@ func (w *World) loadBalancedIGs(project string, gke bool, except string) map[str
 	if uc == nil {
 		return out
 	}
-	for _, key := range sortedKeys(uc.BackendServices) {
+	for _, key := range model.SortedKeys(uc.BackendServices) {
 		bs := uc.BackendServices[key]
 		if bs.Project != project || key == except {
 			continue
@@ -137,8 +124,8 @@ type igConflict struct {
 }
 
 // computeError is Compute Engine's refusal.
-func (cf *igConflict) computeError() *Error {
-	return computeError(http.StatusBadRequest, "instanceInMultipleLoadBalancedIgs",
+func (cf *igConflict) computeError() *model.Error {
+	return model.ComputeError(http.StatusBadRequest, "instanceInMultipleLoadBalancedIgs",
 		"Validation failed for instance '%s': instance may belong to at most one load-balanced instance group. It is in instance group '%s' (%s), a backend of backend service '%s', so instance group '%s' cannot be load-balanced with it too (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/load-balancers#r-lb-5).",
 		cf.instance, cf.other.group, cf.other.what, cf.other.backendService, cf.group)
 }
@@ -180,7 +167,7 @@ func (w *World) attachConflict(project, bs string, attach []igAttach, rewrite bo
 // gkeIGConflicts is R-LB-5 as GKE's sync meets it: the nodes (names, in the order given) that
 // GKE cannot put in its shared groups because a load-balanced group created outside GKE holds
 // them. Cheap when users have no backend services.
-func (w *World) gkeIGConflicts(c *Cluster, nodes []string) []*igConflict {
+func (w *World) gkeIGConflicts(c *model.Cluster, nodes []string) []*igConflict {
 	if !w.hasUserBackendServices() || len(nodes) == 0 {
 		return nil
 	}
@@ -211,7 +198,7 @@ func (w *World) gkeIGConflicts(c *Cluster, nodes []string) []*igConflict {
 // would add to GKE's groups (desired maps them to their zones): a zone where one of them is held
 // by a load-balanced group created outside GKE adds none, as its addInstances call fails; the
 // failure is recorded and retried. A sync that goes through ends a block.
-func (w *World) addableToGKEGroups(c *Cluster, s *Service, added []string, desired map[string]string) []string {
+func (w *World) addableToGKEGroups(c *model.Cluster, s *model.Service, added []string, desired map[string]string) []string {
 	cfs := w.gkeIGConflicts(c, added)
 	if len(cfs) == 0 {
 		w.unblockLB(c, s)
@@ -233,7 +220,7 @@ func (w *World) addableToGKEGroups(c *Cluster, s *Service, added []string, desir
 
 // gkeBuildConflicts is gkeIGConflicts over every node GKE puts in its groups when it builds an
 // instance-group load balancer.
-func (w *World) gkeBuildConflicts(c *Cluster) []*igConflict {
+func (w *World) gkeBuildConflicts(c *model.Cluster) []*igConflict {
 	if !w.hasUserBackendServices() {
 		return nil
 	}
@@ -253,11 +240,11 @@ func (w *World) hasUserBackendServices() bool {
 // blockLB records a failed attempt: a Warning event on the Service saying what holds the node
 // and what to do, and a retry after the backoff. A load balancer not yet built stays without
 // an address (Failed); a built one keeps its address and backends.
-func (w *World) blockLB(c *Cluster, s *Service, cf *igConflict) {
+func (w *World) blockLB(c *model.Cluster, s *model.Service, cf *igConflict) {
 	lb := s.LB
 	b := lb.Blocked
 	if b == nil {
-		b = &LBBlock{Since: w.st.Now}
+		b = &model.LBBlock{Since: w.st.Now}
 		lb.Blocked = b
 	}
 	b.Attempts++
@@ -268,13 +255,13 @@ func (w *World) blockLB(c *Cluster, s *Service, cf *igConflict) {
 	if lb.State == lbProvisioning {
 		lb.Failed = b.Message
 	}
-	w.record("SyncLoadBalancerFailed", c, "", "", "", "service %s: %s GKE tries again in %s (attempt %d).", s.Key(), b.Message, delay, b.Attempts)
-	w.schedule(delay, Event{Kind: evLBRetry, Cluster: c.Key(), Service: s.Key(), Op: strconv.FormatInt(lb.Gen, 10)})
+	w.engine.Record("SyncLoadBalancerFailed", c, "", "", "", "service %s: %s GKE tries again in %s (attempt %d).", s.Key(), b.Message, delay, b.Attempts)
+	w.engine.Schedule(delay, model.Event{Kind: evLBRetry, Cluster: c.Key(), Service: s.Key(), Op: strconv.FormatInt(lb.Gen, 10)})
 }
 
 // gkeConflictMessage is GKE's error as the Service's event shows it: Compute's refusal, which
 // group of whose holds the node, and the ways out.
-func gkeConflictMessage(c *Cluster, s *Service, cf *igConflict) string {
+func gkeConflictMessage(c *model.Cluster, s *model.Service, cf *igConflict) string {
 	way := "or enable GKE subsetting (networkConfig.enableL4ilbSubsetting) and recreate the Service, so that it uses GCE_VM_IP NEGs instead of instance groups"
 	if s.LB.Kind == LBExternalRBS {
 		way = "or recreate the Service without cloud.google.com/l4-rbs: a target pool-based load balancer uses no instance groups"
@@ -287,19 +274,19 @@ func gkeConflictMessage(c *Cluster, s *Service, cf *igConflict) string {
 }
 
 // unblockLB notes that an attempt went through after failed ones.
-func (w *World) unblockLB(c *Cluster, s *Service) {
+func (w *World) unblockLB(c *model.Cluster, s *model.Service) {
 	lb := s.LB
 	if lb.Blocked == nil {
 		return
 	}
-	w.record("EnsuredLoadBalancer", c, "", "", "", "service %s: GKE's instance groups take every node again after %d failed attempts since %s: no node is in a load-balanced instance group created outside GKE any more",
+	w.engine.Record("EnsuredLoadBalancer", c, "", "", "", "service %s: GKE's instance groups take every node again after %d failed attempts since %s: no node is in a load-balanced instance group created outside GKE any more",
 		s.Key(), lb.Blocked.Attempts, lb.Blocked.Since.Format(time.RFC3339))
 	lb.Blocked, lb.Failed = nil, ""
 }
 
 // onLBRetry is GKE's next attempt after a failed one: build the load balancer, or sync the
 // instance groups of a built one.
-func (w *World) onLBRetry(ev Event) {
+func (w *World) onLBRetry(ev model.Event) {
 	c, s := w.lbEvent(ev)
 	if s == nil || s.LB.Blocked == nil || !s.LB.Blocked.RetryAt.Equal(w.st.Now) {
 		return
@@ -319,7 +306,7 @@ func (w *World) onLBRetry(ev Event) {
 }
 
 // blockedStatus is the status view of a block.
-func blockedStatus(b *LBBlock) *api.LoadBalancerBlock {
+func blockedStatus(b *model.LBBlock) *api.LoadBalancerBlock {
 	return &api.LoadBalancerBlock{Reason: b.Message, Instance: b.Instance, InstanceGroup: b.Group, BackendService: b.BackendService,
 		Attempts: b.Attempts, Since: b.Since.Format(time.RFC3339), NextRetry: b.RetryAt.Format(time.RFC3339)}
 }

@@ -9,6 +9,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/engine"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
 // R-LB-5's second half: load-balanced instance groups created outside GKE block GKE's
@@ -17,7 +19,7 @@ import (
 const igZone = "us-central1-a"
 
 // poolMIG is the managed instance group of a pool in igZone.
-func poolMIG(c *Cluster, pool string) string { return c.Pool(pool).Group(igZone).Name }
+func poolMIG(c *model.Cluster, pool string) string { return c.Pool(pool).Group(igZone).Name }
 
 // insertUserBS creates a backend service outside GKE with instance groups of igZone as backends.
 func insertUserBS(w *World, name, scheme string, groups ...string) (*api.ComputeOperation, error) {
@@ -63,11 +65,11 @@ func instanceRefs(nodes ...string) []*api.InstanceReference {
 }
 
 func syncFailures(w *World) []*api.Event {
-	evs, _ := w.Events(EventFilter{Type: "SyncLoadBalancerFailed"})
+	evs, _ := w.engine.Events(engine.EventFilter{Type: "SyncLoadBalancerFailed"})
 	return evs
 }
 
-func ingressIP(w *World, c *Cluster, s *Service) string {
+func ingressIP(w *World, c *model.Cluster, s *model.Service) string {
 	if in := w.renderService(c, s).Status.LoadBalancer.Ingress; len(in) == 1 {
 		return in[0].IP
 	}
@@ -76,7 +78,7 @@ func ingressIP(w *World, c *Cluster, s *Service) string {
 
 func wantComputeError(t *testing.T, err error, code int, reason string, fragments ...string) {
 	t.Helper()
-	e, ok := AsError(err)
+	e, ok := model.AsError(err)
 	if !ok || e.HTTPCode != code || e.Reason != reason {
 		t.Fatalf("error %v, want HTTP %d %s", err, code, reason)
 	}
@@ -147,7 +149,7 @@ func TestUserBackendServiceBlocksInternalLBUntilDeleted(t *testing.T) {
 		t.Fatalf("backend service: %v %s", err, mustJSON(bs))
 	}
 
-	created := w.Now()
+	created := w.engine.Now()
 	ilb := mustCreateService(t, w, c, lbService("ilb", internalLB))
 	if ilb.LB.Failed == "" || ilb.LB.Blocked == nil || len(syncFailures(w)) != 1 {
 		t.Fatalf("GKE's first attempt did not fail at once: %+v", ilb.LB)
@@ -189,13 +191,13 @@ func TestUserBackendServiceBlocksInternalLBUntilDeleted(t *testing.T) {
 	if op, err := w.DeleteBackendService("proj", "us-central1", "user-bs", testLinks); err != nil || op.OperationType != "delete" || op.Status != "DONE" {
 		t.Fatalf("delete: %v %s", err, mustJSON(op))
 	}
-	deleted := w.Now()
+	deleted := w.engine.Now()
 	advance(w, 14*time.Second)
-	if ev, _ := w.Events(EventFilter{Type: "EnsuringLoadBalancer", Since: deleted}); len(ev) != 0 {
+	if ev, _ := w.engine.Events(engine.EventFilter{Type: "EnsuringLoadBalancer", Since: deleted}); len(ev) != 0 {
 		t.Fatalf("GKE retried before its backoff: %s", mustJSON(ev))
 	}
 	advance(w, lbRetryMax+lbProvisionBase+lbProvisionSpread)
-	ens, _ := w.Events(EventFilter{Type: "EnsuringLoadBalancer", Since: deleted})
+	ens, _ := w.engine.Events(engine.EventFilter{Type: "EnsuringLoadBalancer", Since: deleted})
 	if at, _ := time.Parse(time.RFC3339, ens[0].Time); len(ens) != 1 || at.Sub(created) != 615*time.Second || !strings.Contains(ens[0].Message, "attempt 8") {
 		t.Errorf("retry: %s", mustJSON(ens))
 	}
@@ -225,7 +227,7 @@ func TestCustomUnmanagedGroupBlocksRBSNetLB(t *testing.T) {
 	nodes := sortedNodeNames(c)
 	mustCustomGroup(t, w, "custom", nodes[0], nodes[1])
 	mustInsertUserBS(t, w, "user-netlb", "EXTERNAL", "custom")
-	created := w.Now()
+	created := w.engine.Now()
 	rbs := mustCreateService(t, w, c, lbService("rbs", annotate(AnnotationL4RBS, "enabled")))
 	tp := mustCreateService(t, w, c, lbService("tp"))
 	advance(w, 2*time.Minute)
@@ -252,9 +254,9 @@ func TestCustomUnmanagedGroupBlocksRBSNetLB(t *testing.T) {
 	if err != nil || op.OperationType != "compute.instanceGroups.removeInstances" || !strings.HasSuffix(op.Zone, "/zones/"+igZone) {
 		t.Fatalf("removeInstances: %v %s", err, mustJSON(op))
 	}
-	removed := w.Now()
+	removed := w.engine.Now()
 	advance(w, lbRetryMax+lbProvisionBase+lbProvisionSpread)
-	ens, _ := w.Events(EventFilter{Type: "EnsuringLoadBalancer", Since: removed})
+	ens, _ := w.engine.Events(engine.EventFilter{Type: "EnsuringLoadBalancer", Since: removed})
 	if at, _ := time.Parse(time.RFC3339, ens[0].Time); len(ens) != 1 || at.Sub(created) != 155*time.Second {
 		t.Errorf("retry: %s", mustJSON(ens))
 	}
@@ -349,7 +351,7 @@ func TestBuiltLBKeepsBackendsWhenNewNodesAreHeld(t *testing.T) {
 	if len(ilb.LB.Members) != 5 || ilb.LB.Blocked != nil || ingressIP(w, c, ilb) != ip {
 		t.Errorf("after the delete: %d members, block %+v", len(ilb.LB.Members), ilb.LB.Blocked)
 	}
-	if ok, _ := w.Events(EventFilter{Type: "EnsuredLoadBalancer", Since: w.Now().Add(-lbRetryMax - time.Minute)}); len(ok) != 1 || !strings.Contains(ok[0].Message, "no node is in a load-balanced instance group created outside GKE any more") {
+	if ok, _ := w.engine.Events(engine.EventFilter{Type: "EnsuredLoadBalancer", Since: w.engine.Now().Add(-lbRetryMax - time.Minute)}); len(ok) != 1 || !strings.Contains(ok[0].Message, "no node is in a load-balanced instance group created outside GKE any more") {
 		t.Errorf("recovery events: %s", mustJSON(ok))
 	}
 }
@@ -496,7 +498,7 @@ func TestUserComputeObjectsPersistAndOutliveTheCluster(t *testing.T) {
 	if bs, err := w2.BackendService("proj", "us-central1", "user-bs", testLinks); err != nil || len(bs.Backends) != 1 {
 		t.Errorf("backend service after the cluster: %v %s", err, mustJSON(bs))
 	}
-	if evs, _ := w2.Events(EventFilter{Type: "ComputeInstanceGroupInstancesRemoved"}); len(evs) != 2 || !strings.Contains(evs[0].Message, "the VM was deleted") {
+	if evs, _ := w2.engine.Events(engine.EventFilter{Type: "ComputeInstanceGroupInstancesRemoved"}); len(evs) != 2 || !strings.Contains(evs[0].Message, "the VM was deleted") {
 		t.Errorf("events: %s", mustJSON(evs))
 	}
 	// An empty group behind a backend service blocks nothing: a new cluster's ILB is built.

@@ -15,12 +15,14 @@ import (
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/engine"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
 var testLinks = Links{ContainerBase: "http://gkesim/v1/", ComputeBase: "http://gkesim/compute/v1/"}
 
 // lbTestCluster is a running cluster c1 with GKE subsetting on or off.
-func lbTestCluster(t *testing.T, w *World, location string, subsetting bool, pools ...*api.NodePool) *Cluster {
+func lbTestCluster(t *testing.T, w *World, location string, subsetting bool, pools ...*api.NodePool) *model.Cluster {
 	t.Helper()
 	op, err := w.CreateCluster("proj", location, &api.CreateClusterRequest{Cluster: &api.Cluster{Name: "c1", NodePools: pools,
 		NetworkConfig: &api.NetworkConfig{EnableL4IlbSubsetting: subsetting}}})
@@ -57,7 +59,7 @@ func local(s *corev1.Service) {
 	s.Spec.ExternalTrafficPolicy = corev1.ServiceExternalTrafficPolicyLocal
 }
 
-func mustCreateService(t *testing.T, w *World, c *Cluster, s *corev1.Service) *Service {
+func mustCreateService(t *testing.T, w *World, c *model.Cluster, s *corev1.Service) *model.Service {
 	t.Helper()
 	if _, err := w.CreateService(c, "default", s); err != nil {
 		t.Fatalf("CreateService %s: %v", s.Name, err)
@@ -65,7 +67,7 @@ func mustCreateService(t *testing.T, w *World, c *Cluster, s *corev1.Service) *S
 	return c.Services["default/"+s.Name]
 }
 
-func members(s *Service) []string {
+func members(s *model.Service) []string {
 	out := make([]string, 0, len(s.LB.Members))
 	for n := range s.LB.Members {
 		out = append(out, n)
@@ -101,7 +103,7 @@ func TestLoadBalancerKindsPerRLB2(t *testing.T) {
 	_, nodeNet, _ := net.ParseCIDR(uintToIP(c.NodeIPBase) + "/16")
 	_, public, _ := net.ParseCIDR("35.184.0.0/13")
 	for _, tc := range []struct {
-		s        *Service
+		s        *model.Service
 		kind     string
 		internal bool
 		anns     bool
@@ -200,7 +202,7 @@ func TestLoadBalancerKindsPerRLB2(t *testing.T) {
 
 	// R-LB-2: cloud.google.com/l4-rbs only matters at creation.
 	for _, ch := range []struct {
-		s    *Service
+		s    *model.Service
 		rbs  string
 		kind string
 	}{{tp, "enabled", LBExternalTargetPool}, {rbs, "", LBExternalRBS}} {
@@ -213,7 +215,7 @@ func TestLoadBalancerKindsPerRLB2(t *testing.T) {
 			t.Errorf("%s after changing l4-rbs: %s %s, want %s kept", ch.s.Name, ch.s.LB.Kind, ch.s.LB.State, ch.kind)
 		}
 	}
-	if evs, _ := w.Events(EventFilter{Type: "LoadBalancerKindKept"}); len(evs) != 3 {
+	if evs, _ := w.engine.Events(engine.EventFilter{Type: "LoadBalancerKindKept"}); len(evs) != 3 {
 		t.Errorf("%d LoadBalancerKindKept events, want 3 (subsetting enabled over an ILB, two l4-rbs changes)", len(evs))
 	}
 }
@@ -233,7 +235,7 @@ func setSize(t *testing.T, w *World, location, pool string, n int32) {
 // the same 25 for the same seed, spread 8/8/9 over three zones, and stable when unrelated
 // nodes come and go.
 func TestNEGSubsetClusterPolicy25Of30(t *testing.T) {
-	subset := func(seed uint64) (*World, *Cluster, *Service) {
+	subset := func(seed uint64) (*World, *model.Cluster, *model.Service) {
 		w := New(Options{Seed: seed, Start: testStart})
 		c := lbTestCluster(t, w, "us-central1", true, &api.NodePool{Name: "pool-a", InitialNodeCount: 10})
 		s := mustCreateService(t, w, c, lbService("ilb", internalLB))
@@ -291,7 +293,7 @@ func TestNEGSubsetClusterPolicy25Of30(t *testing.T) {
 	before := members(s)
 	stayed := 0
 	for _, n := range before {
-		if contains(got, n) {
+		if model.Contains(got, n) {
 			stayed++
 		}
 	}
@@ -303,7 +305,7 @@ func TestNEGSubsetClusterPolicy25Of30(t *testing.T) {
 	after := members(s)
 	kept, gone := 0, 0
 	for _, n := range after {
-		if contains(before, n) {
+		if model.Contains(before, n) {
 			kept++
 		}
 		if c.Nodes[n] == nil {
@@ -322,7 +324,7 @@ func TestNEGSubsetClusterPolicy25Of30(t *testing.T) {
 }
 
 // servingNodes are the nodes running a ready, non-terminating pod of the Service.
-func servingNodes(w *World, c *Cluster, s *Service) []string {
+func servingNodes(w *World, c *model.Cluster, s *model.Service) []string {
 	var out []string
 	for n, cnt := range w.serviceIndex(c).perNode[s.Key()] {
 		if cnt > 0 {
@@ -338,7 +340,7 @@ func servingNodes(w *World, c *Cluster, s *Service) []string {
 // run serving pods, before, during (once synced) and after the replacement of every node.
 func TestNEGMembershipFollowsSurgeUpgrade(t *testing.T) {
 	w := newTestWorld(t)
-	vt := catalog.VersionsAt(w.Now())
+	vt := catalog.VersionsAt(w.engine.Now())
 	reg := vt.Channels[api.ChannelRegular].Valid
 	var from, to catalog.Version
 	for _, v := range reg {
@@ -386,8 +388,8 @@ func TestNEGMembershipFollowsSurgeUpgrade(t *testing.T) {
 	}
 	seen := map[string]bool{}
 	maxCluster, samples := 0, 0
-	start := w.Now()
-	for op.Status != api.OpStatusDone && w.Now().Sub(start) < 4*time.Hour {
+	start := w.engine.Now()
+	for op.Status != api.OpStatusDone && w.engine.Now().Sub(start) < 4*time.Hour {
 		advance(w, 10*time.Second)
 		samples++
 		maxCluster = max(maxCluster, len(cluster.LB.Members))
@@ -396,12 +398,12 @@ func TestNEGMembershipFollowsSurgeUpgrade(t *testing.T) {
 		}
 	}
 	if op.Status != api.OpStatusDone || op.ErrorCode != 0 {
-		t.Fatalf("upgrade not done after %s: %s %s", w.Now().Sub(start), op.Status, op.StatusMessage)
+		t.Fatalf("upgrade not done after %s: %s %s", w.engine.Now().Sub(start), op.Status, op.StatusMessage)
 	}
-	took := w.Now().Sub(start)
+	took := w.engine.Now().Sub(start)
 	advance(w, time.Minute)
 	check("after the upgrade")
-	for _, s := range []*Service{cluster, localSvc} {
+	for _, s := range []*model.Service{cluster, localSvc} {
 		for n := range s.LB.Members {
 			if original[n] || c.Nodes[n] == nil || c.Nodes[n].Spec.Version != to.String() {
 				t.Errorf("%s: endpoint %s is not an upgraded node", s.Name, n)
@@ -429,7 +431,7 @@ func TestHealthDuringRollingReplacement(t *testing.T) {
 	tpCluster := mustCreateService(t, w, c, lbService("tp-cluster"))
 	advance(w, 2*time.Minute)
 	type lbCase struct {
-		s                   *Service
+		s                   *model.Service
 		interval            time.Duration
 		threshold           int
 		lostAt, unhealthyAt map[string]time.Time
@@ -437,7 +439,7 @@ func TestHealthDuringRollingReplacement(t *testing.T) {
 		downs, ups          []time.Duration
 	}
 	cases := []*lbCase{{s: tpLocal, interval: 8 * time.Second, threshold: 3}, {s: rbsLocal, interval: 3 * time.Second, threshold: 2}}
-	healthy := func(s *Service) map[string]bool {
+	healthy := func(s *model.Service) map[string]bool {
 		out := map[string]bool{}
 		for n, h := range s.LB.Health {
 			if h.State == healthHealthy {
@@ -462,11 +464,11 @@ func TestHealthDuringRollingReplacement(t *testing.T) {
 	for _, n := range servingNodes(w, c, tpLocal) {
 		prevServing[n] = true
 	}
-	prevHealthy := map[*Service]map[string]bool{tpLocal: healthy(tpLocal), rbsLocal: healthy(rbsLocal)}
+	prevHealthy := map[*model.Service]map[string]bool{tpLocal: healthy(tpLocal), rbsLocal: healthy(rbsLocal)}
 	minClusterHealthy := len(c.Nodes)
 	for i := 0; i < 300; i++ {
 		advance(w, time.Second)
-		now := w.Now()
+		now := w.engine.Now()
 		serving := map[string]bool{}
 		for _, n := range servingNodes(w, c, tpLocal) {
 			serving[n] = true
@@ -513,7 +515,7 @@ func TestHealthDuringRollingReplacement(t *testing.T) {
 				t.Errorf("%s: a node became healthy %s after gaining a serving pod, want within (0, %s]", lc.s.Name, dt, lc.interval)
 			}
 		}
-		if got, want := strings.Join(sortedKeys(healthy(lc.s)), ","), strings.Join(servingNodes(w, c, lc.s), ","); got != want {
+		if got, want := strings.Join(model.SortedKeys(healthy(lc.s)), ","), strings.Join(servingNodes(w, c, lc.s), ","); got != want {
 			t.Errorf("%s: healthy %s after the rollout, want the nodes with serving pods %s", lc.s.Name, got, want)
 		}
 		t.Logf("%s (%d x %s): unhealthy after %v, healthy after %v", lc.s.Name, lc.threshold, lc.interval, lc.downs, lc.ups)
@@ -521,7 +523,7 @@ func TestHealthDuringRollingReplacement(t *testing.T) {
 	if minClusterHealthy != len(c.Nodes) {
 		t.Errorf("Cluster policy: %d of %d nodes healthy at the worst moment, want all (R-LB-6)", minClusterHealthy, len(c.Nodes))
 	}
-	if evs, _ := w.Events(EventFilter{Type: "LoadBalancerBackendUnhealthy"}); len(evs) == 0 {
+	if evs, _ := w.engine.Events(engine.EventFilter{Type: "LoadBalancerBackendUnhealthy"}); len(evs) == 0 {
 		t.Error("no LoadBalancerBackendUnhealthy event in the log")
 	}
 }
@@ -571,7 +573,7 @@ func TestPacketPath(t *testing.T) {
 	}
 	// Through a node port, on a node with no pod of the Service and on one with a pod.
 	np := localSvc.Spec.Ports[0].NodePort
-	var empty, busy *Node
+	var empty, busy *model.Node
 	for _, name := range sortedNodeNames(c) {
 		if w.serviceIndex(c).perNode[localSvc.Key()][name] == 0 {
 			empty = c.Nodes[name]
@@ -623,7 +625,7 @@ func TestServiceAPI(t *testing.T) {
 		}, "spec.ports[1].name: Required value"},
 	} {
 		_, err := w.CreateService(c, "default", lbService("web", tc.mutate))
-		if e, ok := AsError(err); !ok || e.HTTPCode != 422 || !strings.Contains(e.Message, tc.want) {
+		if e, ok := model.AsError(err); !ok || e.HTTPCode != 422 || !strings.Contains(e.Message, tc.want) {
 			t.Errorf("got %v, want 422 with %q", err, tc.want)
 		}
 	}
@@ -639,7 +641,7 @@ func TestServiceAPI(t *testing.T) {
 		t.Errorf("ports %+v, healthCheckNodePort %d", s.Spec.Ports, s.Spec.HealthCheckNodePort)
 	}
 	_, err := w.CreateService(c, "default", lbService("other", func(o *corev1.Service) { o.Spec.Ports[0].NodePort = 30443 }))
-	if e, ok := AsError(err); !ok || !strings.Contains(e.Message, "spec.ports[0].nodePort: Invalid value: 30443: provided port is already allocated") {
+	if e, ok := model.AsError(err); !ok || !strings.Contains(e.Message, "spec.ports[0].nodePort: Invalid value: 30443: provided port is already allocated") {
 		t.Errorf("duplicate nodePort: %v", err)
 	}
 	// An update without node ports keeps them; switching to Cluster drops the health check port.
@@ -707,7 +709,7 @@ func TestServiceAPI(t *testing.T) {
 	mixed := mustCreateService(t, w, c, lbService("mixed", func(o *corev1.Service) {
 		o.Spec.Ports = []corev1.ServicePort{{Name: "dns", Port: 53, Protocol: corev1.ProtocolUDP}, {Name: "dns-tcp", Port: 53}}
 	}))
-	if evs, _ := w.Events(EventFilter{Type: "SyncLoadBalancerFailed"}); mixed.LB.Failed == "" || len(evs) != 1 {
+	if evs, _ := w.engine.Events(engine.EventFilter{Type: "SyncLoadBalancerFailed"}); mixed.LB.Failed == "" || len(evs) != 1 {
 		t.Errorf("mixed protocols on a target pool: %+v, events %s", mixed.LB, mustJSON(evs))
 	}
 	in = w.renderService(c, mixed)
@@ -742,7 +744,7 @@ func TestInternalLBNodeLimitAndSubsettingPrereqs(t *testing.T) {
 	mustCreateService(t, w, c, lbService("ilb", internalLB))
 	mustCreateService(t, w, c, lbService("netlb"))
 	advance(w, 2*time.Minute)
-	evs, _ := w.Events(EventFilter{Type: "LoadBalancerNodeLimitWarning"})
+	evs, _ := w.engine.Events(engine.EventFilter{Type: "LoadBalancerNodeLimitWarning"})
 	if len(evs) != 1 || !strings.Contains(evs[0].Message, "service default/ilb: the cluster has 251 nodes") || !strings.Contains(evs[0].Message, "traffic may be uneven or lost") {
 		t.Fatalf("warnings: %s", mustJSON(evs))
 	}
@@ -753,7 +755,7 @@ func TestInternalLBNodeLimitAndSubsettingPrereqs(t *testing.T) {
 	c.Extra = api.Extra{"addonsConfig": json.RawMessage(`{"httpLoadBalancing":{"disabled":true}}`)}
 	_, err := w.UpdateCluster("proj", "us-central1-a", "c1", &api.UpdateClusterRequest{Update: &api.ClusterUpdate{
 		DesiredL4ilbSubsettingConfig: &api.ILBSubsettingConfig{Enabled: true}}})
-	if e, ok := AsError(err); !ok || !strings.Contains(e.Message, "HttpLoadBalancing") || !strings.Contains(e.Message, "#r-lb-4") {
+	if e, ok := model.AsError(err); !ok || !strings.Contains(e.Message, "HttpLoadBalancing") || !strings.Contains(e.Message, "#r-lb-4") {
 		t.Errorf("enabling subsetting without HttpLoadBalancing: %v", err)
 	}
 }
@@ -765,7 +767,7 @@ func restoredCopy(t *testing.T, w *World) *World {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var st State
+	var st model.State
 	if err := json.Unmarshal(b, &st); err != nil {
 		t.Fatal(err)
 	}
@@ -801,7 +803,7 @@ func TestLoadBalancerTypeAnnotations(t *testing.T) {
 		{"legacy", []func(*corev1.Service){annotate(AnnotationLBTypeLegacy, "Internal")}, true, LBInternalIG},
 		{"external-value", []func(*corev1.Service){annotate(AnnotationLBType, "External")}, false, LBExternalTargetPool},
 	}
-	svcs := map[string]*Service{}
+	svcs := map[string]*model.Service{}
 	for _, tc := range cases {
 		svcs[tc.name] = mustCreateService(t, w, c, lbService(tc.name, tc.anns...))
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
 // Maintenance policies: a cluster's one maintenance window and its exclusions (R-MW-2,
@@ -25,81 +26,27 @@ import (
 const (
 	maxExclusions           = 20
 	maxNoUpgradesExclusions = 3
-	maxNoUpgradesLength     = 30 * day
-	maxScopedExclusionAhead = 180 * day
+	maxNoUpgradesLength     = 30 * model.Day
+	maxScopedExclusionAhead = 180 * model.Day
 	dailyWindowLength       = 4 * time.Hour
 	// dailyWindowDuration is how GKE reports the length of a daily window.
 	dailyWindowDuration = "PT4H0M0S"
 )
 
-// MaintenancePolicy is a cluster's maintenance window and exclusions. Times are in UTC (R-MW-2).
-// At most one of Daily and Recurring is set; with neither, maintenance may run at any time.
-type MaintenancePolicy struct {
-	Daily      *DailyWindow          `json:"daily,omitempty"`
-	Recurring  *RecurringWindow      `json:"recurring,omitempty"`
-	Exclusions map[string]*Exclusion `json:"exclusions,omitempty"`
-}
-
-// DailyWindow is a 4-hour window starting every day at StartTime ("HH:MM", UTC).
-type DailyWindow struct {
-	StartTime string `json:"startTime"`
-}
-
-// RecurringWindow is a window from Start to End that recurs by an RFC 5545 RRULE, evaluated in
-// UTC (R-MW-2).
-type RecurringWindow struct {
-	Start      time.Time `json:"start"`
-	End        time.Time `json:"end"`
-	Recurrence string    `json:"recurrence"`
-}
-
-// Exclusion is a one-off period in which the upgrades its scope names may not run (R-EX-1).
-type Exclusion struct {
-	Start time.Time `json:"start"`
-	// End is zero when UntilEndOfSupport: the exclusion then ends with the support of the
-	// cluster's current minor version, and moves with it on a minor upgrade.
-	End               time.Time `json:"end,omitempty"`
-	Scope             string    `json:"scope"`
-	UntilEndOfSupport bool      `json:"untilEndOfSupport,omitempty"`
-	// HasOptions: the request carried maintenanceExclusionOptions; GKE then answers with the
-	// member (empty for NO_UPGRADES) and without it otherwise.
-	HasOptions bool `json:"hasOptions,omitempty"`
-	// Created is when the exclusion was first set; scoped exclusions end at most 180 days later.
-	Created time.Time `json:"created"`
-}
-
-// empty says the policy has neither a window nor exclusions (GKE's cleared policy).
-func (p *MaintenancePolicy) empty() bool {
-	return p == nil || (p.Daily == nil && p.Recurring == nil && len(p.Exclusions) == 0)
-}
-
-// exclusionNames lists the exclusions by name, for stable iteration.
-func (p *MaintenancePolicy) exclusionNames() []string {
-	if p == nil {
-		return nil
-	}
-	names := make([]string, 0, len(p.Exclusions))
-	for n := range p.Exclusions {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
-
 // SetMaintenancePolicy replaces a cluster's maintenance policy (clusters.setMaintenancePolicy).
 // An empty policy clears it. A resourceVersion other than the current one is a stale read and
 // is rejected, as GKE's optimistic concurrency does.
-func (w *World) SetMaintenancePolicy(project, location, name string, req *api.SetMaintenancePolicyRequest) (*Operation, error) {
+func (w *World) SetMaintenancePolicy(project, location, name string, req *api.SetMaintenancePolicyRequest) (*model.Operation, error) {
 	c, err := w.GetCluster(project, location, name)
 	if err != nil {
 		return nil, err
 	}
 	if req == nil || req.MaintenancePolicy == nil {
-		return nil, invalidArgument("Required field \"maintenancePolicy\" is missing. Send {\"maintenancePolicy\": {\"window\": {...}, \"resourceVersion\": \"...\"}}; an empty maintenancePolicy clears the policy.")
+		return nil, model.InvalidArgument("Required field \"maintenancePolicy\" is missing. Send {\"maintenancePolicy\": {\"window\": {...}, \"resourceVersion\": \"...\"}}; an empty maintenancePolicy clears the policy.")
 	}
 	in := req.MaintenancePolicy
 	if rv := in.ResourceVersion; rv != "" && rv != c.PolicyVersion {
-		return nil, aborted("The maintenance policy was changed since it was read: maintenancePolicy.resourceVersion %q is stale, the current resourceVersion is %q. Get the cluster again and send its maintenancePolicy.resourceVersion with the new policy.",
+		return nil, model.Aborted("The maintenance policy was changed since it was read: maintenancePolicy.resourceVersion %q is stale, the current resourceVersion is %q. Get the cluster again and send its maintenancePolicy.resourceVersion with the new policy.",
 			rv, c.PolicyVersion)
 	}
 	p, err := w.buildMaintenancePolicy(c, in, "maintenancePolicy")
@@ -117,7 +64,7 @@ func (w *World) SetMaintenancePolicy(project, location, name string, req *api.Se
 }
 
 // initMaintenancePolicy applies the maintenancePolicy of a cluster being created.
-func (w *World) initMaintenancePolicy(c *Cluster, in *api.MaintenancePolicy) error {
+func (w *World) initMaintenancePolicy(c *model.Cluster, in *api.MaintenancePolicy) error {
 	if in == nil {
 		return nil
 	}
@@ -131,8 +78,8 @@ func (w *World) initMaintenancePolicy(c *Cluster, in *api.MaintenancePolicy) err
 
 // applyMaintenancePolicy stores a validated policy and gives it a new resourceVersion: a hash
 // of the previous version and the new policy.
-func (w *World) applyMaintenancePolicy(c *Cluster, p *MaintenancePolicy) {
-	if p.empty() {
+func (w *World) applyMaintenancePolicy(c *model.Cluster, p *model.MaintenancePolicy) {
+	if p.Empty() {
 		p = nil
 	}
 	c.MaintenancePolicy = p
@@ -142,8 +89,8 @@ func (w *World) applyMaintenancePolicy(c *Cluster, p *MaintenancePolicy) {
 	w.maintenancePolicyChanged(c)
 }
 
-func describePolicy(p *MaintenancePolicy) string {
-	if p.empty() {
+func describePolicy(p *model.MaintenancePolicy) string {
+	if p.Empty() {
 		return "cleared"
 	}
 	var parts []string
@@ -156,7 +103,7 @@ func describePolicy(p *MaintenancePolicy) string {
 	default:
 		parts = append(parts, "no window")
 	}
-	for _, n := range p.exclusionNames() {
+	for _, n := range p.ExclusionNames() {
 		e := p.Exclusions[n]
 		end := e.End.Format(time.RFC3339)
 		if e.UntilEndOfSupport {
@@ -171,22 +118,22 @@ var dailyStartRE = regexp.MustCompile(`^(\d{1,2}):(\d{2})$`)
 
 // buildMaintenancePolicy validates a policy from a request (field is its path in the request)
 // against the cluster and the current emulated time, and builds the model of it.
-func (w *World) buildMaintenancePolicy(c *Cluster, in *api.MaintenancePolicy, field string) (*MaintenancePolicy, error) {
-	p := &MaintenancePolicy{}
+func (w *World) buildMaintenancePolicy(c *model.Cluster, in *api.MaintenancePolicy, field string) (*model.MaintenancePolicy, error) {
+	p := &model.MaintenancePolicy{}
 	win := in.Window
 	if win == nil {
 		return p, nil
 	}
 	wf := field + ".window"
 	if win.DailyMaintenanceWindow != nil && win.RecurringWindow != nil {
-		return nil, invalidArgument("Invalid value for field %q: both dailyMaintenanceWindow and recurringWindow are set. A cluster has one maintenance window: set exactly one of them (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/maintenance#r-mw-2).", wf)
+		return nil, model.InvalidArgument("Invalid value for field %q: both dailyMaintenanceWindow and recurringWindow are set. A cluster has one maintenance window: set exactly one of them (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/maintenance#r-mw-2).", wf)
 	}
 	if d := win.DailyMaintenanceWindow; d != nil {
 		start, err := parseDailyStart(d.StartTime, wf+".dailyMaintenanceWindow.startTime")
 		if err != nil {
 			return nil, err
 		}
-		p.Daily = &DailyWindow{StartTime: start}
+		p.Daily = &model.DailyWindow{StartTime: start}
 	}
 	if r := win.RecurringWindow; r != nil {
 		rw, err := parseRecurringWindow(r, wf+".recurringWindow")
@@ -210,12 +157,12 @@ func (w *World) buildMaintenancePolicy(c *Cluster, in *api.MaintenancePolicy, fi
 func parseDailyStart(s, field string) (string, error) {
 	m := dailyStartRE.FindStringSubmatch(s)
 	if m == nil {
-		return "", invalidField(field, fmt.Sprintf("%q", s), "A daily maintenance window starts at a time of day in the format HH:MM (RFC 3339, UTC), e.g. \"03:00\"")
+		return "", model.InvalidField(field, fmt.Sprintf("%q", s), "A daily maintenance window starts at a time of day in the format HH:MM (RFC 3339, UTC), e.g. \"03:00\"")
 	}
 	h, _ := strconv.Atoi(m[1])
 	mm, _ := strconv.Atoi(m[2])
 	if h > 23 || mm > 59 {
-		return "", invalidField(field, fmt.Sprintf("%q", s), "Hours must be 00-23 and minutes 00-59")
+		return "", model.InvalidField(field, fmt.Sprintf("%q", s), "Hours must be 00-23 and minutes 00-59")
 	}
 	return fmt.Sprintf("%02d:%02d", h, mm), nil
 }
@@ -223,18 +170,18 @@ func parseDailyStart(s, field string) (string, error) {
 // parseTimestamp parses a google.protobuf.Timestamp (RFC 3339) and returns it in UTC.
 func parseTimestamp(s, field string) (time.Time, error) {
 	if s == "" {
-		return time.Time{}, invalidArgument("Required field %q is missing: give an RFC 3339 time such as \"2026-12-15T00:00:00Z\".", field)
+		return time.Time{}, model.InvalidArgument("Required field %q is missing: give an RFC 3339 time such as \"2026-12-15T00:00:00Z\".", field)
 	}
 	t, err := time.Parse(time.RFC3339, s)
 	if err != nil {
-		return time.Time{}, invalidField(field, fmt.Sprintf("%q", s), "Times are RFC 3339, e.g. \"2026-12-15T00:00:00Z\" or \"2026-12-14T19:00:00-05:00\"")
+		return time.Time{}, model.InvalidField(field, fmt.Sprintf("%q", s), "Times are RFC 3339, e.g. \"2026-12-15T00:00:00Z\" or \"2026-12-14T19:00:00-05:00\"")
 	}
 	return t.UTC(), nil
 }
 
-func parseRecurringWindow(r *api.RecurringTimeWindow, field string) (*RecurringWindow, error) {
+func parseRecurringWindow(r *api.RecurringTimeWindow, field string) (*model.RecurringWindow, error) {
 	if r.Window == nil {
-		return nil, invalidArgument("Required field %q is missing: a recurring window needs {\"startTime\", \"endTime\"} giving its first occurrence.", field+".window")
+		return nil, model.InvalidArgument("Required field %q is missing: a recurring window needs {\"startTime\", \"endTime\"} giving its first occurrence.", field+".window")
 	}
 	start, err := parseTimestamp(r.Window.StartTime, field+".window.startTime")
 	if err != nil {
@@ -245,9 +192,9 @@ func parseRecurringWindow(r *api.RecurringTimeWindow, field string) (*RecurringW
 		return nil, err
 	}
 	if !end.After(start) {
-		return nil, invalidField(field+".window.endTime", fmt.Sprintf("%q", r.Window.EndTime), "The end time of a maintenance window must be after its start time %s", start.Format(time.RFC3339))
+		return nil, model.InvalidField(field+".window.endTime", fmt.Sprintf("%q", r.Window.EndTime), "The end time of a maintenance window must be after its start time %s", start.Format(time.RFC3339))
 	}
-	rw := &RecurringWindow{Start: start, End: end, Recurrence: strings.TrimSpace(r.Recurrence)}
+	rw := &model.RecurringWindow{Start: start, End: end, Recurrence: strings.TrimSpace(r.Recurrence)}
 	if err := compileRecurrence(rw, field+".recurrence"); err != nil {
 		return nil, err
 	}
@@ -255,12 +202,12 @@ func parseRecurringWindow(r *api.RecurringTimeWindow, field string) (*RecurringW
 }
 
 // buildExclusions validates the exclusions of a policy (R-EX-4) and adds them to p.
-func (w *World) buildExclusions(c *Cluster, p *MaintenancePolicy, in map[string]*api.TimeWindow, field string) error {
+func (w *World) buildExclusions(c *model.Cluster, p *model.MaintenancePolicy, in map[string]*api.TimeWindow, field string) error {
 	if len(in) == 0 {
 		return nil
 	}
 	if len(in) > maxExclusions {
-		return invalidField(field, fmt.Sprintf("%d exclusions", len(in)), "A cluster has at most %d maintenance exclusions (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/maintenance#r-ex-4); remove expired ones", maxExclusions)
+		return model.InvalidField(field, fmt.Sprintf("%d exclusions", len(in)), "A cluster has at most %d maintenance exclusions (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/maintenance#r-ex-4); remove expired ones", maxExclusions)
 	}
 	now := w.st.Now
 	old := c.MaintenancePolicy
@@ -269,49 +216,49 @@ func (w *World) buildExclusions(c *Cluster, p *MaintenancePolicy, in map[string]
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	p.Exclusions = map[string]*Exclusion{}
+	p.Exclusions = map[string]*model.Exclusion{}
 	noUpgrades := 0
 	for _, name := range names {
 		tw := in[name]
 		f := fmt.Sprintf("%s[%q]", field, name)
 		if strings.TrimSpace(name) == "" {
-			return invalidArgument("Invalid value for field %q: an exclusion needs a name (the map key).", field)
+			return model.InvalidArgument("Invalid value for field %q: an exclusion needs a name (the map key).", field)
 		}
 		if tw == nil {
-			return invalidArgument("Invalid value for field %q: null. Give the exclusion a startTime and an endTime.", f)
+			return model.InvalidArgument("Invalid value for field %q: null. Give the exclusion a startTime and an endTime.", f)
 		}
-		e := &Exclusion{Scope: api.ScopeNoUpgrades, Created: now}
+		e := &model.Exclusion{Scope: api.ScopeNoUpgrades, Created: now}
 		var err error
 		if e.Start, err = parseTimestamp(tw.StartTime, f+".startTime"); err != nil {
 			return err
 		}
 		if o := tw.MaintenanceExclusionOptions; o != nil {
 			e.HasOptions = true
-			if err := validateEnum(f+".maintenanceExclusionOptions.scope", o.Scope, api.ScopeNoUpgrades, api.ScopeNoMinorUpgrades, api.ScopeNoMinorOrNodeUpgrades); err != nil {
+			if err := model.ValidateEnum(f+".maintenanceExclusionOptions.scope", o.Scope, api.ScopeNoUpgrades, api.ScopeNoMinorUpgrades, api.ScopeNoMinorOrNodeUpgrades); err != nil {
 				return err
 			}
 			if o.Scope != "" {
 				e.Scope = o.Scope
 			}
-			if err := validateEnum(f+".maintenanceExclusionOptions.endTimeBehavior", o.EndTimeBehavior, api.EndTimeBehaviorUnspecified, api.EndTimeUntilEndOfSupport); err != nil {
+			if err := model.ValidateEnum(f+".maintenanceExclusionOptions.endTimeBehavior", o.EndTimeBehavior, api.EndTimeBehaviorUnspecified, api.EndTimeUntilEndOfSupport); err != nil {
 				return err
 			}
 			e.UntilEndOfSupport = o.EndTimeBehavior == api.EndTimeUntilEndOfSupport
 		}
 		switch {
 		case e.UntilEndOfSupport && tw.EndTime != "":
-			return invalidArgument("Invalid value for field %q: both endTime and endTimeBehavior UNTIL_END_OF_SUPPORT are set. A maintenance exclusion has exactly one of them.", f)
+			return model.InvalidArgument("Invalid value for field %q: both endTime and endTimeBehavior UNTIL_END_OF_SUPPORT are set. A maintenance exclusion has exactly one of them.", f)
 		case !e.UntilEndOfSupport && tw.EndTime == "":
-			return invalidArgument("Required field %q is missing: a maintenance exclusion has exactly one of endTime and maintenanceExclusionOptions.endTimeBehavior UNTIL_END_OF_SUPPORT.", f+".endTime")
+			return model.InvalidArgument("Required field %q is missing: a maintenance exclusion has exactly one of endTime and maintenanceExclusionOptions.endTimeBehavior UNTIL_END_OF_SUPPORT.", f+".endTime")
 		case !e.UntilEndOfSupport:
 			if e.End, err = parseTimestamp(tw.EndTime, f+".endTime"); err != nil {
 				return err
 			}
 			if !e.End.After(e.Start) {
-				return invalidField(f+".endTime", fmt.Sprintf("%q", tw.EndTime), "The end time of a maintenance exclusion must be after its start time %s", e.Start.Format(time.RFC3339))
+				return model.InvalidField(f+".endTime", fmt.Sprintf("%q", tw.EndTime), "The end time of a maintenance exclusion must be after its start time %s", e.Start.Format(time.RFC3339))
 			}
 		}
-		oldE := old.exclusion(name)
+		oldE := old.Exclusion(name)
 		if oldE != nil && oldE.Start.Equal(e.Start) {
 			e.Created = oldE.Created
 		}
@@ -326,17 +273,10 @@ func (w *World) buildExclusions(c *Cluster, p *MaintenancePolicy, in map[string]
 		p.Exclusions[name] = e
 	}
 	if noUpgrades > maxNoUpgradesExclusions {
-		return invalidField(field, fmt.Sprintf("%d exclusions with scope NO_UPGRADES", noUpgrades),
+		return model.InvalidField(field, fmt.Sprintf("%d exclusions with scope NO_UPGRADES", noUpgrades),
 			"A cluster has at most %d maintenance exclusions with scope NO_UPGRADES (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/maintenance#r-ex-4); use NO_MINOR_UPGRADES or NO_MINOR_OR_NODE_UPGRADES for the others", maxNoUpgradesExclusions)
 	}
 	return nil
-}
-
-func (p *MaintenancePolicy) exclusion(name string) *Exclusion {
-	if p == nil {
-		return nil
-	}
-	return p.Exclusions[name]
 }
 
 // checkExclusion applies the per-exclusion limits of R-EX-4: scopes other than NO_UPGRADES need
@@ -344,31 +284,31 @@ func (p *MaintenancePolicy) exclusion(name string) *Exclusion {
 // after the exclusion was created and not after the end of support of the cluster's minor.
 // An exclusion sent again unchanged is not held again to the rules that depend on when it was
 // set.
-func (w *World) checkExclusion(c *Cluster, e *Exclusion, unchanged bool, field string) error {
+func (w *World) checkExclusion(c *model.Cluster, e *model.Exclusion, unchanged bool, field string) error {
 	if e.Scope == api.ScopeNoUpgrades {
 		if e.UntilEndOfSupport {
-			return invalidArgument("Invalid value for field %q: endTimeBehavior UNTIL_END_OF_SUPPORT needs scope NO_MINOR_UPGRADES or NO_MINOR_OR_NODE_UPGRADES; a NO_UPGRADES exclusion lasts at most 30 days and needs an endTime.", field+".maintenanceExclusionOptions.endTimeBehavior")
+			return model.InvalidArgument("Invalid value for field %q: endTimeBehavior UNTIL_END_OF_SUPPORT needs scope NO_MINOR_UPGRADES or NO_MINOR_OR_NODE_UPGRADES; a NO_UPGRADES exclusion lasts at most 30 days and needs an endTime.", field+".maintenanceExclusionOptions.endTimeBehavior")
 		}
 		if d := e.End.Sub(e.Start); d > maxNoUpgradesLength {
-			return invalidField(field+".endTime", e.End.Format(time.RFC3339),
+			return model.InvalidField(field+".endTime", e.End.Format(time.RFC3339),
 				"A maintenance exclusion with scope NO_UPGRADES lasts at most 30 days (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/maintenance#r-ex-4); this one lasts %s from %s", formatDays(d), e.Start.Format(time.RFC3339))
 		}
 		return nil
 	}
 	if c.ReleaseChannel == "" || c.ReleaseChannel == api.ChannelUnspecified {
-		return invalidField(field+".maintenanceExclusionOptions.scope", e.Scope,
+		return model.InvalidField(field+".maintenanceExclusionOptions.scope", e.Scope,
 			"Maintenance exclusion scopes other than NO_UPGRADES are only available to clusters enrolled in a release channel (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/maintenance#r-ex-4); cluster %s has none. Enroll it (RAPID, REGULAR, STABLE or EXTENDED) or use scope NO_UPGRADES", c.Name)
 	}
 	if e.UntilEndOfSupport || unchanged {
 		return nil
 	}
 	if limit := e.Created.Add(maxScopedExclusionAhead); e.End.After(limit) {
-		return invalidField(field+".endTime", e.End.Format(time.RFC3339),
+		return model.InvalidField(field+".endTime", e.End.Format(time.RFC3339),
 			"A maintenance exclusion with scope %s ends at most 180 days after it is created, at or before %s (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/maintenance#r-ex-4). For longer, use endTimeBehavior UNTIL_END_OF_SUPPORT", e.Scope, limit.Format(time.RFC3339))
 	}
 	minor, eos := w.endOfSupport(c)
 	if e.End.After(eos) {
-		return invalidField(field+".endTime", e.End.Format(time.RFC3339),
+		return model.InvalidField(field+".endTime", e.End.Format(time.RFC3339),
 			"A maintenance exclusion may not extend past the end of support of the cluster's minor version %s on %s (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/maintenance#r-ex-4): end it at or before %s, or use endTimeBehavior UNTIL_END_OF_SUPPORT", minor, eos.Format(time.RFC3339), eos.Format(time.RFC3339))
 	}
 	return nil
@@ -376,15 +316,15 @@ func (w *World) checkExclusion(c *Cluster, e *Exclusion, unchanged bool, field s
 
 // endOfSupport is the end of support of the cluster's control-plane minor in its channel:
 // extended support for EXTENDED, standard support otherwise.
-func (w *World) endOfSupport(c *Cluster) (string, time.Time) {
+func (w *World) endOfSupport(c *model.Cluster) (string, time.Time) {
 	v, _ := catalog.ParseVersion(c.MasterVersion)
 	_, _, end := catalog.ChannelDelays(c.ReleaseChannel)
 	return v.MinorString(), end(catalog.ScheduleOf(v.Minor))
 }
 
 func formatDays(d time.Duration) string {
-	days := d / day
-	rest := d - days*day
+	days := d / model.Day
+	rest := d - days*model.Day
 	if rest == 0 {
 		return fmt.Sprintf("%d days", days)
 	}
@@ -394,10 +334,10 @@ func formatDays(d time.Duration) string {
 // renderMaintenancePolicy renders a cluster's policy as GKE does: times in UTC, a daily
 // window's duration, an exclusion's options only when they were given (scope NO_UPGRADES
 // omitted), UNTIL_END_OF_SUPPORT exclusions with their current end.
-func (w *World) renderMaintenancePolicy(c *Cluster) *api.MaintenancePolicy {
+func (w *World) renderMaintenancePolicy(c *model.Cluster) *api.MaintenancePolicy {
 	out := &api.MaintenancePolicy{ResourceVersion: c.PolicyVersion}
 	p := c.MaintenancePolicy
-	if p.empty() {
+	if p.Empty() {
 		return out
 	}
 	win := &api.MaintenanceWindow{}
@@ -408,7 +348,7 @@ func (w *World) renderMaintenancePolicy(c *Cluster) *api.MaintenancePolicy {
 		win.RecurringWindow = &api.RecurringTimeWindow{Recurrence: r.Recurrence,
 			Window: &api.TimeWindow{StartTime: r.Start.Format(time.RFC3339), EndTime: r.End.Format(time.RFC3339)}}
 	}
-	for _, name := range p.exclusionNames() {
+	for _, name := range p.ExclusionNames() {
 		e := p.Exclusions[name]
 		tw := &api.TimeWindow{StartTime: e.Start.Format(time.RFC3339), EndTime: w.exclusionEnd(c, e).Format(time.RFC3339)}
 		if e.HasOptions || e.Scope != api.ScopeNoUpgrades || e.UntilEndOfSupport {
@@ -432,7 +372,7 @@ func (w *World) renderMaintenancePolicy(c *Cluster) *api.MaintenancePolicy {
 
 // exclusionEnd is when an exclusion ends: its end time, or the end of support of the
 // cluster's current minor for UNTIL_END_OF_SUPPORT.
-func (w *World) exclusionEnd(c *Cluster, e *Exclusion) time.Time {
+func (w *World) exclusionEnd(c *model.Cluster, e *model.Exclusion) time.Time {
 	if e.UntilEndOfSupport {
 		_, eos := w.endOfSupport(c)
 		return eos

@@ -6,6 +6,7 @@ import (
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
 // Automatic upgrades, governed by the maintenance policy.
@@ -26,58 +27,28 @@ const (
 	// autoMaintenancePoll is how often the driver looks again while the cluster is busy.
 	autoMaintenancePoll = 5 * time.Minute
 	// rolloutSpread is how long a new upgrade target takes to reach every cluster.
-	rolloutSpread = 4 * day
+	rolloutSpread = 4 * model.Day
 	// minorUpgradeInterval spaces automatic minor upgrades of a cluster catching up (R-EX-5).
-	minorUpgradeInterval = 30 * day
+	minorUpgradeInterval = 30 * model.Day
 	// maxUpgradeHistory is how many automatic upgrades a cluster remembers.
 	maxUpgradeHistory = 20
 )
 
-// AutoMaintenance is the state of a cluster's automatic maintenance: upgrades and repairs.
-type AutoMaintenance struct {
-	// RolloutTarget is the channel's upgrade target as of the last rollout that reached the
-	// cluster; NextRollout is when the next change of target reaches it.
-	RolloutTarget string    `json:"rolloutTarget"`
-	NextRollout   time.Time `json:"nextRollout,omitempty"`
-	// Due: the cluster has automatic upgrades left towards RolloutTarget.
-	Due bool `json:"due,omitempty"`
-	// LastMinorUpgrade is when the last automatic control-plane minor upgrade started.
-	LastMinorUpgrade time.Time `json:"lastMinorUpgrade,omitempty"`
-	// NextCheck is when the pending maintenance.check event is due; other ones are stale.
-	NextCheck time.Time `json:"nextCheck,omitempty"`
-	// Waiting is what the next automatic upgrade waits for, as last logged.
-	Waiting string `json:"waiting,omitempty"`
-	// History lists the automatic upgrades, oldest first.
-	History []AutoUpgradeRecord `json:"history,omitempty"`
-	// Repairs are the node auto-repairs in progress, by node (maintenance_repair.go).
-	Repairs map[string]*NodeRepair `json:"repairs,omitempty"`
-}
-
-// AutoUpgradeRecord is one automatic upgrade.
-type AutoUpgradeRecord struct {
-	Op    string      `json:"op"`
-	Kind  UpgradeKind `json:"kind"`
-	Pool  string      `json:"pool,omitempty"`
-	From  string      `json:"from"`
-	To    string      `json:"to"`
-	Start time.Time   `json:"start"`
-}
-
 func (w *World) registerMaintenanceHandlers() {
-	w.on(evAutoMaintenance, w.onAutoMaintenance)
-	w.on(evAutoRepair, w.onAutoRepair)
+	w.engine.On(evAutoMaintenance, w.onAutoMaintenance)
+	w.engine.On(evAutoRepair, w.onAutoRepair)
 }
 
 // startAutoMaintenance begins automatic maintenance of a new cluster: it runs the channel's
 // current target, so nothing is due until the target changes.
-func (w *World) startAutoMaintenance(c *Cluster) {
-	c.AutoMaintenance = &AutoMaintenance{RolloutTarget: channelTarget(c.ReleaseChannel, w.st.Now).String()}
+func (w *World) startAutoMaintenance(c *model.Cluster) {
+	c.AutoMaintenance = &model.AutoMaintenance{RolloutTarget: channelTarget(c.ReleaseChannel, w.st.Now).String()}
 	c.AutoMaintenance.NextRollout = w.rolloutAfter(c, w.st.Now)
 	w.wakeAutoMaintenance(c, c.AutoMaintenance.NextRollout)
 }
 
 // rolloutOffset is how long after a target change the rollout reaches this cluster.
-func rolloutOffset(c *Cluster) time.Duration {
+func rolloutOffset(c *model.Cluster) time.Duration {
 	h := fnv.New32a()
 	h.Write([]byte(c.ID))
 	return time.Duration(h.Sum32()%uint32(rolloutSpread/time.Hour)) * time.Hour
@@ -93,7 +64,7 @@ func channelTarget(channel string, t time.Time) catalog.Version {
 // version table changes at midnight UTC), or zero if not within 400 days.
 func nextTargetChange(channel string, t time.Time) time.Time {
 	cur := channelTarget(channel, t)
-	for d := t.Truncate(day).Add(day); d.Before(t.Add(400 * day)); d = d.Add(day) {
+	for d := t.Truncate(model.Day).Add(model.Day); d.Before(t.Add(400 * model.Day)); d = d.Add(model.Day) {
 		if channelTarget(channel, d) != cur {
 			return d
 		}
@@ -102,7 +73,7 @@ func nextTargetChange(channel string, t time.Time) time.Time {
 }
 
 // rolloutAfter is when the first target change after t reaches the cluster.
-func (w *World) rolloutAfter(c *Cluster, t time.Time) time.Time {
+func (w *World) rolloutAfter(c *model.Cluster, t time.Time) time.Time {
 	next := nextTargetChange(c.ReleaseChannel, t)
 	if next.IsZero() {
 		return next
@@ -112,7 +83,7 @@ func (w *World) rolloutAfter(c *Cluster, t time.Time) time.Time {
 
 // wakeAutoMaintenance makes the driver look at the cluster at `at` (or earlier, if it already
 // means to).
-func (w *World) wakeAutoMaintenance(c *Cluster, at time.Time) {
+func (w *World) wakeAutoMaintenance(c *model.Cluster, at time.Time) {
 	am := c.AutoMaintenance
 	if am == nil || at.IsZero() {
 		return
@@ -124,10 +95,10 @@ func (w *World) wakeAutoMaintenance(c *Cluster, at time.Time) {
 		return
 	}
 	am.NextCheck = at
-	w.schedule(at.Sub(w.st.Now), Event{Kind: evAutoMaintenance, Cluster: c.Key()})
+	w.engine.Schedule(at.Sub(w.st.Now), model.Event{Kind: evAutoMaintenance, Cluster: c.Key()})
 }
 
-func (w *World) onAutoMaintenance(ev Event) {
+func (w *World) onAutoMaintenance(ev model.Event) {
 	c := w.st.Clusters[ev.Cluster]
 	if c == nil || c.AutoMaintenance == nil || !w.st.Now.Equal(c.AutoMaintenance.NextCheck) {
 		return // the cluster is gone, or a later wake-up superseded this one
@@ -139,7 +110,7 @@ func (w *World) onAutoMaintenance(ev Event) {
 		changedAt := now.Add(-rolloutOffset(c))
 		if target := channelTarget(c.ReleaseChannel, changedAt).String(); target != am.RolloutTarget {
 			am.RolloutTarget, am.Due, am.Waiting = target, true, ""
-			w.record("AutoUpgradeRollout", c, "", "", "", "auto-upgrade target %s of release channel %s reached cluster %s (control plane %s)",
+			w.engine.Record("AutoUpgradeRollout", c, "", "", "", "auto-upgrade target %s of release channel %s reached cluster %s (control plane %s)",
 				target, c.ReleaseChannel, c.Name, c.MasterVersion)
 		}
 		am.NextRollout = w.rolloutAfter(c, changedAt)
@@ -155,8 +126,8 @@ func (w *World) onAutoMaintenance(ev Event) {
 
 // autoUpgradeCandidate is one automatic upgrade the cluster is due for.
 type autoUpgradeCandidate struct {
-	kind UpgradeKind
-	pool *NodePool
+	kind model.UpgradeKind
+	pool *model.NodePool
 	to   catalog.Version
 	// notBefore spaces minor upgrades (R-EX-5).
 	notBefore time.Time
@@ -168,7 +139,7 @@ type autoUpgradeCandidate struct {
 
 // autoUpgradeCandidates lists what the cluster is due for, in the order GKE takes it: the
 // control plane (minor, else patch), then the node pools.
-func (w *World) autoUpgradeCandidates(c *Cluster) []autoUpgradeCandidate {
+func (w *World) autoUpgradeCandidates(c *model.Cluster) []autoUpgradeCandidate {
 	am := c.AutoMaintenance
 	now := w.st.Now
 	master, _ := catalog.ParseVersion(c.MasterVersion)
@@ -178,7 +149,7 @@ func (w *World) autoUpgradeCandidates(c *Cluster) []autoUpgradeCandidate {
 	if master.Minor < rolled.Minor {
 		// The next minor, no newer than the target that reached the cluster when that is of it.
 		if to, ok := newestOfMinor(valid, master.Minor+1, capAt(rolled, master.Minor+1)); ok {
-			cand := autoUpgradeCandidate{kind: ControlPlaneMinor, to: to}
+			cand := autoUpgradeCandidate{kind: model.ControlPlaneMinor, to: to}
 			if !am.LastMinorUpgrade.IsZero() {
 				cand.notBefore = am.LastMinorUpgrade.Add(minorUpgradeInterval)
 			}
@@ -188,16 +159,16 @@ func (w *World) autoUpgradeCandidates(c *Cluster) []autoUpgradeCandidate {
 		}
 	}
 	if to, ok := newestOfMinor(valid, master.Minor, capAt(rolled, master.Minor)); ok && to.Compare(master) > 0 {
-		out = append(out, autoUpgradeCandidate{kind: ControlPlanePatch, to: to})
+		out = append(out, autoUpgradeCandidate{kind: model.ControlPlanePatch, to: to})
 	}
 	for _, p := range c.Pools {
 		pv, ok := catalog.ParseVersion(p.Spec.Version)
-		if !ok || !p.AutoUpgrade || p.Upgrade != nil || p.Status != PoolRunning || pv.Compare(master) >= 0 {
+		if !ok || !p.AutoUpgrade || p.Upgrade != nil || p.Status != model.PoolRunning || pv.Compare(master) >= 0 {
 			continue
 		}
-		kind := NodePatch
+		kind := model.NodePatch
 		if pv.Minor < master.Minor {
-			kind = NodeMinor
+			kind = model.NodeMinor
 		}
 		// Nodes on a minor at its end of support are upgraded whatever the policy (R-MW-4).
 		_, _, end := catalog.ChannelDelays(c.ReleaseChannel)
@@ -233,16 +204,16 @@ func newestOfMinor(list []catalog.Version, minor int, atMost *catalog.Version) (
 
 // autoUpgradeStep starts the first automatic upgrade the cluster is due for and the policy
 // allows now. It returns when to look again (zero: not before the next rollout).
-func (w *World) autoUpgradeStep(c *Cluster) time.Time {
+func (w *World) autoUpgradeStep(c *model.Cluster) time.Time {
 	now := w.st.Now
 	am := c.AutoMaintenance
-	if c.Status != ClusterRunning || w.checkClusterFree(c) != nil {
+	if c.Status != model.ClusterRunning || w.checkClusterFree(c) != nil {
 		return now.Add(autoMaintenancePoll)
 	}
 	cands := w.autoUpgradeCandidates(c)
 	if len(cands) == 0 {
 		am.Due, am.Waiting = false, ""
-		w.record("AutoUpgradeIdle", c, "", "", "", "cluster %s is on its auto-upgrade target: control plane %s", c.Name, c.MasterVersion)
+		w.engine.Record("AutoUpgradeIdle", c, "", "", "", "cluster %s is on its auto-upgrade target: control plane %s", c.Name, c.MasterVersion)
 		return time.Time{}
 	}
 	var earliest time.Time
@@ -274,16 +245,16 @@ func (w *World) autoUpgradeStep(c *Cluster) time.Time {
 	}
 	if waiting != am.Waiting {
 		am.Waiting = waiting
-		w.record("AutoUpgradeWaiting", c, "", "", "", "automatic upgrade of %s: %s", c.Name, waiting)
+		w.engine.Record("AutoUpgradeWaiting", c, "", "", "", "automatic upgrade of %s: %s", c.Name, waiting)
 	}
 	return earliest
 }
 
 // startAutoUpgrade starts one automatic upgrade; it reports whether it started.
-func (w *World) startAutoUpgrade(c *Cluster, cand autoUpgradeCandidate) bool {
+func (w *World) startAutoUpgrade(c *model.Cluster, cand autoUpgradeCandidate) bool {
 	am := c.AutoMaintenance
-	rec := AutoUpgradeRecord{Kind: cand.kind, To: cand.to.String(), Start: w.st.Now}
-	var op *Operation
+	rec := model.AutoUpgradeRecord{Kind: cand.kind, To: cand.to.String(), Start: w.st.Now}
+	var op *model.Operation
 	if cand.pool == nil {
 		rec.From = c.MasterVersion
 		var err error
@@ -291,10 +262,10 @@ func (w *World) startAutoUpgrade(c *Cluster, cand autoUpgradeCandidate) bool {
 			// The control plane cannot move (e.g. a pool without auto-upgrade is too old):
 			// leave the cluster until the next rollout.
 			am.Due = false
-			w.record("AutoUpgradeFailed", c, "", "", "", "automatic %s of %s to %s cannot start: %s", cand.kind, c.Name, cand.to, err)
+			w.engine.Record("AutoUpgradeFailed", c, "", "", "", "automatic %s of %s to %s cannot start: %s", cand.kind, c.Name, cand.to, err)
 			return false
 		}
-		if cand.kind == ControlPlaneMinor {
+		if cand.kind == model.ControlPlaneMinor {
 			am.LastMinorUpgrade = w.st.Now
 		}
 	} else {
@@ -302,7 +273,7 @@ func (w *World) startAutoUpgrade(c *Cluster, cand autoUpgradeCandidate) bool {
 		rec.Pool, rec.From = p.Name, p.Spec.Version
 		target := p.Spec
 		target.Version = cand.to.String()
-		p.Etag = w.randHex(16)
+		p.Etag = w.engine.RandHex(16)
 		w.touchCluster(c)
 		op = w.planAutoUpgrade(c, p, target)
 		if cand.mandatory {
@@ -314,7 +285,7 @@ func (w *World) startAutoUpgrade(c *Cluster, cand autoUpgradeCandidate) bool {
 	if cand.mandatory {
 		why = "mandatory: minor at end of support, not governed by the maintenance policy"
 	}
-	w.record("AutoUpgradeStarted", c, rec.Pool, "", op.ID, "automatic %s of %s from %s to %s (%s)", cand.kind, describeTarget(c, rec.Pool), rec.From, rec.To, why)
+	w.engine.Record("AutoUpgradeStarted", c, rec.Pool, "", op.ID, "automatic %s of %s from %s to %s (%s)", cand.kind, describeTarget(c, rec.Pool), rec.From, rec.To, why)
 	am.History = append(am.History, rec)
 	if len(am.History) > maxUpgradeHistory {
 		am.History = am.History[len(am.History)-maxUpgradeHistory:]
@@ -322,7 +293,7 @@ func (w *World) startAutoUpgrade(c *Cluster, cand autoUpgradeCandidate) bool {
 	return true
 }
 
-func describeTarget(c *Cluster, pool string) string {
+func describeTarget(c *model.Cluster, pool string) string {
 	if pool == "" {
 		return "the control plane of " + c.Name
 	}
@@ -358,7 +329,7 @@ func (w *World) ClusterUpgradeInfo(project, location, name string) (*api.Cluster
 	}
 	reasons := map[string]bool{}
 	p := c.MaintenancePolicy
-	for _, name := range p.exclusionNames() {
+	for _, name := range p.ExclusionNames() {
 		e := p.Exclusions[name]
 		if now.Before(e.Start) || !now.Before(w.exclusionEnd(c, e)) {
 			continue
@@ -377,8 +348,8 @@ func (w *World) ClusterUpgradeInfo(project, location, name string) (*api.Cluster
 			out.PausedReason = append(out.PausedReason, r)
 		}
 	}
-	patchOK, _ := w.MaintenanceAllows(c, ControlPlanePatch, now)
-	minorOK, _ := w.MaintenanceAllows(c, ControlPlaneMinor, now)
+	patchOK, _ := w.MaintenanceAllows(c, model.ControlPlanePatch, now)
+	minorOK, _ := w.MaintenanceAllows(c, model.ControlPlaneMinor, now)
 	switch {
 	case !patchOK:
 		out.AutoUpgradeStatus = []string{"UPGRADE_PAUSED"}

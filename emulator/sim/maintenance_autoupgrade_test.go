@@ -10,13 +10,14 @@ import (
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
 // upgradeSeen is one upgrade operation the simulation ran.
 type upgradeSeen struct {
-	op       *Operation
+	op       *model.Operation
 	from, to catalog.Version
-	kind     UpgradeKind
+	kind     model.UpgradeKind
 }
 
 func (u upgradeSeen) String() string {
@@ -25,10 +26,10 @@ func (u upgradeSeen) String() string {
 
 // runMonths runs the world day by day until `until`, and returns the automatic upgrades it
 // started, in order, from the cluster's records.
-func runMonths(t *testing.T, w *World, c *Cluster, until time.Time) []upgradeSeen {
+func runMonths(t *testing.T, w *World, c *model.Cluster, until time.Time) []upgradeSeen {
 	t.Helper()
-	for i := 0; w.Now().Before(until) && i < 2000; i++ {
-		w.RunUntil(minTime(w.Now().Add(day), until))
+	for i := 0; w.engine.Now().Before(until) && i < 2000; i++ {
+		w.RunUntil(minTime(w.engine.Now().Add(model.Day), until))
 	}
 	var out []upgradeSeen
 	for _, r := range c.AutoMaintenance.History {
@@ -57,7 +58,7 @@ func TestAutoUpgradesOnlyInsideTheWindow(t *testing.T) {
 	start := c.MasterVersion
 	ups := runMonths(t, w, c, testStart.AddDate(0, 6, 0))
 
-	count := map[UpgradeKind]int{}
+	count := map[model.UpgradeKind]int{}
 	for _, u := range ups {
 		count[u.kind]++
 		at := u.op.StartTime
@@ -70,10 +71,10 @@ func TestAutoUpgradesOnlyInsideTheWindow(t *testing.T) {
 	}
 	// Six months of the Regular channel: a patch every four weeks, and the minors that become
 	// its default in December (1.37) and April (1.38).
-	if count[ControlPlanePatch] < 6 || count[ControlPlaneMinor] != 2 || count[NodePatch] < 6 || count[NodeMinor] != 2 {
+	if count[model.ControlPlanePatch] < 6 || count[model.ControlPlaneMinor] != 2 || count[model.NodePatch] < 6 || count[model.NodeMinor] != 2 {
 		t.Errorf("automatic upgrades %v, want at least 6 patches and exactly 2 minors of the control plane and of the nodes:\n%v", count, ups)
 	}
-	target := channelTarget(api.ChannelRegular, w.Now().Add(-rolloutSpread))
+	target := channelTarget(api.ChannelRegular, w.engine.Now().Add(-rolloutSpread))
 	if master, _ := catalog.ParseVersion(c.MasterVersion); master.Compare(target) < 0 || c.Pools[0].Spec.Version != c.MasterVersion {
 		t.Errorf("after six months: control plane %s (from %s), nodes %s; the channel's target is %s", c.MasterVersion, start, c.Pools[0].Spec.Version, target)
 	}
@@ -90,10 +91,10 @@ func TestNoMinorUpgradesThenOneMinorAMonth(t *testing.T) {
 	ups := runMonths(t, w, c, ts("2027-08-01T00:00:00Z"))
 
 	var minors []upgradeSeen
-	patches := map[UpgradeKind]int{}
+	patches := map[model.UpgradeKind]int{}
 	for _, u := range ups {
 		isMinor := u.to.Minor != u.from.Minor
-		if isMinor != (u.kind == ControlPlaneMinor || u.kind == NodeMinor) {
+		if isMinor != (u.kind == model.ControlPlaneMinor || u.kind == model.NodeMinor) {
 			t.Errorf("%s: kind does not match the versions", u)
 		}
 		switch {
@@ -101,11 +102,11 @@ func TestNoMinorUpgradesThenOneMinorAMonth(t *testing.T) {
 			patches[u.kind]++
 		case isMinor && u.op.StartTime.Before(expiry):
 			t.Errorf("%s: a minor upgrade during the NO_MINOR_UPGRADES exclusion", u)
-		case u.kind == ControlPlaneMinor:
+		case u.kind == model.ControlPlaneMinor:
 			minors = append(minors, u)
 		}
 	}
-	if patches[ControlPlanePatch] < 4 || patches[NodePatch] < 4 {
+	if patches[model.ControlPlanePatch] < 4 || patches[model.NodePatch] < 4 {
 		t.Errorf("patches during the exclusion: %v, want at least 4 of the control plane and of the nodes:\n%v", patches, ups)
 	}
 	// 1.35 -> 1.36 as the exclusion ends, then 1.37 and 1.38 a month apart each.
@@ -116,7 +117,7 @@ func TestNoMinorUpgradesThenOneMinorAMonth(t *testing.T) {
 		t.Errorf("first minor upgrade %s after the exclusion expired, want at once", d)
 	}
 	for i := 1; i < len(minors); i++ {
-		if d := minors[i].op.StartTime.Sub(minors[i-1].op.StartTime); d < 30*day || d > 31*day {
+		if d := minors[i].op.StartTime.Sub(minors[i-1].op.StartTime); d < 30*model.Day || d > 31*model.Day {
 			t.Errorf("minor upgrades %s apart (%s, %s), want one a month", d, minors[i-1], minors[i])
 		}
 	}
@@ -133,7 +134,7 @@ func TestNoMinorUpgradesThenOneMinorAMonth(t *testing.T) {
 // nodesFollowed says whether a node minor upgrade to the control plane's new minor followed m.
 func nodesFollowed(ups []upgradeSeen, m upgradeSeen) bool {
 	for _, u := range ups {
-		if u.kind == NodeMinor && u.to.Minor == m.to.Minor && u.op.StartTime.After(m.op.StartTime) {
+		if u.kind == model.NodeMinor && u.to.Minor == m.to.Minor && u.op.StartTime.After(m.op.StartTime) {
 			return true
 		}
 	}
@@ -155,7 +156,7 @@ func TestNoUpgradesExclusionHoldsTheRollout(t *testing.T) {
 			t.Errorf("%s ran during the NO_UPGRADES exclusion", u)
 		}
 	}
-	if ups[0].kind != ControlPlanePatch || !ups[0].op.StartTime.Equal(ts("2026-12-05T00:00:00Z")) {
+	if ups[0].kind != model.ControlPlanePatch || !ups[0].op.StartTime.Equal(ts("2026-12-05T00:00:00Z")) {
 		t.Errorf("first upgrade %s, want the control-plane patch as the freeze ends", ups[0])
 	}
 	info, err := w.ClusterUpgradeInfo("proj", "us-central1-a", "c1")
@@ -174,12 +175,12 @@ func TestNodeAutoRepairIgnoresMaintenancePolicy(t *testing.T) {
 				in.ReleaseChannel = &api.ReleaseChannel{Channel: api.ChannelUnspecified}
 				in.NodePools[0].Management = &api.NodeManagement{AutoUpgrade: true, AutoRepair: autoRepair}
 			})
-			now := w.Now()
+			now := w.engine.Now()
 			setPolicy(t, w, c, &api.MaintenanceWindow{
 				RecurringWindow: recurring(now.Add(12*time.Hour).Format(time.RFC3339), now.Add(20*time.Hour).Format(time.RFC3339), "FREQ=DAILY"),
 				MaintenanceExclusions: map[string]*api.TimeWindow{
-					"freeze": exclusion(now.Add(-time.Hour).Format(time.RFC3339), now.Add(5*day).Format(time.RFC3339), "")}})
-			if ok, _ := w.MaintenanceAllows(c, NodeDisruption, w.Now()); ok {
+					"freeze": exclusion(now.Add(-time.Hour).Format(time.RFC3339), now.Add(5*model.Day).Format(time.RFC3339), "")}})
+			if ok, _ := w.MaintenanceAllows(c, model.NodeDisruption, w.engine.Now()); ok {
 				t.Fatal("the policy allows node disruption now; the test needs it not to")
 			}
 			victim := sortedNodeNames(c)[0]
@@ -190,14 +191,14 @@ func TestNodeAutoRepairIgnoresMaintenancePolicy(t *testing.T) {
 				t.Fatalf("failed node reads Ready=%s, unschedulable=%v", ready.Status, c.Nodes[victim].Unschedulable)
 			}
 			advance(w, 30*time.Minute)
-			var repairs []*Operation
+			var repairs []*model.Operation
 			for _, op := range w.ListOperations("proj", "us-central1-a") {
 				if op.Type == api.OpAutoRepairNodes {
 					repairs = append(repairs, op)
 				}
 			}
 			if !autoRepair {
-				if len(repairs) != 0 || c.Nodes[victim] == nil || !c.nodeFailed(victim) {
+				if len(repairs) != 0 || c.Nodes[victim] == nil || !c.NodeFailed(victim) {
 					t.Fatalf("without auto-repair: repairs %v, node %v", repairs, c.Nodes[victim])
 				}
 				return
@@ -208,11 +209,11 @@ func TestNodeAutoRepairIgnoresMaintenancePolicy(t *testing.T) {
 			if d := repairs[0].StartTime.Sub(now); d < autoRepairDetection || d > autoRepairDetection+time.Minute {
 				t.Errorf("repair started %s after the failure, want about %s", d, autoRepairDetection)
 			}
-			if c.Nodes[victim] != nil || len(c.Nodes) != 2 || c.nodeFailed(victim) {
+			if c.Nodes[victim] != nil || len(c.Nodes) != 2 || c.NodeFailed(victim) {
 				t.Errorf("after the repair: failed node present=%v, %d nodes", c.Nodes[victim] != nil, len(c.Nodes))
 			}
 			for _, n := range c.Nodes {
-				if n.State != NodeReady {
+				if n.State != model.NodeReady {
 					t.Errorf("node %s is %s after the repair", n.Name, n.State)
 				}
 			}
@@ -247,7 +248,7 @@ func TestEndOfSupportUpgradesIgnoreThePolicy(t *testing.T) {
 	setPolicy(t, w, c, &api.MaintenanceWindow{MaintenanceExclusions: map[string]*api.TimeWindow{
 		"hold":   hold,
 		"freeze": exclusion(freezeStart.Format(time.RFC3339), freezeEnd.Format(time.RFC3339), api.ScopeNoUpgrades)}})
-	ups := runMonths(t, w, c, freezeEnd.Add(-day))
+	ups := runMonths(t, w, c, freezeEnd.Add(-model.Day))
 
 	var inFreeze []upgradeSeen
 	for _, u := range ups {
@@ -255,7 +256,7 @@ func TestEndOfSupportUpgradesIgnoreThePolicy(t *testing.T) {
 			inFreeze = append(inFreeze, u)
 		}
 	}
-	if len(inFreeze) != 2 || inFreeze[0].kind != ControlPlaneMinor || inFreeze[1].kind != NodeMinor {
+	if len(inFreeze) != 2 || inFreeze[0].kind != model.ControlPlaneMinor || inFreeze[1].kind != model.NodeMinor {
 		t.Fatalf("upgrades during the freeze: %v, want the control plane's and the node pool's mandatory 1.35 -> 1.36", inFreeze)
 	}
 	cp, np := inFreeze[0], inFreeze[1]

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/window"
 )
 
@@ -22,45 +23,22 @@ import (
 // for a window, R-MW-5). Maintenance that the policy does not govern (R-MW-4: node auto-repair,
 // mandatory upgrades of versions at end of support) does not ask.
 
-// UpgradeKind is a kind of maintenance as exclusion scopes tell them apart (R-EX-1).
-type UpgradeKind string
-
-const (
-	ControlPlaneMinor      UpgradeKind = "CONTROL_PLANE_MINOR"
-	ControlPlanePatch      UpgradeKind = "CONTROL_PLANE_PATCH"
-	ControlPlaneDisruption UpgradeKind = "CONTROL_PLANE_VM_DISRUPTION"
-	NodeMinor              UpgradeKind = "NODE_MINOR"
-	NodePatch              UpgradeKind = "NODE_PATCH"
-	NodeDisruption         UpgradeKind = "NODE_VM_DISRUPTION"
-)
-
 // UpgradeKinds lists every kind, control plane first, as R-EX-1's table does.
-var UpgradeKinds = []UpgradeKind{ControlPlaneMinor, ControlPlanePatch, ControlPlaneDisruption, NodeMinor, NodePatch, NodeDisruption}
+var UpgradeKinds = []model.UpgradeKind{model.ControlPlaneMinor, model.ControlPlanePatch, model.ControlPlaneDisruption, model.NodeMinor, model.NodePatch, model.NodeDisruption}
 
 // maintenanceHorizon bounds how far ahead NextAllowed looks.
-const maintenanceHorizon = 2 * 365 * day
-
-// IsNode says whether the kind changes nodes (rather than the control plane).
-func (k UpgradeKind) IsNode() bool { return k == NodeMinor || k == NodePatch || k == NodeDisruption }
-
-func (k UpgradeKind) describe() string {
-	return map[UpgradeKind]string{
-		ControlPlaneMinor: "control-plane minor upgrades", ControlPlanePatch: "control-plane patch upgrades",
-		ControlPlaneDisruption: "control-plane VM disruption", NodeMinor: "node minor upgrades",
-		NodePatch: "node patch upgrades", NodeDisruption: "node VM disruption",
-	}[k]
-}
+const maintenanceHorizon = 2 * 365 * model.Day
 
 // ScopeBlocks says whether an exclusion of scope blocks kind (R-EX-1's table): NO_UPGRADES (the
 // default) blocks everything; NO_MINOR_UPGRADES blocks minor upgrades only;
 // NO_MINOR_OR_NODE_UPGRADES blocks minor upgrades and every node upgrade, leaving control-plane
 // patches and control-plane VM disruption.
-func ScopeBlocks(scope string, k UpgradeKind) bool {
+func ScopeBlocks(scope string, k model.UpgradeKind) bool {
 	switch scope {
 	case api.ScopeNoMinorUpgrades:
-		return k == ControlPlaneMinor || k == NodeMinor
+		return k == model.ControlPlaneMinor || k == model.NodeMinor
 	case api.ScopeNoMinorOrNodeUpgrades:
-		return k == ControlPlaneMinor || k.IsNode()
+		return k == model.ControlPlaneMinor || k.IsNode()
 	}
 	return true
 }
@@ -68,16 +46,16 @@ func ScopeBlocks(scope string, k UpgradeKind) bool {
 // NodeUpgradeKind classifies a node-recreating change from one node spec to another: a minor
 // or patch version change, else a change that only recreates the VMs (machine type, disk,
 // image: R-UPG-1).
-func NodeUpgradeKind(from, to NodeSpec) UpgradeKind {
+func NodeUpgradeKind(from, to model.NodeSpec) model.UpgradeKind {
 	a, okA := catalog.ParseVersion(from.Version)
 	b, okB := catalog.ParseVersion(to.Version)
 	switch {
 	case okA && okB && a.Minor != b.Minor:
-		return NodeMinor
+		return model.NodeMinor
 	case from.Version != to.Version:
-		return NodePatch
+		return model.NodePatch
 	}
-	return NodeDisruption
+	return model.NodeDisruption
 }
 
 // maintenanceCache is a cluster's compiled window, valid for one policy version.
@@ -87,7 +65,7 @@ type maintenanceCache struct {
 }
 
 // windowOf returns the cluster's compiled window, compiling it when the policy changed.
-func (w *World) windowOf(c *Cluster) *window.Schedule {
+func (w *World) windowOf(c *model.Cluster) *window.Schedule {
 	if w.maint == nil {
 		w.maint = map[string]*maintenanceCache{}
 	}
@@ -101,11 +79,11 @@ func (w *World) windowOf(c *Cluster) *window.Schedule {
 
 // blockingExclusions returns the names of the exclusions active at t that block kind, and when
 // the last of them ends.
-func (w *World) blockingExclusions(c *Cluster, kind UpgradeKind, t time.Time) ([]string, time.Time) {
+func (w *World) blockingExclusions(c *model.Cluster, kind model.UpgradeKind, t time.Time) ([]string, time.Time) {
 	p := c.MaintenancePolicy
 	var names []string
 	var until time.Time
-	for _, name := range p.exclusionNames() {
+	for _, name := range p.ExclusionNames() {
 		e := p.Exclusions[name]
 		end := w.exclusionEnd(c, e)
 		if t.Before(e.Start) || !t.Before(end) || !ScopeBlocks(e.Scope, kind) {
@@ -121,13 +99,13 @@ func (w *World) blockingExclusions(c *Cluster, kind UpgradeKind, t time.Time) ([
 
 // MaintenanceAllows says whether maintenance of kind may run on c at t under its maintenance
 // policy (R-MW-1, R-EX-1, R-EX-2), and if not, why.
-func (w *World) MaintenanceAllows(c *Cluster, kind UpgradeKind, t time.Time) (bool, string) {
+func (w *World) MaintenanceAllows(c *model.Cluster, kind model.UpgradeKind, t time.Time) (bool, string) {
 	if names, until := w.blockingExclusions(c, kind, t); len(names) > 0 {
 		what := "maintenance exclusion %s blocks %s until %s"
 		if len(names) > 1 {
 			what = "maintenance exclusions %s block %s until %s"
 		}
-		return false, fmt.Sprintf(what, quoteNames(names), kind.describe(), until.Format(time.RFC3339))
+		return false, fmt.Sprintf(what, quoteNames(names), kind.Describe(), until.Format(time.RFC3339))
 	}
 	s, ok := w.windowOf(c).NextOpen(t, t.Add(maintenanceHorizon))
 	switch {
@@ -141,7 +119,7 @@ func (w *World) MaintenanceAllows(c *Cluster, kind UpgradeKind, t time.Time) (bo
 
 // NextAllowed returns the first time at or after from at which maintenance of kind may run on
 // c, or the zero time if there is none within two years.
-func (w *World) NextAllowed(c *Cluster, kind UpgradeKind, from time.Time) time.Time {
+func (w *World) NextAllowed(c *model.Cluster, kind model.UpgradeKind, from time.Time) time.Time {
 	horizon := from.Add(maintenanceHorizon)
 	ws := w.windowOf(c)
 	t := from
@@ -166,7 +144,7 @@ func (w *World) NextAllowed(c *Cluster, kind UpgradeKind, from time.Time) time.T
 // MaintenanceAllowedUntil returns when the stretch in which maintenance of kind may run,
 // containing t, ends: the window closes or a blocking exclusion begins. ok is false when it
 // may not run at t; end is zero when nothing ends the stretch within two years.
-func (w *World) MaintenanceAllowedUntil(c *Cluster, kind UpgradeKind, t time.Time) (end time.Time, ok bool) {
+func (w *World) MaintenanceAllowedUntil(c *model.Cluster, kind model.UpgradeKind, t time.Time) (end time.Time, ok bool) {
 	if allowed, _ := w.MaintenanceAllows(c, kind, t); !allowed {
 		return time.Time{}, false
 	}
@@ -175,7 +153,7 @@ func (w *World) MaintenanceAllowedUntil(c *Cluster, kind UpgradeKind, t time.Tim
 		end = s.End
 	}
 	p := c.MaintenancePolicy
-	for _, name := range p.exclusionNames() {
+	for _, name := range p.ExclusionNames() {
 		e := p.Exclusions[name]
 		if e.Start.After(t) && ScopeBlocks(e.Scope, kind) && (end.IsZero() || e.Start.Before(end)) {
 			end = e.Start
@@ -195,11 +173,11 @@ func quoteNames(names []string) string {
 // openWindows returns the next n stretches, from `from` on, in which maintenance may run at
 // all: the window's open time outside NO_UPGRADES exclusions. A stretch open at `from` starts
 // there; one still open at the horizon has a zero end.
-func (w *World) openWindows(c *Cluster, from time.Time, n int) []window.Span {
+func (w *World) openWindows(c *model.Cluster, from time.Time, n int) []window.Span {
 	horizon := from.Add(maintenanceHorizon)
 	p := c.MaintenancePolicy
 	var blocked []window.Span
-	for _, name := range p.exclusionNames() {
+	for _, name := range p.ExclusionNames() {
 		if e := p.Exclusions[name]; e.Scope == api.ScopeNoUpgrades {
 			blocked = append(blocked, window.Span{Start: e.Start, End: w.exclusionEnd(c, e)})
 		}

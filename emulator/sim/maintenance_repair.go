@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
 // Node auto-repair: maintenance that the maintenance policy does not govern (R-MW-4). A node
@@ -24,54 +25,42 @@ const (
 	autoRepairOffPoll = time.Hour
 )
 
-// NodeRepair is a failed node and its repair.
-type NodeRepair struct {
-	FailedAt time.Time `json:"failedAt"`
-	// Op is the AUTO_REPAIR_NODES operation, once the repair started.
-	Op string `json:"op,omitempty"`
-}
-
-// nodeFailed says whether a node has failed and is not repaired yet.
-func (c *Cluster) nodeFailed(name string) bool {
-	return c.AutoMaintenance != nil && c.AutoMaintenance.Repairs[name] != nil
-}
-
 // FailNode makes a registered node fail: its kubelet stops posting status. The pool's
 // auto-repair (if on) repairs it; otherwise it stays NotReady.
-func (w *World) FailNode(project, location, cluster, node string) (*Node, error) {
+func (w *World) FailNode(project, location, cluster, node string) (*model.Node, error) {
 	c, err := w.GetCluster(project, location, cluster)
 	if err != nil {
 		return nil, err
 	}
 	n := c.Nodes[node]
 	if n == nil {
-		return nil, notFound("node %q not found in cluster %s.", node, c.Name)
+		return nil, model.NotFound("node %q not found in cluster %s.", node, c.Name)
 	}
-	if n.State != NodeReady && n.State != NodeCordoned {
-		return nil, failedPrecondition("Node %s is %s: only a running node (ready or cordoned) can fail.", n.Name, n.State)
+	if n.State != model.NodeReady && n.State != model.NodeCordoned {
+		return nil, model.FailedPrecondition("Node %s is %s: only a running node (ready or cordoned) can fail.", n.Name, n.State)
 	}
 	if c.AutoMaintenance == nil {
 		w.startAutoMaintenance(c)
 	}
 	am := c.AutoMaintenance
 	if am.Repairs[node] != nil {
-		return nil, failedPrecondition("Node %s has already failed (at %s).", n.Name, am.Repairs[node].FailedAt.Format(time.RFC3339))
+		return nil, model.FailedPrecondition("Node %s has already failed (at %s).", n.Name, am.Repairs[node].FailedAt.Format(time.RFC3339))
 	}
 	if am.Repairs == nil {
-		am.Repairs = map[string]*NodeRepair{}
+		am.Repairs = map[string]*model.NodeRepair{}
 	}
-	am.Repairs[node] = &NodeRepair{FailedAt: w.st.Now}
+	am.Repairs[node] = &model.NodeRepair{FailedAt: w.st.Now}
 	w.touchNode(c, n) // NotReady
-	w.record("NodeFailed", c, n.Pool, n.Name, "", "node %s failed: kubelet stopped posting node status (NotReady)", n.Name)
+	w.engine.Record("NodeFailed", c, n.Pool, n.Name, "", "node %s failed: kubelet stopped posting node status (NotReady)", n.Name)
 	w.cordon(c, n, "node is NotReady")
 	if p := c.Pool(n.Pool); p == nil || !p.AutoRepair {
-		w.record("NodeNotRepaired", c, n.Pool, n.Name, "", "node %s stays NotReady: auto-repair is off for node pool %s", n.Name, n.Pool)
+		w.engine.Record("NodeNotRepaired", c, n.Pool, n.Name, "", "node %s stays NotReady: auto-repair is off for node pool %s", n.Name, n.Pool)
 	}
-	w.schedule(autoRepairDetection, Event{Kind: evAutoRepair, Cluster: c.Key(), Node: n.Name})
+	w.engine.Schedule(autoRepairDetection, model.Event{Kind: evAutoRepair, Cluster: c.Key(), Node: n.Name})
 	return n, nil
 }
 
-func (w *World) onAutoRepair(ev Event) {
+func (w *World) onAutoRepair(ev model.Event) {
 	c, n := w.nodeEvent(ev)
 	if c == nil || c.AutoMaintenance == nil {
 		return
@@ -88,11 +77,11 @@ func (w *World) onAutoRepair(ev Event) {
 			p := c.Pool(op.Pool)
 			if p != nil && !w.poolSettled(c, p) {
 				am.Repairs[ev.Node] = r // wait for the replacement to be ready
-				w.schedule(autoRepairPoll, ev)
+				w.engine.Schedule(autoRepairPoll, ev)
 				return
 			}
 			op.Detail = ""
-			w.record("NodeRepaired", c, op.Pool, ev.Node, op.ID, "node %s repaired: replaced by a healthy node", ev.Node)
+			w.engine.Record("NodeRepaired", c, op.Pool, ev.Node, op.ID, "node %s repaired: replaced by a healthy node", ev.Node)
 			w.finishOperation(op, 0, "")
 		}
 		return
@@ -102,20 +91,20 @@ func (w *World) onAutoRepair(ev Event) {
 	case r.Op != "":
 		// Draining or deleting: look again.
 	case p == nil || !p.AutoRepair:
-		w.schedule(autoRepairOffPoll, ev)
+		w.engine.Schedule(autoRepairOffPoll, ev)
 		return
 	case p.Upgrade != nil:
 		// An upgrade owns the pool's nodes; repair when it is over.
-		w.schedule(autoRepairDetection, ev)
+		w.engine.Schedule(autoRepairDetection, ev)
 		return
 	default:
 		// R-MW-4: node auto-repair is not governed by maintenance windows or exclusions.
 		op := w.startOperation(api.OpAutoRepairNodes, c, p.Name, false)
 		op.Detail = "Repairing node " + n.Name
 		r.Op = op.ID
-		w.record("NodeRepairing", c, p.Name, n.Name, op.ID, "auto-repair of node %s, NotReady for %s: draining and recreating it (not governed by the maintenance policy)",
+		w.engine.Record("NodeRepairing", c, p.Name, n.Name, op.ID, "auto-repair of node %s, NotReady for %s: draining and recreating it (not governed by the maintenance policy)",
 			n.Name, w.st.Now.Sub(r.FailedAt).Round(time.Second))
 		w.retireNode(c, n, surgeDrain, "auto-repair of a NotReady node")
 	}
-	w.schedule(autoRepairPoll, ev)
+	w.engine.Schedule(autoRepairPoll, ev)
 }

@@ -8,10 +8,11 @@ import (
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
 // maintenanceCluster is a zonal REGULAR cluster with one 2-node pool, created at start.
-func maintenanceCluster(t *testing.T, start time.Time, mutate ...func(*api.Cluster)) (*World, *Cluster) {
+func maintenanceCluster(t *testing.T, start time.Time, mutate ...func(*api.Cluster)) (*World, *model.Cluster) {
 	t.Helper()
 	w := New(Options{Seed: 42, Start: start})
 	in := &api.Cluster{Name: "c1", NodePools: []*api.NodePool{{Name: "pool-a", InitialNodeCount: 2}}}
@@ -27,7 +28,7 @@ func maintenanceCluster(t *testing.T, start time.Time, mutate ...func(*api.Clust
 }
 
 // setPolicy sets a maintenance policy and waits for its operation.
-func setPolicy(t *testing.T, w *World, c *Cluster, win *api.MaintenanceWindow) {
+func setPolicy(t *testing.T, w *World, c *model.Cluster, win *api.MaintenanceWindow) {
 	t.Helper()
 	op, err := w.SetMaintenancePolicy(c.Project, c.Location, c.Name, &api.SetMaintenancePolicyRequest{
 		MaintenancePolicy: &api.MaintenancePolicy{Window: win, ResourceVersion: c.PolicyVersion}})
@@ -74,18 +75,18 @@ func TestHolidayRetailerExclusions(t *testing.T) {
 	setPolicy(t, w, c, &api.MaintenanceWindow{MaintenanceExclusions: holidayExclusions()})
 
 	for _, tc := range []struct {
-		kind      UpgradeKind
+		kind      model.UpgradeKind
 		at        string
 		allowed   bool
 		blockedBy []string
 	}{
-		{NodePatch, "2026-11-25T12:00:00Z", false, []string{"black-friday"}},
-		{ControlPlaneMinor, "2026-12-20T12:00:00Z", false, []string{"holiday-season", "year-end"}},
-		{ControlPlanePatch, "2026-12-25T12:00:00Z", false, []string{"year-end"}},
-		{NodeMinor, "2027-01-01T12:00:00Z", false, []string{"holiday-season", "year-end"}},
-		{ControlPlanePatch, "2026-11-10T12:00:00Z", true, nil},
-		{ControlPlaneDisruption, "2026-12-10T12:00:00Z", true, nil},
-		{NodeDisruption, "2026-12-10T12:00:00Z", true, nil},
+		{model.NodePatch, "2026-11-25T12:00:00Z", false, []string{"black-friday"}},
+		{model.ControlPlaneMinor, "2026-12-20T12:00:00Z", false, []string{"holiday-season", "year-end"}},
+		{model.ControlPlanePatch, "2026-12-25T12:00:00Z", false, []string{"year-end"}},
+		{model.NodeMinor, "2027-01-01T12:00:00Z", false, []string{"holiday-season", "year-end"}},
+		{model.ControlPlanePatch, "2026-11-10T12:00:00Z", true, nil},
+		{model.ControlPlaneDisruption, "2026-12-10T12:00:00Z", true, nil},
+		{model.NodeDisruption, "2026-12-10T12:00:00Z", true, nil},
 	} {
 		at := ts(tc.at)
 		allowed, reason := w.MaintenanceAllows(c, tc.kind, at)
@@ -95,10 +96,10 @@ func TestHolidayRetailerExclusions(t *testing.T) {
 		}
 	}
 	// R-EX-2: once the exclusions expire they block nothing; a minor upgrade may run from Jan 15.
-	if next := w.NextAllowed(c, ControlPlaneMinor, ts("2026-12-20T12:00:00Z")); !next.Equal(ts("2027-01-15T00:00:00Z")) {
+	if next := w.NextAllowed(c, model.ControlPlaneMinor, ts("2026-12-20T12:00:00Z")); !next.Equal(ts("2027-01-15T00:00:00Z")) {
 		t.Errorf("next control-plane minor upgrade after Dec 20: %s, want 2027-01-15T00:00:00Z", next)
 	}
-	if next := w.NextAllowed(c, NodePatch, ts("2026-11-25T12:00:00Z")); !next.Equal(ts("2026-12-04T00:00:00Z")) {
+	if next := w.NextAllowed(c, model.NodePatch, ts("2026-11-25T12:00:00Z")); !next.Equal(ts("2026-12-04T00:00:00Z")) {
 		t.Errorf("next node patch after Nov 25: %s, want 2026-12-04T00:00:00Z", next)
 	}
 }
@@ -159,7 +160,7 @@ func TestAvailabilityRule(t *testing.T) {
 				}
 				return
 			}
-			e, ok := AsError(err)
+			e, ok := model.AsError(err)
 			if !ok || e.HTTPCode != 400 || !strings.HasPrefix(e.Message, availabilityMessage+":") || !strings.Contains(e.Message, " have "+tc.want+" of") {
 				t.Fatalf("got %v, want a 400 %q with %s of availability", err, availabilityMessage, tc.want)
 			}
@@ -175,8 +176,8 @@ func TestMaintenancePolicyValidation(t *testing.T) {
 	many := func(n int, scope string) map[string]*api.TimeWindow {
 		out := map[string]*api.TimeWindow{}
 		for i := range n {
-			from := testStart.Add(time.Duration(i*6) * day)
-			out[string(rune('a'+i))] = exclusion(from.Format(time.RFC3339), from.Add(day).Format(time.RFC3339), scope)
+			from := testStart.Add(time.Duration(i*6) * model.Day)
+			out[string(rune('a'+i))] = exclusion(from.Format(time.RFC3339), from.Add(model.Day).Format(time.RFC3339), scope)
 		}
 		return out
 	}
@@ -218,7 +219,7 @@ func TestMaintenancePolicyValidation(t *testing.T) {
 		{"21 exclusions", false, &api.MaintenanceWindow{MaintenanceExclusions: many(21, api.ScopeNoMinorUpgrades)}, "at most 20 maintenance exclusions"},
 		{"scope without a release channel", true, only(exclusion("2026-12-10T00:00:00Z", "2026-12-20T00:00:00Z", api.ScopeNoMinorOrNodeUpgrades)),
 			"only available to clusters enrolled in a release channel"},
-		{"scoped exclusion over 180 days ahead", false, only(exclusion("2026-12-10T00:00:00Z", testStart.Add(181*day).Format(time.RFC3339), api.ScopeNoMinorUpgrades)),
+		{"scoped exclusion over 180 days ahead", false, only(exclusion("2026-12-10T00:00:00Z", testStart.Add(181*model.Day).Format(time.RFC3339), api.ScopeNoMinorUpgrades)),
 			"ends at most 180 days after it is created, at or before 2027-05-01T"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -229,7 +230,7 @@ func TestMaintenancePolicyValidation(t *testing.T) {
 			})
 			before := c.PolicyVersion
 			_, err := w.SetMaintenancePolicy("proj", "us-central1-a", "c1", &api.SetMaintenancePolicyRequest{MaintenancePolicy: &api.MaintenancePolicy{Window: tc.win}})
-			e, ok := AsError(err)
+			e, ok := model.AsError(err)
 			if !ok || e.HTTPCode != 400 || e.Status != "INVALID_ARGUMENT" || !strings.Contains(e.Message, tc.want) {
 				t.Fatalf("got %v, want a 400 INVALID_ARGUMENT containing %q", err, tc.want)
 			}
@@ -253,8 +254,8 @@ func TestExclusionEndOfSupport(t *testing.T) {
 	eos := catalog.ScheduleOf(34).EndOfStandard // 2027-01-15, within 180 days of the start
 	_, err := w.SetMaintenancePolicy("proj", "us-central1-a", "c1", &api.SetMaintenancePolicyRequest{MaintenancePolicy: &api.MaintenancePolicy{
 		Window: &api.MaintenanceWindow{MaintenanceExclusions: map[string]*api.TimeWindow{
-			"hold": exclusion("2026-12-01T00:00:00Z", eos.Add(day).Format(time.RFC3339), api.ScopeNoMinorUpgrades)}}}})
-	if e, ok := AsError(err); !ok || e.HTTPCode != 400 || !strings.Contains(e.Message, "past the end of support of the cluster's minor version 1.34 on "+eos.Format(time.RFC3339)) {
+			"hold": exclusion("2026-12-01T00:00:00Z", eos.Add(model.Day).Format(time.RFC3339), api.ScopeNoMinorUpgrades)}}}})
+	if e, ok := model.AsError(err); !ok || e.HTTPCode != 400 || !strings.Contains(e.Message, "past the end of support of the cluster's minor version 1.34 on "+eos.Format(time.RFC3339)) {
 		t.Fatalf("exclusion past the end of support: got %v", err)
 	}
 	setPolicy(t, w, c, &api.MaintenanceWindow{MaintenanceExclusions: map[string]*api.TimeWindow{
@@ -307,7 +308,7 @@ func TestMaintenancePolicyRenderAndResourceVersion(t *testing.T) {
 	}
 	// A write based on the old resourceVersion is stale.
 	_, err := w.SetMaintenancePolicy("proj", "us-central1-a", "c1", &api.SetMaintenancePolicyRequest{MaintenancePolicy: &api.MaintenancePolicy{ResourceVersion: rv0}})
-	if e, ok := AsError(err); !ok || e.HTTPCode != 409 || e.Status != "ABORTED" || !strings.Contains(e.Message, "is stale") {
+	if e, ok := model.AsError(err); !ok || e.HTTPCode != 409 || e.Status != "ABORTED" || !strings.Contains(e.Message, "is stale") {
 		t.Fatalf("stale resourceVersion: got %v, want 409 ABORTED", err)
 	}
 	// An empty policy with the current version clears it.
@@ -331,19 +332,19 @@ func TestNextAllowedAndAllowedUntil(t *testing.T) {
 		{"2026-11-10T03:30:00Z", "2026-11-10T03:30:00Z", "2026-11-10T05:00:00Z"}, // the exclusion cuts the window
 		{"2026-11-10T06:00:00Z", "2026-11-12T04:00:00Z", "2026-11-12T07:00:00Z"}, // resumes mid-window after it
 	} {
-		next := w.NextAllowed(c, NodePatch, ts(tc.from))
-		until, ok := w.MaintenanceAllowedUntil(c, NodePatch, next)
+		next := w.NextAllowed(c, model.NodePatch, ts(tc.from))
+		until, ok := w.MaintenanceAllowedUntil(c, model.NodePatch, next)
 		if !next.Equal(ts(tc.next)) || !ok || !until.Equal(ts(tc.until)) {
 			t.Errorf("from %s: next %s until %s (%v), want %s until %s", tc.from, next, until, ok, tc.next, tc.until)
 		}
 	}
-	if _, ok := w.MaintenanceAllowedUntil(c, NodePatch, ts("2026-11-05T12:00:00Z")); ok {
+	if _, ok := w.MaintenanceAllowedUntil(c, model.NodePatch, ts("2026-11-05T12:00:00Z")); ok {
 		t.Errorf("allowed outside the window")
 	}
-	if k := NodeUpgradeKind(NodeSpec{Version: "1.36.5-gke.1101000"}, NodeSpec{Version: "1.37.1-gke.1124000"}); k != NodeMinor {
+	if k := NodeUpgradeKind(model.NodeSpec{Version: "1.36.5-gke.1101000"}, model.NodeSpec{Version: "1.37.1-gke.1124000"}); k != model.NodeMinor {
 		t.Errorf("minor version change is %s", k)
 	}
-	if k := NodeUpgradeKind(NodeSpec{Version: "1.36.5-gke.1101000", MachineType: "e2-medium"}, NodeSpec{Version: "1.36.5-gke.1101000", MachineType: "e2-standard-4"}); k != NodeDisruption {
+	if k := NodeUpgradeKind(model.NodeSpec{Version: "1.36.5-gke.1101000", MachineType: "e2-medium"}, model.NodeSpec{Version: "1.36.5-gke.1101000", MachineType: "e2-standard-4"}); k != model.NodeDisruption {
 		t.Errorf("machine type change is %s", k)
 	}
 }
@@ -361,7 +362,7 @@ func TestCreateClusterWithMaintenancePolicy(t *testing.T) {
 	w2 := New(Options{Seed: 42, Start: testStart})
 	_, err := w2.CreateCluster("proj", "us-central1-a", &api.CreateClusterRequest{Cluster: &api.Cluster{Name: "c1", InitialNodeCount: 1,
 		MaintenancePolicy: &api.MaintenancePolicy{Window: &api.MaintenanceWindow{RecurringWindow: recurring("2026-11-08T02:00:00Z", "2026-11-08T06:00:00Z", "FREQ=WEEKLY;BYDAY=SU")}}}})
-	if e, ok := AsError(err); !ok || !strings.HasPrefix(e.Message, availabilityMessage) || w2.Cluster("proj", "us-central1-a", "c1") != nil {
+	if e, ok := model.AsError(err); !ok || !strings.HasPrefix(e.Message, availabilityMessage) || w2.Cluster("proj", "us-central1-a", "c1") != nil {
 		t.Fatalf("create with a policy that breaks R-EX-4a: %v", err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/window"
 )
 
@@ -13,24 +14,24 @@ import (
 // window package, which computes where a daily or RRULE window is open (in UTC, R-MW-2).
 
 // availabilityHorizon bounds how far ahead the availability rule is checked.
-const availabilityHorizon = 3 * 365 * day
+const availabilityHorizon = 3 * 365 * model.Day
 
 // availabilityMessage is GKE's own text for a policy that breaks the rule.
 const availabilityMessage = "maintenance policy would go longer than 32d without 48h maintenance availability"
 
 // compileRecurrence checks a recurring window's RRULE (the field names it in errors).
-func compileRecurrence(r *RecurringWindow, field string) error {
+func compileRecurrence(r *model.RecurringWindow, field string) error {
 	if r.Recurrence == "" {
-		return invalidArgument("Required field %q is missing: give an RFC 5545 RRULE such as \"FREQ=WEEKLY;BYDAY=SA,SU\".", field)
+		return model.InvalidArgument("Required field %q is missing: give an RFC 5545 RRULE such as \"FREQ=WEEKLY;BYDAY=SA,SU\".", field)
 	}
 	if _, err := window.CompileRRULE(r.Recurrence, r.Start); err != nil {
-		return invalidField(field, fmt.Sprintf("%q", r.Recurrence), "%s", capitalized(err.Error()))
+		return model.InvalidField(field, fmt.Sprintf("%q", r.Recurrence), "%s", model.Capitalized(err.Error()))
 	}
 	return nil
 }
 
 // newWindowSchedule compiles a policy's window; p has been validated.
-func newWindowSchedule(p *MaintenancePolicy) *window.Schedule {
+func newWindowSchedule(p *model.MaintenancePolicy) *window.Schedule {
 	switch {
 	case p == nil:
 	case p.Daily != nil:
@@ -46,22 +47,22 @@ func newWindowSchedule(p *MaintenancePolicy) *window.Schedule {
 // checkAvailability applies R-EX-4a from now on: time inside the window (any time without
 // one) and outside every NO_UPGRADES exclusion is available; only contiguous stretches of at
 // least 4 hours count; every rolling 32-day period must hold 48 hours of them.
-func checkAvailability(p *MaintenancePolicy, now time.Time) error {
+func checkAvailability(p *model.MaintenancePolicy, now time.Time) error {
 	start, got := worstAvailability(p, now)
 	if got >= window.AvailabilityNeeded {
 		return nil
 	}
-	return invalidArgument("%s: the 32 days from %s have %s of maintenance availability (time inside the maintenance window and outside NO_UPGRADES exclusions, in stretches of at least 4h; see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/maintenance#r-ex-4a). Widen or add to the window, or shorten the NO_UPGRADES exclusions.",
+	return model.InvalidArgument("%s: the 32 days from %s have %s of maintenance availability (time inside the maintenance window and outside NO_UPGRADES exclusions, in stretches of at least 4h; see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/maintenance#r-ex-4a). Widen or add to the window, or shorten the NO_UPGRADES exclusions.",
 		availabilityMessage, start.Format(time.RFC3339), formatHours(got))
 }
 
 // worstAvailability finds the rolling 32-day period from now on with the least availability
 // and returns its start and its availability. It looks as far as the exclusions and the
 // window's first occurrence reach, plus a period, and no further than the horizon.
-func worstAvailability(p *MaintenancePolicy, now time.Time) (time.Time, time.Duration) {
+func worstAvailability(p *model.MaintenancePolicy, now time.Time) (time.Time, time.Duration) {
 	h1 := now.Add(2 * window.AvailabilityPeriod)
 	var blocked []window.Span
-	for _, name := range p.exclusionNames() {
+	for _, name := range p.ExclusionNames() {
 		e := p.Exclusions[name]
 		if e.Scope != api.ScopeNoUpgrades || !e.End.After(now) {
 			continue

@@ -11,37 +11,38 @@ import (
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
 // The node-pools half of the GKE v1 API.
 
 // GetNodePool finds a pool or returns GKE's 404.
-func (w *World) GetNodePool(project, location, cluster, name string) (*Cluster, *NodePool, error) {
+func (w *World) GetNodePool(project, location, cluster, name string) (*model.Cluster, *model.NodePool, error) {
 	c, err := w.GetCluster(project, location, cluster)
 	if err != nil {
 		return nil, nil, err
 	}
 	p := c.Pool(name)
 	if p == nil {
-		return nil, nil, notFound("node pool %q not found.", name)
+		return nil, nil, model.NotFound("node pool %q not found.", name)
 	}
 	return c, p, nil
 }
 
 // CreateNodePool validates and adds a pool; its nodes come up over CREATE_NODE_POOL.
-func (w *World) CreateNodePool(project, location, cluster string, req *api.CreateNodePoolRequest) (*Operation, error) {
+func (w *World) CreateNodePool(project, location, cluster string, req *api.CreateNodePoolRequest) (*model.Operation, error) {
 	c, err := w.GetCluster(project, location, cluster)
 	if err != nil {
 		return nil, err
 	}
 	if req == nil || req.NodePool == nil {
-		return nil, invalidArgument("Required field \"nodePool\" is missing. Send {\"nodePool\": {...}}.")
+		return nil, model.InvalidArgument("Required field \"nodePool\" is missing. Send {\"nodePool\": {...}}.")
 	}
 	if c.Autopilot {
-		return nil, failedPrecondition("Creating node pools is not supported for Autopilot clusters; Autopilot provisions nodes for the pods it runs.")
+		return nil, model.FailedPrecondition("Creating node pools is not supported for Autopilot clusters; Autopilot provisions nodes for the pods it runs.")
 	}
 	if c.Pool(req.NodePool.Name) != nil {
-		return nil, alreadyExists("projects/%s/locations/%s/clusters/%s/nodePools/%s.", project, location, cluster, req.NodePool.Name)
+		return nil, model.AlreadyExists("projects/%s/locations/%s/clusters/%s/nodePools/%s.", project, location, cluster, req.NodePool.Name)
 	}
 	if err := w.checkClusterFree(c); err != nil {
 		return nil, err
@@ -51,20 +52,20 @@ func (w *World) CreateNodePool(project, location, cluster string, req *api.Creat
 		return nil, err
 	}
 	if total := len(c.Nodes) + poolSize(p); total > maxNodesPerCluster {
-		return nil, invalidArgument("The cluster would have %d nodes; a GKE cluster has at most %d nodes.", total, maxNodesPerCluster)
+		return nil, model.InvalidArgument("The cluster would have %d nodes; a GKE cluster has at most %d nodes.", total, maxNodesPerCluster)
 	}
-	p.Status = PoolProvisioning
+	p.Status = model.PoolProvisioning
 	c.Pools = append(c.Pools, p)
 	w.touchCluster(c)
 	op := w.startOperation(api.OpCreateNodePool, c, p.Name, true)
-	w.emitPoolsChanged(c)
-	w.record("NodePoolCreating", c, p.Name, "", op.ID, "creating node pool %s: %d nodes per zone in %v, %s, %s",
+	w.engine.EmitPoolsChanged(c)
+	w.engine.Record("NodePoolCreating", c, p.Name, "", op.ID, "creating node pool %s: %d nodes per zone in %v, %s, %s",
 		p.Name, p.InitialNodeCount, p.Locations, p.Spec.MachineType, p.Spec.Version)
 	return op, nil
 }
 
 // poolSize is the number of nodes a pool is meant to have.
-func poolSize(p *NodePool) int {
+func poolSize(p *model.NodePool) int {
 	n := 0
 	for _, g := range p.Groups {
 		n += g.TargetSize
@@ -74,8 +75,8 @@ func poolSize(p *NodePool) int {
 
 // buildNodePool validates a NodePool of a request and builds the model of it. field is the
 // request path of the pool, used in error messages.
-func (w *World) buildNodePool(c *Cluster, in *api.NodePool, field string) (*NodePool, error) {
-	if err := validateResourceName(field+".name", in.Name); err != nil {
+func (w *World) buildNodePool(c *model.Cluster, in *api.NodePool, field string) (*model.NodePool, error) {
+	if err := model.ValidateResourceName(field+".name", in.Name); err != nil {
 		return nil, err
 	}
 	if err := validateNodeCount(field+".initialNodeCount", in.InitialNodeCount); err != nil {
@@ -97,7 +98,7 @@ func (w *World) buildNodePool(c *Cluster, in *api.NodePool, field string) (*Node
 	if in.Management != nil {
 		autoUpgrade, autoRepair = in.Management.AutoUpgrade, in.Management.AutoRepair
 	}
-	if err := c.checkManagement(autoUpgrade, autoRepair); err != nil {
+	if err := c.CheckManagement(autoUpgrade, autoRepair); err != nil {
 		return nil, err
 	}
 	spec.Version, err = w.resolveNodeVersion(c, in.Version, field+".version", autoUpgrade)
@@ -112,13 +113,13 @@ func (w *World) buildNodePool(c *Cluster, in *api.NodePool, field string) (*Node
 	queued := in.QueuedProvisioning != nil && in.QueuedProvisioning.Enabled
 	if queued {
 		v, _ := catalog.ParseVersion(spec.Version)
-		if min, _ := catalog.ParseVersion(shortLivedMinimum); v.Compare(min) < 0 {
-			return nil, invalidField(field+".queuedProvisioning.enabled", true, "Queued provisioning node pools need GKE %s or later; the pool would run %s", shortLivedMinimum, spec.Version)
+		if min, _ := catalog.ParseVersion(model.ShortLivedMinimum); v.Compare(min) < 0 {
+			return nil, model.InvalidField(field+".queuedProvisioning.enabled", true, "Queued provisioning node pools need GKE %s or later; the pool would run %s", model.ShortLivedMinimum, spec.Version)
 		}
 	}
-	us, err := normalizeUpgradeSettings(in.UpgradeSettings, field+".upgradeSettings", upgradeContext{
-		autopilot: c.Autopilot, shortLived: flexStart || queued, autoscaling: as.Enabled,
-		autoprovisioned: as.Autoprovisioned, master: c.MasterVersion})
+	us, err := model.NormalizeUpgradeSettings(in.UpgradeSettings, field+".upgradeSettings", model.UpgradeContext{
+		Autopilot: c.Autopilot, ShortLived: flexStart || queued, Autoscaling: as.Enabled,
+		Autoprovisioned: as.Autoprovisioned, Master: c.MasterVersion})
 	if err != nil {
 		return nil, err
 	}
@@ -126,15 +127,15 @@ func (w *World) buildNodePool(c *Cluster, in *api.NodePool, field string) (*Node
 	if in.MaxPodsConstraint != nil && in.MaxPodsConstraint.MaxPodsPerNode != 0 {
 		maxPods = int64(in.MaxPodsConstraint.MaxPodsPerNode)
 		if maxPods < 8 || maxPods > 256 {
-			return nil, invalidField(field+".maxPodsConstraint.maxPodsPerNode", maxPods, "Must be between 8 and 256")
+			return nil, model.InvalidField(field+".maxPodsConstraint.maxPodsPerNode", maxPods, "Must be between 8 and 256")
 		}
 	}
-	p := &NodePool{
+	p := &model.NodePool{
 		Name: in.Name, Spec: spec, Labels: labels, Taints: taints, ConfigExtra: extra,
 		InitialNodeCount: in.InitialNodeCount, Locations: zones, AutoUpgrade: autoUpgrade, AutoRepair: autoRepair,
 		Autoscaling: as, UpgradeSettings: us, MaxPodsPerNode: maxPods, PodIPv4CIDRSize: podCIDRSize(maxPods),
 		FlexStart: flexStart, QueuedProvisioning: queued, ShortLived: flexStart || queued,
-		Extra: in.Extra, CreateTime: w.st.Now, Etag: w.randHex(16),
+		Extra: in.Extra, CreateTime: w.st.Now, Etag: w.engine.RandHex(16),
 	}
 	for _, z := range zones {
 		w.addGroup(c, p, z, int(in.InitialNodeCount))
@@ -143,9 +144,9 @@ func (w *World) buildNodePool(c *Cluster, in *api.NodePool, field string) (*Node
 }
 
 // addGroup creates the pool's instance group in a zone.
-func (w *World) addGroup(c *Cluster, p *NodePool, zone string, size int) *InstanceGroup {
-	hash := w.randHex(8)
-	g := &InstanceGroup{Name: instanceGroupName(c.Name, p.Name, hash), Zone: zone, Hash: hash, TargetSize: size}
+func (w *World) addGroup(c *model.Cluster, p *model.NodePool, zone string, size int) *model.InstanceGroup {
+	hash := w.engine.RandHex(8)
+	g := &model.InstanceGroup{Name: model.InstanceGroupName(c.Name, p.Name, hash), Zone: zone, Hash: hash, TargetSize: size}
 	p.Groups = append(p.Groups, g)
 	return g
 }
@@ -157,17 +158,17 @@ func podCIDRSize(maxPods int64) int32 {
 
 func validateNodeCount(field string, n int32) error {
 	if n < 0 {
-		return invalidField(field, n, "Node counts must not be negative")
+		return model.InvalidField(field, n, "Node counts must not be negative")
 	}
 	if n > maxNodesPerZonePerPool {
-		return invalidField(field, n, "A node pool has at most %d nodes per zone", maxNodesPerZonePerPool)
+		return model.InvalidField(field, n, "A node pool has at most %d nodes per zone", maxNodesPerZonePerPool)
 	}
 	return nil
 }
 
 // nodeConfig validates a NodeConfig and fills GKE's defaults.
-func nodeConfig(in *api.NodeConfig, field string) (NodeSpec, map[string]string, []Taint, api.Extra, error) {
-	spec := NodeSpec{MachineType: catalog.DefaultMachineType, DiskType: catalog.DefaultDiskType, DiskSizeGb: catalog.DefaultDiskSizeGb, ImageType: catalog.DefaultImageType}
+func nodeConfig(in *api.NodeConfig, field string) (model.NodeSpec, map[string]string, []model.Taint, api.Extra, error) {
+	spec := model.NodeSpec{MachineType: catalog.DefaultMachineType, DiskType: catalog.DefaultDiskType, DiskSizeGb: catalog.DefaultDiskSizeGb, ImageType: catalog.DefaultImageType}
 	if in == nil {
 		return spec, nil, nil, nil, nil
 	}
@@ -189,7 +190,7 @@ func nodeConfig(in *api.NodeConfig, field string) (NodeSpec, map[string]string, 
 		return spec, nil, nil, nil, err
 	}
 	if in.Spot && in.Preemptible {
-		return spec, nil, nil, nil, invalidArgument("Invalid value for field %q: both spot and preemptible are set. Spot VMs replace preemptible VMs; set only spot.", field)
+		return spec, nil, nil, nil, model.InvalidArgument("Invalid value for field %q: both spot and preemptible are set. Spot VMs replace preemptible VMs; set only spot.", field)
 	}
 	taints, err := convertTaints(in.Taints, field+".taints")
 	if err != nil {
@@ -216,38 +217,38 @@ func memberOf(prefix string) func(member string) string {
 // the request member that carries each attribute.
 // c, when given, is the cluster the nodes are for: an imported cluster knows the machine types
 // its nodes had (imported.go).
-func validateSpec(c *Cluster, spec NodeSpec, field func(member string) string) error {
-	known := c != nil && c.knowsMachineType(spec.MachineType)
+func validateSpec(c *model.Cluster, spec model.NodeSpec, field func(member string) string) error {
+	known := c != nil && c.KnowsMachineType(spec.MachineType)
 	if _, ok := catalog.LookupMachineType(spec.MachineType); !ok && !known {
-		return invalidField(field("machineType"), fmt.Sprintf("%q", spec.MachineType),
+		return model.InvalidField(field("machineType"), fmt.Sprintf("%q", spec.MachineType),
 			"Unknown machine type; the emulator knows e2-*, n1/n2/n2d/c2/c3/t2d-standard-*, n2-highmem/highcpu-* and e2-highmem/highcpu-* (see the README)")
 	}
 	if spec.DiskSizeGb < catalog.MinDiskSizeGb || spec.DiskSizeGb > catalog.MaxDiskSizeGb {
-		return invalidField(field("diskSizeGb"), spec.DiskSizeGb, "Boot disks must be between %d and %d GB", catalog.MinDiskSizeGb, catalog.MaxDiskSizeGb)
+		return model.InvalidField(field("diskSizeGb"), spec.DiskSizeGb, "Boot disks must be between %d and %d GB", catalog.MinDiskSizeGb, catalog.MaxDiskSizeGb)
 	}
-	if !contains(catalog.DiskTypes, spec.DiskType) {
-		return invalidField(field("diskType"), fmt.Sprintf("%q", spec.DiskType), "Must be one of %s", quoteList(catalog.DiskTypes))
+	if !model.Contains(catalog.DiskTypes, spec.DiskType) {
+		return model.InvalidField(field("diskType"), fmt.Sprintf("%q", spec.DiskType), "Must be one of %s", model.QuoteList(catalog.DiskTypes))
 	}
-	if !contains(catalog.ImageTypes, spec.ImageType) {
-		return invalidField(field("imageType"), fmt.Sprintf("%q", spec.ImageType), "Must be one of %s", quoteList(catalog.ImageTypes))
+	if !model.Contains(catalog.ImageTypes, spec.ImageType) {
+		return model.InvalidField(field("imageType"), fmt.Sprintf("%q", spec.ImageType), "Must be one of %s", model.QuoteList(catalog.ImageTypes))
 	}
 	return nil
 }
 
-func convertTaints(in []*api.NodeTaint, field string) ([]Taint, error) {
-	var out []Taint
+func convertTaints(in []*api.NodeTaint, field string) ([]model.Taint, error) {
+	var out []model.Taint
 	for i, t := range in {
 		f := fmt.Sprintf("%s[%d]", field, i)
 		if t == nil || t.Key == "" {
-			return nil, invalidArgument("Invalid value for field %q: a taint needs a key.", f+".key")
+			return nil, model.InvalidArgument("Invalid value for field %q: a taint needs a key.", f+".key")
 		}
-		if err := validateEnum(f+".effect", t.Effect, api.EffectNoSchedule, api.EffectPreferNoSchedule, api.EffectNoExecute); err != nil {
+		if err := model.ValidateEnum(f+".effect", t.Effect, api.EffectNoSchedule, api.EffectPreferNoSchedule, api.EffectNoExecute); err != nil {
 			return nil, err
 		}
 		if t.Effect == "" {
-			return nil, invalidArgument("Invalid value for field %q: a taint needs an effect (NO_SCHEDULE, PREFER_NO_SCHEDULE or NO_EXECUTE).", f+".effect")
+			return nil, model.InvalidArgument("Invalid value for field %q: a taint needs an effect (NO_SCHEDULE, PREFER_NO_SCHEDULE or NO_EXECUTE).", f+".effect")
 		}
-		out = append(out, Taint{Key: t.Key, Value: t.Value, Effect: t.Effect})
+		out = append(out, model.Taint{Key: t.Key, Value: t.Value, Effect: t.Effect})
 	}
 	return out, nil
 }
@@ -255,20 +256,8 @@ func convertTaints(in []*api.NodeTaint, field string) ([]Taint, error) {
 func validateLabels(labels map[string]string, field string) error {
 	for k, v := range labels {
 		if k == "" || len(k) > 253 || len(v) > 63 {
-			return invalidField(field, fmt.Sprintf("%q=%q", k, v), "Label keys must be 1-253 characters and values at most 63")
+			return model.InvalidField(field, fmt.Sprintf("%q=%q", k, v), "Label keys must be 1-253 characters and values at most 63")
 		}
-	}
-	return nil
-}
-
-// checkManagement applies GKE's rule that clusters in a release channel keep auto-upgrade and
-// auto-repair on.
-func (c *Cluster) checkManagement(autoUpgrade, autoRepair bool) error {
-	if c.ReleaseChannel == api.ChannelUnspecified || c.ReleaseChannel == "" {
-		return nil
-	}
-	if !autoUpgrade || !autoRepair {
-		return invalidArgument("Auto_upgrade and auto_repair cannot be false when release_channel %s is set. Set management.autoUpgrade and management.autoRepair to true, or use release channel UNSPECIFIED.", c.ReleaseChannel)
 	}
 	return nil
 }
@@ -276,7 +265,7 @@ func (c *Cluster) checkManagement(autoUpgrade, autoRepair bool) error {
 // resolveNodeVersion resolves a node version or alias ("-" and "" are the control plane's) and
 // checks it against the control plane: never newer, at most two minors older, and within one
 // minor when auto-upgrade is on.
-func (w *World) resolveNodeVersion(c *Cluster, requested, field string, autoUpgrade bool) (string, error) {
+func (w *World) resolveNodeVersion(c *model.Cluster, requested, field string, autoUpgrade bool) (string, error) {
 	master, _ := catalog.ParseVersion(c.MasterVersion)
 	vt := catalog.VersionsAt(w.st.Now)
 	list := vt.Node
@@ -285,17 +274,17 @@ func (w *World) resolveNodeVersion(c *Cluster, requested, field string, autoUpgr
 	}
 	v, ok := catalog.Resolve(requested, list, master)
 	if !ok {
-		return "", invalidArgument("Invalid value for field %q: Node version %q is unsupported. Use one of serverConfig's validNodeVersions (e.g. %s), an alias (latest, 1.X, 1.X.Y), or \"-\" for the control plane's version %s.",
+		return "", model.InvalidArgument("Invalid value for field %q: Node version %q is unsupported. Use one of serverConfig's validNodeVersions (e.g. %s), an alias (latest, 1.X, 1.X.Y), or \"-\" for the control plane's version %s.",
 			field, requested, strings.Join(catalog.VersionStrings(vt.Node[:min(3, len(vt.Node))]), ", "), c.MasterVersion)
 	}
 	if v.Compare(master) > 0 {
-		return "", invalidArgument("Invalid value for field %q: node version %q must not be newer than the control plane version %q. Upgrade the control plane first.", field, v, master)
+		return "", model.InvalidArgument("Invalid value for field %q: node version %q must not be newer than the control plane version %q. Upgrade the control plane first.", field, v, master)
 	}
 	switch skew := master.Minor - v.Minor; {
 	case skew > 2:
-		return "", invalidArgument("Invalid value for field %q: node version %q is more than two minor versions older than the control plane version %q.", field, v, master)
+		return "", model.InvalidArgument("Invalid value for field %q: node version %q is more than two minor versions older than the control plane version %q.", field, v, master)
 	case skew > 1 && autoUpgrade:
-		return "", invalidArgument("Auto-upgrade is enabled, node version %q must be within one minor version of master version %q", v.String(), master.String())
+		return "", model.InvalidArgument("Auto-upgrade is enabled, node version %q must be within one minor version of master version %q", v.String(), master.String())
 	}
 	return v.String(), nil
 }
@@ -316,30 +305,30 @@ func normalizeAutoscaling(in *api.NodePoolAutoscaling, field string, spot bool) 
 		return api.NodePoolAutoscaling{}, nil
 	}
 	as := *in
-	if err := validateEnum(field+".locationPolicy", as.LocationPolicy, "LOCATION_POLICY_UNSPECIFIED", api.LocationPolicyBalanced, api.LocationPolicyAny); err != nil {
+	if err := model.ValidateEnum(field+".locationPolicy", as.LocationPolicy, "LOCATION_POLICY_UNSPECIFIED", api.LocationPolicyBalanced, api.LocationPolicyAny); err != nil {
 		return as, err
 	}
 	for name, v := range map[string]int32{"minNodeCount": as.MinNodeCount, "maxNodeCount": as.MaxNodeCount,
 		"totalMinNodeCount": as.TotalMinNodeCount, "totalMaxNodeCount": as.TotalMaxNodeCount} {
 		if v < 0 {
-			return as, invalidField(field+"."+name, v, "Node counts must not be negative")
+			return as, model.InvalidField(field+"."+name, v, "Node counts must not be negative")
 		}
 	}
 	perZone := as.MinNodeCount > 0 || as.MaxNodeCount > 0
 	total := as.TotalMinNodeCount > 0 || as.TotalMaxNodeCount > 0
 	switch {
 	case perZone && total:
-		return as, invalidArgument("Invalid value for field %q: the total_*_node_count fields are mutually exclusive with the *_node_count fields; set per-zone limits (minNodeCount/maxNodeCount) or total limits (totalMinNodeCount/totalMaxNodeCount), not both.", field)
+		return as, model.InvalidArgument("Invalid value for field %q: the total_*_node_count fields are mutually exclusive with the *_node_count fields; set per-zone limits (minNodeCount/maxNodeCount) or total limits (totalMinNodeCount/totalMaxNodeCount), not both.", field)
 	case !perZone && !total:
-		return as, invalidArgument("Invalid value for field %q: autoscaling is enabled but no maximum is set; set maxNodeCount (per zone) or totalMaxNodeCount.", field)
+		return as, model.InvalidArgument("Invalid value for field %q: autoscaling is enabled but no maximum is set; set maxNodeCount (per zone) or totalMaxNodeCount.", field)
 	case perZone && as.MinNodeCount > as.MaxNodeCount:
-		return as, invalidArgument("Invalid value for field %q: minNodeCount (%d) must be less than or equal to maxNodeCount (%d).", field, as.MinNodeCount, as.MaxNodeCount)
+		return as, model.InvalidArgument("Invalid value for field %q: minNodeCount (%d) must be less than or equal to maxNodeCount (%d).", field, as.MinNodeCount, as.MaxNodeCount)
 	case total && as.TotalMinNodeCount > as.TotalMaxNodeCount:
-		return as, invalidArgument("Invalid value for field %q: totalMinNodeCount (%d) must be less than or equal to totalMaxNodeCount (%d).", field, as.TotalMinNodeCount, as.TotalMaxNodeCount)
+		return as, model.InvalidArgument("Invalid value for field %q: totalMinNodeCount (%d) must be less than or equal to totalMaxNodeCount (%d).", field, as.TotalMinNodeCount, as.TotalMaxNodeCount)
 	case perZone && as.MaxNodeCount > maxNodesPerZonePerPool:
-		return as, invalidField(field+".maxNodeCount", as.MaxNodeCount, "A node pool has at most %d nodes per zone", maxNodesPerZonePerPool)
+		return as, model.InvalidField(field+".maxNodeCount", as.MaxNodeCount, "A node pool has at most %d nodes per zone", maxNodesPerZonePerPool)
 	case total && as.TotalMaxNodeCount > maxNodesPerCluster:
-		return as, invalidField(field+".totalMaxNodeCount", as.TotalMaxNodeCount, "A cluster has at most %d nodes", maxNodesPerCluster)
+		return as, model.InvalidField(field+".totalMaxNodeCount", as.TotalMaxNodeCount, "A cluster has at most %d nodes", maxNodesPerCluster)
 	}
 	if as.LocationPolicy == "" || as.LocationPolicy == "LOCATION_POLICY_UNSPECIFIED" {
 		as.LocationPolicy = api.LocationPolicyBalanced
@@ -362,16 +351,16 @@ func describeAutoscaling(as api.NodePoolAutoscaling) string {
 }
 
 // UpdateNodePool applies an UpdateNodePoolRequest (PUT nodePools/{np}).
-func (w *World) UpdateNodePool(project, location, cluster, name string, req *api.UpdateNodePoolRequest) (*Operation, error) {
+func (w *World) UpdateNodePool(project, location, cluster, name string, req *api.UpdateNodePoolRequest) (*model.Operation, error) {
 	c, p, err := w.GetNodePool(project, location, cluster, name)
 	if err != nil {
 		return nil, err
 	}
 	if req == nil {
-		return nil, invalidArgument("Must provide an update.")
+		return nil, model.InvalidArgument("Must provide an update.")
 	}
 	if req.Etag != "" && req.Etag != p.Etag {
-		return nil, aborted("The etag %q does not match the node pool's current etag; read the node pool again and retry.", req.Etag)
+		return nil, model.Aborted("The etag %q does not match the node pool's current etag; read the node pool again and retry.", req.Etag)
 	}
 	return w.requestNodePoolUpdate(c, p, req, memberOf(""))
 }
@@ -384,7 +373,7 @@ func (w *World) UpdateNodePool(project, location, cluster, name string, req *api
 // An update to the version the pool runs, with nothing else, while a node-recreating change
 // waits for a maintenance window, starts that change now (R-MW-5); it is answered before the
 // cluster-busy check, since the waiting change's operation holds the cluster.
-func (w *World) requestNodePoolUpdate(c *Cluster, p *NodePool, req *api.UpdateNodePoolRequest, f func(member string) string) (*Operation, error) {
+func (w *World) requestNodePoolUpdate(c *model.Cluster, p *model.NodePool, req *api.UpdateNodePoolRequest, f func(member string) string) (*model.Operation, error) {
 	if req.NodeVersion != "" && p.Upgrade != nil && p.Upgrade.Deferred {
 		v, err := w.resolveNodeVersion(c, req.NodeVersion, f("nodeVersion"), p.AutoUpgrade)
 		if err != nil {
@@ -403,7 +392,7 @@ func (w *World) requestNodePoolUpdate(c *Cluster, p *NodePool, req *api.UpdateNo
 // updateNodePool validates the whole request first, then applies it: in-place changes at once,
 // node-recreating changes through an upgrade (R-UPG-1), location changes by resizing groups.
 // f names the member of the client's request that carries each UpdateNodePoolRequest member.
-func (w *World) updateNodePool(c *Cluster, p *NodePool, req *api.UpdateNodePoolRequest, f func(member string) string) (*Operation, error) {
+func (w *World) updateNodePool(c *model.Cluster, p *model.NodePool, req *api.UpdateNodePoolRequest, f func(member string) string) (*model.Operation, error) {
 	target := p.Spec
 	if p.Upgrade != nil {
 		target = p.Upgrade.Target
@@ -443,13 +432,13 @@ func (w *World) updateNodePool(c *Cluster, p *NodePool, req *api.UpdateNodePoolR
 	}
 	var us *api.UpgradeSettings
 	if req.UpgradeSettings != nil {
-		v, err := normalizeUpgradeSettings(req.UpgradeSettings, f("upgradeSettings"), poolUpgradeContext(c, p))
+		v, err := model.NormalizeUpgradeSettings(req.UpgradeSettings, f("upgradeSettings"), model.PoolUpgradeContext(c, p))
 		if err != nil {
 			return nil, err
 		}
 		us = &v
 	}
-	var taints []Taint
+	var taints []model.Taint
 	if req.Taints != nil {
 		if taints, err = convertTaints(req.Taints.Taints, f("taints.taints")); err != nil {
 			return nil, err
@@ -463,7 +452,7 @@ func (w *World) updateNodePool(c *Cluster, p *NodePool, req *api.UpdateNodePoolR
 
 	paused := p.Upgrade != nil && p.Upgrade.Paused
 	if paused && target != p.Upgrade.Target {
-		return nil, failedPrecondition("Node pool %s has a paused %s upgrade to %s (phase %s): resume it by updating to the same configuration, or roll it back, before changing the nodes again (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/blue-green-upgrades#r-bg-7).",
+		return nil, model.FailedPrecondition("Node pool %s has a paused %s upgrade to %s (phase %s): resume it by updating to the same configuration, or roll it back, before changing the nodes again (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/blue-green-upgrades#r-bg-7).",
 			p.Name, strategyName(p.Upgrade.Strategy), describeSpecChange(p.Upgrade.From, p.Upgrade.Target), p.Upgrade.BG.Phase)
 	}
 
@@ -494,7 +483,7 @@ func (w *World) updateNodePool(c *Cluster, p *NodePool, req *api.UpdateNodePoolR
 		w.setPoolLocations(c, p, zones)
 		changes = append(changes, fmt.Sprintf("locations %v", zones))
 	}
-	p.Etag = w.randHex(16)
+	p.Etag = w.engine.RandHex(16)
 	w.touchCluster(c)
 	switch {
 	case paused:
@@ -504,9 +493,9 @@ func (w *World) updateNodePool(c *Cluster, p *NodePool, req *api.UpdateNodePoolR
 	}
 	op := w.startOperation(api.OpUpgradeNodes, c, p.Name, true)
 	if zones != nil {
-		p.Status = PoolReconciling
+		p.Status = model.PoolReconciling
 	}
-	w.record("NodePoolUpdated", c, p.Name, "", op.ID, "node pool %s updated: %s", p.Name, strings.Join(changes, ", "))
+	w.engine.Record("NodePoolUpdated", c, p.Name, "", op.ID, "node pool %s updated: %s", p.Name, strings.Join(changes, ", "))
 	return op, nil
 }
 
@@ -528,7 +517,7 @@ func unwrapUpdateMember(key string, raw json.RawMessage) json.RawMessage {
 
 // setPoolLocations moves a pool to a new set of zones: new zones get a group of the pool's
 // per-zone size, dropped zones have their nodes retired.
-func (w *World) setPoolLocations(c *Cluster, p *NodePool, zones []string) {
+func (w *World) setPoolLocations(c *model.Cluster, p *model.NodePool, zones []string) {
 	perZone := int(p.InitialNodeCount)
 	if len(p.Groups) > 0 {
 		perZone = p.Groups[0].TargetSize
@@ -549,10 +538,10 @@ func (w *World) setPoolLocations(c *Cluster, p *NodePool, zones []string) {
 }
 
 // dropEmptyGroups removes the groups of zones a pool left once their nodes are gone.
-func (w *World) dropEmptyGroups(p *NodePool) {
+func (w *World) dropEmptyGroups(p *model.NodePool) {
 	out := p.Groups[:0]
 	for _, g := range p.Groups {
-		if g.TargetSize == 0 && len(g.Nodes) == 0 && !contains(p.Locations, g.Zone) {
+		if g.TargetSize == 0 && len(g.Nodes) == 0 && !model.Contains(p.Locations, g.Zone) {
 			delete(w.groups, g)
 			continue
 		}
@@ -562,7 +551,7 @@ func (w *World) dropEmptyGroups(p *NodePool) {
 }
 
 // DeleteNodePool drains and deletes a pool's nodes, then the pool.
-func (w *World) DeleteNodePool(project, location, cluster, name string) (*Operation, error) {
+func (w *World) DeleteNodePool(project, location, cluster, name string) (*model.Operation, error) {
 	c, p, err := w.GetNodePool(project, location, cluster, name)
 	if err != nil {
 		return nil, err
@@ -572,12 +561,12 @@ func (w *World) DeleteNodePool(project, location, cluster, name string) (*Operat
 	}
 	w.touchCluster(c)
 	op := w.startOperation(api.OpDeleteNodePool, c, p.Name, true)
-	w.record("NodePoolDeleting", c, p.Name, "", op.ID, "deleting node pool %s (%d nodes)", p.Name, poolSize(p))
+	w.engine.Record("NodePoolDeleting", c, p.Name, "", op.ID, "deleting node pool %s (%d nodes)", p.Name, poolSize(p))
 	return op, nil
 }
 
 // SetNodePoolSize sets the number of nodes per zone.
-func (w *World) SetNodePoolSize(project, location, cluster, name string, req *api.SetNodePoolSizeRequest) (*Operation, error) {
+func (w *World) SetNodePoolSize(project, location, cluster, name string, req *api.SetNodePoolSizeRequest) (*model.Operation, error) {
 	c, p, err := w.GetNodePool(project, location, cluster, name)
 	if err != nil {
 		return nil, err
@@ -593,50 +582,50 @@ func (w *World) SetNodePoolSize(project, location, cluster, name string, req *ap
 	}
 	others := len(c.Nodes) - poolSize(p)
 	if total := others + int(req.NodeCount)*len(p.Locations); total > maxNodesPerCluster {
-		return nil, invalidArgument("The cluster would have %d nodes; a GKE cluster has at most %d nodes.", total, maxNodesPerCluster)
+		return nil, model.InvalidArgument("The cluster would have %d nodes; a GKE cluster has at most %d nodes.", total, maxNodesPerCluster)
 	}
 	for _, g := range p.Groups {
-		if contains(p.Locations, g.Zone) {
+		if model.Contains(p.Locations, g.Zone) {
 			g.TargetSize = int(req.NodeCount)
 		}
 	}
-	p.Status = PoolReconciling
-	p.Etag = w.randHex(16)
+	p.Status = model.PoolReconciling
+	p.Etag = w.engine.RandHex(16)
 	w.touchCluster(c)
 	op := w.startOperation(api.OpSetNodePoolSize, c, p.Name, true)
-	w.record("NodePoolResizing", c, p.Name, "", op.ID, "resizing node pool %s to %d nodes per zone (%d zones)", p.Name, req.NodeCount, len(p.Locations))
+	w.engine.Record("NodePoolResizing", c, p.Name, "", op.ID, "resizing node pool %s to %d nodes per zone (%d zones)", p.Name, req.NodeCount, len(p.Locations))
 	return op, nil
 }
 
 // SetNodePoolManagement changes auto-upgrade / auto-repair. It only changes metadata and, as in
 // GKE, may run alongside other operations.
-func (w *World) SetNodePoolManagement(project, location, cluster, name string, req *api.SetNodePoolManagementRequest) (*Operation, error) {
+func (w *World) SetNodePoolManagement(project, location, cluster, name string, req *api.SetNodePoolManagementRequest) (*model.Operation, error) {
 	c, p, err := w.GetNodePool(project, location, cluster, name)
 	if err != nil {
 		return nil, err
 	}
 	if req == nil || req.Management == nil {
-		return nil, invalidArgument("Required field \"management\" is missing. Send {\"management\": {\"autoUpgrade\": true, \"autoRepair\": true}}.")
+		return nil, model.InvalidArgument("Required field \"management\" is missing. Send {\"management\": {\"autoUpgrade\": true, \"autoRepair\": true}}.")
 	}
 	m := req.Management
-	if err := c.checkManagement(m.AutoUpgrade, m.AutoRepair); err != nil {
+	if err := c.CheckManagement(m.AutoUpgrade, m.AutoRepair); err != nil {
 		return nil, err
 	}
 	p.AutoUpgrade, p.AutoRepair = m.AutoUpgrade, m.AutoRepair
-	p.Etag = w.randHex(16)
+	p.Etag = w.engine.RandHex(16)
 	op := w.startOperation(api.OpSetNodePoolManagement, c, p.Name, false)
-	w.record("NodePoolUpdated", c, p.Name, "", op.ID, "management of %s: autoUpgrade=%v autoRepair=%v", p.Name, m.AutoUpgrade, m.AutoRepair)
+	w.engine.Record("NodePoolUpdated", c, p.Name, "", op.ID, "management of %s: autoUpgrade=%v autoRepair=%v", p.Name, m.AutoUpgrade, m.AutoRepair)
 	return op, nil
 }
 
 // SetNodePoolAutoscaling replaces a pool's autoscaling settings.
-func (w *World) SetNodePoolAutoscaling(project, location, cluster, name string, req *api.SetNodePoolAutoscalingRequest) (*Operation, error) {
+func (w *World) SetNodePoolAutoscaling(project, location, cluster, name string, req *api.SetNodePoolAutoscalingRequest) (*model.Operation, error) {
 	c, p, err := w.GetNodePool(project, location, cluster, name)
 	if err != nil {
 		return nil, err
 	}
 	if req == nil || req.Autoscaling == nil {
-		return nil, invalidArgument("Required field \"autoscaling\" is missing. Send {\"autoscaling\": {\"enabled\": true, \"minNodeCount\": 1, \"maxNodeCount\": 3}}.")
+		return nil, model.InvalidArgument("Required field \"autoscaling\" is missing. Send {\"autoscaling\": {\"enabled\": true, \"minNodeCount\": 1, \"maxNodeCount\": 3}}.")
 	}
 	return w.setNodePoolAutoscaling(c, p, req.Autoscaling, "autoscaling")
 }
@@ -645,7 +634,7 @@ func (w *World) SetNodePoolAutoscaling(project, location, cluster, name string, 
 // nodePools/{np}:setAutoscaling and the cluster-level update.desiredNodePoolAutoscaling with
 // desiredNodePoolId (what `gcloud container clusters update --node-pool --enable-autoscaling`
 // sends). field names the request member that carries the settings.
-func (w *World) setNodePoolAutoscaling(c *Cluster, p *NodePool, in *api.NodePoolAutoscaling, field string) (*Operation, error) {
+func (w *World) setNodePoolAutoscaling(c *model.Cluster, p *model.NodePool, in *api.NodePoolAutoscaling, field string) (*model.Operation, error) {
 	as, err := normalizeAutoscaling(in, field, p.Spec.Spot)
 	if err != nil {
 		return nil, err
@@ -653,18 +642,18 @@ func (w *World) setNodePoolAutoscaling(c *Cluster, p *NodePool, in *api.NodePool
 	if err := w.checkClusterFree(c); err != nil {
 		return nil, err
 	}
-	if err := checkAutoscalingKeepsStrategy(p, as, field); err != nil {
+	if err := model.CheckAutoscalingKeepsStrategy(p, as, field); err != nil {
 		return nil, err
 	}
 	p.Autoscaling = as
-	p.Etag = w.randHex(16)
-	w.emitPoolsChanged(c)
+	p.Etag = w.engine.RandHex(16)
+	w.engine.EmitPoolsChanged(c)
 	return w.metadataUpdate(c, p.Name, "autoscaling of node pool %s set to %s", p.Name, describeAutoscaling(as)), nil
 }
 
 // NodeCounts returns how many of a pool's nodes are in each state.
-func (w *World) NodeCounts(c *Cluster, p *NodePool) map[NodeState]int {
-	out := map[NodeState]int{}
+func (w *World) NodeCounts(c *model.Cluster, p *model.NodePool) map[model.NodeState]int {
+	out := map[model.NodeState]int{}
 	for _, g := range p.Groups {
 		for s, n := range w.index(c, g).byState {
 			out[s] += n

@@ -5,6 +5,9 @@ import (
 	"net"
 	"sort"
 	"time"
+
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/engine"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
 // Node life: provisioning -> ready -> (cordoned -> draining ->) deleting -> gone. Each step takes
@@ -25,8 +28,8 @@ const (
 // controllers that walk a group (a surge upgrade's zone, on every node event) skip a lookup by
 // name per node; it is derived, never persisted.
 type groupIndex struct {
-	byState map[NodeState]int
-	nodes   []*Node
+	byState map[model.NodeState]int
+	nodes   []*model.Node
 	// surge is a surge upgrade's view of the group (upgrade.go), when one runs.
 	surge *surgeZone
 	// joins counts the nodes that joined the group since the index was built.
@@ -34,19 +37,19 @@ type groupIndex struct {
 }
 
 func (w *World) registerNodeHandlers() {
-	w.on(evNodeReady, w.onNodeReady)
-	w.on(evNodeDrained, w.onNodeDrained)
-	w.on(evNodeDeleted, w.onNodeDeleted)
+	w.engine.On(evNodeReady, w.onNodeReady)
+	w.engine.On(evNodeDrained, w.onNodeDrained)
+	w.engine.On(evNodeDeleted, w.onNodeDeleted)
 }
 
 // index returns the derived counts of group g, building them on first use (after a restore).
-func (w *World) index(c *Cluster, g *InstanceGroup) *groupIndex {
+func (w *World) index(c *model.Cluster, g *model.InstanceGroup) *groupIndex {
 	if w.groups == nil {
-		w.groups = map[*InstanceGroup]*groupIndex{}
+		w.groups = map[*model.InstanceGroup]*groupIndex{}
 	}
 	ix, ok := w.groups[g]
 	if !ok {
-		ix = &groupIndex{byState: map[NodeState]int{}, nodes: make([]*Node, 0, len(g.Nodes))}
+		ix = &groupIndex{byState: map[model.NodeState]int{}, nodes: make([]*model.Node, 0, len(g.Nodes))}
 		for _, name := range g.Nodes {
 			if n := c.Nodes[name]; n != nil {
 				ix.byState[n.State]++
@@ -59,7 +62,7 @@ func (w *World) index(c *Cluster, g *InstanceGroup) *groupIndex {
 }
 
 // allocateIP gives a new node the next address of its cluster's node range.
-func (w *World) allocateIP(c *Cluster) string {
+func (w *World) allocateIP(c *model.Cluster) string {
 	c.NextNodeIP++
 	ip := make(net.IP, 4)
 	binary.BigEndian.PutUint32(ip, c.NodeIPBase+1+c.NextNodeIP)
@@ -67,32 +70,32 @@ func (w *World) allocateIP(c *Cluster) string {
 }
 
 // addNode creates a VM in group g with the given spec; it becomes ready after boot time.
-func (w *World) addNode(c *Cluster, p *NodePool, g *InstanceGroup, spec NodeSpec) *Node {
+func (w *World) addNode(c *model.Cluster, p *model.NodePool, g *model.InstanceGroup, spec model.NodeSpec) *model.Node {
 	var name string
 	for {
-		name = nodeName(c.Name, p.Name, g.Hash, w.randAlnum(4))
+		name = model.NodeName(c.Name, p.Name, g.Hash, w.engine.RandAlnum(4))
 		if _, taken := c.Nodes[name]; !taken {
 			break
 		}
 	}
-	n := &Node{
-		Name: name, Pool: p.Name, Zone: g.Zone, Group: g.Name, Spec: spec, State: NodeProvisioning,
+	n := &model.Node{
+		Name: name, Pool: p.Name, Zone: g.Zone, Group: g.Name, Spec: spec, State: model.NodeProvisioning,
 		CreateTime: w.st.Now, InternalIP: w.allocateIP(c),
 	}
 	ix := w.index(c, g) // built before the node joins, so it is counted once
 	c.Nodes[name] = n
 	g.Nodes = append(g.Nodes, name)
-	ix.byState[NodeProvisioning]++
+	ix.byState[model.NodeProvisioning]++
 	ix.nodes = append(ix.nodes, n)
 	ix.joins++
 	w.updateSchedNode(c, n) // in the scheduler's view from the start, as a rebuild has it (not schedulable yet)
-	w.schedule(w.jitter(nodeBootBase, nodeBootSpread), Event{Kind: evNodeReady, Cluster: c.Key(), Node: name})
-	w.record("NodeCreating", c, p.Name, name, "", "creating node %s in %s (%s, %s)", name, g.Zone, spec.MachineType, spec.Version)
+	w.engine.Schedule(w.engine.Jitter(nodeBootBase, nodeBootSpread), model.Event{Kind: evNodeReady, Cluster: c.Key(), Node: name})
+	w.engine.Record("NodeCreating", c, p.Name, name, "", "creating node %s in %s (%s, %s)", name, g.Zone, spec.MachineType, spec.Version)
 	return n
 }
 
 // setNodeState moves a node to a new state, keeping its group's counts.
-func (w *World) setNodeState(c *Cluster, n *Node, s NodeState) {
+func (w *World) setNodeState(c *model.Cluster, n *model.Node, s model.NodeState) {
 	if n.State == s {
 		return
 	}
@@ -102,10 +105,10 @@ func (w *World) setNodeState(c *Cluster, n *Node, s NodeState) {
 		ix.byState[s]++
 	}
 	n.State = s
-	w.emitNodeChanged(c, n, nodeStateChanged)
+	w.engine.EmitNodeChanged(c, n, engine.NodeStateChanged)
 }
 
-func (w *World) groupOf(c *Cluster, n *Node) *InstanceGroup {
+func (w *World) groupOf(c *model.Cluster, n *model.Node) *model.InstanceGroup {
 	p := c.Pool(n.Pool)
 	if p == nil {
 		return nil
@@ -119,7 +122,7 @@ func (w *World) groupOf(c *Cluster, n *Node) *InstanceGroup {
 }
 
 // nodeEvent resolves an event's cluster and node; either may be gone (deleted meanwhile).
-func (w *World) nodeEvent(ev Event) (*Cluster, *Node) {
+func (w *World) nodeEvent(ev model.Event) (*model.Cluster, *model.Node) {
 	c := w.st.Clusters[ev.Cluster]
 	if c == nil {
 		return nil, nil
@@ -127,27 +130,27 @@ func (w *World) nodeEvent(ev Event) (*Cluster, *Node) {
 	return c, c.Nodes[ev.Node]
 }
 
-func (w *World) onNodeReady(ev Event) {
+func (w *World) onNodeReady(ev model.Event) {
 	c, n := w.nodeEvent(ev)
-	if n == nil || n.State != NodeProvisioning {
+	if n == nil || n.State != model.NodeProvisioning {
 		return
 	}
 	n.Unschedulable = false
-	w.setNodeState(c, n, NodeReady)
+	w.setNodeState(c, n, model.NodeReady)
 	n.ReadyTime = w.st.Now
 	w.startDaemonPods(c, n)
-	w.record("NodeReady", c, n.Pool, n.Name, "", "node %s is ready (kubelet %s)", n.Name, kubeletVersion(n.Spec.Version))
-	w.emitNodeReady(c, n)
+	w.engine.Record("NodeReady", c, n.Pool, n.Name, "", "node %s is ready (kubelet %s)", n.Name, kubeletVersion(n.Spec.Version))
+	w.engine.EmitNodeReady(c, n)
 	w.poolNodesChanged(c, n.Pool)
 }
 
 // retireNode takes a node out of service: cordon, drain by the caller's policy, then delete
 // (or, for an in-place recreation, recreate). why names the caller's reason for the event log.
-func (w *World) retireNode(c *Cluster, n *Node, policy DrainPolicy, why string) {
-	if n.State == NodeDeleting || n.State == NodeDraining {
+func (w *World) retireNode(c *model.Cluster, n *model.Node, policy model.DrainPolicy, why string) {
+	if n.State == model.NodeDeleting || n.State == model.NodeDraining {
 		return
 	}
-	if n.State == NodeProvisioning {
+	if n.State == model.NodeProvisioning {
 		// Not yet registered: nothing to drain.
 		w.deleteNode(c, n, why)
 		return
@@ -155,56 +158,56 @@ func (w *World) retireNode(c *Cluster, n *Node, policy DrainPolicy, why string) 
 	w.startDrain(c, n, policy, why)
 }
 
-func (w *World) cordon(c *Cluster, n *Node, why string) {
+func (w *World) cordon(c *model.Cluster, n *model.Node, why string) {
 	if n.Unschedulable {
 		return
 	}
 	n.Unschedulable = true
-	if n.State == NodeReady {
-		w.setNodeState(c, n, NodeCordoned)
+	if n.State == model.NodeReady {
+		w.setNodeState(c, n, model.NodeCordoned)
 	} else {
-		w.emitNodeChanged(c, n, nodeCordonChanged)
+		w.engine.EmitNodeChanged(c, n, engine.NodeCordonChanged)
 	}
-	w.record("NodeCordoned", c, n.Pool, n.Name, "", "cordoned node %s: %s", n.Name, why)
+	w.engine.Record("NodeCordoned", c, n.Pool, n.Name, "", "cordoned node %s: %s", n.Name, why)
 }
 
-func (w *World) onNodeDrained(ev Event) {
+func (w *World) onNodeDrained(ev model.Event) {
 	c, n := w.nodeEvent(ev)
-	if n == nil || n.State != NodeDraining {
+	if n == nil || n.State != model.NodeDraining {
 		return
 	}
-	w.record("NodeDrained", c, n.Pool, n.Name, "", "node %s drained", n.Name)
-	if w.emitNodeDrained(c, n) {
+	w.engine.Record("NodeDrained", c, n.Pool, n.Name, "", "node %s drained", n.Name)
+	if w.engine.EmitNodeDrained(c, n) {
 		return
 	}
 	w.deleteNode(c, n, "drained")
 }
 
 // deleteNode deletes the VM; it is gone after the delete time.
-func (w *World) deleteNode(c *Cluster, n *Node, why string) {
-	if n.State == NodeDeleting {
+func (w *World) deleteNode(c *model.Cluster, n *model.Node, why string) {
+	if n.State == model.NodeDeleting {
 		return
 	}
-	w.setNodeState(c, n, NodeDeleting)
+	w.setNodeState(c, n, model.NodeDeleting)
 	n.Unschedulable = true
-	w.record("NodeDeleting", c, n.Pool, n.Name, "", "deleting node %s: %s", n.Name, why)
-	w.schedule(w.jitter(nodeDeleteBase, nodeDeleteSpread), Event{Kind: evNodeDeleted, Cluster: c.Key(), Node: n.Name})
+	w.engine.Record("NodeDeleting", c, n.Pool, n.Name, "", "deleting node %s: %s", n.Name, why)
+	w.engine.Schedule(w.engine.Jitter(nodeDeleteBase, nodeDeleteSpread), model.Event{Kind: evNodeDeleted, Cluster: c.Key(), Node: n.Name})
 }
 
-func (w *World) onNodeDeleted(ev Event) {
+func (w *World) onNodeDeleted(ev model.Event) {
 	c, n := w.nodeEvent(ev)
-	if n == nil || n.State != NodeDeleting {
+	if n == nil || n.State != model.NodeDeleting {
 		return
 	}
-	w.emitNodeDeleted(c, n)
+	w.engine.EmitNodeDeleted(c, n)
 	w.nodeGone(c, n.Name)
 	w.forgetNode(c, n)
-	w.record("NodeDeleted", c, n.Pool, n.Name, "", "node %s deleted", n.Name)
+	w.engine.Record("NodeDeleted", c, n.Pool, n.Name, "", "node %s deleted", n.Name)
 	w.poolNodesChanged(c, n.Pool)
 }
 
 // forgetNode removes a node from its group and the cluster.
-func (w *World) forgetNode(c *Cluster, n *Node) {
+func (w *World) forgetNode(c *model.Cluster, n *model.Node) {
 	if g := w.groupOf(c, n); g != nil {
 		ix := w.index(c, g)
 		ix.byState[n.State]--
@@ -225,19 +228,19 @@ func (w *World) forgetNode(c *Cluster, n *Node) {
 		}
 	}
 	delete(c.Nodes, n.Name)
-	n.gone = true
-	w.emitNodeChanged(c, n, nodeForgotten)
+	n.Gone = true
+	w.engine.EmitNodeChanged(c, n, engine.NodeForgotten)
 }
 
 // reconcilePool brings each instance group to its target size: it adds nodes with the pool's
 // spec or retires the surplus (nodes still provisioning first, then the newest).
-func (w *World) reconcilePool(c *Cluster, p *NodePool) {
-	if p.Status == PoolStopping || c.Status == ClusterStopping {
+func (w *World) reconcilePool(c *model.Cluster, p *model.NodePool) {
+	if p.Status == model.PoolStopping || c.Status == model.ClusterStopping {
 		return
 	}
 	for _, g := range p.Groups {
 		ix := w.index(c, g)
-		live := len(g.Nodes) - ix.byState[NodeDraining] - ix.byState[NodeDeleting]
+		live := len(g.Nodes) - ix.byState[model.NodeDraining] - ix.byState[model.NodeDeleting]
 		for i := live; i < g.TargetSize; i++ {
 			if !w.reserveCapacity(c, p, g.Zone, p.Spec, 1) {
 				w.waitForCapacity(c, p, g.Zone, "nodes")
@@ -251,7 +254,7 @@ func (w *World) reconcilePool(c *Cluster, p *NodePool) {
 		// Only a shrinking group pays for listing its nodes.
 		nodes := w.liveNodes(c, g)
 		sort.SliceStable(nodes, func(i, j int) bool {
-			pi, pj := nodes[i].State == NodeProvisioning, nodes[j].State == NodeProvisioning
+			pi, pj := nodes[i].State == model.NodeProvisioning, nodes[j].State == model.NodeProvisioning
 			if pi != pj {
 				return pi
 			}
@@ -264,11 +267,11 @@ func (w *World) reconcilePool(c *Cluster, p *NodePool) {
 }
 
 // liveNodes are a group's nodes that are not on their way out.
-func (w *World) liveNodes(c *Cluster, g *InstanceGroup) []*Node {
-	out := make([]*Node, 0, len(g.Nodes))
+func (w *World) liveNodes(c *model.Cluster, g *model.InstanceGroup) []*model.Node {
+	out := make([]*model.Node, 0, len(g.Nodes))
 	for _, name := range g.Nodes {
 		n := c.Nodes[name]
-		if n != nil && n.State != NodeDeleting && n.State != NodeDraining {
+		if n != nil && n.State != model.NodeDeleting && n.State != model.NodeDraining {
 			out = append(out, n)
 		}
 	}
@@ -276,10 +279,10 @@ func (w *World) liveNodes(c *Cluster, g *InstanceGroup) []*Node {
 }
 
 // poolSettled says every group is at its target size with every node ready.
-func (w *World) poolSettled(c *Cluster, p *NodePool) bool {
+func (w *World) poolSettled(c *model.Cluster, p *model.NodePool) bool {
 	for _, g := range p.Groups {
 		ix := w.index(c, g)
-		if ix.byState[NodeProvisioning] > 0 || ix.byState[NodeDraining] > 0 || ix.byState[NodeDeleting] > 0 {
+		if ix.byState[model.NodeProvisioning] > 0 || ix.byState[model.NodeDraining] > 0 || ix.byState[model.NodeDeleting] > 0 {
 			return false
 		}
 		if len(g.Nodes) != g.TargetSize {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
 // Long-running operations: every GKE mutation returns one. It is PENDING when created, RUNNING
@@ -28,7 +29,7 @@ const (
 )
 
 func (w *World) registerOperationHandlers() {
-	w.on(evOpStart, w.onOperationStart)
+	w.engine.On(evOpStart, w.onOperationStart)
 }
 
 // opVerb is how the "please wait" error describes what an operation is doing to a cluster.
@@ -51,10 +52,10 @@ func opVerb(typ string) string {
 
 // checkClusterFree refuses a mutation while another operation holds the cluster, with the
 // message real GKE gives (clients retry on it).
-func (w *World) checkClusterFree(c *Cluster) error {
+func (w *World) checkClusterFree(c *model.Cluster) error {
 	for _, id := range c.OpenOps {
 		if op := w.st.Operations[id]; op != nil && op.Holds {
-			return failedPrecondition("Operation %s is currently %s cluster %s. Please wait and try again once it is done.",
+			return model.FailedPrecondition("Operation %s is currently %s cluster %s. Please wait and try again once it is done.",
 				op.ID, opVerb(op.Type), c.Name)
 		}
 	}
@@ -63,9 +64,9 @@ func (w *World) checkClusterFree(c *Cluster) error {
 
 // startOperation creates an operation on cluster c (and pool, if any). A holding operation
 // locks the cluster until it is done.
-func (w *World) startOperation(typ string, c *Cluster, pool string, holds bool) *Operation {
-	op := &Operation{
-		ID:        fmt.Sprintf("operation-%d-%s", w.st.Now.UnixMilli(), w.randHex(8)),
+func (w *World) startOperation(typ string, c *model.Cluster, pool string, holds bool) *model.Operation {
+	op := &model.Operation{
+		ID:        fmt.Sprintf("operation-%d-%s", w.st.Now.UnixMilli(), w.engine.RandHex(8)),
 		Type:      typ,
 		Project:   c.Project,
 		Location:  c.Location,
@@ -79,19 +80,19 @@ func (w *World) startOperation(typ string, c *Cluster, pool string, holds bool) 
 	op.Seq = w.st.OpSeq
 	w.st.Operations[op.ID] = op
 	c.OpenOps = append(c.OpenOps, op.ID)
-	w.schedule(opStartDelay, Event{Kind: evOpStart, Cluster: c.Key(), Op: op.ID})
-	w.record("OperationPending", c, pool, "", op.ID, "%s operation %s created", typ, op.ID)
+	w.engine.Schedule(opStartDelay, model.Event{Kind: evOpStart, Cluster: c.Key(), Op: op.ID})
+	w.engine.Record("OperationPending", c, pool, "", op.ID, "%s operation %s created", typ, op.ID)
 	return op
 }
 
-func (w *World) onOperationStart(ev Event) {
+func (w *World) onOperationStart(ev model.Event) {
 	op := w.st.Operations[ev.Op]
 	if op == nil || op.Status != api.OpStatusPending {
 		return
 	}
 	op.Status = api.OpStatusRunning
 	c := w.st.Clusters[op.ClusterKey()]
-	w.record("OperationRunning", c, op.Pool, "", op.ID, "%s operation %s running", op.Type, op.ID)
+	w.engine.Record("OperationRunning", c, op.Pool, "", op.ID, "%s operation %s running", op.Type, op.ID)
 	if c == nil {
 		w.finishOperation(op, codeInternal, "cluster no longer exists")
 		return
@@ -104,7 +105,7 @@ func (w *World) onOperationStart(ev Event) {
 // the operation said while it ran (its detail: phase, zone, ETA; the position metrics) no
 // longer holds once it is done: the detail is cleared (a caller may set a summary of what was
 // done) and only the count metrics stay.
-func (w *World) finishOperation(op *Operation, code int32, message string) {
+func (w *World) finishOperation(op *model.Operation, code int32, message string) {
 	op.Status = api.OpStatusDone
 	op.EndTime = w.st.Now
 	op.ErrorCode = code
@@ -127,15 +128,15 @@ func (w *World) finishOperation(op *Operation, code int32, message string) {
 		}
 	}
 	if code != 0 {
-		w.record("OperationFailed", c, op.Pool, "", op.ID, "%s operation %s failed: %s", op.Type, op.ID, message)
+		w.engine.Record("OperationFailed", c, op.Pool, "", op.ID, "%s operation %s failed: %s", op.Type, op.ID, message)
 		return
 	}
-	w.record("OperationDone", c, op.Pool, "", op.ID, "%s operation %s done in %s", op.Type, op.ID,
+	w.engine.Record("OperationDone", c, op.Pool, "", op.ID, "%s operation %s done in %s", op.Type, op.ID,
 		op.EndTime.Sub(op.StartTime).Round(time.Second))
 }
 
 // checkOperations finishes the running operations on c whose work is complete.
-func (w *World) checkOperations(c *Cluster) {
+func (w *World) checkOperations(c *model.Cluster) {
 	for _, id := range append([]string(nil), c.OpenOps...) {
 		op := w.st.Operations[id]
 		if op != nil && op.Status == api.OpStatusRunning && w.workDone(c, op) {
@@ -146,17 +147,17 @@ func (w *World) checkOperations(c *Cluster) {
 
 // GetOperation finds an operation of a project by id. Like GKE, the location in the request
 // must be the operation's location (or "-").
-func (w *World) GetOperation(project, location, id string) (*Operation, error) {
+func (w *World) GetOperation(project, location, id string) (*model.Operation, error) {
 	op := w.st.Operations[id]
 	if op == nil || op.Project != project || (location != "-" && op.Location != location) {
-		return nil, notFound("projects/%s/locations/%s/operations/%s", project, location, id)
+		return nil, model.NotFound("projects/%s/locations/%s/operations/%s", project, location, id)
 	}
 	return op, nil
 }
 
 // ListOperations lists a project's operations in a location ("-" = all), oldest first.
-func (w *World) ListOperations(project, location string) []*Operation {
-	var out []*Operation
+func (w *World) ListOperations(project, location string) []*model.Operation {
+	var out []*model.Operation
 	for _, op := range w.st.Operations {
 		if op.Project == project && (location == "-" || op.Location == location) {
 			out = append(out, op)
@@ -174,24 +175,24 @@ func (w *World) CancelOperation(project, location, id string) error {
 		return err
 	}
 	if op.Type != api.OpUpgradeNodes {
-		return failedPrecondition("Operation %s is of type %s and cannot be cancelled: only node pool upgrade operations (UPGRADE_NODES) support cancellation.", op.ID, op.Type)
+		return model.FailedPrecondition("Operation %s is of type %s and cannot be cancelled: only node pool upgrade operations (UPGRADE_NODES) support cancellation.", op.ID, op.Type)
 	}
 	if op.Status == api.OpStatusDone {
-		return failedPrecondition("Operation %s is already done and cannot be cancelled.", op.ID)
+		return model.FailedPrecondition("Operation %s is already done and cannot be cancelled.", op.ID)
 	}
 	c := w.st.Clusters[op.ClusterKey()]
 	if c == nil {
-		return notFound("projects/%s/locations/%s/clusters/%s", op.Project, op.Location, op.Cluster)
+		return model.NotFound("projects/%s/locations/%s/clusters/%s", op.Project, op.Location, op.Cluster)
 	}
 	p := c.Pool(op.Pool)
 	if p == nil || p.Upgrade == nil || p.Upgrade.Op != op.ID {
-		return failedPrecondition("Operation %s has no upgrade in progress to cancel.", op.ID)
+		return model.FailedPrecondition("Operation %s has no upgrade in progress to cancel.", op.ID)
 	}
 	return w.cancelUpgrade(c, p)
 }
 
 // RenderOperation renders op in GKE's JSON shape. links builds self and target links.
-func (w *World) RenderOperation(op *Operation, links Links) *api.Operation {
+func (w *World) RenderOperation(op *model.Operation, links Links) *api.Operation {
 	out := &api.Operation{
 		Name:          op.ID,
 		Zone:          op.Location,
@@ -230,15 +231,15 @@ func (w *World) RenderOperation(op *Operation, links Links) *api.Operation {
 }
 
 // setMetrics replaces an operation's progress metrics with name/value pairs.
-func setMetrics(op *Operation, kv ...any) {
+func setMetrics(op *model.Operation, kv ...any) {
 	op.Metrics = op.Metrics[:0]
 	for i := 0; i+1 < len(kv); i += 2 {
 		name := kv[i].(string)
 		switch v := kv[i+1].(type) {
 		case int:
-			op.Metrics = append(op.Metrics, Metric{Name: name, Int: int64(v), IsInt: true})
+			op.Metrics = append(op.Metrics, model.Metric{Name: name, Int: int64(v), IsInt: true})
 		case string:
-			op.Metrics = append(op.Metrics, Metric{Name: name, Str: v})
+			op.Metrics = append(op.Metrics, model.Metric{Name: name, Str: v})
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 	policyv1 "k8s.io/api/policy/v1"
 )
 
@@ -24,7 +25,7 @@ type pdbCount struct {
 }
 
 // expected is the number of pods the budget protects.
-func (cnt *pdbCount) expected(c *Cluster) int {
+func (cnt *pdbCount) expected(c *model.Cluster) int {
 	n := cnt.bare
 	for key, pods := range cnt.owners {
 		if d := c.Deployments[key]; d != nil && pods > 0 {
@@ -36,8 +37,8 @@ func (cnt *pdbCount) expected(c *Cluster) int {
 	return n
 }
 
-func (cnt *pdbCount) add(p *Pod, d int) {
-	if p.OwnerKind == OwnerDeployment {
+func (cnt *pdbCount) add(p *model.Pod, d int) {
+	if p.OwnerKind == model.OwnerDeployment {
 		cnt.owners[p.Namespace+"/"+p.Owner] += d
 	} else {
 		cnt.bare += d
@@ -48,7 +49,7 @@ func (cnt *pdbCount) add(p *Pod, d int) {
 }
 
 // selectorOf compiles (once) an object's label selector.
-func (w *World) selectorOf(c *Cluster, owner any, sel *metav1.LabelSelector) labels.Selector {
+func (w *World) selectorOf(c *model.Cluster, owner any, sel *metav1.LabelSelector) labels.Selector {
 	ix := w.podIndex(c)
 	if s, ok := ix.selectors[owner]; ok {
 		return s
@@ -62,8 +63,8 @@ func (w *World) selectorOf(c *Cluster, owner any, sel *metav1.LabelSelector) lab
 }
 
 // pdbsOf lists the budgets that select pod p.
-func (w *World) pdbsOf(c *Cluster, p *Pod) []*PDB {
-	var out []*PDB
+func (w *World) pdbsOf(c *model.Cluster, p *model.Pod) []*model.PDB {
+	var out []*model.PDB
 	for _, b := range c.PDBs {
 		if b.Namespace == p.Namespace && w.selectorOf(c, b, b.Spec.Selector).Matches(labels.Set(p.Labels)) {
 			out = append(out, b)
@@ -77,7 +78,7 @@ func (w *World) pdbsOf(c *Cluster, p *Pod) []*PDB {
 
 // pdbTrack adds (or removes) pod p's contribution to the counts of the budgets selecting it.
 // Callers remove it before changing the pod and add it back after.
-func (w *World) pdbTrack(c *Cluster, p *Pod, add bool) {
+func (w *World) pdbTrack(c *model.Cluster, p *model.Pod, add bool) {
 	if len(c.PDBs) == 0 || p.Terminating {
 		return
 	}
@@ -96,9 +97,9 @@ func (w *World) pdbTrack(c *Cluster, p *Pod, add bool) {
 }
 
 // pdbCounts returns a budget's counts, counting its pods on first use.
-func (w *World) pdbCounts(c *Cluster, b *PDB) *pdbCount {
+func (w *World) pdbCounts(c *model.Cluster, b *model.PDB) *pdbCount {
 	if w.pdbCount == nil {
-		w.pdbCount = map[*PDB]*pdbCount{}
+		w.pdbCount = map[*model.PDB]*pdbCount{}
 	}
 	if cnt, ok := w.pdbCount[b]; ok {
 		return cnt
@@ -115,14 +116,14 @@ func (w *World) pdbCounts(c *Cluster, b *PDB) *pdbCount {
 }
 
 // forgetPDB drops a budget's derived data (it was changed or deleted).
-func (w *World) forgetPDB(c *Cluster, b *PDB) {
+func (w *World) forgetPDB(c *model.Cluster, b *model.PDB) {
 	delete(w.pdbCount, b)
 	delete(w.podIndex(c).selectors, b)
 }
 
 // pdbStatus computes a budget's status: desiredHealthy from minAvailable (rounded up) or from
 // expected - maxUnavailable (rounded up), and the disruptions allowed now.
-func (w *World) pdbStatus(c *Cluster, b *PDB) policyv1.PodDisruptionBudgetStatus {
+func (w *World) pdbStatus(c *model.Cluster, b *model.PDB) policyv1.PodDisruptionBudgetStatus {
 	cnt := w.pdbCounts(c, b)
 	expected := cnt.expected(c)
 	desired := 0
@@ -144,7 +145,7 @@ func (w *World) pdbStatus(c *Cluster, b *PDB) policyv1.PodDisruptionBudgetStatus
 
 // evictionBlocker returns the budget that forbids evicting p now, or nil. An unready pod may
 // be evicted while its budgets are satisfied (the default unhealthyPodEvictionPolicy).
-func (w *World) evictionBlocker(c *Cluster, p *Pod) *PDB {
+func (w *World) evictionBlocker(c *model.Cluster, p *model.Pod) *model.PDB {
 	for _, b := range w.pdbsOf(c, p) {
 		st := w.pdbStatus(c, b)
 		if p.Ready && st.DisruptionsAllowed > 0 {

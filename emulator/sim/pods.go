@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/engine"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -20,26 +22,26 @@ const (
 )
 
 func (w *World) registerPodHandlers() {
-	w.on(evPodStarted, w.onPodStarted)
-	w.on(evPodGone, w.onPodGone)
+	w.engine.On(evPodStarted, w.onPodStarted)
+	w.engine.On(evPodGone, w.onPodGone)
 	w.registerSchedulerHandlers()
 	w.registerDeploymentHandlers()
 	w.registerDrainHandlers()
 }
 
 // podSpec is the spec a pod runs: its own, or its owner's template.
-func (w *World) podSpec(c *Cluster, p *Pod) *corev1.PodSpec {
+func (w *World) podSpec(c *model.Cluster, p *model.Pod) *corev1.PodSpec {
 	if p.Spec != nil {
 		return p.Spec
 	}
 	switch p.OwnerKind {
-	case OwnerDeployment:
+	case model.OwnerDeployment:
 		if d := c.Deployments[p.Namespace+"/"+p.Owner]; d != nil {
 			if t := d.Templates[p.Template]; t != nil {
 				return &t.Spec
 			}
 		}
-	case OwnerDaemonSet:
+	case model.OwnerDaemonSet:
 		if ds := c.DaemonSets[p.Namespace+"/"+p.Owner]; ds != nil {
 			return &ds.Spec.Template.Spec
 		}
@@ -53,21 +55,21 @@ func (w *World) podSpec(c *Cluster, p *Pod) *corev1.PodSpec {
 // effectiveRequests is what the scheduler reserves for a pod: per resource, the larger of the
 // sum of its containers' requests and the largest init container's request (R-CA-9 counts init
 // containers too).
-func effectiveRequests(spec *corev1.PodSpec) Resources {
-	var sum, initMax Resources
+func effectiveRequests(spec *corev1.PodSpec) model.Resources {
+	var sum, initMax model.Resources
 	for _, ct := range spec.Containers {
-		sum = sum.add(containerRequests(ct))
+		sum = sum.Add(containerRequests(ct))
 	}
 	for _, ct := range spec.InitContainers {
 		r := containerRequests(ct)
 		initMax.MilliCPU = max(initMax.MilliCPU, r.MilliCPU)
 		initMax.MemoryBytes = max(initMax.MemoryBytes, r.MemoryBytes)
 	}
-	return Resources{MilliCPU: max(sum.MilliCPU, initMax.MilliCPU), MemoryBytes: max(sum.MemoryBytes, initMax.MemoryBytes)}
+	return model.Resources{MilliCPU: max(sum.MilliCPU, initMax.MilliCPU), MemoryBytes: max(sum.MemoryBytes, initMax.MemoryBytes)}
 }
 
-func containerRequests(ct corev1.Container) Resources {
-	var r Resources
+func containerRequests(ct corev1.Container) model.Resources {
+	var r model.Resources
 	if q, ok := ct.Resources.Requests[corev1.ResourceCPU]; ok {
 		r.MilliCPU = q.MilliValue()
 	} else if q, ok := ct.Resources.Limits[corev1.ResourceCPU]; ok { // requests default to limits
@@ -102,15 +104,15 @@ func graceSeconds(spec *corev1.PodSpec) int64 {
 }
 
 // addPod creates a pod; unless it is already bound (DaemonSet pods), it waits for the scheduler.
-func (w *World) addPod(c *Cluster, p *Pod) {
+func (w *World) addPod(c *model.Cluster, p *model.Pod) {
 	spec := w.podSpec(c, p)
-	p.UIDSalt = w.randUint32()
+	p.UIDSalt = w.engine.RandUint32()
 	p.Req = effectiveRequests(spec)
 	p.Priority = podPriority(spec)
 	if c.AutoscalingProfile == api.ProfileOptimizeUtilization && (spec.SchedulerName == "" || spec.SchedulerName == corev1.DefaultSchedulerName) {
-		p.Scheduler = OptimizeUtilizationScheduler // GKE's webhook, at the pod's creation (R-CA-8)
+		p.Scheduler = model.OptimizeUtilizationScheduler // GKE's webhook, at the pod's creation (R-CA-8)
 	}
-	p.Phase = PodPending
+	p.Phase = model.PodPending
 	p.CreateTime = w.st.Now
 	w.podCreated(c, p)
 	// The indexes first: one built now, on first use, must not count the pod twice.
@@ -127,14 +129,14 @@ func (w *World) addPod(c *Cluster, p *Pod) {
 			w.schedNodeChanged(c, n)
 			w.touchNode(c, n)
 		}
-		w.schedule(w.jitter(podStartBase, podStartSpread), Event{Kind: evPodStarted, Cluster: c.Key(), Node: p.Key()})
+		w.engine.Schedule(w.engine.Jitter(podStartBase, podStartSpread), model.Event{Kind: evPodStarted, Cluster: c.Key(), Node: p.Key()})
 		return
 	}
 	w.queueSchedule(c)
 }
 
 // podEvent resolves the cluster and pod of an event; either may be gone.
-func (w *World) podEvent(ev Event) (*Cluster, *Pod) {
+func (w *World) podEvent(ev model.Event) (*model.Cluster, *model.Pod) {
 	c := w.st.Clusters[ev.Cluster]
 	if c == nil {
 		return nil, nil
@@ -142,9 +144,9 @@ func (w *World) podEvent(ev Event) (*Cluster, *Pod) {
 	return c, c.Pods[ev.Node]
 }
 
-func (w *World) onPodStarted(ev Event) {
+func (w *World) onPodStarted(ev model.Event) {
 	c, p := w.podEvent(ev)
-	if p == nil || p.Terminating || p.Node == "" || p.Phase == PodRunning {
+	if p == nil || p.Terminating || p.Node == "" || p.Phase == model.PodRunning {
 		return
 	}
 	if w.waitForMounts(c, p) {
@@ -153,24 +155,24 @@ func (w *World) onPodStarted(ev Event) {
 	w.pdbTrack(c, p, false)
 	ix := w.podIndex(c)
 	ix.countTemplate(p, -1)
-	p.Phase = PodRunning
+	p.Phase = model.PodRunning
 	p.Ready = true
 	ix.countTemplate(p, 1)
 	p.StartTime = w.st.Now
 	p.ReadyTime = w.st.Now
 	w.touchPod(c, p)
 	w.pdbTrack(c, p, true)
-	w.emitPodChanged(c, p, podStarted)
+	w.engine.EmitPodChanged(c, p, engine.PodStarted)
 }
 
 // terminatePod starts a pod's graceful termination; it is gone after grace. A pod not yet on a
 // node goes at once.
-func (w *World) terminatePod(c *Cluster, p *Pod, grace time.Duration) {
+func (w *World) terminatePod(c *model.Cluster, p *model.Pod, grace time.Duration) {
 	if p.Terminating {
 		// A shorter grace (a force deletion) can cut a termination short.
 		if w.st.Now.Add(grace).Before(p.GoneTime) {
 			p.GoneTime = w.st.Now.Add(grace)
-			w.schedule(grace, Event{Kind: evPodGone, Cluster: c.Key(), Node: p.Key()})
+			w.engine.Schedule(grace, model.Event{Kind: evPodGone, Cluster: c.Key(), Node: p.Key()})
 		}
 		return
 	}
@@ -187,11 +189,11 @@ func (w *World) terminatePod(c *Cluster, p *Pod, grace time.Duration) {
 		return
 	}
 	p.GoneTime = w.st.Now.Add(grace)
-	w.emitPodChanged(c, p, podTerminating)
-	w.schedule(grace, Event{Kind: evPodGone, Cluster: c.Key(), Node: p.Key()})
+	w.engine.EmitPodChanged(c, p, engine.PodTerminating)
+	w.engine.Schedule(grace, model.Event{Kind: evPodGone, Cluster: c.Key(), Node: p.Key()})
 }
 
-func (w *World) onPodGone(ev Event) {
+func (w *World) onPodGone(ev model.Event) {
 	c, p := w.podEvent(ev)
 	if p == nil || !p.Terminating || w.st.Now.Before(p.GoneTime) {
 		return
@@ -200,7 +202,7 @@ func (w *World) onPodGone(ev Event) {
 }
 
 // removePod forgets a pod and frees its node's resources.
-func (w *World) removePod(c *Cluster, p *Pod) {
+func (w *World) removePod(c *model.Cluster, p *model.Pod) {
 	ix := w.podIndex(c)
 	w.pdbTrack(c, p, false)
 	if p.Node != "" {
@@ -208,20 +210,20 @@ func (w *World) removePod(c *Cluster, p *Pod) {
 	}
 	ix.untrack(p)
 	delete(c.Pods, p.Key())
-	w.podRemoved(c, p, c.nextRV())
+	w.podRemoved(c, p, c.NextRV())
 	if n := c.Nodes[p.Node]; n != nil {
 		w.schedNodeChanged(c, n)
 		w.touchNode(c, n)
 		if n.Drain != nil {
-			w.schedule(0, Event{Kind: evDrainAttempt, Cluster: c.Key(), Node: n.Name})
+			w.engine.Schedule(0, model.Event{Kind: evDrainAttempt, Cluster: c.Key(), Node: n.Name})
 		}
 	}
 	w.queueSchedule(c)
-	w.emitPodChanged(c, p, podRemoved)
+	w.engine.EmitPodChanged(c, p, engine.PodRemoved)
 }
 
 // nodeGone removes every pod of a deleted node at once (their VM is gone).
-func (w *World) nodeGone(c *Cluster, node string) {
+func (w *World) nodeGone(c *model.Cluster, node string) {
 	ix, ok := w.k8s[c]
 	if !ok {
 		ix = w.podIndex(c)
@@ -234,8 +236,8 @@ func (w *World) nodeGone(c *Cluster, node string) {
 }
 
 // ownerChanged tells a pod's Deployment that one of its pods changed.
-func (w *World) ownerChanged(c *Cluster, p *Pod) {
-	if p.OwnerKind == OwnerDeployment {
+func (w *World) ownerChanged(c *model.Cluster, p *model.Pod) {
+	if p.OwnerKind == model.OwnerDeployment {
 		w.queueSync(c, p.Namespace+"/"+p.Owner)
 	}
 }

@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"encoding/hex"
 	"fmt"
 	"maps"
 	"slices"
@@ -18,12 +17,13 @@ import (
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
 // Rendering the model in GKE's and Kubernetes' JSON shapes.
 
 // RenderCluster renders a cluster. endpoint is the address of its Kubernetes-shaped API.
-func (w *World) RenderCluster(c *Cluster, links Links, endpoint string) *api.Cluster {
+func (w *World) RenderCluster(c *model.Cluster, links Links, endpoint string) *api.Cluster {
 	out := &api.Cluster{
 		Name:                  c.Name,
 		Description:           c.Description,
@@ -84,7 +84,7 @@ func (w *World) RenderCluster(c *Cluster, links Links, endpoint string) *api.Clu
 		out.CurrentNodeVersion = oldest.String()
 	}
 	for _, n := range c.Nodes {
-		if n.State != NodeProvisioning && n.State != NodeDeleting {
+		if n.State != model.NodeProvisioning && n.State != model.NodeDeleting {
 			out.CurrentNodeCount++
 		}
 	}
@@ -99,7 +99,7 @@ func lastSegment(s string) string {
 }
 
 // RenderNodePool renders a node pool.
-func (w *World) RenderNodePool(c *Cluster, p *NodePool, links Links) *api.NodePool {
+func (w *World) RenderNodePool(c *model.Cluster, p *model.NodePool, links Links) *api.NodePool {
 	cfg := &api.NodeConfig{
 		MachineType: p.Spec.MachineType, DiskSizeGb: p.Spec.DiskSizeGb, DiskType: p.Spec.DiskType,
 		ImageType: p.Spec.ImageType, Labels: maps.Clone(p.Labels), Spot: p.Spec.Spot, Preemptible: p.Spec.Preemptible,
@@ -130,7 +130,7 @@ func (w *World) RenderNodePool(c *Cluster, p *NodePool, links Links) *api.NodePo
 	if p.QueuedProvisioning {
 		out.QueuedProvisioning = &api.QueuedProvisioning{Enabled: true}
 	}
-	igURL := func(g *InstanceGroup) string {
+	igURL := func(g *model.InstanceGroup) string {
 		return links.Compute("projects/%s/zones/%s/instanceGroupManagers/%s", c.Project, g.Zone, g.Name)
 	}
 	for _, g := range p.Groups {
@@ -149,9 +149,9 @@ func (w *World) RenderNodePool(c *Cluster, p *NodePool, links Links) *api.NodePo
 			info.BluePoolDeletionStartTime = u.BG.DeletionStart.Format(time.RFC3339)
 		}
 		for _, g := range p.Groups {
-			if u.BG.isBlue(g.Name) {
+			if u.BG.IsBlue(g.Name) {
 				info.BlueInstanceGroupUrls = append(info.BlueInstanceGroupUrls, igURL(g))
-			} else if u.BG.isGreen(g.Name) {
+			} else if u.BG.IsGreen(g.Name) {
 				info.GreenInstanceGroupUrls = append(info.GreenInstanceGroupUrls, igURL(g))
 			}
 		}
@@ -162,12 +162,12 @@ func (w *World) RenderNodePool(c *Cluster, p *NodePool, links Links) *api.NodePo
 
 // K8sNodes renders the registered nodes of a cluster (VMs still booting are not nodes yet),
 // sorted by name, as Kubernetes Node objects.
-func (w *World) K8sNodes(c *Cluster) []corev1.Node {
+func (w *World) K8sNodes(c *model.Cluster) []corev1.Node {
 	names := sortedNodeNames(c)
 	out := make([]corev1.Node, 0, len(names))
 	for _, name := range names {
 		n := c.Nodes[name]
-		if n.State == NodeProvisioning {
+		if n.State == model.NodeProvisioning {
 			continue
 		}
 		out = append(out, *w.RenderK8sNode(c, n))
@@ -175,7 +175,7 @@ func (w *World) K8sNodes(c *Cluster) []corev1.Node {
 	return out
 }
 
-func sortedNodeNames(c *Cluster) []string {
+func sortedNodeNames(c *model.Cluster) []string {
 	names := make([]string, 0, len(c.Nodes))
 	for name := range c.Nodes {
 		names = append(names, name)
@@ -198,35 +198,35 @@ const (
 
 // RenderK8sNode renders one node as a Kubernetes Node, with the labels GKE puts on nodes and,
 // in annotations, what its pods request.
-func (w *World) RenderK8sNode(c *Cluster, n *Node) *corev1.Node {
+func (w *World) RenderK8sNode(c *model.Cluster, n *model.Node) *corev1.Node {
 	return w.nodeSnapshot(c, n).renderNode()
 }
 
 // nodeSnap is a node as it is now, with what its rendering needs from its pool and pods: the
 // change feed keeps one per change and renders it when a watcher reads it.
 type nodeSnap struct {
-	node               Node
+	node               model.Node
 	project, clusterID string
 	poolLabels         map[string]string
-	poolTaints         []Taint
+	poolTaints         []model.Taint
 	// nodeLabels and zoneLabels are an imported pool's labels on every node (imported.go).
 	nodeLabels      map[string]string
 	zoneLabels      []string
 	maxPods         int64
-	capacity, alloc Resources
-	requested       Resources
+	capacity, alloc model.Resources
+	requested       model.Resources
 	pods            int
 	failed          bool
 }
 
-func (w *World) nodeSnapshot(c *Cluster, n *Node) *nodeSnap {
-	s := &nodeSnap{node: *n, project: c.Project, clusterID: c.ID, maxPods: int64(catalog.DefaultMaxPods), failed: c.nodeFailed(n.Name)}
+func (w *World) nodeSnapshot(c *model.Cluster, n *model.Node) *nodeSnap {
+	s := &nodeSnap{node: *n, project: c.Project, clusterID: c.ID, maxPods: int64(catalog.DefaultMaxPods), failed: c.NodeFailed(n.Name)}
 	s.node.Drain = nil // the drain's own state is not part of the object
 	if p := c.Pool(n.Pool); p != nil {
 		s.poolLabels, s.poolTaints, s.maxPods = p.Labels, p.Taints, p.MaxPodsPerNode
 		s.nodeLabels, s.zoneLabels = p.NodeLabels, p.ZoneLabels
 	}
-	s.capacity, s.alloc = c.nodeCapacity(n), c.nodeAllocatable(n)
+	s.capacity, s.alloc = c.NodeCapacity(n), c.NodeAllocatable(n)
 	ix := w.podIndex(c)
 	s.requested, s.pods = ix.requested[n.Name], len(ix.podsOnNode[n.Name])
 	return s
@@ -279,7 +279,7 @@ func (s *nodeSnap) renderNode() *corev1.Node {
 }
 
 // gkeNodeLabels are the labels GKE puts on a node of its own accord.
-func gkeNodeLabels(n *Node) map[string]string {
+func gkeNodeLabels(n *model.Node) map[string]string {
 	region := n.Zone[:max(strings.LastIndexByte(n.Zone, '-'), 0)]
 	labels := map[string]string{
 		"cloud.google.com/gke-nodepool":          n.Pool,
@@ -309,7 +309,7 @@ func (s *nodeSnap) renderNodeObject(labels map[string]string, taints []corev1.Ta
 	n := &s.node
 	ready := corev1.NodeCondition{Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady",
 		Message: "kubelet is posting ready status", LastHeartbeatTime: heartbeat, LastTransitionTime: metav1.NewTime(n.ReadyTime)}
-	if n.State == NodeDeleting || s.failed {
+	if n.State == model.NodeDeleting || s.failed {
 		ready.Status, ready.Reason, ready.Message = corev1.ConditionUnknown, "NodeStatusUnknown", "Kubelet stopped posting node status."
 	}
 	conditions := make([]corev1.NodeCondition, 0, len(nodeConditions)+1)
@@ -319,14 +319,14 @@ func (s *nodeSnap) renderNodeObject(labels map[string]string, taints []corev1.Ta
 	}
 	conditions = append(conditions, ready)
 	disk := int64(n.Spec.DiskSizeGb) << 30
-	uid := uidOf(s.clusterID, n.Name)
+	uid := model.UidOf(s.clusterID, n.Name)
 	return &corev1.Node{
 		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Node"},
 		ObjectMeta: metav1.ObjectMeta{
 			Name: n.Name, UID: types.UID(uid), CreationTimestamp: metav1.NewTime(n.CreateTime),
 			ResourceVersion: strconv.FormatInt(n.RV, 10), Labels: labels,
 			Annotations: map[string]string{
-				"container.googleapis.com/instance_id":                   uidOf(n.Name, "instance")[:19],
+				"container.googleapis.com/instance_id":                   model.UidOf(n.Name, "instance")[:19],
 				"node.alpha.kubernetes.io/ttl":                           "0",
 				"volumes.kubernetes.io/controller-managed-attach-detach": "true",
 				AnnotationRequestedCPU:                                   fmt.Sprintf("%dm", s.requested.MilliCPU),
@@ -358,8 +358,8 @@ func (s *nodeSnap) renderNodeObject(labels map[string]string, taints []corev1.Ta
 				{Type: corev1.NodeHostName, Address: n.Name},
 			},
 			NodeInfo: corev1.NodeSystemInfo{
-				MachineID: strings.ReplaceAll(uidOf(n.Name, "machine"), "-", ""), SystemUUID: uidOf(n.Name, "vm"),
-				BootID: uidOf(n.Name, n.CreateTime.UTC().Truncate(time.Second).Format(time.RFC3339), "boot"), KernelVersion: kernelVersion(n.Spec.ImageType),
+				MachineID: strings.ReplaceAll(model.UidOf(n.Name, "machine"), "-", ""), SystemUUID: model.UidOf(n.Name, "vm"),
+				BootID: model.UidOf(n.Name, n.CreateTime.UTC().Truncate(time.Second).Format(time.RFC3339), "boot"), KernelVersion: kernelVersion(n.Spec.ImageType),
 				KubeletVersion: kubeletVersion(n.Spec.Version),
 				OSImage:        osImage(n.Spec.ImageType), ContainerRuntimeVersion: "containerd://1.7.27",
 				OperatingSystem: "linux", Architecture: "amd64",
@@ -406,34 +406,4 @@ func osImage(imageType string) string {
 		return "Windows Server 2022 Datacenter"
 	}
 	return "Container-Optimized OS from Google"
-}
-
-// uidOf derives a stable UUID-shaped id from names.
-func uidOf(parts ...string) string {
-	var h [16]byte
-	x := uint64(1469598103934665603)
-	for _, p := range parts {
-		for i := 0; i < len(p); i++ {
-			x ^= uint64(p[i])
-			x *= 1099511628211
-		}
-		x ^= 0xff
-	}
-	for i := range h {
-		x ^= x >> 29
-		x *= 0xbf58476d1ce4e5b9
-		h[i] = byte(x >> 56)
-	}
-	// 8-4-4-4-12 hex digits, as Kubernetes writes uids.
-	var out [36]byte
-	hex.Encode(out[0:8], h[0:4])
-	out[8] = '-'
-	hex.Encode(out[9:13], h[4:6])
-	out[13] = '-'
-	hex.Encode(out[14:18], h[6:8])
-	out[18] = '-'
-	hex.Encode(out[19:23], h[8:10])
-	out[23] = '-'
-	hex.Encode(out[24:36], h[10:16])
-	return string(out[:])
 }

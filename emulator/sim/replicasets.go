@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -33,7 +34,7 @@ const (
 )
 
 func (w *World) registerReplicaSetHandlers() {
-	w.on(evDeploymentProgress, func(ev Event) {
+	w.engine.On(evDeploymentProgress, func(ev model.Event) {
 		c := w.st.Clusters[ev.Cluster]
 		if c == nil {
 			return
@@ -51,10 +52,10 @@ func (w *World) registerReplicaSetHandlers() {
 // rollOut makes t the Deployment's pod template: a new template gets a ReplicaSet with the next
 // revision; going back to an older one (kubectl rollout undo) gives that ReplicaSet the next
 // revision, as Kubernetes does.
-func (w *World) rollOut(c *Cluster, d *Deployment, t corev1.PodTemplateSpec) {
-	d.setTemplate(t)
+func (w *World) rollOut(c *model.Cluster, d *model.Deployment, t corev1.PodTemplateSpec) {
+	d.SetTemplate(t)
 	if d.ReplicaSets == nil {
-		d.ReplicaSets = map[string]*ReplicaSet{}
+		d.ReplicaSets = map[string]*model.ReplicaSet{}
 	}
 	var top int64
 	for _, rs := range d.ReplicaSets {
@@ -63,7 +64,7 @@ func (w *World) rollOut(c *Cluster, d *Deployment, t corev1.PodTemplateSpec) {
 	rs := d.ReplicaSets[d.Current]
 	switch {
 	case rs == nil:
-		rs = &ReplicaSet{Deployment: d.Key(), Hash: d.Current, Revision: top + 1, CreateTime: w.st.Now, Generation: 1,
+		rs = &model.ReplicaSet{Deployment: d.Key(), Hash: d.Current, Revision: top + 1, CreateTime: w.st.Now, Generation: 1,
 			Template: d.Templates[d.Current]}
 		rs.Annotations = replicaSetAnnotations(d, rs)
 		d.ReplicaSets[d.Current] = rs
@@ -78,7 +79,7 @@ func (w *World) rollOut(c *Cluster, d *Deployment, t corev1.PodTemplateSpec) {
 
 // replicaSetAnnotations are what the controller puts on a ReplicaSet: the Deployment's own
 // annotations (but kubectl's last-applied configuration), its revision and the replica counts.
-func replicaSetAnnotations(d *Deployment, rs *ReplicaSet) map[string]string {
+func replicaSetAnnotations(d *model.Deployment, rs *model.ReplicaSet) map[string]string {
 	out := map[string]string{}
 	for k, v := range d.Annotations {
 		if copiedToReplicaSet(k) {
@@ -91,7 +92,7 @@ func replicaSetAnnotations(d *Deployment, rs *ReplicaSet) map[string]string {
 
 // controllerAnnotations are the values of the annotations the Deployment controller sets on
 // its current ReplicaSet: revision, desired replicas, max replicas (desired + surge).
-func controllerAnnotations(d *Deployment, rs *ReplicaSet) (revision, desired, maxReplicas string) {
+func controllerAnnotations(d *model.Deployment, rs *model.ReplicaSet) (revision, desired, maxReplicas string) {
 	surge, _ := rollingParams(d)
 	return strconv.FormatInt(rs.Revision, 10), strconv.Itoa(replicasOf(d)), strconv.Itoa(replicasOf(d) + surge)
 }
@@ -104,7 +105,7 @@ func copiedToReplicaSet(k string) bool {
 
 // hasReplicaSetAnnotations says whether rs carries replicaSetAnnotations(d, rs) already,
 // without building them (a controller pass runs at every batch of pod changes).
-func hasReplicaSetAnnotations(d *Deployment, rs *ReplicaSet) bool {
+func hasReplicaSetAnnotations(d *model.Deployment, rs *model.ReplicaSet) bool {
 	n := 3
 	for k, v := range d.Annotations {
 		if copiedToReplicaSet(k) {
@@ -121,7 +122,7 @@ func hasReplicaSetAnnotations(d *Deployment, rs *ReplicaSet) bool {
 
 // replicasChanged tells the budgets of a Deployment's namespace that the pods they expect may
 // have changed (a budget expects a Deployment's replicas, not its pods).
-func (w *World) replicasChanged(c *Cluster, d *Deployment) {
+func (w *World) replicasChanged(c *model.Cluster, d *model.Deployment) {
 	f := w.feed(c)
 	if f == nil {
 		return
@@ -135,9 +136,9 @@ func (w *World) replicasChanged(c *Cluster, d *Deployment) {
 }
 
 // syncDerivedStatus sets the statuses derived from other objects that changed in this batch.
-func (w *World) syncDerivedStatus(c *Cluster, f *changeFeed) {
+func (w *World) syncDerivedStatus(c *model.Cluster, f *changeFeed) {
 	if len(f.deployments) > 0 {
-		ds := make([]*Deployment, 0, len(f.deployments))
+		ds := make([]*model.Deployment, 0, len(f.deployments))
 		for d := range f.deployments {
 			if c.Deployments[d.Key()] == d {
 				ds = append(ds, d)
@@ -154,7 +155,7 @@ func (w *World) syncDerivedStatus(c *Cluster, f *changeFeed) {
 		w.syncDaemonSetStatus(c, f)
 	}
 	if len(f.pdbs) > 0 {
-		bs := make([]*PDB, 0, len(f.pdbs))
+		bs := make([]*model.PDB, 0, len(f.pdbs))
 		for b := range f.pdbs {
 			if c.PDBs[b.Key()] == b {
 				bs = append(bs, b)
@@ -171,59 +172,48 @@ func (w *World) syncDerivedStatus(c *Cluster, f *changeFeed) {
 	}
 }
 
-// templateCount counts a Deployment's pods of one template.
-type templateCount struct{ all, live, ready int32 }
-
 // syncDeploymentStatus is the controller's status update of d and its ReplicaSets.
-func (w *World) syncDeploymentStatus(c *Cluster, d *Deployment) {
+func (w *World) syncDeploymentStatus(c *model.Cluster, d *model.Deployment) {
 	counts := w.podIndex(c).tmplCounts[d.Key()]
 	cur := counts[d.Current]
 	if cur == nil {
-		cur = &templateCount{}
+		cur = &model.TemplateCount{}
 	}
 	replicas := int32(replicasOf(d))
 	var total, ready, oldLive int32
 	for h, t := range counts {
-		total += t.live
-		ready += t.ready
+		total += t.Live
+		ready += t.Ready
 		if h != d.Current {
-			oldLive += t.live
+			oldLive += t.Live
 		}
 	}
-	st := appsv1.DeploymentStatus{ObservedGeneration: d.Generation, Replicas: total, UpdatedReplicas: cur.live,
+	st := appsv1.DeploymentStatus{ObservedGeneration: d.Generation, Replicas: total, UpdatedReplicas: cur.Live,
 		ReadyReplicas: ready, AvailableReplicas: ready, UnavailableReplicas: max(replicas-ready, 0)}
-	complete := cur.live == replicas && total == replicas && ready == replicas && oldLive == 0
+	complete := cur.Live == replicas && total == replicas && ready == replicas && oldLive == 0
 	// The status is a function of these inputs and, for the progress deadline, of the time:
 	// most batches of pod changes leave a Deployment's counts as they were.
-	in := statusInputs{generation: d.Generation, current: d.Current, replicas: replicas, total: total, updated: cur.live, ready: ready, complete: complete}
-	if in != d.synced || (!complete && w.progressDeadlinePassed(d)) {
+	in := model.StatusInputs{Generation: d.Generation, Current: d.Current, Replicas: replicas, Total: total, Updated: cur.Live, Ready: ready, Complete: complete}
+	if in != d.Synced || (!complete && w.progressDeadlinePassed(d)) {
 		st.Conditions = w.deploymentConditions(d, st, complete)
 		if !reflect.DeepEqual(st, d.Status) {
 			d.Status = st
 			w.touchObject(c, d, false)
 		}
-		d.synced = in
+		d.Synced = in
 	}
 	if p := condition(d.Status.Conditions, appsv1.DeploymentProgressing); p != nil && p.Status == corev1.ConditionTrue && !complete &&
 		d.Spec.ProgressDeadlineSeconds != nil && d.ProgressCheck.IsZero() {
 		due := p.LastUpdateTime.Add(time.Duration(*d.Spec.ProgressDeadlineSeconds) * time.Second)
 		d.ProgressCheck = due
-		w.schedule(max(due.Sub(w.st.Now), 0), Event{Kind: evDeploymentProgress, Cluster: c.Key(), Node: d.Key()})
+		w.engine.Schedule(max(due.Sub(w.st.Now), 0), model.Event{Kind: evDeploymentProgress, Cluster: c.Key(), Node: d.Key()})
 	}
 	w.syncReplicaSets(c, d, counts, oldLive)
 }
 
-// statusInputs are what a Deployment's status is computed from, but the time.
-type statusInputs struct {
-	generation                      int64
-	current                         string
-	replicas, total, updated, ready int32
-	complete                        bool
-}
-
 // progressDeadlinePassed says whether d's Progressing condition is due to turn
 // ProgressDeadlineExceeded (the one change of its status that time alone makes).
-func (w *World) progressDeadlinePassed(d *Deployment) bool {
+func (w *World) progressDeadlinePassed(d *model.Deployment) bool {
 	old := condition(d.Status.Conditions, appsv1.DeploymentProgressing)
 	return old != nil && d.Spec.ProgressDeadlineSeconds != nil && old.Status == corev1.ConditionTrue &&
 		old.Reason != "ProgressDeadlineExceeded" &&
@@ -231,7 +221,7 @@ func (w *World) progressDeadlinePassed(d *Deployment) bool {
 }
 
 // deploymentConditions are the Available and Progressing conditions for status st.
-func (w *World) deploymentConditions(d *Deployment, st appsv1.DeploymentStatus, complete bool) []appsv1.DeploymentCondition {
+func (w *World) deploymentConditions(d *model.Deployment, st appsv1.DeploymentStatus, complete bool) []appsv1.DeploymentCondition {
 	now := APITime(w.st.Now)
 	set := func(t appsv1.DeploymentConditionType, status corev1.ConditionStatus, reason, msg string, progressed bool) appsv1.DeploymentCondition {
 		out := appsv1.DeploymentCondition{Type: t, Status: status, Reason: reason, Message: msg, LastUpdateTime: now, LastTransitionTime: now}
@@ -286,15 +276,15 @@ func condition(cs []appsv1.DeploymentCondition, t appsv1.DeploymentConditionType
 
 // syncReplicaSets sets each ReplicaSet's replicas and status, and deletes retired ones beyond
 // the revision history limit, oldest first.
-func (w *World) syncReplicaSets(c *Cluster, d *Deployment, counts map[string]*templateCount, oldLive int32) {
-	var retired []*ReplicaSet
-	for _, h := range sortedKeys(d.ReplicaSets) {
+func (w *World) syncReplicaSets(c *model.Cluster, d *model.Deployment, counts map[string]*model.TemplateCount, oldLive int32) {
+	var retired []*model.ReplicaSet
+	for _, h := range model.SortedKeys(d.ReplicaSets) {
 		rs := d.ReplicaSets[h]
 		t := counts[h]
 		if t == nil {
-			t = &templateCount{}
+			t = &model.TemplateCount{}
 		}
-		want := t.live
+		want := t.Live
 		if h == d.Current && oldLive == 0 {
 			want = int32(replicasOf(d))
 		}
@@ -302,7 +292,7 @@ func (w *World) syncReplicaSets(c *Cluster, d *Deployment, counts map[string]*te
 		if want != rs.Replicas {
 			rs.Replicas, rs.Generation, changed = want, rs.Generation+1, true
 		}
-		st := appsv1.ReplicaSetStatus{Replicas: t.live, FullyLabeledReplicas: t.live, ReadyReplicas: t.ready, AvailableReplicas: t.ready,
+		st := appsv1.ReplicaSetStatus{Replicas: t.Live, FullyLabeledReplicas: t.Live, ReadyReplicas: t.Ready, AvailableReplicas: t.Ready,
 			ObservedGeneration: rs.Generation}
 		if !reflect.DeepEqual(st, rs.Status) {
 			rs.Status, changed = st, true
@@ -313,7 +303,7 @@ func (w *World) syncReplicaSets(c *Cluster, d *Deployment, counts map[string]*te
 		if changed {
 			w.touchObject(c, rs, false)
 		}
-		if h != d.Current && t.all == 0 && rs.Replicas == 0 {
+		if h != d.Current && t.All == 0 && rs.Replicas == 0 {
 			retired = append(retired, rs)
 		}
 	}
@@ -328,10 +318,7 @@ func (w *World) syncReplicaSets(c *Cluster, d *Deployment, counts map[string]*te
 	}
 }
 
-// name is the ReplicaSet's name: {deployment}-{pod-template-hash}.
-func (rs *ReplicaSet) name(d *Deployment) string { return d.Name + "-" + rs.Hash }
-
-func (w *World) renderReplicaSet(c *Cluster, d *Deployment, rs *ReplicaSet) *appsv1.ReplicaSet {
+func (w *World) renderReplicaSet(c *model.Cluster, d *model.Deployment, rs *model.ReplicaSet) *appsv1.ReplicaSet {
 	truth := true
 	sel := d.Spec.Selector.DeepCopy()
 	if sel == nil {
@@ -345,8 +332,8 @@ func (w *World) renderReplicaSet(c *Cluster, d *Deployment, rs *ReplicaSet) *app
 	tmpl := rs.Template.DeepCopy()
 	return &appsv1.ReplicaSet{
 		TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: "ReplicaSet"},
-		ObjectMeta: metav1.ObjectMeta{Name: rs.name(d), Namespace: d.Namespace, UID: types.UID(uidOf(c.ID, "rs", d.Namespace, d.Name, rs.Hash)),
-			ResourceVersion: rvString(rs.RV), Generation: rs.Generation, CreationTimestamp: metav1.NewTime(rs.CreateTime),
+		ObjectMeta: metav1.ObjectMeta{Name: rs.Name(d), Namespace: d.Namespace, UID: types.UID(model.UidOf(c.ID, "rs", d.Namespace, d.Name, rs.Hash)),
+			ResourceVersion: model.RvString(rs.RV), Generation: rs.Generation, CreationTimestamp: metav1.NewTime(rs.CreateTime),
 			Labels: maps.Clone(tmpl.Labels), Annotations: maps.Clone(rs.Annotations),
 			OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "Deployment", Name: d.Name, UID: types.UID(d.UID),
 				Controller: &truth, BlockOwnerDeletion: &truth}}},
@@ -357,18 +344,18 @@ func (w *World) renderReplicaSet(c *Cluster, d *Deployment, rs *ReplicaSet) *app
 
 // ListReplicaSets lists the Deployments' ReplicaSets, and an imported cluster's ReplicaSets of
 // their own, by namespace and name.
-func (w *World) ListReplicaSets(c *Cluster, o ListOptions) *appsv1.ReplicaSetList {
+func (w *World) ListReplicaSets(c *model.Cluster, o ListOptions) *appsv1.ReplicaSetList {
 	out := &appsv1.ReplicaSetList{TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: "ReplicaSetList"},
-		ListMeta: metav1.ListMeta{ResourceVersion: rvString(c.RV)}, Items: w.standInReplicaSets(c, o)}
+		ListMeta: metav1.ListMeta{ResourceVersion: model.RvString(c.RV)}, Items: w.standInReplicaSets(c, o)}
 	if out.Items == nil {
 		out.Items = []appsv1.ReplicaSet{}
 	}
-	for _, key := range sortedKeys(c.Deployments) {
+	for _, key := range model.SortedKeys(c.Deployments) {
 		d := c.Deployments[key]
 		if (o.Namespace != "" && d.Namespace != o.Namespace) || d.Controller != nil {
 			continue
 		}
-		for _, h := range sortedKeys(d.ReplicaSets) {
+		for _, h := range model.SortedKeys(d.ReplicaSets) {
 			rs := d.ReplicaSets[h]
 			if o.matches(d.Namespace, rs.Template.Labels) {
 				out.Items = append(out.Items, *w.renderReplicaSet(c, d, rs))
@@ -386,7 +373,7 @@ func (w *World) ListReplicaSets(c *Cluster, o ListOptions) *appsv1.ReplicaSetLis
 }
 
 // GetReplicaSet finds a ReplicaSet by name.
-func (w *World) GetReplicaSet(c *Cluster, ns, name string) (*appsv1.ReplicaSet, error) {
+func (w *World) GetReplicaSet(c *model.Cluster, ns, name string) (*appsv1.ReplicaSet, error) {
 	if i := strings.LastIndexByte(name, '-'); i > 0 {
 		if d := c.Deployments[ns+"/"+name[:i]]; d != nil {
 			if rs := d.ReplicaSets[name[i+1:]]; rs != nil {
@@ -394,5 +381,5 @@ func (w *World) GetReplicaSet(c *Cluster, ns, name string) (*appsv1.ReplicaSet, 
 			}
 		}
 	}
-	return nil, kubeNotFound("replicasets.apps", name)
+	return nil, model.KubeNotFound("replicasets.apps", name)
 }

@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
 // The derived indexes (scheduler view, pod and deployment counts, endpoints, "already queued"
@@ -27,8 +28,8 @@ import (
 
 // indexDrift describes how w's derived indexes differ from a rebuild, or "".
 func (w *World) indexDrift() string {
-	fresh := &World{st: w.st, handlers: w.handlers}
-	for _, key := range sortedKeys(w.st.Clusters) {
+	fresh := &World{st: w.st, engine: w.engine}
+	for _, key := range model.SortedKeys(w.st.Clusters) {
 		c := w.st.Clusters[key]
 		if _, built := w.k8s[c]; built {
 			if d := diffK8sIndex(w.podIndex(c), fresh.podIndex(c)); d != "" {
@@ -64,7 +65,7 @@ func (w *World) indexDrift() string {
 	return ""
 }
 
-func nodeNames(ns []*Node) string {
+func nodeNames(ns []*model.Node) string {
 	var out []string
 	for _, n := range ns {
 		out = append(out, n.Name)
@@ -73,9 +74,9 @@ func nodeNames(ns []*Node) string {
 }
 
 // templateCounts renders a deployment's template counts in template order.
-func templateCounts(m map[string]*templateCount) string {
+func templateCounts(m map[string]*model.TemplateCount) string {
 	var b strings.Builder
-	for _, tmpl := range sortedKeys(m) {
+	for _, tmpl := range model.SortedKeys(m) {
 		fmt.Fprintf(&b, "%s:%+v ", tmpl, *m[tmpl])
 	}
 	return b.String()
@@ -95,7 +96,7 @@ func sameCounts[K comparable](a, b map[K]int) bool {
 	return true
 }
 
-func podKeys(m map[*Pod]struct{}) string {
+func podKeys(m map[*model.Pod]struct{}) string {
 	var out []string
 	for p := range m {
 		out = append(out, p.Key())
@@ -254,7 +255,7 @@ func (ch *churn) step() {
 	case 5:
 		w.SetNodePoolSize("proj", "us-central1-a", "base", "web", &api.SetNodePoolSizeRequest{NodeCount: int32(2 + rng.IntN(3))})
 	case 6:
-		w.AddFault(Fault{Kind: FaultStockout, Zone: "us-central1-a", MachineFamily: "e2"})
+		w.AddFault(model.Fault{Kind: FaultStockout, Zone: "us-central1-a", MachineFamily: "e2"})
 	case 7:
 		if fs := w.Faults(); len(fs) > 0 {
 			w.DeleteFault(fs[0].ID)
@@ -296,9 +297,9 @@ func TestRestoredWorldContinuesIdentically(t *testing.T) {
 			events := 0
 			for round := range 100 {
 				ch.step()
-				end := w.Now().Add(time.Duration(ch.rng.IntN(120)) * time.Second)
+				end := w.engine.Now().Add(time.Duration(ch.rng.IntN(120)) * time.Second)
 				for {
-					next, ok := w.NextEventAt()
+					next, ok := w.engine.NextEventAt()
 					if !ok || next.After(end) {
 						break
 					}
@@ -325,7 +326,7 @@ func compareWithRestored(t *testing.T, w *World, d time.Duration) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var st State
+	var st model.State
 	if err := json.Unmarshal(raw, &st); err != nil {
 		t.Fatal(err)
 	}
@@ -333,9 +334,9 @@ func compareWithRestored(t *testing.T, w *World, d time.Duration) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	end := w.Now().Add(d)
+	end := w.engine.Now().Add(d)
 	for {
-		next, ok := w.NextEventAt()
+		next, ok := w.engine.NextEventAt()
 		if !ok || next.After(end) {
 			break
 		}
@@ -354,9 +355,9 @@ func compareWithRestored(t *testing.T, w *World, d time.Duration) {
 	}
 }
 
-func lastEntry(w *World) LogEntry {
+func lastEntry(w *World) model.LogEntry {
 	if n := w.st.Log.Len(); n > 0 {
 		return *w.st.Log.At(n - 1)
 	}
-	return LogEntry{}
+	return model.LogEntry{}
 }

@@ -9,6 +9,8 @@ import (
 	"runtime/debug"
 	"sync/atomic"
 	"time"
+
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
 // Wall is the wall clock the runner paces emulated time against. It is injected so that the
@@ -30,7 +32,7 @@ type Journal interface {
 	Wait(ctx context.Context, seq uint64, at time.Time) error
 	// Checkpoint saves st whole, standing for every command appended so far; false when the
 	// previous checkpoint is still being written. The error is an earlier checkpoint's.
-	Checkpoint(st *State, timeScale float64) (bool, error)
+	Checkpoint(st *model.State, timeScale float64) (bool, error)
 	// SinceCheckpoint is the journal bytes appended since the last checkpoint.
 	SinceCheckpoint() int64
 }
@@ -211,7 +213,7 @@ func (r *Runner) Run(ctx context.Context) error {
 // run executes a command on the simulation goroutine and journals it. A journaled command is
 // appended even when it fails or panics: replaying it must do the same again.
 func (r *Runner) run(cmd *command) (res result) {
-	at := r.w.Now()
+	at := r.w.engine.Now()
 	ctx := context.WithValue(cmd.ctx, inRunnerKey{}, r)
 	defer func() {
 		if p := recover(); p != nil {
@@ -225,7 +227,7 @@ func (r *Runner) run(cmd *command) (res result) {
 		if !cmd.read {
 			r.gen.Add(1)
 		}
-		res.seq, res.at, res.gen = r.lastSeq, r.w.Now(), r.gen.Load()
+		res.seq, res.at, res.gen = r.lastSeq, r.w.engine.Now(), r.gen.Load()
 	}()
 	return result{err: cmd.fn(ctx)}
 }
@@ -329,7 +331,7 @@ func (r *Runner) Replay(at time.Time, data []byte, serve func(ctx context.Contex
 		r.replayServe(ctx, serve, c.Request)
 		r.w.publish()
 	case CommandAdvance:
-		r.w.RunUntil(r.w.Now().Add(c.Duration))
+		r.w.RunUntil(r.w.engine.Now().Add(c.Duration))
 	case CommandTimeScale:
 		r.scale = c.TimeScale
 	default:
@@ -369,7 +371,7 @@ func (r *Runner) Advance(ctx context.Context, d time.Duration) error {
 		return fmt.Errorf("cannot advance the clock by a negative duration %s", d)
 	}
 	return r.DoRecorded(ctx, &Command{Kind: CommandAdvance, Duration: d}, func(context.Context) error {
-		r.eventsSince += r.w.RunUntil(r.w.Now().Add(d))
+		r.eventsSince += r.w.RunUntil(r.w.engine.Now().Add(d))
 		r.reanchor()
 		return nil
 	})
@@ -392,7 +394,7 @@ func (r *Runner) TimeScale() float64 { return r.scale }
 
 func (r *Runner) reanchor() {
 	r.wallAnchor = r.opts.Wall.Now()
-	r.simAnchor = r.w.Now()
+	r.simAnchor = r.w.engine.Now()
 }
 
 // catchUp moves emulated time to where the wall clock says it should be, running every event
@@ -400,7 +402,7 @@ func (r *Runner) reanchor() {
 // the world with nothing overdue, so a replay that runs the events due by each command's time
 // meets the same world.
 func (r *Runner) catchUp() {
-	target := r.w.Now()
+	target := r.w.engine.Now()
 	if r.scale > 0 {
 		elapsed := r.opts.Wall.Now().Sub(r.wallAnchor)
 		if t := r.simAnchor.Add(time.Duration(float64(elapsed) * r.scale)); t.After(target) {
@@ -419,8 +421,8 @@ func (r *Runner) catchUp() {
 func (r *Runner) untilWake() (time.Duration, bool) {
 	var d time.Duration
 	ok := false
-	if next, has := r.w.NextEventAt(); has && r.scale > 0 {
-		d, ok = time.Duration(float64(next.Sub(r.w.Now()))/r.scale), true
+	if next, has := r.w.engine.NextEventAt(); has && r.scale > 0 {
+		d, ok = time.Duration(float64(next.Sub(r.w.engine.Now()))/r.scale), true
 	}
 	if r.opts.Journal != nil && r.changed {
 		if c := r.lastCheckpoint.Add(r.opts.CheckpointEvery).Sub(r.opts.Wall.Now()); !ok || c < d {

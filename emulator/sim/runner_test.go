@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/wall"
 )
 
@@ -28,7 +29,7 @@ func startRunner(t *testing.T, scale float64, opts ...func(*RunnerOptions)) (*Ru
 func emulatedNow(t *testing.T, r *Runner) time.Time {
 	t.Helper()
 	var now time.Time
-	if err := r.Do(context.Background(), func(w *World) error { now = w.Now(); return nil }); err != nil {
+	if err := r.Do(context.Background(), func(w *World) error { now = w.engine.Now(); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	return now
@@ -38,7 +39,7 @@ func emulatedNow(t *testing.T, r *Runner) time.Time {
 // on the way run before the next command sees the world.
 func TestRunnerPacesEmulatedTimeByScale(t *testing.T) {
 	r, clock := startRunner(t, 600)
-	var op *Operation
+	var op *model.Operation
 	err := r.Do(context.Background(), func(w *World) error {
 		var err error
 		op, err = w.CreateCluster("p", "us-central1-a", &api.CreateClusterRequest{Cluster: &api.Cluster{Name: "c", InitialNodeCount: 1}})
@@ -94,11 +95,11 @@ const bound = 10 * time.Second
 func TestRunnerWakesWhenAnEventFallsDue(t *testing.T) {
 	r, clock := startRunner(t, 600)
 	var changed <-chan struct{}
-	var op *Operation
+	var op *model.Operation
 	err := r.Do(context.Background(), func(w *World) error {
 		var err error
 		op, err = w.CreateCluster("p", "us-central1-a", &api.CreateClusterRequest{Cluster: &api.Cluster{Name: "c", InitialNodeCount: 1}})
-		changed = w.LogChanged()
+		changed = w.engine.LogChanged()
 		return err
 	})
 	if err != nil {
@@ -137,7 +138,7 @@ func (j *memJournal) Append(at time.Time, data []byte) uint64 {
 	return j.seq
 }
 func (j *memJournal) Wait(context.Context, uint64, time.Time) error { return nil }
-func (j *memJournal) Checkpoint(st *State, _ float64) (bool, error) {
+func (j *memJournal) Checkpoint(st *model.State, _ float64) (bool, error) {
 	j.mu.Lock()
 	j.bytes = 0
 	j.mu.Unlock()

@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
 // The scheduler places pending pods on ready, schedulable nodes by their requests against the
@@ -37,7 +38,7 @@ type schedGroup struct {
 	zone    string
 	labels  map[string]string
 	taints  []corev1.Taint
-	alloc   Resources
+	alloc   model.Resources
 	maxPods int
 	heap    nodeHeap
 	members map[string]*schedNode
@@ -49,7 +50,7 @@ type schedGroup struct {
 type schedNode struct {
 	name        string
 	group       *schedGroup
-	free        Resources
+	free        model.Resources
 	pods        int
 	schedulable bool
 	registered  bool
@@ -81,7 +82,7 @@ func (h *nodeHeap) Pop() any {
 	return n
 }
 
-func (w *World) buildSchedIndex(c *Cluster, ix *k8sIndex) *schedIndex {
+func (w *World) buildSchedIndex(c *model.Cluster, ix *k8sIndex) *schedIndex {
 	s := &schedIndex{groups: map[string]*schedGroup{}, nodes: map[string]*schedNode{}, ownerZone: map[string]map[string]int{}}
 	ix.sched = s
 	for _, name := range sortedNodeNames(c) {
@@ -96,12 +97,12 @@ func (w *World) buildSchedIndex(c *Cluster, ix *k8sIndex) *schedIndex {
 }
 
 // groupKey identifies nodes the scheduler treats alike.
-func groupKey(n *Node) string {
+func groupKey(n *model.Node) string {
 	return n.Pool + "|" + n.Zone + "|" + n.Spec.MachineType + "|" + n.Spec.ImageType + "|" + n.Spec.DiskType +
-		fmt.Sprintf("|%v|%v", n.Spec.Spot, n.Spec.Preemptible) + n.Own.key()
+		fmt.Sprintf("|%v|%v", n.Spec.Spot, n.Spec.Preemptible) + n.Own.Key()
 }
 
-func (s *schedIndex) group(w *World, c *Cluster, n *Node) *schedGroup {
+func (s *schedIndex) group(w *World, c *model.Cluster, n *model.Node) *schedGroup {
 	key := groupKey(n)
 	if g, ok := s.groups[key]; ok {
 		return g
@@ -124,14 +125,14 @@ func (s *schedIndex) group(w *World, c *Cluster, n *Node) *schedGroup {
 		maxPods = int(p.MaxPodsPerNode)
 	}
 	g := &schedGroup{key: key, zone: n.Zone, labels: lbls, taints: taints, maxPods: maxPods, members: map[string]*schedNode{},
-		alloc: c.nodeAllocatable(n)}
+		alloc: c.NodeAllocatable(n)}
 	s.groups[key] = g
 	return g
 }
 
 // schedNodeChanged updates the scheduler's view of node n (new, state change, cordon, gone)
 // and queues a scheduling pass when the node can take pods.
-func (w *World) schedNodeChanged(c *Cluster, n *Node) {
+func (w *World) schedNodeChanged(c *model.Cluster, n *model.Node) {
 	if w.updateSchedNode(c, n) {
 		w.queueSchedule(c)
 	}
@@ -140,7 +141,7 @@ func (w *World) schedNodeChanged(c *Cluster, n *Node) {
 // updateSchedNode updates the scheduler's view of node n and says whether it is schedulable.
 // Building the view calls it for every node; it has no other effect, so that a view rebuilt
 // after a restore changes nothing the original did not.
-func (w *World) updateSchedNode(c *Cluster, n *Node) bool {
+func (w *World) updateSchedNode(c *model.Cluster, n *model.Node) bool {
 	ix, ok := w.k8s[c]
 	if !ok || ix.sched == nil {
 		return false // built on first use
@@ -167,10 +168,10 @@ func (w *World) updateSchedNode(c *Cluster, n *Node) bool {
 		delete(s.nodes, n.Name)
 		return false
 	}
-	sn.free = sn.group.alloc.sub(ix.requested[n.Name])
+	sn.free = sn.group.alloc.Sub(ix.requested[n.Name])
 	sn.pods = len(ix.podsOnNode[n.Name])
-	sn.schedulable = n.State == NodeReady && !n.Unschedulable
-	if reg := n.State != NodeProvisioning; reg != sn.registered {
+	sn.schedulable = n.State == model.NodeReady && !n.Unschedulable
+	if reg := n.State != model.NodeProvisioning; reg != sn.registered {
 		sn.registered = reg
 		if reg {
 			sn.group.registered++
@@ -190,15 +191,15 @@ func (w *World) updateSchedNode(c *Cluster, n *Node) bool {
 }
 
 // dropSchedIndex forgets the scheduler's groups (pool labels or taints changed in place).
-func (w *World) dropSchedIndex(c *Cluster) {
+func (w *World) dropSchedIndex(c *model.Cluster) {
 	if ix, ok := w.k8s[c]; ok {
 		ix.sched = w.buildSchedIndex(c, ix)
 		w.queueSchedule(c)
 	}
 }
 
-func (s *schedIndex) countOwnerZone(c *Cluster, p *Pod, d int) {
-	if p.OwnerKind != OwnerDeployment {
+func (s *schedIndex) countOwnerZone(c *model.Cluster, p *model.Pod, d int) {
+	if p.OwnerKind != model.OwnerDeployment {
 		return
 	}
 	n := c.Nodes[p.Node]
@@ -213,17 +214,17 @@ func (s *schedIndex) countOwnerZone(c *Cluster, p *Pod, d int) {
 }
 
 // queueSchedule schedules one scheduling pass at the current instant.
-func (w *World) queueSchedule(c *Cluster) {
+func (w *World) queueSchedule(c *model.Cluster) {
 	ix := w.podIndex(c)
 	if ix.scheduleQueued || ix.pending.len() == 0 {
 		return
 	}
 	ix.scheduleQueued = true
-	w.schedule(0, Event{Kind: evSchedule, Cluster: c.Key()})
+	w.engine.Schedule(0, model.Event{Kind: evSchedule, Cluster: c.Key()})
 }
 
 func (w *World) registerSchedulerHandlers() {
-	w.on(evSchedule, func(ev Event) {
+	w.engine.On(evSchedule, func(ev model.Event) {
 		if c := w.st.Clusters[ev.Cluster]; c != nil {
 			w.podIndex(c).scheduleQueued = false
 			w.schedulePending(c)
@@ -232,10 +233,10 @@ func (w *World) registerSchedulerHandlers() {
 }
 
 // schedulePending places every pending pod it can, highest priority first, then oldest.
-func (w *World) schedulePending(c *Cluster) {
+func (w *World) schedulePending(c *model.Cluster) {
 	ix := w.podIndex(c)
 	type queued struct {
-		p   *Pod
+		p   *model.Pod
 		key string
 	}
 	queue := make([]queued, 0, ix.pending.len())
@@ -266,7 +267,7 @@ func (w *World) schedulePending(c *Cluster) {
 			w.markUnschedulable(c, p, msg)
 			continue
 		}
-		node, msg := w.pickNode(c, ix, groups, p, p.packs())
+		node, msg := w.pickNode(c, ix, groups, p, p.Packs())
 		if node == nil {
 			failed[sig] = msg
 			w.markUnschedulable(c, p, msg)
@@ -276,17 +277,17 @@ func (w *World) schedulePending(c *Cluster) {
 	}
 }
 
-func (w *World) markUnschedulable(c *Cluster, p *Pod, msg string) {
+func (w *World) markUnschedulable(c *model.Cluster, p *model.Pod, msg string) {
 	if p.Unschedulable == msg {
 		return
 	}
 	p.Unschedulable = msg
 	w.touchPod(c, p)
-	w.record("FailedScheduling", c, "", "", "", "pod %s: %s", p.Key(), msg)
+	w.engine.Record("FailedScheduling", c, "", "", "", "pod %s: %s", p.Key(), msg)
 }
 
 // pickNode chooses the node for p, or explains why there is none in kube-scheduler's words.
-func (w *World) pickNode(c *Cluster, ix *k8sIndex, groups []*schedGroup, p *Pod, mostAllocated bool) (*schedNode, string) {
+func (w *World) pickNode(c *model.Cluster, ix *k8sIndex, groups []*schedGroup, p *model.Pod, mostAllocated bool) (*schedNode, string) {
 	spec := w.podSpec(c, p)
 	reasons := map[string]int{}
 	total := 0
@@ -356,12 +357,12 @@ func (g *schedGroup) rejects(spec *corev1.PodSpec) string {
 		}
 	}
 	if a := spec.Affinity; a != nil && a.NodeAffinity != nil && a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil {
-		if !matchesNodeSelector(a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution, g.labels) {
+		if !model.MatchesNodeSelector(a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution, g.labels) {
 			return "node(s) didn't match Pod's node affinity/selector"
 		}
 	}
 	for _, t := range g.taints {
-		if t.Effect == corev1.TaintEffectPreferNoSchedule || tolerates(spec.Tolerations, t) || computeClassTolerated(spec, t) {
+		if t.Effect == corev1.TaintEffectPreferNoSchedule || model.Tolerates(spec.Tolerations, t) || computeClassTolerated(spec, t) {
 			continue
 		}
 		return fmt.Sprintf("node(s) had untolerated taint {%s: %s}", t.Key, t.Value)
@@ -372,10 +373,10 @@ func (g *schedGroup) rejects(spec *corev1.PodSpec) string {
 // fit finds the node of the group for a pod's requests: the one with the most free CPU
 // (least allocated) or, packing, the one with the least free CPU that fits. It counts why the
 // others do not fit.
-func (g *schedGroup) fit(req Resources, mostAllocated bool, reasons map[string]int) *schedNode {
+func (g *schedGroup) fit(req model.Resources, mostAllocated bool, reasons map[string]int) *schedNode {
 	if !mostAllocated && g.heap.Len() > 0 {
 		top := g.heap[0]
-		if req.fits(top.free) && top.pods < g.maxPods {
+		if req.Fits(top.free) && top.pods < g.maxPods {
 			return top
 		}
 		if req.MilliCPU > top.free.MilliCPU {
@@ -407,48 +408,8 @@ func packs(a, b *schedNode, mostAllocated bool) bool {
 	return a.name < b.name
 }
 
-func tolerates(tols []corev1.Toleration, t corev1.Taint) bool {
-	for _, tol := range tols {
-		if tol.Effect != "" && tol.Effect != t.Effect {
-			continue
-		}
-		switch {
-		case tol.Operator == corev1.TolerationOpExists && (tol.Key == "" || tol.Key == t.Key):
-			return true
-		case tol.Key == t.Key && tol.Value == t.Value:
-			return true
-		}
-	}
-	return false
-}
-
-// matchesNodeSelector evaluates required node affinity terms (ORed) of In, NotIn, Exists,
-// DoesNotExist expressions against node labels.
-func matchesNodeSelector(ns *corev1.NodeSelector, lbls map[string]string) bool {
-	for _, term := range ns.NodeSelectorTerms {
-		ok := true
-		for _, e := range term.MatchExpressions {
-			v, has := lbls[e.Key]
-			switch e.Operator {
-			case corev1.NodeSelectorOpIn:
-				ok = ok && has && contains(e.Values, v)
-			case corev1.NodeSelectorOpNotIn:
-				ok = ok && !(has && contains(e.Values, v))
-			case corev1.NodeSelectorOpExists:
-				ok = ok && has
-			case corev1.NodeSelectorOpDoesNotExist:
-				ok = ok && !has
-			}
-		}
-		if ok {
-			return true
-		}
-	}
-	return false
-}
-
 // bindPod places p on node sn; its containers start a few seconds later.
-func (w *World) bindPod(c *Cluster, p *Pod, sn *schedNode) {
+func (w *World) bindPod(c *model.Cluster, p *model.Pod, sn *schedNode) {
 	ix := w.podIndex(c)
 	ix.pending.remove(p)
 	w.pdbTrack(c, p, false)
@@ -461,8 +422,8 @@ func (w *World) bindPod(c *Cluster, p *Pod, sn *schedNode) {
 	w.pdbTrack(c, p, true)
 	w.schedNodeChanged(c, c.Nodes[sn.name])
 	w.touchNode(c, c.Nodes[sn.name])
-	w.record("Scheduled", c, c.Nodes[sn.name].Pool, sn.name, "", "pod %s scheduled to %s", p.Key(), sn.name)
-	w.schedule(w.jitter(podStartBase, podStartSpread), Event{Kind: evPodStarted, Cluster: c.Key(), Node: p.Key()})
+	w.engine.Record("Scheduled", c, c.Nodes[sn.name].Pool, sn.name, "", "pod %s scheduled to %s", p.Key(), sn.name)
+	w.engine.Schedule(w.engine.Jitter(podStartBase, podStartSpread), model.Event{Kind: evPodStarted, Cluster: c.Key(), Node: p.Key()})
 }
 
 const (
@@ -472,7 +433,7 @@ const (
 
 // podClass names the pods that are alike to the scheduler: a controller's pods of one
 // template. A bare pod is a class of its own.
-func podClass(p *Pod) string {
+func podClass(p *model.Pod) string {
 	if p.OwnerKind == "" {
 		return p.Key()
 	}

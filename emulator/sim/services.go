@@ -10,8 +10,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 	corev1 "k8s.io/api/core/v1"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -63,77 +63,41 @@ func gkeManagedAnnotation(k string) bool {
 	return false
 }
 
-// Service is a core/v1 Service. Spec is kept as sent (defaulted and allocated); the status and
-// GKE's annotations are rendered from the load balancer.
-type Service struct {
-	Namespace   string             `json:"namespace"`
-	Name        string             `json:"name"`
-	UID         string             `json:"uid"`
-	Labels      map[string]string  `json:"labels,omitempty"`
-	Annotations map[string]string  `json:"annotations,omitempty"`
-	Spec        corev1.ServiceSpec `json:"spec"`
-	CreateTime  time.Time          `json:"createTime"`
-	RV          int64              `json:"rv"`
-	// System marks the Services every cluster has (kubernetes, kube-dns).
-	System bool `json:"system,omitempty"`
-	// Deleting: the Service is deleted but keeps its finalizer until its load balancer is gone.
-	Deleting     bool      `json:"deleting,omitempty"`
-	DeletionTime time.Time `json:"deletionTime,omitempty"`
-	// LB is what GKE built for it (type LoadBalancer), if anything.
-	LB            *LoadBalancer               `json:"lb,omitempty"`
-	ManagedFields []metav1.ManagedFieldsEntry `json:"managedFields,omitempty"`
-}
-
-// Key is namespace/name.
-func (s *Service) Key() string { return s.Namespace + "/" + s.Name }
-
-func (s *Service) local() bool {
-	return s.Spec.ExternalTrafficPolicy == corev1.ServiceExternalTrafficPolicyLocal
-}
-
 // svcIndex is a cluster's derived view of its Services: allocations and endpoints. It is
 // rebuilt from the state on first use and kept current by every change.
 type svcIndex struct {
 	nodePorts  map[int32]string  // node port (healthCheckNodePort too) -> service key
 	clusterIPs map[string]string // cluster IP -> service key
-	byNS       map[string]map[string]*Service
+	byNS       map[string]map[string]*model.Service
 	selectors  map[string]labels.Selector // nil: the Service has no selector (no endpoints)
 	// serving: service key -> its serving pods (running, ready, not terminating) -> node.
-	serving map[string]map[*Pod]string
+	serving map[string]map[*model.Pod]string
 	// perNode: service key -> node -> serving pods there.
 	perNode map[string]map[string]int
 	// lbs are the Services with a load balancer, in any state.
-	lbs        map[string]*Service
+	lbs        map[string]*model.Service
 	syncQueued map[string]bool
 }
 
-// services returns the cluster's Services, making the map on first use.
-func (c *Cluster) services() map[string]*Service {
-	if c.Services == nil {
-		c.Services = map[string]*Service{}
-	}
-	return c.Services
-}
-
 // serviceIndex returns the Service index of c, building it if needed.
-func (w *World) serviceIndex(c *Cluster) *svcIndex {
+func (w *World) serviceIndex(c *model.Cluster) *svcIndex {
 	if w.svcs == nil {
-		w.svcs = map[*Cluster]*svcIndex{}
+		w.svcs = map[*model.Cluster]*svcIndex{}
 	}
 	if ix, ok := w.svcs[c]; ok {
 		return ix
 	}
-	ix := &svcIndex{nodePorts: map[int32]string{}, clusterIPs: map[string]string{}, byNS: map[string]map[string]*Service{},
-		selectors: map[string]labels.Selector{}, serving: map[string]map[*Pod]string{}, perNode: map[string]map[string]int{},
-		lbs: map[string]*Service{}, syncQueued: map[string]bool{}}
+	ix := &svcIndex{nodePorts: map[int32]string{}, clusterIPs: map[string]string{}, byNS: map[string]map[string]*model.Service{},
+		selectors: map[string]labels.Selector{}, serving: map[string]map[*model.Pod]string{}, perNode: map[string]map[string]int{},
+		lbs: map[string]*model.Service{}, syncQueued: map[string]bool{}}
 	w.svcs[c] = ix
-	for _, key := range sortedKeys(c.Services) {
+	for _, key := range model.SortedKeys(c.Services) {
 		ix.track(c.Services[key])
 	}
-	for _, key := range sortedKeys(c.Services) {
+	for _, key := range model.SortedKeys(c.Services) {
 		w.rescanEndpoints(c, c.Services[key])
 	}
-	w.queuedFor(c, func(ev Event) {
+	w.engine.QueuedFor(c, func(ev model.Event) {
 		if ev.Kind == evLBSync {
 			ix.syncQueued[ev.Service] = true
 		}
@@ -142,7 +106,7 @@ func (w *World) serviceIndex(c *Cluster) *svcIndex {
 }
 
 // track adds a Service's allocations to the index.
-func (ix *svcIndex) track(s *Service) {
+func (ix *svcIndex) track(s *model.Service) {
 	key := s.Key()
 	for _, p := range allocatedNodePorts(&s.Spec) {
 		ix.nodePorts[p] = key
@@ -151,7 +115,7 @@ func (ix *svcIndex) track(s *Service) {
 		ix.clusterIPs[ip] = key
 	}
 	if ix.byNS[s.Namespace] == nil {
-		ix.byNS[s.Namespace] = map[string]*Service{}
+		ix.byNS[s.Namespace] = map[string]*model.Service{}
 	}
 	ix.byNS[s.Namespace][s.Name] = s
 	ix.selectors[key] = nil
@@ -164,7 +128,7 @@ func (ix *svcIndex) track(s *Service) {
 }
 
 // untrack removes a Service's allocations from the index.
-func (ix *svcIndex) untrack(s *Service) {
+func (ix *svcIndex) untrack(s *model.Service) {
 	key := s.Key()
 	for _, p := range allocatedNodePorts(&s.Spec) {
 		if ix.nodePorts[p] == key {
@@ -195,15 +159,15 @@ func allocatedNodePorts(spec *corev1.ServiceSpec) []int32 {
 }
 
 // servingPod says whether p is a ready endpoint: running, ready and not terminating.
-func servingPod(c *Cluster, p *Pod) bool {
-	return c.Pods[p.Key()] == p && p.Node != "" && p.Phase == PodRunning && p.Ready && !p.Terminating
+func servingPod(c *model.Cluster, p *model.Pod) bool {
+	return c.Pods[p.Key()] == p && p.Node != "" && p.Phase == model.PodRunning && p.Ready && !p.Terminating
 }
 
 // rescanEndpoints recomputes which pods serve s (after its creation or a selector change).
-func (w *World) rescanEndpoints(c *Cluster, s *Service) {
+func (w *World) rescanEndpoints(c *model.Cluster, s *model.Service) {
 	ix := w.serviceIndex(c)
 	key := s.Key()
-	ix.serving[key] = map[*Pod]string{}
+	ix.serving[key] = map[*model.Pod]string{}
 	ix.perNode[key] = map[string]int{}
 	sel := ix.selectors[key]
 	if sel == nil {
@@ -220,13 +184,13 @@ func (w *World) rescanEndpoints(c *Cluster, s *Service) {
 // svcPodChanged keeps the endpoints of the Services selecting p current: called when a pod
 // starts, becomes ready, starts terminating or goes. Nodes that gain their first or lose their
 // last serving pod change the load balancer's view (R-LB-3 Local membership, R-LB-6 health).
-func (w *World) svcPodChanged(c *Cluster, p *Pod) {
+func (w *World) svcPodChanged(c *model.Cluster, p *model.Pod) {
 	if len(c.Services) == 0 {
 		return
 	}
 	ix := w.serviceIndex(c)
 	inNS := ix.byNS[p.Namespace]
-	for _, name := range sortedKeys(inNS) { // in name order: the events it schedules are deterministic
+	for _, name := range model.SortedKeys(inNS) { // in name order: the events it schedules are deterministic
 		s := inNS[name]
 		key := s.Key()
 		sel := ix.selectors[key]
@@ -285,7 +249,7 @@ const (
 
 // allocateClusterIP gives key an address of the services range: want if given (it must be in
 // the range and free), else a free one from a hash of the Service.
-func (w *World) allocateClusterIP(c *Cluster, key, want string) (string, string) {
+func (w *World) allocateClusterIP(c *model.Cluster, key, want string) (string, string) {
 	ix := w.serviceIndex(c)
 	_, cidr, err := net.ParseCIDR(c.ServicesIPv4CIDR)
 	if err != nil {
@@ -319,7 +283,7 @@ func (w *World) allocateClusterIP(c *Cluster, key, want string) (string, string)
 // allocateNodePort gives key a port of 30000-32767: want if given (it must be free), else a
 // free one from a hash of the Service and what the port is for. taken holds ports this request
 // already uses.
-func (w *World) allocateNodePort(c *Cluster, key, field string, want int32, what string, taken map[int32]bool) (int32, string) {
+func (w *World) allocateNodePort(c *model.Cluster, key, field string, want int32, what string, taken map[int32]bool) (int32, string) {
 	ix := w.serviceIndex(c)
 	free := func(p int32) bool {
 		other, used := ix.nodePorts[p]
@@ -417,7 +381,7 @@ func validateService(s *corev1.Service, namespace string) []string {
 		errs = append(errs, e.Error())
 	}
 	sp := &s.Spec
-	if !contains(serviceTypes, string(sp.Type)) {
+	if !model.Contains(serviceTypes, string(sp.Type)) {
 		errs = append(errs, fmt.Sprintf("spec.type: Unsupported value: %q: supported values: \"ClusterIP\", \"ExternalName\", \"LoadBalancer\", \"NodePort\"", sp.Type))
 		return errs
 	}
@@ -514,7 +478,7 @@ func validateService(s *corev1.Service, namespace string) []string {
 // allocateService gives a Service its clusterIP, nodePorts and healthCheckNodePort, keeping
 // those of old (the Service before an update) where the request leaves them unset. It returns
 // the API server's messages when a requested value cannot be had.
-func (w *World) allocateService(c *Cluster, key string, sp *corev1.ServiceSpec) []string {
+func (w *World) allocateService(c *model.Cluster, key string, sp *corev1.ServiceSpec) []string {
 	var errs []string
 	if sp.Type == corev1.ServiceTypeExternalName {
 		sp.ClusterIP, sp.ClusterIPs = "", nil
@@ -570,8 +534,8 @@ func lbFinalizer(kind string) string {
 	return "service.kubernetes.io/load-balancer-cleanup"
 }
 
-func (w *World) renderService(c *Cluster, s *Service) *corev1.Service {
-	meta := metav1.ObjectMeta{Name: s.Name, Namespace: s.Namespace, UID: types.UID(s.UID), ResourceVersion: rvString(s.RV),
+func (w *World) renderService(c *model.Cluster, s *model.Service) *corev1.Service {
+	meta := metav1.ObjectMeta{Name: s.Name, Namespace: s.Namespace, UID: types.UID(s.UID), ResourceVersion: model.RvString(s.RV),
 		CreationTimestamp: metav1.NewTime(s.CreateTime), Labels: maps.Clone(s.Labels), Annotations: w.serviceAnnotations(c, s),
 		ManagedFields: cloneManagedFields(s.ManagedFields)}
 	if s.LB != nil {
@@ -591,10 +555,10 @@ func (w *World) renderService(c *Cluster, s *Service) *corev1.Service {
 }
 
 // ListServices lists Services by namespace and name.
-func (w *World) ListServices(c *Cluster, o ListOptions) *corev1.ServiceList {
-	out := &corev1.ServiceList{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ServiceList"}, ListMeta: metav1.ListMeta{ResourceVersion: rvString(c.RV)}}
+func (w *World) ListServices(c *model.Cluster, o ListOptions) *corev1.ServiceList {
+	out := &corev1.ServiceList{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ServiceList"}, ListMeta: metav1.ListMeta{ResourceVersion: model.RvString(c.RV)}}
 	out.Items = []corev1.Service{}
-	for _, k := range sortedKeys(c.Services) {
+	for _, k := range model.SortedKeys(c.Services) {
 		if s := c.Services[k]; o.matches(s.Namespace, s.Labels) {
 			out.Items = append(out.Items, *w.renderService(c, s))
 		}
@@ -602,16 +566,16 @@ func (w *World) ListServices(c *Cluster, o ListOptions) *corev1.ServiceList {
 	return out
 }
 
-func (w *World) service(c *Cluster, ns, name string) (*Service, error) {
+func (w *World) service(c *model.Cluster, ns, name string) (*model.Service, error) {
 	s := c.Services[ns+"/"+name]
 	if s == nil {
-		return nil, kubeNotFound(resServices, name)
+		return nil, model.KubeNotFound(resServices, name)
 	}
 	return s, nil
 }
 
 // GetService reads a Service.
-func (w *World) GetService(c *Cluster, ns, name string) (*corev1.Service, error) {
+func (w *World) GetService(c *model.Cluster, ns, name string) (*corev1.Service, error) {
 	s, err := w.service(c, ns, name)
 	if err != nil {
 		return nil, err
@@ -634,38 +598,38 @@ func userAnnotations(a map[string]string) map[string]string {
 }
 
 // CreateService creates a Service; a LoadBalancer Service starts its load balancer.
-func (w *World) CreateService(c *Cluster, ns string, in *corev1.Service) (*corev1.Service, error) {
+func (w *World) CreateService(c *model.Cluster, ns string, in *corev1.Service) (*corev1.Service, error) {
 	if in.Namespace != "" && in.Namespace != ns {
-		return nil, kubeError(http.StatusBadRequest, "BadRequest", "the namespace of the provided object does not match the namespace sent on the request")
+		return nil, model.KubeError(http.StatusBadRequest, "BadRequest", "the namespace of the provided object does not match the namespace sent on the request")
 	}
-	if err := c.namespaceFor(ns); err != nil {
+	if err := c.NamespaceFor(ns); err != nil {
 		return nil, err
 	}
 	in = in.DeepCopy()
 	w.generateName(&in.ObjectMeta)
 	defaultService(in)
 	if errs := validateService(in, ns); len(errs) > 0 {
-		return nil, kubeInvalid("Service", in.Name, errs...)
+		return nil, model.KubeInvalid("Service", in.Name, errs...)
 	}
 	key := ns + "/" + in.Name
 	if c.Services[key] != nil {
-		return nil, kubeAlreadyExists(resServices, in.Name)
+		return nil, model.KubeAlreadyExists(resServices, in.Name)
 	}
 	if errs := w.allocateService(c, key, &in.Spec); len(errs) > 0 {
-		return nil, kubeInvalid("Service", in.Name, errs...)
+		return nil, model.KubeInvalid("Service", in.Name, errs...)
 	}
-	s := &Service{Namespace: ns, Name: in.Name, UID: uidOf(c.ID, "svc", ns, in.Name, w.randHex(8)), Labels: in.Labels,
+	s := &model.Service{Namespace: ns, Name: in.Name, UID: model.UidOf(c.ID, "svc", ns, in.Name, w.engine.RandHex(8)), Labels: in.Labels,
 		Annotations: userAnnotations(in.Annotations), Spec: in.Spec, CreateTime: w.st.Now, ManagedFields: in.ManagedFields}
 	w.addService(c, s)
 	w.touchObject(c, s, true)
-	w.record("ServiceCreated", c, "", "", "", "service %s created: type %s, cluster IP %s, ports %s", key, s.Spec.Type, s.Spec.ClusterIP, describePorts(&s.Spec))
+	w.engine.Record("ServiceCreated", c, "", "", "", "service %s created: type %s, cluster IP %s, ports %s", key, s.Spec.Type, s.Spec.ClusterIP, describePorts(&s.Spec))
 	w.reconcileLB(c, s, nil)
 	return w.renderService(c, s), nil
 }
 
-func (w *World) addService(c *Cluster, s *Service) {
+func (w *World) addService(c *model.Cluster, s *model.Service) {
 	ix := w.serviceIndex(c) // before the Service joins, so that a first build does not count it twice
-	c.services()[s.Key()] = s
+	c.ServicesByName()[s.Key()] = s
 	ix.track(s)
 	w.rescanEndpoints(c, s)
 }
@@ -728,13 +692,13 @@ func keepAllocated(old, sp *corev1.ServiceSpec) {
 }
 
 // UpdateService replaces a Service's spec, labels and annotations (PUT; PATCH goes through it).
-func (w *World) UpdateService(c *Cluster, ns, name string, in *corev1.Service) (*corev1.Service, error) {
+func (w *World) UpdateService(c *model.Cluster, ns, name string, in *corev1.Service) (*corev1.Service, error) {
 	s, err := w.service(c, ns, name)
 	if err != nil {
 		return nil, err
 	}
 	if in.Name != "" && in.Name != name {
-		return nil, kubeError(http.StatusBadRequest, "BadRequest", "the name of the object (%s) does not match the name on the URL (%s)", in.Name, name)
+		return nil, model.KubeError(http.StatusBadRequest, "BadRequest", "the name of the object (%s) does not match the name on the URL (%s)", in.Name, name)
 	}
 	if err := checkRV(in.ResourceVersion, s.RV, resServices, name); err != nil {
 		return nil, err
@@ -750,10 +714,10 @@ func (w *World) UpdateService(c *Cluster, ns, name string, in *corev1.Service) (
 	defaultService(in)
 	keepAllocated(&s.Spec, &in.Spec)
 	if errs := validateService(in, ns); len(errs) > 0 {
-		return nil, kubeInvalid("Service", name, errs...)
+		return nil, model.KubeInvalid("Service", name, errs...)
 	}
 	if s.Spec.ClusterIP != "" && in.Spec.ClusterIP != s.Spec.ClusterIP && in.Spec.Type != corev1.ServiceTypeExternalName && s.Spec.Type != corev1.ServiceTypeExternalName {
-		return nil, kubeInvalid("Service", name, fmt.Sprintf("spec.clusterIPs[0]: Invalid value: []string{%q}: may not change once set", in.Spec.ClusterIP))
+		return nil, model.KubeInvalid("Service", name, fmt.Sprintf("spec.clusterIPs[0]: Invalid value: []string{%q}: may not change once set", in.Spec.ClusterIP))
 	}
 	ix := w.serviceIndex(c)
 	old := *s.Spec.DeepCopy()
@@ -762,14 +726,14 @@ func (w *World) UpdateService(c *Cluster, ns, name string, in *corev1.Service) (
 	if errs := w.allocateService(c, s.Key(), &in.Spec); len(errs) > 0 {
 		ix.track(s)
 		w.rescanEndpoints(c, s)
-		return nil, kubeInvalid("Service", name, errs...)
+		return nil, model.KubeInvalid("Service", name, errs...)
 	}
 	s.Spec, s.Labels, s.Annotations, s.ManagedFields = in.Spec, in.Labels, userAnnotations(in.Annotations), in.ManagedFields
 	w.touchObject(c, s, false)
 	ix.track(s)
 	w.rescanEndpoints(c, s)
 	if !equalJSON(old, s.Spec) {
-		w.record("ServiceUpdated", c, "", "", "", "service %s updated: type %s, ports %s, externalTrafficPolicy %s", s.Key(), s.Spec.Type,
+		w.engine.Record("ServiceUpdated", c, "", "", "", "service %s updated: type %s, ports %s, externalTrafficPolicy %s", s.Key(), s.Spec.Type,
 			describePorts(&s.Spec), orDash(string(s.Spec.ExternalTrafficPolicy)))
 	}
 	w.reconcileLB(c, s, &serviceBefore{spec: old, annotations: oldAnnotations})
@@ -791,13 +755,13 @@ type serviceBefore struct {
 
 // DeleteService deletes a Service. One with a load balancer keeps its finalizer, with a
 // deletionTimestamp, until GKE has deleted the load balancer's resources.
-func (w *World) DeleteService(c *Cluster, ns, name string) (*corev1.Service, error) {
+func (w *World) DeleteService(c *model.Cluster, ns, name string) (*corev1.Service, error) {
 	s, err := w.service(c, ns, name)
 	if err != nil {
 		return nil, err
 	}
 	if s.System {
-		return nil, kubeError(http.StatusForbidden, "Forbidden", "services %q is forbidden: gkesim keeps the Services every GKE cluster has (%s)", name, s.Key())
+		return nil, model.KubeError(http.StatusForbidden, "Forbidden", "services %q is forbidden: gkesim keeps the Services every GKE cluster has (%s)", name, s.Key())
 	}
 	if s.Deleting {
 		return w.renderService(c, s), nil
@@ -805,26 +769,26 @@ func (w *World) DeleteService(c *Cluster, ns, name string) (*corev1.Service, err
 	if s.LB != nil {
 		s.Deleting, s.DeletionTime = true, w.st.Now
 		w.touchObject(c, s, false)
-		w.record("ServiceDeleted", c, "", "", "", "service %s deleted; its finalizer %s holds it until the load balancer is deleted", s.Key(), lbFinalizer(s.LB.Kind))
+		w.engine.Record("ServiceDeleted", c, "", "", "", "service %s deleted; its finalizer %s holds it until the load balancer is deleted", s.Key(), lbFinalizer(s.LB.Kind))
 		w.deleteLB(c, s)
 		return w.renderService(c, s), nil
 	}
 	out := w.renderService(c, s)
 	w.removeService(c, s)
-	w.record("ServiceDeleted", c, "", "", "", "service %s deleted: cluster IP %s and node ports released", s.Key(), s.Spec.ClusterIP)
+	w.engine.Record("ServiceDeleted", c, "", "", "", "service %s deleted: cluster IP %s and node ports released", s.Key(), s.Spec.ClusterIP)
 	return out, nil
 }
 
 // removeService forgets a Service and releases its allocations.
-func (w *World) removeService(c *Cluster, s *Service) {
+func (w *World) removeService(c *model.Cluster, s *model.Service) {
 	w.objectRemoved(c, s)
 	w.serviceIndex(c).untrack(s)
 	delete(c.Services, s.Key())
 }
 
 // deleteServicesIn deletes a namespace's Services (namespace deletion).
-func (w *World) deleteServicesIn(c *Cluster, ns string) {
-	for _, key := range sortedKeys(c.Services) {
+func (w *World) deleteServicesIn(c *model.Cluster, ns string) {
+	for _, key := range model.SortedKeys(c.Services) {
 		if s := c.Services[key]; s.Namespace == ns && !s.System {
 			_, _ = w.DeleteService(c, ns, s.Name)
 		}
@@ -833,7 +797,7 @@ func (w *World) deleteServicesIn(c *Cluster, ns string) {
 
 // initSystemServices creates the Services every GKE cluster has: kubernetes (the API server,
 // the first address of the services range) and kube-dns (the tenth).
-func (w *World) initSystemServices(c *Cluster) {
+func (w *World) initSystemServices(c *model.Cluster) {
 	_, cidr, err := net.ParseCIDR(c.ServicesIPv4CIDR)
 	if err != nil {
 		return
@@ -844,7 +808,7 @@ func (w *World) initSystemServices(c *Cluster) {
 		svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: spec}
 		defaultService(svc)
 		svc.Spec.ClusterIPs = []string{svc.Spec.ClusterIP}
-		s := &Service{Namespace: ns, Name: name, UID: uidOf(c.ID, "svc", ns, name), Labels: lbls, Spec: svc.Spec,
+		s := &model.Service{Namespace: ns, Name: name, UID: model.UidOf(c.ID, "svc", ns, name), Labels: lbls, Spec: svc.Spec,
 			CreateTime: w.st.Now, System: true}
 		w.addService(c, s)
 		w.touchObject(c, s, true)
@@ -861,8 +825,8 @@ func (w *World) initSystemServices(c *Cluster) {
 }
 
 // sortedServices lists services with a load balancer by key.
-func (ix *svcIndex) sortedLBs() []*Service {
-	out := make([]*Service, 0, len(ix.lbs))
+func (ix *svcIndex) sortedLBs() []*model.Service {
+	out := make([]*model.Service, 0, len(ix.lbs))
 	for _, s := range ix.lbs {
 		out = append(out, s)
 	}

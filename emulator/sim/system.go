@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -82,9 +83,9 @@ var systemDeployments = []struct {
 }
 
 // initKubernetes creates the namespaces and kube-system Deployments of a new cluster.
-func (w *World) initKubernetes(c *Cluster) {
+func (w *World) initKubernetes(c *model.Cluster) {
 	for _, ns := range systemNamespaces {
-		n := &Namespace{Name: ns, UID: uidOf(c.ID, "ns", ns), CreateTime: w.st.Now, Labels: map[string]string{"kubernetes.io/metadata.name": ns}}
+		n := &model.Namespace{Name: ns, UID: model.UidOf(c.ID, "ns", ns), CreateTime: w.st.Now, Labels: map[string]string{"kubernetes.io/metadata.name": ns}}
 		c.Namespaces[ns] = n
 		w.touchObject(c, n, true)
 		w.createDefaultServiceAccount(c, ns)
@@ -100,8 +101,8 @@ func (w *World) initKubernetes(c *Cluster) {
 	for _, sd := range systemDeployments {
 		replicas := sd.replicas
 		lbls := map[string]string{"k8s-app": sd.name}
-		d := &Deployment{
-			Namespace: "kube-system", Name: sd.name, UID: uidOf(c.ID, "deploy", sd.name), Labels: lbls,
+		d := &model.Deployment{
+			Namespace: "kube-system", Name: sd.name, UID: model.UidOf(c.ID, "deploy", sd.name), Labels: lbls,
 			Spec: appsv1.DeploymentSpec{
 				Replicas: &replicas,
 				Selector: &metav1.LabelSelector{MatchLabels: lbls},
@@ -116,8 +117,8 @@ func (w *World) initKubernetes(c *Cluster) {
 }
 
 // startDaemonPods puts GKE's DaemonSet pods on a node that just became ready.
-func (w *World) startDaemonPods(c *Cluster, n *Node) {
-	if c.ownDaemonSets() {
+func (w *World) startDaemonPods(c *model.Cluster, n *model.Node) {
+	if c.OwnDaemonSets() {
 		w.startClusterDaemonPods(c, n) // an imported cluster runs its own (daemonsets_cluster.go)
 		return
 	}
@@ -129,6 +130,6 @@ func (w *World) startDaemonPods(c *Cluster, n *Node) {
 		if ds.name == "kube-proxy" {
 			name = "kube-proxy-" + n.Name // a static pod, named after its node
 		}
-		w.addPod(c, &Pod{Namespace: "kube-system", Name: name, OwnerKind: OwnerDaemonSet, Owner: ds.name, Node: n.Name, Labels: daemonSetLabels[ds.name]})
+		w.addPod(c, &model.Pod{Namespace: "kube-system", Name: name, OwnerKind: model.OwnerDaemonSet, Owner: ds.name, Node: n.Name, Labels: daemonSetLabels[ds.name]})
 	}
 }

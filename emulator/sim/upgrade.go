@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/engine"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
 // Node-recreating changes (R-UPG-1) and the strategies that carry them out. Version, machine
@@ -25,69 +27,17 @@ const (
 // nodes drained at once by autoscaled blue-green (R-ABG-3).
 const maxUpgradeConcurrency = 20
 
-// Upgrade is a node-recreating change in progress on a pool, or paused by a cancel.
-type Upgrade struct {
-	Op        string    `json:"op"`
-	Strategy  string    `json:"strategy"`
-	From      NodeSpec  `json:"from"`
-	Target    NodeSpec  `json:"target"`
-	StartTime time.Time `json:"startTime"`
-	Total     int       `json:"total"`
-	Done      int       `json:"done"`
-	// Stopping: a cancel was asked; nodes mid-upgrade finish, nothing new starts.
-	Stopping bool `json:"stopping,omitempty"`
-	// Paused: a cancelled blue-green upgrade waiting to be resumed or rolled back (R-BG-7).
-	Paused bool `json:"paused,omitempty"`
-	// Rollback: this upgrade takes the pool back to From (Target is the old spec).
-	Rollback bool `json:"rollback,omitempty"`
-	// Resumed: the upgrade continues after a pause, under a new operation.
-	Resumed bool `json:"resumed,omitempty"`
-	// Auto: GKE started it (node auto-upgrade), not the user.
-	Auto bool `json:"auto,omitempty"`
-	// Drain is how replaced nodes are drained.
-	Drain DrainPolicy `json:"drain"`
-	// Policy, when set, is the kind of maintenance this upgrade is: it respects the cluster's
-	// maintenance policy (upgrade_window.go). Deferred: it has not begun, waiting for a window
-	// (R-MW-5). OpenUntil caches until when maintenance is allowed; WaitingUntil is when a
-	// paused or deferred upgrade looks again (R-MW-3).
-	Policy       UpgradeKind `json:"policy,omitempty"`
-	Deferred     bool        `json:"deferred,omitempty"`
-	OpenUntil    time.Time   `json:"openUntil,omitempty"`
-	WaitingUntil time.Time   `json:"waitingUntil,omitempty"`
-
-	// Surge.
-	MaxSurge       int      `json:"maxSurge,omitempty"`
-	MaxUnavailable int      `json:"maxUnavailable,omitempty"`
-	Zones          []string `json:"zones,omitempty"`
-	Zone           int      `json:"zone,omitempty"`
-	ZoneSize       int      `json:"zoneSize,omitempty"`
-
-	// Blue-green.
-	BG *BlueGreen `json:"bg,omitempty"`
-}
-
-// UpgradeRecord remembers how a pool's last upgrade ended, for rollback and resume.
-type UpgradeRecord struct {
-	Strategy  string   `json:"strategy"`
-	From      NodeSpec `json:"from"`
-	Target    NodeSpec `json:"target"`
-	Cancelled bool     `json:"cancelled,omitempty"`
-}
-
-// upgradeRole marks what a node is doing for an upgrade.
-type upgradeRole string
-
 const (
-	roleNone     upgradeRole = ""
-	roleSurge    upgradeRole = "surge"    // a new node created beyond the pool's size
-	roleReplaced upgradeRole = "replaced" // an old node retired for a ready surge node
-	roleRecreate upgradeRole = "recreate" // an old node drained to be recreated in place
-	roleBlue     upgradeRole = "blue"     // a blue node being drained in a batch; kept afterwards
-	roleDrained  upgradeRole = "drained"  // a blue node its batch has drained
+	roleNone     model.UpgradeRole = ""
+	roleSurge    model.UpgradeRole = "surge"    // a new node created beyond the pool's size
+	roleReplaced model.UpgradeRole = "replaced" // an old node retired for a ready surge node
+	roleRecreate model.UpgradeRole = "recreate" // an old node drained to be recreated in place
+	roleBlue     model.UpgradeRole = "blue"     // a blue node being drained in a batch; kept afterwards
+	roleDrained  model.UpgradeRole = "drained"  // a blue node its batch has drained
 )
 
 // strategyFor picks the strategy of a pool's node-recreating change (R-UPG-2/3).
-func strategyFor(p *NodePool) string {
+func strategyFor(p *model.NodePool) string {
 	us := p.UpgradeSettings
 	switch {
 	case p.ShortLived:
@@ -104,7 +54,7 @@ func strategyFor(p *NodePool) string {
 // another: blue-green covers version, machine type, disk and image changes; a change of the
 // other node-recreating settings alone goes through surge with the pool's surge settings on a
 // blue-green pool too (R-UPG-2).
-func strategyForChange(p *NodePool, from, to NodeSpec) string {
+func strategyForChange(p *model.NodePool, from, to model.NodeSpec) string {
 	s := strategyFor(p)
 	if s == strategyBlueGreen || s == strategyAutoscaledBG {
 		from.Settings, to.Settings = "", ""
@@ -116,10 +66,10 @@ func strategyForChange(p *NodePool, from, to NodeSpec) string {
 }
 
 // planUpgrade records a node-recreating change on p and returns the operation that runs it.
-func (w *World) planUpgrade(c *Cluster, p *NodePool, target NodeSpec) *Operation {
+func (w *World) planUpgrade(c *model.Cluster, p *model.NodePool, target model.NodeSpec) *model.Operation {
 	op := w.startOperation(api.OpUpgradeNodes, c, p.Name, true)
 	us := p.UpgradeSettings
-	u := &Upgrade{
+	u := &model.Upgrade{
 		Op: op.ID, Strategy: strategyForChange(p, p.Spec, target), From: p.Spec, Target: target, StartTime: w.st.Now,
 		MaxSurge: int(us.MaxSurge), MaxUnavailable: int(us.MaxUnavailable), Drain: surgeDrain,
 		Zones: append([]string(nil), p.Locations...),
@@ -128,14 +78,14 @@ func (w *World) planUpgrade(c *Cluster, p *NodePool, target NodeSpec) *Operation
 		u.BG = newBlueGreen(p, u.Strategy)
 	}
 	p.Upgrade = u
-	p.Status = PoolReconciling
+	p.Status = model.PoolReconciling
 	op.Detail = fmt.Sprintf("Upgrading node pool %s: %s (%s)", p.Name, describeSpecChange(p.Spec, target), strategyName(u.Strategy))
 	return op
 }
 
 // planAutoUpgrade is planUpgrade for GKE's own node auto-upgrades: on Autopilot their drains
 // leave extended-duration pods alone for 7 days (R-EXT-1); on Standard they do not (R-EXT-2).
-func (w *World) planAutoUpgrade(c *Cluster, p *NodePool, target NodeSpec) *Operation {
+func (w *World) planAutoUpgrade(c *model.Cluster, p *model.NodePool, target model.NodeSpec) *model.Operation {
 	op := w.planUpgrade(c, p, target)
 	p.Upgrade.Auto = true
 	p.Upgrade.Drain.ProtectExtended = c.Autopilot
@@ -145,9 +95,9 @@ func (w *World) planAutoUpgrade(c *Cluster, p *NodePool, target NodeSpec) *Opera
 
 // planManualUpgrade is planUpgrade for a user's change. A version upgrade runs now, whatever
 // the maintenance policy; a change that only recreates the VMs respects it (R-MW-5).
-func (w *World) planManualUpgrade(c *Cluster, p *NodePool, target NodeSpec) *Operation {
+func (w *World) planManualUpgrade(c *model.Cluster, p *model.NodePool, target model.NodeSpec) *model.Operation {
 	op := w.planUpgrade(c, p, target)
-	if kind := NodeUpgradeKind(p.Spec, target); kind == NodeDisruption {
+	if kind := NodeUpgradeKind(p.Spec, target); kind == model.NodeDisruption {
 		p.Upgrade.Policy = kind
 	}
 	return op
@@ -166,7 +116,7 @@ func strategyName(s string) string {
 }
 
 // describeSpecChange says what a node-recreating change changes, for details and the log.
-func describeSpecChange(from, to NodeSpec) string {
+func describeSpecChange(from, to model.NodeSpec) string {
 	var parts []string
 	add := func(what string, a, b any) {
 		if a != b {
@@ -188,7 +138,7 @@ func describeSpecChange(from, to NodeSpec) string {
 }
 
 // beginUpgrade starts the upgrade of p when its operation starts.
-func (w *World) beginUpgrade(c *Cluster, p *NodePool) {
+func (w *World) beginUpgrade(c *model.Cluster, p *model.NodePool) {
 	u := p.Upgrade
 	if u.Policy != "" && !u.Resumed {
 		// R-MW-5: nothing starts until the maintenance policy allows it.
@@ -203,13 +153,13 @@ func (w *World) beginUpgrade(c *Cluster, p *NodePool) {
 	}
 	if u.Resumed {
 		u.Resumed = false
-		w.record("UpgradeResumed", c, p.Name, "", u.Op, "%s upgrade of %s resumed in phase %s", strategyName(u.Strategy), p.Name, u.BG.Phase)
+		w.engine.Record("UpgradeResumed", c, p.Name, "", u.Op, "%s upgrade of %s resumed in phase %s", strategyName(u.Strategy), p.Name, u.BG.Phase)
 		w.stepUpgrade(c, p)
 		return
 	}
 	u.Total = 0
 	for _, n := range c.Nodes {
-		if n.Pool == p.Name && n.Spec != u.Target && n.State != NodeDeleting {
+		if n.Pool == p.Name && n.Spec != u.Target && n.State != model.NodeDeleting {
 			u.Total++
 		}
 	}
@@ -219,20 +169,20 @@ func (w *World) beginUpgrade(c *Cluster, p *NodePool) {
 	}
 	switch u.Strategy {
 	case strategySurge:
-		w.record("UpgradeStarted", c, p.Name, "", u.Op, "surge %s of %s started: %d nodes, %s, maxSurge=%d maxUnavailable=%d, zones %v",
+		w.engine.Record("UpgradeStarted", c, p.Name, "", u.Op, "surge %s of %s started: %d nodes, %s, maxSurge=%d maxUnavailable=%d, zones %v",
 			what, p.Name, u.Total, describeSpecChange(u.From, u.Target), u.MaxSurge, u.MaxUnavailable, u.Zones)
 	case strategyShortLived:
 		w.beginShortLived(c, p)
 		return
 	default:
-		w.record("UpgradeStarted", c, p.Name, "", u.Op, "%s %s of %s started: %d blue nodes, %s",
+		w.engine.Record("UpgradeStarted", c, p.Name, "", u.Op, "%s %s of %s started: %d blue nodes, %s",
 			strategyName(u.Strategy), what, p.Name, u.Total, describeSpecChange(u.From, u.Target))
 	}
 	w.stepUpgrade(c, p)
 }
 
 // stepUpgrade takes every step the upgrade can take now; node and timer events call it again.
-func (w *World) stepUpgrade(c *Cluster, p *NodePool) {
+func (w *World) stepUpgrade(c *model.Cluster, p *model.NodePool) {
 	u := p.Upgrade
 	if u == nil || u.Paused {
 		return
@@ -254,7 +204,7 @@ func (w *World) stepUpgrade(c *Cluster, p *NodePool) {
 }
 
 // stepSurge advances a surge upgrade zone by zone (R-SURGE-2) and finishes it.
-func (w *World) stepSurge(c *Cluster, p *NodePool, op *Operation) {
+func (w *World) stepSurge(c *model.Cluster, p *model.NodePool, op *model.Operation) {
 	u := p.Upgrade
 	open := w.upgradeWindowOpen(c, p)
 	for u.Zone < len(u.Zones) {
@@ -282,20 +232,20 @@ func (w *World) stepSurge(c *Cluster, p *NodePool, op *Operation) {
 // old node and recreates it in place; it is free again once the node is ready. Without capacity for a surge node the
 // upgrade of a node does not start; it waits (R-SURGE-6). Outside the maintenance window
 // (open false) nodes mid-upgrade finish and no new one starts (R-MW-3).
-func (w *World) stepZone(c *Cluster, p *NodePool, g *InstanceGroup, open bool) bool {
+func (w *World) stepZone(c *model.Cluster, p *model.NodePool, g *model.InstanceGroup, open bool) bool {
 	u := p.Upgrade
 	z := w.surgeView(c, p, g)
-	var readySurge []*Node
+	var readySurge []*model.Node
 	pendingSurge, surgeUsed, unavailUsed, replacing := 0, 0, 0, 0
 	live := z.inflight[:0]
 	for _, n := range z.inflight {
-		if n.gone {
+		if n.Gone {
 			continue
 		}
 		switch n.UpgradeRole {
 		case roleSurge:
 			surgeUsed++
-			if n.State == NodeReady || (p.Spec.Spot && n.State == NodeProvisioning) {
+			if n.State == model.NodeReady || (p.Spec.Spot && n.State == model.NodeProvisioning) {
 				readySurge = append(readySurge, n)
 			} else {
 				pendingSurge++
@@ -365,25 +315,25 @@ func (w *World) stepZone(c *Cluster, p *NodePool, g *InstanceGroup, open bool) b
 // order, and the nodes mid-upgrade (surge, replaced or recreated), in the order they got their
 // role. It is derived (rebuilt from the nodes whenever in doubt) and never saved.
 type surgeZone struct {
-	u *Upgrade
+	u *model.Upgrade
 	// seen: the group's nodes before this index have been looked at.
 	seen int
 	// old holds the nodes still to upgrade, oldest first; oldCount how many of them still are.
-	old      []*Node
+	old      []*model.Node
 	oldCount int
-	inflight []*Node
+	inflight []*model.Node
 	// dirty: something other than this upgrade changed a node still to upgrade (a repair, a
 	// cordon by hand): the view is rebuilt before the next step.
 	dirty bool
 }
 
 // stillOld says whether n has yet to be upgraded by u.
-func stillOld(n *Node, u *Upgrade) bool {
-	return n.UpgradeRole == roleNone && n.Spec != u.Target && n.State != NodeDeleting && n.State != NodeDraining
+func stillOld(n *model.Node, u *model.Upgrade) bool {
+	return n.UpgradeRole == roleNone && n.Spec != u.Target && n.State != model.NodeDeleting && n.State != model.NodeDraining
 }
 
 // surgeView returns the surge upgrade's view of group g, built or brought up to date.
-func (w *World) surgeView(c *Cluster, p *NodePool, g *InstanceGroup) *surgeZone {
+func (w *World) surgeView(c *model.Cluster, p *model.NodePool, g *model.InstanceGroup) *surgeZone {
 	ix := w.index(c, g)
 	u := p.Upgrade
 	z := ix.surge
@@ -414,9 +364,9 @@ func (w *World) surgeView(c *Cluster, p *NodePool, g *InstanceGroup) *surgeZone 
 }
 
 // takeOld takes the next node to upgrade: the first in group order, or the last (fromEnd).
-func (z *surgeZone) takeOld(u *Upgrade, fromEnd bool) *Node {
+func (z *surgeZone) takeOld(u *model.Upgrade, fromEnd bool) *model.Node {
 	for len(z.old) > 0 {
-		var n *Node
+		var n *model.Node
 		if fromEnd {
 			n, z.old = z.old[len(z.old)-1], z.old[:len(z.old)-1]
 		} else {
@@ -432,7 +382,7 @@ func (z *surgeZone) takeOld(u *Upgrade, fromEnd bool) *Node {
 
 // surgeNodeChanged marks a zone's surge view for a rebuild when a node still to upgrade changes
 // for a reason of its own (the upgrade gives its nodes a role before it touches them).
-func (w *World) surgeNodeChanged(c *Cluster, n *Node, what nodeChange) {
+func (w *World) surgeNodeChanged(c *model.Cluster, n *model.Node, what engine.NodeChange) {
 	p := c.Pool(n.Pool)
 	if p == nil || p.Upgrade == nil || n.UpgradeRole != roleNone || n.Spec == p.Upgrade.Target {
 		return
@@ -445,7 +395,7 @@ func (w *World) surgeNodeChanged(c *Cluster, n *Node, what nodeChange) {
 }
 
 // upgradeInFlight says whether any node of p is mid-upgrade.
-func (w *World) upgradeInFlight(c *Cluster, p *NodePool) bool {
+func (w *World) upgradeInFlight(c *model.Cluster, p *model.NodePool) bool {
 	for _, g := range p.Groups {
 		for _, name := range g.Nodes {
 			switch c.Nodes[name].UpgradeRole {
@@ -459,7 +409,7 @@ func (w *World) upgradeInFlight(c *Cluster, p *NodePool) bool {
 
 // onUpgradeNodeDrained handles a drained node that an upgrade keeps (a blue node) or
 // recreates in place (maxUnavailable); it reports whether it did.
-func (w *World) onUpgradeNodeDrained(c *Cluster, n *Node) bool {
+func (w *World) onUpgradeNodeDrained(c *model.Cluster, n *model.Node) bool {
 	p := c.Pool(n.Pool)
 	if p == nil || p.Upgrade == nil {
 		return false
@@ -467,38 +417,38 @@ func (w *World) onUpgradeNodeDrained(c *Cluster, n *Node) bool {
 	switch n.UpgradeRole {
 	case roleBlue:
 		n.UpgradeRole = roleDrained
-		w.setNodeState(c, n, NodeCordoned)
+		w.setNodeState(c, n, model.NodeCordoned)
 		p.Upgrade.Done++
 		w.stepUpgrade(c, p)
 		return true
 	case roleRecreate:
 		w.nodeGone(c, n.Name) // its DaemonSet pods go with the old VM
-		w.setNodeState(c, n, NodeProvisioning)
+		w.setNodeState(c, n, model.NodeProvisioning)
 		n.Spec = p.Upgrade.Target
 		n.CreateTime = w.st.Now
 		w.nodeRecreated(c, n)
-		w.record("NodeRecreating", c, n.Pool, n.Name, p.Upgrade.Op, "recreating node %s with %s", n.Name, describeSpecChange(p.Upgrade.From, n.Spec))
+		w.engine.Record("NodeRecreating", c, n.Pool, n.Name, p.Upgrade.Op, "recreating node %s with %s", n.Name, describeSpecChange(p.Upgrade.From, n.Spec))
 		// Recreating in place deletes the old VM before the new one boots (R-SURGE-4).
-		recreate := w.jitter(nodeDeleteBase, nodeDeleteSpread) + w.jitter(nodeBootBase, nodeBootSpread)
-		w.schedule(recreate, Event{Kind: evNodeReady, Cluster: c.Key(), Node: n.Name})
+		recreate := w.engine.Jitter(nodeDeleteBase, nodeDeleteSpread) + w.engine.Jitter(nodeBootBase, nodeBootSpread)
+		w.engine.Schedule(recreate, model.Event{Kind: evNodeReady, Cluster: c.Key(), Node: n.Name})
 		return true
 	}
 	return false
 }
 
 // countUpgraded notes a node that finished upgrading.
-func (w *World) countUpgraded(c *Cluster, n *Node) {
+func (w *World) countUpgraded(c *model.Cluster, n *model.Node) {
 	p := c.Pool(n.Pool)
 	if p == nil || p.Upgrade == nil {
 		return
 	}
 	switch n.UpgradeRole {
 	case roleReplaced:
-		if n.State == NodeDeleting { // deleted
+		if n.State == model.NodeDeleting { // deleted
 			p.Upgrade.Done++
 		}
 	case roleRecreate:
-		if n.State == NodeReady {
+		if n.State == model.NodeReady {
 			p.Upgrade.Done++
 			n.UpgradeRole = roleNone
 		}
@@ -506,7 +456,7 @@ func (w *World) countUpgraded(c *Cluster, n *Node) {
 }
 
 // reportUpgrade refreshes the operation's progress metrics and detail.
-func (w *World) reportUpgrade(c *Cluster, p *NodePool, op *Operation) {
+func (w *World) reportUpgrade(c *model.Cluster, p *model.NodePool, op *model.Operation) {
 	u := p.Upgrade
 	where := "done"
 	if u.BG != nil {
@@ -534,17 +484,17 @@ func (w *World) reportUpgrade(c *Cluster, p *NodePool, op *Operation) {
 }
 
 // finishUpgrade ends an upgrade: done (the pool takes the target spec) or stopped by a cancel.
-func (w *World) finishUpgrade(c *Cluster, p *NodePool) {
+func (w *World) finishUpgrade(c *model.Cluster, p *model.NodePool) {
 	u := p.Upgrade
 	op := w.st.Operations[u.Op]
-	p.Status = PoolRunning
+	p.Status = model.PoolRunning
 	if u.Stopping {
 		p.Upgrade = nil
-		p.LastUpgrade = &UpgradeRecord{Strategy: u.Strategy, From: u.From, Target: u.Target, Cancelled: true}
+		p.LastUpgrade = &model.UpgradeRecord{Strategy: u.Strategy, From: u.From, Target: u.Target, Cancelled: true}
 		if u.Rollback {
 			p.LastUpgrade = nil // a cancelled rollback leaves nothing further to roll back
 		}
-		w.record("UpgradeStopped", c, p.Name, "", u.Op, "%s of %s stopped: %d of %d nodes on %s", strategyName(u.Strategy), p.Name, u.Done, u.Total,
+		w.engine.Record("UpgradeStopped", c, p.Name, "", u.Op, "%s of %s stopped: %d of %d nodes on %s", strategyName(u.Strategy), p.Name, u.Done, u.Total,
 			describeSpecChange(u.From, u.Target))
 		w.finishUpgradeOp(op, codeCancelled, fmt.Sprintf("Cancelled the upgrade of node pool %s (%s, %s): %d of %d nodes upgraded; the others keep their configuration",
 			p.Name, describeSpecChange(u.From, u.Target), strategyName(u.Strategy), u.Done, u.Total))
@@ -552,14 +502,14 @@ func (w *World) finishUpgrade(c *Cluster, p *NodePool) {
 	}
 	p.Upgrade = nil
 	p.Spec = u.Target
-	p.LastUpgrade = &UpgradeRecord{Strategy: u.Strategy, From: u.From, Target: u.Target}
+	p.LastUpgrade = &model.UpgradeRecord{Strategy: u.Strategy, From: u.From, Target: u.Target}
 	what := "upgrade"
 	if u.Rollback {
 		what = "rollback"
 		p.LastUpgrade = nil
 	}
 	took := w.st.Now.Sub(u.StartTime).Round(time.Second)
-	w.record("UpgradeDone", c, p.Name, "", u.Op, "%s %s of %s done: %d nodes, %s, in %s", strategyName(u.Strategy), what, p.Name, u.Total,
+	w.engine.Record("UpgradeDone", c, p.Name, "", u.Op, "%s %s of %s done: %d nodes, %s, in %s", strategyName(u.Strategy), what, p.Name, u.Total,
 		describeSpecChange(u.From, u.Target), took)
 	w.finishUpgradeOp(op, 0, fmt.Sprintf("Node pool %s %s done (%s, %s): %d of %d nodes, in %s",
 		p.Name, what, describeSpecChange(u.From, u.Target), strategyName(u.Strategy), u.Done, u.Total, took))
@@ -567,7 +517,7 @@ func (w *World) finishUpgrade(c *Cluster, p *NodePool) {
 
 // finishUpgradeOp finishes an upgrade's operation (if it still exists) with a summary of what
 // it did in place of the progress it showed while running.
-func (w *World) finishUpgradeOp(op *Operation, code int32, summary string) {
+func (w *World) finishUpgradeOp(op *model.Operation, code int32, summary string) {
 	if op == nil {
 		return
 	}
@@ -581,7 +531,7 @@ func (w *World) finishUpgradeOp(op *Operation, code int32, summary string) {
 
 // upgradeETA estimates when an upgrade will be done from the pace so far (surge) or the
 // phases and soaks left (blue-green). It is zero when there is nothing to go on yet.
-func (w *World) upgradeETA(c *Cluster, p *NodePool) time.Time {
+func (w *World) upgradeETA(c *model.Cluster, p *model.NodePool) time.Time {
 	u := p.Upgrade
 	if u.BG != nil {
 		return w.blueGreenETA(c, p)

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
 // Blue-green upgrades (R-BG-1..8) and autoscaled blue-green upgrades (R-ABG-1..6).
@@ -50,34 +51,8 @@ const (
 	cordonTime = 30 * time.Second
 )
 
-// BlueGreen is the state of a blue-green upgrade.
-type BlueGreen struct {
-	Phase      string `json:"phase"`
-	Autoscaled bool   `json:"autoscaled,omitempty"`
-	// Blue and Green are the instance group names of the old and new nodes.
-	Blue  []string `json:"blue"`
-	Green []string `json:"green,omitempty"`
-
-	BatchSize    int           `json:"batchSize"`
-	BatchSoak    time.Duration `json:"batchSoak"`
-	PoolSoak     time.Duration `json:"poolSoak"`
-	WaitForDrain time.Duration `json:"waitForDrain"`
-	// Batches counts the batches drained; BatchOpen says one is draining now.
-	Batches   int  `json:"batches"`
-	BatchOpen bool `json:"batchOpen,omitempty"`
-	// PhaseUntil is when the current soak or wait ends.
-	PhaseUntil time.Time `json:"phaseUntil,omitempty"`
-	// Soaked is the soak time spent so far, batch soaks and pool soak together; SoakFrom is
-	// when the current soak began (zero when none is running). R-BG-4 caps Soaked at 7 days.
-	Soaked        time.Duration `json:"soaked,omitempty"`
-	SoakFrom      time.Time     `json:"soakFrom,omitempty"`
-	SoakStart     time.Time     `json:"soakStart,omitempty"`
-	DeletionStart time.Time     `json:"deletionStart,omitempty"`
-	Deleting      bool          `json:"deleting,omitempty"`
-}
-
 func (w *World) registerBlueGreenHandlers() {
-	w.on(evUpgradeTimer, func(ev Event) {
+	w.engine.On(evUpgradeTimer, func(ev model.Event) {
 		if c := w.st.Clusters[ev.Cluster]; c != nil {
 			if p := c.Pool(ev.Pool); p != nil {
 				w.stepUpgrade(c, p)
@@ -86,8 +61,8 @@ func (w *World) registerBlueGreenHandlers() {
 	})
 }
 
-func newBlueGreen(p *NodePool, strategy string) *BlueGreen {
-	bg := &BlueGreen{Phase: phaseCreatingGreen, Autoscaled: strategy == strategyAutoscaledBG}
+func newBlueGreen(p *model.NodePool, strategy string) *model.BlueGreen {
+	bg := &model.BlueGreen{Phase: phaseCreatingGreen, Autoscaled: strategy == strategyAutoscaledBG}
 	for _, g := range p.Groups {
 		bg.Blue = append(bg.Blue, g.Name)
 	}
@@ -112,19 +87,16 @@ func newBlueGreen(p *NodePool, strategy string) *BlueGreen {
 	return bg
 }
 
-func (bg *BlueGreen) isBlue(group string) bool  { return contains(bg.Blue, group) }
-func (bg *BlueGreen) isGreen(group string) bool { return contains(bg.Green, group) }
-
 // blueNodes lists the live blue nodes of p, by zone then name.
-func (w *World) blueNodes(c *Cluster, p *NodePool) []*Node {
+func (w *World) blueNodes(c *model.Cluster, p *model.NodePool) []*model.Node {
 	v := w.blueView(c, p)
-	out := make([]*Node, 0, len(v.nodes))
+	out := make([]*model.Node, 0, len(v.nodes))
 	dead := 0
 	for _, n := range v.nodes {
 		switch {
-		case n.gone:
+		case n.Gone:
 			dead++
-		case n.State != NodeDeleting:
+		case n.State != model.NodeDeleting:
 			out = append(out, n)
 		}
 	}
@@ -137,18 +109,18 @@ func (w *World) blueNodes(c *Cluster, p *NodePool) []*Node {
 // blueList is a blue-green upgrade's blue nodes sorted once (by zone, then name), kept while
 // no node joins a blue group (nodes leaving are skipped as they go); derived, never saved.
 type blueList struct {
-	u     *Upgrade
+	u     *model.Upgrade
 	joins int // nodes that had joined the blue groups when the list was built
-	nodes []*Node
+	nodes []*model.Node
 }
 
-func (w *World) blueView(c *Cluster, p *NodePool) *blueList {
+func (w *World) blueView(c *model.Cluster, p *model.NodePool) *blueList {
 	if w.blue == nil {
-		w.blue = map[*NodePool]*blueList{}
+		w.blue = map[*model.NodePool]*blueList{}
 	}
 	joins := 0
 	for _, g := range p.Groups {
-		if p.Upgrade.BG.isBlue(g.Name) {
+		if p.Upgrade.BG.IsBlue(g.Name) {
 			joins += w.index(c, g).joins
 		}
 	}
@@ -157,7 +129,7 @@ func (w *World) blueView(c *Cluster, p *NodePool) *blueList {
 	}
 	v := &blueList{u: p.Upgrade, joins: joins}
 	for _, g := range p.Groups {
-		if !p.Upgrade.BG.isBlue(g.Name) {
+		if !p.Upgrade.BG.IsBlue(g.Name) {
 			continue
 		}
 		for _, name := range g.Nodes {
@@ -175,18 +147,18 @@ func (w *World) blueView(c *Cluster, p *NodePool) *blueList {
 }
 
 // timerAt runs the pool's upgrade again at t.
-func (w *World) timerAt(c *Cluster, p *NodePool, t time.Time) {
-	w.schedule(max(t.Sub(w.st.Now), 0), Event{Kind: evUpgradeTimer, Cluster: c.Key(), Pool: p.Name})
+func (w *World) timerAt(c *model.Cluster, p *model.NodePool, t time.Time) {
+	w.engine.Schedule(max(t.Sub(w.st.Now), 0), model.Event{Kind: evUpgradeTimer, Cluster: c.Key(), Pool: p.Name})
 }
 
-func (w *World) enterPhase(c *Cluster, p *NodePool, phase, format string, args ...any) {
+func (w *World) enterPhase(c *model.Cluster, p *model.NodePool, phase, format string, args ...any) {
 	u := p.Upgrade
 	u.BG.Phase = phase
-	w.record("BlueGreenPhase", c, p.Name, "", u.Op, "%s: "+format, append([]any{phase}, args...)...)
+	w.engine.Record("BlueGreenPhase", c, p.Name, "", u.Op, "%s: "+format, append([]any{phase}, args...)...)
 }
 
 // stepBlueGreen runs the phases of a blue-green upgrade as far as they can go now.
-func (w *World) stepBlueGreen(c *Cluster, p *NodePool, op *Operation) {
+func (w *World) stepBlueGreen(c *model.Cluster, p *model.NodePool, op *model.Operation) {
 	u := p.Upgrade
 	bg := u.BG
 	defer func() {
@@ -261,7 +233,7 @@ func (w *World) stepBlueGreen(c *Cluster, p *NodePool, op *Operation) {
 				soak := w.startSoak(c, p, bg.PoolSoak)
 				bg.DeletionStart = bg.PhaseUntil
 				if soak > 0 || bg.PoolSoak == 0 { // not skipped by R-BG-4's cap
-					w.record("BlueGreenSoak", c, p.Name, "", u.Op, logPoolSoaking+"%s; blue pool deletion starts at %s", soak, bg.DeletionStart.Format(time.RFC3339))
+					w.engine.Record("BlueGreenSoak", c, p.Name, "", u.Op, logPoolSoaking+"%s; blue pool deletion starts at %s", soak, bg.DeletionStart.Format(time.RFC3339))
 				}
 			}
 			if w.st.Now.Before(bg.PhaseUntil) {
@@ -289,23 +261,23 @@ func (w *World) stepBlueGreen(c *Cluster, p *NodePool, op *Operation) {
 
 // startSoak starts a soak of up to d (a batch soak or the pool soak) and returns its length:
 // d, or what is left of the 7 days all soaks may take together (R-BG-4).
-func (w *World) startSoak(c *Cluster, p *NodePool, d time.Duration) time.Duration {
+func (w *World) startSoak(c *model.Cluster, p *model.NodePool, d time.Duration) time.Duration {
 	bg := p.Upgrade.BG
-	soak := min(d, max(maxSoak-bg.Soaked, 0))
+	soak := min(d, max(model.MaxSoak-bg.Soaked, 0))
 	bg.PhaseUntil = w.st.Now.Add(soak)
 	if soak > 0 {
 		bg.SoakFrom = w.st.Now
 		w.timerAt(c, p, bg.PhaseUntil)
 	}
 	if soak > 0 && soak < d {
-		w.record("BlueGreenSoak", c, p.Name, "", p.Upgrade.Op, "soaks so far %s: this %s soak is cut to %s, ending at %s, when all soaks reach 7 days",
+		w.engine.Record("BlueGreenSoak", c, p.Name, "", p.Upgrade.Op, "soaks so far %s: this %s soak is cut to %s, ending at %s, when all soaks reach 7 days",
 			bg.Soaked, d, soak, bg.PhaseUntil.Format(time.RFC3339))
 	}
 	return soak
 }
 
 // endSoak adds the soak that ran (up to now) to the time soaked so far.
-func (w *World) endSoak(c *Cluster, p *NodePool) {
+func (w *World) endSoak(c *model.Cluster, p *model.NodePool) {
 	bg := p.Upgrade.BG
 	if bg.SoakFrom.IsZero() {
 		return
@@ -313,20 +285,20 @@ func (w *World) endSoak(c *Cluster, p *NodePool) {
 	before := bg.Soaked
 	bg.Soaked += minTime(w.st.Now, bg.PhaseUntil).Sub(bg.SoakFrom)
 	bg.SoakFrom = time.Time{}
-	if before < maxSoak && bg.Soaked >= maxSoak {
-		w.record("BlueGreenSoak", c, p.Name, "", p.Upgrade.Op, "the soaks add up to 7 days: no more soaking; the remaining batches drain without soaking and blue pool deletion begins once they are drained")
+	if before < model.MaxSoak && bg.Soaked >= model.MaxSoak {
+		w.engine.Record("BlueGreenSoak", c, p.Name, "", p.Upgrade.Op, "the soaks add up to 7 days: no more soaking; the remaining batches drain without soaking and blue pool deletion begins once they are drained")
 	}
 }
 
 // createGreen creates the green groups (after checking capacity for all of them, R-BG-1) and
 // reports whether their nodes are all ready.
-func (w *World) createGreen(c *Cluster, p *NodePool) bool {
+func (w *World) createGreen(c *model.Cluster, p *model.NodePool) bool {
 	u := p.Upgrade
 	bg := u.BG
 	if len(bg.Green) == 0 {
-		var blue []*InstanceGroup
+		var blue []*model.InstanceGroup
 		for _, g := range p.Groups {
-			if bg.isBlue(g.Name) {
+			if bg.IsBlue(g.Name) {
 				blue = append(blue, g)
 			}
 		}
@@ -351,15 +323,15 @@ func (w *World) createGreen(c *Cluster, p *NodePool) bool {
 				w.addNode(c, p, green, u.Target)
 			}
 		}
-		w.record("BlueGreenPhase", c, p.Name, "", u.Op, "%s: created green instance groups %v with %s",
+		w.engine.Record("BlueGreenPhase", c, p.Name, "", u.Op, "%s: created green instance groups %v with %s",
 			phaseCreatingGreen, bg.Green, describeSpecChange(u.From, u.Target))
 	}
 	for _, g := range p.Groups {
-		if !bg.isGreen(g.Name) {
+		if !bg.IsGreen(g.Name) {
 			continue
 		}
 		ix := w.index(c, g)
-		if ix.byState[NodeProvisioning] > 0 || len(g.Nodes) < g.TargetSize {
+		if ix.byState[model.NodeProvisioning] > 0 || len(g.Nodes) < g.TargetSize {
 			return false
 		}
 	}
@@ -368,14 +340,14 @@ func (w *World) createGreen(c *Cluster, p *NodePool) bool {
 
 // drainBlueBatches drains the blue pool batch by batch with a soak after each; it reports
 // whether every blue node is drained.
-func (w *World) drainBlueBatches(c *Cluster, p *NodePool) bool {
+func (w *World) drainBlueBatches(c *model.Cluster, p *model.NodePool) bool {
 	u := p.Upgrade
 	bg := u.BG
 	// The next batch, and how many blue nodes are left to drain (none may be draining).
-	var batch []*Node
+	var batch []*model.Node
 	left := 0
 	for _, n := range w.blueView(c, p).nodes {
-		if n.gone || n.State == NodeDeleting {
+		if n.Gone || n.State == model.NodeDeleting {
 			continue
 		}
 		switch n.UpgradeRole {
@@ -391,10 +363,10 @@ func (w *World) drainBlueBatches(c *Cluster, p *NodePool) bool {
 	if bg.BatchOpen {
 		bg.BatchOpen = false
 		bg.Batches++
-		w.record("BlueGreenBatch", c, p.Name, "", u.Op, logBatchDrained+"%d drained; %d blue nodes left", bg.Batches, left)
+		w.engine.Record("BlueGreenBatch", c, p.Name, "", u.Op, logBatchDrained+"%d drained; %d blue nodes left", bg.Batches, left)
 		// R-BG-4: every drained batch soaks, the last one too; then the node pool soaks.
 		if soak := w.startSoak(c, p, bg.BatchSoak); soak > 0 {
-			w.record("BlueGreenBatch", c, p.Name, "", u.Op, logBatchSoaking+"%d for %s", bg.Batches, soak)
+			w.engine.Record("BlueGreenBatch", c, p.Name, "", u.Op, logBatchSoaking+"%d for %s", bg.Batches, soak)
 		}
 	}
 	if w.st.Now.Before(bg.PhaseUntil) {
@@ -409,7 +381,7 @@ func (w *World) drainBlueBatches(c *Cluster, p *NodePool) bool {
 	for i, n := range batch {
 		names[i] = n.Name
 	}
-	w.record("BlueGreenBatch", c, p.Name, "", u.Op, logBatchDraining+"%d: %v", bg.Batches+1, names)
+	w.engine.Record("BlueGreenBatch", c, p.Name, "", u.Op, logBatchDraining+"%d: %v", bg.Batches+1, names)
 	for _, n := range batch {
 		n.UpgradeRole = roleBlue
 		w.startDrain(c, n, blueBatchDrain, "blue-green batch drain")
@@ -419,14 +391,14 @@ func (w *World) drainBlueBatches(c *Cluster, p *NodePool) bool {
 
 // drainBlueAutoscaled drains the remaining blue nodes up to 20 at a time and deletes each one
 // drained; it reports whether the blue pool is empty.
-func (w *World) drainBlueAutoscaled(c *Cluster, p *NodePool) bool {
+func (w *World) drainBlueAutoscaled(c *model.Cluster, p *model.NodePool) bool {
 	blue := w.blueNodes(c, p)
 	if len(blue) == 0 {
 		return true
 	}
 	inFlight := 0
 	for _, n := range blue {
-		if n.State == NodeDraining {
+		if n.State == model.NodeDraining {
 			inFlight++
 		}
 	}
@@ -434,7 +406,7 @@ func (w *World) drainBlueAutoscaled(c *Cluster, p *NodePool) bool {
 		if inFlight >= maxUpgradeConcurrency {
 			break
 		}
-		if n.State != NodeDraining {
+		if n.State != model.NodeDraining {
 			w.retireNode(c, n, autoscaledBlueDrain, "autoscaled blue-green drain of the blue pool")
 			inFlight++
 		}
@@ -443,22 +415,22 @@ func (w *World) drainBlueAutoscaled(c *Cluster, p *NodePool) bool {
 }
 
 // deleteBlue deletes the blue pool (R-BG-5) and reports whether it is gone.
-func (w *World) deleteBlue(c *Cluster, p *NodePool) bool {
+func (w *World) deleteBlue(c *model.Cluster, p *model.NodePool) bool {
 	bg := p.Upgrade.BG
 	blue := w.blueNodes(c, p)
 	if !bg.Deleting {
 		bg.Deleting = true
 		for _, n := range blue {
-			if n.State == NodeDraining { // an unfinished batch drain gives way to deletion
+			if n.State == model.NodeDraining { // an unfinished batch drain gives way to deletion
 				n.Drain = nil
-				w.setNodeState(c, n, NodeCordoned)
+				w.setNodeState(c, n, model.NodeCordoned)
 			}
 			n.UpgradeRole = roleNone
 			w.retireNode(c, n, blueDeleteDrain, "blue pool deletion")
 		}
 	}
 	for _, g := range p.Groups {
-		if bg.isBlue(g.Name) && len(g.Nodes) > 0 {
+		if bg.IsBlue(g.Name) && len(g.Nodes) > 0 {
 			return false
 		}
 	}
@@ -467,10 +439,10 @@ func (w *World) deleteBlue(c *Cluster, p *NodePool) bool {
 }
 
 // removeGroups drops instance groups from a pool.
-func (w *World) removeGroups(p *NodePool, names []string) {
+func (w *World) removeGroups(p *model.NodePool, names []string) {
 	out := p.Groups[:0]
 	for _, g := range p.Groups {
-		if contains(names, g.Name) {
+		if model.Contains(names, g.Name) {
 			delete(w.groups, g)
 			continue
 		}
@@ -480,7 +452,7 @@ func (w *World) removeGroups(p *NodePool, names []string) {
 }
 
 // blueGreenETA estimates the end of a blue-green upgrade from the phases and soaks left.
-func (w *World) blueGreenETA(c *Cluster, p *NodePool) time.Time {
+func (w *World) blueGreenETA(c *model.Cluster, p *model.NodePool) time.Time {
 	bg := p.Upgrade.BG
 	const nodeStep = 2 * time.Minute // boot, or drain and delete, of a node
 	now := w.st.Now
@@ -488,7 +460,7 @@ func (w *World) blueGreenETA(c *Cluster, p *NodePool) time.Time {
 	if bg.BatchSize > 0 {
 		left := 0
 		for _, n := range w.blueView(c, p).nodes {
-			if !n.gone && n.State != NodeDeleting && n.UpgradeRole != roleDrained {
+			if !n.Gone && n.State != model.NodeDeleting && n.UpgradeRole != roleDrained {
 				left++
 			}
 		}
@@ -500,34 +472,19 @@ func (w *World) blueGreenETA(c *Cluster, p *NodePool) time.Time {
 		if bg.Autoscaled {
 			return now.Add(nodeStep + bg.WaitForDrain + nodeStep).Truncate(time.Second)
 		}
-		return now.Add(nodeStep + drain + bg.soakAhead(now, batchesLeft) + nodeStep).Truncate(time.Second)
+		return now.Add(nodeStep + drain + bg.SoakAhead(now, batchesLeft) + nodeStep).Truncate(time.Second)
 	case phaseWaitingToDrain:
 		return bg.PhaseUntil.Add(nodeStep)
 	case phaseDrainingBlue:
 		if bg.Autoscaled {
 			return now.Add(nodeStep)
 		}
-		return now.Add(drain + bg.soakAhead(now, batchesLeft) + nodeStep).Truncate(time.Second)
+		return now.Add(drain + bg.SoakAhead(now, batchesLeft) + nodeStep).Truncate(time.Second)
 	case phaseSoaking:
 		if bg.DeletionStart.IsZero() {
-			return now.Add(bg.soakAhead(now, 0) + nodeStep)
+			return now.Add(bg.SoakAhead(now, 0) + nodeStep)
 		}
 		return bg.DeletionStart.Add(nodeStep)
 	}
 	return now.Add(nodeStep)
-}
-
-// soakAhead is the soak time still ahead of a standard blue-green upgrade: the rest of the
-// running soak, the batch soaks of the batches left and the pool soak, within what is left of
-// the 7 days all soaks may take (R-BG-4).
-func (bg *BlueGreen) soakAhead(now time.Time, batchesLeft int) time.Duration {
-	spent, ahead := bg.Soaked, time.Duration(batchesLeft)*bg.BatchSoak
-	if !bg.SoakFrom.IsZero() {
-		spent += now.Sub(bg.SoakFrom)
-		ahead += max(bg.PhaseUntil.Sub(now), 0)
-	}
-	if bg.SoakStart.IsZero() {
-		ahead += bg.PoolSoak
-	}
-	return min(ahead, max(maxSoak-spent, 0))
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
 // Controlling an upgrade: cancel (operations.cancel), resume (a new update to the same
@@ -12,28 +13,28 @@ import (
 // per-strategy semantics of R-SURGE-9, R-BG-7 and R-ABG-5.
 
 // cancelUpgrade is the cancel of a running UPGRADE_NODES operation.
-func (w *World) cancelUpgrade(c *Cluster, p *NodePool) error {
+func (w *World) cancelUpgrade(c *model.Cluster, p *model.NodePool) error {
 	u := p.Upgrade
 	op := w.st.Operations[u.Op]
 	switch {
 	case u.Deferred:
 		// R-MW-5: the change waited for a window and touched no node; it is dropped.
 		p.Upgrade = nil
-		p.Status = PoolRunning
-		w.record("UpgradeCancelled", c, p.Name, "", u.Op, "%s of %s (%s) cancelled before it began; the nodes keep their configuration",
+		p.Status = model.PoolRunning
+		w.engine.Record("UpgradeCancelled", c, p.Name, "", u.Op, "%s of %s (%s) cancelled before it began; the nodes keep their configuration",
 			strategyName(u.Strategy), p.Name, describeSpecChange(u.From, u.Target))
 		w.finishUpgradeOp(op, codeCancelled, fmt.Sprintf("Cancelled the upgrade of node pool %s (%s, %s) before it began: no node was changed",
 			p.Name, describeSpecChange(u.From, u.Target), strategyName(u.Strategy)))
 		return nil
 	case u.BG != nil && u.BG.Phase == phaseDeletingBlue:
-		return failedPrecondition("The blue-green upgrade of node pool %s is deleting the blue pool, which cannot be paused or cancelled (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/blue-green-upgrades#r-bg-7).", p.Name)
+		return model.FailedPrecondition("The blue-green upgrade of node pool %s is deleting the blue pool, which cannot be paused or cancelled (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/blue-green-upgrades#r-bg-7).", p.Name)
 	case u.BG != nil && u.Rollback:
-		return failedPrecondition("The rollback of node pool %s cannot be cancelled.", p.Name)
+		return model.FailedPrecondition("The rollback of node pool %s cannot be cancelled.", p.Name)
 	case u.BG != nil:
 		// R-BG-7: the upgrade pauses in its phase; resume or roll back later.
 		u.Paused = true
-		p.Status = PoolRunning
-		w.record("UpgradeCancelled", c, p.Name, "", u.Op, "blue-green upgrade of %s paused in phase %s; resume it (update to the same version) or roll it back", p.Name, u.BG.Phase)
+		p.Status = model.PoolRunning
+		w.engine.Record("UpgradeCancelled", c, p.Name, "", u.Op, "blue-green upgrade of %s paused in phase %s; resume it (update to the same version) or roll it back", p.Name, u.BG.Phase)
 		w.finishUpgradeOp(op, codeCancelled, fmt.Sprintf("Cancelled the upgrade of node pool %s (%s, %s): it is paused; resume it (update to the same version) or roll it back",
 			p.Name, describeSpecChange(u.From, u.Target), strategyName(u.Strategy)))
 		return nil
@@ -43,13 +44,13 @@ func (w *World) cancelUpgrade(c *Cluster, p *NodePool) error {
 		return nil
 	}
 	u.Stopping = true
-	w.record("UpgradeCancelled", c, p.Name, "", u.Op, "upgrade of %s cancelled after %d of %d nodes; nodes mid-upgrade will finish", p.Name, u.Done, u.Total)
+	w.engine.Record("UpgradeCancelled", c, p.Name, "", u.Op, "upgrade of %s cancelled after %d of %d nodes; nodes mid-upgrade will finish", p.Name, u.Done, u.Total)
 	w.stepUpgrade(c, p)
 	return nil
 }
 
 // resumeUpgrade continues a paused blue-green upgrade in its phase (R-BG-7).
-func (w *World) resumeUpgrade(c *Cluster, p *NodePool) *Operation {
+func (w *World) resumeUpgrade(c *model.Cluster, p *model.NodePool) *model.Operation {
 	u := p.Upgrade
 	op := w.startOperation(api.OpUpgradeNodes, c, p.Name, true)
 	u.Op, u.Paused, u.Resumed = op.ID, false, true
@@ -59,7 +60,7 @@ func (w *World) resumeUpgrade(c *Cluster, p *NodePool) *Operation {
 		w.endSoak(c, p)
 		u.BG.PhaseUntil = time.Time{}
 	}
-	p.Status = PoolReconciling
+	p.Status = model.PoolReconciling
 	op.Detail = "Resuming the upgrade of node pool " + p.Name + " in phase " + u.BG.Phase
 	return op
 }
@@ -67,7 +68,7 @@ func (w *World) resumeUpgrade(c *Cluster, p *NodePool) *Operation {
 // RollbackNodePool is nodePools.rollback: it takes a partially upgraded pool back to its
 // previous configuration. A successful upgrade cannot be rolled back (R-SURGE-9); nor can an
 // autoscaled blue-green one (R-ABG-5).
-func (w *World) RollbackNodePool(project, location, cluster, name string, req *api.RollbackNodePoolUpgradeRequest) (*Operation, error) {
+func (w *World) RollbackNodePool(project, location, cluster, name string, req *api.RollbackNodePoolUpgradeRequest) (*model.Operation, error) {
 	c, p, err := w.GetNodePool(project, location, cluster, name)
 	if err != nil {
 		return nil, err
@@ -76,10 +77,10 @@ func (w *World) RollbackNodePool(project, location, cluster, name string, req *a
 		return nil, err
 	}
 	respectPDB := req != nil && req.RespectPdb
-	drain := DrainPolicy{RespectPDB: respectPDB, PDBTimeout: time.Hour, GraceCap: time.Hour}
+	drain := model.DrainPolicy{RespectPDB: respectPDB, PDBTimeout: time.Hour, GraceCap: time.Hour}
 	if u := p.Upgrade; u != nil && u.BG != nil {
 		if u.BG.Autoscaled {
-			return nil, failedPrecondition("Autoscaled blue-green upgrades cannot be rolled back; resume the upgrade of node pool %s instead (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/blue-green-upgrades#r-abg-5).", p.Name)
+			return nil, model.FailedPrecondition("Autoscaled blue-green upgrades cannot be rolled back; resume the upgrade of node pool %s instead (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/blue-green-upgrades#r-abg-5).", p.Name)
 		}
 		// R-BG-7: blue back in service, green drained and deleted, whatever the phase reached.
 		op := w.startOperation(api.OpUpgradeNodes, c, p.Name, true)
@@ -87,16 +88,16 @@ func (w *World) RollbackNodePool(project, location, cluster, name string, req *a
 		u.Op, u.Paused, u.Rollback, u.Drain = op.ID, false, true, drain
 		u.From, u.Target = u.Target, u.From
 		u.BG.Deleting = false
-		p.Status = PoolReconciling
+		p.Status = model.PoolReconciling
 		op.Detail = "Rolling back the blue-green upgrade of node pool " + p.Name + " from phase " + from
-		w.record("UpgradeRollback", c, p.Name, "", op.ID, "rolling back the blue-green upgrade of %s from phase %s: blue uncordoned, green drained (respectPdb=%v) and deleted", p.Name, from, respectPDB)
+		w.engine.Record("UpgradeRollback", c, p.Name, "", op.ID, "rolling back the blue-green upgrade of %s from phase %s: blue uncordoned, green drained (respectPdb=%v) and deleted", p.Name, from, respectPDB)
 		// Logged as every phase is, so that the log (and the timeline) shows where it went.
 		w.enterPhase(c, p, phaseRollback, "from phase %s", from)
 		return op, nil
 	}
 	last := p.LastUpgrade
 	if last == nil || !last.Cancelled {
-		return nil, failedPrecondition("Node pool %s has no cancelled or failed upgrade to roll back: a successful upgrade cannot be rolled back (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/node-upgrades#r-surge-9). To run an older version, update the node pool's version.", p.Name)
+		return nil, model.FailedPrecondition("Node pool %s has no cancelled or failed upgrade to roll back: a successful upgrade cannot be rolled back (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/node-upgrades#r-surge-9). To run an older version, update the node pool's version.", p.Name)
 	}
 	upgraded := 0
 	for _, n := range c.Nodes {
@@ -105,7 +106,7 @@ func (w *World) RollbackNodePool(project, location, cluster, name string, req *a
 		}
 	}
 	if upgraded == 0 {
-		return nil, failedPrecondition("Node pool %s has no upgraded node to roll back.", p.Name)
+		return nil, model.FailedPrecondition("Node pool %s has no upgraded node to roll back.", p.Name)
 	}
 	// R-SURGE-9: the upgraded nodes go back to the previous configuration with the surge
 	// mechanics; nodes that were never upgraded are not touched.
@@ -116,23 +117,23 @@ func (w *World) RollbackNodePool(project, location, cluster, name string, req *a
 		u.MaxSurge = 1
 	}
 	op.Detail = "Rolling back node pool " + p.Name + ": " + describeSpecChange(last.Target, last.From)
-	w.record("UpgradeRollback", c, p.Name, "", op.ID, "rolling back %d upgraded nodes of %s to %s (respectPdb=%v)", upgraded, p.Name, last.From.Version, respectPDB)
+	w.engine.Record("UpgradeRollback", c, p.Name, "", op.ID, "rolling back %d upgraded nodes of %s to %s (respectPdb=%v)", upgraded, p.Name, last.From.Version, respectPDB)
 	return op, nil
 }
 
 // rollBackBlueGreen runs a blue-green rollback; it reports whether the green pool is gone.
-func (w *World) rollBackBlueGreen(c *Cluster, p *NodePool) bool {
+func (w *World) rollBackBlueGreen(c *model.Cluster, p *model.NodePool) bool {
 	u := p.Upgrade
 	bg := u.BG
 	if !bg.Deleting {
 		bg.Deleting = true
 		for _, g := range p.Groups {
-			if !bg.isBlue(g.Name) {
+			if !bg.IsBlue(g.Name) {
 				continue
 			}
 			for _, name := range g.Nodes {
 				n := c.Nodes[name]
-				if n.State == NodeDraining {
+				if n.State == model.NodeDraining {
 					n.Drain = nil // draining stops
 				}
 				n.UpgradeRole = roleNone
@@ -140,7 +141,7 @@ func (w *World) rollBackBlueGreen(c *Cluster, p *NodePool) bool {
 			}
 		}
 		for _, g := range p.Groups {
-			if !bg.isGreen(g.Name) {
+			if !bg.IsGreen(g.Name) {
 				continue
 			}
 			for _, name := range append([]string(nil), g.Nodes...) {
@@ -151,7 +152,7 @@ func (w *World) rollBackBlueGreen(c *Cluster, p *NodePool) bool {
 		}
 	}
 	for _, g := range p.Groups {
-		if bg.isGreen(g.Name) && len(g.Nodes) > 0 {
+		if bg.IsGreen(g.Name) && len(g.Nodes) > 0 {
 			return false
 		}
 	}
@@ -161,13 +162,13 @@ func (w *World) rollBackBlueGreen(c *Cluster, p *NodePool) bool {
 }
 
 // uncordon puts a node back in service.
-func (w *World) uncordon(c *Cluster, n *Node, why string) {
-	if !n.Unschedulable || n.State == NodeDeleting || n.State == NodeProvisioning {
+func (w *World) uncordon(c *model.Cluster, n *model.Node, why string) {
+	if !n.Unschedulable || n.State == model.NodeDeleting || n.State == model.NodeProvisioning {
 		return
 	}
 	n.Unschedulable = false
-	w.setNodeState(c, n, NodeReady)
-	w.record("NodeUncordoned", c, n.Pool, n.Name, "", "uncordoned node %s: %s", n.Name, why)
+	w.setNodeState(c, n, model.NodeReady)
+	w.engine.Record("NodeUncordoned", c, n.Pool, n.Name, "", "uncordoned node %s: %s", n.Name, why)
 }
 
 // CompleteNodePoolUpgrade is nodePools.completeUpgrade: in the soak phase of a blue-green
@@ -185,12 +186,12 @@ func (w *World) CompleteNodePoolUpgrade(project, location, cluster, name string)
 		} else if u != nil {
 			phase = "in a " + strategyName(u.Strategy) + " upgrade"
 		}
-		return failedPrecondition("completeUpgrade applies only to a blue-green upgrade in its NODE_POOL_SOAKING phase; node pool %s is %s (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/blue-green-upgrades#r-bg-7).", p.Name, phase)
+		return model.FailedPrecondition("completeUpgrade applies only to a blue-green upgrade in its NODE_POOL_SOAKING phase; node pool %s is %s (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/blue-green-upgrades#r-bg-7).", p.Name, phase)
 	}
 	if u.Paused {
-		return failedPrecondition("The blue-green upgrade of node pool %s is paused; resume it before completing it.", p.Name)
+		return model.FailedPrecondition("The blue-green upgrade of node pool %s is paused; resume it before completing it.", p.Name)
 	}
-	w.record("UpgradeCompleted", c, p.Name, "", u.Op, "completeUpgrade: skipping the remaining %s of the soak; deleting the blue pool now",
+	w.engine.Record("UpgradeCompleted", c, p.Name, "", u.Op, "completeUpgrade: skipping the remaining %s of the soak; deleting the blue pool now",
 		u.BG.PhaseUntil.Sub(w.st.Now).Round(time.Second))
 	u.BG.PhaseUntil, u.BG.DeletionStart = w.st.Now, w.st.Now
 	w.stepUpgrade(c, p)

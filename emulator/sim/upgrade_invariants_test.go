@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
 // R-SURGE-2/2a/5/7: the limits of a surge upgrade hold at every emulated event, not only at
@@ -36,7 +37,7 @@ type surgeShape struct {
 
 // surgeObserver checks the invariants after every event of one pool's surge upgrade.
 type surgeObserver struct {
-	c                    *Cluster
+	c                    *model.Cluster
 	pool                 string
 	size                 map[string]int // N per zone
 	surge, unavail, slot int            // settings and min(maxSurge+maxUnavailable, 20) before the zone cap
@@ -50,7 +51,7 @@ type surgeObserver struct {
 	events               int
 }
 
-func newSurgeObserver(w *World, c *Cluster, pool string, surge, unavail int, spot bool) *surgeObserver {
+func newSurgeObserver(w *World, c *model.Cluster, pool string, surge, unavail int, spot bool) *surgeObserver {
 	o := &surgeObserver{c: c, pool: pool, surge: surge, unavail: unavail, slot: min(surge+unavail, maxUpgradeConcurrency), spot: spot,
 		seq: w.st.Log.LastSeq, size: map[string]int{}, replacedBy: map[string]string{}, surgeOpen: map[string]string{},
 		recreateOpen: map[string]string{}, peakSlots: map[string]int{}, peakVMs: map[string]int{}, minReady: map[string]int{}}
@@ -74,7 +75,7 @@ func (o *surgeObserver) follow(w *World) {
 	o.seq = w.st.Log.LastSeq
 }
 
-func (o *surgeObserver) apply(e *LogEntry) {
+func (o *surgeObserver) apply(e *model.LogEntry) {
 	if e.Pool != o.pool || e.Node == "" {
 		return
 	}
@@ -113,7 +114,7 @@ func (o *surgeObserver) check(t *testing.T, w *World) {
 			continue
 		}
 		vms[n.Zone]++
-		if n.State == NodeReady && !n.Unschedulable {
+		if n.State == model.NodeReady && !n.Unschedulable {
 			ready[n.Zone]++
 		}
 	}
@@ -124,20 +125,20 @@ func (o *surgeObserver) check(t *testing.T, w *World) {
 		slots[z]++
 	}
 	if len(slots) > 1 {
-		t.Fatalf("%s: nodes being upgraded in %d zones at once %v, want one zone at a time (R-SURGE-2)", w.Now().Format(time.TimeOnly), len(slots), slots)
+		t.Fatalf("%s: nodes being upgraded in %d zones at once %v, want one zone at a time (R-SURGE-2)", w.engine.Now().Format(time.TimeOnly), len(slots), slots)
 	}
 	for z, n := range o.size {
 		if max := n + min(o.surge, maxUpgradeConcurrency); vms[z] > max {
 			t.Fatalf("%s, zone %s of %d nodes: %d VMs in any state, want <= N + min(maxSurge=%d, 20) = %d (R-SURGE-2a, R-SURGE-5)",
-				w.Now().Format(time.TimeOnly), z, n, vms[z], o.surge, max)
+				w.engine.Now().Format(time.TimeOnly), z, n, vms[z], o.surge, max)
 		}
 		if min := n - o.unavail; !o.spot && ready[z] < min {
 			t.Fatalf("%s, zone %s of %d nodes: %d ready schedulable nodes, want >= N - maxUnavailable=%d = %d (R-SURGE-2a)",
-				w.Now().Format(time.TimeOnly), z, n, ready[z], o.unavail, min)
+				w.engine.Now().Format(time.TimeOnly), z, n, ready[z], o.unavail, min)
 		}
 		if max := min(o.slot, n); slots[z] > max {
 			t.Fatalf("%s, zone %s of %d nodes: %d nodes being upgraded at once, want <= min(maxSurge+maxUnavailable=%d, 20, N) = %d (R-SURGE-2)",
-				w.Now().Format(time.TimeOnly), z, n, slots[z], o.surge+o.unavail, max)
+				w.engine.Now().Format(time.TimeOnly), z, n, slots[z], o.surge+o.unavail, max)
 		}
 		o.peakSlots[z] = max(o.peakSlots[z], slots[z])
 		o.peakVMs[z] = max(o.peakVMs[z], vms[z])
@@ -172,7 +173,7 @@ func runSurgeShape(t *testing.T, sh surgeShape) *surgeObserver {
 	}
 	o := newSurgeObserver(w, c, "pool-a", int(sh.surge), int(sh.unavail), sh.spot)
 	o.check(t, w)
-	never := w.Now().Add(30 * 24 * time.Hour)
+	never := w.engine.Now().Add(30 * 24 * time.Hour)
 	for up.Status != api.OpStatusDone {
 		if !w.runNext(never) {
 			t.Fatalf("no event left and the upgrade is %s: %s", up.Status, up.Detail)
@@ -187,7 +188,7 @@ func runSurgeShape(t *testing.T, sh surgeShape) *surgeObserver {
 	for z, n := range o.size {
 		on := 0
 		for _, node := range c.Nodes {
-			if node.Zone == z && node.Pool == "pool-a" && node.Spec.Version == to.String() && node.State == NodeReady {
+			if node.Zone == z && node.Pool == "pool-a" && node.Spec.Version == to.String() && node.State == model.NodeReady {
 				on++
 			}
 		}

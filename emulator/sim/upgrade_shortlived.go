@@ -1,6 +1,10 @@
 package sim
 
-import "time"
+import (
+	"time"
+
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
+)
 
 // Short-lived upgrades (R-SL-1), for flex-start and queued-provisioning pools: new nodes use the
 // new configuration at once; existing nodes keep running until they are interrupted (their
@@ -14,32 +18,32 @@ const (
 )
 
 func (w *World) registerShortLivedHandlers() {
-	w.on(evNodeInterrupted, func(ev Event) {
+	w.engine.On(evNodeInterrupted, func(ev model.Event) {
 		c, n := w.nodeEvent(ev)
-		if n == nil || n.State == NodeDeleting {
+		if n == nil || n.State == model.NodeDeleting {
 			return
 		}
 		p := c.Pool(n.Pool)
 		if p == nil || n.Spec == p.Spec {
 			return
 		}
-		w.record("NodeInterrupted", c, n.Pool, n.Name, "", "flex-start node %s reached the end of its run; its replacement uses %s", n.Name, describeSpecChange(n.Spec, p.Spec))
+		w.engine.Record("NodeInterrupted", c, n.Pool, n.Name, "", "flex-start node %s reached the end of its run; its replacement uses %s", n.Name, describeSpecChange(n.Spec, p.Spec))
 		w.deleteNode(c, n, "interrupted")
 	})
 }
 
-func (w *World) beginShortLived(c *Cluster, p *NodePool) {
+func (w *World) beginShortLived(c *model.Cluster, p *model.NodePool) {
 	u := p.Upgrade
 	var old []string
 	for _, name := range sortedNodeNames(c) {
-		if n := c.Nodes[name]; n.Pool == p.Name && n.Spec != u.Target && n.State != NodeDeleting {
+		if n := c.Nodes[name]; n.Pool == p.Name && n.Spec != u.Target && n.State != model.NodeDeleting {
 			old = append(old, name)
 		}
 	}
-	w.record("UpgradeStarted", c, p.Name, "", u.Op, "short-lived upgrade of %s: new nodes use %s now; the %d existing nodes run until interrupted, within %s",
+	w.engine.Record("UpgradeStarted", c, p.Name, "", u.Op, "short-lived upgrade of %s: new nodes use %s now; the %d existing nodes run until interrupted, within %s",
 		p.Name, describeSpecChange(u.From, u.Target), len(old), shortLivedWindow)
 	for _, name := range old {
-		w.schedule(w.jitter(time.Hour, shortLivedWindow-time.Hour), Event{Kind: evNodeInterrupted, Cluster: c.Key(), Node: name})
+		w.engine.Schedule(w.engine.Jitter(time.Hour, shortLivedWindow-time.Hour), model.Event{Kind: evNodeInterrupted, Cluster: c.Key(), Node: name})
 	}
 	w.finishUpgrade(c, p)
 }

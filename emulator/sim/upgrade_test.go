@@ -11,6 +11,8 @@ import (
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/engine"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
 // Scenario tests of the node upgrade strategies, read as the documentation's examples, with
@@ -19,7 +21,7 @@ import (
 // upgradeVersions returns two node versions of one minor at the test date: from < to.
 func upgradeVersions(t *testing.T, w *World) (from, to catalog.Version) {
 	t.Helper()
-	reg := catalog.VersionsAt(w.Now()).Channels[api.ChannelRegular].Valid
+	reg := catalog.VersionsAt(w.engine.Now()).Channels[api.ChannelRegular].Valid
 	to, from = reg[0], reg[1]
 	if from.Minor != to.Minor {
 		t.Fatalf("no two patches of one minor in %v", reg)
@@ -28,7 +30,7 @@ func upgradeVersions(t *testing.T, w *World) (from, to catalog.Version) {
 }
 
 // upgradeCluster creates a running zonal cluster on version to with one pool on version from.
-func upgradeCluster(t *testing.T, pool *api.NodePool) (*World, *Cluster, catalog.Version, catalog.Version) {
+func upgradeCluster(t *testing.T, pool *api.NodePool) (*World, *model.Cluster, catalog.Version, catalog.Version) {
 	t.Helper()
 	w := newTestWorld(t)
 	from, to := upgradeVersions(t, w)
@@ -45,7 +47,7 @@ func upgradeCluster(t *testing.T, pool *api.NodePool) (*World, *Cluster, catalog
 	return w, w.Cluster("proj", "us-central1-a", "c1"), from, to
 }
 
-func startUpgrade(t *testing.T, w *World, pool, version string) *Operation {
+func startUpgrade(t *testing.T, w *World, pool, version string) *model.Operation {
 	t.Helper()
 	op, err := w.UpdateNodePool("proj", "us-central1-a", "c1", pool, &api.UpdateNodePoolRequest{NodeVersion: version})
 	if err != nil {
@@ -54,10 +56,10 @@ func startUpgrade(t *testing.T, w *World, pool, version string) *Operation {
 	return op
 }
 
-func nodesOn(c *Cluster, pool, version string) int {
+func nodesOn(c *model.Cluster, pool, version string) int {
 	n := 0
 	for _, node := range c.Nodes {
-		if node.Pool == pool && node.Spec.Version == version && node.State != NodeDeleting {
+		if node.Pool == pool && node.Spec.Version == version && node.State != model.NodeDeleting {
 			n++
 		}
 	}
@@ -75,11 +77,11 @@ func TestSurgeWorkedExampleStaysWithinFourToSeven(t *testing.T) {
 		advance(w, 10*time.Second)
 		ready, vms, surge := 0, 0, 0
 		for _, n := range c.Nodes {
-			if n.State == NodeDeleting {
+			if n.State == model.NodeDeleting {
 				continue
 			}
 			vms++
-			if n.State != NodeProvisioning {
+			if n.State != model.NodeProvisioning {
 				ready++
 			}
 			if n.UpgradeRole == roleSurge {
@@ -118,12 +120,12 @@ func TestSurgeProfilesOrder(t *testing.T) {
 			Config:          &api.NodeConfig{MachineType: "e2-standard-4"},
 			UpgradeSettings: &api.UpgradeSettings{MaxSurge: pr.surge, MaxUnavailable: pr.unavail}})
 		op := startUpgrade(t, w, "pool-a", to.String())
-		start, peak := w.Now(), 0
+		start, peak := w.engine.Now(), 0
 		for i := 0; i < 5000 && op.Status != api.OpStatusDone; i++ {
 			advance(w, 10*time.Second)
 			inFlight := 0
 			for _, n := range c.Nodes {
-				if n.UpgradeRole == roleSurge || n.UpgradeRole == roleRecreate || (n.UpgradeRole == roleReplaced && n.State != NodeDeleting) {
+				if n.UpgradeRole == roleSurge || n.UpgradeRole == roleRecreate || (n.UpgradeRole == roleReplaced && n.State != model.NodeDeleting) {
 					inFlight++
 				}
 			}
@@ -135,7 +137,7 @@ func TestSurgeProfilesOrder(t *testing.T) {
 		if peak > maxUpgradeConcurrency {
 			t.Fatalf("%s: %d nodes in flight at once, cap is 20 (R-SURGE-2)", pr.name, peak)
 		}
-		took[pr.name] = w.Now().Sub(start)
+		took[pr.name] = w.engine.Now().Sub(start)
 	}
 	t.Logf("30-node upgrade took: %v", took)
 	if !(took["fast-surge"] < took["balanced"] && took["fast-no-surge"] < took["balanced"] && took["balanced"] < took["slow-no-surge"]) {
@@ -150,7 +152,7 @@ func TestSurgeProfilesOrder(t *testing.T) {
 // once capacity returns.
 func TestSurgeWaitsForCapacity(t *testing.T) {
 	w, c, _, to := upgradeCluster(t, &api.NodePool{Name: "pool-a", InitialNodeCount: 2})
-	f, err := w.AddFault(Fault{Kind: FaultStockout, Zone: "us-central1-a"})
+	f, err := w.AddFault(model.Fault{Kind: FaultStockout, Zone: "us-central1-a"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +161,7 @@ func TestSurgeWaitsForCapacity(t *testing.T) {
 	if op.Status != api.OpStatusRunning || nodesOn(c, "pool-a", to.String()) != 0 {
 		t.Fatalf("during the stockout: op %s, %d nodes upgraded; want RUNNING and none", op.Status, nodesOn(c, "pool-a", to.String()))
 	}
-	waits, _ := w.Events(EventFilter{Type: "WaitingForCapacity"})
+	waits, _ := w.engine.Events(engine.EventFilter{Type: "WaitingForCapacity"})
 	if len(waits) == 0 || !strings.Contains(waits[0].Message, "GCE_STOCKOUT") {
 		t.Fatalf("no WaitingForCapacity event naming GCE_STOCKOUT: %v", waits)
 	}
@@ -240,7 +242,7 @@ func bgPool(batchSoak, poolSoak string) *api.NodePool {
 
 // eventTimes returns the emulated times of events of a type whose message contains text.
 func eventTimes(w *World, typ, text string) []time.Time {
-	evs, _ := w.Events(EventFilter{Type: typ})
+	evs, _ := w.engine.Events(engine.EventFilter{Type: typ})
 	var out []time.Time
 	for _, e := range evs {
 		if strings.Contains(e.Message, text) {
@@ -278,7 +280,7 @@ func TestBlueGreenPhasesBatchesAndSoaks(t *testing.T) {
 	want := []string{phaseCreatingGreen, phaseCordoningBlue, phaseDrainingBlue, phaseSoaking, phaseDeletingBlue}
 	if strings.Join(phases, ",") != strings.Join(want, ",") {
 		// Short phases may fall between samples; the log has them all.
-		logged, _ := w.Events(EventFilter{Type: "BlueGreenPhase"})
+		logged, _ := w.engine.Events(engine.EventFilter{Type: "BlueGreenPhase"})
 		var seen []string
 		for _, e := range logged {
 			seen = append(seen, strings.SplitN(e.Message, ":", 2)[0])
@@ -290,7 +292,7 @@ func TestBlueGreenPhasesBatchesAndSoaks(t *testing.T) {
 	if maxNodes != 20 || maxGroups != 2 {
 		t.Fatalf("peak %d nodes in %d groups, want 20 in 2 (blue and green, R-BG-1)", maxNodes, maxGroups)
 	}
-	batches, _ := w.Events(EventFilter{Type: "BlueGreenBatch"})
+	batches, _ := w.engine.Events(engine.EventFilter{Type: "BlueGreenBatch"})
 	var sizes []int
 	for _, e := range batches {
 		if strings.HasPrefix(e.Message, "draining batch") {
@@ -382,7 +384,7 @@ func TestBlueGreenSevenDaySoakCap(t *testing.T) {
 }
 
 // advanceToPhase runs until the pool's blue-green upgrade is in phase.
-func advanceToPhase(t *testing.T, w *World, c *Cluster, phase string) {
+func advanceToPhase(t *testing.T, w *World, c *model.Cluster, phase string) {
 	t.Helper()
 	for i := 0; i < 20000; i++ {
 		if u := c.Pool("pool-a").Upgrade; u != nil && u.BG != nil && u.BG.Phase == phase {
@@ -443,7 +445,7 @@ func TestBlueGreenCompleteCancelResume(t *testing.T) {
 	if err := w.CancelOperation("proj", "us-central1-a", op.ID); err != nil {
 		t.Fatal(err)
 	}
-	paused := w.Now()
+	paused := w.engine.Now()
 	advance(w, time.Hour)
 	if p := c.Pool("pool-a"); p.Upgrade.BG.Phase != phaseDrainingBlue {
 		t.Fatalf("paused upgrade moved to %s", p.Upgrade.BG.Phase)
@@ -454,10 +456,10 @@ func TestBlueGreenCompleteCancelResume(t *testing.T) {
 	}
 	op = startUpgrade(t, w, "pool-a", to.String())
 	advanceToPhase(t, w, c, phaseSoaking)
-	if w.Now().Sub(paused) < time.Hour {
+	if w.engine.Now().Sub(paused) < time.Hour {
 		t.Fatal("resumed too early")
 	}
-	soakStart := w.Now()
+	soakStart := w.engine.Now()
 	if err := w.CompleteNodePoolUpgrade("proj", "us-central1-a", "c1", "pool-a"); err != nil {
 		t.Fatal(err)
 	}
@@ -468,8 +470,8 @@ func TestBlueGreenCompleteCancelResume(t *testing.T) {
 		t.Fatalf("cancel in the delete phase: %v", err)
 	}
 	runOp(t, w, op, time.Hour)
-	if op.ErrorCode != 0 || w.Now().Sub(soakStart) > 30*time.Minute {
-		t.Fatalf("upgrade after completeUpgrade: %q, took %s more (the 24 h soak was skipped)", op.StatusMessage, w.Now().Sub(soakStart))
+	if op.ErrorCode != 0 || w.engine.Now().Sub(soakStart) > 30*time.Minute {
+		t.Fatalf("upgrade after completeUpgrade: %q, took %s more (the 24 h soak was skipped)", op.StatusMessage, w.engine.Now().Sub(soakStart))
 	}
 }
 
@@ -486,7 +488,7 @@ func TestBlueGreenDeletePhaseIgnoresPDB(t *testing.T) {
 	if op.ErrorCode != 0 {
 		t.Fatal(op.StatusMessage)
 	}
-	deleted, _ := w.Events(EventFilter{Type: "PodDeleted"})
+	deleted, _ := w.engine.Events(engine.EventFilter{Type: "PodDeleted"})
 	n := 0
 	for _, e := range deleted {
 		if strings.Contains(e.Message, "default/db-") && strings.Contains(e.Message, "without eviction") {
@@ -528,13 +530,13 @@ func TestAutoscaledBlueGreenValidation(t *testing.T) {
 		"both sizes":    {StandardRolloutPolicy: &api.StandardRolloutPolicy{BatchNodeCount: &zero, BatchPercentage: &pct}},
 		"long soak":     {NodePoolSoakDuration: "700000s"},
 	} {
-		_, err := normalizeUpgradeSettings(&api.UpgradeSettings{Strategy: api.StrategyBlueGreen, BlueGreenSettings: bg}, "upgradeSettings", upgradeContext{master: "1.36.1-gke.1"})
+		_, err := model.NormalizeUpgradeSettings(&api.UpgradeSettings{Strategy: api.StrategyBlueGreen, BlueGreenSettings: bg}, "upgradeSettings", model.UpgradeContext{Master: "1.36.1-gke.1"})
 		if err == nil {
 			t.Fatalf("%s accepted", name)
 		}
 	}
-	us, err := normalizeUpgradeSettings(&api.UpgradeSettings{Strategy: api.StrategyBlueGreen, BlueGreenSettings: &api.BlueGreenSettings{
-		StandardRolloutPolicy: &api.StandardRolloutPolicy{BatchNodeCount: &zero}}}, "upgradeSettings", upgradeContext{})
+	us, err := model.NormalizeUpgradeSettings(&api.UpgradeSettings{Strategy: api.StrategyBlueGreen, BlueGreenSettings: &api.BlueGreenSettings{
+		StandardRolloutPolicy: &api.StandardRolloutPolicy{BatchNodeCount: &zero}}}, "upgradeSettings", model.UpgradeContext{})
 	if err != nil || *us.BlueGreenSettings.StandardRolloutPolicy.BatchNodeCount != 0 || us.BlueGreenSettings.NodePoolSoakDuration != "3600s" {
 		t.Fatalf("batchNodeCount 0: %+v %v", us.BlueGreenSettings, err)
 	}
@@ -548,7 +550,7 @@ func TestAutoscaledBlueGreenValidation(t *testing.T) {
 	}
 	wantABG6 := func(what string, err error) {
 		t.Helper()
-		e, ok := AsError(err)
+		e, ok := model.AsError(err)
 		if !ok || e.HTTPCode != 400 || e.Status != "INVALID_ARGUMENT" || !strings.Contains(e.Message, "upgradeSettings.blueGreenSettings.autoscaledRolloutPolicy") ||
 			!strings.Contains(e.Message, "node auto-provisioning") || !strings.Contains(e.Message, "#r-abg-6") {
 			t.Fatalf("%s: %v, want a 400 INVALID_ARGUMENT naming upgradeSettings.blueGreenSettings.autoscaledRolloutPolicy and R-ABG-6", what, err)
@@ -627,7 +629,7 @@ func TestSurgeDefaultsOneSurgeNoUnavailable(t *testing.T) {
 	}
 	_, err = w.UpdateNodePool("proj", "us-central1", "c1", "pool-a", &api.UpdateNodePoolRequest{
 		UpgradeSettings: &api.UpgradeSettings{Strategy: api.StrategySurge}})
-	if e, ok := AsError(err); !ok || e.HTTPCode != 400 || !strings.Contains(e.Message, "upgradeSettings") || !strings.Contains(e.Message, "#r-surge-1") {
+	if e, ok := model.AsError(err); !ok || e.HTTPCode != 400 || !strings.Contains(e.Message, "upgradeSettings") || !strings.Contains(e.Message, "#r-surge-1") {
 		t.Fatalf("maxSurge 0 and maxUnavailable 0: %v, want a 400 naming upgradeSettings and R-SURGE-1", err)
 	}
 
@@ -640,11 +642,11 @@ func TestSurgeDefaultsOneSurgeNoUnavailable(t *testing.T) {
 		advance(w, 5*time.Second)
 		vms, ready := map[string]int{}, map[string]int{}
 		for _, n := range c.Nodes {
-			if n.State == NodeDeleting {
+			if n.State == model.NodeDeleting {
 				continue
 			}
 			vms[n.Zone]++
-			if n.State == NodeReady {
+			if n.State == model.NodeReady {
 				ready[n.Zone]++
 			}
 		}
@@ -687,13 +689,13 @@ func TestSurgeMaxUnavailableRecreatesInPlace(t *testing.T) {
 		names[name] = true
 	}
 	op := startUpgrade(t, w, "pool-a", to.String())
-	start := w.Now()
+	start := w.engine.Now()
 	maxVMs, maxUnavailable := 0, 0
 	for i := 0; i < 5000 && op.Status != api.OpStatusDone; i++ {
 		advance(w, 5*time.Second)
 		unavailable := 0
 		for _, n := range c.Nodes {
-			if n.State != NodeReady {
+			if n.State != model.NodeReady {
 				unavailable++
 			}
 		}
@@ -710,7 +712,7 @@ func TestSurgeMaxUnavailableRecreatesInPlace(t *testing.T) {
 	}
 	for name := range names {
 		n := c.Nodes[name]
-		if n == nil || n.State != NodeReady || n.Unschedulable {
+		if n == nil || n.State != model.NodeReady || n.Unschedulable {
 			t.Fatalf("node %s after the upgrade: %+v, want the same node back in service", name, n)
 		}
 		// Cordon, drain, recreate, ready: in that order, each step after the one before.
@@ -872,7 +874,7 @@ func TestFinishedUpgradeOperationShowsNoStaleProgress(t *testing.T) {
 			for i := 0; i < 2000 && op.Status != api.OpStatusDone; i++ {
 				advance(w, 10*time.Second)
 				sawETA = sawETA || (op.Status == api.OpStatusRunning && strings.Contains(op.Detail, "; ETA "))
-				if tc.cancelAt > 0 && w.Now().Sub(op.StartTime) >= tc.cancelAt && op.Status == api.OpStatusRunning {
+				if tc.cancelAt > 0 && w.engine.Now().Sub(op.StartTime) >= tc.cancelAt && op.Status == api.OpStatusRunning {
 					if err := w.CancelOperation("proj", "us-central1-a", op.ID); err != nil {
 						t.Fatal(err)
 					}
@@ -919,7 +921,7 @@ func TestSettingsThatNeedNewVMsRecreateNodesThroughSurge(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			w, c, _, _ := upgradeCluster(t, &api.NodePool{Name: "pool-a", InitialNodeCount: 3, UpgradeSettings: tc.settings})
 			p := c.Pool("pool-a")
-			update := func(extra string) *Operation {
+			update := func(extra string) *model.Operation {
 				t.Helper()
 				req := &api.UpdateNodePoolRequest{}
 				if err := json.Unmarshal([]byte(extra), req); err != nil {
@@ -944,7 +946,7 @@ func TestSettingsThatNeedNewVMsRecreateNodesThroughSurge(t *testing.T) {
 			op = update(`{"gvnic": {"enabled": true}, "kubeletConfig": {"cpuManagerPolicy": "static", "cpuCfsQuota": true}}`)
 			peak := 0
 			for i := 0; i < 2000 && op.Status != api.OpStatusDone; i++ {
-				w.RunUntil(w.Now().Add(time.Second))
+				w.RunUntil(w.engine.Now().Add(time.Second))
 				vms := 0
 				for _, n := range c.Nodes {
 					if n.Pool == "pool-a" {

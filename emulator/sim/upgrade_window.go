@@ -3,6 +3,8 @@ package sim
 import (
 	"fmt"
 	"time"
+
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
 // Node upgrades that respect the maintenance policy.
@@ -21,7 +23,7 @@ import (
 
 // upgradeWindowOpen says whether p's upgrade may start nodes now. While it may not, it records
 // why once and schedules a step for when it may again.
-func (w *World) upgradeWindowOpen(c *Cluster, p *NodePool) bool {
+func (w *World) upgradeWindowOpen(c *model.Cluster, p *model.NodePool) bool {
 	u := p.Upgrade
 	if u.Policy == "" || c.MaintenancePolicy == nil || (!u.Deferred && u.Strategy != strategySurge) {
 		return true
@@ -38,7 +40,7 @@ func (w *World) upgradeWindowOpen(c *Cluster, p *NodePool) bool {
 		if !u.WaitingUntil.IsZero() {
 			u.WaitingUntil = time.Time{}
 			if !u.Deferred {
-				w.record("UpgradeResumed", c, p.Name, "", u.Op, "surge upgrade of %s resumed: maintenance allowed until %s", p.Name, end.Format(time.RFC3339))
+				w.engine.Record("UpgradeResumed", c, p.Name, "", u.Op, "surge upgrade of %s resumed: maintenance allowed until %s", p.Name, end.Format(time.RFC3339))
 			}
 		}
 		return true
@@ -53,15 +55,15 @@ func (w *World) upgradeWindowOpen(c *Cluster, p *NodePool) bool {
 	if !next.IsZero() {
 		when = "waiting until " + next.Format(time.RFC3339)
 		u.WaitingUntil = next
-		w.schedule(next.Sub(now), Event{Kind: evUpgradeTimer, Cluster: c.Key(), Pool: p.Name, Op: u.Op})
+		w.engine.Schedule(next.Sub(now), model.Event{Kind: evUpgradeTimer, Cluster: c.Key(), Pool: p.Name, Op: u.Op})
 	} else {
 		u.WaitingUntil = now.Add(maintenanceHorizon)
 	}
 	if u.Deferred {
-		w.record("UpgradeWaiting", c, p.Name, "", u.Op, "%s of %s (%s) respects the maintenance policy and has not begun: %s; %s. To apply it now, update the node pool to the version it runs",
+		w.engine.Record("UpgradeWaiting", c, p.Name, "", u.Op, "%s of %s (%s) respects the maintenance policy and has not begun: %s; %s. To apply it now, update the node pool to the version it runs",
 			strategyName(u.Strategy), p.Name, describeSpecChange(u.From, u.Target), why, when)
 	} else {
-		w.record("UpgradePaused", c, p.Name, "", u.Op, "surge upgrade of %s paused after %d of %d nodes: %s; nodes mid-upgrade finish, %s",
+		w.engine.Record("UpgradePaused", c, p.Name, "", u.Op, "surge upgrade of %s paused after %d of %d nodes: %s; nodes mid-upgrade finish, %s",
 			p.Name, u.Done, u.Total, why, when)
 	}
 	return false
@@ -69,11 +71,11 @@ func (w *World) upgradeWindowOpen(c *Cluster, p *NodePool) bool {
 
 // maintenancePolicyChanged re-evaluates upgrades waiting on the maintenance policy after it
 // changed: a removed exclusion or a new window can let them go now.
-func (w *World) maintenancePolicyChanged(c *Cluster) {
+func (w *World) maintenancePolicyChanged(c *model.Cluster) {
 	for _, p := range c.Pools {
 		if u := p.Upgrade; u != nil && u.Policy != "" {
 			u.OpenUntil, u.WaitingUntil = time.Time{}, time.Time{}
-			w.schedule(0, Event{Kind: evUpgradeTimer, Cluster: c.Key(), Pool: p.Name, Op: u.Op})
+			w.engine.Schedule(0, model.Event{Kind: evUpgradeTimer, Cluster: c.Key(), Pool: p.Name, Op: u.Op})
 		}
 	}
 }
@@ -81,7 +83,7 @@ func (w *World) maintenancePolicyChanged(c *Cluster) {
 // applyNowIfDeferred is the R-MW-5 override: an update of p to the version it already runs,
 // with nothing else, while p's node-recreating change waits for a window, starts that change
 // now. It reports whether it did; the change's operation carries on.
-func (w *World) applyNowIfDeferred(c *Cluster, p *NodePool, version string, onlyVersion bool) (*Operation, bool) {
+func (w *World) applyNowIfDeferred(c *model.Cluster, p *model.NodePool, version string, onlyVersion bool) (*model.Operation, bool) {
 	u := p.Upgrade
 	if u == nil || !u.Deferred || !onlyVersion || version != p.Spec.Version {
 		return nil, false
@@ -91,13 +93,13 @@ func (w *World) applyNowIfDeferred(c *Cluster, p *NodePool, version string, only
 		return nil, false
 	}
 	u.Policy, u.Deferred, u.WaitingUntil = "", false, time.Time{}
-	w.record("UpgradeForced", c, p.Name, "", u.Op, "node pool %s upgraded to the version it runs (%s): the waiting %s starts now, outside the maintenance policy",
+	w.engine.Record("UpgradeForced", c, p.Name, "", u.Op, "node pool %s upgraded to the version it runs (%s): the waiting %s starts now, outside the maintenance policy",
 		p.Name, version, describeSpecChange(u.From, u.Target))
 	w.beginUpgrade(c, p)
 	return op, true
 }
 
-func describeWait(u *Upgrade) string {
+func describeWait(u *model.Upgrade) string {
 	if u.WaitingUntil.IsZero() {
 		return ""
 	}

@@ -7,11 +7,12 @@ import (
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
 // windowCluster is upgradeCluster's cluster (pool on the older patch) with a daily 4-hour
 // maintenance window starting at start (UTC, "HH:MM").
-func windowCluster(t *testing.T, pool *api.NodePool, start string) (*World, *Cluster, catalog.Version, catalog.Version) {
+func windowCluster(t *testing.T, pool *api.NodePool, start string) (*World, *model.Cluster, catalog.Version, catalog.Version) {
 	t.Helper()
 	w, c, from, to := upgradeCluster(t, pool)
 	setPolicy(t, w, c, &api.MaintenanceWindow{DailyMaintenanceWindow: &api.DailyMaintenanceWindow{StartTime: start}})
@@ -69,7 +70,7 @@ func TestSurgeAutoUpgradePausesOutsideTheWindow(t *testing.T) {
 		t.Errorf("surge nodes per day: %d on Nov 2, %d on Nov 3; want the upgrade split over both windows", first, second)
 	}
 	t.Logf("R-MW-3: %d nodes upgraded before the window closed, %d after it reopened; paused %s, resumed %s, done %s",
-		first, second, paused[0].Format(time.RFC3339), resumed[0].Format(time.RFC3339), w.Now().Format(time.RFC3339))
+		first, second, paused[0].Format(time.RFC3339), resumed[0].Format(time.RFC3339), w.engine.Now().Format(time.RFC3339))
 }
 
 // R-BG-8: an automatic blue-green upgrade runs to the end past the window's close.
@@ -87,10 +88,10 @@ func TestBlueGreenAutoUpgradeRunsPastTheWindow(t *testing.T) {
 	if len(mustEvents(w, "UpgradePaused")) != 0 || nodesOn(c, pool.Name, to.String()) != int(pool.InitialNodeCount) {
 		t.Fatalf("blue-green auto-upgrade paused (%d events) or did not finish", len(mustEvents(w, "UpgradePaused")))
 	}
-	if !w.Now().After(closeAt) {
-		t.Fatalf("the upgrade ended at %s, before the window closed: the test proves nothing", w.Now())
+	if !w.engine.Now().After(closeAt) {
+		t.Fatalf("the upgrade ended at %s, before the window closed: the test proves nothing", w.engine.Now())
 	}
-	t.Logf("R-BG-8: blue-green auto-upgrade ran through the window's close at %s and finished at %s", closeAt.Format("15:04"), w.Now().Format("15:04:05"))
+	t.Logf("R-BG-8: blue-green auto-upgrade ran through the window's close at %s and finished at %s", closeAt.Format("15:04"), w.engine.Now().Format("15:04:05"))
 }
 
 // R-MW-5: a manual change that only recreates the VMs (machine type) waits for the window;
@@ -160,10 +161,10 @@ func TestDeferredChangeAppliedNowOrCancelled(t *testing.T) {
 	t.Logf("R-MW-5 override applied the machine-type change in %s, outside the window", took)
 }
 
-func machineCount(c *Cluster, machine string) int {
+func machineCount(c *model.Cluster, machine string) int {
 	n := 0
 	for _, node := range c.Nodes {
-		if node.Spec.MachineType == machine && node.State != NodeDeleting {
+		if node.Spec.MachineType == machine && node.State != model.NodeDeleting {
 			n++
 		}
 	}
@@ -179,15 +180,15 @@ func machineCount(c *Cluster, machine string) int {
 func TestDeferredChangeAppliedNowThroughEveryPath(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
-		apply func(w *World, version string) (*Operation, error)
+		apply func(w *World, version string) (*model.Operation, error)
 	}{
-		{"PUT nodePools/pool-a", func(w *World, v string) (*Operation, error) {
+		{"PUT nodePools/pool-a", func(w *World, v string) (*model.Operation, error) {
 			return w.UpdateNodePool("proj", "us-central1-a", "c1", "pool-a", &api.UpdateNodePoolRequest{NodeVersion: v})
 		}},
-		{"PUT clusters/c1 desiredNodePoolId + desiredNodeVersion", func(w *World, v string) (*Operation, error) {
+		{"PUT clusters/c1 desiredNodePoolId + desiredNodeVersion", func(w *World, v string) (*model.Operation, error) {
 			return w.UpdateCluster("proj", "us-central1-a", "c1", &api.UpdateClusterRequest{Update: &api.ClusterUpdate{DesiredNodePoolId: "pool-a", DesiredNodeVersion: v}})
 		}},
-		{"PUT clusters/c1 desiredNodeVersion of its only pool", func(w *World, v string) (*Operation, error) {
+		{"PUT clusters/c1 desiredNodeVersion of its only pool", func(w *World, v string) (*model.Operation, error) {
 			return w.UpdateCluster("proj", "us-central1-a", "c1", &api.UpdateClusterRequest{Update: &api.ClusterUpdate{DesiredNodeVersion: v}})
 		}},
 	} {
@@ -201,14 +202,14 @@ func TestDeferredChangeAppliedNowThroughEveryPath(t *testing.T) {
 			if !c.Pool("pool-a").Upgrade.Deferred {
 				t.Fatal("the machine-type change does not wait for the window")
 			}
-			forcedAt := w.Now()
+			forcedAt := w.engine.Now()
 			now, err := tc.apply(w, from.String())
 			if err != nil || now == nil || now.ID != op.ID {
 				t.Fatalf("same-version upgrade: op %v, err %v; want the waiting operation %s", now, err, op.ID)
 			}
 			// While it runs, the same request is refused as the cluster is busy, by every path.
 			_, err = tc.apply(w, from.String())
-			if e, ok := AsError(err); !ok || e.HTTPCode != 400 || !strings.Contains(e.Message, "is currently upgrading cluster c1") {
+			if e, ok := model.AsError(err); !ok || e.HTTPCode != 400 || !strings.Contains(e.Message, "is currently upgrading cluster c1") {
 				t.Fatalf("the same request while the change runs: %v, want GKE's 400 please-wait", err)
 			}
 			runOp(t, w, op, time.Hour)

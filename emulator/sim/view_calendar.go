@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/window"
 )
 
@@ -37,7 +38,7 @@ func (w *World) MaintenanceCalendar(project, location, name string, days int) (*
 		days = DefaultCalendarDays
 	}
 	now := w.st.Now
-	to := now.Add(time.Duration(days) * day)
+	to := now.Add(time.Duration(days) * model.Day)
 	out := &api.MaintenanceCalendar{Now: now.Format(time.RFC3339), From: now.Format(time.RFC3339), To: to.Format(time.RFC3339),
 		Occurrences: []*api.ScheduleWindow{}, Exclusions: []*api.CalendarExclusion{}, Available: []*api.CalendarStretch{},
 		Rolling: []*api.RollingAvailability{}, RequiredHours: window.AvailabilityNeeded.Hours(), AutoUpgrades: []*api.AutoUpgradeEntry{}}
@@ -50,7 +51,7 @@ func (w *World) MaintenanceCalendar(project, location, name string, days int) (*
 		}
 	}
 	var blocked []window.Span
-	for _, name := range p.exclusionNames() {
+	for _, name := range p.ExclusionNames() {
 		e := p.Exclusions[name]
 		end := w.exclusionEnd(c, e)
 		if e.Scope == api.ScopeNoUpgrades {
@@ -71,7 +72,7 @@ func (w *World) MaintenanceCalendar(project, location, name string, days int) (*
 	sort.Slice(blocked, func(i, j int) bool { return blocked[i].Start.Before(blocked[j].Start) })
 	// R-EX-4a: available time is in the window and outside NO_UPGRADES exclusions; stretches of
 	// at least 4 hours count. The rolling periods of the last days reach 32 days past `to`.
-	counted, open := window.Counted(ws, blocked, now.Add(-2*day), to.Add(window.AvailabilityPeriod+2*day))
+	counted, open := window.Counted(ws, blocked, now.Add(-2*model.Day), to.Add(window.AvailabilityPeriod+2*model.Day))
 	for _, s := range open {
 		if s.End.After(now) && s.Start.Before(to) {
 			out.Available = append(out.Available, &api.CalendarStretch{StartTime: maxTime(s.Start, now).Format(time.RFC3339),
@@ -80,7 +81,7 @@ func (w *World) MaintenanceCalendar(project, location, name string, days int) (*
 	}
 	covered := window.Coverage(counted)
 	for d := 0; d < days; d++ {
-		start := now.Add(time.Duration(d) * day)
+		start := now.Add(time.Duration(d) * model.Day)
 		got := covered(start.Add(window.AvailabilityPeriod)) - covered(start)
 		out.Rolling = append(out.Rolling, &api.RollingAvailability{Start: start.Format(time.RFC3339), Hours: got.Round(time.Minute).Hours()})
 	}
@@ -97,7 +98,7 @@ func (w *World) MaintenanceCalendar(project, location, name string, days int) (*
 }
 
 // describeWindow says when a policy's window is open.
-func describeWindow(p *MaintenancePolicy) string {
+func describeWindow(p *model.MaintenancePolicy) string {
 	if p.Daily != nil {
 		return fmt.Sprintf("daily at %s UTC for %s", p.Daily.StartTime, shortDuration(dailyWindowLength))
 	}
@@ -120,8 +121,8 @@ func shortDuration(d time.Duration) string {
 // autoUpgradeEntries lists the cluster's automatic upgrades that started (from its history)
 // and the log's entries about them (targets reaching the cluster, upgrades waiting or failing,
 // the reason each started), oldest first, at most maxAutoUpgradeEntries.
-func (w *World) autoUpgradeEntries(c *Cluster) []*api.AutoUpgradeEntry {
-	started := map[string]*AutoUpgradeRecord{}
+func (w *World) autoUpgradeEntries(c *model.Cluster) []*api.AutoUpgradeEntry {
+	started := map[string]*model.AutoUpgradeRecord{}
 	if am := c.AutoMaintenance; am != nil {
 		for i := range am.History {
 			started[am.History[i].Op] = &am.History[i]

@@ -6,6 +6,7 @@ import (
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
 // Aggregate views of clusters and their nodes (the web console's clusters and cluster views):
@@ -20,19 +21,19 @@ const maxPendingExamples = 20
 
 // consoleState is the state a node is drawn in: its life state, cordoned when it is ready but
 // unschedulable, failed when it failed and auto-repair has not taken it yet.
-func consoleState(c *Cluster, n *Node) string {
+func consoleState(c *model.Cluster, n *model.Node) string {
 	switch n.State {
-	case NodeDeleting:
+	case model.NodeDeleting:
 		return api.NodeStateDeleting
-	case NodeDraining:
+	case model.NodeDraining:
 		return api.NodeStateDraining
-	case NodeProvisioning:
+	case model.NodeProvisioning:
 		return api.NodeStateCreating
 	}
 	if am := c.AutoMaintenance; am != nil && am.Repairs[n.Name] != nil {
 		return api.NodeStateFailed
 	}
-	if n.State == NodeCordoned || n.Unschedulable {
+	if n.State == model.NodeCordoned || n.Unschedulable {
 		return api.NodeStateCordoned
 	}
 	return api.NodeStateReady
@@ -41,13 +42,13 @@ func consoleState(c *Cluster, n *Node) string {
 // ClusterSummaries summarises every cluster of every project, by project, location and name.
 func (w *World) ClusterSummaries() *api.ClusterSummaryList {
 	out := &api.ClusterSummaryList{Now: w.st.Now.Format(time.RFC3339), Clusters: []*api.ClusterSummary{}}
-	for _, key := range sortedKeys(w.st.Clusters) {
+	for _, key := range model.SortedKeys(w.st.Clusters) {
 		out.Clusters = append(out.Clusters, w.clusterSummary(w.st.Clusters[key]))
 	}
 	return out
 }
 
-func (w *World) clusterSummary(c *Cluster) *api.ClusterSummary {
+func (w *World) clusterSummary(c *model.Cluster) *api.ClusterSummary {
 	s := &api.ClusterSummary{
 		Project: c.Project, Location: c.Location, Name: c.Name, Status: c.Status, StatusMessage: c.StatusMessage,
 		Version: c.MasterVersion, ReleaseChannel: c.ReleaseChannel, Autopilot: c.Autopilot, NodePools: len(c.Pools),
@@ -61,7 +62,7 @@ func (w *World) clusterSummary(c *Cluster) *api.ClusterSummary {
 		s.NodesByState[consoleState(c, n)]++
 		versions[n.Spec.Version] = true
 		// As the cluster's currentNodeCount counts (render.go).
-		if n.State != NodeProvisioning && n.State != NodeDeleting {
+		if n.State != model.NodeProvisioning && n.State != model.NodeDeleting {
 			s.CurrentNodeCount++
 		}
 	}
@@ -74,7 +75,7 @@ func (w *World) clusterSummary(c *Cluster) *api.ClusterSummary {
 	return s
 }
 
-func operationSummary(op *Operation) *api.OperationSummary {
+func operationSummary(op *model.Operation) *api.OperationSummary {
 	out := &api.OperationSummary{Name: op.ID, Type: op.Type, Status: op.Status, NodePool: op.Pool, Detail: op.Detail,
 		StartTime: op.StartTime.Format(time.RFC3339), Error: op.StatusMessage}
 	if !op.EndTime.IsZero() {
@@ -122,7 +123,7 @@ func (w *World) ClusterNodeSummary(project, location, name string) (*api.Cluster
 	return out, nil
 }
 
-func (w *World) poolNodes(c *Cluster, p *NodePool, ops []*Operation) *api.PoolNodes {
+func (w *World) poolNodes(c *model.Cluster, p *model.NodePool, ops []*model.Operation) *api.PoolNodes {
 	as := p.Autoscaling
 	out := &api.PoolNodes{Name: p.Name, Status: p.Status, Version: p.Spec.Version, MachineType: p.Spec.MachineType,
 		Spot: p.Spec.Spot, Strategy: strategyFor(p), Zones: []*api.ZoneNodes{}, Operations: []*api.OperationSummary{}}
@@ -142,7 +143,7 @@ func (w *World) poolNodes(c *Cluster, p *NodePool, ops []*Operation) *api.PoolNo
 			zones[g.Zone][key{n.Spec.Version, consoleState(c, n)}]++
 		}
 	}
-	for _, zone := range sortedKeys(zones) {
+	for _, zone := range model.SortedKeys(zones) {
 		zn := &api.ZoneNodes{Zone: zone, Counts: []*api.NodeCount{}}
 		for k, n := range zones[zone] {
 			zn.Counts = append(zn.Counts, &api.NodeCount{Version: k.version, State: k.state, Count: n})
@@ -183,7 +184,7 @@ func sortCounts(counts []*api.NodeCount) {
 	})
 }
 
-func (w *World) poolUpgrade(c *Cluster, p *NodePool, u *Upgrade) *api.PoolUpgrade {
+func (w *World) poolUpgrade(c *model.Cluster, p *model.NodePool, u *model.Upgrade) *api.PoolUpgrade {
 	out := &api.PoolUpgrade{Operation: u.Op, Strategy: u.Strategy, Change: describeSpecChange(u.From, u.Target),
 		FromVersion: u.From.Version, TargetVersion: u.Target.Version, NodesDone: u.Done, NodesTotal: u.Total,
 		StartTime: u.StartTime.Format(time.RFC3339), Waiting: describeWait(u), Paused: u.Paused, Stopping: u.Stopping,
@@ -209,8 +210,8 @@ func (w *World) poolUpgrade(c *Cluster, p *NodePool, u *Upgrade) *api.PoolUpgrad
 
 // poolUpgradeOps lists each pool's node upgrade operations (upgrades, resumes, rollbacks) in
 // the order they were created.
-func (w *World) poolUpgradeOps(c *Cluster) map[string][]*Operation {
-	out := map[string][]*Operation{}
+func (w *World) poolUpgradeOps(c *model.Cluster) map[string][]*model.Operation {
+	out := map[string][]*model.Operation{}
 	for _, op := range w.st.Operations {
 		if op.Type == api.OpUpgradeNodes && op.Pool != "" && op.Project == c.Project && op.Location == c.Location && op.Cluster == c.Name {
 			out[op.Pool] = append(out[op.Pool], op)
@@ -224,9 +225,9 @@ func (w *World) poolUpgradeOps(c *Cluster) map[string][]*Operation {
 
 // pendingGroups groups the pods waiting for a node by the scheduler's message, largest group
 // first.
-func (w *World) pendingGroups(c *Cluster) []*api.PendingGroup {
+func (w *World) pendingGroups(c *model.Cluster) []*api.PendingGroup {
 	groups := map[string]*api.PendingGroup{}
-	var pods []*Pod
+	var pods []*model.Pod
 	for p := range w.podIndex(c).pending.m {
 		pods = append(pods, p)
 	}

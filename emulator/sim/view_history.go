@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
 // Histories read back from the event log for the web console: each autoscaled pool's size over
@@ -40,7 +41,7 @@ func (w *World) logSince(t time.Time) int {
 
 // historyStart clamps a requested start of cluster c's history to [the cluster's creation,
 // now] and to at most 400 days back; zero means DefaultHistory.
-func (w *World) historyStart(c *Cluster, since time.Time) time.Time {
+func (w *World) historyStart(c *model.Cluster, since time.Time) time.Time {
 	now := w.st.Now
 	switch {
 	case since.IsZero():
@@ -73,7 +74,7 @@ func (w *World) AutoscalerHistory(project, location, name string, since time.Tim
 		for _, g := range p.Groups {
 			ix := w.index(c, g)
 			ap.Size += len(ix.nodes)
-			ap.Ready += ix.byState[NodeReady]
+			ap.Ready += ix.byState[model.NodeReady]
 		}
 		size[p.Name] = ap.Size
 		out.Pools = append(out.Pools, ap)
@@ -127,7 +128,7 @@ func (w *World) AutoscalerHistory(project, location, name string, since time.Tim
 	return out, nil
 }
 
-func autoscalerPool(p *NodePool) *api.AutoscalerPool {
+func autoscalerPool(p *model.NodePool) *api.AutoscalerPool {
 	as := p.Autoscaling
 	zones := len(p.Locations)
 	ap := &api.AutoscalerPool{Name: p.Name, Enabled: as.Enabled, Zones: zones, LocationPolicy: as.LocationPolicy, Series: [][2]float64{}}
@@ -143,7 +144,7 @@ func autoscalerPool(p *NodePool) *api.AutoscalerPool {
 
 // decision renders the decision at entries[i] with the nodes and pods it names: a scale-up's
 // nodes are the NodeCreating entries of its pool that follow it at the same instant.
-func decision(entries *EventLog, i int) *api.AutoscalerDecision {
+func decision(entries *model.EventLog, i int) *api.AutoscalerDecision {
 	e := entries.At(i)
 	d := &api.AutoscalerDecision{Seq: e.Seq, Time: e.Time.Format(time.RFC3339), Type: e.Type, Pool: e.Pool, Message: e.Message}
 	if e.Node != "" {
@@ -224,7 +225,7 @@ func (w *World) LoadBalancerHistory(project, location, name string, since time.T
 		lbs[s.Key()] = lt
 		backends[s.Key()] = map[string]*backend{}
 		out.LoadBalancers = append(out.LoadBalancers, lt)
-		for _, node := range sortedKeys(s.LB.Health) {
+		for _, node := range model.SortedKeys(s.LB.Health) {
 			h := s.LB.Health[node]
 			bt := &api.BackendTimeline{Node: node, Zone: s.LB.Members[node], Health: h.State, Spans: []*api.TimelineSpan{}}
 			_, bt.Member = s.LB.Members[node]
@@ -280,7 +281,7 @@ func (w *World) LoadBalancerHistory(project, location, name string, since time.T
 		}
 	}
 	for svc, lt := range lbs {
-		for _, node := range sortedKeys(backends[svc]) {
+		for _, node := range model.SortedKeys(backends[svc]) {
 			bk := backends[svc][node]
 			if bk.until > 0 {
 				state := bk.state

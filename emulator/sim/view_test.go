@@ -9,6 +9,8 @@ import (
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/engine"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
 // Tests of the aggregate views: each is checked against the model or the event log it is
@@ -234,7 +236,7 @@ func TestAutoscalerHistoryScaleUp(t *testing.T) {
 	w, c := autoscaledCluster(t, "us-central1", threeZones, &api.NodePool{Name: "auto", InitialNodeCount: 1,
 		Config:      &api.NodeConfig{MachineType: "e2-standard-2"},
 		Autoscaling: &api.NodePoolAutoscaling{Enabled: true, MinNodeCount: 1, MaxNodeCount: 3}})
-	since := w.Now()
+	since := w.engine.Now()
 	mustCreateDeployment(t, w, c, deployment("web", 12, "1", onPool("auto")))
 	advance(w, 10*time.Minute)
 	v, err := w.AutoscalerHistory("proj", "us-central1", "c1", since, 0)
@@ -335,7 +337,7 @@ func TestLoadBalancerHistoryFollowsHealth(t *testing.T) {
 	c := lbTestCluster(t, w, "us-central1-a", true, &api.NodePool{Name: "pool-a", InitialNodeCount: 5, Config: &api.NodeConfig{MachineType: "e2-standard-4"}})
 	mustCreateDeployment(t, w, c, deployment("web", 3, "1"))
 	mustCreateService(t, w, c, lbService("tp-local", local))
-	since := w.Now()
+	since := w.engine.Now()
 	advance(w, 2*time.Minute)
 	d := c.Deployments["default/web"]
 	in := w.renderDeployment(c, d)
@@ -351,7 +353,7 @@ func TestLoadBalancerHistoryFollowsHealth(t *testing.T) {
 	if len(h.LoadBalancers) != 1 || h.LoadBalancers[0].Service != "default/tp-local" {
 		t.Fatalf("history of %+v, want default/tp-local", h.LoadBalancers)
 	}
-	now := w.Now().Sub(since).Seconds()
+	now := w.engine.Now().Sub(since).Seconds()
 	unhealthy := 0
 	for _, b := range h.LoadBalancers[0].Backends {
 		if len(b.Spans) == 0 || b.Spans[0].From != 0 || (b.Member && b.Spans[len(b.Spans)-1].To != now) {
@@ -369,7 +371,7 @@ func TestLoadBalancerHistoryFollowsHealth(t *testing.T) {
 			t.Errorf("backend %s health %s, the model says %s", b.Node, b.Health, c.Services["default/tp-local"].LB.Health[b.Node].State)
 		}
 	}
-	evs, _ := w.Events(EventFilter{Type: "LoadBalancerBackendUnhealthy"})
+	evs, _ := w.engine.Events(engine.EventFilter{Type: "LoadBalancerBackendUnhealthy"})
 	if unhealthy == 0 || unhealthy < len(evs) {
 		t.Errorf("%d unhealthy spans, %d transitions to unhealthy in the log", unhealthy, len(evs))
 	}
@@ -429,7 +431,7 @@ func TestTimelineCancelResumeRollbackMarks(t *testing.T) {
 		t.Fatal(err)
 	}
 	runOp(t, w, rb, 3*time.Hour)
-	marks := func(op *Operation) map[string]bool {
+	marks := func(op *model.Operation) map[string]bool {
 		tl, err := w.OperationTimeline("proj", "us-central1-a", op.ID, 0)
 		if err != nil {
 			t.Fatal(err)

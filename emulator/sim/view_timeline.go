@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
 // An operation's timeline, read back from the event log: a row per node of its pool (or of its
@@ -122,7 +123,7 @@ func (b *timelineBuilder) closeBand(kind string, at float64) {
 func (w *World) OperationTimeline(project, location, id string, maxNodes int) (*api.OperationTimeline, error) {
 	op := w.st.Operations[id]
 	if op == nil || op.Project != project || (location != "-" && op.Location != location) {
-		return nil, notFound("Operation %q not found in projects/%s/locations/%s.", id, project, location)
+		return nil, model.NotFound("Operation %q not found in projects/%s/locations/%s.", id, project, location)
 	}
 	if maxNodes <= 0 {
 		maxNodes = DefaultTimelineNodes
@@ -180,7 +181,7 @@ func (w *World) OperationTimeline(project, location, id string, maxNodes int) (*
 
 // operationEntry reads a pool-level entry: a blue-green phase, batch or soak opens or closes a
 // band; upgrade control and progress entries are marks.
-func (b *timelineBuilder) operationEntry(e *LogEntry, at float64, id string) {
+func (b *timelineBuilder) operationEntry(e *model.LogEntry, at float64, id string) {
 	switch e.Type {
 	case "BlueGreenPhase":
 		phase, _, _ := strings.Cut(e.Message, ":")
@@ -219,7 +220,7 @@ func (b *timelineBuilder) operationEntry(e *LogEntry, at float64, id string) {
 }
 
 // nodeEntry moves a node's row by a node-level entry.
-func (b *timelineBuilder) nodeEntry(e *LogEntry, at float64, zone string) {
+func (b *timelineBuilder) nodeEntry(e *model.LogEntry, at float64, zone string) {
 	switch e.Type {
 	case "NodeCreating":
 		r := b.row(e.Node, zoneFromMessage(e.Message, zone), at, true)
@@ -283,7 +284,7 @@ func zoneFromMessage(msg, fallback string) string {
 
 // zonesOfGoneNodes finds the zones of rows whose nodes are gone from the model (old nodes the
 // operation deleted) in their creation entries, among the log's first `before` entries.
-func (b *timelineBuilder) zonesOfGoneNodes(log *EventLog, before int) {
+func (b *timelineBuilder) zonesOfGoneNodes(log *model.EventLog, before int) {
 	missing := map[string]*timelineRow{}
 	for _, r := range b.order {
 		if r.out.Zone == "" {
@@ -301,7 +302,7 @@ func (b *timelineBuilder) zonesOfGoneNodes(log *EventLog, before int) {
 
 // untouchedNodes adds the pool's nodes that were there when the operation began and that it
 // has not touched (yet): a cancelled surge upgrade leaves some (R-SURGE-9).
-func (b *timelineBuilder) untouchedNodes(c *Cluster, p *NodePool, start time.Time) {
+func (b *timelineBuilder) untouchedNodes(c *model.Cluster, p *model.NodePool, start time.Time) {
 	if p == nil {
 		return
 	}
@@ -346,7 +347,7 @@ func (b *timelineBuilder) finishRows(endAt float64, maxNodes int) {
 }
 
 // strategy names the upgrade strategy: the live upgrade's, else what the log shows.
-func (b *timelineBuilder) strategy(c *Cluster, op *Operation, autoscaled bool) {
+func (b *timelineBuilder) strategy(c *model.Cluster, op *model.Operation, autoscaled bool) {
 	if op.Type != api.OpUpgradeNodes {
 		return
 	}

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -14,7 +15,7 @@ import (
 // seconds later.
 
 // mountWait says why the pod's volumes cannot be mounted yet, in the kubelet's words, or "".
-func (w *World) mountWait(c *Cluster, p *Pod) string {
+func (w *World) mountWait(c *model.Cluster, p *model.Pod) string {
 	spec := w.podSpec(c, p)
 	for _, v := range spec.Volumes {
 		if missing := w.missingSource(c, p.Namespace, v.VolumeSource); missing != "" {
@@ -25,7 +26,7 @@ func (w *World) mountWait(c *Cluster, p *Pod) string {
 }
 
 // missingSource names the ConfigMap or Secret a volume needs and the namespace lacks.
-func (w *World) missingSource(c *Cluster, ns string, src corev1.VolumeSource) string {
+func (w *World) missingSource(c *model.Cluster, ns string, src corev1.VolumeSource) string {
 	check := func(resource, kind, name string, optional *bool) string {
 		if (optional != nil && *optional) || c.Objects[resource][ns+"/"+name] != nil {
 			return ""
@@ -56,10 +57,10 @@ func (w *World) missingSource(c *Cluster, ns string, src corev1.VolumeSource) st
 
 // waitForMounts keeps a pod from starting while a volume's source is missing; it reports
 // whether the pod must wait.
-func (w *World) waitForMounts(c *Cluster, p *Pod) bool {
+func (w *World) waitForMounts(c *model.Cluster, p *model.Pod) bool {
 	msg := w.mountWait(c, p)
 	if msg != "" && msg != p.MountWait {
-		w.record("FailedMount", c, "", p.Node, "", "pod %s: %s", p.Key(), msg)
+		w.engine.Record("FailedMount", c, "", p.Node, "", "pod %s: %s", p.Key(), msg)
 	}
 	p.MountWait = msg
 	return msg != ""
@@ -67,7 +68,7 @@ func (w *World) waitForMounts(c *Cluster, p *Pod) bool {
 
 // mountSourceAppeared starts, after the kubelet's usual delay, the pods of namespace ns that
 // were waiting for a ConfigMap or Secret that now exists.
-func (w *World) mountSourceAppeared(c *Cluster, k *StoredKind, ns, name string) {
+func (w *World) mountSourceAppeared(c *model.Cluster, k *StoredKind, ns, name string) {
 	var what string
 	switch k.Resource {
 	case "configmaps":
@@ -77,7 +78,7 @@ func (w *World) mountSourceAppeared(c *Cluster, k *StoredKind, ns, name string) 
 	default:
 		return
 	}
-	var waiting []*Pod
+	var waiting []*model.Pod
 	for _, p := range c.Pods {
 		if p.Namespace == ns && p.MountWait != "" && strings.Contains(p.MountWait, what) {
 			waiting = append(waiting, p)
@@ -85,6 +86,6 @@ func (w *World) mountSourceAppeared(c *Cluster, k *StoredKind, ns, name string) 
 	}
 	sort.Slice(waiting, func(i, j int) bool { return waiting[i].Name < waiting[j].Name })
 	for _, p := range waiting {
-		w.schedule(w.jitter(podStartBase, podStartSpread), Event{Kind: evPodStarted, Cluster: c.Key(), Node: p.Key()})
+		w.engine.Schedule(w.engine.Jitter(podStartBase, podStartSpread), model.Event{Kind: evPodStarted, Cluster: c.Key(), Node: p.Key()})
 	}
 }

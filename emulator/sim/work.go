@@ -5,6 +5,7 @@ import (
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
 // What each kind of operation does once it starts, when its work is complete, and what it
@@ -26,14 +27,14 @@ const (
 )
 
 func (w *World) registerWorkHandlers() {
-	w.on(evOpCheck, func(ev Event) {
+	w.engine.On(evOpCheck, func(ev model.Event) {
 		if c := w.st.Clusters[ev.Cluster]; c != nil {
 			w.checkOperations(c)
 		}
 	})
-	w.on(evControlPlaneReady, w.onControlPlaneReady)
-	w.on(evMasterUpgraded, w.onMasterUpgraded)
-	w.on(evClusterTeardown, w.onClusterTeardown)
+	w.engine.On(evControlPlaneReady, w.onControlPlaneReady)
+	w.engine.On(evMasterUpgraded, w.onMasterUpgraded)
+	w.engine.On(evClusterTeardown, w.onClusterTeardown)
 }
 
 // minDuration is the least time an operation takes, even when it has nothing to wait for.
@@ -46,9 +47,9 @@ func minDuration(typ string) time.Duration {
 }
 
 // beginWork starts what op does.
-func (w *World) beginWork(c *Cluster, op *Operation) {
+func (w *World) beginWork(c *model.Cluster, op *model.Operation) {
 	if d := minDuration(op.Type); d > 0 {
-		w.schedule(d, Event{Kind: evOpCheck, Cluster: c.Key(), Op: op.ID})
+		w.engine.Schedule(d, model.Event{Kind: evOpCheck, Cluster: c.Key(), Op: op.ID})
 	}
 	p := c.Pool(op.Pool)
 	switch op.Type {
@@ -61,23 +62,23 @@ func (w *World) beginWork(c *Cluster, op *Operation) {
 			"CLUSTER_DEPLOYING", 0, "CLUSTER_DEPLOYING_TOTAL", 1,
 			"CLUSTER_HEALTHCHECKING", 0, "CLUSTER_HEALTHCHECKING_TOTAL", 1)
 		op.Detail = "Creating control plane"
-		w.schedule(w.jitter(base, controlPlaneSpread), Event{Kind: evControlPlaneReady, Cluster: c.Key(), Op: op.ID})
+		w.engine.Schedule(w.engine.Jitter(base, controlPlaneSpread), model.Event{Kind: evControlPlaneReady, Cluster: c.Key(), Op: op.ID})
 	case api.OpDeleteCluster:
-		c.Status = ClusterStopping
+		c.Status = model.ClusterStopping
 		for _, pool := range c.Pools {
-			pool.Status = PoolStopping
+			pool.Status = model.PoolStopping
 		}
 		for _, name := range sortedNodeNames(c) {
 			w.deleteNode(c, c.Nodes[name], "cluster deleted")
 		}
-		w.schedule(w.jitter(teardownBase, controlPlaneSpread), Event{Kind: evClusterTeardown, Cluster: c.Key(), Op: op.ID})
+		w.engine.Schedule(w.engine.Jitter(teardownBase, controlPlaneSpread), model.Event{Kind: evClusterTeardown, Cluster: c.Key(), Op: op.ID})
 	case api.OpCreateNodePool, api.OpSetNodePoolSize:
 		if p != nil {
 			w.reconcilePool(c, p)
 		}
 	case api.OpDeleteNodePool:
 		if p != nil {
-			p.Status = PoolStopping
+			p.Status = model.PoolStopping
 			for _, g := range p.Groups {
 				for _, n := range w.liveNodes(c, g) {
 					w.retireNode(c, n, poolDeletionDrain, "node pool deleted")
@@ -89,13 +90,13 @@ func (w *World) beginWork(c *Cluster, op *Operation) {
 			w.reconcilePool(c, pool)
 		}
 	case api.OpUpgradeMaster:
-		c.Status = ClusterReconciling
+		c.Status = model.ClusterReconciling
 		base := masterUpgradeZonal
 		if !isZone(c.Location) {
 			base = masterUpgradeRegion
 		}
 		op.Detail = "Upgrading control plane"
-		w.schedule(w.jitter(base, controlPlaneSpread), Event{Kind: evMasterUpgraded, Cluster: c.Key(), Op: op.ID})
+		w.engine.Schedule(w.engine.Jitter(base, controlPlaneSpread), model.Event{Kind: evMasterUpgraded, Cluster: c.Key(), Op: op.ID})
 	case api.OpUpgradeNodes:
 		switch {
 		case p == nil:
@@ -110,14 +111,14 @@ func (w *World) beginWork(c *Cluster, op *Operation) {
 }
 
 // workDone says whether op's work is complete.
-func (w *World) workDone(c *Cluster, op *Operation) bool {
+func (w *World) workDone(c *model.Cluster, op *model.Operation) bool {
 	if w.st.Now.Before(op.StartTime.Add(opStartDelay + minDuration(op.Type))) {
 		return false
 	}
 	p := c.Pool(op.Pool)
 	switch op.Type {
 	case api.OpCreateCluster:
-		if c.Status != ClusterProvisioning || !c.ControlPlaneReady {
+		if c.Status != model.ClusterProvisioning || !c.ControlPlaneReady {
 			return false
 		}
 		for _, pool := range c.Pools {
@@ -160,23 +161,23 @@ func (w *World) workDone(c *Cluster, op *Operation) bool {
 }
 
 // completeWork settles statuses and finishes op.
-func (w *World) completeWork(c *Cluster, op *Operation) {
+func (w *World) completeWork(c *model.Cluster, op *model.Operation) {
 	p := c.Pool(op.Pool)
 	switch op.Type {
 	case api.OpCreateCluster:
 		for _, pool := range c.Pools {
-			pool.Status = PoolRunning
+			pool.Status = model.PoolRunning
 		}
-		c.Status = ClusterRunning
+		c.Status = model.ClusterRunning
 		setMetrics(op, "CLUSTER_CONFIGURING", 1, "CLUSTER_CONFIGURING_TOTAL", 1,
 			"CLUSTER_DEPLOYING", 1, "CLUSTER_DEPLOYING_TOTAL", 1,
 			"CLUSTER_HEALTHCHECKING", 1, "CLUSTER_HEALTHCHECKING_TOTAL", 1)
 		op.Detail = ""
-		w.record("ClusterRunning", c, "", "", op.ID, "cluster %s is running (%d nodes, control plane %s)", c.Name, len(c.Nodes), c.MasterVersion)
+		w.engine.Record("ClusterRunning", c, "", "", op.ID, "cluster %s is running (%d nodes, control plane %s)", c.Name, len(c.Nodes), c.MasterVersion)
 	case api.OpCreateNodePool, api.OpSetNodePoolSize, api.OpUpgradeNodes, api.OpSetNodePoolManagement:
-		if p != nil && p.Upgrade == nil && p.Status != PoolStopping {
+		if p != nil && p.Upgrade == nil && p.Status != model.PoolStopping {
 			w.dropEmptyGroups(p)
-			p.Status = PoolRunning
+			p.Status = model.PoolRunning
 		}
 	case api.OpDeleteNodePool:
 		if p != nil {
@@ -186,12 +187,12 @@ func (w *World) completeWork(c *Cluster, op *Operation) {
 		for _, pool := range c.Pools {
 			w.dropEmptyGroups(pool)
 		}
-		c.Status = ClusterRunning
+		c.Status = model.ClusterRunning
 	}
 	w.finishOperation(op, 0, "")
 }
 
-func (w *World) onControlPlaneReady(ev Event) {
+func (w *World) onControlPlaneReady(ev model.Event) {
 	c := w.st.Clusters[ev.Cluster]
 	op := w.st.Operations[ev.Op]
 	if c == nil || op == nil || op.Status != api.OpStatusRunning {
@@ -200,7 +201,7 @@ func (w *World) onControlPlaneReady(ev Event) {
 	c.ControlPlaneReady = true
 	w.newFeed(c)
 	w.initKubernetes(c)
-	w.record("ControlPlaneReady", c, "", "", op.ID, "control plane of %s is up (version %s); creating nodes", c.Name, c.MasterVersion)
+	w.engine.Record("ControlPlaneReady", c, "", "", op.ID, "control plane of %s is up (version %s); creating nodes", c.Name, c.MasterVersion)
 	op.Detail = "Creating nodes"
 	setMetrics(op, "CLUSTER_CONFIGURING", 1, "CLUSTER_CONFIGURING_TOTAL", 1,
 		"CLUSTER_DEPLOYING", 1, "CLUSTER_DEPLOYING_TOTAL", 1,
@@ -208,11 +209,11 @@ func (w *World) onControlPlaneReady(ev Event) {
 	for _, p := range c.Pools {
 		w.reconcilePool(c, p)
 	}
-	w.emitPoolsChanged(c)
+	w.engine.EmitPoolsChanged(c)
 	w.checkOperations(c)
 }
 
-func (w *World) onMasterUpgraded(ev Event) {
+func (w *World) onMasterUpgraded(ev model.Event) {
 	c := w.st.Clusters[ev.Cluster]
 	op := w.st.Operations[ev.Op]
 	if c == nil || op == nil || op.Status != api.OpStatusRunning {
@@ -221,13 +222,13 @@ func (w *World) onMasterUpgraded(ev Event) {
 	from := c.MasterVersion
 	c.MasterVersion = c.MasterTarget
 	c.MasterTarget = ""
-	c.Status = ClusterRunning
+	c.Status = model.ClusterRunning
 	op.Detail = ""
-	w.record("ControlPlaneUpgraded", c, "", "", op.ID, "control plane of %s upgraded from %s to %s", c.Name, from, c.MasterVersion)
+	w.engine.Record("ControlPlaneUpgraded", c, "", "", op.ID, "control plane of %s upgraded from %s to %s", c.Name, from, c.MasterVersion)
 	w.finishOperation(op, 0, "")
 }
 
-func (w *World) onClusterTeardown(ev Event) {
+func (w *World) onClusterTeardown(ev model.Event) {
 	c := w.st.Clusters[ev.Cluster]
 	op := w.st.Operations[ev.Op]
 	if c == nil || op == nil {
@@ -235,7 +236,7 @@ func (w *World) onClusterTeardown(ev Event) {
 	}
 	if len(c.Nodes) > 0 {
 		// Wait for the last VMs to go.
-		w.schedule(10*time.Second, ev)
+		w.engine.Schedule(10*time.Second, ev)
 		return
 	}
 	for _, p := range c.Pools {
@@ -248,12 +249,12 @@ func (w *World) onClusterTeardown(ev Event) {
 		delete(w.pdbCount, b)
 	}
 	delete(w.st.Clusters, c.Key())
-	w.record("ClusterDeleted", c, "", "", op.ID, "cluster %s deleted", c.Name)
+	w.engine.Record("ClusterDeleted", c, "", "", op.ID, "cluster %s deleted", c.Name)
 	w.finishOperation(op, 0, "")
 }
 
 // removePool forgets a node pool whose nodes are gone.
-func (w *World) removePool(c *Cluster, p *NodePool) {
+func (w *World) removePool(c *model.Cluster, p *model.NodePool) {
 	w.dropIndexes(p)
 	for i, x := range c.Pools {
 		if x == p {
@@ -261,10 +262,10 @@ func (w *World) removePool(c *Cluster, p *NodePool) {
 			break
 		}
 	}
-	w.record("NodePoolDeleted", c, p.Name, "", "", "node pool %s deleted", p.Name)
+	w.engine.Record("NodePoolDeleted", c, p.Name, "", "", "node pool %s deleted", p.Name)
 }
 
-func (w *World) dropIndexes(p *NodePool) {
+func (w *World) dropIndexes(p *model.NodePool) {
 	for _, g := range p.Groups {
 		delete(w.groups, g)
 	}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -25,19 +26,6 @@ import (
 // no Kubernetes name can be, so it never meets a real Deployment; the API lists it under its own
 // kind (StatefulSets and ReplicaSets) or not at all.
 
-// ControllerRef is the controller that owns a workload's pods when it is not a Deployment.
-type ControllerRef struct {
-	APIVersion string `json:"apiVersion"`
-	Kind       string `json:"kind"`
-	Name       string `json:"name"`
-	// Ordinals: the pods are NAME-0 .. NAME-(replicas-1) (a StatefulSet); Parallel: they are
-	// created at once rather than each after the previous one is ready (podManagementPolicy).
-	Ordinals bool `json:"ordinals,omitempty"`
-	Parallel bool `json:"parallel,omitempty"`
-	// Spec is the controller's spec as imported, echoed when the API lists it.
-	Spec json.RawMessage `json:"spec,omitempty"`
-}
-
 // Kinds of controllers an import stands in for.
 const (
 	KindStatefulSet = "StatefulSet"
@@ -51,9 +39,9 @@ func standInName(kind, name string) string { return name + "~" + strings.ToLower
 // syncOrdinals is the controller pass of a StatefulSet's stand-in: each missing ordinal gets its
 // pod, with the pod's own name; a pod still terminating holds its name. OrderedReady creates
 // one pod at a time and waits for every pod before it to be ready.
-func (w *World) syncOrdinals(c *Cluster, d *Deployment) {
+func (w *World) syncOrdinals(c *model.Cluster, d *model.Deployment) {
 	ix := w.podIndex(c)
-	byName := make(map[string]*Pod, len(ix.podsOf[d.Key()]))
+	byName := make(map[string]*model.Pod, len(ix.podsOf[d.Key()]))
 	for p := range ix.podsOf[d.Key()] {
 		byName[p.Name] = p
 	}
@@ -73,7 +61,7 @@ func (w *World) syncOrdinals(c *Cluster, d *Deployment) {
 		lbls := maps.Clone(t.Labels)
 		lbls[appsv1.StatefulSetPodNameLabel] = name
 		lbls[appsv1.PodIndexLabel] = strconv.Itoa(i)
-		w.addPod(c, &Pod{Namespace: d.Namespace, Name: name, OwnerKind: OwnerDeployment, Owner: d.Name, Template: d.Current,
+		w.addPod(c, &model.Pod{Namespace: d.Namespace, Name: name, OwnerKind: model.OwnerDeployment, Owner: d.Name, Template: d.Current,
 			Labels: lbls, Annotation: t.Annotations})
 		if ordered {
 			return
@@ -83,19 +71,19 @@ func (w *World) syncOrdinals(c *Cluster, d *Deployment) {
 
 // orderedPods says whether a workload creates its pods one after the other, each once the one
 // before is ready (a StatefulSet's stand-in with podManagementPolicy OrderedReady).
-func orderedPods(d *Deployment) bool {
+func orderedPods(d *model.Deployment) bool {
 	return d.Controller != nil && d.Controller.Ordinals && !d.Controller.Parallel
 }
 
 // podOwner is the generateName and ownerReferences of a pod whose controller is not one the
 // Deployment and DaemonSet renderings describe; ok is false for those.
-func (w *World) podOwner(c *Cluster, p *Pod) (generateName string, refs []metav1.OwnerReference, ok bool) {
+func (w *World) podOwner(c *model.Cluster, p *model.Pod) (generateName string, refs []metav1.OwnerReference, ok bool) {
 	truth := true
 	ref := func(apiVersion, kind, name, uid string) []metav1.OwnerReference {
 		return []metav1.OwnerReference{{APIVersion: apiVersion, Kind: kind, Name: name, UID: types.UID(uid), Controller: &truth, BlockOwnerDeletion: &truth}}
 	}
 	switch p.OwnerKind {
-	case OwnerDeployment:
+	case model.OwnerDeployment:
 		d := c.Deployments[p.Namespace+"/"+p.Owner]
 		if d == nil || d.Controller == nil {
 			return "", nil, false
@@ -104,14 +92,14 @@ func (w *World) podOwner(c *Cluster, p *Pod) (generateName string, refs []metav1
 			generateName = d.Controller.Name + "-"
 		}
 		return generateName, ref(d.Controller.APIVersion, d.Controller.Kind, d.Controller.Name, d.UID), true
-	case OwnerDaemonSet:
+	case model.OwnerDaemonSet:
 		ds := c.DaemonSets[p.Namespace+"/"+p.Owner]
 		switch {
 		case ds == nil:
 			return "", nil, false
 		case ds.Static:
 			truth := false // a mirror pod's node is not its controller
-			return "", []metav1.OwnerReference{{APIVersion: "v1", Kind: "Node", Name: p.Node, UID: types.UID(uidOf(c.ID, p.Node)), Controller: &truth}}, true
+			return "", []metav1.OwnerReference{{APIVersion: "v1", Kind: "Node", Name: p.Node, UID: types.UID(model.UidOf(c.ID, p.Node)), Controller: &truth}}, true
 		}
 		return daemonPodGenerateName(p), ref("apps/v1", "DaemonSet", ds.Name, ds.UID), true
 	}
@@ -119,7 +107,7 @@ func (w *World) podOwner(c *Cluster, p *Pod) (generateName string, refs []metav1
 }
 
 // daemonPodGenerateName is a DaemonSet pod's generateName: none for a pod named after its node.
-func daemonPodGenerateName(p *Pod) string {
+func daemonPodGenerateName(p *model.Pod) string {
 	if p.Node != "" && p.Name == p.Owner+"-"+p.Node {
 		return ""
 	}
@@ -127,8 +115,8 @@ func daemonPodGenerateName(p *Pod) string {
 }
 
 // standIns lists the workloads standing in for controllers of a kind, by namespace and name.
-func standIns(c *Cluster, kind string, o ListOptions) []*Deployment {
-	var out []*Deployment
+func standIns(c *model.Cluster, kind string, o ListOptions) []*model.Deployment {
+	var out []*model.Deployment
 	for _, d := range c.Deployments {
 		if d.Controller != nil && d.Controller.Kind == kind && o.matches(d.Namespace, d.Labels) {
 			out = append(out, d)
@@ -144,7 +132,7 @@ func standIns(c *Cluster, kind string, o ListOptions) []*Deployment {
 }
 
 // podCounts counts a workload's pods of template tmpl ("" for all): not terminating, and ready.
-func (w *World) podCounts(c *Cluster, d *Deployment, tmpl string) (pods, ready int32) {
+func (w *World) podCounts(c *model.Cluster, d *model.Deployment, tmpl string) (pods, ready int32) {
 	for p := range w.podIndex(c).podsOf[d.Key()] {
 		if p.Terminating || (tmpl != "" && p.Template != tmpl) {
 			continue
@@ -159,9 +147,9 @@ func (w *World) podCounts(c *Cluster, d *Deployment, tmpl string) (pods, ready i
 
 // ListStatefulSets lists an imported cluster's StatefulSets (read-only: the emulator keeps their
 // pods, its own controller recreates them).
-func (w *World) ListStatefulSets(c *Cluster, o ListOptions) *appsv1.StatefulSetList {
+func (w *World) ListStatefulSets(c *model.Cluster, o ListOptions) *appsv1.StatefulSetList {
 	out := &appsv1.StatefulSetList{TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: "StatefulSetList"},
-		ListMeta: metav1.ListMeta{ResourceVersion: rvString(c.RV)}, Items: []appsv1.StatefulSet{}}
+		ListMeta: metav1.ListMeta{ResourceVersion: model.RvString(c.RV)}, Items: []appsv1.StatefulSet{}}
 	for _, d := range standIns(c, KindStatefulSet, o) {
 		var spec appsv1.StatefulSetSpec
 		_ = json.Unmarshal(d.Controller.Spec, &spec)
@@ -170,7 +158,7 @@ func (w *World) ListStatefulSets(c *Cluster, o ListOptions) *appsv1.StatefulSetL
 		pods, ready := w.podCounts(c, d, "")
 		out.Items = append(out.Items, appsv1.StatefulSet{
 			TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: KindStatefulSet},
-			ObjectMeta: metav1.ObjectMeta{Name: d.Controller.Name, Namespace: d.Namespace, UID: types.UID(d.UID), ResourceVersion: rvString(d.RV),
+			ObjectMeta: metav1.ObjectMeta{Name: d.Controller.Name, Namespace: d.Namespace, UID: types.UID(d.UID), ResourceVersion: model.RvString(d.RV),
 				Generation: d.Generation, CreationTimestamp: metav1.NewTime(d.CreateTime), Labels: maps.Clone(d.Labels), Annotations: maps.Clone(d.Annotations)},
 			Spec: spec,
 			Status: appsv1.StatefulSetStatus{ObservedGeneration: d.Generation, Replicas: pods, ReadyReplicas: ready, CurrentReplicas: pods,
@@ -182,7 +170,7 @@ func (w *World) ListStatefulSets(c *Cluster, o ListOptions) *appsv1.StatefulSetL
 
 // standInReplicaSets renders an imported cluster's ReplicaSets of their own (not a
 // Deployment's), which stand-in controllers run (read-only).
-func (w *World) standInReplicaSets(c *Cluster, o ListOptions) []appsv1.ReplicaSet {
+func (w *World) standInReplicaSets(c *model.Cluster, o ListOptions) []appsv1.ReplicaSet {
 	var out []appsv1.ReplicaSet
 	for _, d := range standIns(c, KindReplicaSet, o) {
 		var spec appsv1.ReplicaSetSpec
@@ -192,7 +180,7 @@ func (w *World) standInReplicaSets(c *Cluster, o ListOptions) []appsv1.ReplicaSe
 		pods, ready := w.podCounts(c, d, "")
 		out = append(out, appsv1.ReplicaSet{
 			TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: KindReplicaSet},
-			ObjectMeta: metav1.ObjectMeta{Name: d.Controller.Name, Namespace: d.Namespace, UID: types.UID(d.UID), ResourceVersion: rvString(d.RV),
+			ObjectMeta: metav1.ObjectMeta{Name: d.Controller.Name, Namespace: d.Namespace, UID: types.UID(d.UID), ResourceVersion: model.RvString(d.RV),
 				Generation: d.Generation, CreationTimestamp: metav1.NewTime(d.CreateTime), Labels: maps.Clone(d.Labels), Annotations: maps.Clone(d.Annotations)},
 			Spec:   spec,
 			Status: appsv1.ReplicaSetStatus{Replicas: pods, FullyLabeledReplicas: pods, ReadyReplicas: ready, AvailableReplicas: ready, ObservedGeneration: d.Generation},

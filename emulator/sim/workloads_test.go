@@ -14,10 +14,12 @@ import (
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/engine"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
 // workloadCluster is a running zonal cluster with one pool of n nodes of a machine type.
-func workloadCluster(t *testing.T, machine string, n int32, extra ...*api.NodePool) (*World, *Cluster) {
+func workloadCluster(t *testing.T, machine string, n int32, extra ...*api.NodePool) (*World, *model.Cluster) {
 	t.Helper()
 	w := newTestWorld(t)
 	pools := append([]*api.NodePool{{Name: "pool-a", InitialNodeCount: n, Config: &api.NodeConfig{MachineType: machine}}}, extra...)
@@ -47,7 +49,7 @@ func deployment(name string, replicas int32, cpu string, mutate ...func(*appsv1.
 	return d
 }
 
-func mustCreateDeployment(t *testing.T, w *World, c *Cluster, d *appsv1.Deployment) {
+func mustCreateDeployment(t *testing.T, w *World, c *model.Cluster, d *appsv1.Deployment) {
 	t.Helper()
 	if _, err := w.CreateDeployment(c, "default", d); err != nil {
 		t.Fatalf("CreateDeployment %s: %v", d.Name, err)
@@ -55,14 +57,14 @@ func mustCreateDeployment(t *testing.T, w *World, c *Cluster, d *appsv1.Deployme
 }
 
 // podCounts counts a deployment's running and pending pods (terminating ones excluded).
-func podCounts(c *Cluster, owner string) (running, pending int) {
+func podCounts(c *model.Cluster, owner string) (running, pending int) {
 	for _, p := range c.Pods {
 		if p.Owner != owner || p.Terminating {
 			continue
 		}
 		if p.Node == "" {
 			pending++
-		} else if p.Phase == PodRunning {
+		} else if p.Phase == model.PodRunning {
 			running++
 		}
 	}
@@ -205,7 +207,7 @@ func TestSchedulerProfiles(t *testing.T) {
 			// Under optimize-utilization GKE gives pods that name no scheduler its own.
 			want := corev1.DefaultSchedulerName
 			if tc.profile == api.ProfileOptimizeUtilization {
-				want = OptimizeUtilizationScheduler
+				want = model.OptimizeUtilizationScheduler
 			}
 			for _, p := range c.Pods {
 				if p.Owner == "web" {
@@ -237,7 +239,7 @@ func TestOptimizeUtilizationSchedulerAtCreation(t *testing.T) {
 			spread[p.Owner] = map[string]bool{}
 		}
 		spread[p.Owner][p.Node] = true
-		want := map[string]string{"before": corev1.DefaultSchedulerName, "custom": "my-scheduler", "after": OptimizeUtilizationScheduler}[p.Owner]
+		want := map[string]string{"before": corev1.DefaultSchedulerName, "custom": "my-scheduler", "after": model.OptimizeUtilizationScheduler}[p.Owner]
 		if got := w.renderPod(c, p).Spec.SchedulerName; want != "" && got != want {
 			t.Fatalf("pod %s: scheduler %q, want %q", p.Name, got, want)
 		}
@@ -283,7 +285,7 @@ func TestDeploymentRollingUpdate(t *testing.T) {
 }
 
 // startNodeDrain drains the node that runs the most pods of owner, with a policy.
-func startNodeDrain(t *testing.T, w *World, c *Cluster, owner string, policy DrainPolicy) *Node {
+func startNodeDrain(t *testing.T, w *World, c *model.Cluster, owner string, policy model.DrainPolicy) *model.Node {
 	t.Helper()
 	count := map[string]int{}
 	for _, p := range c.Pods {
@@ -291,7 +293,7 @@ func startNodeDrain(t *testing.T, w *World, c *Cluster, owner string, policy Dra
 			count[p.Node]++
 		}
 	}
-	var node *Node
+	var node *model.Node
 	for name, n := range count {
 		if node == nil || n > count[node.Name] || (n == count[node.Name] && name < node.Name) {
 			node = c.Nodes[name]
@@ -312,10 +314,10 @@ func TestDrainRespectsPDBOnePodAtATime(t *testing.T) {
 		Spec: policyv1.PodDisruptionBudgetSpec{MaxUnavailable: &one, Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}}}); err != nil {
 		t.Fatal(err)
 	}
-	start := w.Now()
+	start := w.engine.Now()
 	node := startNodeDrain(t, w, c, "web", surgeDrain)
 	advance(w, 5*time.Minute)
-	evs, _ := w.Events(EventFilter{Node: node.Name, Type: "PodEvicted"})
+	evs, _ := w.engine.Events(engine.EventFilter{Node: node.Name, Type: "PodEvicted"})
 	onNode := 0
 	for _, e := range evs {
 		if strings.Contains(e.Message, "default/web-") {
@@ -338,7 +340,7 @@ func TestDrainRespectsPDBOnePodAtATime(t *testing.T) {
 		last = at
 	}
 	if c.Nodes[node.Name] != nil {
-		t.Fatalf("node %s still there %s after the drain started", node.Name, w.Now().Sub(start))
+		t.Fatalf("node %s still there %s after the drain started", node.Name, w.engine.Now().Sub(start))
 	}
 	if running, _ := podCounts(c, "web"); running != 3 {
 		t.Fatalf("web has %d running pods after the drain, want 3", running)
@@ -356,10 +358,10 @@ func TestDrainBlockedUntilDeadlineThenForced(t *testing.T) {
 		Spec: policyv1.PodDisruptionBudgetSpec{MinAvailable: &all, Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "db"}}}}); err != nil {
 		t.Fatal(err)
 	}
-	start := w.Now()
+	start := w.engine.Now()
 	node := startNodeDrain(t, w, c, "db", surgeDrain)
 	advance(w, 59*time.Minute)
-	if blocked, _ := w.Events(EventFilter{Node: node.Name, Type: "EvictionBlocked"}); len(blocked) != 1 {
+	if blocked, _ := w.engine.Events(engine.EventFilter{Node: node.Name, Type: "EvictionBlocked"}); len(blocked) != 1 {
 		t.Fatalf("EvictionBlocked logged %d times, want once", len(blocked))
 	}
 	for _, p := range c.Pods {
@@ -368,7 +370,7 @@ func TestDrainBlockedUntilDeadlineThenForced(t *testing.T) {
 		}
 	}
 	advance(w, 2*time.Minute)
-	forced, _ := w.Events(EventFilter{Node: node.Name, Type: "PodDeleted"})
+	forced, _ := w.engine.Events(engine.EventFilter{Node: node.Name, Type: "PodDeleted"})
 	if len(forced) != 1 {
 		t.Fatalf("PodDeleted events %d, want 1", len(forced))
 	}
@@ -388,13 +390,13 @@ func TestDrainHonoursGracePeriod(t *testing.T) {
 	}))
 	advance(w, time.Minute)
 	node := startNodeDrain(t, w, c, "slow", surgeDrain)
-	start := w.Now()
+	start := w.engine.Now()
 	advance(w, 119*time.Second)
-	if n := c.Nodes[node.Name]; n == nil || n.State != NodeDraining {
+	if n := c.Nodes[node.Name]; n == nil || n.State != model.NodeDraining {
 		t.Fatalf("node left draining before the 120 s grace: %+v", n)
 	}
 	advance(w, 10*time.Second)
-	drained, _ := w.Events(EventFilter{Node: node.Name, Type: "NodeDrained"})
+	drained, _ := w.engine.Events(engine.EventFilter{Node: node.Name, Type: "NodeDrained"})
 	if len(drained) != 1 {
 		t.Fatalf("NodeDrained %d times", len(drained))
 	}
@@ -410,9 +412,9 @@ func TestSystemPods(t *testing.T) {
 	perNode := map[string]int{}
 	system := 0
 	for _, p := range c.Pods {
-		if p.OwnerKind == OwnerDaemonSet {
+		if p.OwnerKind == model.OwnerDaemonSet {
 			perNode[p.Node]++
-		} else if p.Namespace == "kube-system" && p.Phase == PodRunning {
+		} else if p.Namespace == "kube-system" && p.Phase == model.PodRunning {
 			system++
 		}
 	}
@@ -442,26 +444,26 @@ func pdbMin(name, minAvailable string) *policyv1.PodDisruptionBudget {
 
 // checkTemplateCounts compares the index's pod counts per deployment template (all, live, ready)
 // with a count over every pod.
-func checkTemplateCounts(t *testing.T, w *World, c *Cluster) {
+func checkTemplateCounts(t *testing.T, w *World, c *model.Cluster) {
 	t.Helper()
-	want := map[string]map[string]*templateCount{}
+	want := map[string]map[string]*model.TemplateCount{}
 	for _, p := range c.Pods {
-		if p.OwnerKind != OwnerDeployment {
+		if p.OwnerKind != model.OwnerDeployment {
 			continue
 		}
 		key := p.Namespace + "/" + p.Owner
 		if want[key] == nil {
-			want[key] = map[string]*templateCount{}
+			want[key] = map[string]*model.TemplateCount{}
 		}
 		if want[key][p.Template] == nil {
-			want[key][p.Template] = &templateCount{}
+			want[key][p.Template] = &model.TemplateCount{}
 		}
 		n := want[key][p.Template]
-		n.all++
+		n.All++
 		if !p.Terminating {
-			n.live++
+			n.Live++
 			if p.Ready {
-				n.ready++
+				n.Ready++
 			}
 		}
 	}

@@ -4,72 +4,39 @@
 package sim
 
 import (
-	"encoding/hex"
 	"fmt"
-	"math/rand/v2"
 	"sort"
 	"sync/atomic"
 	"time"
 
-	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/eventq"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/engine"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
-
-// Event is a scheduled simulation step. It is data (a kind plus references), not a closure,
-// so that the queue can be persisted and replayed.
-type Event struct {
-	Kind    string `json:"kind"`
-	Cluster string `json:"cluster,omitempty"`
-	Pool    string `json:"pool,omitempty"`
-	Node    string `json:"node,omitempty"`
-	Op      string `json:"op,omitempty"`
-	// Service is namespace/name of a Service (load balancer events).
-	Service string `json:"service,omitempty"`
-}
-
-// State is everything the simulation knows. A store saves and restores it whole.
-type State struct {
-	Now        time.Time             `json:"now"`
-	Seed       uint64                `json:"seed"`
-	Rand       []byte                `json:"rand"`
-	Clusters   map[string]*Cluster   `json:"clusters"`
-	Operations map[string]*Operation `json:"operations"`
-	OpSeq      int64                 `json:"opSeq"`
-	Faults     []*Fault              `json:"faults,omitempty"`
-	FaultSeq   int                   `json:"faultSeq,omitempty"`
-	Queue      eventq.Queue[Event]   `json:"queue"`
-	Log        EventLog              `json:"log"`
-	// Compute is what users created in Compute Engine outside GKE (compute_user.go).
-	Compute *UserCompute `json:"compute,omitempty"`
-}
 
 // World owns a State and runs it. It is not safe for concurrent use: the Runner gives one
 // goroutine ownership, a single writer that applies commands and due events in order, so the
 // model needs no locks.
 type World struct {
-	st       *State
-	pcg      *rand.PCG
-	rng      *rand.Rand
-	handlers map[string]func(Event)
-	// logWaiters is closed when the event log grows.
-	logWaiters chan struct{}
+	st *model.State
+	// engine is the clock, the event queue and its handlers, the random source, the event
+	// log and the hook lists.
+	engine *engine.Engine
 	// groups holds derived per-group indexes, rebuilt on demand after a restore.
-	groups map[*InstanceGroup]*groupIndex
+	groups map[*model.InstanceGroup]*groupIndex
 	// k8s holds each cluster's derived Kubernetes indexes, rebuilt on demand.
-	k8s map[*Cluster]*k8sIndex
+	k8s map[*model.Cluster]*k8sIndex
 	// pdbCount holds each PodDisruptionBudget's pod counts, rebuilt on demand.
-	pdbCount map[*PDB]*pdbCount
+	pdbCount map[*model.PDB]*pdbCount
 	// maint holds each cluster's compiled maintenance window, rebuilt when its policy changes.
 	maint map[string]*maintenanceCache
 	// svcs holds each cluster's derived Service index (services.go), rebuilt on demand.
-	svcs map[*Cluster]*svcIndex
+	svcs map[*model.Cluster]*svcIndex
 	// blue holds each blue-green upgrade's sorted blue nodes (upgrade_bluegreen.go), rebuilt on demand.
-	blue map[*NodePool]*blueList
-	// hooks are the controllers' callbacks on node and pod changes (lifecycle.go).
-	hooks hooks
+	blue map[*model.NodePool]*blueList
 	// feeds are the clusters' change feeds (changefeed.go); dirtyFeeds the clusters with
 	// changes to publish; watchCap the feeds' history window (0: DefaultWatchHistory).
-	feeds      map[*Cluster]*changeFeed
-	dirtyFeeds []*Cluster
+	feeds      map[*model.Cluster]*changeFeed
+	dirtyFeeds []*model.Cluster
 	watchCap   int
 	// feedFollowed says whether anyone follows a cluster's feed (SetFeedFollowed; set from
 	// any goroutine, before or after the runner starts).
@@ -89,14 +56,16 @@ type Options struct {
 
 // New creates an empty world.
 func New(opts Options) *World {
-	st := &State{
+	st := &model.State{
 		Now:        opts.Start.UTC().Truncate(time.Second),
 		Seed:       opts.Seed,
-		Clusters:   map[string]*Cluster{},
-		Operations: map[string]*Operation{},
+		Clusters:   map[string]*model.Cluster{},
+		Operations: map[string]*model.Operation{},
 	}
-	w := &World{st: st, pcg: rand.NewPCG(opts.Seed, opts.Seed^0x9e3779b97f4a7c15), watchCap: opts.WatchHistory}
-	w.init()
+	w := &World{st: st, watchCap: opts.WatchHistory}
+	if err := w.init(); err != nil {
+		panic(err) // a new state has no saved random position to fail on
+	}
 	return w
 }
 
@@ -112,32 +81,29 @@ func (w *World) SetWatchHistory(n int) {
 }
 
 // Restore rebuilds a world from a saved State.
-func Restore(st *State) (*World, error) {
+func Restore(st *model.State) (*World, error) {
 	if st.Clusters == nil {
-		st.Clusters = map[string]*Cluster{}
+		st.Clusters = map[string]*model.Cluster{}
 	}
 	if st.Operations == nil {
-		st.Operations = map[string]*Operation{}
+		st.Operations = map[string]*model.Operation{}
 	}
 	for _, c := range st.Clusters {
 		if c != nil {
-			c.initMaps()
+			c.InitMaps()
 		}
 	}
 	if err := st.Validate(); err != nil {
 		return nil, fmt.Errorf("the saved state is inconsistent, so it is not loaded (fix the file, or move the data directory away to start afresh): %w", err)
 	}
-	w := &World{st: st, pcg: rand.NewPCG(st.Seed, st.Seed^0x9e3779b97f4a7c15)}
-	if len(st.Rand) > 0 {
-		if err := w.pcg.UnmarshalBinary(st.Rand); err != nil {
-			return nil, fmt.Errorf("restore random state: %w", err)
-		}
-	}
+	w := &World{st: st}
 	st.Queue.Init()
-	w.init()
+	if err := w.init(); err != nil {
+		return nil, err
+	}
 	var unknown string
-	st.Queue.Each(func(_ time.Time, ev Event) {
-		if _, ok := w.handlers[ev.Kind]; !ok && unknown == "" {
+	st.Queue.Each(func(_ time.Time, ev model.Event) {
+		if !w.engine.Handles(ev.Kind) && unknown == "" {
 			unknown = ev.Kind
 		}
 	})
@@ -151,7 +117,7 @@ func Restore(st *State) (*World, error) {
 // buildIndexes builds every derived index of a restored world at once, as the original had
 // them, rather than on first use in the middle of some change.
 func (w *World) buildIndexes() {
-	for _, key := range sortedKeys(w.st.Clusters) {
+	for _, key := range model.SortedKeys(w.st.Clusters) {
 		c := w.st.Clusters[key]
 		w.podIndex(c)
 		w.serviceIndex(c)
@@ -160,17 +126,19 @@ func (w *World) buildIndexes() {
 				w.index(c, g)
 			}
 		}
-		for _, k := range sortedKeys(c.PDBs) {
+		for _, k := range model.SortedKeys(c.PDBs) {
 			w.pdbCounts(c, c.PDBs[k])
 		}
 		w.feed(c)
 	}
 }
 
-func (w *World) init() {
-	w.rng = rand.New(w.pcg)
-	w.logWaiters = make(chan struct{})
-	w.handlers = map[string]func(Event){}
+func (w *World) init() error {
+	e, err := engine.New(w.st)
+	if err != nil {
+		return err
+	}
+	w.engine = e
 	w.registerOperationHandlers()
 	w.registerWorkHandlers()
 	w.registerNodeHandlers()
@@ -183,45 +151,15 @@ func (w *World) init() {
 	w.registerAutoscalerHandlers()
 	w.registerReplicaSetHandlers()
 	w.wireControllers()
+	return nil
 }
 
 // State returns the world's state, with the random generator's position saved into it, for a
 // store to serialise. The caller must not keep it past the current command.
-func (w *World) State() *State {
-	b, err := w.pcg.MarshalBinary()
-	if err == nil {
-		w.st.Rand = b
-	}
+func (w *World) State() *model.State {
+	w.engine.SaveRand()
 	return w.st
 }
-
-// Now is the emulated time.
-func (w *World) Now() time.Time { return w.st.Now }
-
-// schedule runs ev after d of emulated time.
-func (w *World) schedule(d time.Duration, ev Event) {
-	w.st.Queue.Push(w.st.Now.Add(d), ev)
-}
-
-// queuedFor calls fn with every queued event of cluster c (derived indexes that remember what
-// they queued rebuild that memory from the queue).
-func (w *World) queuedFor(c *Cluster, fn func(Event)) {
-	key := c.Key()
-	w.st.Queue.Each(func(_ time.Time, ev Event) {
-		if ev.Cluster == key {
-			fn(ev)
-		}
-	})
-}
-
-// NextEventAt is when the next scheduled step is due.
-func (w *World) NextEventAt() (time.Time, bool) {
-	it, ok := w.st.Queue.Peek()
-	return it.At, ok
-}
-
-// PendingEvents is the number of scheduled steps.
-func (w *World) PendingEvents() int { return w.st.Queue.Len() }
 
 // RunUntil processes every event due at or before t, in order, moving the clock to each
 // event's time, and leaves the clock at t. The clock never moves backwards. It returns the
@@ -249,69 +187,18 @@ func (w *World) runNext(t time.Time) bool {
 		w.publish() // an instant ends: what happened in it is what clients may see
 		w.st.Now = it.At
 	}
-	w.dispatch(it.Value)
+	w.engine.Dispatch(it.Value)
 	return true
 }
 
-func (w *World) dispatch(ev Event) {
-	h, ok := w.handlers[ev.Kind]
-	if !ok {
-		panic(fmt.Sprintf("sim: no handler for event kind %q", ev.Kind))
-	}
-	h(ev)
-}
-
-func (w *World) on(kind string, h func(Event)) {
-	if _, dup := w.handlers[kind]; dup {
-		panic("sim: duplicate handler for " + kind)
-	}
-	w.handlers[kind] = h
-}
-
-// jitter returns base plus a random extra of up to spread, in whole seconds.
-func (w *World) jitter(base, spread time.Duration) time.Duration {
-	if spread <= 0 {
-		return base
-	}
-	return base + time.Duration(w.rng.Int64N(int64(spread/time.Second)+1))*time.Second
-}
-
-// randHex returns n random lowercase hex digits.
-func (w *World) randHex(n int) string {
-	b := make([]byte, (n+1)/2)
-	for i := range b {
-		b[i] = byte(w.rng.UintN(256))
-	}
-	return hex.EncodeToString(b)[:n]
-}
-
-// randUint32 returns four random bytes, drawn as randHex(8) draws them.
-func (w *World) randUint32() uint32 {
-	var v uint32
-	for range 4 {
-		v = v<<8 | uint32(w.rng.UintN(256))
-	}
-	return v
-}
-
-// randAlnum returns n random characters from [a-z0-9], as GKE node name suffixes use.
-func (w *World) randAlnum(n int) string {
-	const chars = "abcdefghijklmnopqrstuvwxyz0123456789"
-	b := make([]byte, n)
-	for i := range b {
-		b[i] = chars[w.rng.IntN(len(chars))]
-	}
-	return string(b)
-}
-
 // Cluster finds a cluster by project, location and name.
-func (w *World) Cluster(project, location, name string) *Cluster {
-	return w.st.Clusters[ClusterKey(project, location, name)]
+func (w *World) Cluster(project, location, name string) *model.Cluster {
+	return w.st.Clusters[model.ClusterKey(project, location, name)]
 }
 
 // clustersIn lists the clusters of a project in a location ("-" = every location), by name.
-func (w *World) clustersIn(project, location string) []*Cluster {
-	var out []*Cluster
+func (w *World) clustersIn(project, location string) []*model.Cluster {
+	var out []*model.Cluster
 	for _, c := range w.st.Clusters {
 		if c.Project == project && (location == "-" || c.Location == location) {
 			out = append(out, c)
@@ -352,39 +239,3 @@ func (w *World) Stats() Stats {
 	}
 	return st
 }
-
-// initMaps makes a cluster's object maps non-nil (new clusters, and states saved without them).
-func (c *Cluster) initMaps() {
-	if c.Nodes == nil {
-		c.Nodes = map[string]*Node{}
-	}
-	if c.Namespaces == nil {
-		c.Namespaces = map[string]*Namespace{}
-	}
-	if c.Deployments == nil {
-		c.Deployments = map[string]*Deployment{}
-	}
-	if c.Pods == nil {
-		c.Pods = map[string]*Pod{}
-	}
-	if c.PDBs == nil {
-		c.PDBs = map[string]*PDB{}
-	}
-	// Empty maps are not saved (omitempty): a restored load balancer gets them back.
-	for _, s := range c.Services {
-		if lb := s.LB; lb != nil {
-			if lb.Members == nil {
-				lb.Members = map[string]string{}
-			}
-			if lb.Health == nil {
-				lb.Health = map[string]*BackendHealth{}
-			}
-			if lb.Warned == nil {
-				lb.Warned = map[string]bool{}
-			}
-		}
-	}
-}
-
-// day is an emulated day.
-const day = 24 * time.Hour

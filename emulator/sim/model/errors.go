@@ -1,4 +1,4 @@
-package sim
+package model
 
 import (
 	"errors"
@@ -33,52 +33,52 @@ func AsError(err error) (*Error, bool) {
 	return e, ok
 }
 
-func invalidArgument(format string, args ...any) *Error {
+func InvalidArgument(format string, args ...any) *Error {
 	return &Error{HTTPCode: http.StatusBadRequest, Status: "INVALID_ARGUMENT", Reason: "badRequest",
 		Message: fmt.Sprintf(format, args...)}
 }
 
-// invalidField names the field, the value and the rule, the way every validation error here does.
-func invalidField(field string, value any, rule string, args ...any) *Error {
-	return invalidArgument("Invalid value for field %q: %v. %s", field, value, fmt.Sprintf(rule, args...))
+// InvalidField names the field, the value and the rule, the way every validation error here does.
+func InvalidField(field string, value any, rule string, args ...any) *Error {
+	return InvalidArgument("Invalid value for field %q: %v. %s", field, value, fmt.Sprintf(rule, args...))
 }
 
-func failedPrecondition(format string, args ...any) *Error {
+func FailedPrecondition(format string, args ...any) *Error {
 	return &Error{HTTPCode: http.StatusBadRequest, Status: "FAILED_PRECONDITION", Reason: "failedPrecondition",
 		Message: fmt.Sprintf(format, args...)}
 }
 
-func notFound(format string, args ...any) *Error {
+func NotFound(format string, args ...any) *Error {
 	return &Error{HTTPCode: http.StatusNotFound, Status: "NOT_FOUND", Reason: "notFound",
 		Message: "Not found: " + fmt.Sprintf(format, args...)}
 }
 
-func alreadyExists(format string, args ...any) *Error {
+func AlreadyExists(format string, args ...any) *Error {
 	return &Error{HTTPCode: http.StatusConflict, Status: "ALREADY_EXISTS", Reason: "alreadyExists",
 		Message: "Already exists: " + fmt.Sprintf(format, args...)}
 }
 
-func aborted(format string, args ...any) *Error {
+func Aborted(format string, args ...any) *Error {
 	return &Error{HTTPCode: http.StatusConflict, Status: "ABORTED", Reason: "aborted",
 		Message: fmt.Sprintf(format, args...)}
 }
 
-// kubeError is an error of the Kubernetes-shaped API.
-func kubeError(code int, reason, format string, args ...any) *Error {
+// KubeError is an error of the Kubernetes-shaped API.
+func KubeError(code int, reason, format string, args ...any) *Error {
 	return &Error{HTTPCode: code, Status: reason, Reason: reason, KubeReason: reason, Message: fmt.Sprintf(format, args...)}
 }
 
-// kubeNotFound is the API server's 404: `deployments.apps "web" not found`.
-func kubeNotFound(resource, name string) *Error {
-	return kubeError(http.StatusNotFound, "NotFound", "%s %q not found", resource, name)
+// KubeNotFound is the API server's 404: `deployments.apps "web" not found`.
+func KubeNotFound(resource, name string) *Error {
+	return KubeError(http.StatusNotFound, "NotFound", "%s %q not found", resource, name)
 }
 
-func kubeAlreadyExists(resource, name string) *Error {
-	return kubeError(http.StatusConflict, "AlreadyExists", "%s %q already exists", resource, name)
+func KubeAlreadyExists(resource, name string) *Error {
+	return KubeError(http.StatusConflict, "AlreadyExists", "%s %q already exists", resource, name)
 }
 
-// kubeInvalid is the API server's 422: `Deployment.apps "web" is invalid: spec.replicas: ...`.
-func kubeInvalid(kind, name string, causes ...string) *Error {
+// KubeInvalid is the API server's 422: `Deployment.apps "web" is invalid: spec.replicas: ...`.
+func KubeInvalid(kind, name string, causes ...string) *Error {
 	// The API server aggregates its field errors: one as it is, several in brackets, each once.
 	var uniq []string
 	seen := map[string]bool{}
@@ -96,18 +96,18 @@ func kubeInvalid(kind, name string, causes ...string) *Error {
 	default:
 		msg += ": [" + strings.Join(uniq, ", ") + "]"
 	}
-	return kubeError(http.StatusUnprocessableEntity, "Invalid", "%s", msg)
+	return KubeError(http.StatusUnprocessableEntity, "Invalid", "%s", msg)
 }
 
-func kubeConflict(resource, name string) *Error {
-	return kubeError(http.StatusConflict, "Conflict",
+func KubeConflict(resource, name string) *Error {
+	return KubeError(http.StatusConflict, "Conflict",
 		"Operation cannot be fulfilled on %s %q: the object has been modified; please apply your changes to the latest version and try again", resource, name)
 }
 
-// computeError is an error of the Compute Engine API, with its errors[].reason: invalid,
+// ComputeError is an error of the Compute Engine API, with its errors[].reason: invalid,
 // required, notFound, alreadyExists, resourceInUseByAnotherResource, memberAlreadyExists,
 // instanceInMultipleLoadBalancedIgs.
-func computeError(code int, reason, format string, args ...any) *Error {
+func ComputeError(code int, reason, format string, args ...any) *Error {
 	status := "INVALID_ARGUMENT"
 	switch code {
 	case http.StatusNotFound:
@@ -118,8 +118,8 @@ func computeError(code int, reason, format string, args ...any) *Error {
 	return &Error{HTTPCode: code, Status: status, Reason: reason, Message: fmt.Sprintf(format, args...)}
 }
 
-// capitalized starts a message with a capital letter (a lower-level error as a sentence).
-func capitalized(s string) string {
+// Capitalized starts a message with a capital letter (a lower-level error as a sentence).
+func Capitalized(s string) string {
 	if s == "" || s[0] < 'a' || s[0] > 'z' {
 		return s
 	}

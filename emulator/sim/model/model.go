@@ -1,4 +1,4 @@
-package sim
+package model
 
 import (
 	"time"
@@ -220,7 +220,7 @@ type Node struct {
 	Spec          NodeSpec    `json:"spec"`
 	State         NodeState   `json:"state"`
 	Unschedulable bool        `json:"unschedulable,omitempty"`
-	UpgradeRole   upgradeRole `json:"upgradeRole,omitempty"`
+	UpgradeRole   UpgradeRole `json:"upgradeRole,omitempty"`
 	Drain         *DrainState `json:"drain,omitempty"`
 	// UnneededSince is since when the autoscaler has found the node removable; ScaleDownBlock
 	// is why it last found the node not removable.
@@ -236,7 +236,7 @@ type Node struct {
 	// Own is what an imported node had of its own (imported.go).
 	Own *NodeOwn `json:"own,omitempty"`
 	// gone marks a node that has left the cluster, for the derived lists that still hold it.
-	gone bool
+	Gone bool
 }
 
 // Operation is a GKE long-running operation.

@@ -1,4 +1,4 @@
-package sim
+package model
 
 import (
 	"fmt"
@@ -10,20 +10,20 @@ import (
 // a letter or digit, at most 40 characters (clusters and node pools alike).
 var resourceNameRE = regexp.MustCompile(`^[a-z](?:[-a-z0-9]{0,38}[a-z0-9])?$`)
 
-func validateResourceName(field, name string) error {
+func ValidateResourceName(field, name string) error {
 	if name == "" {
-		return invalidArgument("Required field %q is missing. Give the resource a name.", field)
+		return InvalidArgument("Required field %q is missing. Give the resource a name.", field)
 	}
 	if !resourceNameRE.MatchString(name) {
-		return invalidField(field, fmt.Sprintf("%q", name),
+		return InvalidField(field, fmt.Sprintf("%q", name),
 			"Must be a match of regex '(?:[a-z](?:[-a-z0-9]{0,38}[a-z0-9])?)' (only lowercase letters, digits and '-' allowed, must start with a letter and end with a letter or digit, and must be at most 40 characters)")
 	}
 	return nil
 }
 
-// nodeNameBase is the "gke-CLUSTER-POOL" part of instance group and node names. GKE shortens
+// NodeNameBase is the "gke-CLUSTER-POOL" part of instance group and node names. GKE shortens
 // the cluster and pool names so that a node name (base-HASH8-XXXX) stays at most 40 characters.
-func nodeNameBase(cluster, pool string) string {
+func NodeNameBase(cluster, pool string) string {
 	const budget = 40 - len("gke-") - len("-12345678-abcd") - 1 // cluster + pool
 	c, p := cluster, pool
 	if len(c)+len(p) > budget {
@@ -38,17 +38,17 @@ func nodeNameBase(cluster, pool string) string {
 	return "gke-" + strings.TrimRight(c, "-") + "-" + strings.TrimRight(p, "-")
 }
 
-// instanceGroupName is the managed instance group of a pool in a zone: gke-C-P-HASH-grp.
-func instanceGroupName(cluster, pool, hash string) string {
-	return nodeNameBase(cluster, pool) + "-" + hash + "-grp"
+// InstanceGroupName is the managed instance group of a pool in a zone: gke-C-P-HASH-grp.
+func InstanceGroupName(cluster, pool, hash string) string {
+	return NodeNameBase(cluster, pool) + "-" + hash + "-grp"
 }
 
-// nodeName is a node of an instance group: gke-C-P-HASH-XXXX.
-func nodeName(cluster, pool, hash, suffix string) string {
-	return nodeNameBase(cluster, pool) + "-" + hash + "-" + suffix
+// NodeName is a node of an instance group: gke-C-P-HASH-XXXX.
+func NodeName(cluster, pool, hash, suffix string) string {
+	return NodeNameBase(cluster, pool) + "-" + hash + "-" + suffix
 }
 
-func contains(list []string, v string) bool {
+func Contains(list []string, v string) bool {
 	for _, x := range list {
 		if x == v {
 			return true
@@ -57,7 +57,7 @@ func contains(list []string, v string) bool {
 	return false
 }
 
-func quoteList(list []string) string {
+func QuoteList(list []string) string {
 	q := make([]string, len(list))
 	for i, s := range list {
 		q[i] = fmt.Sprintf("%q", s)

@@ -1,4 +1,4 @@
-package sim
+package model
 
 import "fmt"
 
@@ -7,7 +7,7 @@ import "fmt"
 // broken reference (in a stable order) rather than loaded into a simulation that would act on
 // objects that are not there.
 func (st *State) Validate() error {
-	for _, key := range sortedKeys(st.Clusters) {
+	for _, key := range SortedKeys(st.Clusters) {
 		c := st.Clusters[key]
 		if c == nil {
 			return fmt.Errorf("clusters[%q] is null", key)
@@ -15,14 +15,14 @@ func (st *State) Validate() error {
 		if c.Key() != key {
 			return fmt.Errorf("clusters[%q] holds cluster %s", key, c.Key())
 		}
-		if err := st.validateCluster(c); err != nil {
+		if err := st.ValidateCluster(c); err != nil {
 			return fmt.Errorf("cluster %s: %w", key, err)
 		}
 	}
 	return nil
 }
 
-func (st *State) validateCluster(c *Cluster) error {
+func (st *State) ValidateCluster(c *Cluster) error {
 	members := map[string]string{} // node -> "pool/group" listing it
 	for i, p := range c.Pools {
 		if p == nil {
@@ -50,7 +50,7 @@ func (st *State) validateCluster(c *Cluster) error {
 			return fmt.Errorf("node pool %s is being upgraded by operation %s, which does not exist", p.Name, u.Op)
 		}
 	}
-	for _, n := range sortedKeys(c.Nodes) {
+	for _, n := range SortedKeys(c.Nodes) {
 		node := c.Nodes[n]
 		if node == nil {
 			return fmt.Errorf("nodes[%q] is null", n)
@@ -62,7 +62,7 @@ func (st *State) validateCluster(c *Cluster) error {
 			return fmt.Errorf("node %s (node pool %s) is in no instance group of its node pool", n, node.Pool)
 		}
 	}
-	for _, k := range sortedKeys(c.Pods) {
+	for _, k := range SortedKeys(c.Pods) {
 		p := c.Pods[k]
 		if p == nil {
 			return fmt.Errorf("pods[%q] is null", k)
@@ -79,16 +79,16 @@ func (st *State) validateCluster(c *Cluster) error {
 		if p.OwnerKind == OwnerDeployment && !p.Terminating && c.Deployments[p.Namespace+"/"+p.Owner] == nil {
 			return fmt.Errorf("pod %s belongs to Deployment %s/%s, which does not exist", k, p.Namespace, p.Owner)
 		}
-		if p.OwnerKind == OwnerDaemonSet && c.ownDaemonSets() && c.DaemonSets[p.Namespace+"/"+p.Owner] == nil {
+		if p.OwnerKind == OwnerDaemonSet && c.OwnDaemonSets() && c.DaemonSets[p.Namespace+"/"+p.Owner] == nil {
 			return fmt.Errorf("pod %s belongs to DaemonSet %s/%s, which does not exist", k, p.Namespace, p.Owner)
 		}
 	}
-	for _, k := range sortedKeys(c.Deployments) {
+	for _, k := range SortedKeys(c.Deployments) {
 		if d := c.Deployments[k]; d == nil || d.Key() != k {
 			return fmt.Errorf("deployments[%q] is null or holds another Deployment", k)
 		}
 	}
-	for _, k := range sortedKeys(c.PDBs) {
+	for _, k := range SortedKeys(c.PDBs) {
 		b := c.PDBs[k]
 		if b == nil {
 			return fmt.Errorf("pdbs[%q] is null", k)

@@ -1,0 +1,101 @@
+package engine
+
+import (
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
+)
+
+// NodeChange says what happened to a node.
+type NodeChange int
+
+const (
+	// nodeStateChanged: the node moved to another NodeState (setNodeState).
+	NodeStateChanged NodeChange = iota
+	// nodeCordonChanged: it was marked unschedulable while its state stayed.
+	NodeCordonChanged
+	// nodeForgotten: its VM is gone and it left the cluster.
+	NodeForgotten
+)
+
+// PodChange says what happened to a pod.
+type PodChange int
+
+const (
+	// podStarted: the pod runs and is ready.
+	PodStarted PodChange = iota
+	// podTerminating: its graceful termination began.
+	PodTerminating
+	// podRemoved: it is gone from the cluster.
+	PodRemoved
+)
+
+// Hooks are the controllers' callbacks, run in registration order.
+type Hooks struct {
+	// clusterCreated: a cluster was accepted (its control plane is coming up).
+	ClusterCreated []func(c *model.Cluster)
+	// poolsChanged: the cluster's pools, or their autoscaling, changed, or its control plane
+	// came up.
+	PoolsChanged []func(c *model.Cluster)
+	// nodeChanged: a node's state, cordon or presence changed.
+	NodeChanged []func(c *model.Cluster, n *model.Node, what NodeChange)
+	// nodeReady: a node booted and joined (after nodeChanged).
+	NodeReady []func(c *model.Cluster, n *model.Node)
+	// nodeDrained: a node's drain finished; the first hook that returns true takes the node
+	// over (an upgrade that recreates it), otherwise the node is deleted.
+	NodeDrained []func(c *model.Cluster, n *model.Node) bool
+	// nodeDeleted: a node's VM is gone (before it is forgotten).
+	NodeDeleted []func(c *model.Cluster, n *model.Node)
+	// poolNodesChanged: one of a pool's nodes became ready or went away; the pool's
+	// controller takes its next step.
+	PoolNodesChanged []func(c *model.Cluster, p *model.NodePool)
+	// podChanged: a pod started, began terminating, or was removed.
+	PodChanged []func(c *model.Cluster, p *model.Pod, what PodChange)
+	// entryLogged: an entry about cluster c joined the event log (its change feed shows it as
+	// a Kubernetes Event); one listener.
+	EntryLogged func(c *model.Cluster, e *model.LogEntry)
+}
+
+func (w *Engine) EmitClusterCreated(c *model.Cluster) {
+	for _, h := range w.Hooks.ClusterCreated {
+		h(c)
+	}
+}
+
+func (w *Engine) EmitPoolsChanged(c *model.Cluster) {
+	for _, h := range w.Hooks.PoolsChanged {
+		h(c)
+	}
+}
+
+func (w *Engine) EmitNodeChanged(c *model.Cluster, n *model.Node, what NodeChange) {
+	for _, h := range w.Hooks.NodeChanged {
+		h(c, n, what)
+	}
+}
+
+func (w *Engine) EmitNodeReady(c *model.Cluster, n *model.Node) {
+	for _, h := range w.Hooks.NodeReady {
+		h(c, n)
+	}
+}
+
+// EmitNodeDrained says whether a hook took the node over.
+func (w *Engine) EmitNodeDrained(c *model.Cluster, n *model.Node) bool {
+	for _, h := range w.Hooks.NodeDrained {
+		if h(c, n) {
+			return true
+		}
+	}
+	return false
+}
+
+func (w *Engine) EmitNodeDeleted(c *model.Cluster, n *model.Node) {
+	for _, h := range w.Hooks.NodeDeleted {
+		h(c, n)
+	}
+}
+
+func (w *Engine) EmitPodChanged(c *model.Cluster, p *model.Pod, what PodChange) {
+	for _, h := range w.Hooks.PodChanged {
+		h(c, p, what)
+	}
+}
