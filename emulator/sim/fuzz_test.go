@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/maintenance"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
@@ -15,7 +16,7 @@ func FuzzRecurrence(f *testing.F) {
 	f.Fuzz(func(t *testing.T, rule string, startOffsetMin uint16, lengthMin uint16) {
 		start := now.Add(time.Duration(startOffsetMin) * time.Minute)
 		rw := &model.RecurringWindow{Start: start, End: start.Add(time.Duration(lengthMin%(7*24*60)+1) * time.Minute), Recurrence: rule}
-		if err := compileRecurrence(rw, "recurrence"); err != nil {
+		if err := maintenance.CompileRecurrence(rw, "recurrence"); err != nil {
 			if _, ok := model.AsError(err); !ok {
 				t.Fatalf("compileRecurrence(%q): %v is not a GKE error", rule, err)
 			}
@@ -23,8 +24,8 @@ func FuzzRecurrence(f *testing.F) {
 		}
 		p := &model.MaintenancePolicy{Recurring: rw}
 		began := time.Now()
-		_ = checkAvailability(p, now)
-		ws := newWindowSchedule(p)
+		_ = maintenance.CheckAvailability(p, now)
+		ws := maintenance.NewWindowSchedule(p)
 		_ = ws.Spans(now, now.Add(64*model.Day))
 		if took := time.Since(began); took > 5*time.Second {
 			t.Fatalf("RRULE %q: evaluating the window took %s", rule, took)

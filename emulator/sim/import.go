@@ -207,7 +207,7 @@ func (im *importer) buildMaintenancePolicy() error {
 	if in.ResourceVersion != "" {
 		c.PolicyVersion = in.ResourceVersion
 	}
-	p, err := im.w.buildMaintenancePolicy(c, in, "cluster.maintenancePolicy")
+	p, err := im.w.maintenance.BuildMaintenancePolicy(c, in, "cluster.maintenancePolicy")
 	if err == nil {
 		c.MaintenancePolicy = nonEmptyPolicy(p)
 		return nil
@@ -215,7 +215,7 @@ func (im *importer) buildMaintenancePolicy() error {
 	// Without exclusions, then with each one alone, to name the ones refused.
 	win := *in.Window
 	win.MaintenanceExclusions = nil
-	base, err2 := im.w.buildMaintenancePolicy(c, &api.MaintenancePolicy{Window: &win}, "cluster.maintenancePolicy")
+	base, err2 := im.w.maintenance.BuildMaintenancePolicy(c, &api.MaintenancePolicy{Window: &win}, "cluster.maintenancePolicy")
 	if err2 != nil {
 		return err
 	}
@@ -223,14 +223,14 @@ func (im *importer) buildMaintenancePolicy() error {
 	for _, name := range model.SortedKeys(in.Window.MaintenanceExclusions) {
 		one := win
 		one.MaintenanceExclusions = map[string]*api.TimeWindow{name: in.Window.MaintenanceExclusions[name]}
-		if _, err := im.w.buildMaintenancePolicy(c, &api.MaintenancePolicy{Window: &one}, "cluster.maintenancePolicy"); err != nil {
+		if _, err := im.w.maintenance.BuildMaintenancePolicy(c, &api.MaintenancePolicy{Window: &one}, "cluster.maintenancePolicy"); err != nil {
 			im.note(noteApprox, "maintenance exclusion left out: gkesim's rules refuse it: "+err.Error(), "exclusion "+name)
 			continue
 		}
 		kept[name] = in.Window.MaintenanceExclusions[name]
 	}
 	win.MaintenanceExclusions = kept
-	if p, err := im.w.buildMaintenancePolicy(c, &api.MaintenancePolicy{Window: &win}, "cluster.maintenancePolicy"); err == nil {
+	if p, err := im.w.maintenance.BuildMaintenancePolicy(c, &api.MaintenancePolicy{Window: &win}, "cluster.maintenancePolicy"); err == nil {
 		base = p
 	}
 	c.MaintenancePolicy = nonEmptyPolicy(base)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/maintenance"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
@@ -153,7 +154,7 @@ func (w *World) autoUpgradeCandidates(c *model.Cluster) []autoUpgradeCandidate {
 			if !am.LastMinorUpgrade.IsZero() {
 				cand.notBefore = am.LastMinorUpgrade.Add(minorUpgradeInterval)
 			}
-			_, eos := w.endOfSupport(c)
+			_, eos := w.maintenance.EndOfSupport(c)
 			cand.mandatory, cand.mandatoryAt = !now.Before(eos), eos
 			out = append(out, cand)
 		}
@@ -221,8 +222,8 @@ func (w *World) autoUpgradeStep(c *model.Cluster) time.Time {
 	for _, cand := range cands {
 		if !cand.mandatory {
 			from := maxTime(now, cand.notBefore)
-			if allowed, reason := w.MaintenanceAllows(c, cand.kind, from); !allowed || from.After(now) {
-				next := w.NextAllowed(c, cand.kind, from)
+			if allowed, reason := w.maintenance.MaintenanceAllows(c, cand.kind, from); !allowed || from.After(now) {
+				next := w.maintenance.NextAllowed(c, cand.kind, from)
 				if m := cand.mandatoryAt; !m.IsZero() && (next.IsZero() || m.Before(next)) {
 					next = m // the end of support starts it whatever the policy
 				}
@@ -331,7 +332,7 @@ func (w *World) ClusterUpgradeInfo(project, location, name string) (*api.Cluster
 	p := c.MaintenancePolicy
 	for _, name := range p.ExclusionNames() {
 		e := p.Exclusions[name]
-		if now.Before(e.Start) || !now.Before(w.exclusionEnd(c, e)) {
+		if now.Before(e.Start) || !now.Before(w.maintenance.ExclusionEnd(c, e)) {
 			continue
 		}
 		if e.Scope == api.ScopeNoUpgrades {
@@ -340,7 +341,7 @@ func (w *World) ClusterUpgradeInfo(project, location, name string) (*api.Cluster
 			reasons["MAINTENANCE_EXCLUSION_NO_MINOR_UPGRADES"] = true
 		}
 	}
-	if s, ok := w.windowOf(c).NextOpen(now, now.Add(maintenanceHorizon)); !ok || s.Start.After(now) {
+	if s, ok := w.maintenance.WindowOf(c).NextOpen(now, now.Add(maintenance.MaintenanceHorizon)); !ok || s.Start.After(now) {
 		reasons["MAINTENANCE_WINDOW"] = true
 	}
 	for _, r := range []string{"MAINTENANCE_WINDOW", "MAINTENANCE_EXCLUSION_NO_UPGRADES", "MAINTENANCE_EXCLUSION_NO_MINOR_UPGRADES"} {
@@ -348,8 +349,8 @@ func (w *World) ClusterUpgradeInfo(project, location, name string) (*api.Cluster
 			out.PausedReason = append(out.PausedReason, r)
 		}
 	}
-	patchOK, _ := w.MaintenanceAllows(c, model.ControlPlanePatch, now)
-	minorOK, _ := w.MaintenanceAllows(c, model.ControlPlaneMinor, now)
+	patchOK, _ := w.maintenance.MaintenanceAllows(c, model.ControlPlanePatch, now)
+	minorOK, _ := w.maintenance.MaintenanceAllows(c, model.ControlPlaneMinor, now)
 	switch {
 	case !patchOK:
 		out.AutoUpgradeStatus = []string{"UPGRADE_PAUSED"}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/maintenance"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
@@ -54,7 +55,7 @@ func runMonths(t *testing.T, w *World, c *model.Cluster, until time.Time) []upgr
 func TestAutoUpgradesOnlyInsideTheWindow(t *testing.T) {
 	w, c := maintenanceCluster(t, testStart)
 	setPolicy(t, w, c, &api.MaintenanceWindow{RecurringWindow: recurring("2026-11-02T22:00:00Z", "2026-11-03T06:00:00Z", "FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR")})
-	ws := newWindowSchedule(c.MaintenancePolicy)
+	ws := maintenance.NewWindowSchedule(c.MaintenancePolicy)
 	start := c.MasterVersion
 	ups := runMonths(t, w, c, testStart.AddDate(0, 6, 0))
 
@@ -180,7 +181,7 @@ func TestNodeAutoRepairIgnoresMaintenancePolicy(t *testing.T) {
 				RecurringWindow: recurring(now.Add(12*time.Hour).Format(time.RFC3339), now.Add(20*time.Hour).Format(time.RFC3339), "FREQ=DAILY"),
 				MaintenanceExclusions: map[string]*api.TimeWindow{
 					"freeze": exclusion(now.Add(-time.Hour).Format(time.RFC3339), now.Add(5*model.Day).Format(time.RFC3339), "")}})
-			if ok, _ := w.MaintenanceAllows(c, model.NodeDisruption, w.engine.Now()); ok {
+			if ok, _ := w.maintenance.MaintenanceAllows(c, model.NodeDisruption, w.engine.Now()); ok {
 				t.Fatal("the policy allows node disruption now; the test needs it not to")
 			}
 			victim := sortedNodeNames(c)[0]
@@ -238,7 +239,7 @@ func nodeCondition(n *corev1.Node, t corev1.NodeConditionType) corev1.NodeCondit
 // right after, both during the freeze; nothing else runs in the freeze.
 func TestEndOfSupportUpgradesIgnoreThePolicy(t *testing.T) {
 	w, c := maintenanceCluster(t, testStart, func(in *api.Cluster) { in.InitialClusterVersion = "1.35" })
-	_, eos := w.endOfSupport(c)
+	_, eos := w.maintenance.EndOfSupport(c)
 	freezeStart, freezeEnd := ts("2027-05-10T00:00:00Z"), ts("2027-06-05T00:00:00Z")
 	if !eos.After(freezeStart) || !eos.Before(freezeEnd) {
 		t.Fatalf("1.35's end of support is %s, want it inside the freeze %s .. %s", eos, freezeStart, freezeEnd)

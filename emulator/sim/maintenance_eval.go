@@ -1,197 +1,12 @@
 package sim
 
 import (
-	"fmt"
-	"sort"
-	"strings"
 	"time"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
-	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
-	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/window"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/maintenance"
 )
-
-// The maintenance evaluator: may an upgrade of kind K run on a cluster at emulated time T, and
-// when is the next time it may? R-MW-1: automatic maintenance that respects the policy runs only
-// while the maintenance window is open (any time, without a window) and no active exclusion
-// blocks it; exclusions win over windows. R-EX-2: if any active exclusion blocks an upgrade it
-// is postponed; expired exclusions block nothing. R-EX-1: what each scope blocks.
-//
-// Other controllers ask through MaintenanceAllows, NextAllowed and MaintenanceAllowedUntil
-// (surge upgrades pausing when the window closes, R-MW-3; manual node-recreating changes waiting
-// for a window, R-MW-5). Maintenance that the policy does not govern (R-MW-4: node auto-repair,
-// mandatory upgrades of versions at end of support) does not ask.
-
-// UpgradeKinds lists every kind, control plane first, as R-EX-1's table does.
-var UpgradeKinds = []model.UpgradeKind{model.ControlPlaneMinor, model.ControlPlanePatch, model.ControlPlaneDisruption, model.NodeMinor, model.NodePatch, model.NodeDisruption}
-
-// maintenanceHorizon bounds how far ahead NextAllowed looks.
-const maintenanceHorizon = 2 * 365 * model.Day
-
-// ScopeBlocks says whether an exclusion of scope blocks kind (R-EX-1's table): NO_UPGRADES (the
-// default) blocks everything; NO_MINOR_UPGRADES blocks minor upgrades only;
-// NO_MINOR_OR_NODE_UPGRADES blocks minor upgrades and every node upgrade, leaving control-plane
-// patches and control-plane VM disruption.
-func ScopeBlocks(scope string, k model.UpgradeKind) bool {
-	switch scope {
-	case api.ScopeNoMinorUpgrades:
-		return k == model.ControlPlaneMinor || k == model.NodeMinor
-	case api.ScopeNoMinorOrNodeUpgrades:
-		return k == model.ControlPlaneMinor || k.IsNode()
-	}
-	return true
-}
-
-// NodeUpgradeKind classifies a node-recreating change from one node spec to another: a minor
-// or patch version change, else a change that only recreates the VMs (machine type, disk,
-// image: R-UPG-1).
-func NodeUpgradeKind(from, to model.NodeSpec) model.UpgradeKind {
-	a, okA := catalog.ParseVersion(from.Version)
-	b, okB := catalog.ParseVersion(to.Version)
-	switch {
-	case okA && okB && a.Minor != b.Minor:
-		return model.NodeMinor
-	case from.Version != to.Version:
-		return model.NodePatch
-	}
-	return model.NodeDisruption
-}
-
-// maintenanceCache is a cluster's compiled window, valid for one policy version.
-type maintenanceCache struct {
-	version string
-	ws      *window.Schedule
-}
-
-// windowOf returns the cluster's compiled window, compiling it when the policy changed.
-func (w *World) windowOf(c *model.Cluster) *window.Schedule {
-	if w.maint == nil {
-		w.maint = map[string]*maintenanceCache{}
-	}
-	mc := w.maint[c.Key()]
-	if mc == nil || mc.version != c.PolicyVersion {
-		mc = &maintenanceCache{version: c.PolicyVersion, ws: newWindowSchedule(c.MaintenancePolicy)}
-		w.maint[c.Key()] = mc
-	}
-	return mc.ws
-}
-
-// blockingExclusions returns the names of the exclusions active at t that block kind, and when
-// the last of them ends.
-func (w *World) blockingExclusions(c *model.Cluster, kind model.UpgradeKind, t time.Time) ([]string, time.Time) {
-	p := c.MaintenancePolicy
-	var names []string
-	var until time.Time
-	for _, name := range p.ExclusionNames() {
-		e := p.Exclusions[name]
-		end := w.exclusionEnd(c, e)
-		if t.Before(e.Start) || !t.Before(end) || !ScopeBlocks(e.Scope, kind) {
-			continue
-		}
-		names = append(names, name)
-		if end.After(until) {
-			until = end
-		}
-	}
-	return names, until
-}
-
-// MaintenanceAllows says whether maintenance of kind may run on c at t under its maintenance
-// policy (R-MW-1, R-EX-1, R-EX-2), and if not, why.
-func (w *World) MaintenanceAllows(c *model.Cluster, kind model.UpgradeKind, t time.Time) (bool, string) {
-	if names, until := w.blockingExclusions(c, kind, t); len(names) > 0 {
-		what := "maintenance exclusion %s blocks %s until %s"
-		if len(names) > 1 {
-			what = "maintenance exclusions %s block %s until %s"
-		}
-		return false, fmt.Sprintf(what, quoteNames(names), kind.Describe(), until.Format(time.RFC3339))
-	}
-	s, ok := w.windowOf(c).NextOpen(t, t.Add(maintenanceHorizon))
-	switch {
-	case !ok:
-		return false, "the maintenance window does not open again"
-	case s.Start.After(t):
-		return false, "outside the maintenance window, which next opens at " + s.Start.Format(time.RFC3339)
-	}
-	return true, ""
-}
-
-// NextAllowed returns the first time at or after from at which maintenance of kind may run on
-// c, or the zero time if there is none within two years.
-func (w *World) NextAllowed(c *model.Cluster, kind model.UpgradeKind, from time.Time) time.Time {
-	horizon := from.Add(maintenanceHorizon)
-	ws := w.windowOf(c)
-	t := from
-	for i := 0; i < 1000 && !t.After(horizon); i++ {
-		if names, until := w.blockingExclusions(c, kind, t); len(names) > 0 {
-			t = until
-			continue
-		}
-		s, ok := ws.NextOpen(t, horizon)
-		if !ok {
-			return time.Time{}
-		}
-		if s.Start.After(t) {
-			t = s.Start
-			continue
-		}
-		return t
-	}
-	return time.Time{}
-}
-
-// MaintenanceAllowedUntil returns when the stretch in which maintenance of kind may run,
-// containing t, ends: the window closes or a blocking exclusion begins. ok is false when it
-// may not run at t; end is zero when nothing ends the stretch within two years.
-func (w *World) MaintenanceAllowedUntil(c *model.Cluster, kind model.UpgradeKind, t time.Time) (end time.Time, ok bool) {
-	if allowed, _ := w.MaintenanceAllows(c, kind, t); !allowed {
-		return time.Time{}, false
-	}
-	if ws := w.windowOf(c); !ws.Always() {
-		s, _ := ws.NextOpen(t, t.Add(maintenanceHorizon))
-		end = s.End
-	}
-	p := c.MaintenancePolicy
-	for _, name := range p.ExclusionNames() {
-		e := p.Exclusions[name]
-		if e.Start.After(t) && ScopeBlocks(e.Scope, kind) && (end.IsZero() || e.Start.Before(end)) {
-			end = e.Start
-		}
-	}
-	return end, true
-}
-
-func quoteNames(names []string) string {
-	q := make([]string, len(names))
-	for i, n := range names {
-		q[i] = fmt.Sprintf("%q", n)
-	}
-	return strings.Join(q, ", ")
-}
-
-// openWindows returns the next n stretches, from `from` on, in which maintenance may run at
-// all: the window's open time outside NO_UPGRADES exclusions. A stretch open at `from` starts
-// there; one still open at the horizon has a zero end.
-func (w *World) openWindows(c *model.Cluster, from time.Time, n int) []window.Span {
-	horizon := from.Add(maintenanceHorizon)
-	p := c.MaintenancePolicy
-	var blocked []window.Span
-	for _, name := range p.ExclusionNames() {
-		if e := p.Exclusions[name]; e.Scope == api.ScopeNoUpgrades {
-			blocked = append(blocked, window.Span{Start: e.Start, End: w.exclusionEnd(c, e)})
-		}
-	}
-	sort.Slice(blocked, func(i, j int) bool { return blocked[i].Start.Before(blocked[j].Start) })
-	out := window.Subtract(w.windowOf(c).OpenStretches(from, horizon), blocked)
-	if k := len(out); k > 0 && !out[k-1].End.Before(horizon) {
-		out[k-1].End = time.Time{}
-	}
-	if len(out) > n {
-		out = out[:n]
-	}
-	return out
-}
 
 // MaintenanceSchedule answers, for a cluster at the current emulated time, its next n open
 // windows and, per upgrade kind, whether it may run now, what blocks it and when it next may.
@@ -203,18 +18,18 @@ func (w *World) MaintenanceSchedule(project, location, name string, n int) (*api
 	now := w.st.Now
 	out := &api.MaintenanceSchedule{Now: now.Format(time.RFC3339), ResourceVersion: c.PolicyVersion,
 		Windows: []*api.ScheduleWindow{}}
-	for _, s := range w.openWindows(c, now, n) {
+	for _, s := range w.maintenance.OpenWindows(c, now, n) {
 		sw := &api.ScheduleWindow{StartTime: s.Start.Format(time.RFC3339)}
 		if !s.End.IsZero() {
 			sw.EndTime = s.End.Format(time.RFC3339)
 		}
 		out.Windows = append(out.Windows, sw)
 	}
-	for _, k := range UpgradeKinds {
+	for _, k := range maintenance.UpgradeKinds {
 		su := &api.ScheduleUpgrade{Kind: string(k)}
-		su.AllowedNow, su.Reason = w.MaintenanceAllows(c, k, now)
-		su.BlockedBy, _ = w.blockingExclusions(c, k, now)
-		if next := w.NextAllowed(c, k, now); !next.IsZero() {
+		su.AllowedNow, su.Reason = w.maintenance.MaintenanceAllows(c, k, now)
+		su.BlockedBy, _ = w.maintenance.BlockingExclusions(c, k, now)
+		if next := w.maintenance.NextAllowed(c, k, now); !next.IsZero() {
 			su.NextAllowedTime = next.Format(time.RFC3339)
 		}
 		out.Upgrades = append(out.Upgrades, su)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/maintenance"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
@@ -89,17 +90,17 @@ func TestHolidayRetailerExclusions(t *testing.T) {
 		{model.NodeDisruption, "2026-12-10T12:00:00Z", true, nil},
 	} {
 		at := ts(tc.at)
-		allowed, reason := w.MaintenanceAllows(c, tc.kind, at)
-		names, _ := w.blockingExclusions(c, tc.kind, at)
+		allowed, reason := w.maintenance.MaintenanceAllows(c, tc.kind, at)
+		names, _ := w.maintenance.BlockingExclusions(c, tc.kind, at)
 		if allowed != tc.allowed || !slices.Equal(names, tc.blockedBy) {
 			t.Errorf("%s on %s: allowed=%v blocked by %v (%s), want allowed=%v blocked by %v", tc.kind, tc.at, allowed, names, reason, tc.allowed, tc.blockedBy)
 		}
 	}
 	// R-EX-2: once the exclusions expire they block nothing; a minor upgrade may run from Jan 15.
-	if next := w.NextAllowed(c, model.ControlPlaneMinor, ts("2026-12-20T12:00:00Z")); !next.Equal(ts("2027-01-15T00:00:00Z")) {
+	if next := w.maintenance.NextAllowed(c, model.ControlPlaneMinor, ts("2026-12-20T12:00:00Z")); !next.Equal(ts("2027-01-15T00:00:00Z")) {
 		t.Errorf("next control-plane minor upgrade after Dec 20: %s, want 2027-01-15T00:00:00Z", next)
 	}
-	if next := w.NextAllowed(c, model.NodePatch, ts("2026-11-25T12:00:00Z")); !next.Equal(ts("2026-12-04T00:00:00Z")) {
+	if next := w.maintenance.NextAllowed(c, model.NodePatch, ts("2026-11-25T12:00:00Z")); !next.Equal(ts("2026-12-04T00:00:00Z")) {
 		t.Errorf("next node patch after Nov 25: %s, want 2026-12-04T00:00:00Z", next)
 	}
 }
@@ -112,8 +113,8 @@ func TestScopeTable(t *testing.T) {
 		api.ScopeNoMinorOrNodeUpgrades: {true, false, false, true, true, true},
 	}
 	for scope, row := range want {
-		for i, k := range UpgradeKinds {
-			if got := ScopeBlocks(scope, k); got != row[i] {
+		for i, k := range maintenance.UpgradeKinds {
+			if got := maintenance.ScopeBlocks(scope, k); got != row[i] {
 				t.Errorf("%s blocks %s = %v, want %v", scope, k, got, row[i])
 			}
 		}
@@ -161,8 +162,8 @@ func TestAvailabilityRule(t *testing.T) {
 				return
 			}
 			e, ok := model.AsError(err)
-			if !ok || e.HTTPCode != 400 || !strings.HasPrefix(e.Message, availabilityMessage+":") || !strings.Contains(e.Message, " have "+tc.want+" of") {
-				t.Fatalf("got %v, want a 400 %q with %s of availability", err, availabilityMessage, tc.want)
+			if !ok || e.HTTPCode != 400 || !strings.HasPrefix(e.Message, maintenance.AvailabilityMessage+":") || !strings.Contains(e.Message, " have "+tc.want+" of") {
+				t.Fatalf("got %v, want a 400 %q with %s of availability", err, maintenance.AvailabilityMessage, tc.want)
 			}
 			if c.MaintenancePolicy != nil {
 				t.Errorf("a rejected policy was stored")
@@ -261,7 +262,7 @@ func TestExclusionEndOfSupport(t *testing.T) {
 	setPolicy(t, w, c, &api.MaintenanceWindow{MaintenanceExclusions: map[string]*api.TimeWindow{
 		"hold": {StartTime: "2026-12-01T00:00:00Z", MaintenanceExclusionOptions: &api.MaintenanceExclusionOptions{
 			Scope: api.ScopeNoMinorOrNodeUpgrades, EndTimeBehavior: api.EndTimeUntilEndOfSupport}}}})
-	got := w.renderMaintenancePolicy(c).Window.MaintenanceExclusions["hold"]
+	got := w.maintenance.RenderMaintenancePolicy(c).Window.MaintenanceExclusions["hold"]
 	if got.EndTime != eos.Format(time.RFC3339) || got.MaintenanceExclusionOptions.EndTimeBehavior != api.EndTimeUntilEndOfSupport {
 		t.Fatalf("UNTIL_END_OF_SUPPORT exclusion renders as %+v %+v, want end %s", got, got.MaintenanceExclusionOptions, eos.Format(time.RFC3339))
 	}
@@ -270,7 +271,7 @@ func TestExclusionEndOfSupport(t *testing.T) {
 		t.Fatal(err)
 	}
 	runOp(t, w, op, time.Hour)
-	if got := w.renderMaintenancePolicy(c).Window.MaintenanceExclusions["hold"].EndTime; got != catalog.ScheduleOf(35).EndOfStandard.Format(time.RFC3339) {
+	if got := w.maintenance.RenderMaintenancePolicy(c).Window.MaintenanceExclusions["hold"].EndTime; got != catalog.ScheduleOf(35).EndOfStandard.Format(time.RFC3339) {
 		t.Errorf("after the upgrade to 1.35 the exclusion ends %s, want 1.35's end of support %s", got, catalog.ScheduleOf(35).EndOfStandard.Format(time.RFC3339))
 	}
 }
@@ -280,7 +281,7 @@ func TestExclusionEndOfSupport(t *testing.T) {
 // and rejects a stale write.
 func TestMaintenancePolicyRenderAndResourceVersion(t *testing.T) {
 	w, c := maintenanceCluster(t, testStart)
-	rv0 := w.renderMaintenancePolicy(c).ResourceVersion
+	rv0 := w.maintenance.RenderMaintenancePolicy(c).ResourceVersion
 	setPolicy(t, w, c, &api.MaintenanceWindow{
 		DailyMaintenanceWindow: &api.DailyMaintenanceWindow{StartTime: "3:30"},
 		MaintenanceExclusions: map[string]*api.TimeWindow{
@@ -288,7 +289,7 @@ func TestMaintenancePolicyRenderAndResourceVersion(t *testing.T) {
 			"scoped": exclusion("2026-11-26T00:00:00Z", "2026-12-30T00:00:00Z", api.ScopeNoMinorUpgrades),
 			"empty":  {StartTime: "2026-12-20T00:00:00Z", EndTime: "2026-12-22T00:00:00Z", MaintenanceExclusionOptions: &api.MaintenanceExclusionOptions{}},
 		}})
-	mp := w.renderMaintenancePolicy(c)
+	mp := w.maintenance.RenderMaintenancePolicy(c)
 	if mp.ResourceVersion == rv0 || mp.ResourceVersion == "" {
 		t.Errorf("resourceVersion %q after a set, was %q", mp.ResourceVersion, rv0)
 	}
@@ -313,7 +314,7 @@ func TestMaintenancePolicyRenderAndResourceVersion(t *testing.T) {
 	}
 	// An empty policy with the current version clears it.
 	setPolicy(t, w, c, nil)
-	if mp := w.renderMaintenancePolicy(c); mp.Window != nil || c.MaintenancePolicy != nil {
+	if mp := w.maintenance.RenderMaintenancePolicy(c); mp.Window != nil || c.MaintenancePolicy != nil {
 		t.Errorf("cleared policy renders %+v", mp)
 	}
 }
@@ -332,19 +333,19 @@ func TestNextAllowedAndAllowedUntil(t *testing.T) {
 		{"2026-11-10T03:30:00Z", "2026-11-10T03:30:00Z", "2026-11-10T05:00:00Z"}, // the exclusion cuts the window
 		{"2026-11-10T06:00:00Z", "2026-11-12T04:00:00Z", "2026-11-12T07:00:00Z"}, // resumes mid-window after it
 	} {
-		next := w.NextAllowed(c, model.NodePatch, ts(tc.from))
-		until, ok := w.MaintenanceAllowedUntil(c, model.NodePatch, next)
+		next := w.maintenance.NextAllowed(c, model.NodePatch, ts(tc.from))
+		until, ok := w.maintenance.MaintenanceAllowedUntil(c, model.NodePatch, next)
 		if !next.Equal(ts(tc.next)) || !ok || !until.Equal(ts(tc.until)) {
 			t.Errorf("from %s: next %s until %s (%v), want %s until %s", tc.from, next, until, ok, tc.next, tc.until)
 		}
 	}
-	if _, ok := w.MaintenanceAllowedUntil(c, model.NodePatch, ts("2026-11-05T12:00:00Z")); ok {
+	if _, ok := w.maintenance.MaintenanceAllowedUntil(c, model.NodePatch, ts("2026-11-05T12:00:00Z")); ok {
 		t.Errorf("allowed outside the window")
 	}
-	if k := NodeUpgradeKind(model.NodeSpec{Version: "1.36.5-gke.1101000"}, model.NodeSpec{Version: "1.37.1-gke.1124000"}); k != model.NodeMinor {
+	if k := maintenance.NodeUpgradeKind(model.NodeSpec{Version: "1.36.5-gke.1101000"}, model.NodeSpec{Version: "1.37.1-gke.1124000"}); k != model.NodeMinor {
 		t.Errorf("minor version change is %s", k)
 	}
-	if k := NodeUpgradeKind(model.NodeSpec{Version: "1.36.5-gke.1101000", MachineType: "e2-medium"}, model.NodeSpec{Version: "1.36.5-gke.1101000", MachineType: "e2-standard-4"}); k != model.NodeDisruption {
+	if k := maintenance.NodeUpgradeKind(model.NodeSpec{Version: "1.36.5-gke.1101000", MachineType: "e2-medium"}, model.NodeSpec{Version: "1.36.5-gke.1101000", MachineType: "e2-standard-4"}); k != model.NodeDisruption {
 		t.Errorf("machine type change is %s", k)
 	}
 }
@@ -356,13 +357,13 @@ func TestCreateClusterWithMaintenancePolicy(t *testing.T) {
 		in.MaintenancePolicy = &api.MaintenancePolicy{Window: &api.MaintenanceWindow{
 			DailyMaintenanceWindow: &api.DailyMaintenanceWindow{StartTime: "22:30"}}}
 	})
-	if mp := w.renderMaintenancePolicy(c); mp.Window == nil || mp.Window.DailyMaintenanceWindow.StartTime != "22:30" || mp.ResourceVersion == "" {
+	if mp := w.maintenance.RenderMaintenancePolicy(c); mp.Window == nil || mp.Window.DailyMaintenanceWindow.StartTime != "22:30" || mp.ResourceVersion == "" {
 		t.Fatalf("created with %+v", mp)
 	}
 	w2 := New(Options{Seed: 42, Start: testStart})
 	_, err := w2.CreateCluster("proj", "us-central1-a", &api.CreateClusterRequest{Cluster: &api.Cluster{Name: "c1", InitialNodeCount: 1,
 		MaintenancePolicy: &api.MaintenancePolicy{Window: &api.MaintenanceWindow{RecurringWindow: recurring("2026-11-08T02:00:00Z", "2026-11-08T06:00:00Z", "FREQ=WEEKLY;BYDAY=SU")}}}})
-	if e, ok := model.AsError(err); !ok || !strings.HasPrefix(e.Message, availabilityMessage) || w2.Cluster("proj", "us-central1-a", "c1") != nil {
+	if e, ok := model.AsError(err); !ok || !strings.HasPrefix(e.Message, maintenance.AvailabilityMessage) || w2.Cluster("proj", "us-central1-a", "c1") != nil {
 		t.Fatalf("create with a policy that breaks R-EX-4a: %v", err)
 	}
 }

@@ -34,7 +34,7 @@ func (w *World) RenderCluster(c *model.Cluster, links Links, endpoint string) *a
 		Locations:             slices.Clone(c.Locations),
 		ResourceLabels:        maps.Clone(c.ResourceLabels),
 		LabelFingerprint:      labelFingerprint(c.ResourceLabels),
-		MaintenancePolicy:     w.renderMaintenancePolicy(c),
+		MaintenancePolicy:     w.maintenance.RenderMaintenancePolicy(c),
 		InitialClusterVersion: c.InitialVersion,
 		SelfLink:              links.Container("projects/%s/locations/%s/clusters/%s", c.Project, c.Location, c.Name),
 		Zone:                  c.Location,

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/engine"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/maintenance"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
@@ -89,7 +90,7 @@ func (w *World) planAutoUpgrade(c *model.Cluster, p *model.NodePool, target mode
 	op := w.planUpgrade(c, p, target)
 	p.Upgrade.Auto = true
 	p.Upgrade.Drain.ProtectExtended = c.Autopilot
-	p.Upgrade.Policy = NodeUpgradeKind(p.Spec, target) // R-MW-1, R-MW-3
+	p.Upgrade.Policy = maintenance.NodeUpgradeKind(p.Spec, target) // R-MW-1, R-MW-3
 	return op
 }
 
@@ -97,7 +98,7 @@ func (w *World) planAutoUpgrade(c *model.Cluster, p *model.NodePool, target mode
 // the maintenance policy; a change that only recreates the VMs respects it (R-MW-5).
 func (w *World) planManualUpgrade(c *model.Cluster, p *model.NodePool, target model.NodeSpec) *model.Operation {
 	op := w.planUpgrade(c, p, target)
-	if kind := NodeUpgradeKind(p.Spec, target); kind == model.NodeDisruption {
+	if kind := maintenance.NodeUpgradeKind(p.Spec, target); kind == model.NodeDisruption {
 		p.Upgrade.Policy = kind
 	}
 	return op

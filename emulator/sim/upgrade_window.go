@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/maintenance"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
@@ -32,9 +33,9 @@ func (w *World) upgradeWindowOpen(c *model.Cluster, p *model.NodePool) bool {
 	if now.Before(u.OpenUntil) {
 		return true
 	}
-	if end, ok := w.MaintenanceAllowedUntil(c, u.Policy, now); ok {
+	if end, ok := w.maintenance.MaintenanceAllowedUntil(c, u.Policy, now); ok {
 		if end.IsZero() {
-			end = now.Add(maintenanceHorizon)
+			end = now.Add(maintenance.MaintenanceHorizon)
 		}
 		u.OpenUntil = end
 		if !u.WaitingUntil.IsZero() {
@@ -49,15 +50,15 @@ func (w *World) upgradeWindowOpen(c *model.Cluster, p *model.NodePool) bool {
 	if u.WaitingUntil.After(now) {
 		return false
 	}
-	_, why := w.MaintenanceAllows(c, u.Policy, now)
-	next := w.NextAllowed(c, u.Policy, now)
+	_, why := w.maintenance.MaintenanceAllows(c, u.Policy, now)
+	next := w.maintenance.NextAllowed(c, u.Policy, now)
 	when := "no time within two years allows it: change the maintenance policy or cancel the operation"
 	if !next.IsZero() {
 		when = "waiting until " + next.Format(time.RFC3339)
 		u.WaitingUntil = next
 		w.engine.Schedule(next.Sub(now), model.Event{Kind: evUpgradeTimer, Cluster: c.Key(), Pool: p.Name, Op: u.Op})
 	} else {
-		u.WaitingUntil = now.Add(maintenanceHorizon)
+		u.WaitingUntil = now.Add(maintenance.MaintenanceHorizon)
 	}
 	if u.Deferred {
 		w.engine.Record("UpgradeWaiting", c, p.Name, "", u.Op, "%s of %s (%s) respects the maintenance policy and has not begun: %s; %s. To apply it now, update the node pool to the version it runs",

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/maintenance"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/window"
 )
@@ -43,7 +44,7 @@ func (w *World) MaintenanceCalendar(project, location, name string, days int) (*
 		Occurrences: []*api.ScheduleWindow{}, Exclusions: []*api.CalendarExclusion{}, Available: []*api.CalendarStretch{},
 		Rolling: []*api.RollingAvailability{}, RequiredHours: window.AvailabilityNeeded.Hours(), AutoUpgrades: []*api.AutoUpgradeEntry{}}
 	p := c.MaintenancePolicy
-	ws := w.windowOf(c)
+	ws := w.maintenance.WindowOf(c)
 	if !ws.Always() {
 		out.Window = describeWindow(p)
 		for _, s := range ws.Spans(now, to) {
@@ -53,7 +54,7 @@ func (w *World) MaintenanceCalendar(project, location, name string, days int) (*
 	var blocked []window.Span
 	for _, name := range p.ExclusionNames() {
 		e := p.Exclusions[name]
-		end := w.exclusionEnd(c, e)
+		end := w.maintenance.ExclusionEnd(c, e)
 		if e.Scope == api.ScopeNoUpgrades {
 			blocked = append(blocked, window.Span{Start: e.Start, End: end})
 		}
@@ -62,8 +63,8 @@ func (w *World) MaintenanceCalendar(project, location, name string, days int) (*
 		}
 		ce := &api.CalendarExclusion{Name: name, Scope: e.Scope, StartTime: e.Start.Format(time.RFC3339), EndTime: end.Format(time.RFC3339),
 			UntilEndOfSupport: e.UntilEndOfSupport, Blocks: []string{}}
-		for _, k := range UpgradeKinds {
-			if ScopeBlocks(e.Scope, k) {
+		for _, k := range maintenance.UpgradeKinds {
+			if maintenance.ScopeBlocks(e.Scope, k) {
 				ce.Blocks = append(ce.Blocks, string(k))
 			}
 		}
@@ -100,7 +101,7 @@ func (w *World) MaintenanceCalendar(project, location, name string, days int) (*
 // describeWindow says when a policy's window is open.
 func describeWindow(p *model.MaintenancePolicy) string {
 	if p.Daily != nil {
-		return fmt.Sprintf("daily at %s UTC for %s", p.Daily.StartTime, shortDuration(dailyWindowLength))
+		return fmt.Sprintf("daily at %s UTC for %s", p.Daily.StartTime, shortDuration(maintenance.DailyWindowLength))
 	}
 	r := p.Recurring
 	return fmt.Sprintf("%s, from %s UTC for %s", r.Recurrence, r.Start.Format("15:04"), shortDuration(r.End.Sub(r.Start)))

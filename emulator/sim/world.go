@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/engine"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/maintenance"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
@@ -27,8 +28,8 @@ type World struct {
 	k8s map[*model.Cluster]*k8sIndex
 	// pdbCount holds each PodDisruptionBudget's pod counts, rebuilt on demand.
 	pdbCount map[*model.PDB]*pdbCount
-	// maint holds each cluster's compiled maintenance window, rebuilt when its policy changes.
-	maint map[string]*maintenanceCache
+	// maintenance evaluates the clusters' maintenance policies.
+	maintenance *maintenance.Maintenance
 	// svcs holds each cluster's derived Service index (services.go), rebuilt on demand.
 	svcs map[*model.Cluster]*svcIndex
 	// blue holds each blue-green upgrade's sorted blue nodes (upgrade_bluegreen.go), rebuilt on demand.
@@ -139,6 +140,7 @@ func (w *World) init() error {
 		return err
 	}
 	w.engine = e
+	w.maintenance = maintenance.New(w.st, e)
 	w.registerOperationHandlers()
 	w.registerWorkHandlers()
 	w.registerNodeHandlers()

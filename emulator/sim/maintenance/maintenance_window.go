@@ -1,4 +1,4 @@
-package sim
+package maintenance
 
 import (
 	"fmt"
@@ -16,11 +16,11 @@ import (
 // availabilityHorizon bounds how far ahead the availability rule is checked.
 const availabilityHorizon = 3 * 365 * model.Day
 
-// availabilityMessage is GKE's own text for a policy that breaks the rule.
-const availabilityMessage = "maintenance policy would go longer than 32d without 48h maintenance availability"
+// AvailabilityMessage is GKE's own text for a policy that breaks the rule.
+const AvailabilityMessage = "maintenance policy would go longer than 32d without 48h maintenance availability"
 
-// compileRecurrence checks a recurring window's RRULE (the field names it in errors).
-func compileRecurrence(r *model.RecurringWindow, field string) error {
+// CompileRecurrence checks a recurring window's RRULE (the field names it in errors).
+func CompileRecurrence(r *model.RecurringWindow, field string) error {
 	if r.Recurrence == "" {
 		return model.InvalidArgument("Required field %q is missing: give an RFC 5545 RRULE such as \"FREQ=WEEKLY;BYDAY=SA,SU\".", field)
 	}
@@ -30,12 +30,12 @@ func compileRecurrence(r *model.RecurringWindow, field string) error {
 	return nil
 }
 
-// newWindowSchedule compiles a policy's window; p has been validated.
-func newWindowSchedule(p *model.MaintenancePolicy) *window.Schedule {
+// NewWindowSchedule compiles a policy's window; p has been validated.
+func NewWindowSchedule(p *model.MaintenancePolicy) *window.Schedule {
 	switch {
 	case p == nil:
 	case p.Daily != nil:
-		ws, _ := window.Daily(p.Daily.StartTime, dailyWindowLength)
+		ws, _ := window.Daily(p.Daily.StartTime, DailyWindowLength)
 		return ws
 	case p.Recurring != nil:
 		ws, _ := window.Recurring(p.Recurring.Recurrence, p.Recurring.Start, p.Recurring.End)
@@ -44,16 +44,16 @@ func newWindowSchedule(p *model.MaintenancePolicy) *window.Schedule {
 	return &window.Schedule{}
 }
 
-// checkAvailability applies R-EX-4a from now on: time inside the window (any time without
+// CheckAvailability applies R-EX-4a from now on: time inside the window (any time without
 // one) and outside every NO_UPGRADES exclusion is available; only contiguous stretches of at
 // least 4 hours count; every rolling 32-day period must hold 48 hours of them.
-func checkAvailability(p *model.MaintenancePolicy, now time.Time) error {
+func CheckAvailability(p *model.MaintenancePolicy, now time.Time) error {
 	start, got := worstAvailability(p, now)
 	if got >= window.AvailabilityNeeded {
 		return nil
 	}
 	return model.InvalidArgument("%s: the 32 days from %s have %s of maintenance availability (time inside the maintenance window and outside NO_UPGRADES exclusions, in stretches of at least 4h; see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/maintenance#r-ex-4a). Widen or add to the window, or shorten the NO_UPGRADES exclusions.",
-		availabilityMessage, start.Format(time.RFC3339), formatHours(got))
+		AvailabilityMessage, start.Format(time.RFC3339), formatHours(got))
 }
 
 // worstAvailability finds the rolling 32-day period from now on with the least availability
@@ -79,7 +79,7 @@ func worstAvailability(p *model.MaintenancePolicy, now time.Time) (time.Time, ti
 		h1 = limit
 	}
 	sort.Slice(blocked, func(i, j int) bool { return blocked[i].Start.Before(blocked[j].Start) })
-	return window.WorstAvailability(newWindowSchedule(p), blocked, now, h1.Add(-window.AvailabilityPeriod))
+	return window.WorstAvailability(NewWindowSchedule(p), blocked, now, h1.Add(-window.AvailabilityPeriod))
 }
 
 func formatHours(d time.Duration) string {
