@@ -45,10 +45,11 @@ const (
 	maxBusyScaleDown  = 1
 	// Pods with a priority below this do not trigger scale-up (R-CA-9).
 	expendablePriority = -10
-	// SafeToEvictAnnotation marks pods the autoscaler must not evict (R-CA-2, R-EXT-*).
-	SafeToEvictAnnotation = "cluster-autoscaler.kubernetes.io/safe-to-evict"
-	spotPriceFactor       = 0.3
+	spotPriceFactor    = 0.3
 )
+
+// SafeToEvictAnnotation marks pods the autoscaler must not evict (R-CA-2, R-EXT-*).
+const SafeToEvictAnnotation = "cluster-autoscaler.kubernetes.io/safe-to-evict"
 
 // R-CA-2: the scale-down drain gets 10 minutes, then the node is terminated.
 var scaleDownDrain = model.DrainPolicy{RespectPDB: true, PDBTimeout: 10 * time.Minute, GraceCap: 10 * time.Minute}

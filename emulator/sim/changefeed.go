@@ -375,6 +375,14 @@ func (w *World) recordChange(c *model.Cluster, e *model.LogEntry) {
 	}})
 }
 
+// feedRenderers render the kinds whose API objects other parts of the simulation own: a
+// Service (its load balancer's annotations and status) and a stored kind (wired by
+// wireControllers).
+type feedRenderers struct {
+	service func(c *model.Cluster, s *model.Service) runtime.Object
+	stored  func(o *model.StoredObject) runtime.Object
+}
+
 // changeOf is the change entry of an object as it is now, at its resourceVersion.
 func (w *World) changeOf(c *model.Cluster, obj any) *Change {
 	switch o := obj.(type) {
@@ -394,9 +402,9 @@ func (w *World) changeOf(c *model.Cluster, obj any) *Change {
 	case *model.PDB:
 		return &Change{RV: o.RV, Resource: ResourcePDBs, Namespace: o.Namespace, Name: o.Name, snap: renderedSnap{w.renderPDB(c, o)}}
 	case *model.Service:
-		return &Change{RV: o.RV, Resource: ResourceServices, Namespace: o.Namespace, Name: o.Name, snap: renderedSnap{w.renderService(c, o)}}
+		return &Change{RV: o.RV, Resource: ResourceServices, Namespace: o.Namespace, Name: o.Name, snap: renderedSnap{w.feedRender.service(c, o)}}
 	case *model.StoredObject:
-		return &Change{RV: o.RV, Resource: o.Resource, Namespace: o.Namespace, Name: o.Name, snap: renderedSnap{renderStored(o)}}
+		return &Change{RV: o.RV, Resource: o.Resource, Namespace: o.Namespace, Name: o.Name, snap: renderedSnap{w.feedRender.stored(o)}}
 	}
 	panic(fmt.Sprintf("sim: changeOf %T", obj))
 }

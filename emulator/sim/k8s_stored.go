@@ -255,7 +255,7 @@ func (w *World) CreateStored(c *model.Cluster, k *StoredKind, ns string, in runt
 	objs[o.Key()] = o
 	w.touchObject(c, o, true)
 	w.engine.Record(k.Kind+"Created", c, "", "", "", "%s %s created", strings.ToLower(k.Kind), o.Key())
-	w.mountSourceAppeared(c, k, ns, m.GetName())
+	w.mountSourceAppeared(c, k.Resource, ns, m.GetName())
 	return renderStored(o), nil
 }
 

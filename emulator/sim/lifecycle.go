@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"k8s.io/apimachinery/pkg/runtime"
+
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/engine"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
@@ -16,6 +18,10 @@ import (
 // wireControllers registers every controller's hooks, in the order they run.
 func (w *World) wireControllers() {
 	h := &w.engine.Hooks
+	// The change feeds render Services and stored kinds as their owners do.
+	w.feedRender = feedRenderers{service: func(c *model.Cluster, s *model.Service) runtime.Object { return w.renderService(c, s) }, stored: renderStored}
+	// An operation's work is its type's (work.go).
+	w.opWork = opWork{begin: w.beginWork, done: w.workDone, complete: w.completeWork}
 	// The event log's entries reach the cluster's change feed (Kubernetes Events).
 	h.EntryLogged = w.recordChange
 	// Automatic maintenance follows the cluster's release channel from its creation; the

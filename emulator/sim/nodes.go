@@ -24,14 +24,19 @@ const (
 	nodeDeleteSpread = 30 * time.Second
 )
 
+// groupView is a controller's view of a group's node order, told when the node at position i
+// leaves the group.
+type groupView interface{ nodeRemovedAt(i int) }
+
 // groupIndex counts a group's nodes by state and holds them in the group's order, so that the
 // controllers that walk a group (a surge upgrade's zone, on every node event) skip a lookup by
 // name per node; it is derived, never persisted.
 type groupIndex struct {
 	byState map[model.NodeState]int
 	nodes   []*model.Node
-	// surge is a surge upgrade's view of the group (upgrade.go), when one runs.
-	surge *surgeZone
+	// view is a controller's own view of the group's node order (a surge upgrade's view of its
+	// zone, upgrade.go), when one keeps it.
+	view groupView
 	// joins counts the nodes that joined the group since the index was built.
 	joins int
 }
@@ -220,8 +225,8 @@ func (w *World) forgetNode(c *model.Cluster, n *model.Node) {
 		for i, x := range ix.nodes {
 			if x == n {
 				ix.nodes = append(ix.nodes[:i], ix.nodes[i+1:]...)
-				if ix.surge != nil && i < ix.surge.seen {
-					ix.surge.seen--
+				if ix.view != nil {
+					ix.view.nodeRemovedAt(i)
 				}
 				break
 			}

@@ -85,6 +85,14 @@ func (w *World) startOperation(typ string, c *model.Cluster, pool string, holds 
 	return op
 }
 
+// opWork is what an operation's type does once it runs: begin its work, say whether the work
+// is done, and complete it (work.go, wired by wireControllers).
+type opWork struct {
+	begin    func(c *model.Cluster, op *model.Operation)
+	done     func(c *model.Cluster, op *model.Operation) bool
+	complete func(c *model.Cluster, op *model.Operation)
+}
+
 func (w *World) onOperationStart(ev model.Event) {
 	op := w.st.Operations[ev.Op]
 	if op == nil || op.Status != api.OpStatusPending {
@@ -97,7 +105,7 @@ func (w *World) onOperationStart(ev model.Event) {
 		w.finishOperation(op, codeInternal, "cluster no longer exists")
 		return
 	}
-	w.beginWork(c, op)
+	w.opWork.begin(c, op)
 	w.checkOperations(c)
 }
 
@@ -139,8 +147,8 @@ func (w *World) finishOperation(op *model.Operation, code int32, message string)
 func (w *World) checkOperations(c *model.Cluster) {
 	for _, id := range append([]string(nil), c.OpenOps...) {
 		op := w.st.Operations[id]
-		if op != nil && op.Status == api.OpStatusRunning && w.workDone(c, op) {
-			w.completeWork(c, op)
+		if op != nil && op.Status == api.OpStatusRunning && w.opWork.done(c, op) {
+			w.opWork.complete(c, op)
 		}
 	}
 }

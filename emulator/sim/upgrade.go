@@ -337,7 +337,7 @@ func stillOld(n *model.Node, u *model.Upgrade) bool {
 func (w *World) surgeView(c *model.Cluster, p *model.NodePool, g *model.InstanceGroup) *surgeZone {
 	ix := w.index(c, g)
 	u := p.Upgrade
-	z := ix.surge
+	z, _ := ix.view.(*surgeZone)
 	if z == nil || z.u != u || z.dirty {
 		z = &surgeZone{u: u}
 		for _, n := range ix.nodes {
@@ -349,7 +349,7 @@ func (w *World) surgeView(c *model.Cluster, p *model.NodePool, g *model.Instance
 			}
 		}
 		z.oldCount, z.seen = len(z.old), len(ix.nodes)
-		ix.surge = z
+		ix.view = z
 		return z
 	}
 	// Nodes that joined the group since: the upgrade's own surge nodes are in inflight already;
@@ -362,6 +362,13 @@ func (w *World) surgeView(c *model.Cluster, p *model.NodePool, g *model.Instance
 	}
 	z.seen = len(ix.nodes)
 	return z
+}
+
+// nodeRemovedAt keeps the count of nodes seen in group order when one of them leaves.
+func (z *surgeZone) nodeRemovedAt(i int) {
+	if i < z.seen {
+		z.seen--
+	}
 }
 
 // takeOld takes the next node to upgrade: the first in group order, or the last (fromEnd).
@@ -389,8 +396,10 @@ func (w *World) surgeNodeChanged(c *model.Cluster, n *model.Node, what engine.No
 		return
 	}
 	if g := w.groupOf(c, n); g != nil {
-		if ix, ok := w.groups[g]; ok && ix.surge != nil {
-			ix.surge.dirty = true
+		if ix, ok := w.groups[g]; ok {
+			if z, _ := ix.view.(*surgeZone); z != nil {
+				z.dirty = true
+			}
 		}
 	}
 }

@@ -68,9 +68,9 @@ func (w *World) waitForMounts(c *model.Cluster, p *model.Pod) bool {
 
 // mountSourceAppeared starts, after the kubelet's usual delay, the pods of namespace ns that
 // were waiting for a ConfigMap or Secret that now exists.
-func (w *World) mountSourceAppeared(c *model.Cluster, k *StoredKind, ns, name string) {
+func (w *World) mountSourceAppeared(c *model.Cluster, resource, ns, name string) {
 	var what string
-	switch k.Resource {
+	switch resource {
 	case "configmaps":
 		what = fmt.Sprintf("configmap %q", name)
 	case "secrets":

@@ -22,6 +22,10 @@ type World struct {
 	// engine is the clock, the event queue and its handlers, the random source, the event
 	// log and the hook lists.
 	engine *engine.Engine
+	// feedRender renders the Services and stored objects of the change feeds.
+	feedRender feedRenderers
+	// opWork runs the work of the operations' types.
+	opWork opWork
 	// groups holds derived per-group indexes, rebuilt on demand after a restore.
 	groups map[*model.InstanceGroup]*groupIndex
 	// k8s holds each cluster's derived Kubernetes indexes, rebuilt on demand.
