@@ -21,7 +21,8 @@ var allowedImports = map[string][]string{
 	"emulator/sim/model":       {"emulator/api", "emulator/sim/catalog", "emulator/sim/eventq"},
 	"emulator/sim/engine":      {"emulator/api", "emulator/sim/model"},
 	"emulator/sim/maintenance": {"emulator/api", "emulator/sim/catalog", "emulator/sim/window", "emulator/sim/model", "emulator/sim/engine"},
-	"emulator/sim":             {"emulator/api", "emulator/sim/catalog", "emulator/sim/eventq", "emulator/sim/window", "emulator/sim/model", "emulator/sim/engine", "emulator/sim/maintenance"},
+	"emulator/sim/core":        {"emulator/api", "emulator/sim/catalog", "emulator/sim/model", "emulator/sim/engine"},
+	"emulator/sim":             {"emulator/api", "emulator/sim/catalog", "emulator/sim/eventq", "emulator/sim/window", "emulator/sim/model", "emulator/sim/engine", "emulator/sim/maintenance", "emulator/sim/core"},
 	"emulator/store":           {"emulator/sim"},
 	"emulator/server":          {"emulator/api", "emulator/console", "emulator/googlejson", "emulator/sim"},
 	"emulator/console":         {},
@@ -80,7 +81,7 @@ func TestSimulationReadsNoWallClock(t *testing.T) {
 	root := filepath.Dir(filepath.Dir(file))
 	wallClock := map[string]bool{"Now": true, "Since": true, "Until": true, "After": true, "AfterFunc": true, "Sleep": true,
 		"NewTimer": true, "NewTicker": true, "Tick": true}
-	for _, pkg := range []string{"emulator/sim", "emulator/sim/catalog", "emulator/sim/window", "emulator/sim/eventq", "emulator/sim/model", "emulator/sim/engine", "emulator/sim/maintenance"} {
+	for _, pkg := range []string{"emulator/sim", "emulator/sim/catalog", "emulator/sim/window", "emulator/sim/eventq", "emulator/sim/model", "emulator/sim/engine", "emulator/sim/maintenance", "emulator/sim/core"} {
 		dir := filepath.Join(root, pkg)
 		bp, err := build.Default.ImportDir(dir, 0)
 		if err != nil {

@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
@@ -47,9 +48,6 @@ const (
 	expendablePriority = -10
 	spotPriceFactor    = 0.3
 )
-
-// SafeToEvictAnnotation marks pods the autoscaler must not evict (R-CA-2, R-EXT-*).
-const SafeToEvictAnnotation = "cluster-autoscaler.kubernetes.io/safe-to-evict"
 
 // R-CA-2: the scale-down drain gets 10 minutes, then the node is terminated.
 var scaleDownDrain = model.DrainPolicy{RespectPDB: true, PDBTimeout: 10 * time.Minute, GraceCap: 10 * time.Minute}
@@ -162,14 +160,14 @@ func limitsOf(p *model.NodePool) (perZone bool, min, max int) {
 
 // liveCount is the group's nodes that are not on their way out.
 func (w *World) liveCount(c *model.Cluster, g *model.InstanceGroup) int {
-	ix := w.index(c, g)
-	return len(g.Nodes) - ix.byState[model.NodeDraining] - ix.byState[model.NodeDeleting]
+	ix := w.core.Index(c, g)
+	return len(g.Nodes) - ix.ByState[model.NodeDraining] - ix.ByState[model.NodeDeleting]
 }
 
 func (w *World) autoscalerPass(c *model.Cluster) {
-	ix := w.podIndex(c)
+	ix := w.core.PodIndex(c)
 	var pending []*model.Pod
-	for p := range ix.pending.m {
+	for p := range ix.Pending.M {
 		if p.Unschedulable != "" && !p.Terminating {
 			pending = append(pending, p)
 		}
@@ -213,7 +211,7 @@ func (w *World) templateOf(c *model.Cluster, p *model.NodePool, g *model.Instanc
 		spec = u.Target
 	}
 	n := &model.Node{Name: "template", Pool: p.Name, Zone: g.Zone, Spec: spec, State: model.NodeReady}
-	k := w.RenderK8sNode(c, n)
+	k := w.core.RenderK8sNode(c, n)
 	var taints []corev1.Taint
 	for _, t := range k.Spec.Taints {
 		if t.Key != "node.kubernetes.io/unschedulable" {
@@ -221,7 +219,7 @@ func (w *World) templateOf(c *model.Cluster, p *model.NodePool, g *model.Instanc
 		}
 	}
 	mt, _ := c.MachineType(spec.MachineType)
-	dsReq, dsPods := w.daemonPodsFor(c, n)
+	dsReq, dsPods := w.core.DaemonPodsFor(c, n)
 	free := c.TypeAllocatable(spec.MachineType).Sub(dsReq)
 	price := mt.PricePerHour
 	if spec.Spot || spec.Preemptible {
@@ -231,8 +229,8 @@ func (w *World) templateOf(c *model.Cluster, p *model.NodePool, g *model.Instanc
 }
 
 func (t nodeTemplate) accepts(spec *corev1.PodSpec) bool {
-	g := &schedGroup{labels: t.labels, taints: t.taints}
-	return g.rejects(spec) == ""
+	g := &core.SchedGroup{Labels: t.labels, Taints: t.taints}
+	return g.Rejects(spec) == ""
 }
 
 // scaleUp adds nodes for the pending pods.
@@ -253,7 +251,7 @@ func (w *World) scaleUp(c *model.Cluster, pending []*model.Pod, roles map[string
 	// fit, none of the rest does, as placing pods only takes room.
 	noRoom := map[string]bool{}
 	for _, pod := range pending {
-		class := podClass(pod)
+		class := core.PodClass(pod)
 		if noRoom[class] {
 			continue
 		}
@@ -272,7 +270,7 @@ func (w *World) scaleUp(c *model.Cluster, pending []*model.Pod, roles map[string
 		if len(r.up) == 0 {
 			continue
 		}
-		rank, refused := w.classRank(c, p)
+		rank, refused := w.core.ClassRank(c, p)
 		if refused != "" {
 			continue
 		}
@@ -342,7 +340,7 @@ func (w *World) placeOnUpcoming(c *model.Cluster, p *model.NodePool, pending []*
 	var free []model.Resources
 	var tmpls []nodeTemplate
 	for _, g := range p.Groups {
-		booting := w.index(c, g).byState[model.NodeProvisioning]
+		booting := w.core.Index(c, g).ByState[model.NodeProvisioning]
 		waiting := 0
 		if p.Upgrade == nil {
 			waiting = max(g.TargetSize-w.liveCount(c, g), 0)
@@ -360,7 +358,7 @@ func (w *World) placeOnUpcoming(c *model.Cluster, p *model.NodePool, pending []*
 		if placed[pod] {
 			continue
 		}
-		spec := w.podSpec(c, pod)
+		spec := w.core.PodSpec(c, pod)
 		for i := range free {
 			if tmpls[i].accepts(spec) && pod.Req.Fits(free[i]) {
 				free[i] = free[i].Sub(pod.Req)
@@ -424,9 +422,9 @@ func (w *World) planScaleUp(c *model.Cluster, p *model.NodePool, r poolRole, pen
 		if placed[pod] || pod.Priority < expendablePriority {
 			continue
 		}
-		cp := plans[podClass(pod)]
+		cp := plans[core.PodClass(pod)]
 		if cp == nil {
-			spec := w.podSpec(c, pod)
+			spec := w.core.PodSpec(c, pod)
 			cp = &classPlan{in: map[*model.InstanceGroup]bool{}}
 			for _, g := range groups {
 				if tmpl[g].accepts(spec) && pod.Req.Fits(tmpl[g].free) {
@@ -434,7 +432,7 @@ func (w *World) planScaleUp(c *model.Cluster, p *model.NodePool, r poolRole, pen
 					cp.in[g] = true
 				}
 			}
-			plans[podClass(pod)] = cp
+			plans[core.PodClass(pod)] = cp
 		}
 		if len(cp.eligible) == 0 {
 			continue
@@ -471,7 +469,7 @@ func (w *World) planScaleUp(c *model.Cluster, p *model.NodePool, r poolRole, pen
 func (w *World) zoneForNewNode(c *model.Cluster, p *model.NodePool, eligible []*model.InstanceGroup, size map[*model.InstanceGroup]int, headroom func(*model.InstanceGroup) bool) *model.InstanceGroup {
 	var best *model.InstanceGroup
 	for _, g := range eligible {
-		if !headroom(g) || w.capacityShortage(c, g.Zone, p.Spec, 1) != "" {
+		if !headroom(g) || w.core.CapacityShortage(c, g.Zone, p.Spec, 1) != "" {
 			continue
 		}
 		switch {
@@ -518,7 +516,7 @@ func (w *World) applyScaleUp(c *model.Cluster, p *model.NodePool, add map[*model
 	}
 	w.engine.Record("ScaleUp", c, p.Name, "", "", "scale-up %s %s: %d pending pods", p.Name, strings.Join(zones, ", "), pods)
 	if p.Upgrade == nil {
-		w.reconcilePool(c, p)
+		w.core.ReconcilePool(c, p)
 	}
 }
 
@@ -530,11 +528,11 @@ func (w *World) growUpgradingGroup(c *model.Cluster, p *model.NodePool, g *model
 		spec = p.Upgrade.Target
 	}
 	for i := 0; i < n; i++ {
-		if !w.reserveCapacity(c, p, g.Zone, spec, 1) {
-			w.waitForCapacity(c, p, g.Zone, "nodes")
+		if !w.core.ReserveCapacity(c, p, g.Zone, spec, 1) {
+			w.core.WaitForCapacity(c, p, g.Zone, "nodes")
 			return i
 		}
-		w.addNode(c, p, g, spec)
+		w.core.AddNode(c, p, g, spec)
 	}
 	return n
 }
@@ -544,7 +542,7 @@ func (w *World) noScaleUpReason(c *model.Cluster, pod *model.Pod, roles map[stri
 	if pod.Priority < expendablePriority {
 		return fmt.Sprintf("its priority %d is below %d: pods below it never trigger scale-up", pod.Priority, expendablePriority)
 	}
-	spec := w.podSpec(c, pod)
+	spec := w.core.PodSpec(c, pod)
 	var reasons []string
 	for _, p := range c.Pools {
 		switch {
@@ -552,8 +550,8 @@ func (w *World) noScaleUpReason(c *model.Cluster, pod *model.Pod, roles map[stri
 			reasons = append(reasons, p.Name+": autoscaling off")
 		case len(roles[p.Name].up) == 0:
 			reasons = append(reasons, p.Name+": upgrading, no scale-up")
-		case w.classRefuses(c, p, spec) != "":
-			reasons = append(reasons, p.Name+": "+w.classRefuses(c, p, spec))
+		case w.core.ClassRefuses(c, p, spec) != "":
+			reasons = append(reasons, p.Name+": "+w.core.ClassRefuses(c, p, spec))
 		default:
 			t := w.templateOf(c, p, p.Groups[0])
 			switch {
@@ -578,7 +576,7 @@ func (w *World) noScaleUpReason(c *model.Cluster, pod *model.Pod, roles map[stri
 
 // scaleDown removes unneeded nodes.
 func (w *World) scaleDown(c *model.Cluster, roles map[string]poolRole) {
-	ix := w.podIndex(c)
+	ix := w.core.PodIndex(c)
 	unneededFor := unneededBalanced
 	if c.AutoscalingProfile == api.ProfileOptimizeUtilization {
 		unneededFor = unneededOptimize
@@ -590,20 +588,20 @@ func (w *World) scaleDown(c *model.Cluster, roles map[string]poolRole) {
 	}
 	var cands []cand
 	live := 0
-	for _, name := range sortedNodeNames(c) {
+	for _, name := range core.SortedNodeNames(c) {
 		n := c.Nodes[name]
 		if n.State == model.NodeReady || n.State == model.NodeCordoned {
 			live++
 		}
 		p := c.Pool(n.Pool)
-		g := w.groupOf(c, n)
+		g := w.core.GroupOf(c, n)
 		if p == nil || g == nil || !roles[p.Name].down[g.Name] || (n.State != model.NodeReady && n.State != model.NodeCordoned) || n.UpgradeRole != roleNone && n.UpgradeRole != roleDrained {
 			n.UnneededSince = time.Time{}
 			continue
 		}
 		alloc := c.NodeAllocatable(n)
-		load := ix.workload[n.Name]
-		req, pods := load.req, load.pods
+		load := ix.Workload[n.Name]
+		req, pods := load.Req, load.Pods
 		util := max(float64(req.MilliCPU)/float64(alloc.MilliCPU), float64(req.MemoryBytes)/float64(alloc.MemoryBytes))
 		if util >= scaleDownUtilization {
 			n.UnneededSince, n.ScaleDownBlock = time.Time{}, ""
@@ -626,7 +624,7 @@ func (w *World) scaleDown(c *model.Cluster, roles map[string]poolRole) {
 	for _, cd := range cands {
 		n := cd.n
 		p := c.Pool(n.Pool)
-		g := w.groupOf(c, n)
+		g := w.core.GroupOf(c, n)
 		r := roles[p.Name]
 		why := w.scaleDownBlocker(c, n, p, g, r, shadow, removed, live-len(removed))
 		if why != "" {
@@ -658,7 +656,7 @@ func (w *World) scaleDown(c *model.Cluster, roles map[string]poolRole) {
 		w.engine.Record("ScaleDown", c, n.Pool, n.Name, "", "scale-down: removing node %s of %s in %s (requests %.0f%% of allocatable, unneeded for %s; its %d pods fit elsewhere)",
 			n.Name, n.Pool, n.Zone, cd.util*100, w.st.Now.Sub(n.UnneededSince).Round(time.Second), cd.pods)
 		n.UnneededSince = time.Time{}
-		w.retireNode(c, n, scaleDownDrain, "removed by the cluster autoscaler")
+		w.core.RetireNode(c, n, scaleDownDrain, "removed by the cluster autoscaler")
 	}
 }
 
@@ -686,22 +684,22 @@ func (w *World) scaleDownBlocker(c *model.Cluster, n *model.Node, p *model.NodeP
 		}
 	}
 	shadow.begin(n.Name)
-	for _, pod := range w.podIndex(c).podsOnNode[n.Name] {
+	for _, pod := range w.core.PodIndex(c).PodsOnNode[n.Name] {
 		if pod.OwnerKind == model.OwnerDaemonSet || pod.Terminating {
 			continue
 		}
 		switch {
-		case pod.Annotation[SafeToEvictAnnotation] == "false" && c.Autopilot && w.st.Now.Before(pod.CreateTime.Add(extendedDuration)):
-			return fmt.Sprintf("pod %s has %s: \"false\"; Autopilot protects such pods for 7 days, until %s", pod.Key(), SafeToEvictAnnotation,
-				pod.CreateTime.Add(extendedDuration).Format(time.RFC3339))
-		case pod.Annotation[SafeToEvictAnnotation] == "false" && !c.Autopilot:
-			return fmt.Sprintf("pod %s has %s: \"false\", which keeps its node", pod.Key(), SafeToEvictAnnotation)
+		case pod.Annotation[core.SafeToEvictAnnotation] == "false" && c.Autopilot && w.st.Now.Before(pod.CreateTime.Add(core.ExtendedDuration)):
+			return fmt.Sprintf("pod %s has %s: \"false\"; Autopilot protects such pods for 7 days, until %s", pod.Key(), core.SafeToEvictAnnotation,
+				pod.CreateTime.Add(core.ExtendedDuration).Format(time.RFC3339))
+		case pod.Annotation[core.SafeToEvictAnnotation] == "false" && !c.Autopilot:
+			return fmt.Sprintf("pod %s has %s: \"false\", which keeps its node", pod.Key(), core.SafeToEvictAnnotation)
 		case pod.OwnerKind == "":
 			return fmt.Sprintf("pod %s is not managed by a controller", pod.Key())
-		case pod.Namespace == "kube-system" && len(w.pdbsOf(c, pod)) == 0:
+		case pod.Namespace == "kube-system" && len(w.core.PdbsOf(c, pod)) == 0:
 			return fmt.Sprintf("kube-system pod %s has no PodDisruptionBudget", pod.Key())
 		}
-		if b := w.evictionBlocker(c, pod); b != nil {
+		if b := w.core.EvictionBlocker(c, pod); b != nil {
 			return fmt.Sprintf("evicting pod %s would violate PodDisruptionBudget %s", pod.Key(), b.Key())
 		}
 		if r.onlyUnder {
@@ -721,16 +719,16 @@ type shadowFit struct {
 	pending map[string]model.Resources // of the candidate being checked
 	node    string
 	// groups are the scheduler's node groups in key order, sorted once for the pass.
-	groups []*schedGroup
+	groups []*core.SchedGroup
 }
 
 func (w *World) newShadow(c *model.Cluster) *shadowFit {
-	ix := w.podIndex(c)
-	groups := make([]*schedGroup, 0, len(ix.sched.groups))
-	for _, g := range ix.sched.groups {
+	ix := w.core.PodIndex(c)
+	groups := make([]*core.SchedGroup, 0, len(ix.Sched.Groups))
+	for _, g := range ix.Sched.Groups {
 		groups = append(groups, g)
 	}
-	sort.Slice(groups, func(i, j int) bool { return groups[i].key < groups[j].key })
+	sort.Slice(groups, func(i, j int) bool { return groups[i].Key < groups[j].Key })
 	return &shadowFit{used: map[string]model.Resources{}, pending: map[string]model.Resources{}, groups: groups}
 }
 
@@ -748,20 +746,20 @@ func (s *shadowFit) commit() {
 
 // place finds another schedulable node, not being removed, that takes pod.
 func (s *shadowFit) place(w *World, c *model.Cluster, pod *model.Pod, removed map[string]bool) bool {
-	spec := w.podSpec(c, pod)
+	spec := w.core.PodSpec(c, pod)
 	for _, g := range s.groups {
 		// The heap's top has the most free CPU of the group; what this pass has placed only
 		// takes from it: if the pod's CPU does not fit there, it fits nowhere in the group.
-		if len(g.heap) == 0 || pod.Req.MilliCPU > g.heap[0].free.MilliCPU || g.rejects(spec) != "" {
+		if len(g.Heap) == 0 || pod.Req.MilliCPU > g.Heap[0].Free.MilliCPU || g.Rejects(spec) != "" {
 			continue
 		}
-		for _, sn := range g.heap {
-			if sn.name == s.node || removed[sn.name] || sn.pods >= g.maxPods {
+		for _, sn := range g.Heap {
+			if sn.Name == s.node || removed[sn.Name] || sn.Pods >= g.MaxPods {
 				continue
 			}
-			free := sn.free.Sub(s.used[sn.name]).Sub(s.pending[sn.name])
+			free := sn.Free.Sub(s.used[sn.Name]).Sub(s.pending[sn.Name])
 			if pod.Req.Fits(free) {
-				s.pending[sn.name] = s.pending[sn.name].Add(pod.Req)
+				s.pending[sn.Name] = s.pending[sn.Name].Add(pod.Req)
 				return true
 			}
 		}

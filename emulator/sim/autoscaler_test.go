@@ -12,6 +12,7 @@ import (
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/engine"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
@@ -38,7 +39,7 @@ func autoscaledCluster(t *testing.T, location string, zones []string, pool *api.
 		t.Fatal(err)
 	}
 	runOp(t, w, op, time.Hour)
-	return w, w.Cluster("proj", location, "c1")
+	return w, w.core.Cluster("proj", location, "c1")
 }
 
 // onPool pins a Deployment's pods to a node pool.
@@ -185,7 +186,7 @@ func TestAutoscalerScaleDownBlockers(t *testing.T) {
 	}{
 		{"safe-to-evict", func(t *testing.T, w *World, c *model.Cluster) {
 			mustCreateDeployment(t, w, c, deployment("batch", 1, "100m", onPool("auto"), func(d *appsv1.Deployment) {
-				d.Spec.Template.Annotations = map[string]string{SafeToEvictAnnotation: "false"}
+				d.Spec.Template.Annotations = map[string]string{core.SafeToEvictAnnotation: "false"}
 			}))
 		}, `safe-to-evict: "false"`},
 		{"pdb", func(t *testing.T, w *World, c *model.Cluster) {
@@ -259,7 +260,7 @@ func TestAutoscalerForcedDrainAfterTenMinutes(t *testing.T) {
 	}
 	down := eventTimes(w, "ScaleDown", removed)
 	drained := eventTimes(w, "NodeDrained", removed)
-	if len(down) != 1 || len(drained) != 1 || drained[0].Sub(down[0]) != 10*time.Minute+drainFinish {
+	if len(down) != 1 || len(drained) != 1 || drained[0].Sub(down[0]) != 10*time.Minute+core.DrainFinish {
 		t.Fatalf("scale-down at %v, drained at %v: want the 3600 s grace cut to 10 minutes (R-CA-2)", down, drained)
 	}
 }
@@ -335,11 +336,11 @@ func TestAutoscalerNeverEmptiesTheCluster(t *testing.T) {
 		t.Fatal(err)
 	}
 	runOp(t, w, op, time.Hour)
-	c := w.Cluster("proj", "us-central1-a", "c1")
+	c := w.core.Cluster("proj", "us-central1-a", "c1")
 	// Let GKE's system pods move: give each system Deployment a PDB allowing it.
-	for _, sd := range systemDeployments {
-		b := pdbMin(sd.name, "0")
-		b.Spec.Selector.MatchLabels = map[string]string{"k8s-app": sd.name}
+	for _, sd := range core.SystemDeployments {
+		b := pdbMin(sd.Name, "0")
+		b.Spec.Selector.MatchLabels = map[string]string{"k8s-app": sd.Name}
 		if _, err := w.CreatePDB(c, "kube-system", b); err != nil {
 			t.Fatal(err)
 		}
@@ -387,7 +388,7 @@ func TestAutoscaledBlueGreen(t *testing.T) {
 		UpgradeSettings: &api.UpgradeSettings{Strategy: api.StrategyBlueGreen, BlueGreenSettings: &api.BlueGreenSettings{
 			AutoscaledRolloutPolicy: &api.AutoscaledRolloutPolicy{WaitForDrainDuration: "172800s"}}}})
 	mustCreateDeployment(t, w, c, deployment("batch", 1, "100m", onPool("auto"), func(d *appsv1.Deployment) {
-		d.Spec.Template.Annotations = map[string]string{SafeToEvictAnnotation: "false"}
+		d.Spec.Template.Annotations = map[string]string{core.SafeToEvictAnnotation: "false"}
 	}))
 	mustCreateDeployment(t, w, c, deployment("web", 2, "100m", onPool("auto")))
 	advance(w, time.Minute)
@@ -720,7 +721,7 @@ func TestAutoscaledBlueGreenCancelResumeNoRollback(t *testing.T) {
 		t.Fatal(err)
 	}
 	u := c.Pool("auto").Upgrade
-	if op.ErrorCode != codeCancelled || !u.Paused || u.BG.Phase != phaseWaitingToDrain {
+	if op.ErrorCode != core.CodeCancelled || !u.Paused || u.BG.Phase != phaseWaitingToDrain {
 		t.Fatalf("after cancel: op code %d, upgrade %+v; want CANCELLED and paused while waiting", op.ErrorCode, u)
 	}
 	_, err := w.RollbackNodePool("proj", "us-central1-a", "c1", "auto", nil)
@@ -731,7 +732,7 @@ func TestAutoscaledBlueGreenCancelResumeNoRollback(t *testing.T) {
 	if u.BG.Phase != phaseWaitingToDrain || len(w.blueNodes(c, c.Pool("auto"))) != 3 {
 		t.Fatalf("paused upgrade: phase %s, %d blue nodes; want still waiting with all 3", u.BG.Phase, len(w.blueNodes(c, c.Pool("auto"))))
 	}
-	stockout, err := w.AddFault(model.Fault{Kind: FaultStockout, Zone: "us-central1-a"})
+	stockout, err := w.core.AddFault(model.Fault{Kind: core.FaultStockout, Zone: "us-central1-a"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -754,7 +755,7 @@ func TestAutoscaledBlueGreenCancelResumeNoRollback(t *testing.T) {
 	if ups := eventTimes(w, "ScaleUp", "auto"); len(ups) > 1 {
 		t.Fatalf("%d ScaleUp events during the stockout (at %v); want at most one", len(ups), ups)
 	}
-	if err := w.DeleteFault(stockout.ID); err != nil {
+	if err := w.core.DeleteFault(stockout.ID); err != nil {
 		t.Fatal(err)
 	}
 	advance(w, 10*time.Minute)
@@ -770,8 +771,8 @@ func computeClassCluster(t *testing.T, class, computeClass string) (*World, *mod
 	t.Helper()
 	pool := func(name, machine string, spot bool) *api.NodePool {
 		return &api.NodePool{Name: name, InitialNodeCount: 0, Autoscaling: &api.NodePoolAutoscaling{Enabled: true, MaxNodeCount: 10},
-			Config: &api.NodeConfig{MachineType: machine, Spot: spot, Labels: map[string]string{ComputeClassLabel: class},
-				Taints: []*api.NodeTaint{{Key: ComputeClassLabel, Value: class, Effect: "NO_SCHEDULE"}}}}
+			Config: &api.NodeConfig{MachineType: machine, Spot: spot, Labels: map[string]string{core.ComputeClassLabel: class},
+				Taints: []*api.NodeTaint{{Key: core.ComputeClassLabel, Value: class, Effect: "NO_SCHEDULE"}}}}
 	}
 	w, c := autoscaledCluster(t, "us-central1-a", []string{"us-central1-a"}, pool("ondemand-n2", "n2-standard-4", false))
 	op, err := w.CreateNodePool("proj", "us-central1-a", "c1", &api.CreateNodePoolRequest{NodePool: pool("spot-e2", "e2-standard-4", true)})
@@ -788,7 +789,7 @@ func computeClassCluster(t *testing.T, class, computeClass string) (*World, *mod
 		t.Fatalf("create ComputeClass: %v", err)
 	}
 	mustCreateDeployment(t, w, c, deployment("web", 10, "1", func(d *appsv1.Deployment) {
-		d.Spec.Template.Spec.NodeSelector = map[string]string{ComputeClassLabel: class}
+		d.Spec.Template.Spec.NodeSelector = map[string]string{core.ComputeClassLabel: class}
 	}))
 	advance(w, 10*time.Minute)
 	return w, c

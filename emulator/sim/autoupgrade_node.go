@@ -17,7 +17,7 @@ func (w *World) StartNodeAutoUpgrade(project, location, cluster, pool, version s
 	if err != nil {
 		return nil, err
 	}
-	if err := w.checkClusterFree(c); err != nil {
+	if err := w.core.CheckClusterFree(c); err != nil {
 		return nil, err
 	}
 	v, err := w.resolveNodeVersion(c, version, "nodeVersion", p.AutoUpgrade)
@@ -37,7 +37,7 @@ func (w *World) StartNodeAutoUpgrade(project, location, cluster, pool, version s
 		p.UpgradeSettings = us
 	}
 	p.Etag = w.engine.RandHex(16)
-	w.touchCluster(c)
+	w.core.TouchCluster(c)
 	from := p.Spec.Version
 	op := w.planAutoUpgrade(c, p, target)
 	kind := p.Upgrade.Policy

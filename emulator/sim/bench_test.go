@@ -31,7 +31,7 @@ func BenchmarkCreatePool3000Nodes(b *testing.B) {
 			b.Fatal(err)
 		}
 		runUntilDone(b, w, op)
-		if n := len(w.Cluster("p", "us-central1", "big").Nodes); n != 3000 {
+		if n := len(w.core.Cluster("p", "us-central1", "big").Nodes); n != 3000 {
 			b.Fatalf("%d nodes", n)
 		}
 	}

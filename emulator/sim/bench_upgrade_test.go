@@ -71,9 +71,9 @@ func benchUpgradeFeed(b *testing.B, nodes, pods int, followed bool, setup func()
 		b.StopTimer()
 		base := heapNow()
 		w, c, to := setup()
-		w.SetFeedFollowed(func(string) bool { return followed })
+		w.core.SetFeedFollowed(func(string) bool { return followed })
 		if followed {
-			w.FollowFeed(c) // as a client's first request does
+			w.core.FollowFeed(c) // as a client's first request does
 		}
 		b.StartTimer()
 		emulated = upgradeEachPool(b, w, c, to.String())
@@ -147,7 +147,7 @@ func blueGreenReadyCluster(b testing.TB) (*World, *model.Cluster, catalog.Versio
 		b.Fatal(err)
 	}
 	runUntilDone(b, w, op)
-	c := w.Cluster("p", "us-central1-a", "big")
+	c := w.core.Cluster("p", "us-central1-a", "big")
 	for j := 0; j < 50; j++ {
 		if _, err := w.CreateDeployment(c, "default", deployment(fmt.Sprintf("app-%02d", j), 1000, "250m")); err != nil {
 			b.Fatal(err)

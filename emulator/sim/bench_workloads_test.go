@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
@@ -17,7 +18,7 @@ import (
 // *Followed benchmarks measure the feeds' cost.
 func benchWorld() *World {
 	w := New(Options{Seed: 1, Start: testStart})
-	w.SetFeedFollowed(func(string) bool { return false })
+	w.core.SetFeedFollowed(func(string) bool { return false })
 	return w
 }
 
@@ -42,7 +43,7 @@ func bigCluster(b testing.TB, mutate ...func(*api.Cluster)) (*World, *model.Clus
 	}
 	runUntilDone(b, w, op)
 	w.RunUntil(w.engine.Now().Add(time.Minute))
-	c := w.Cluster("p", "us-central1", "big")
+	c := w.core.Cluster("p", "us-central1", "big")
 	if len(c.Nodes) != want {
 		b.Fatalf("%d nodes, want %d", len(c.Nodes), want)
 	}
@@ -91,7 +92,7 @@ func BenchmarkDrain1000Nodes(b *testing.B) {
 		w, c := bigCluster(b)
 		schedule150k(b, w, c)
 		var victims []*model.Node
-		for _, name := range sortedNodeNames(c) {
+		for _, name := range core.SortedNodeNames(c) {
 			if len(victims) == 1000 {
 				break
 			}
@@ -99,7 +100,7 @@ func BenchmarkDrain1000Nodes(b *testing.B) {
 		}
 		b.StartTimer()
 		for _, n := range victims {
-			w.retireNode(c, n, surgeDrain, "benchmark")
+			w.core.RetireNode(c, n, core.SurgeDrain, "benchmark")
 		}
 		w.RunUntil(w.engine.Now().Add(10 * time.Minute))
 		b.StopTimer()

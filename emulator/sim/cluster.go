@@ -37,7 +37,7 @@ func parseLocationArg(location string) (catalog.Location, error) {
 
 // GetCluster finds a cluster or returns GKE's 404.
 func (w *World) GetCluster(project, location, name string) (*model.Cluster, error) {
-	c := w.Cluster(project, location, name)
+	c := w.core.Cluster(project, location, name)
 	if c == nil {
 		return nil, model.NotFound("projects/%s/locations/%s/clusters/%s.", project, location, name)
 	}
@@ -51,7 +51,7 @@ func (w *World) ListClusters(project, location string) ([]*model.Cluster, error)
 			return nil, err
 		}
 	}
-	return w.clustersIn(project, location), nil
+	return w.core.ClustersIn(project, location), nil
 }
 
 // CreateCluster validates and creates a cluster; its control plane and nodes come up over the
@@ -68,7 +68,7 @@ func (w *World) CreateCluster(project, location string, req *api.CreateClusterRe
 	if err := model.ValidateResourceName("cluster.name", in.Name); err != nil {
 		return nil, err
 	}
-	if w.Cluster(project, location, in.Name) != nil {
+	if w.core.Cluster(project, location, in.Name) != nil {
 		return nil, model.AlreadyExists("projects/%s/locations/%s/clusters/%s.", project, location, in.Name)
 	}
 	zones, err := clusterZones(loc, in.Locations, "cluster.locations")
@@ -186,10 +186,10 @@ func (w *World) CreateCluster(project, location string, req *api.CreateClusterRe
 	if err := w.initMaintenancePolicy(c, in.MaintenancePolicy); err != nil {
 		return nil, err
 	}
-	w.touchCluster(c)
+	w.core.TouchCluster(c)
 	w.st.Clusters[c.Key()] = c
 	w.engine.EmitClusterCreated(c)
-	op := w.startOperation(api.OpCreateCluster, c, "", true)
+	op := w.core.StartOperation(api.OpCreateCluster, c, "", true)
 	w.engine.Record("ClusterCreating", c, "", "", op.ID, "creating cluster %s in %s (control plane %s, channel %s, %d node pools, %d nodes)",
 		c.Name, location, c.MasterVersion, channel, len(c.Pools), total)
 	if ignoredAutopilotPool != "" {
@@ -208,9 +208,6 @@ func poolNames(pools []*api.NodePool) []string {
 	}
 	return names
 }
-
-// touchCluster gives cluster c a new etag after a change.
-func (w *World) touchCluster(c *model.Cluster) { c.Etag = w.engine.RandHex(16) }
 
 // clusterZones validates the node zones of a cluster: each a zone of the cluster's region; a
 // zonal cluster's own zone is always among them.
@@ -299,7 +296,7 @@ func (w *World) UpdateCluster(project, location, name string, req *api.UpdateClu
 		}
 		return w.setNodePoolAutoscaling(c, p, u.DesiredNodePoolAutoscaling, "update.desiredNodePoolAutoscaling")
 	}
-	if err := w.checkClusterFree(c); err != nil {
+	if err := w.core.CheckClusterFree(c); err != nil {
 		return nil, err
 	}
 	switch updates[0] {
@@ -406,8 +403,8 @@ func setFields(u *api.ClusterUpdate) []string {
 
 // metadataUpdate starts an UPDATE_CLUSTER operation for a change that is already applied.
 func (w *World) metadataUpdate(c *model.Cluster, pool, format string, args ...any) *model.Operation {
-	w.touchCluster(c)
-	op := w.startOperation(api.OpUpdateCluster, c, pool, true)
+	w.core.TouchCluster(c)
+	op := w.core.StartOperation(api.OpUpdateCluster, c, pool, true)
 	w.engine.Record("ClusterUpdated", c, pool, "", op.ID, format, args...)
 	return op
 }
@@ -454,8 +451,8 @@ func (w *World) upgradeMaster(c *model.Cluster, requested string) (*model.Operat
 		}
 	}
 	c.MasterTarget = target.String()
-	w.touchCluster(c)
-	op := w.startOperation(api.OpUpgradeMaster, c, "", true)
+	w.core.TouchCluster(c)
+	op := w.core.StartOperation(api.OpUpgradeMaster, c, "", true)
 	w.engine.Record("ControlPlaneUpgrading", c, "", "", op.ID, "upgrading control plane of %s from %s to %s", c.Name, c.MasterVersion, target)
 	return op, nil
 }
@@ -466,10 +463,10 @@ func (w *World) DeleteCluster(project, location, name string) (*model.Operation,
 	if err != nil {
 		return nil, err
 	}
-	if err := w.checkClusterFree(c); err != nil {
+	if err := w.core.CheckClusterFree(c); err != nil {
 		return nil, err
 	}
-	op := w.startOperation(api.OpDeleteCluster, c, "", true)
+	op := w.core.StartOperation(api.OpDeleteCluster, c, "", true)
 	w.engine.Record("ClusterDeleting", c, "", "", op.ID, "deleting cluster %s (%d nodes)", c.Name, len(c.Nodes))
 	return op, nil
 }
@@ -489,7 +486,7 @@ func (w *World) SetClusterField(project, location, name, field string, value []b
 	if err != nil {
 		return nil, err
 	}
-	if err := w.checkClusterFree(c); err != nil {
+	if err := w.core.CheckClusterFree(c); err != nil {
 		return nil, err
 	}
 	if c.Extra == nil {
@@ -511,7 +508,7 @@ func (w *World) SetResourceLabels(project, location, name string, labels map[str
 		return nil, model.FailedPrecondition("Labels could not be set due to fingerprint mismatch; try again with the proper fingerprint: incorrect fingerprint supplied was %q, the expected one is %q. Read the cluster again for its labelFingerprint.",
 			fingerprint, want)
 	}
-	if err := w.checkClusterFree(c); err != nil {
+	if err := w.core.CheckClusterFree(c); err != nil {
 		return nil, err
 	}
 	c.ResourceLabels = labels

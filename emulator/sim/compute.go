@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
@@ -37,7 +38,7 @@ func (w *World) instanceGroups(project, zone string) []instanceGroupRef {
 }
 
 // InstanceGroupManagers renders a zone's managed instance groups.
-func (w *World) InstanceGroupManagers(project, zone string, links Links) []*api.InstanceGroupManager {
+func (w *World) InstanceGroupManagers(project, zone string, links core.Links) []*api.InstanceGroupManager {
 	var out []*api.InstanceGroupManager
 	for _, r := range w.instanceGroups(project, zone) {
 		out = append(out, w.renderIGM(r, links))
@@ -46,7 +47,7 @@ func (w *World) InstanceGroupManagers(project, zone string, links Links) []*api.
 }
 
 // InstanceGroupManager finds one managed instance group.
-func (w *World) InstanceGroupManager(project, zone, name string, links Links) (*api.InstanceGroupManager, error) {
+func (w *World) InstanceGroupManager(project, zone, name string, links core.Links) (*api.InstanceGroupManager, error) {
 	for _, r := range w.instanceGroups(project, zone) {
 		if r.g.Name == name {
 			return w.renderIGM(r, links), nil
@@ -56,7 +57,7 @@ func (w *World) InstanceGroupManager(project, zone, name string, links Links) (*
 }
 
 // ManagedInstances lists the VMs of a managed instance group with what the group is doing to each.
-func (w *World) ManagedInstances(project, zone, name string, links Links) (*api.ManagedInstanceList, error) {
+func (w *World) ManagedInstances(project, zone, name string, links core.Links) (*api.ManagedInstanceList, error) {
 	for _, r := range w.instanceGroups(project, zone) {
 		if r.g.Name != name {
 			continue
@@ -78,11 +79,11 @@ func (w *World) ManagedInstances(project, zone, name string, links Links) (*api.
 	return nil, model.NotFound("The resource 'projects/%s/zones/%s/instanceGroupManagers/%s' was not found", project, zone, name)
 }
 
-func (w *World) renderIGM(r instanceGroupRef, links Links) *api.InstanceGroupManager {
-	ix := w.index(r.c, r.g)
+func (w *World) renderIGM(r instanceGroupRef, links core.Links) *api.InstanceGroupManager {
+	ix := w.core.Index(r.c, r.g)
 	acts := &api.InstanceGroupManagerAction{
-		Creating: int32(ix.byState[model.NodeProvisioning]),
-		Deleting: int32(ix.byState[model.NodeDeleting]),
+		Creating: int32(ix.ByState[model.NodeProvisioning]),
+		Deleting: int32(ix.ByState[model.NodeDeleting]),
 	}
 	acts.None = int32(len(r.g.Nodes)) - acts.Creating - acts.Deleting
 	zoneURL := links.Compute("projects/%s/zones/%s", r.c.Project, r.g.Zone)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
@@ -225,7 +226,7 @@ func (w *World) findInstanceGroup(project, zone, name string) (instanceGroupFoun
 
 // findVM finds a VM (a node of one of the project's clusters) in a zone.
 func (w *World) findVM(project, zone, name string) (*model.Cluster, *model.Node) {
-	for _, c := range w.clustersIn(project, "-") {
+	for _, c := range w.core.ClustersIn(project, "-") {
 		if n := c.Nodes[name]; n != nil && n.Zone == zone {
 			return c, n
 		}
@@ -253,7 +254,7 @@ func (w *World) userBackendServiceOf(group string) string {
 // ---- operations ----
 
 // computeOp records a finished write and renders its Operation.
-func (w *World) computeOp(project, scope, typ, target, targetID string, l Links) *api.ComputeOperation {
+func (w *World) computeOp(project, scope, typ, target, targetID string, l core.Links) *api.ComputeOperation {
 	uc := w.userCompute()
 	uc.Seq++
 	seq := strconv.FormatInt(uc.Seq, 10)
@@ -267,7 +268,7 @@ func (w *World) computeOp(project, scope, typ, target, targetID string, l Links)
 	return renderComputeOp(op, l)
 }
 
-func renderComputeOp(op *model.ComputeOp, l Links) *api.ComputeOperation {
+func renderComputeOp(op *model.ComputeOp, l core.Links) *api.ComputeOperation {
 	t := computeTime(op.Time)
 	out := &api.ComputeOperation{Kind: "compute#operation", Id: op.ID, Name: op.Name, OperationType: op.Type, TargetLink: l.Compute("%s", op.Target),
 		TargetId: op.TargetID, Status: "DONE", User: "gkesim", Progress: 100, InsertTime: t, StartTime: t, EndTime: t,
@@ -282,7 +283,7 @@ func renderComputeOp(op *model.ComputeOp, l Links) *api.ComputeOperation {
 
 // ComputeOperation is zoneOperations.get and regionOperations.get (scope zones/Z or
 // regions/R): the write operations, all DONE.
-func (w *World) ComputeOperation(project, scope, name string, l Links) (*api.ComputeOperation, error) {
+func (w *World) ComputeOperation(project, scope, name string, l core.Links) (*api.ComputeOperation, error) {
 	if uc := w.st.Compute; uc != nil {
 		for _, op := range uc.Operations {
 			if op.Project == project && op.Scope == scope && op.Name == name {
@@ -298,7 +299,7 @@ func (w *World) ComputeOperation(project, scope, name string, l Links) (*api.Com
 // InsertBackendService is regionBackendServices.insert: a backend service created outside GKE,
 // with instance groups as backends. Compute refuses a group with a VM that is already in
 // another load-balanced instance group (R-LB-5).
-func (w *World) InsertBackendService(project, region string, in *api.BackendService, l Links) (*api.ComputeOperation, error) {
+func (w *World) InsertBackendService(project, region string, in *api.BackendService, l core.Links) (*api.ComputeOperation, error) {
 	if err := validateRegion(region); err != nil {
 		return nil, err
 	}
@@ -325,7 +326,7 @@ func (w *World) InsertBackendService(project, region string, in *api.BackendServ
 // UpdateBackendService is regionBackendServices.update (PUT, the whole resource) and, with
 // patch, regionBackendServices.patch (the fields sent; backends when sent). gcloud's
 // backend-services add-backend and remove-backend go through update. R-LB-5 holds as on insert.
-func (w *World) UpdateBackendService(project, region, name string, in *api.BackendService, patch bool, l Links) (*api.ComputeOperation, error) {
+func (w *World) UpdateBackendService(project, region, name string, in *api.BackendService, patch bool, l core.Links) (*api.ComputeOperation, error) {
 	path := backendServicePath(project, region, name)
 	cur := w.userBackendService(project, region, name)
 	if cur == nil {
@@ -358,7 +359,7 @@ func (w *World) UpdateBackendService(project, region, name string, in *api.Backe
 // mergeBackendService is a patch request applied to a backend service: the fields sent
 // replace the current ones.
 func (w *World) mergeBackendService(path string, cur *model.UserBackendService, in *api.BackendService) api.BackendService {
-	out := *w.renderUserBackendService(path, cur, Links{})
+	out := *w.renderUserBackendService(path, cur, core.Links{})
 	for _, f := range []struct {
 		to   *string
 		from string
@@ -504,7 +505,7 @@ func (w *World) buildBackendService(project, region, path string, in *api.Backen
 
 // DeleteBackendService is regionBackendServices.delete. GKE's backend services are in use by
 // their forwarding rules.
-func (w *World) DeleteBackendService(project, region, name string, l Links) (*api.ComputeOperation, error) {
+func (w *World) DeleteBackendService(project, region, name string, l core.Links) (*api.ComputeOperation, error) {
 	path := backendServicePath(project, region, name)
 	bs := w.userBackendService(project, region, name)
 	if bs == nil {
@@ -524,7 +525,7 @@ func (w *World) DeleteBackendService(project, region, name string, l Links) (*ap
 	return w.computeOp(project, "regions/"+region, "delete", path, bs.ID, l), nil
 }
 
-func (w *World) renderUserBackendService(path string, bs *model.UserBackendService, l Links) *api.BackendService {
+func (w *World) renderUserBackendService(path string, bs *model.UserBackendService, l core.Links) *api.BackendService {
 	out := &api.BackendService{Kind: "compute#backendService", Id: bs.ID, CreationTimestamp: computeTime(bs.CreateTime), Name: bs.Name,
 		Description: bs.Description, Region: l.Compute("projects/%s/regions/%s", bs.Project, bs.Region), Backends: []*api.Backend{}, HealthChecks: []string{},
 		Protocol: bs.Protocol, LoadBalancingScheme: bs.LoadBalancingScheme, SessionAffinity: bs.SessionAffinity,
@@ -546,7 +547,7 @@ func (w *World) renderUserBackendService(path string, bs *model.UserBackendServi
 }
 
 // userBackendServices lists a region's backend services created outside GKE.
-func (w *World) userBackendServices(project, region string, l Links) []*api.BackendService {
+func (w *World) userBackendServices(project, region string, l core.Links) []*api.BackendService {
 	var out []*api.BackendService
 	if uc := w.st.Compute; uc != nil {
 		for _, key := range model.SortedKeys(uc.BackendServices) {
@@ -561,7 +562,7 @@ func (w *World) userBackendServices(project, region string, l Links) []*api.Back
 // ---- instance groups ----
 
 // InsertInstanceGroup is instanceGroups.insert: an empty unmanaged instance group.
-func (w *World) InsertInstanceGroup(project, zone string, in *api.InstanceGroup, l Links) (*api.ComputeOperation, error) {
+func (w *World) InsertInstanceGroup(project, zone string, in *api.InstanceGroup, l core.Links) (*api.ComputeOperation, error) {
 	if err := validateZone(zone); err != nil {
 		return nil, err
 	}
@@ -598,7 +599,7 @@ func (w *World) InsertInstanceGroup(project, zone string, in *api.InstanceGroup,
 // DeleteInstanceGroup is instanceGroups.delete: a user's group that no backend service uses.
 // A node pool's group belongs to its instance group manager; GKE's shared group is in use by
 // GKE's backend services.
-func (w *World) DeleteInstanceGroup(project, zone, name string, l Links) (*api.ComputeOperation, error) {
+func (w *World) DeleteInstanceGroup(project, zone, name string, l core.Links) (*api.ComputeOperation, error) {
 	g, found := w.findInstanceGroup(project, zone, name)
 	switch {
 	case !found:
@@ -674,7 +675,7 @@ func (w *World) membershipRequest(project, zone, name string, refs []*api.Instan
 // AddInstances is instanceGroups.addInstances. When the group is load-balanced (a backend of
 // some backend service), Compute refuses a VM that is already in another load-balanced
 // instance group (R-LB-5).
-func (w *World) AddInstances(project, zone, name string, refs []*api.InstanceReference, l Links) (*api.ComputeOperation, error) {
+func (w *World) AddInstances(project, zone, name string, refs []*api.InstanceReference, l core.Links) (*api.ComputeOperation, error) {
 	ig, path, names, err := w.membershipRequest(project, zone, name, refs)
 	if err != nil {
 		return nil, err
@@ -705,7 +706,7 @@ func (w *World) AddInstances(project, zone, name string, refs []*api.InstanceRef
 }
 
 // RemoveInstances is instanceGroups.removeInstances.
-func (w *World) RemoveInstances(project, zone, name string, refs []*api.InstanceReference, l Links) (*api.ComputeOperation, error) {
+func (w *World) RemoveInstances(project, zone, name string, refs []*api.InstanceReference, l core.Links) (*api.ComputeOperation, error) {
 	ig, path, names, err := w.membershipRequest(project, zone, name, refs)
 	if err != nil {
 		return nil, err
@@ -737,7 +738,7 @@ func (w *World) userGroupsNodeGone(c *model.Cluster, n *model.Node) {
 	}
 }
 
-func (w *World) renderUserInstanceGroup(path string, ig *model.UserInstanceGroup, l Links) *api.InstanceGroup {
+func (w *World) renderUserInstanceGroup(path string, ig *model.UserInstanceGroup, l core.Links) *api.InstanceGroup {
 	zoneURL := l.Compute("projects/%s/zones/%s", ig.Project, ig.Zone)
 	out := &api.InstanceGroup{Kind: "compute#instanceGroup", Id: ig.ID, CreationTimestamp: computeTime(ig.CreateTime), Name: ig.Name, Description: ig.Description,
 		Fingerprint: contentHash(path+"/"+strings.Join(ig.Instances, ","), 12), Zone: zoneURL, Size: int32(len(ig.Instances)), SelfLink: l.Compute("%s", path)}

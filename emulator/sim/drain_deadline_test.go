@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/engine"
 	appsv1 "k8s.io/api/apps/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -29,7 +30,7 @@ func TestDrainForcesOutAtTheHourGraceIncluded(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := w.engine.Now()
-	node := startNodeDrain(t, w, c, "db", surgeDrain)
+	node := startNodeDrain(t, w, c, "db", core.SurgeDrain)
 	advance(w, 61*time.Minute)
 	forced, _ := w.engine.Events(engine.EventFilter{Node: node.Name, Type: "PodDeleted"})
 	if len(forced) != 1 || !strings.Contains(forced[0].Message, "PodDisruptionBudget timeout of 1h0m0s reached (grace 0s, capped from 1h30m0s)") {
@@ -39,8 +40,8 @@ func TestDrainForcesOutAtTheHourGraceIncluded(t *testing.T) {
 	if len(drained) != 1 {
 		t.Fatalf("node not drained 61 minutes after the drain started")
 	}
-	if at, _ := time.Parse(time.RFC3339, drained[0].Time); at.Sub(start) != time.Hour+drainFinish {
-		t.Errorf("drained %s after the drain started, want the hour and the %s it takes to finish", at.Sub(start), drainFinish)
+	if at, _ := time.Parse(time.RFC3339, drained[0].Time); at.Sub(start) != time.Hour+core.DrainFinish {
+		t.Errorf("drained %s after the drain started, want the hour and the %s it takes to finish", at.Sub(start), core.DrainFinish)
 	}
 }
 
@@ -59,7 +60,7 @@ func TestDrainKillsAPodStillTerminatingAtTheHour(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := w.engine.Now()
-	node := startNodeDrain(t, w, c, "slow", surgeDrain)
+	node := startNodeDrain(t, w, c, "slow", core.SurgeDrain)
 	advance(w, 30*time.Minute)
 	// The budget goes: the pod is evicted half an hour in, with its 50 minutes of grace.
 	if _, err := w.DeletePDB(c, "default", "slow"); err != nil {

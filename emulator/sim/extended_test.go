@@ -11,6 +11,7 @@ import (
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
@@ -31,9 +32,9 @@ func extendedCluster(t *testing.T, autopilot bool) (*World, *model.Cluster, cata
 		t.Fatal(err)
 	}
 	runOp(t, w, op, time.Hour)
-	c := w.Cluster("proj", "us-central1-a", "c1")
+	c := w.core.Cluster("proj", "us-central1-a", "c1")
 	mustCreateDeployment(t, w, c, deployment("batch", 2, "500m", func(d *appsv1.Deployment) {
-		d.Spec.Template.Annotations = map[string]string{SafeToEvictAnnotation: "false"}
+		d.Spec.Template.Annotations = map[string]string{core.SafeToEvictAnnotation: "false"}
 	}))
 	advance(w, 10*time.Minute)
 	if running, _ := podCounts(c, "batch"); running != 2 {
@@ -107,7 +108,7 @@ func TestExtendedDurationPodEvictedByAutoUpgradeOnStandard(t *testing.T) {
 func TestExtendedDurationRulesOnAutopilot(t *testing.T) {
 	w, c, _ := extendedCluster(t, true)
 	_, err := w.CreateDeployment(c, "default", deployment("spotty", 1, "250m", func(d *appsv1.Deployment) {
-		d.Spec.Template.Annotations = map[string]string{SafeToEvictAnnotation: "false"}
+		d.Spec.Template.Annotations = map[string]string{core.SafeToEvictAnnotation: "false"}
 		d.Spec.Template.Spec.NodeSelector = map[string]string{"cloud.google.com/gke-spot": "true"}
 	}))
 	if err == nil || !strings.Contains(err.Error(), "Spot Pods cannot use extended run duration") {
@@ -179,9 +180,9 @@ func TestDefaultGraceCapsOfGKEEvictions(t *testing.T) {
 				t.Fatalf("pod %s still there at %s, %s after its eviction", key, w.engine.Now().Format(time.RFC3339), w.engine.Now().Sub(evicted))
 			}
 			drained := eventTimes(w, "NodeDrained", first.Node)
-			if len(drained) != 1 || drained[0].Sub(evicted) != tc.cap+drainFinish {
+			if len(drained) != 1 || drained[0].Sub(evicted) != tc.cap+core.DrainFinish {
 				t.Fatalf("evicted at %s, node %s drained at %v: want the pod gone %s later (then %s to finish the drain)",
-					evicted.Format(time.TimeOnly), first.Node, drained, tc.cap, drainFinish)
+					evicted.Format(time.TimeOnly), first.Node, drained, tc.cap, core.DrainFinish)
 			}
 		})
 	}
@@ -204,7 +205,7 @@ func TestAutopilotAcceptsTheDefaultPoolGcloudSends(t *testing.T) {
 		t.Fatalf("create-auto's request refused: %v", err)
 	}
 	runOp(t, w, op, time.Hour)
-	c := w.Cluster("proj", "us-central1", "ap1")
+	c := w.core.Cluster("proj", "us-central1", "ap1")
 	if op.ErrorCode != 0 || !c.Autopilot || len(c.Pools) != 1 || c.Pools[0].Name != "default-pool" || !c.Pools[0].Autoscaling.Autoprovisioned || len(c.Nodes) != 0 {
 		t.Fatalf("Autopilot cluster from create-auto's request: %d pools (%+v), %d nodes; want Autopilot's own default-pool, autoscaled from zero",
 			len(c.Pools), c.Pools[0].Autoscaling, len(c.Nodes))

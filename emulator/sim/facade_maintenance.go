@@ -12,14 +12,6 @@ import (
 // UpgradeKinds is maintenance.UpgradeKinds (the same value).
 var UpgradeKinds = maintenance.UpgradeKinds
 
-// ScopeBlocks: see maintenance.ScopeBlocks.
-func ScopeBlocks(scope string, k model.UpgradeKind) bool { return maintenance.ScopeBlocks(scope, k) }
-
-// NodeUpgradeKind: see maintenance.NodeUpgradeKind.
-func NodeUpgradeKind(from model.NodeSpec, to model.NodeSpec) model.UpgradeKind {
-	return maintenance.NodeUpgradeKind(from, to)
-}
-
 // MaintenanceAllows: see maintenance.Maintenance.MaintenanceAllows.
 func (w *World) MaintenanceAllows(c *model.Cluster, kind model.UpgradeKind, t time.Time) (bool, string) {
 	return w.maintenance.MaintenanceAllows(c, kind, t)

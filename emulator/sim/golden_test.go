@@ -40,7 +40,7 @@ var goldenScenarios = map[string]func(t *testing.T) *World{
 			t.Fatal(err)
 		}
 		runOp(t, w, op, time.Hour)
-		c := w.Cluster("proj", "us-central1", "c1")
+		c := w.core.Cluster("proj", "us-central1", "c1")
 		mustCreateDeployment(t, w, c, deployment("shop", 6, "500m"))
 		if _, err := w.CreatePDB(c, "default", pdbMin("shop", "5")); err != nil {
 			t.Fatal(err)
@@ -152,10 +152,10 @@ func TestTheModelDoesNotDependOnWhoFollowsTheFeeds(t *testing.T) {
 			}
 			recorded, none := 0, 0
 			for _, c := range followed.st.Clusters {
-				recorded += followed.feeds[c].size
+				recorded += followed.core.Feeds[c].Size
 			}
 			for _, c := range unfollowed.st.Clusters {
-				none += unfollowed.feeds[c].size
+				none += unfollowed.core.Feeds[c].Size
 			}
 			if recorded == 0 || none != 0 {
 				t.Fatalf("feeds hold %d changes followed and %d unfollowed, want some and none: the comparison proves nothing", recorded, none)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
@@ -100,7 +101,7 @@ func (w *World) ImportSnapshot(project, location string, s *Snapshot) (*api.Impo
 	if err := model.ValidateResourceName("cluster.name", s.cluster.Name); err != nil {
 		return nil, err
 	}
-	if w.Cluster(project, location, s.cluster.Name) != nil {
+	if w.core.Cluster(project, location, s.cluster.Name) != nil {
 		return nil, model.AlreadyExists("projects/%s/locations/%s/clusters/%s: delete it first to import it again.", project, location, s.cluster.Name)
 	}
 	im := &importer{w: w, s: s, notes: map[string]map[string]*api.ImportNote{}, order: map[string][]string{}, counts: map[string]int{}}
@@ -670,7 +671,7 @@ func (im *importer) buildNode(p *model.NodePool, g *model.InstanceGroup, kn *cor
 
 func poolHasTaint(p *model.NodePool, t corev1.Taint) bool {
 	for _, pt := range p.Taints {
-		if pt.Key == t.Key && pt.Value == t.Value && taintEffects[pt.Effect] == t.Effect {
+		if pt.Key == t.Key && pt.Value == t.Value && core.TaintEffects[pt.Effect] == t.Effect {
 			return true
 		}
 	}
@@ -685,7 +686,7 @@ func (im *importer) poolLabels(pn *poolNodes, built []*model.Node) {
 		return
 	}
 	base := func(n *model.Node) map[string]string {
-		l := gkeNodeLabels(n)
+		l := core.GkeNodeLabels(n)
 		for k, v := range p.Labels {
 			l[k] = v
 		}
@@ -731,7 +732,7 @@ func (im *importer) poolLabels(pn *poolNodes, built []*model.Node) {
 	for i, kn := range pn.nodes {
 		n := built[i]
 		want := base(n)
-		poolNodeLabels(p, n.Zone, want)
+		core.PoolNodeLabels(p, n.Zone, want)
 		var own []string
 		for k, v := range kn.Labels {
 			if want[k] != v {
@@ -784,37 +785,37 @@ func (im *importer) allocationCounters() {
 func (im *importer) join() {
 	w, c := im.w, im.c
 	w.st.Clusters[c.Key()] = c
-	w.podIndex(c)
+	w.core.PodIndex(c)
 	w.serviceIndex(c)
 	for _, p := range c.Pools {
 		for _, g := range p.Groups {
-			w.index(c, g)
+			w.core.Index(c, g)
 		}
 	}
 	for _, k := range model.SortedKeys(c.PDBs) {
-		w.pdbCounts(c, c.PDBs[k])
+		w.core.PdbCounts(c, c.PDBs[k])
 	}
 	// The controllers report the imported objects' statuses when this change is published.
-	if f := w.feed(c); f != nil {
+	if f := w.core.Feed(c); f != nil {
 		for _, k := range model.SortedKeys(c.Deployments) {
-			f.deployments[c.Deployments[k]] = struct{}{}
+			f.Deployments[c.Deployments[k]] = struct{}{}
 		}
 		for _, k := range model.SortedKeys(c.PDBs) {
-			f.pdbs[c.PDBs[k]] = struct{}{}
+			f.Pdbs[c.PDBs[k]] = struct{}{}
 		}
-		f.daemonSets = true
-		w.noteDirty(c, f)
+		f.DaemonSets = true
+		w.core.NoteDirty(c, f)
 	}
 	w.engine.Record("ClusterImported", c, "", "", "", "cluster %s imported from a snapshot taken at %s: %s", c.Name,
 		im.s.time.Format(time.RFC3339), im.describeCounts())
 	w.engine.EmitClusterCreated(c)
 	w.engine.EmitPoolsChanged(c)
 	for _, p := range im.starting {
-		w.engine.Schedule(w.engine.Jitter(podStartBase, podStartSpread), model.Event{Kind: evPodStarted, Cluster: c.Key(), Node: p.Key()})
+		w.engine.Schedule(w.engine.Jitter(core.PodStartBase, core.PodStartSpread), model.Event{Kind: core.EvPodStarted, Cluster: c.Key(), Node: p.Key()})
 	}
-	w.queueSchedule(c)
+	w.core.QueueSchedule(c)
 	for _, key := range model.SortedKeys(c.Deployments) {
-		w.queueSync(c, key)
+		w.core.QueueSync(c, key)
 	}
 	for _, key := range model.SortedKeys(c.Services) {
 		s := c.Services[key]
@@ -828,7 +829,7 @@ func (im *importer) join() {
 	for _, name := range im.failed {
 		_, _ = w.FailNode(c.Project, c.Location, c.Name, name)
 	}
-	w.publish() // the imported objects with their statuses, as the controllers report them
+	w.core.Publish() // the imported objects with their statuses, as the controllers report them
 }
 
 var importedKinds = []string{"NodePool", "Node", "Namespace", "Pod", "Deployment", "StatefulSet", "DaemonSet", "Job", "ReplicaSet",

@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
@@ -42,7 +43,7 @@ func importShop(t testing.TB) (*World, *model.Cluster, *api.ImportSummary) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return w, w.Cluster("shop-prod", "europe-west1", "shop"), sum
+	return w, w.core.Cluster("shop-prod", "europe-west1", "shop"), sum
 }
 
 func TestImportFixture(t *testing.T) {
@@ -124,7 +125,7 @@ func TestImportFixture(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Spec.NodeName != "gke-shop-default-pool-7b21d0a4-w3xr" || p.Annotations[SafeToEvictAnnotation] != "false" ||
+	if p.Spec.NodeName != "gke-shop-default-pool-7b21d0a4-w3xr" || p.Annotations[core.SafeToEvictAnnotation] != "false" ||
 		p.OwnerReferences[0].Kind != "Job" || p.Status.Phase != corev1.PodRunning {
 		t.Errorf("report pod: node %s annotations %v owner %+v phase %s", p.Spec.NodeName, p.Annotations, p.OwnerReferences, p.Status.Phase)
 	}
@@ -139,11 +140,11 @@ func TestImportFixture(t *testing.T) {
 	if d := c.Deployments["default/web"]; d == nil || d.Current != "6b9d8c7f5a" || len(d.Templates) != 1 {
 		t.Errorf("web deployment %+v", d)
 	}
-	if d := c.Deployments["default/"+standInName(KindStatefulSet, "db")]; d == nil || !d.Controller.Ordinals || replicasOf(d) != 3 {
+	if d := c.Deployments["default/"+core.StandInName(core.KindStatefulSet, "db")]; d == nil || !d.Controller.Ordinals || core.ReplicasOf(d) != 3 {
 		t.Errorf("db stand-in %+v", d)
 	}
 	// PDBs count the pods they protect.
-	if st := w.pdbStatus(c, c.PDBs["default/payments"]); st.ExpectedPods != 2 || st.CurrentHealthy != 2 || st.DisruptionsAllowed != 0 {
+	if st := w.core.PdbStatus(c, c.PDBs["default/payments"]); st.ExpectedPods != 2 || st.CurrentHealthy != 2 || st.DisruptionsAllowed != 0 {
 		t.Errorf("payments PDB %+v", st)
 	}
 	// The LoadBalancer Service keeps its address and gets its backends.
@@ -341,7 +342,7 @@ func TestImportedClusterRestoresAndUpgrades(t *testing.T) {
 			t.Errorf("node %s labels %v", n.Name, k.Labels)
 		}
 		var ds []string
-		for _, p := range w.ListPods(c, ListOptions{NodeName: n.Name}).Items {
+		for _, p := range w.ListPods(c, core.ListOptions{NodeName: n.Name}).Items {
 			if ref := p.OwnerReferences; len(ref) > 0 && (ref[0].Kind == "DaemonSet" || ref[0].Kind == "Node") {
 				ds = append(ds, p.Name)
 			}
@@ -363,7 +364,7 @@ func TestImportedClusterRestoresAndUpgrades(t *testing.T) {
 			counts[p.Owner]++
 		}
 	}
-	if counts[standInName("Rollout", "checkout")] != 2 || counts[standInName(KindJob, "report-29051040")] != 1 || counts["web"] != 6 {
+	if counts[core.StandInName("Rollout", "checkout")] != 2 || counts[core.StandInName(core.KindJob, "report-29051040")] != 1 || counts["web"] != 6 {
 		t.Errorf("pods per owner %v", counts)
 	}
 	for _, p := range c.Pods {

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
@@ -22,7 +23,7 @@ import (
 // its nodes, pods, deployments, replicasets, statefulsets, daemonsets, pdbs and services.
 func exportCluster(t testing.TB, w *World, c *model.Cluster) *api.ImportClusterRequest {
 	t.Helper()
-	links := Links{ContainerBase: "https://container.googleapis.com/v1/", ComputeBase: "https://www.googleapis.com/compute/v1/"}
+	links := core.Links{ContainerBase: "https://container.googleapis.com/v1/", ComputeBase: "https://www.googleapis.com/compute/v1/"}
 	cj, err := json.Marshal(w.RenderCluster(c, links, "127.0.0.1/k8s/"+c.Key()))
 	if err != nil {
 		t.Fatal(err)
@@ -31,25 +32,25 @@ func exportCluster(t testing.TB, w *World, c *model.Cluster) *api.ImportClusterR
 	for _, n := range w.K8sNodes(c) {
 		items = append(items, n)
 	}
-	for _, p := range w.ListPods(c, ListOptions{}).Items {
+	for _, p := range w.ListPods(c, core.ListOptions{}).Items {
 		items = append(items, p)
 	}
-	for _, d := range w.ListDeployments(c, ListOptions{}).Items {
+	for _, d := range w.ListDeployments(c, core.ListOptions{}).Items {
 		items = append(items, d)
 	}
-	for _, rs := range w.ListReplicaSets(c, ListOptions{}).Items {
+	for _, rs := range w.core.ListReplicaSets(c, core.ListOptions{}).Items {
 		items = append(items, rs)
 	}
-	for _, s := range w.ListStatefulSets(c, ListOptions{}).Items {
+	for _, s := range w.core.ListStatefulSets(c, core.ListOptions{}).Items {
 		items = append(items, s)
 	}
-	for _, ds := range w.ListDaemonSets(c, ListOptions{}).Items {
+	for _, ds := range w.core.ListDaemonSets(c, core.ListOptions{}).Items {
 		items = append(items, ds)
 	}
-	for _, b := range w.ListPDBs(c, ListOptions{}).Items {
+	for _, b := range w.ListPDBs(c, core.ListOptions{}).Items {
 		items = append(items, b)
 	}
-	for _, s := range w.ListServices(c, ListOptions{}).Items {
+	for _, s := range w.ListServices(c, core.ListOptions{}).Items {
 		items = append(items, s)
 	}
 	oj, err := json.Marshal(map[string]any{"apiVersion": "v1", "kind": "List", "items": items, "metadata": map[string]string{"resourceVersion": ""}})
@@ -69,7 +70,7 @@ func mustImport(t testing.TB, w *World, req *api.ImportClusterRequest) (*model.C
 	if err != nil {
 		t.Fatalf("ImportSnapshot: %v", err)
 	}
-	return w.Cluster("proj", s.Location(), s.Name()), sum
+	return w.core.Cluster("proj", s.Location(), s.Name()), sum
 }
 
 func quantity(s string) resource.Quantity { return resource.MustParse(s) }
@@ -96,7 +97,7 @@ func exportableCluster(t *testing.T) (*World, *model.Cluster) {
 		Spec: policyv1.PodDisruptionBudgetSpec{MaxUnavailable: &one, Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.CreatePod(c, "default", &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "debug", Annotations: map[string]string{SafeToEvictAnnotation: "false"}},
+	if _, err := w.CreatePod(c, "default", &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "debug", Annotations: map[string]string{core.SafeToEvictAnnotation: "false"}},
 		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "sh", Image: "busybox"}}}}); err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -63,7 +64,7 @@ func (im *importer) ownerOf(p *corev1.Pod) podOwner {
 	}
 	o := podOwner{kind: ref.Kind, apiVersion: ref.APIVersion, ns: p.Namespace, name: ref.Name, uid: string(ref.UID)}
 	switch ref.Kind {
-	case KindReplicaSet:
+	case core.KindReplicaSet:
 		if rs := s.replicaSets[p.Namespace+"/"+ref.Name]; rs != nil {
 			if dref := controllerOf(rs.OwnerReferences); dref != nil && dref.Kind == "Deployment" {
 				if d := s.deployments[p.Namespace+"/"+dref.Name]; d != nil {
@@ -97,8 +98,8 @@ func staticPrefix(p *corev1.Pod) string {
 // schedulingKey is what the simulation reads of a pod spec; pods of a controller whose key is
 // their template's need no spec of their own.
 func schedulingKey(spec *corev1.PodSpec, bound bool) string {
-	r := effectiveRequests(spec)
-	key := fmt.Sprintf("%d/%d/%d/%d", r.MilliCPU, r.MemoryBytes, podPriority(spec), graceSeconds(spec))
+	r := core.EffectiveRequests(spec)
+	key := fmt.Sprintf("%d/%d/%d/%d", r.MilliCPU, r.MemoryBytes, core.PodPriority(spec), core.GraceSeconds(spec))
 	if bound || (len(spec.NodeSelector) == 0 && spec.Affinity == nil && len(spec.Tolerations) == 0) {
 		return key // where a pod may go matters only to one that can be placed again
 	}
@@ -193,7 +194,7 @@ func (im *importer) buildWorkloads() error {
 func (im *importer) buildNamespaces() {
 	c, s := im.c, im.s
 	names := map[string]bool{}
-	for _, ns := range systemNamespaces {
+	for _, ns := range core.SystemNamespaces {
 		names[ns] = true
 	}
 	for n := range s.namespaces {
@@ -263,7 +264,7 @@ func (im *importer) buildDaemonSets(owners map[string]*ownedPods, templates map[
 		ds := c.DaemonSets[key]
 		if ds == nil {
 			rep := representative(op.pods, "", o)
-			t := templateFromPod(rep)
+			t := core.TemplateFromPod(rep)
 			// A DaemonSet pod's affinity pins it to its node; the DaemonSet's template does not.
 			if a := t.Spec.Affinity; a != nil && a.NodeAffinity != nil {
 				t.Spec.Affinity = nil
@@ -361,7 +362,7 @@ func (im *importer) buildDeployment(op *ownedPods, templates map[string]*corev1.
 		if rs := byHash[hash]; rs != nil {
 			t = rs.Spec.Template.DeepCopy()
 		} else if rep := representative(op.pods, hash, o); rep != nil {
-			t.Spec = templateFromPod(rep).Spec
+			t.Spec = core.TemplateFromPod(rep).Spec
 		}
 		if t.Labels == nil {
 			t.Labels = map[string]string{}
@@ -397,7 +398,7 @@ func (im *importer) buildDeployment(op *ownedPods, templates map[string]*corev1.
 			top++
 			rs.Revision = top
 		}
-		rs.Annotations = replicaSetAnnotations(d, rs)
+		rs.Annotations = core.ReplicaSetAnnotations(d, rs)
 		rs.RV = c.NextRV()
 		d.ReplicaSets[hash] = rs
 	}
@@ -432,15 +433,15 @@ func (im *importer) buildStandIn(op *ownedPods, templates map[string]*corev1.Pod
 	o := op.owner
 	key := o.ns + "/" + o.name
 	rep := representative(op.pods, "", o)
-	t := templateFromPod(rep)
+	t := core.TemplateFromPod(rep)
 	replicas := int32(len(op.pods))
 	ctl := &model.ControllerRef{APIVersion: o.apiVersion, Kind: o.kind, Name: o.name}
-	d := &model.Deployment{Namespace: o.ns, Name: standInName(o.kind, o.name), UID: o.uid, Generation: 1, CreateTime: c.CreateTime, RV: c.NextRV(),
+	d := &model.Deployment{Namespace: o.ns, Name: core.StandInName(o.kind, o.name), UID: o.uid, Generation: 1, CreateTime: c.CreateTime, RV: c.NextRV(),
 		Controller: ctl, Templates: map[string]*corev1.PodTemplateSpec{}}
 	var selector *metav1.LabelSelector
 	var note string
 	switch o.kind {
-	case KindStatefulSet:
+	case core.KindStatefulSet:
 		ctl.Ordinals = true
 		note = "StatefulSet: gkesim's stand-in controller keeps its pods and recreates an evicted one under its own name once the old one is gone, one at a time (or at once with podManagementPolicy Parallel); its volumes are not simulated"
 		if in := s.statefulSets[key]; in != nil {
@@ -461,7 +462,7 @@ func (im *importer) buildStandIn(op *ownedPods, templates map[string]*corev1.Pod
 		}
 		delete(t.Labels, appsv1.StatefulSetPodNameLabel)
 		delete(t.Labels, appsv1.PodIndexLabel)
-	case KindReplicaSet:
+	case core.KindReplicaSet:
 		note = "ReplicaSet without a Deployment: gkesim's stand-in controller keeps its pods and recreates an evicted one, as the ReplicaSet controller does"
 		if in := s.replicaSets[key]; in != nil {
 			if in.Spec.Replicas != nil {
@@ -472,7 +473,7 @@ func (im *importer) buildStandIn(op *ownedPods, templates map[string]*corev1.Pod
 			d.UID, d.Labels, d.Annotations = string(in.UID), cloneMap(in.Labels), cloneMap(in.Annotations)
 			d.CreateTime = im.past(in.CreationTimestamp.Time, c.CreateTime)
 		}
-	case KindJob:
+	case core.KindJob:
 		note = "Job: its running pods are kept and an evicted one is recreated, as the Job controller does until the Job completes; gkesim does not run them to completion"
 	default:
 		note = fmt.Sprintf("pods of a custom controller (%s %s): gkesim's stand-in controller keeps as many as there were and recreates an evicted one from the spec of one of them; the controller's own logic (rollouts, scaling) is not simulated", o.apiVersion, o.kind)
@@ -512,17 +513,17 @@ func (im *importer) buildPod(kp *corev1.Pod, o podOwner, tmpl *corev1.PodSpec) {
 			p.Template = d.Current
 		}
 	default:
-		d := c.Deployments[o.ns+"/"+standInName(o.kind, o.name)]
+		d := c.Deployments[o.ns+"/"+core.StandInName(o.kind, o.name)]
 		p.OwnerKind, p.Owner, p.Template = model.OwnerDeployment, d.Name, d.Current
 	}
 	spec := tmpl
 	if spec == nil {
 		own := kp.Spec.DeepCopy()
 		own.NodeName = ""
-		withoutAdmittedToken(own)
+		core.WithoutAdmittedToken(own)
 		p.Spec, spec = own, own
 	}
-	p.Req, p.Priority = effectiveRequests(spec), podPriority(spec)
+	p.Req, p.Priority = core.EffectiveRequests(spec), core.PodPriority(spec)
 	if st := kp.Status.StartTime; st != nil {
 		p.StartTime = im.past(st.Time, p.CreateTime)
 	}

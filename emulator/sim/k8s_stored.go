@@ -6,8 +6,8 @@ import (
 	"net/http"
 	"reflect"
 	"strings"
-	"time"
 
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
@@ -129,7 +129,7 @@ var StoredKinds = []*StoredKind{
 		generation: true,
 		newObject:  func() runtime.Object { return &unstructured.Unstructured{} },
 		newList:    func() runtime.Object { return &unstructured.UnstructuredList{} },
-		validate:   validateComputeClass, nameFn: apivalidation.NameIsDNSSubdomain},
+		validate:   core.ValidateComputeClass, nameFn: apivalidation.NameIsDNSSubdomain},
 }
 
 // StoredKindOf finds a stored kind by its resource name.
@@ -241,7 +241,7 @@ func (w *World) CreateStored(c *model.Cluster, k *StoredKind, ns string, in runt
 	}
 	m.SetNamespace(ns)
 	m.SetUID(types.UID(model.UidOf(c.ID, k.Resource, ns, m.GetName(), w.engine.RandHex(8))))
-	m.SetCreationTimestamp(APITime(w.st.Now))
+	m.SetCreationTimestamp(core.APITime(w.st.Now))
 	m.SetResourceVersion("")
 	m.SetDeletionTimestamp(nil)
 	m.SetGeneration(0)
@@ -253,9 +253,9 @@ func (w *World) CreateStored(c *model.Cluster, k *StoredKind, ns string, in runt
 		return nil, err
 	}
 	objs[o.Key()] = o
-	w.touchObject(c, o, true)
+	w.core.TouchObject(c, o, true)
 	w.engine.Record(k.Kind+"Created", c, "", "", "", "%s %s created", strings.ToLower(k.Kind), o.Key())
-	w.mountSourceAppeared(c, k.Resource, ns, m.GetName())
+	w.core.MountSourceAppeared(c, k.Resource, ns, m.GetName())
 	return renderStored(o), nil
 }
 
@@ -301,7 +301,7 @@ func (w *World) UpdateStored(c *model.Cluster, k *StoredKind, ns, name string, i
 	if err := o.Set(in); err != nil {
 		return nil, err
 	}
-	w.touchObject(c, o, false)
+	w.core.TouchObject(c, o, false)
 	return renderStored(o), nil
 }
 
@@ -331,7 +331,7 @@ func (w *World) DeleteStored(c *model.Cluster, k *StoredKind, ns, name string) (
 }
 
 func (w *World) removeStored(c *model.Cluster, o *model.StoredObject) {
-	w.objectRemoved(c, o)
+	w.core.ObjectRemoved(c, o)
 	delete(c.Objects[o.Resource], o.Key())
 }
 
@@ -355,13 +355,13 @@ func (w *World) deleteStoredIn(c *model.Cluster, ns string) {
 func (w *World) createDefaultServiceAccount(c *model.Cluster, ns string) {
 	k := StoredKindOf("serviceaccounts")
 	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns, UID: types.UID(model.UidOf(c.ID, "sa", ns, "default")),
-		CreationTimestamp: APITime(w.st.Now)}}
+		CreationTimestamp: core.APITime(w.st.Now)}}
 	o := &model.StoredObject{Resource: k.Resource, Namespace: ns, Name: "default"}
 	if err := o.Set(sa); err != nil {
 		panic(err)
 	}
 	c.Stored(k.Resource)[o.Key()] = o
-	w.touchObject(c, o, true)
+	w.core.TouchObject(c, o, true)
 }
 
 // validateStored checks metadata and the kind's own rules.
@@ -680,7 +680,3 @@ func validateMetricTarget(t autoscalingv2.MetricTarget, p *field.Path) field.Err
 	}
 	return errs
 }
-
-// APITime is a time as the API server keeps it in an object (metav1.Time, whole seconds): a
-// time stamped into an object that is saved reads back the same after a restart.
-func APITime(t time.Time) metav1.Time { return metav1.NewTime(t.Truncate(time.Second)) }

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -61,7 +62,7 @@ func validateMeta(meta metav1.ObjectMeta, namespace string, nameFn apivalidation
 // defaultPodSpec fills the API server's defaults of the pod spec fields the emulator reads.
 func defaultPodSpec(s *corev1.PodSpec) {
 	if s.TerminationGracePeriodSeconds == nil {
-		g := int64(defaultGraceSeconds)
+		g := int64(core.DefaultGraceSeconds)
 		s.TerminationGracePeriodSeconds = &g
 	}
 	if s.RestartPolicy == "" {

@@ -3,6 +3,7 @@ package sim
 import (
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/engine"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
@@ -19,18 +20,18 @@ import (
 func (w *World) wireControllers() {
 	h := &w.engine.Hooks
 	// The change feeds render Services and stored kinds as their owners do.
-	w.feedRender = feedRenderers{service: func(c *model.Cluster, s *model.Service) runtime.Object { return w.renderService(c, s) }, stored: renderStored}
+	w.core.FeedRender = core.FeedRenderers{Service: func(c *model.Cluster, s *model.Service) runtime.Object { return w.renderService(c, s) }, Stored: renderStored}
 	// An operation's work is its type's (work.go).
-	w.opWork = opWork{begin: w.beginWork, done: w.workDone, complete: w.completeWork}
+	w.core.OpWork = core.OpWork{Begin: w.beginWork, Done: w.workDone, Complete: w.completeWork}
 	// The event log's entries reach the cluster's change feed (Kubernetes Events).
-	h.EntryLogged = w.recordChange
+	h.EntryLogged = w.core.RecordChange
 	// Automatic maintenance follows the cluster's release channel from its creation; the
 	// autoscaler runs its passes while any pool is autoscaled.
 	h.ClusterCreated = append(h.ClusterCreated, w.startAutoMaintenance)
 	h.PoolsChanged = append(h.PoolsChanged, w.ensureAutoscaler)
 	// The scheduler's view of the nodes first: every controller after it may schedule.
 	h.NodeChanged = append(h.NodeChanged,
-		func(c *model.Cluster, n *model.Node, _ engine.NodeChange) { w.schedNodeChanged(c, n) },
+		func(c *model.Cluster, n *model.Node, _ engine.NodeChange) { w.core.SchedNodeChanged(c, n) },
 		func(c *model.Cluster, n *model.Node, what engine.NodeChange) {
 			if what != engine.NodeCordonChanged { // load balancers follow node states, not cordons
 				w.lbNodeChanged(c, n)
@@ -45,7 +46,7 @@ func (w *World) wireControllers() {
 		w.surgeNodeChanged,
 		// The API's view of the node (its resourceVersion, the watches) last: it shows what
 		// the controllers made of the change.
-		func(c *model.Cluster, n *model.Node, _ engine.NodeChange) { w.touchNode(c, n) })
+		func(c *model.Cluster, n *model.Node, _ engine.NodeChange) { w.core.TouchNode(c, n) })
 	// Upgrades count their progress and take over the nodes they recreate.
 	h.NodeReady = append(h.NodeReady, w.countUpgraded)
 	h.NodeDrained = append(h.NodeDrained, w.onUpgradeNodeDrained)
@@ -57,7 +58,7 @@ func (w *World) wireControllers() {
 			if p.Upgrade != nil {
 				w.stepUpgrade(c, p)
 			} else {
-				w.reconcilePool(c, p)
+				w.core.ReconcilePool(c, p)
 			}
 		})
 	// A Deployment counts its pods; Services (and their load balancers) follow their endpoints.
@@ -66,22 +67,11 @@ func (w *World) wireControllers() {
 			if what == engine.PodStarted {
 				// Readiness matters to a Deployment only while it rolls out a new template, and to a
 				// StatefulSet's stand-in that creates its pods in order.
-				if d := c.Deployments[p.Namespace+"/"+p.Owner]; p.OwnerKind != model.OwnerDeployment || d == nil || (len(d.Templates) < 2 && !orderedPods(d)) {
+				if d := c.Deployments[p.Namespace+"/"+p.Owner]; p.OwnerKind != model.OwnerDeployment || d == nil || (len(d.Templates) < 2 && !core.OrderedPods(d)) {
 					return
 				}
 			}
-			w.ownerChanged(c, p)
+			w.core.OwnerChanged(c, p)
 		},
 		func(c *model.Cluster, p *model.Pod, _ engine.PodChange) { w.svcPodChanged(c, p) })
-}
-
-// poolNodesChanged lets the controllers that wait on a pool's nodes take their next step,
-// then finishes the cluster's operations whose work is done.
-func (w *World) poolNodesChanged(c *model.Cluster, pool string) {
-	if p := c.Pool(pool); p != nil {
-		for _, h := range w.engine.Hooks.PoolNodesChanged {
-			h(c, p)
-		}
-	}
-	w.checkOperations(c)
 }

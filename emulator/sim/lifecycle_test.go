@@ -6,6 +6,7 @@ import (
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/engine"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
@@ -16,7 +17,7 @@ func newTestWorld(t *testing.T) *World {
 	t.Helper()
 	w := New(Options{Seed: 42, Start: testStart})
 	if unfollowedFeeds {
-		w.SetFeedFollowed(func(string) bool { return false })
+		w.core.SetFeedFollowed(func(string) bool { return false })
 	}
 	return w
 }
@@ -53,7 +54,7 @@ func createTestCluster(t *testing.T, w *World, location string, pools ...*api.No
 	if op.ErrorCode != 0 {
 		t.Fatalf("create failed: %s", op.StatusMessage)
 	}
-	return w.Cluster("proj", location, "c1")
+	return w.core.Cluster("proj", location, "c1")
 }
 
 func TestCreateClusterOperationLifecycle(t *testing.T) {
@@ -67,7 +68,7 @@ func TestCreateClusterOperationLifecycle(t *testing.T) {
 	if op.Status != api.OpStatusPending {
 		t.Fatalf("new operation status = %s, want PENDING", op.Status)
 	}
-	c := w.Cluster("proj", "us-central1", "c1")
+	c := w.core.Cluster("proj", "us-central1", "c1")
 	if c.Status != model.ClusterProvisioning {
 		t.Fatalf("cluster status = %s, want PROVISIONING", c.Status)
 	}
@@ -96,8 +97,8 @@ func TestCreateClusterOperationLifecycle(t *testing.T) {
 		if n.State != model.NodeReady || n.Spec.Version != c.MasterVersion || n.Spec.MachineType != "e2-medium" {
 			t.Errorf("node %s: state %s version %s machine %s", n.Name, n.State, n.Spec.Version, n.Spec.MachineType)
 		}
-		if n.ReadyTime.Sub(n.CreateTime) < nodeBootBase {
-			t.Errorf("node %s became ready after %s, want >= %s", n.Name, n.ReadyTime.Sub(n.CreateTime), nodeBootBase)
+		if n.ReadyTime.Sub(n.CreateTime) < core.NodeBootBase {
+			t.Errorf("node %s became ready after %s, want >= %s", n.Name, n.ReadyTime.Sub(n.CreateTime), core.NodeBootBase)
 		}
 	}
 	p := c.Pool("pool-a")
@@ -135,7 +136,7 @@ func TestResizeAndDeleteNodePool(t *testing.T) {
 		t.Fatal(err)
 	}
 	runOp(t, w, op, time.Hour)
-	if w.Cluster("proj", "us-central1-a", "c1") != nil {
+	if w.core.Cluster("proj", "us-central1-a", "c1") != nil {
 		t.Fatal("cluster still exists after DELETE_CLUSTER is done")
 	}
 }
@@ -164,7 +165,7 @@ func TestSurgeUpgradeReplacesEveryNode(t *testing.T) {
 		t.Fatal(err)
 	}
 	runOp(t, w, op, time.Hour)
-	c := w.Cluster("proj", "us-central1-a", "c1")
+	c := w.core.Cluster("proj", "us-central1-a", "c1")
 	op, err = w.UpdateNodePool("proj", "us-central1-a", "c1", "pool-a", &api.UpdateNodePoolRequest{NodeVersion: to.String()})
 	if err != nil {
 		t.Fatal(err)
@@ -218,7 +219,7 @@ func TestCancelSurgeUpgradeLeavesTwoVersions(t *testing.T) {
 		t.Fatal(err)
 	}
 	runOp(t, w, op, time.Hour)
-	c := w.Cluster("proj", "us-central1-a", "c1")
+	c := w.core.Cluster("proj", "us-central1-a", "c1")
 	up, err := w.UpdateNodePool("proj", "us-central1-a", "c1", "pool-a", &api.UpdateNodePoolRequest{NodeVersion: to.String()})
 	if err != nil {
 		t.Fatal(err)
@@ -229,7 +230,7 @@ func TestCancelSurgeUpgradeLeavesTwoVersions(t *testing.T) {
 		t.Fatal(err)
 	}
 	runOp(t, w, up, time.Hour)
-	if up.ErrorCode != codeCancelled {
+	if up.ErrorCode != core.CodeCancelled {
 		t.Fatalf("cancelled upgrade ended with code %d %q, want CANCELLED", up.ErrorCode, up.StatusMessage)
 	}
 	counts := map[string]int{}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 	corev1 "k8s.io/api/core/v1"
 )
@@ -171,7 +172,7 @@ func (w *World) ensureLB(c *model.Cluster, s *model.Service) {
 		Members: map[string]string{}, Health: map[string]*model.BackendHealth{}}
 	lb.IP = w.allocateLBIP(c, s, lb.Internal)
 	s.LB = lb
-	w.touchObject(c, s, false)
+	w.core.TouchObject(c, s, false)
 	w.serviceIndex(c).lbs[s.Key()] = s
 	if msg := lbUnsupported(kind, &s.Spec); msg != "" {
 		lb.Failed = msg
@@ -235,7 +236,7 @@ func (w *World) onLBProvisioned(ev model.Event) {
 		}
 	}
 	lb.State, lb.ReadyTime = lbReady, w.st.Now
-	w.touchObject(c, s, false)
+	w.core.TouchObject(c, s, false)
 	w.engine.Record("EnsuredLoadBalancer", c, "", "", "", "service %s: ensured load balancer %s at %s after %s (%s)", s.Key(), lb.Kind, lb.IP,
 		w.st.Now.Sub(lb.Start).Round(time.Second), strings.Join(w.lbResourcePaths(c, s), ", "))
 	w.syncLB(c, s)
@@ -263,7 +264,7 @@ func (w *World) onLBDeleted(ev model.Event) {
 func (w *World) releaseLB(c *model.Cluster, s *model.Service, why string) {
 	w.engine.Record("DeletedLoadBalancer", c, "", "", "", "service %s: deleted load balancer %s at %s: %s", s.Key(), s.LB.Kind, s.LB.IP, why)
 	s.LB = nil
-	w.touchObject(c, s, false)
+	w.core.TouchObject(c, s, false)
 	delete(w.serviceIndex(c).lbs, s.Key())
 }
 
@@ -344,7 +345,7 @@ func (w *World) syncLB(c *model.Cluster, s *model.Service) {
 	perNode := w.serviceIndex(c).perNode[key]
 	perZone := map[string][]*model.Node{}
 	registered := 0
-	for _, name := range sortedNodeNames(c) {
+	for _, name := range core.SortedNodeNames(c) {
 		n := c.Nodes[name]
 		if n.State != model.NodeProvisioning {
 			registered++
@@ -409,7 +410,7 @@ func (w *World) syncLB(c *model.Cluster, s *model.Service) {
 		lb.Health[node] = &model.BackendHealth{State: healthUnhealthy, Since: w.st.Now}
 		w.evalHealth(c, s, node, true)
 	}
-	w.touchObject(c, s, false)
+	w.core.TouchObject(c, s, false)
 	w.engine.Record("LoadBalancerBackendsSynced", c, "", "", "", "service %s: %s now %s (+%d -%d)%s", key, backendNoun(lb.Kind), describeMembers(lb.Members),
 		len(added), len(removed), describeChange(added, removed))
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
@@ -31,7 +32,7 @@ type lbRef struct {
 // projectLBs lists a project's ready load balancers, by cluster and Service.
 func (w *World) projectLBs(project string) []lbRef {
 	var out []lbRef
-	for _, c := range w.clustersIn(project, "-") {
+	for _, c := range w.core.ClustersIn(project, "-") {
 		for _, key := range model.SortedKeys(c.Services) {
 			s := c.Services[key]
 			if s.LB != nil && (s.LB.State == lbReady || s.LB.State == lbDeleting) {
@@ -64,11 +65,11 @@ func sharedHCDescription(kind string) string {
 		what + ` Services using ExternalTrafficPolicy: Cluster."}`
 }
 
-func networkURL(l Links, c *model.Cluster) string {
+func networkURL(l core.Links, c *model.Cluster) string {
 	return l.Compute("projects/%s/global/networks/%s", c.Project, lastSegment(c.Network))
 }
 
-func subnetworkURL(l Links, c *model.Cluster) string {
+func subnetworkURL(l core.Links, c *model.Cluster) string {
 	return l.Compute("projects/%s/regions/%s/subnetworks/%s", c.Project, regionOf(c), lastSegment(c.Subnetwork))
 }
 
@@ -81,7 +82,7 @@ func scheme(lb *model.LoadBalancer) string {
 
 // ---- forwarding rules ----
 
-func (w *World) renderForwardingRules(r lbRef, l Links) []*api.ForwardingRule {
+func (w *World) renderForwardingRules(r lbRef, l core.Links) []*api.ForwardingRule {
 	var out []*api.ForwardingRule
 	region := regionOf(r.c)
 	for _, proto := range lbProtocols(&r.s.Spec) {
@@ -121,7 +122,7 @@ func (w *World) renderForwardingRules(r lbRef, l Links) []*api.ForwardingRule {
 }
 
 // ForwardingRules lists a region's forwarding rules.
-func (w *World) ForwardingRules(project, region string, l Links) []*api.ForwardingRule {
+func (w *World) ForwardingRules(project, region string, l core.Links) []*api.ForwardingRule {
 	out := []*api.ForwardingRule{}
 	for _, r := range w.projectLBs(project) {
 		if regionOf(r.c) == region {
@@ -132,7 +133,7 @@ func (w *World) ForwardingRules(project, region string, l Links) []*api.Forwardi
 }
 
 // ForwardingRule finds one forwarding rule.
-func (w *World) ForwardingRule(project, region, name string, l Links) (*api.ForwardingRule, error) {
+func (w *World) ForwardingRule(project, region, name string, l core.Links) (*api.ForwardingRule, error) {
 	for _, fr := range w.ForwardingRules(project, region, l) {
 		if fr.Name == name {
 			return fr, nil
@@ -143,7 +144,7 @@ func (w *World) ForwardingRule(project, region, name string, l Links) (*api.Forw
 
 // ---- backend services ----
 
-func (w *World) renderBackendService(r lbRef, l Links) *api.BackendService {
+func (w *World) renderBackendService(r lbRef, l core.Links) *api.BackendService {
 	region := regionOf(r.c)
 	bs := &api.BackendService{Kind: "compute#backendService", Id: w.computeID("bs", r.c.Project, r.n.backendService),
 		CreationTimestamp: computeTime(r.s.LB.ReadyTime), Name: r.n.backendService, Description: lbDescription(r),
@@ -170,14 +171,14 @@ func (w *World) renderBackendService(r lbRef, l Links) *api.BackendService {
 
 // groupLink is the backend group of a load balancer in a zone: its NEG or the shared
 // unmanaged instance group.
-func (w *World) groupLink(r lbRef, zone string, l Links) string {
+func (w *World) groupLink(r lbRef, zone string, l core.Links) string {
 	if r.n.neg != "" {
 		return l.Compute("projects/%s/zones/%s/networkEndpointGroups/%s", r.c.Project, zone, r.n.neg)
 	}
 	return l.Compute("projects/%s/zones/%s/instanceGroups/%s", r.c.Project, zone, r.n.instanceGroup)
 }
 
-func (w *World) hcLink(r lbRef, l Links) string {
+func (w *World) hcLink(r lbRef, l core.Links) string {
 	if r.n.hcRegional {
 		return l.Compute("projects/%s/regions/%s/%s/%s", r.c.Project, regionOf(r.c), r.n.hcCollection, r.n.healthCheck)
 	}
@@ -186,7 +187,7 @@ func (w *World) hcLink(r lbRef, l Links) string {
 
 // BackendServices lists a region's backend services, GKE's and those created outside GKE, by
 // name.
-func (w *World) BackendServices(project, region string, l Links) []*api.BackendService {
+func (w *World) BackendServices(project, region string, l core.Links) []*api.BackendService {
 	out := []*api.BackendService{}
 	for _, r := range w.projectLBs(project) {
 		if regionOf(r.c) == region && r.n.backendService != "" {
@@ -208,7 +209,7 @@ func (w *World) backendService(project, region, name string) (lbRef, error) {
 }
 
 // BackendService finds one backend service.
-func (w *World) BackendService(project, region, name string, l Links) (*api.BackendService, error) {
+func (w *World) BackendService(project, region, name string, l core.Links) (*api.BackendService, error) {
 	if bs := w.userBackendService(project, region, name); bs != nil {
 		return w.renderUserBackendService(backendServicePath(project, region, name), bs, l), nil
 	}
@@ -221,7 +222,7 @@ func (w *World) BackendService(project, region, name string, l Links) (*api.Back
 
 // BackendServiceHealth is backendServices.getHealth: the health of each VM of one backend
 // group as the load balancer's health check sees it (R-LB-6).
-func (w *World) BackendServiceHealth(project, region, name, group string, l Links) (*api.BackendServiceGroupHealth, error) {
+func (w *World) BackendServiceHealth(project, region, name, group string, l core.Links) (*api.BackendServiceGroupHealth, error) {
 	if w.userBackendService(project, region, name) != nil {
 		return nil, model.InvalidArgument("gkesim does not probe the backends of backend services created outside GKE (%s): getHealth answers for GKE's load balancers only.", backendServicePath(project, region, name))
 	}
@@ -237,7 +238,7 @@ func (w *World) BackendServiceHealth(project, region, name, group string, l Link
 	return nil, model.InvalidArgument("Invalid value for field 'resource.group': '%s'. The group is not a backend of backend service %s.", group, name)
 }
 
-func (w *World) healthStatuses(r lbRef, zone string, l Links) []*api.HealthStatus {
+func (w *World) healthStatuses(r lbRef, zone string, l core.Links) []*api.HealthStatus {
 	out := []*api.HealthStatus{}
 	fr := ""
 	for _, p := range lbProtocols(&r.s.Spec) {
@@ -261,7 +262,7 @@ func (w *World) healthStatuses(r lbRef, zone string, l Links) []*api.HealthStatu
 
 // ---- target pools ----
 
-func (w *World) renderTargetPool(r lbRef, l Links) *api.TargetPool {
+func (w *World) renderTargetPool(r lbRef, l core.Links) *api.TargetPool {
 	region := regionOf(r.c)
 	tp := &api.TargetPool{Kind: "compute#targetPool", Id: w.computeID("tp", r.c.Project, r.n.targetPool), CreationTimestamp: computeTime(r.s.LB.ReadyTime),
 		Name: r.n.targetPool, Description: lbDescription(r), Region: l.Compute("projects/%s/regions/%s", r.c.Project, region),
@@ -277,7 +278,7 @@ func (w *World) renderTargetPool(r lbRef, l Links) *api.TargetPool {
 }
 
 // TargetPools lists a region's target pools.
-func (w *World) TargetPools(project, region string, l Links) []*api.TargetPool {
+func (w *World) TargetPools(project, region string, l core.Links) []*api.TargetPool {
 	out := []*api.TargetPool{}
 	for _, r := range w.projectLBs(project) {
 		if regionOf(r.c) == region && r.n.targetPool != "" {
@@ -297,7 +298,7 @@ func (w *World) targetPool(project, region, name string) (lbRef, error) {
 }
 
 // TargetPool finds one target pool.
-func (w *World) TargetPool(project, region, name string, l Links) (*api.TargetPool, error) {
+func (w *World) TargetPool(project, region, name string, l core.Links) (*api.TargetPool, error) {
 	r, err := w.targetPool(project, region, name)
 	if err != nil {
 		return nil, err
@@ -306,7 +307,7 @@ func (w *World) TargetPool(project, region, name string, l Links) (*api.TargetPo
 }
 
 // TargetPoolHealth is targetPools.getHealth for one instance.
-func (w *World) TargetPoolHealth(project, region, name, instance string, l Links) (*api.TargetPoolInstanceHealth, error) {
+func (w *World) TargetPoolHealth(project, region, name, instance string, l core.Links) (*api.TargetPoolInstanceHealth, error) {
 	r, err := w.targetPool(project, region, name)
 	if err != nil {
 		return nil, err
@@ -327,7 +328,7 @@ func (w *World) TargetPoolHealth(project, region, name, instance string, l Links
 
 // ---- network endpoint groups ----
 
-func (w *World) renderNEG(r lbRef, zone string, l Links) *api.NetworkEndpointGroup {
+func (w *World) renderNEG(r lbRef, zone string, l core.Links) *api.NetworkEndpointGroup {
 	size := 0
 	for _, z := range r.s.LB.Members {
 		if z == zone {
@@ -342,7 +343,7 @@ func (w *World) renderNEG(r lbRef, zone string, l Links) *api.NetworkEndpointGro
 
 // NetworkEndpointGroups lists a zone's GCE_VM_IP NEGs: one per zone per internal Service of
 // a cluster with GKE subsetting (R-LB-2).
-func (w *World) NetworkEndpointGroups(project, zone string, l Links) []*api.NetworkEndpointGroup {
+func (w *World) NetworkEndpointGroups(project, zone string, l core.Links) []*api.NetworkEndpointGroup {
 	out := []*api.NetworkEndpointGroup{}
 	for _, r := range w.projectLBs(project) {
 		if r.n.neg != "" && model.Contains(r.c.Locations, zone) {
@@ -362,7 +363,7 @@ func (w *World) neg(project, zone, name string) (lbRef, error) {
 }
 
 // NetworkEndpointGroup finds one NEG.
-func (w *World) NetworkEndpointGroup(project, zone, name string, l Links) (*api.NetworkEndpointGroup, error) {
+func (w *World) NetworkEndpointGroup(project, zone, name string, l core.Links) (*api.NetworkEndpointGroup, error) {
 	r, err := w.neg(project, zone, name)
 	if err != nil {
 		return nil, err
@@ -372,7 +373,7 @@ func (w *World) NetworkEndpointGroup(project, zone, name string, l Links) (*api.
 
 // NetworkEndpoints is networkEndpointGroups.listNetworkEndpoints: the NEG's node endpoints
 // (R-LB-3), with their health when asked (healthStatus SHOW).
-func (w *World) NetworkEndpoints(project, zone, name string, withHealth bool, l Links) (*api.NetworkEndpointGroupsListNetworkEndpoints, error) {
+func (w *World) NetworkEndpoints(project, zone, name string, withHealth bool, l core.Links) (*api.NetworkEndpointGroupsListNetworkEndpoints, error) {
 	r, err := w.neg(project, zone, name)
 	if err != nil {
 		return nil, err
@@ -438,7 +439,7 @@ func (w *World) lbGroups(project, zone string) []lbGroup {
 
 // InstanceGroups lists a zone's instance groups: the node pools' managed ones and GKE's
 // unmanaged load-balancing ones.
-func (w *World) InstanceGroups(project, zone string, l Links) []*api.InstanceGroup {
+func (w *World) InstanceGroups(project, zone string, l core.Links) []*api.InstanceGroup {
 	out := []*api.InstanceGroup{}
 	zoneURL := l.Compute("projects/%s/zones/%s", project, zone)
 	for _, r := range w.instanceGroups(project, zone) {
@@ -461,7 +462,7 @@ func (w *World) InstanceGroups(project, zone string, l Links) []*api.InstanceGro
 }
 
 // InstanceGroup finds one instance group.
-func (w *World) InstanceGroup(project, zone, name string, l Links) (*api.InstanceGroup, error) {
+func (w *World) InstanceGroup(project, zone, name string, l core.Links) (*api.InstanceGroup, error) {
 	for _, g := range w.InstanceGroups(project, zone, l) {
 		if g.Name == name {
 			return g, nil
@@ -471,7 +472,7 @@ func (w *World) InstanceGroup(project, zone, name string, l Links) (*api.Instanc
 }
 
 // InstanceGroupInstances is instanceGroups.listInstances.
-func (w *World) InstanceGroupInstances(project, zone, name string, l Links) (*api.InstanceGroupsListInstances, error) {
+func (w *World) InstanceGroupInstances(project, zone, name string, l core.Links) (*api.InstanceGroupsListInstances, error) {
 	out := &api.InstanceGroupsListInstances{Kind: "compute#instanceGroupsListInstances", Items: []*api.InstanceWithNamedPorts{}}
 	inst := func(node string) string { return l.Compute("projects/%s/zones/%s/instances/%s", project, zone, node) }
 	for _, r := range w.instanceGroups(project, zone) {
@@ -522,7 +523,7 @@ func instanceStatus(n *model.Node) string {
 // HealthChecks lists the health checks of a collection: healthChecks (global: internal load
 // balancers; regional: backend service-based NetLBs) or httpHealthChecks (target pools).
 // region is "" for global ones.
-func (w *World) HealthChecks(project, collection, region string, l Links) []any {
+func (w *World) HealthChecks(project, collection, region string, l core.Links) []any {
 	seen := map[string]bool{}
 	out := []any{}
 	for _, r := range w.projectLBs(project) {
@@ -559,7 +560,7 @@ func (w *World) HealthChecks(project, collection, region string, l Links) []any 
 }
 
 // HealthCheck finds one health check of a collection.
-func (w *World) HealthCheck(project, collection, region, name string, l Links) (any, error) {
+func (w *World) HealthCheck(project, collection, region, name string, l core.Links) (any, error) {
 	for _, hc := range w.HealthChecks(project, collection, region, l) {
 		switch h := hc.(type) {
 		case *api.HealthCheck:
@@ -589,7 +590,7 @@ func nodeTag(c *model.Cluster) string { return "gke-" + c.Name + "-" + contentHa
 
 // Firewalls lists the firewall rules GKE creates for load balancers: one admitting the
 // Service's traffic to the nodes, one admitting the health check probers.
-func (w *World) Firewalls(project string, l Links) []*api.Firewall {
+func (w *World) Firewalls(project string, l core.Links) []*api.Firewall {
 	seen := map[string]bool{}
 	out := []*api.Firewall{}
 	add := func(r lbRef, name, desc string, src []string, allowed []*api.FirewallAllowed) {
@@ -628,7 +629,7 @@ func (w *World) Firewalls(project string, l Links) []*api.Firewall {
 }
 
 // Firewall finds one firewall rule.
-func (w *World) Firewall(project, name string, l Links) (*api.Firewall, error) {
+func (w *World) Firewall(project, name string, l core.Links) (*api.Firewall, error) {
 	for _, f := range w.Firewalls(project, l) {
 		if f.Name == name {
 			return f, nil
@@ -723,7 +724,7 @@ func (w *World) loadBalancerStatus(c *model.Cluster, s *model.Service) *api.Load
 		if s.Local() {
 			sub.Limit = negLocalLimit
 		}
-		for _, name := range sortedNodeNames(c) {
+		for _, name := range core.SortedNodeNames(c) {
 			if nd := c.Nodes[name]; lbCandidate(nd, true) && (!s.Local() || perNode[name] > 0) {
 				sub.Candidates++
 			}
@@ -883,7 +884,7 @@ func (w *World) TracePacket(c *model.Cluster, req TraceRequest) (*api.PacketTrac
 	}
 	sortPods(eps)
 	pod := eps[pick(len(eps), "pod")]
-	target, err := targetPortOf(w.podSpec(c, pod), sp)
+	target, err := targetPortOf(w.core.PodSpec(c, pod), sp)
 	if err != "" {
 		out.Result, out.Reason = "REJECTED", err
 		return out, nil
@@ -917,7 +918,7 @@ func (w *World) TracePacket(c *model.Cluster, req TraceRequest) (*api.PacketTrac
 // port.
 func (w *World) traceTarget(c *model.Cluster, req TraceRequest) (*model.Service, corev1.ServicePort, string, *model.Node) {
 	var nodeByIP *model.Node
-	for _, name := range sortedNodeNames(c) {
+	for _, name := range core.SortedNodeNames(c) {
 		if n := c.Nodes[name]; n.InternalIP == req.IP && n.State != model.NodeProvisioning {
 			nodeByIP = n
 		}
@@ -955,7 +956,7 @@ func (w *World) terminatingEndpoints(c *model.Cluster, s *model.Service, node *m
 		}
 	}
 	if local {
-		for _, p := range w.podIndex(c).podsOnNode[node.Name] {
+		for _, p := range w.core.PodIndex(c).PodsOnNode[node.Name] {
 			consider(p)
 		}
 		return out

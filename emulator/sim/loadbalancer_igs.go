@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
@@ -225,7 +226,7 @@ func (w *World) gkeBuildConflicts(c *model.Cluster) []*igConflict {
 		return nil
 	}
 	var nodes []string
-	for _, name := range sortedNodeNames(c) {
+	for _, name := range core.SortedNodeNames(c) {
 		if lbCandidate(c.Nodes[name], false) {
 			nodes = append(nodes, name)
 		}

@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/engine"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
@@ -224,7 +225,7 @@ func TestUserBackendServiceBlocksInternalLBUntilDeleted(t *testing.T) {
 func TestCustomUnmanagedGroupBlocksRBSNetLB(t *testing.T) {
 	w := newTestWorld(t)
 	c := lbTestCluster(t, w, igZone, false, &api.NodePool{Name: "pool-a", InitialNodeCount: 3})
-	nodes := sortedNodeNames(c)
+	nodes := core.SortedNodeNames(c)
 	mustCustomGroup(t, w, "custom", nodes[0], nodes[1])
 	mustInsertUserBS(t, w, "user-netlb", "EXTERNAL", "custom")
 	created := w.engine.Now()
@@ -277,7 +278,7 @@ func TestAttachingNodesInGKEGroupsIsRefused(t *testing.T) {
 	if ingressIP(w, c, ilb) == "" {
 		t.Fatal("the internal load balancer was not built")
 	}
-	nodes := sortedNodeNames(c)
+	nodes := core.SortedNodeNames(c)
 	mig := poolMIG(c, "pool-a")
 	gkeGroup := "projects/proj/zones/" + igZone + "/instanceGroups/" + gkeInstanceGroupName(c)
 	gkeBS := "projects/proj/regions/us-central1/backendServices/" + w.lbNamesOf(c, ilb).backendService
@@ -363,7 +364,7 @@ func TestComputeUserWritesValidation(t *testing.T) {
 	ilb := mustCreateService(t, w, c, lbService("ilb", internalLB))
 	advance(w, 2*time.Minute)
 	gkeBS := w.lbNamesOf(c, ilb).backendService
-	node := sortedNodeNames(c)[0]
+	node := core.SortedNodeNames(c)[0]
 	mig := poolMIG(c, "pool-a")
 	mustCustomGroup(t, w, "custom")
 	mustInsertUserBS(t, w, "taken", "EXTERNAL", "custom")
@@ -464,7 +465,7 @@ func TestComputeUserWritesValidation(t *testing.T) {
 func TestUserComputeObjectsPersistAndOutliveTheCluster(t *testing.T) {
 	w := newTestWorld(t)
 	c := lbTestCluster(t, w, igZone, false, &api.NodePool{Name: "pool-a", InitialNodeCount: 3})
-	nodes := sortedNodeNames(c)
+	nodes := core.SortedNodeNames(c)
 	mustCustomGroup(t, w, "custom", nodes[0], nodes[2])
 	mustInsertUserBS(t, w, "user-bs", "EXTERNAL", "custom")
 	before := mustJSON(w.BackendServices("proj", "us-central1", testLinks)) + mustJSON(w.InstanceGroups("proj", igZone, testLinks))
@@ -476,7 +477,7 @@ func TestUserComputeObjectsPersistAndOutliveTheCluster(t *testing.T) {
 	// Deterministic: the same calls on the same seed give the same ids and operation names.
 	w3 := newTestWorld(t)
 	c3 := lbTestCluster(t, w3, igZone, false, &api.NodePool{Name: "pool-a", InitialNodeCount: 3})
-	n3 := sortedNodeNames(c3)
+	n3 := core.SortedNodeNames(c3)
 	mustCustomGroup(t, w3, "custom", n3[0], n3[2])
 	mustInsertUserBS(t, w3, "user-bs", "EXTERNAL", "custom")
 	if again := mustJSON(w3.BackendServices("proj", "us-central1", testLinks)) + mustJSON(w3.InstanceGroups("proj", igZone, testLinks)); again != before {
@@ -488,7 +489,7 @@ func TestUserComputeObjectsPersistAndOutliveTheCluster(t *testing.T) {
 		t.Fatal(err)
 	}
 	runOp(t, w2, op, time.Hour)
-	if w2.Cluster("proj", igZone, "c1") != nil {
+	if w2.core.Cluster("proj", igZone, "c1") != nil {
 		t.Fatal("cluster not deleted")
 	}
 	igs := w2.InstanceGroups("proj", igZone, testLinks)
@@ -516,7 +517,7 @@ func TestUserComputeObjectsPersistAndOutliveTheCluster(t *testing.T) {
 func TestBackendServiceUpdateAndPatch(t *testing.T) {
 	w := newTestWorld(t)
 	c := lbTestCluster(t, w, igZone, false, &api.NodePool{Name: "pool-a", InitialNodeCount: 3})
-	nodes := sortedNodeNames(c)
+	nodes := core.SortedNodeNames(c)
 	mustCustomGroup(t, w, "one", nodes[0])
 	mustCustomGroup(t, w, "two", nodes[0])
 	mustInsertUserBS(t, w, "user-bs", "EXTERNAL", "one")

@@ -15,11 +15,12 @@ import (
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/engine"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
-var testLinks = Links{ContainerBase: "http://gkesim/v1/", ComputeBase: "http://gkesim/compute/v1/"}
+var testLinks = core.Links{ContainerBase: "http://gkesim/v1/", ComputeBase: "http://gkesim/compute/v1/"}
 
 // lbTestCluster is a running cluster c1 with GKE subsetting on or off.
 func lbTestCluster(t *testing.T, w *World, location string, subsetting bool, pools ...*api.NodePool) *model.Cluster {
@@ -31,7 +32,7 @@ func lbTestCluster(t *testing.T, w *World, location string, subsetting bool, poo
 	}
 	runOp(t, w, op, time.Hour)
 	advance(w, time.Minute)
-	return w.Cluster("proj", location, "c1")
+	return w.core.Cluster("proj", location, "c1")
 }
 
 func lbService(name string, mutate ...func(*corev1.Service)) *corev1.Service {
@@ -265,7 +266,7 @@ func TestNEGSubsetClusterPolicy25Of30(t *testing.T) {
 		t.Errorf("seed 7 gave %d endpoints, the same as seed 42's: the subset is not seeded", len(members(other)))
 	}
 	// A node that is not an endpoint is cordoned and uncordoned: nothing moves.
-	for _, name := range sortedNodeNames(c) {
+	for _, name := range core.SortedNodeNames(c) {
 		if _, member := s.LB.Members[name]; !member {
 			if _, err := w.SetNodeUnschedulable(c, name, true); err != nil {
 				t.Fatal(err)
@@ -360,7 +361,7 @@ func TestNEGMembershipFollowsSurgeUpgrade(t *testing.T) {
 		t.Fatal(err)
 	}
 	runOp(t, w, op, time.Hour)
-	c := w.Cluster("proj", "us-central1-a", "c1")
+	c := w.core.Cluster("proj", "us-central1-a", "c1")
 	mustCreateDeployment(t, w, c, deployment("web", 8, "1"))
 	cluster := mustCreateService(t, w, c, lbService("ilb-cluster", internalLB))
 	localSvc := mustCreateService(t, w, c, lbService("ilb-local", internalLB, local))
@@ -455,7 +456,7 @@ func TestHealthDuringRollingReplacement(t *testing.T) {
 		lc.lostAt, lc.unhealthyAt, lc.gainedAt = map[string]time.Time{}, map[string]time.Time{}, map[string]time.Time{}
 	}
 	d := c.Deployments["default/web"]
-	in := w.renderDeployment(c, d)
+	in := w.core.RenderDeployment(c, d)
 	in.Spec.Template.Spec.Containers[0].Image = "nginx:2"
 	if _, err := w.UpdateDeployment(c, "default", "web", in); err != nil {
 		t.Fatal(err)
@@ -574,7 +575,7 @@ func TestPacketPath(t *testing.T) {
 	// Through a node port, on a node with no pod of the Service and on one with a pod.
 	np := localSvc.Spec.Ports[0].NodePort
 	var empty, busy *model.Node
-	for _, name := range sortedNodeNames(c) {
+	for _, name := range core.SortedNodeNames(c) {
 		if w.serviceIndex(c).perNode[localSvc.Key()][name] == 0 {
 			empty = c.Nodes[name]
 		} else {
@@ -725,12 +726,12 @@ func TestServiceAPI(t *testing.T) {
 		t.Fatal(err)
 	}
 	advance(w, time.Minute)
-	if list := w.ListServices(c, ListOptions{}); len(list.Items) != 3 {
+	if list := w.ListServices(c, core.ListOptions{}); len(list.Items) != 3 {
 		t.Errorf("%d services, want kubernetes, kube-dns and web2", len(list.Items))
 	}
 	// The state survives a restore with its indexes rebuilt.
 	w2 := restoredCopy(t, w)
-	c2 := w2.Cluster("proj", "us-central1-a", "c1")
+	c2 := w2.core.Cluster("proj", "us-central1-a", "c1")
 	if _, err := w2.CreateService(c2, "default", lbService("web3", func(o *corev1.Service) { o.Spec.Ports[0].NodePort = 30443 })); err == nil {
 		t.Error("node port 30443 free after a restore")
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/maintenance"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
@@ -30,13 +31,13 @@ func (w *World) SetMaintenancePolicy(project, location, name string, req *api.Se
 	if err != nil {
 		return nil, err
 	}
-	if err := w.checkClusterFree(c); err != nil {
+	if err := w.core.CheckClusterFree(c); err != nil {
 		return nil, err
 	}
 	w.applyMaintenancePolicy(c, p)
 	op := w.metadataUpdate(c, "", "maintenance policy of %s set: %s (resourceVersion %s)", c.Name, maintenance.DescribePolicy(p), c.PolicyVersion)
 	// A new policy may let waiting automatic upgrades run sooner (or later).
-	w.wakeAutoMaintenance(c, w.st.Now.Add(metadataOpDuration+opStartDelay))
+	w.wakeAutoMaintenance(c, w.st.Now.Add(core.MetadataOpDuration+core.OpStartDelay))
 	return op, nil
 }
 

@@ -6,6 +6,7 @@ import (
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/maintenance"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
@@ -208,7 +209,7 @@ func newestOfMinor(list []catalog.Version, minor int, atMost *catalog.Version) (
 func (w *World) autoUpgradeStep(c *model.Cluster) time.Time {
 	now := w.st.Now
 	am := c.AutoMaintenance
-	if c.Status != model.ClusterRunning || w.checkClusterFree(c) != nil {
+	if c.Status != model.ClusterRunning || w.core.CheckClusterFree(c) != nil {
 		return now.Add(autoMaintenancePoll)
 	}
 	cands := w.autoUpgradeCandidates(c)
@@ -221,7 +222,7 @@ func (w *World) autoUpgradeStep(c *model.Cluster) time.Time {
 	var waiting string
 	for _, cand := range cands {
 		if !cand.mandatory {
-			from := maxTime(now, cand.notBefore)
+			from := core.MaxTime(now, cand.notBefore)
 			if allowed, reason := w.maintenance.MaintenanceAllows(c, cand.kind, from); !allowed || from.After(now) {
 				next := w.maintenance.NextAllowed(c, cand.kind, from)
 				if m := cand.mandatoryAt; !m.IsZero() && (next.IsZero() || m.Before(next)) {
@@ -275,7 +276,7 @@ func (w *World) startAutoUpgrade(c *model.Cluster, cand autoUpgradeCandidate) bo
 		target := p.Spec
 		target.Version = cand.to.String()
 		p.Etag = w.engine.RandHex(16)
-		w.touchCluster(c)
+		w.core.TouchCluster(c)
 		op = w.planAutoUpgrade(c, p, target)
 		if cand.mandatory {
 			p.Upgrade.Policy = "" // R-MW-4: not governed by the policy
@@ -369,7 +370,7 @@ func (w *World) ClusterUpgradeInfo(project, location, name string) (*api.Cluster
 				switch op.ErrorCode {
 				case 0:
 					d.State = "SUCCEEDED"
-				case codeCancelled:
+				case core.CodeCancelled:
 					d.State = "CANCELED"
 				default:
 					d.State = "FAILED"

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/maintenance"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
@@ -30,7 +31,7 @@ func (u upgradeSeen) String() string {
 func runMonths(t *testing.T, w *World, c *model.Cluster, until time.Time) []upgradeSeen {
 	t.Helper()
 	for i := 0; w.engine.Now().Before(until) && i < 2000; i++ {
-		w.RunUntil(minTime(w.engine.Now().Add(model.Day), until))
+		w.RunUntil(core.MinTime(w.engine.Now().Add(model.Day), until))
 	}
 	var out []upgradeSeen
 	for _, r := range c.AutoMaintenance.History {
@@ -184,16 +185,16 @@ func TestNodeAutoRepairIgnoresMaintenancePolicy(t *testing.T) {
 			if ok, _ := w.maintenance.MaintenanceAllows(c, model.NodeDisruption, w.engine.Now()); ok {
 				t.Fatal("the policy allows node disruption now; the test needs it not to")
 			}
-			victim := sortedNodeNames(c)[0]
+			victim := core.SortedNodeNames(c)[0]
 			if _, err := w.FailNode("proj", "us-central1-a", "c1", victim); err != nil {
 				t.Fatal(err)
 			}
-			if ready := nodeCondition(w.RenderK8sNode(c, c.Nodes[victim]), corev1.NodeReady); ready.Status != "Unknown" || !c.Nodes[victim].Unschedulable {
+			if ready := nodeCondition(w.core.RenderK8sNode(c, c.Nodes[victim]), corev1.NodeReady); ready.Status != "Unknown" || !c.Nodes[victim].Unschedulable {
 				t.Fatalf("failed node reads Ready=%s, unschedulable=%v", ready.Status, c.Nodes[victim].Unschedulable)
 			}
 			advance(w, 30*time.Minute)
 			var repairs []*model.Operation
-			for _, op := range w.ListOperations("proj", "us-central1-a") {
+			for _, op := range w.core.ListOperations("proj", "us-central1-a") {
 				if op.Type == api.OpAutoRepairNodes {
 					repairs = append(repairs, op)
 				}

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
@@ -50,9 +51,9 @@ func (w *World) FailNode(project, location, cluster, node string) (*model.Node, 
 		am.Repairs = map[string]*model.NodeRepair{}
 	}
 	am.Repairs[node] = &model.NodeRepair{FailedAt: w.st.Now}
-	w.touchNode(c, n) // NotReady
+	w.core.TouchNode(c, n) // NotReady
 	w.engine.Record("NodeFailed", c, n.Pool, n.Name, "", "node %s failed: kubelet stopped posting node status (NotReady)", n.Name)
-	w.cordon(c, n, "node is NotReady")
+	w.core.Cordon(c, n, "node is NotReady")
 	if p := c.Pool(n.Pool); p == nil || !p.AutoRepair {
 		w.engine.Record("NodeNotRepaired", c, n.Pool, n.Name, "", "node %s stays NotReady: auto-repair is off for node pool %s", n.Name, n.Pool)
 	}
@@ -61,7 +62,7 @@ func (w *World) FailNode(project, location, cluster, node string) (*model.Node, 
 }
 
 func (w *World) onAutoRepair(ev model.Event) {
-	c, n := w.nodeEvent(ev)
+	c, n := w.core.NodeEvent(ev)
 	if c == nil || c.AutoMaintenance == nil {
 		return
 	}
@@ -75,14 +76,14 @@ func (w *World) onAutoRepair(ev model.Event) {
 		delete(am.Repairs, ev.Node)
 		if op := w.st.Operations[r.Op]; op != nil && op.Status != api.OpStatusDone {
 			p := c.Pool(op.Pool)
-			if p != nil && !w.poolSettled(c, p) {
+			if p != nil && !w.core.PoolSettled(c, p) {
 				am.Repairs[ev.Node] = r // wait for the replacement to be ready
 				w.engine.Schedule(autoRepairPoll, ev)
 				return
 			}
 			op.Detail = ""
 			w.engine.Record("NodeRepaired", c, op.Pool, ev.Node, op.ID, "node %s repaired: replaced by a healthy node", ev.Node)
-			w.finishOperation(op, 0, "")
+			w.core.FinishOperation(op, 0, "")
 		}
 		return
 	}
@@ -99,12 +100,12 @@ func (w *World) onAutoRepair(ev model.Event) {
 		return
 	default:
 		// R-MW-4: node auto-repair is not governed by maintenance windows or exclusions.
-		op := w.startOperation(api.OpAutoRepairNodes, c, p.Name, false)
+		op := w.core.StartOperation(api.OpAutoRepairNodes, c, p.Name, false)
 		op.Detail = "Repairing node " + n.Name
 		r.Op = op.ID
 		w.engine.Record("NodeRepairing", c, p.Name, n.Name, op.ID, "auto-repair of node %s, NotReady for %s: draining and recreating it (not governed by the maintenance policy)",
 			n.Name, w.st.Now.Sub(r.FailedAt).Round(time.Second))
-		w.retireNode(c, n, surgeDrain, "auto-repair of a NotReady node")
+		w.core.RetireNode(c, n, core.SurgeDrain, "auto-repair of a NotReady node")
 	}
 	w.engine.Schedule(autoRepairPoll, ev)
 }

@@ -25,7 +25,7 @@ func maintenanceCluster(t *testing.T, start time.Time, mutate ...func(*api.Clust
 		t.Fatalf("CreateCluster: %v", err)
 	}
 	runOp(t, w, op, time.Hour)
-	return w, w.Cluster("proj", "us-central1-a", "c1")
+	return w, w.core.Cluster("proj", "us-central1-a", "c1")
 }
 
 // setPolicy sets a maintenance policy and waits for its operation.
@@ -363,7 +363,7 @@ func TestCreateClusterWithMaintenancePolicy(t *testing.T) {
 	w2 := New(Options{Seed: 42, Start: testStart})
 	_, err := w2.CreateCluster("proj", "us-central1-a", &api.CreateClusterRequest{Cluster: &api.Cluster{Name: "c1", InitialNodeCount: 1,
 		MaintenancePolicy: &api.MaintenancePolicy{Window: &api.MaintenanceWindow{RecurringWindow: recurring("2026-11-08T02:00:00Z", "2026-11-08T06:00:00Z", "FREQ=WEEKLY;BYDAY=SU")}}}})
-	if e, ok := model.AsError(err); !ok || !strings.HasPrefix(e.Message, maintenance.AvailabilityMessage) || w2.Cluster("proj", "us-central1-a", "c1") != nil {
+	if e, ok := model.AsError(err); !ok || !strings.HasPrefix(e.Message, maintenance.AvailabilityMessage) || w2.core.Cluster("proj", "us-central1-a", "c1") != nil {
 		t.Fatalf("create with a policy that breaks R-EX-4a: %v", err)
 	}
 }

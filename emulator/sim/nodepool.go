@@ -44,7 +44,7 @@ func (w *World) CreateNodePool(project, location, cluster string, req *api.Creat
 	if c.Pool(req.NodePool.Name) != nil {
 		return nil, model.AlreadyExists("projects/%s/locations/%s/clusters/%s/nodePools/%s.", project, location, cluster, req.NodePool.Name)
 	}
-	if err := w.checkClusterFree(c); err != nil {
+	if err := w.core.CheckClusterFree(c); err != nil {
 		return nil, err
 	}
 	p, err := w.buildNodePool(c, req.NodePool, "nodePool")
@@ -56,8 +56,8 @@ func (w *World) CreateNodePool(project, location, cluster string, req *api.Creat
 	}
 	p.Status = model.PoolProvisioning
 	c.Pools = append(c.Pools, p)
-	w.touchCluster(c)
-	op := w.startOperation(api.OpCreateNodePool, c, p.Name, true)
+	w.core.TouchCluster(c)
+	op := w.core.StartOperation(api.OpCreateNodePool, c, p.Name, true)
 	w.engine.EmitPoolsChanged(c)
 	w.engine.Record("NodePoolCreating", c, p.Name, "", op.ID, "creating node pool %s: %d nodes per zone in %v, %s, %s",
 		p.Name, p.InitialNodeCount, p.Locations, p.Spec.MachineType, p.Spec.Version)
@@ -383,7 +383,7 @@ func (w *World) requestNodePoolUpdate(c *model.Cluster, p *model.NodePool, req *
 			return op, nil
 		}
 	}
-	if err := w.checkClusterFree(c); err != nil {
+	if err := w.core.CheckClusterFree(c); err != nil {
 		return nil, err
 	}
 	return w.updateNodePool(c, p, req, f)
@@ -471,8 +471,8 @@ func (w *World) updateNodePool(c *model.Cluster, p *model.NodePool, req *api.Upd
 		changes = append(changes, "taints (in place)")
 	}
 	if req.Labels != nil || req.Taints != nil {
-		w.dropSchedIndex(c) // the nodes' labels and taints changed in place
-		w.touchPoolNodes(c, p)
+		w.core.DropSchedIndex(c) // the nodes' labels and taints changed in place
+		w.core.TouchPoolNodes(c, p)
 	}
 	for k := range req.Extra {
 		changes = append(changes, k)
@@ -484,14 +484,14 @@ func (w *World) updateNodePool(c *model.Cluster, p *model.NodePool, req *api.Upd
 		changes = append(changes, fmt.Sprintf("locations %v", zones))
 	}
 	p.Etag = w.engine.RandHex(16)
-	w.touchCluster(c)
+	w.core.TouchCluster(c)
 	switch {
 	case paused:
 		return w.resumeUpgrade(c, p), nil
 	case target != p.Spec:
 		return w.planManualUpgrade(c, p, target), nil
 	}
-	op := w.startOperation(api.OpUpgradeNodes, c, p.Name, true)
+	op := w.core.StartOperation(api.OpUpgradeNodes, c, p.Name, true)
 	if zones != nil {
 		p.Status = model.PoolReconciling
 	}
@@ -542,7 +542,7 @@ func (w *World) dropEmptyGroups(p *model.NodePool) {
 	out := p.Groups[:0]
 	for _, g := range p.Groups {
 		if g.TargetSize == 0 && len(g.Nodes) == 0 && !model.Contains(p.Locations, g.Zone) {
-			delete(w.groups, g)
+			delete(w.core.Groups, g)
 			continue
 		}
 		out = append(out, g)
@@ -556,11 +556,11 @@ func (w *World) DeleteNodePool(project, location, cluster, name string) (*model.
 	if err != nil {
 		return nil, err
 	}
-	if err := w.checkClusterFree(c); err != nil {
+	if err := w.core.CheckClusterFree(c); err != nil {
 		return nil, err
 	}
-	w.touchCluster(c)
-	op := w.startOperation(api.OpDeleteNodePool, c, p.Name, true)
+	w.core.TouchCluster(c)
+	op := w.core.StartOperation(api.OpDeleteNodePool, c, p.Name, true)
 	w.engine.Record("NodePoolDeleting", c, p.Name, "", op.ID, "deleting node pool %s (%d nodes)", p.Name, poolSize(p))
 	return op, nil
 }
@@ -577,7 +577,7 @@ func (w *World) SetNodePoolSize(project, location, cluster, name string, req *ap
 	if err := validateNodeCount("nodeCount", req.NodeCount); err != nil {
 		return nil, err
 	}
-	if err := w.checkClusterFree(c); err != nil {
+	if err := w.core.CheckClusterFree(c); err != nil {
 		return nil, err
 	}
 	others := len(c.Nodes) - poolSize(p)
@@ -591,8 +591,8 @@ func (w *World) SetNodePoolSize(project, location, cluster, name string, req *ap
 	}
 	p.Status = model.PoolReconciling
 	p.Etag = w.engine.RandHex(16)
-	w.touchCluster(c)
-	op := w.startOperation(api.OpSetNodePoolSize, c, p.Name, true)
+	w.core.TouchCluster(c)
+	op := w.core.StartOperation(api.OpSetNodePoolSize, c, p.Name, true)
 	w.engine.Record("NodePoolResizing", c, p.Name, "", op.ID, "resizing node pool %s to %d nodes per zone (%d zones)", p.Name, req.NodeCount, len(p.Locations))
 	return op, nil
 }
@@ -613,7 +613,7 @@ func (w *World) SetNodePoolManagement(project, location, cluster, name string, r
 	}
 	p.AutoUpgrade, p.AutoRepair = m.AutoUpgrade, m.AutoRepair
 	p.Etag = w.engine.RandHex(16)
-	op := w.startOperation(api.OpSetNodePoolManagement, c, p.Name, false)
+	op := w.core.StartOperation(api.OpSetNodePoolManagement, c, p.Name, false)
 	w.engine.Record("NodePoolUpdated", c, p.Name, "", op.ID, "management of %s: autoUpgrade=%v autoRepair=%v", p.Name, m.AutoUpgrade, m.AutoRepair)
 	return op, nil
 }
@@ -639,7 +639,7 @@ func (w *World) setNodePoolAutoscaling(c *model.Cluster, p *model.NodePool, in *
 	if err != nil {
 		return nil, err
 	}
-	if err := w.checkClusterFree(c); err != nil {
+	if err := w.core.CheckClusterFree(c); err != nil {
 		return nil, err
 	}
 	if err := model.CheckAutoscalingKeepsStrategy(p, as, field); err != nil {
@@ -655,7 +655,7 @@ func (w *World) setNodePoolAutoscaling(c *model.Cluster, p *model.NodePool, in *
 func (w *World) NodeCounts(c *model.Cluster, p *model.NodePool) map[model.NodeState]int {
 	out := map[model.NodeState]int{}
 	for _, g := range p.Groups {
-		for s, n := range w.index(c, g).byState {
+		for s, n := range w.core.Index(c, g).ByState {
 			out[s] += n
 		}
 	}

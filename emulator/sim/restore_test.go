@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
@@ -28,11 +29,12 @@ import (
 
 // indexDrift describes how w's derived indexes differ from a rebuild, or "".
 func (w *World) indexDrift() string {
-	fresh := &World{st: w.st, engine: w.engine}
+	fresh := &World{st: w.st, engine: w.engine, core: core.New(w.st, w.engine, 0)}
+	fresh.core.FeedRender, fresh.core.OpWork = w.core.FeedRender, w.core.OpWork
 	for _, key := range model.SortedKeys(w.st.Clusters) {
 		c := w.st.Clusters[key]
-		if _, built := w.k8s[c]; built {
-			if d := diffK8sIndex(w.podIndex(c), fresh.podIndex(c)); d != "" {
+		if _, built := w.core.K8s[c]; built {
+			if d := diffK8sIndex(w.core.PodIndex(c), fresh.core.PodIndex(c)); d != "" {
 				return key + ": " + d
 			}
 		}
@@ -43,20 +45,20 @@ func (w *World) indexDrift() string {
 		}
 		for _, p := range c.Pools {
 			for _, g := range p.Groups {
-				if ix, built := w.groups[g]; built {
-					f := fresh.index(c, g)
-					if got, want := ix.byState, f.byState; !sameCounts(got, want) {
+				if ix, built := w.core.Groups[g]; built {
+					f := fresh.core.Index(c, g)
+					if got, want := ix.ByState, f.ByState; !sameCounts(got, want) {
 						return fmt.Sprintf("%s: group %s by state %v, rebuilt %v", key, g.Name, got, want)
 					}
-					if got, want := nodeNames(ix.nodes), nodeNames(f.nodes); got != want {
+					if got, want := nodeNames(ix.Nodes), nodeNames(f.Nodes); got != want {
 						return fmt.Sprintf("%s: group %s nodes %s, rebuilt %s", key, g.Name, got, want)
 					}
 				}
 			}
 		}
 		for _, b := range c.PDBs {
-			if cnt, built := w.pdbCount[b]; built {
-				if f := fresh.pdbCounts(c, b); cnt.healthy != f.healthy || cnt.bare != f.bare || !sameCounts(cnt.owners, f.owners) {
+			if cnt, built := w.core.PdbCount[b]; built {
+				if f := fresh.core.PdbCounts(c, b); cnt.Healthy != f.Healthy || cnt.Bare != f.Bare || !sameCounts(cnt.Owners, f.Owners) {
 					return fmt.Sprintf("%s: PDB %s counts %+v, rebuilt %+v", key, b.Key(), *cnt, *f)
 				}
 			}
@@ -106,7 +108,7 @@ func podKeys(m map[*model.Pod]struct{}) string {
 }
 
 // podListKeys lists the keys of a podList in its own order (which must be sorted).
-func podListKeys(l podList) string {
+func podListKeys(l core.PodList) string {
 	var out []string
 	for _, p := range l {
 		out = append(out, p.Key())
@@ -114,64 +116,64 @@ func podListKeys(l podList) string {
 	return strings.Join(out, ",")
 }
 
-func diffK8sIndex(a, b *k8sIndex) string {
-	if x, y := podKeys(a.pending.m), podKeys(b.pending.m); x != y {
+func diffK8sIndex(a, b *core.K8sIndex) string {
+	if x, y := podKeys(a.Pending.M), podKeys(b.Pending.M); x != y {
 		return fmt.Sprintf("pending %s, rebuilt %s", x, y)
 	}
-	for n := range union(a.podsOnNode, b.podsOnNode) {
-		if x, y := podListKeys(a.podsOnNode[n]), podListKeys(b.podsOnNode[n]); x != y {
+	for n := range union(a.PodsOnNode, b.PodsOnNode) {
+		if x, y := podListKeys(a.PodsOnNode[n]), podListKeys(b.PodsOnNode[n]); x != y {
 			return fmt.Sprintf("pods on %s: %s, rebuilt %s", n, x, y)
 		}
-		if a.workload[n] != b.workload[n] {
-			return fmt.Sprintf("workload on %s: %+v, rebuilt %+v", n, a.workload[n], b.workload[n])
+		if a.Workload[n] != b.Workload[n] {
+			return fmt.Sprintf("workload on %s: %+v, rebuilt %+v", n, a.Workload[n], b.Workload[n])
 		}
-		if a.requested[n] != b.requested[n] {
-			return fmt.Sprintf("requested on %s: %+v, rebuilt %+v", n, a.requested[n], b.requested[n])
+		if a.Requested[n] != b.Requested[n] {
+			return fmt.Sprintf("requested on %s: %+v, rebuilt %+v", n, a.Requested[n], b.Requested[n])
 		}
 	}
-	for k := range union(a.podsOf, b.podsOf) {
-		if x, y := podKeys(a.podsOf[k]), podKeys(b.podsOf[k]); x != y {
+	for k := range union(a.PodsOf, b.PodsOf) {
+		if x, y := podKeys(a.PodsOf[k]), podKeys(b.PodsOf[k]); x != y {
 			return fmt.Sprintf("pods of %s: %s, rebuilt %s", k, x, y)
 		}
 	}
-	for k := range union(a.tmplCounts, b.tmplCounts) {
-		if x, y := templateCounts(a.tmplCounts[k]), templateCounts(b.tmplCounts[k]); x != y {
+	for k := range union(a.TmplCounts, b.TmplCounts) {
+		if x, y := templateCounts(a.TmplCounts[k]), templateCounts(b.TmplCounts[k]); x != y {
 			return fmt.Sprintf("template counts of %s: %s, rebuilt %s", k, x, y)
 		}
 	}
-	if a.scheduleQueued != b.scheduleQueued || !sameBools(a.syncQueued, b.syncQueued) {
-		return fmt.Sprintf("queued marks %v %v, rebuilt %v %v", a.scheduleQueued, a.syncQueued, b.scheduleQueued, b.syncQueued)
+	if a.ScheduleQueued != b.ScheduleQueued || !sameBools(a.SyncQueued, b.SyncQueued) {
+		return fmt.Sprintf("queued marks %v %v, rebuilt %v %v", a.ScheduleQueued, a.SyncQueued, b.ScheduleQueued, b.SyncQueued)
 	}
-	if a.sched == nil || b.sched == nil {
+	if a.Sched == nil || b.Sched == nil {
 		return ""
 	}
-	for n := range union(a.sched.nodes, b.sched.nodes) {
-		x, y := a.sched.nodes[n], b.sched.nodes[n]
+	for n := range union(a.Sched.Nodes, b.Sched.Nodes) {
+		x, y := a.Sched.Nodes[n], b.Sched.Nodes[n]
 		if (x == nil) != (y == nil) {
 			return fmt.Sprintf("scheduler node %s: %v, rebuilt %v", n, x, y)
 		}
-		if x.free != y.free || x.pods != y.pods || x.schedulable != y.schedulable || x.registered != y.registered ||
-			(x.idx >= 0) != (y.idx >= 0) || x.group.key != y.group.key {
+		if x.Free != y.Free || x.Pods != y.Pods || x.Schedulable != y.Schedulable || x.Registered != y.Registered ||
+			(x.Idx >= 0) != (y.Idx >= 0) || x.Group.Key != y.Group.Key {
 			return fmt.Sprintf("scheduler node %s: free %+v pods %d schedulable %v registered %v in heap %v, rebuilt free %+v pods %d schedulable %v registered %v in heap %v",
-				n, x.free, x.pods, x.schedulable, x.registered, x.idx >= 0, y.free, y.pods, y.schedulable, y.registered, y.idx >= 0)
+				n, x.Free, x.Pods, x.Schedulable, x.Registered, x.Idx >= 0, y.Free, y.Pods, y.Schedulable, y.Registered, y.Idx >= 0)
 		}
 	}
-	for k := range union(a.sched.groups, b.sched.groups) {
-		x, y := a.sched.groups[k], b.sched.groups[k]
+	for k := range union(a.Sched.Groups, b.Sched.Groups) {
+		x, y := a.Sched.Groups[k], b.Sched.Groups[k]
 		if x == nil || y == nil {
-			if (x == nil || len(x.members) == 0) && (y == nil || len(y.members) == 0) {
+			if (x == nil || len(x.Members) == 0) && (y == nil || len(y.Members) == 0) {
 				continue
 			}
 			return fmt.Sprintf("scheduler group %s missing on one side", k)
 		}
-		if x.registered != y.registered || len(x.members) != len(y.members) || len(x.heap) != len(y.heap) {
+		if x.Registered != y.Registered || len(x.Members) != len(y.Members) || len(x.Heap) != len(y.Heap) {
 			return fmt.Sprintf("scheduler group %s: registered %d members %d heap %d, rebuilt %d %d %d", k,
-				x.registered, len(x.members), len(x.heap), y.registered, len(y.members), len(y.heap))
+				x.Registered, len(x.Members), len(x.Heap), y.Registered, len(y.Members), len(y.Heap))
 		}
 	}
-	for k := range union(a.sched.ownerZone, b.sched.ownerZone) {
-		if !sameCounts(a.sched.ownerZone[k], b.sched.ownerZone[k]) {
-			return fmt.Sprintf("owner zones of %s: %v, rebuilt %v", k, a.sched.ownerZone[k], b.sched.ownerZone[k])
+	for k := range union(a.Sched.OwnerZone, b.Sched.OwnerZone) {
+		if !sameCounts(a.Sched.OwnerZone[k], b.Sched.OwnerZone[k]) {
+			return fmt.Sprintf("owner zones of %s: %v, rebuilt %v", k, a.Sched.OwnerZone[k], b.Sched.OwnerZone[k])
 		}
 	}
 	return ""
@@ -229,12 +231,12 @@ type churn struct {
 func (ch *churn) step() {
 	w, rng := ch.w, ch.rng
 	ch.n++
-	base := w.Cluster("proj", "us-central1-a", "base")
+	base := w.core.Cluster("proj", "us-central1-a", "base")
 	switch rng.IntN(11) {
 	case 0:
 		w.CreateCluster("proj", "us-central1-a", &api.CreateClusterRequest{Cluster: &api.Cluster{Name: fmt.Sprintf("c%d", ch.n), InitialNodeCount: 1}})
 	case 1:
-		for _, c := range w.clustersIn("proj", "-") {
+		for _, c := range w.core.ClustersIn("proj", "-") {
 			if c.Name != "base" {
 				w.DeleteCluster("proj", c.Location, c.Name)
 				break
@@ -255,10 +257,10 @@ func (ch *churn) step() {
 	case 5:
 		w.SetNodePoolSize("proj", "us-central1-a", "base", "web", &api.SetNodePoolSizeRequest{NodeCount: int32(2 + rng.IntN(3))})
 	case 6:
-		w.AddFault(model.Fault{Kind: FaultStockout, Zone: "us-central1-a", MachineFamily: "e2"})
+		w.core.AddFault(model.Fault{Kind: core.FaultStockout, Zone: "us-central1-a", MachineFamily: "e2"})
 	case 7:
-		if fs := w.Faults(); len(fs) > 0 {
-			w.DeleteFault(fs[0].ID)
+		if fs := w.core.Faults(); len(fs) > 0 {
+			w.core.DeleteFault(fs[0].ID)
 		}
 	case 8:
 		if base != nil {

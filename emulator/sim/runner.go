@@ -220,7 +220,7 @@ func (r *Runner) run(cmd *command) (res result) {
 			r.opts.Logger.Error("simulation command panicked", "panic", p, "stack", string(debug.Stack()))
 			res.err = fmt.Errorf("internal error in the simulation: %v", p)
 		}
-		r.w.publish() // what the command changed, as its answer shows it
+		r.w.core.Publish() // what the command changed, as its answer shows it
 		if cmd.rec != nil {
 			r.record(at, cmd.rec)
 		}
@@ -282,7 +282,9 @@ func (r *Runner) Read(ctx context.Context, fn func(w *World) error) (uint64, err
 
 // SetFeedFollowed tells the world who follows its clusters' change feeds (World.SetFeedFollowed);
 // safe before or after Run starts.
-func (r *Runner) SetFeedFollowed(followed func(cluster string) bool) { r.w.SetFeedFollowed(followed) }
+func (r *Runner) SetFeedFollowed(followed func(cluster string) bool) {
+	r.w.core.SetFeedFollowed(followed)
+}
 
 // Generation is the current generation (see Read). It is safe to call from any goroutine.
 func (r *Runner) Generation() uint64 { return r.gen.Load() }
@@ -329,7 +331,7 @@ func (r *Runner) Replay(at time.Time, data []byte, serve func(ctx context.Contex
 			return errors.New("journal command has no request")
 		}
 		r.replayServe(ctx, serve, c.Request)
-		r.w.publish()
+		r.w.core.Publish()
 	case CommandAdvance:
 		r.w.RunUntil(r.w.engine.Now().Add(c.Duration))
 	case CommandTimeScale:

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 	corev1 "k8s.io/api/core/v1"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
@@ -537,7 +538,7 @@ func lbFinalizer(kind string) string {
 func (w *World) renderService(c *model.Cluster, s *model.Service) *corev1.Service {
 	meta := metav1.ObjectMeta{Name: s.Name, Namespace: s.Namespace, UID: types.UID(s.UID), ResourceVersion: model.RvString(s.RV),
 		CreationTimestamp: metav1.NewTime(s.CreateTime), Labels: maps.Clone(s.Labels), Annotations: w.serviceAnnotations(c, s),
-		ManagedFields: cloneManagedFields(s.ManagedFields)}
+		ManagedFields: core.CloneManagedFields(s.ManagedFields)}
 	if s.LB != nil {
 		meta.Finalizers = []string{lbFinalizer(s.LB.Kind)}
 	}
@@ -555,11 +556,11 @@ func (w *World) renderService(c *model.Cluster, s *model.Service) *corev1.Servic
 }
 
 // ListServices lists Services by namespace and name.
-func (w *World) ListServices(c *model.Cluster, o ListOptions) *corev1.ServiceList {
+func (w *World) ListServices(c *model.Cluster, o core.ListOptions) *corev1.ServiceList {
 	out := &corev1.ServiceList{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ServiceList"}, ListMeta: metav1.ListMeta{ResourceVersion: model.RvString(c.RV)}}
 	out.Items = []corev1.Service{}
 	for _, k := range model.SortedKeys(c.Services) {
-		if s := c.Services[k]; o.matches(s.Namespace, s.Labels) {
+		if s := c.Services[k]; o.Matches(s.Namespace, s.Labels) {
 			out.Items = append(out.Items, *w.renderService(c, s))
 		}
 	}
@@ -621,7 +622,7 @@ func (w *World) CreateService(c *model.Cluster, ns string, in *corev1.Service) (
 	s := &model.Service{Namespace: ns, Name: in.Name, UID: model.UidOf(c.ID, "svc", ns, in.Name, w.engine.RandHex(8)), Labels: in.Labels,
 		Annotations: userAnnotations(in.Annotations), Spec: in.Spec, CreateTime: w.st.Now, ManagedFields: in.ManagedFields}
 	w.addService(c, s)
-	w.touchObject(c, s, true)
+	w.core.TouchObject(c, s, true)
 	w.engine.Record("ServiceCreated", c, "", "", "", "service %s created: type %s, cluster IP %s, ports %s", key, s.Spec.Type, s.Spec.ClusterIP, describePorts(&s.Spec))
 	w.reconcileLB(c, s, nil)
 	return w.renderService(c, s), nil
@@ -729,7 +730,7 @@ func (w *World) UpdateService(c *model.Cluster, ns, name string, in *corev1.Serv
 		return nil, model.KubeInvalid("Service", name, errs...)
 	}
 	s.Spec, s.Labels, s.Annotations, s.ManagedFields = in.Spec, in.Labels, userAnnotations(in.Annotations), in.ManagedFields
-	w.touchObject(c, s, false)
+	w.core.TouchObject(c, s, false)
 	ix.track(s)
 	w.rescanEndpoints(c, s)
 	if !equalJSON(old, s.Spec) {
@@ -768,7 +769,7 @@ func (w *World) DeleteService(c *model.Cluster, ns, name string) (*corev1.Servic
 	}
 	if s.LB != nil {
 		s.Deleting, s.DeletionTime = true, w.st.Now
-		w.touchObject(c, s, false)
+		w.core.TouchObject(c, s, false)
 		w.engine.Record("ServiceDeleted", c, "", "", "", "service %s deleted; its finalizer %s holds it until the load balancer is deleted", s.Key(), lbFinalizer(s.LB.Kind))
 		w.deleteLB(c, s)
 		return w.renderService(c, s), nil
@@ -781,7 +782,7 @@ func (w *World) DeleteService(c *model.Cluster, ns, name string) (*corev1.Servic
 
 // removeService forgets a Service and releases its allocations.
 func (w *World) removeService(c *model.Cluster, s *model.Service) {
-	w.objectRemoved(c, s)
+	w.core.ObjectRemoved(c, s)
 	w.serviceIndex(c).untrack(s)
 	delete(c.Services, s.Key())
 }
@@ -811,7 +812,7 @@ func (w *World) initSystemServices(c *model.Cluster) {
 		s := &model.Service{Namespace: ns, Name: name, UID: model.UidOf(c.ID, "svc", ns, name), Labels: lbls, Spec: svc.Spec,
 			CreateTime: w.st.Now, System: true}
 		w.addService(c, s)
-		w.touchObject(c, s, true)
+		w.core.TouchObject(c, s, true)
 	}
 	mk("default", "kubernetes", kubernetesServiceOffset, map[string]string{"component": "apiserver", "provider": "kubernetes"}, nil,
 		corev1.ServicePort{Name: "https", Port: 443, Protocol: corev1.ProtocolTCP, TargetPort: intstr.FromInt32(443)})

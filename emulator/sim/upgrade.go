@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/engine"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/maintenance"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
@@ -68,11 +69,11 @@ func strategyForChange(p *model.NodePool, from, to model.NodeSpec) string {
 
 // planUpgrade records a node-recreating change on p and returns the operation that runs it.
 func (w *World) planUpgrade(c *model.Cluster, p *model.NodePool, target model.NodeSpec) *model.Operation {
-	op := w.startOperation(api.OpUpgradeNodes, c, p.Name, true)
+	op := w.core.StartOperation(api.OpUpgradeNodes, c, p.Name, true)
 	us := p.UpgradeSettings
 	u := &model.Upgrade{
 		Op: op.ID, Strategy: strategyForChange(p, p.Spec, target), From: p.Spec, Target: target, StartTime: w.st.Now,
-		MaxSurge: int(us.MaxSurge), MaxUnavailable: int(us.MaxUnavailable), Drain: surgeDrain,
+		MaxSurge: int(us.MaxSurge), MaxUnavailable: int(us.MaxUnavailable), Drain: core.SurgeDrain,
 		Zones: append([]string(nil), p.Locations...),
 	}
 	if u.Strategy == strategyBlueGreen || u.Strategy == strategyAutoscaledBG {
@@ -274,7 +275,7 @@ func (w *World) stepZone(c *model.Cluster, p *model.NodePool, g *model.InstanceG
 		}
 		o.UpgradeRole = roleReplaced
 		z.inflight = append(z.inflight, o)
-		w.retireNode(c, o, u.Drain, "replaced by surge node "+s.Name)
+		w.core.RetireNode(c, o, u.Drain, "replaced by surge node "+s.Name)
 	}
 	if !u.Stopping && open {
 		limit := min(u.MaxSurge+u.MaxUnavailable, maxUpgradeConcurrency, max(u.ZoneSize, 1))
@@ -284,11 +285,11 @@ func (w *World) stepZone(c *model.Cluster, p *model.NodePool, g *model.InstanceG
 		free := z.oldCount - pendingSurge
 		created := 0
 		for surgeUsed < surgeSlots && free > 0 {
-			if !w.reserveCapacity(c, p, g.Zone, u.Target, 1) {
-				w.waitForCapacity(c, p, g.Zone, "surge node")
+			if !w.core.ReserveCapacity(c, p, g.Zone, u.Target, 1) {
+				w.core.WaitForCapacity(c, p, g.Zone, "surge node")
 				break
 			}
-			n := w.addNode(c, p, g, u.Target)
+			n := w.core.AddNode(c, p, g, u.Target)
 			n.UpgradeRole = roleSurge
 			z.inflight = append(z.inflight, n)
 			surgeUsed++
@@ -303,7 +304,7 @@ func (w *World) stepZone(c *model.Cluster, p *model.NodePool, g *model.InstanceG
 			o := z.takeOld(u, true)
 			o.UpgradeRole = roleRecreate
 			z.inflight = append(z.inflight, o)
-			w.retireNode(c, o, u.Drain, "recreating with the new configuration (maxUnavailable)")
+			w.core.RetireNode(c, o, u.Drain, "recreating with the new configuration (maxUnavailable)")
 			unavailUsed++
 			free--
 		}
@@ -335,12 +336,12 @@ func stillOld(n *model.Node, u *model.Upgrade) bool {
 
 // surgeView returns the surge upgrade's view of group g, built or brought up to date.
 func (w *World) surgeView(c *model.Cluster, p *model.NodePool, g *model.InstanceGroup) *surgeZone {
-	ix := w.index(c, g)
+	ix := w.core.Index(c, g)
 	u := p.Upgrade
-	z, _ := ix.view.(*surgeZone)
+	z, _ := ix.View.(*surgeZone)
 	if z == nil || z.u != u || z.dirty {
 		z = &surgeZone{u: u}
-		for _, n := range ix.nodes {
+		for _, n := range ix.Nodes {
 			switch {
 			case stillOld(n, u):
 				z.old = append(z.old, n)
@@ -348,24 +349,24 @@ func (w *World) surgeView(c *model.Cluster, p *model.NodePool, g *model.Instance
 				z.inflight = append(z.inflight, n)
 			}
 		}
-		z.oldCount, z.seen = len(z.old), len(ix.nodes)
-		ix.view = z
+		z.oldCount, z.seen = len(z.old), len(ix.Nodes)
+		ix.View = z
 		return z
 	}
 	// Nodes that joined the group since: the upgrade's own surge nodes are in inflight already;
 	// any other that needs upgrading is still to do.
-	for _, n := range ix.nodes[z.seen:] {
+	for _, n := range ix.Nodes[z.seen:] {
 		if stillOld(n, u) {
 			z.old = append(z.old, n)
 			z.oldCount++
 		}
 	}
-	z.seen = len(ix.nodes)
+	z.seen = len(ix.Nodes)
 	return z
 }
 
-// nodeRemovedAt keeps the count of nodes seen in group order when one of them leaves.
-func (z *surgeZone) nodeRemovedAt(i int) {
+// NodeRemovedAt keeps the count of nodes seen in group order when one of them leaves.
+func (z *surgeZone) NodeRemovedAt(i int) {
 	if i < z.seen {
 		z.seen--
 	}
@@ -395,9 +396,9 @@ func (w *World) surgeNodeChanged(c *model.Cluster, n *model.Node, what engine.No
 	if p == nil || p.Upgrade == nil || n.UpgradeRole != roleNone || n.Spec == p.Upgrade.Target {
 		return
 	}
-	if g := w.groupOf(c, n); g != nil {
-		if ix, ok := w.groups[g]; ok {
-			if z, _ := ix.view.(*surgeZone); z != nil {
+	if g := w.core.GroupOf(c, n); g != nil {
+		if ix, ok := w.core.Groups[g]; ok {
+			if z, _ := ix.View.(*surgeZone); z != nil {
 				z.dirty = true
 			}
 		}
@@ -427,20 +428,20 @@ func (w *World) onUpgradeNodeDrained(c *model.Cluster, n *model.Node) bool {
 	switch n.UpgradeRole {
 	case roleBlue:
 		n.UpgradeRole = roleDrained
-		w.setNodeState(c, n, model.NodeCordoned)
+		w.core.SetNodeState(c, n, model.NodeCordoned)
 		p.Upgrade.Done++
 		w.stepUpgrade(c, p)
 		return true
 	case roleRecreate:
-		w.nodeGone(c, n.Name) // its DaemonSet pods go with the old VM
-		w.setNodeState(c, n, model.NodeProvisioning)
+		w.core.NodeGone(c, n.Name) // its DaemonSet pods go with the old VM
+		w.core.SetNodeState(c, n, model.NodeProvisioning)
 		n.Spec = p.Upgrade.Target
 		n.CreateTime = w.st.Now
-		w.nodeRecreated(c, n)
+		w.core.NodeRecreated(c, n)
 		w.engine.Record("NodeRecreating", c, n.Pool, n.Name, p.Upgrade.Op, "recreating node %s with %s", n.Name, describeSpecChange(p.Upgrade.From, n.Spec))
 		// Recreating in place deletes the old VM before the new one boots (R-SURGE-4).
-		recreate := w.engine.Jitter(nodeDeleteBase, nodeDeleteSpread) + w.engine.Jitter(nodeBootBase, nodeBootSpread)
-		w.engine.Schedule(recreate, model.Event{Kind: evNodeReady, Cluster: c.Key(), Node: n.Name})
+		recreate := w.engine.Jitter(core.NodeDeleteBase, core.NodeDeleteSpread) + w.engine.Jitter(core.NodeBootBase, core.NodeBootSpread)
+		w.engine.Schedule(recreate, model.Event{Kind: core.EvNodeReady, Cluster: c.Key(), Node: n.Name})
 		return true
 	}
 	return false
@@ -478,7 +479,7 @@ func (w *World) reportUpgrade(c *model.Cluster, p *model.NodePool, op *model.Ope
 	if u.BG != nil {
 		key = "phase"
 	}
-	setMetrics(op, "nodes done", u.Done, "nodes total", u.Total, key, where)
+	core.SetMetrics(op, "nodes done", u.Done, "nodes total", u.Total, key, where)
 	if u.Stopping {
 		op.Detail = fmt.Sprintf("Cancelling the upgrade of node pool %s (%s, %s): %d of %d nodes done; nodes mid-upgrade finish, no new node starts",
 			p.Name, describeSpecChange(u.From, u.Target), strategyName(u.Strategy), u.Done, u.Total)
@@ -506,7 +507,7 @@ func (w *World) finishUpgrade(c *model.Cluster, p *model.NodePool) {
 		}
 		w.engine.Record("UpgradeStopped", c, p.Name, "", u.Op, "%s of %s stopped: %d of %d nodes on %s", strategyName(u.Strategy), p.Name, u.Done, u.Total,
 			describeSpecChange(u.From, u.Target))
-		w.finishUpgradeOp(op, codeCancelled, fmt.Sprintf("Cancelled the upgrade of node pool %s (%s, %s): %d of %d nodes upgraded; the others keep their configuration",
+		w.finishUpgradeOp(op, core.CodeCancelled, fmt.Sprintf("Cancelled the upgrade of node pool %s (%s, %s): %d of %d nodes upgraded; the others keep their configuration",
 			p.Name, describeSpecChange(u.From, u.Target), strategyName(u.Strategy), u.Done, u.Total))
 		return
 	}
@@ -532,10 +533,10 @@ func (w *World) finishUpgradeOp(op *model.Operation, code int32, summary string)
 		return
 	}
 	message := ""
-	if code == codeCancelled {
+	if code == core.CodeCancelled {
 		message = "Operation was cancelled."
 	}
-	w.finishOperation(op, code, message)
+	w.core.FinishOperation(op, code, message)
 	op.Detail = summary
 }
 

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
@@ -121,7 +122,7 @@ func (w *World) blueView(c *model.Cluster, p *model.NodePool) *blueList {
 	joins := 0
 	for _, g := range p.Groups {
 		if p.Upgrade.BG.IsBlue(g.Name) {
-			joins += w.index(c, g).joins
+			joins += w.core.Index(c, g).Joins
 		}
 	}
 	if v := w.blue[p]; v != nil && v.u == p.Upgrade && v.joins == joins {
@@ -176,7 +177,7 @@ func (w *World) stepBlueGreen(c *model.Cluster, p *model.NodePool, op *model.Ope
 		case phaseCordoningBlue:
 			if bg.PhaseUntil.IsZero() {
 				for _, n := range w.blueNodes(c, p) {
-					w.cordon(c, n, "blue pool of a blue-green upgrade")
+					w.core.Cordon(c, n, "blue pool of a blue-green upgrade")
 				}
 				bg.PhaseUntil = w.st.Now.Add(cordonTime)
 				w.timerAt(c, p, bg.PhaseUntil)
@@ -283,7 +284,7 @@ func (w *World) endSoak(c *model.Cluster, p *model.NodePool) {
 		return
 	}
 	before := bg.Soaked
-	bg.Soaked += minTime(w.st.Now, bg.PhaseUntil).Sub(bg.SoakFrom)
+	bg.Soaked += core.MinTime(w.st.Now, bg.PhaseUntil).Sub(bg.SoakFrom)
 	bg.SoakFrom = time.Time{}
 	if before < model.MaxSoak && bg.Soaked >= model.MaxSoak {
 		w.engine.Record("BlueGreenSoak", c, p.Name, "", p.Upgrade.Op, "the soaks add up to 7 days: no more soaking; the remaining batches drain without soaking and blue pool deletion begins once they are drained")
@@ -307,8 +308,8 @@ func (w *World) createGreen(c *model.Cluster, p *model.NodePool) bool {
 			if bg.Autoscaled {
 				size = 0 // R-ABG-2: green starts empty; the autoscaler grows it
 			}
-			if !w.reserveCapacity(c, p, g.Zone, u.Target, size) {
-				w.waitForCapacity(c, p, g.Zone, "green pool")
+			if !w.core.ReserveCapacity(c, p, g.Zone, u.Target, size) {
+				w.core.WaitForCapacity(c, p, g.Zone, "green pool")
 				return false
 			}
 		}
@@ -320,7 +321,7 @@ func (w *World) createGreen(c *model.Cluster, p *model.NodePool) bool {
 			green := w.addGroup(c, p, g.Zone, size)
 			bg.Green = append(bg.Green, green.Name)
 			for i := 0; i < size; i++ {
-				w.addNode(c, p, green, u.Target)
+				w.core.AddNode(c, p, green, u.Target)
 			}
 		}
 		w.engine.Record("BlueGreenPhase", c, p.Name, "", u.Op, "%s: created green instance groups %v with %s",
@@ -330,8 +331,8 @@ func (w *World) createGreen(c *model.Cluster, p *model.NodePool) bool {
 		if !bg.IsGreen(g.Name) {
 			continue
 		}
-		ix := w.index(c, g)
-		if ix.byState[model.NodeProvisioning] > 0 || len(g.Nodes) < g.TargetSize {
+		ix := w.core.Index(c, g)
+		if ix.ByState[model.NodeProvisioning] > 0 || len(g.Nodes) < g.TargetSize {
 			return false
 		}
 	}
@@ -384,7 +385,7 @@ func (w *World) drainBlueBatches(c *model.Cluster, p *model.NodePool) bool {
 	w.engine.Record("BlueGreenBatch", c, p.Name, "", u.Op, logBatchDraining+"%d: %v", bg.Batches+1, names)
 	for _, n := range batch {
 		n.UpgradeRole = roleBlue
-		w.startDrain(c, n, blueBatchDrain, "blue-green batch drain")
+		w.core.StartDrain(c, n, core.BlueBatchDrain, "blue-green batch drain")
 	}
 	return false
 }
@@ -407,7 +408,7 @@ func (w *World) drainBlueAutoscaled(c *model.Cluster, p *model.NodePool) bool {
 			break
 		}
 		if n.State != model.NodeDraining {
-			w.retireNode(c, n, autoscaledBlueDrain, "autoscaled blue-green drain of the blue pool")
+			w.core.RetireNode(c, n, core.AutoscaledBlueDrain, "autoscaled blue-green drain of the blue pool")
 			inFlight++
 		}
 	}
@@ -423,10 +424,10 @@ func (w *World) deleteBlue(c *model.Cluster, p *model.NodePool) bool {
 		for _, n := range blue {
 			if n.State == model.NodeDraining { // an unfinished batch drain gives way to deletion
 				n.Drain = nil
-				w.setNodeState(c, n, model.NodeCordoned)
+				w.core.SetNodeState(c, n, model.NodeCordoned)
 			}
 			n.UpgradeRole = roleNone
-			w.retireNode(c, n, blueDeleteDrain, "blue pool deletion")
+			w.core.RetireNode(c, n, core.BlueDeleteDrain, "blue pool deletion")
 		}
 	}
 	for _, g := range p.Groups {
@@ -443,7 +444,7 @@ func (w *World) removeGroups(p *model.NodePool, names []string) {
 	out := p.Groups[:0]
 	for _, g := range p.Groups {
 		if model.Contains(names, g.Name) {
-			delete(w.groups, g)
+			delete(w.core.Groups, g)
 			continue
 		}
 		out = append(out, g)

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
@@ -23,7 +24,7 @@ func (w *World) cancelUpgrade(c *model.Cluster, p *model.NodePool) error {
 		p.Status = model.PoolRunning
 		w.engine.Record("UpgradeCancelled", c, p.Name, "", u.Op, "%s of %s (%s) cancelled before it began; the nodes keep their configuration",
 			strategyName(u.Strategy), p.Name, describeSpecChange(u.From, u.Target))
-		w.finishUpgradeOp(op, codeCancelled, fmt.Sprintf("Cancelled the upgrade of node pool %s (%s, %s) before it began: no node was changed",
+		w.finishUpgradeOp(op, core.CodeCancelled, fmt.Sprintf("Cancelled the upgrade of node pool %s (%s, %s) before it began: no node was changed",
 			p.Name, describeSpecChange(u.From, u.Target), strategyName(u.Strategy)))
 		return nil
 	case u.BG != nil && u.BG.Phase == phaseDeletingBlue:
@@ -35,7 +36,7 @@ func (w *World) cancelUpgrade(c *model.Cluster, p *model.NodePool) error {
 		u.Paused = true
 		p.Status = model.PoolRunning
 		w.engine.Record("UpgradeCancelled", c, p.Name, "", u.Op, "blue-green upgrade of %s paused in phase %s; resume it (update to the same version) or roll it back", p.Name, u.BG.Phase)
-		w.finishUpgradeOp(op, codeCancelled, fmt.Sprintf("Cancelled the upgrade of node pool %s (%s, %s): it is paused; resume it (update to the same version) or roll it back",
+		w.finishUpgradeOp(op, core.CodeCancelled, fmt.Sprintf("Cancelled the upgrade of node pool %s (%s, %s): it is paused; resume it (update to the same version) or roll it back",
 			p.Name, describeSpecChange(u.From, u.Target), strategyName(u.Strategy)))
 		return nil
 	}
@@ -52,7 +53,7 @@ func (w *World) cancelUpgrade(c *model.Cluster, p *model.NodePool) error {
 // resumeUpgrade continues a paused blue-green upgrade in its phase (R-BG-7).
 func (w *World) resumeUpgrade(c *model.Cluster, p *model.NodePool) *model.Operation {
 	u := p.Upgrade
-	op := w.startOperation(api.OpUpgradeNodes, c, p.Name, true)
+	op := w.core.StartOperation(api.OpUpgradeNodes, c, p.Name, true)
 	u.Op, u.Paused, u.Resumed = op.ID, false, true
 	if u.BG.Phase == phaseDrainingBlue && !u.BG.BatchOpen {
 		// The previous batch had finished draining: the next may start without its soak,
@@ -73,7 +74,7 @@ func (w *World) RollbackNodePool(project, location, cluster, name string, req *a
 	if err != nil {
 		return nil, err
 	}
-	if err := w.checkClusterFree(c); err != nil {
+	if err := w.core.CheckClusterFree(c); err != nil {
 		return nil, err
 	}
 	respectPDB := req != nil && req.RespectPdb
@@ -83,7 +84,7 @@ func (w *World) RollbackNodePool(project, location, cluster, name string, req *a
 			return nil, model.FailedPrecondition("Autoscaled blue-green upgrades cannot be rolled back; resume the upgrade of node pool %s instead (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/blue-green-upgrades#r-abg-5).", p.Name)
 		}
 		// R-BG-7: blue back in service, green drained and deleted, whatever the phase reached.
-		op := w.startOperation(api.OpUpgradeNodes, c, p.Name, true)
+		op := w.core.StartOperation(api.OpUpgradeNodes, c, p.Name, true)
 		from := u.BG.Phase
 		u.Op, u.Paused, u.Rollback, u.Drain = op.ID, false, true, drain
 		u.From, u.Target = u.Target, u.From
@@ -147,7 +148,7 @@ func (w *World) rollBackBlueGreen(c *model.Cluster, p *model.NodePool) bool {
 			for _, name := range append([]string(nil), g.Nodes...) {
 				n := c.Nodes[name]
 				n.UpgradeRole = roleNone
-				w.retireNode(c, n, u.Drain, "blue-green rollback: green pool removed")
+				w.core.RetireNode(c, n, u.Drain, "blue-green rollback: green pool removed")
 			}
 		}
 	}
@@ -167,7 +168,7 @@ func (w *World) uncordon(c *model.Cluster, n *model.Node, why string) {
 		return
 	}
 	n.Unschedulable = false
-	w.setNodeState(c, n, model.NodeReady)
+	w.core.SetNodeState(c, n, model.NodeReady)
 	w.engine.Record("NodeUncordoned", c, n.Pool, n.Name, "", "uncordoned node %s: %s", n.Name, why)
 }
 

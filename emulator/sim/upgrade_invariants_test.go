@@ -162,7 +162,7 @@ func runSurgeShape(t *testing.T, sh surgeShape) *surgeObserver {
 		t.Fatal(err)
 	}
 	runOp(t, w, op, time.Hour)
-	c := w.Cluster("proj", sh.location, "c1")
+	c := w.core.Cluster("proj", sh.location, "c1")
 	if sh.replicas > 0 {
 		mustCreateDeployment(t, w, c, deployment("web", sh.replicas, "500m"))
 	}

@@ -3,6 +3,7 @@ package sim
 import (
 	"time"
 
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
@@ -19,7 +20,7 @@ const (
 
 func (w *World) registerShortLivedHandlers() {
 	w.engine.On(evNodeInterrupted, func(ev model.Event) {
-		c, n := w.nodeEvent(ev)
+		c, n := w.core.NodeEvent(ev)
 		if n == nil || n.State == model.NodeDeleting {
 			return
 		}
@@ -28,14 +29,14 @@ func (w *World) registerShortLivedHandlers() {
 			return
 		}
 		w.engine.Record("NodeInterrupted", c, n.Pool, n.Name, "", "flex-start node %s reached the end of its run; its replacement uses %s", n.Name, describeSpecChange(n.Spec, p.Spec))
-		w.deleteNode(c, n, "interrupted")
+		w.core.DeleteNode(c, n, "interrupted")
 	})
 }
 
 func (w *World) beginShortLived(c *model.Cluster, p *model.NodePool) {
 	u := p.Upgrade
 	var old []string
-	for _, name := range sortedNodeNames(c) {
+	for _, name := range core.SortedNodeNames(c) {
 		if n := c.Nodes[name]; n.Pool == p.Name && n.Spec != u.Target && n.State != model.NodeDeleting {
 			old = append(old, name)
 		}

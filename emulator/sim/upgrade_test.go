@@ -11,6 +11,7 @@ import (
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/engine"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
@@ -44,7 +45,7 @@ func upgradeCluster(t *testing.T, pool *api.NodePool) (*World, *model.Cluster, c
 	}
 	runOp(t, w, op, time.Hour)
 	advance(w, time.Minute)
-	return w, w.Cluster("proj", "us-central1-a", "c1"), from, to
+	return w, w.core.Cluster("proj", "us-central1-a", "c1"), from, to
 }
 
 func startUpgrade(t *testing.T, w *World, pool, version string) *model.Operation {
@@ -152,7 +153,7 @@ func TestSurgeProfilesOrder(t *testing.T) {
 // once capacity returns.
 func TestSurgeWaitsForCapacity(t *testing.T) {
 	w, c, _, to := upgradeCluster(t, &api.NodePool{Name: "pool-a", InitialNodeCount: 2})
-	f, err := w.AddFault(model.Fault{Kind: FaultStockout, Zone: "us-central1-a"})
+	f, err := w.core.AddFault(model.Fault{Kind: core.FaultStockout, Zone: "us-central1-a"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +166,7 @@ func TestSurgeWaitsForCapacity(t *testing.T) {
 	if len(waits) == 0 || !strings.Contains(waits[0].Message, "GCE_STOCKOUT") {
 		t.Fatalf("no WaitingForCapacity event naming GCE_STOCKOUT: %v", waits)
 	}
-	if err := w.DeleteFault(f.ID); err != nil {
+	if err := w.core.DeleteFault(f.ID); err != nil {
 		t.Fatal(err)
 	}
 	runOp(t, w, op, time.Hour)
@@ -184,7 +185,7 @@ func TestSurgeCancelResumeRollback(t *testing.T) {
 	}
 	runOp(t, w, op, time.Hour)
 	upgraded := nodesOn(c, "pool-a", to.String())
-	if op.ErrorCode != codeCancelled || upgraded == 0 || upgraded == 6 {
+	if op.ErrorCode != core.CodeCancelled || upgraded == 0 || upgraded == 6 {
 		t.Fatalf("after cancel: code %d, %d upgraded; want a cancelled op and a pool on two versions", op.ErrorCode, upgraded)
 	}
 	// Rollback returns the upgraded nodes; the others are untouched.
@@ -408,7 +409,7 @@ func TestBlueGreenRollbackFromEachPhase(t *testing.T) {
 			if err := w.CancelOperation("proj", "us-central1-a", op.ID); err != nil {
 				t.Fatal(err)
 			}
-			if op.Status != api.OpStatusDone || op.ErrorCode != codeCancelled || !c.Pool("pool-a").Upgrade.Paused {
+			if op.Status != api.OpStatusDone || op.ErrorCode != core.CodeCancelled || !c.Pool("pool-a").Upgrade.Paused {
 				t.Fatalf("cancel in %s: op %s code %d; want the upgrade paused (R-BG-7)", phase, op.Status, op.ErrorCode)
 			}
 			blueGroups := append([]string(nil), c.Pool("pool-a").Upgrade.BG.Blue...)
@@ -565,7 +566,7 @@ func TestAutoscaledBlueGreenValidation(t *testing.T) {
 	runOp(t, w, op, time.Hour)
 	_, err = w.UpdateNodePool("proj", "us-central1-a", "c1", "nap-1", &api.UpdateNodePoolRequest{UpgradeSettings: abg})
 	wantABG6("switching an auto-provisioned pool to autoscaled blue-green", err)
-	if s := w.Cluster("proj", "us-central1-a", "c1").Pool("nap-1").UpgradeSettings.Strategy; s != api.StrategySurge {
+	if s := w.core.Cluster("proj", "us-central1-a", "c1").Pool("nap-1").UpgradeSettings.Strategy; s != api.StrategySurge {
 		t.Fatalf("the refused update changed the strategy to %s", s)
 	}
 	_, err = w.CreateNodePool("proj", "us-central1-a", "c1", &api.CreateNodePoolRequest{NodePool: &api.NodePool{Name: "mine", InitialNodeCount: 1,
@@ -622,7 +623,7 @@ func TestSurgeDefaultsOneSurgeNoUnavailable(t *testing.T) {
 		t.Fatal(err)
 	}
 	runOp(t, w, op, time.Hour)
-	c := w.Cluster("proj", "us-central1", "c1")
+	c := w.core.Cluster("proj", "us-central1", "c1")
 	us := w.RenderNodePool(c, c.Pool("pool-a"), testLinks).UpgradeSettings
 	if got := mustJSON(us); got != `{"maxSurge":1,"strategy":"SURGE"}` {
 		t.Fatalf("default upgradeSettings %s, want maxSurge 1, maxUnavailable 0 (omitted), SURGE (R-SURGE-1)", got)
@@ -884,7 +885,7 @@ func TestFinishedUpgradeOperationShowsNoStaleProgress(t *testing.T) {
 			if op.Status != api.OpStatusDone || !sawETA {
 				t.Fatalf("op %s; an ETA was shown while it ran: %v", op.Status, sawETA)
 			}
-			out := w.RenderOperation(op, testLinks)
+			out := w.core.RenderOperation(op, testLinks)
 			for _, stale := range []string{"ETA", "us-central1-a", phaseCreatingGreen, phaseCordoningBlue, phaseDrainingBlue, phaseSoaking, phaseDeletingBlue} {
 				if strings.Contains(out.Detail, stale) || strings.Contains(out.StatusMessage, stale) {
 					t.Fatalf("finished operation: detail %q, statusMessage %q: shows %q from before it finished", out.Detail, out.StatusMessage, stale)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/maintenance"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/window"
@@ -48,7 +49,7 @@ func (w *World) MaintenanceCalendar(project, location, name string, days int) (*
 	if !ws.Always() {
 		out.Window = describeWindow(p)
 		for _, s := range ws.Spans(now, to) {
-			out.Occurrences = append(out.Occurrences, &api.ScheduleWindow{StartTime: maxTime(s.Start, now).Format(time.RFC3339), EndTime: minTime(s.End, to).Format(time.RFC3339)})
+			out.Occurrences = append(out.Occurrences, &api.ScheduleWindow{StartTime: core.MaxTime(s.Start, now).Format(time.RFC3339), EndTime: core.MinTime(s.End, to).Format(time.RFC3339)})
 		}
 	}
 	var blocked []window.Span
@@ -76,8 +77,8 @@ func (w *World) MaintenanceCalendar(project, location, name string, days int) (*
 	counted, open := window.Counted(ws, blocked, now.Add(-2*model.Day), to.Add(window.AvailabilityPeriod+2*model.Day))
 	for _, s := range open {
 		if s.End.After(now) && s.Start.Before(to) {
-			out.Available = append(out.Available, &api.CalendarStretch{StartTime: maxTime(s.Start, now).Format(time.RFC3339),
-				EndTime: minTime(s.End, to).Format(time.RFC3339), Counted: s.Length() >= window.AvailabilityMinStretch})
+			out.Available = append(out.Available, &api.CalendarStretch{StartTime: core.MaxTime(s.Start, now).Format(time.RFC3339),
+				EndTime: core.MinTime(s.End, to).Format(time.RFC3339), Counted: s.Length() >= window.AvailabilityMinStretch})
 		}
 	}
 	covered := window.Coverage(counted)

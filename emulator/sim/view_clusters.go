@@ -52,7 +52,7 @@ func (w *World) clusterSummary(c *model.Cluster) *api.ClusterSummary {
 	s := &api.ClusterSummary{
 		Project: c.Project, Location: c.Location, Name: c.Name, Status: c.Status, StatusMessage: c.StatusMessage,
 		Version: c.MasterVersion, ReleaseChannel: c.ReleaseChannel, Autopilot: c.Autopilot, NodePools: len(c.Pools),
-		NodesByState: map[string]int{}, PendingPods: w.podIndex(c).pending.len(), Operations: []*api.OperationSummary{},
+		NodesByState: map[string]int{}, PendingPods: w.core.PodIndex(c).Pending.Len(), Operations: []*api.OperationSummary{},
 	}
 	if s.ReleaseChannel == api.ChannelUnspecified {
 		s.ReleaseChannel = ""
@@ -139,7 +139,7 @@ func (w *World) poolNodes(c *model.Cluster, p *model.NodePool, ops []*model.Oper
 		if zones[g.Zone] == nil {
 			zones[g.Zone] = map[key]int{}
 		}
-		for _, n := range w.index(c, g).nodes {
+		for _, n := range w.core.Index(c, g).Nodes {
 			zones[g.Zone][key{n.Spec.Version, consoleState(c, n)}]++
 		}
 	}
@@ -228,7 +228,7 @@ func (w *World) poolUpgradeOps(c *model.Cluster) map[string][]*model.Operation {
 func (w *World) pendingGroups(c *model.Cluster) []*api.PendingGroup {
 	groups := map[string]*api.PendingGroup{}
 	var pods []*model.Pod
-	for p := range w.podIndex(c).pending.m {
+	for p := range w.core.PodIndex(c).Pending.M {
 		pods = append(pods, p)
 	}
 	sort.Slice(pods, func(i, j int) bool { return pods[i].Key() < pods[j].Key() })

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
@@ -51,7 +52,7 @@ func (w *World) historyStart(c *model.Cluster, since time.Time) time.Time {
 	case since.Before(now.Add(-400 * 24 * time.Hour)):
 		since = now.Add(-400 * 24 * time.Hour)
 	}
-	return maxTime(since, minTime(c.CreateTime, now))
+	return core.MaxTime(since, core.MinTime(c.CreateTime, now))
 }
 
 // AutoscalerHistory is the autoscaler view of a cluster since a time (zero: the last
@@ -72,9 +73,9 @@ func (w *World) AutoscalerHistory(project, location, name string, since time.Tim
 	for _, p := range c.Pools {
 		ap := autoscalerPool(p)
 		for _, g := range p.Groups {
-			ix := w.index(c, g)
-			ap.Size += len(ix.nodes)
-			ap.Ready += ix.byState[model.NodeReady]
+			ix := w.core.Index(c, g)
+			ap.Size += len(ix.Nodes)
+			ap.Ready += ix.ByState[model.NodeReady]
 		}
 		size[p.Name] = ap.Size
 		out.Pools = append(out.Pools, ap)

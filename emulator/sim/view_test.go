@@ -9,6 +9,7 @@ import (
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/engine"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
@@ -217,8 +218,8 @@ func TestClusterNodeSummaryDuringBlueGreen(t *testing.T) {
 	if got[from.String()+" cordoned"]+got[from.String()+" draining"] == 0 || got[to.String()+" ready"] != 10 {
 		t.Fatalf("counts %v: want blue nodes cordoned or draining on %s and 10 green ready on %s", got, from, to)
 	}
-	if int32(sum.Cluster.CurrentNodeCount) != w.RenderCluster(c, Links{}, "").CurrentNodeCount {
-		t.Errorf("currentNodeCount %d, the cluster says %d", sum.Cluster.CurrentNodeCount, w.RenderCluster(c, Links{}, "").CurrentNodeCount)
+	if int32(sum.Cluster.CurrentNodeCount) != w.RenderCluster(c, core.Links{}, "").CurrentNodeCount {
+		t.Errorf("currentNodeCount %d, the cluster says %d", sum.Cluster.CurrentNodeCount, w.RenderCluster(c, core.Links{}, "").CurrentNodeCount)
 	}
 	if fmt.Sprint(sum.Versions) != fmt.Sprint([]string{from.String(), to.String()}) {
 		t.Errorf("versions %v, want %s then %s", sum.Versions, from, to)
@@ -340,7 +341,7 @@ func TestLoadBalancerHistoryFollowsHealth(t *testing.T) {
 	since := w.engine.Now()
 	advance(w, 2*time.Minute)
 	d := c.Deployments["default/web"]
-	in := w.renderDeployment(c, d)
+	in := w.core.RenderDeployment(c, d)
 	in.Spec.Template.Spec.Containers[0].Image = "nginx:2"
 	if _, err := w.UpdateDeployment(c, "default", "web", in); err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
@@ -248,7 +249,7 @@ func (b *timelineBuilder) nodeEntry(e *model.LogEntry, at float64, zone string) 
 			r.move(spanHeld, at)
 		}
 	case "PodDeleted":
-		if r := b.rows[e.Node]; r != nil && strings.Contains(e.Message, pdbTimeoutReached) {
+		if r := b.rows[e.Node]; r != nil && strings.Contains(e.Message, core.PdbTimeoutReached) {
 			if r.state == spanHeld {
 				r.mark("DrainForced", at, e.Message)
 				r.move(api.NodeStateDraining, at)

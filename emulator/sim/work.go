@@ -5,6 +5,7 @@ import (
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
@@ -29,7 +30,7 @@ const (
 func (w *World) registerWorkHandlers() {
 	w.engine.On(evOpCheck, func(ev model.Event) {
 		if c := w.st.Clusters[ev.Cluster]; c != nil {
-			w.checkOperations(c)
+			w.core.CheckOperations(c)
 		}
 	})
 	w.engine.On(evControlPlaneReady, w.onControlPlaneReady)
@@ -41,7 +42,7 @@ func (w *World) registerWorkHandlers() {
 func minDuration(typ string) time.Duration {
 	switch typ {
 	case api.OpSetNodePoolManagement, api.OpUpdateCluster, api.OpSetNodePoolSize, api.OpUpgradeNodes:
-		return metadataOpDuration
+		return core.MetadataOpDuration
 	}
 	return 0
 }
@@ -58,7 +59,7 @@ func (w *World) beginWork(c *model.Cluster, op *model.Operation) {
 		if !isZone(c.Location) {
 			base = controlPlaneRegional
 		}
-		setMetrics(op, "CLUSTER_CONFIGURING", 1, "CLUSTER_CONFIGURING_TOTAL", 1,
+		core.SetMetrics(op, "CLUSTER_CONFIGURING", 1, "CLUSTER_CONFIGURING_TOTAL", 1,
 			"CLUSTER_DEPLOYING", 0, "CLUSTER_DEPLOYING_TOTAL", 1,
 			"CLUSTER_HEALTHCHECKING", 0, "CLUSTER_HEALTHCHECKING_TOTAL", 1)
 		op.Detail = "Creating control plane"
@@ -68,26 +69,26 @@ func (w *World) beginWork(c *model.Cluster, op *model.Operation) {
 		for _, pool := range c.Pools {
 			pool.Status = model.PoolStopping
 		}
-		for _, name := range sortedNodeNames(c) {
-			w.deleteNode(c, c.Nodes[name], "cluster deleted")
+		for _, name := range core.SortedNodeNames(c) {
+			w.core.DeleteNode(c, c.Nodes[name], "cluster deleted")
 		}
 		w.engine.Schedule(w.engine.Jitter(teardownBase, controlPlaneSpread), model.Event{Kind: evClusterTeardown, Cluster: c.Key(), Op: op.ID})
 	case api.OpCreateNodePool, api.OpSetNodePoolSize:
 		if p != nil {
-			w.reconcilePool(c, p)
+			w.core.ReconcilePool(c, p)
 		}
 	case api.OpDeleteNodePool:
 		if p != nil {
 			p.Status = model.PoolStopping
 			for _, g := range p.Groups {
-				for _, n := range w.liveNodes(c, g) {
-					w.retireNode(c, n, poolDeletionDrain, "node pool deleted")
+				for _, n := range w.core.LiveNodes(c, g) {
+					w.core.RetireNode(c, n, core.PoolDeletionDrain, "node pool deleted")
 				}
 			}
 		}
 	case api.OpUpdateCluster:
 		for _, pool := range c.Pools {
-			w.reconcilePool(c, pool)
+			w.core.ReconcilePool(c, pool)
 		}
 	case api.OpUpgradeMaster:
 		c.Status = model.ClusterReconciling
@@ -105,14 +106,14 @@ func (w *World) beginWork(c *model.Cluster, op *model.Operation) {
 		case p.Upgrade == nil:
 			// No node is recreated (labels, taints, locations), but zones the pool gained need
 			// their nodes and zones it left must lose theirs.
-			w.reconcilePool(c, p)
+			w.core.ReconcilePool(c, p)
 		}
 	}
 }
 
 // workDone says whether op's work is complete.
 func (w *World) workDone(c *model.Cluster, op *model.Operation) bool {
-	if w.st.Now.Before(op.StartTime.Add(opStartDelay + minDuration(op.Type))) {
+	if w.st.Now.Before(op.StartTime.Add(core.OpStartDelay + minDuration(op.Type))) {
 		return false
 	}
 	p := c.Pool(op.Pool)
@@ -122,13 +123,13 @@ func (w *World) workDone(c *model.Cluster, op *model.Operation) bool {
 			return false
 		}
 		for _, pool := range c.Pools {
-			if !w.poolSettled(c, pool) {
+			if !w.core.PoolSettled(c, pool) {
 				return false
 			}
 		}
 		return true
 	case api.OpCreateNodePool, api.OpSetNodePoolSize:
-		return p == nil || w.poolSettled(c, p)
+		return p == nil || w.core.PoolSettled(c, p)
 	case api.OpDeleteNodePool:
 		if p == nil {
 			return true
@@ -141,7 +142,7 @@ func (w *World) workDone(c *model.Cluster, op *model.Operation) bool {
 		return true
 	case api.OpUpdateCluster:
 		for _, pool := range c.Pools {
-			if !w.poolSettled(c, pool) {
+			if !w.core.PoolSettled(c, pool) {
 				return false
 			}
 		}
@@ -152,7 +153,7 @@ func (w *World) workDone(c *model.Cluster, op *model.Operation) bool {
 		if p != nil && p.Upgrade != nil && p.Upgrade.Op == op.ID {
 			return false
 		}
-		return p == nil || w.poolSettled(c, p)
+		return p == nil || w.core.PoolSettled(c, p)
 	case api.OpSetNodePoolManagement:
 		return true
 	}
@@ -169,7 +170,7 @@ func (w *World) completeWork(c *model.Cluster, op *model.Operation) {
 			pool.Status = model.PoolRunning
 		}
 		c.Status = model.ClusterRunning
-		setMetrics(op, "CLUSTER_CONFIGURING", 1, "CLUSTER_CONFIGURING_TOTAL", 1,
+		core.SetMetrics(op, "CLUSTER_CONFIGURING", 1, "CLUSTER_CONFIGURING_TOTAL", 1,
 			"CLUSTER_DEPLOYING", 1, "CLUSTER_DEPLOYING_TOTAL", 1,
 			"CLUSTER_HEALTHCHECKING", 1, "CLUSTER_HEALTHCHECKING_TOTAL", 1)
 		op.Detail = ""
@@ -189,7 +190,7 @@ func (w *World) completeWork(c *model.Cluster, op *model.Operation) {
 		}
 		c.Status = model.ClusterRunning
 	}
-	w.finishOperation(op, 0, "")
+	w.core.FinishOperation(op, 0, "")
 }
 
 func (w *World) onControlPlaneReady(ev model.Event) {
@@ -199,18 +200,18 @@ func (w *World) onControlPlaneReady(ev model.Event) {
 		return
 	}
 	c.ControlPlaneReady = true
-	w.newFeed(c)
+	w.core.NewFeed(c)
 	w.initKubernetes(c)
 	w.engine.Record("ControlPlaneReady", c, "", "", op.ID, "control plane of %s is up (version %s); creating nodes", c.Name, c.MasterVersion)
 	op.Detail = "Creating nodes"
-	setMetrics(op, "CLUSTER_CONFIGURING", 1, "CLUSTER_CONFIGURING_TOTAL", 1,
+	core.SetMetrics(op, "CLUSTER_CONFIGURING", 1, "CLUSTER_CONFIGURING_TOTAL", 1,
 		"CLUSTER_DEPLOYING", 1, "CLUSTER_DEPLOYING_TOTAL", 1,
 		"CLUSTER_HEALTHCHECKING", 0, "CLUSTER_HEALTHCHECKING_TOTAL", 1)
 	for _, p := range c.Pools {
-		w.reconcilePool(c, p)
+		w.core.ReconcilePool(c, p)
 	}
 	w.engine.EmitPoolsChanged(c)
-	w.checkOperations(c)
+	w.core.CheckOperations(c)
 }
 
 func (w *World) onMasterUpgraded(ev model.Event) {
@@ -225,7 +226,7 @@ func (w *World) onMasterUpgraded(ev model.Event) {
 	c.Status = model.ClusterRunning
 	op.Detail = ""
 	w.engine.Record("ControlPlaneUpgraded", c, "", "", op.ID, "control plane of %s upgraded from %s to %s", c.Name, from, c.MasterVersion)
-	w.finishOperation(op, 0, "")
+	w.core.FinishOperation(op, 0, "")
 }
 
 func (w *World) onClusterTeardown(ev model.Event) {
@@ -242,15 +243,15 @@ func (w *World) onClusterTeardown(ev model.Event) {
 	for _, p := range c.Pools {
 		w.dropIndexes(p)
 	}
-	delete(w.k8s, c)
+	delete(w.core.K8s, c)
 	delete(w.svcs, c)
-	w.dropFeed(c)
+	w.core.DropFeed(c)
 	for _, b := range c.PDBs {
-		delete(w.pdbCount, b)
+		delete(w.core.PdbCount, b)
 	}
 	delete(w.st.Clusters, c.Key())
 	w.engine.Record("ClusterDeleted", c, "", "", op.ID, "cluster %s deleted", c.Name)
-	w.finishOperation(op, 0, "")
+	w.core.FinishOperation(op, 0, "")
 }
 
 // removePool forgets a node pool whose nodes are gone.
@@ -267,7 +268,7 @@ func (w *World) removePool(c *model.Cluster, p *model.NodePool) {
 
 func (w *World) dropIndexes(p *model.NodePool) {
 	for _, g := range p.Groups {
-		delete(w.groups, g)
+		delete(w.core.Groups, g)
 	}
 }
 

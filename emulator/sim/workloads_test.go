@@ -14,6 +14,7 @@ import (
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/engine"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
@@ -77,11 +78,11 @@ func podCounts(c *model.Cluster, owner string) (running, pending int) {
 // "Insufficient cpu".
 func TestSchedulerFitsByRequests(t *testing.T) {
 	w, c := workloadCluster(t, "e2-standard-4", 3)
-	ix := w.podIndex(c)
+	ix := w.core.PodIndex(c)
 	want := 0
 	for _, n := range c.Nodes {
 		mt, _ := catalog.LookupMachineType(n.Spec.MachineType)
-		free := mt.AllocatableMilliCPU() - ix.requested[n.Name].MilliCPU
+		free := mt.AllocatableMilliCPU() - ix.Requested[n.Name].MilliCPU
 		if mt.AllocatableMilliCPU() != 3920 {
 			t.Fatalf("e2-standard-4 allocatable CPU %dm, want 3920m", mt.AllocatableMilliCPU())
 		}
@@ -106,7 +107,7 @@ func TestSchedulerFitsByRequests(t *testing.T) {
 	}
 	for _, n := range c.Nodes {
 		mt, _ := catalog.LookupMachineType(n.Spec.MachineType)
-		if r := ix.requested[n.Name]; r.MilliCPU > mt.AllocatableMilliCPU() {
+		if r := ix.Requested[n.Name]; r.MilliCPU > mt.AllocatableMilliCPU() {
 			t.Fatalf("node %s over-committed: %dm requested of %dm", n.Name, r.MilliCPU, mt.AllocatableMilliCPU())
 		}
 	}
@@ -299,7 +300,7 @@ func startNodeDrain(t *testing.T, w *World, c *model.Cluster, owner string, poli
 			node = c.Nodes[name]
 		}
 	}
-	w.retireNode(c, node, policy, "test drain")
+	w.core.RetireNode(c, node, policy, "test drain")
 	return node
 }
 
@@ -315,7 +316,7 @@ func TestDrainRespectsPDBOnePodAtATime(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := w.engine.Now()
-	node := startNodeDrain(t, w, c, "web", surgeDrain)
+	node := startNodeDrain(t, w, c, "web", core.SurgeDrain)
 	advance(w, 5*time.Minute)
 	evs, _ := w.engine.Events(engine.EventFilter{Node: node.Name, Type: "PodEvicted"})
 	onNode := 0
@@ -359,7 +360,7 @@ func TestDrainBlockedUntilDeadlineThenForced(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := w.engine.Now()
-	node := startNodeDrain(t, w, c, "db", surgeDrain)
+	node := startNodeDrain(t, w, c, "db", core.SurgeDrain)
 	advance(w, 59*time.Minute)
 	if blocked, _ := w.engine.Events(engine.EventFilter{Node: node.Name, Type: "EvictionBlocked"}); len(blocked) != 1 {
 		t.Fatalf("EvictionBlocked logged %d times, want once", len(blocked))
@@ -389,7 +390,7 @@ func TestDrainHonoursGracePeriod(t *testing.T) {
 		d.Spec.Template.Spec.TerminationGracePeriodSeconds = &g
 	}))
 	advance(w, time.Minute)
-	node := startNodeDrain(t, w, c, "slow", surgeDrain)
+	node := startNodeDrain(t, w, c, "slow", core.SurgeDrain)
 	start := w.engine.Now()
 	advance(w, 119*time.Second)
 	if n := c.Nodes[node.Name]; n == nil || n.State != model.NodeDraining {
@@ -401,8 +402,8 @@ func TestDrainHonoursGracePeriod(t *testing.T) {
 		t.Fatalf("NodeDrained %d times", len(drained))
 	}
 	at, _ := time.Parse(time.RFC3339, drained[0].Time)
-	if d := at.Sub(start); d != 120*time.Second+drainFinish {
-		t.Fatalf("drained %s after the eviction, want the 120s grace + %s", d, drainFinish)
+	if d := at.Sub(start); d != 120*time.Second+core.DrainFinish {
+		t.Fatalf("drained %s after the eviction, want the 120s grace + %s", d, core.DrainFinish)
 	}
 }
 
@@ -419,13 +420,13 @@ func TestSystemPods(t *testing.T) {
 		}
 	}
 	for name := range c.Nodes {
-		if perNode[name] != len(systemDaemonSets) {
-			t.Fatalf("node %s has %d DaemonSet pods, want %d", name, perNode[name], len(systemDaemonSets))
+		if perNode[name] != len(core.SystemDaemonSets) {
+			t.Fatalf("node %s has %d DaemonSet pods, want %d", name, perNode[name], len(core.SystemDaemonSets))
 		}
 	}
 	want := 0
-	for _, sd := range systemDeployments {
-		want += int(sd.replicas)
+	for _, sd := range core.SystemDeployments {
+		want += int(sd.Replicas)
 	}
 	if system != want {
 		t.Fatalf("%d kube-system Deployment pods running, want %d", system, want)
@@ -467,7 +468,7 @@ func checkTemplateCounts(t *testing.T, w *World, c *model.Cluster) {
 			}
 		}
 	}
-	got := w.podIndex(c).tmplCounts
+	got := w.core.PodIndex(c).TmplCounts
 	for key := range union(want, got) {
 		if x, y := templateCounts(got[key]), templateCounts(want[key]); x != y {
 			t.Fatalf("template counts of %s: index %s, pods %s", key, x, y)

@@ -5,10 +5,9 @@ package sim
 
 import (
 	"fmt"
-	"sort"
-	"sync/atomic"
 	"time"
 
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/engine"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/maintenance"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
@@ -22,30 +21,14 @@ type World struct {
 	// engine is the clock, the event queue and its handlers, the random source, the event
 	// log and the hook lists.
 	engine *engine.Engine
-	// feedRender renders the Services and stored objects of the change feeds.
-	feedRender feedRenderers
-	// opWork runs the work of the operations' types.
-	opWork opWork
-	// groups holds derived per-group indexes, rebuilt on demand after a restore.
-	groups map[*model.InstanceGroup]*groupIndex
-	// k8s holds each cluster's derived Kubernetes indexes, rebuilt on demand.
-	k8s map[*model.Cluster]*k8sIndex
-	// pdbCount holds each PodDisruptionBudget's pod counts, rebuilt on demand.
-	pdbCount map[*model.PDB]*pdbCount
+	// core is the nodes, pods, workloads, operations and change feeds everything stands on.
+	core *core.Core
 	// maintenance evaluates the clusters' maintenance policies.
 	maintenance *maintenance.Maintenance
 	// svcs holds each cluster's derived Service index (services.go), rebuilt on demand.
 	svcs map[*model.Cluster]*svcIndex
 	// blue holds each blue-green upgrade's sorted blue nodes (upgrade_bluegreen.go), rebuilt on demand.
 	blue map[*model.NodePool]*blueList
-	// feeds are the clusters' change feeds (changefeed.go); dirtyFeeds the clusters with
-	// changes to publish; watchCap the feeds' history window (0: DefaultWatchHistory).
-	feeds      map[*model.Cluster]*changeFeed
-	dirtyFeeds []*model.Cluster
-	watchCap   int
-	// feedFollowed says whether anyone follows a cluster's feed (SetFeedFollowed; set from
-	// any goroutine, before or after the runner starts).
-	feedFollowed atomic.Pointer[func(cluster string) bool]
 }
 
 // Options configure a new World.
@@ -67,8 +50,8 @@ func New(opts Options) *World {
 		Clusters:   map[string]*model.Cluster{},
 		Operations: map[string]*model.Operation{},
 	}
-	w := &World{st: st, watchCap: opts.WatchHistory}
-	if err := w.init(); err != nil {
+	w := &World{st: st}
+	if err := w.init(opts.WatchHistory); err != nil {
 		panic(err) // a new state has no saved random position to fail on
 	}
 	return w
@@ -77,10 +60,10 @@ func New(opts Options) *World {
 // SetWatchHistory sets how many changes each cluster's feed keeps (0: DefaultWatchHistory),
 // before anything is published (a restored world's feeds are still empty).
 func (w *World) SetWatchHistory(n int) {
-	w.watchCap = n
-	for _, f := range w.feeds {
-		if f.size == 0 {
-			f.ring = make([]*Change, w.watchHistory())
+	w.core.WatchCap = n
+	for _, f := range w.core.Feeds {
+		if f.Size == 0 {
+			f.Ring = make([]*core.Change, w.core.WatchHistory())
 		}
 	}
 }
@@ -103,7 +86,7 @@ func Restore(st *model.State) (*World, error) {
 	}
 	w := &World{st: st}
 	st.Queue.Init()
-	if err := w.init(); err != nil {
+	if err := w.init(0); err != nil {
 		return nil, err
 	}
 	var unknown string
@@ -124,38 +107,39 @@ func Restore(st *model.State) (*World, error) {
 func (w *World) buildIndexes() {
 	for _, key := range model.SortedKeys(w.st.Clusters) {
 		c := w.st.Clusters[key]
-		w.podIndex(c)
+		w.core.PodIndex(c)
 		w.serviceIndex(c)
 		for _, p := range c.Pools {
 			for _, g := range p.Groups {
-				w.index(c, g)
+				w.core.Index(c, g)
 			}
 		}
 		for _, k := range model.SortedKeys(c.PDBs) {
-			w.pdbCounts(c, c.PDBs[k])
+			w.core.PdbCounts(c, c.PDBs[k])
 		}
-		w.feed(c)
+		w.core.Feed(c)
 	}
 }
 
-func (w *World) init() error {
+func (w *World) init(watchHistory int) error {
 	e, err := engine.New(w.st)
 	if err != nil {
 		return err
 	}
 	w.engine = e
 	w.maintenance = maintenance.New(w.st, e)
-	w.registerOperationHandlers()
+	w.core = core.New(w.st, e, watchHistory)
+	w.core.RegisterOperationHandlers()
 	w.registerWorkHandlers()
-	w.registerNodeHandlers()
-	w.registerPodHandlers()
+	w.core.RegisterNodeHandlers()
+	w.core.RegisterPodHandlers()
 	w.registerMaintenanceHandlers()
 	w.registerLBHandlers()
 	w.registerBlueGreenHandlers()
 	w.registerShortLivedHandlers()
-	w.registerCapacityHandlers()
+	w.core.RegisterCapacityHandlers()
 	w.registerAutoscalerHandlers()
-	w.registerReplicaSetHandlers()
+	w.core.RegisterReplicaSetHandlers()
 	w.wireControllers()
 	return nil
 }
@@ -175,7 +159,7 @@ func (w *World) RunUntil(t time.Time) int {
 	for w.runNext(t) {
 		n++
 	}
-	w.publish()
+	w.core.Publish()
 	if t.After(w.st.Now) {
 		w.st.Now = t
 	}
@@ -190,33 +174,11 @@ func (w *World) runNext(t time.Time) bool {
 		return false
 	}
 	if it.At.After(w.st.Now) {
-		w.publish() // an instant ends: what happened in it is what clients may see
+		w.core.Publish() // an instant ends: what happened in it is what clients may see
 		w.st.Now = it.At
 	}
 	w.engine.Dispatch(it.Value)
 	return true
-}
-
-// Cluster finds a cluster by project, location and name.
-func (w *World) Cluster(project, location, name string) *model.Cluster {
-	return w.st.Clusters[model.ClusterKey(project, location, name)]
-}
-
-// clustersIn lists the clusters of a project in a location ("-" = every location), by name.
-func (w *World) clustersIn(project, location string) []*model.Cluster {
-	var out []*model.Cluster
-	for _, c := range w.st.Clusters {
-		if c.Project == project && (location == "-" || c.Location == location) {
-			out = append(out, c)
-		}
-	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Location != out[j].Location {
-			return out[i].Location < out[j].Location
-		}
-		return out[i].Name < out[j].Name
-	})
-	return out
 }
 
 // Stats summarises the world for /metrics.

@@ -1,4 +1,4 @@
-package sim
+package core
 
 import (
 	"fmt"
@@ -27,7 +27,7 @@ const (
 )
 
 // AddFault validates and adds a fault.
-func (w *World) AddFault(f model.Fault) (*model.Fault, error) {
+func (w *Core) AddFault(f model.Fault) (*model.Fault, error) {
 	switch f.Kind {
 	case FaultStockout:
 		if l, ok := catalog.ParseLocation(f.Zone); !ok || !l.Zonal {
@@ -85,7 +85,7 @@ func describeFault(f *model.Fault) string {
 
 // Faults lists the faults, oldest first.
 // Faults lists the faults in force, as copies the caller may keep.
-func (w *World) Faults() []*model.Fault {
+func (w *Core) Faults() []*model.Fault {
 	out := make([]*model.Fault, len(w.st.Faults))
 	for i, f := range w.st.Faults {
 		c := *f
@@ -95,7 +95,7 @@ func (w *World) Faults() []*model.Fault {
 }
 
 // DeleteFault clears a fault; processes waiting for capacity retry at once.
-func (w *World) DeleteFault(id string) error {
+func (w *Core) DeleteFault(id string) error {
 	for i, f := range w.st.Faults {
 		if f.ID == id {
 			w.st.Faults = append(w.st.Faults[:i], w.st.Faults[i+1:]...)
@@ -113,8 +113,8 @@ func (w *World) DeleteFault(id string) error {
 	return model.NotFound("fault %q.", id)
 }
 
-// capacityShortage says why n more VMs of spec cannot be created in zone now, or "".
-func (w *World) capacityShortage(c *model.Cluster, zone string, spec model.NodeSpec, n int) string {
+// CapacityShortage says why n more VMs of spec cannot be created in zone now, or "".
+func (w *Core) CapacityShortage(c *model.Cluster, zone string, spec model.NodeSpec, n int) string {
 	if n <= 0 || len(w.st.Faults) == 0 {
 		return ""
 	}
@@ -141,7 +141,7 @@ func (w *World) capacityShortage(c *model.Cluster, zone string, spec model.NodeS
 }
 
 // regionCPUs counts the vCPUs of a project's nodes in a region.
-func (w *World) regionCPUs(project, region string) int64 {
+func (w *Core) regionCPUs(project, region string) int64 {
 	var n int64
 	for _, c := range w.st.Clusters {
 		if c.Project != project {
@@ -157,9 +157,9 @@ func (w *World) regionCPUs(project, region string) int64 {
 	return n
 }
 
-// reserveCapacity says whether n more VMs of spec can be created in zone now.
-func (w *World) reserveCapacity(c *model.Cluster, p *model.NodePool, zone string, spec model.NodeSpec, n int) bool {
-	why := w.capacityShortage(c, zone, spec, n)
+// ReserveCapacity says whether n more VMs of spec can be created in zone now.
+func (w *Core) ReserveCapacity(c *model.Cluster, p *model.NodePool, zone string, spec model.NodeSpec, n int) bool {
+	why := w.CapacityShortage(c, zone, spec, n)
 	if why == "" {
 		return true
 	}
@@ -167,8 +167,8 @@ func (w *World) reserveCapacity(c *model.Cluster, p *model.NodePool, zone string
 	return false
 }
 
-// waitForCapacity notes that p waits for capacity and schedules a retry.
-func (w *World) waitForCapacity(c *model.Cluster, p *model.NodePool, zone, what string) {
+// WaitForCapacity notes that p waits for capacity and schedules a retry.
+func (w *Core) WaitForCapacity(c *model.Cluster, p *model.NodePool, zone, what string) {
 	if !p.CapacityRetry.After(w.st.Now) {
 		w.engine.Record("WaitingForCapacity", c, p.Name, "", "", "cannot create %s in %s yet, retrying every %s: %s", what, zone, capacityRetry, p.CapacityWhy)
 		p.CapacityRetry = w.st.Now.Add(capacityRetry)
@@ -176,7 +176,7 @@ func (w *World) waitForCapacity(c *model.Cluster, p *model.NodePool, zone, what 
 	}
 }
 
-func (w *World) registerCapacityHandlers() {
+func (w *Core) RegisterCapacityHandlers() {
 	w.engine.On(evCapacityRetry, func(ev model.Event) {
 		c := w.st.Clusters[ev.Cluster]
 		if c == nil {

@@ -1,4 +1,4 @@
-package sim
+package core
 
 import (
 	"maps"
@@ -33,7 +33,7 @@ const (
 	annotationMaxReplicas     = "deployment.kubernetes.io/max-replicas"
 )
 
-func (w *World) registerReplicaSetHandlers() {
+func (w *Core) RegisterReplicaSetHandlers() {
 	w.engine.On(evDeploymentProgress, func(ev model.Event) {
 		c := w.st.Clusters[ev.Cluster]
 		if c == nil {
@@ -41,18 +41,18 @@ func (w *World) registerReplicaSetHandlers() {
 		}
 		if d := c.Deployments[ev.Node]; d != nil && !d.ProgressCheck.After(w.st.Now) {
 			d.ProgressCheck = time.Time{}
-			if f := w.feed(c); f != nil {
-				f.deployments[d] = struct{}{} // its status may change: then it is touched
-				w.noteDirty(c, f)
+			if f := w.Feed(c); f != nil {
+				f.Deployments[d] = struct{}{} // its status may change: then it is touched
+				w.NoteDirty(c, f)
 			}
 		}
 	})
 }
 
-// rollOut makes t the Deployment's pod template: a new template gets a ReplicaSet with the next
+// RollOut makes t the Deployment's pod template: a new template gets a ReplicaSet with the next
 // revision; going back to an older one (kubectl rollout undo) gives that ReplicaSet the next
 // revision, as Kubernetes does.
-func (w *World) rollOut(c *model.Cluster, d *model.Deployment, t corev1.PodTemplateSpec) {
+func (w *Core) RollOut(c *model.Cluster, d *model.Deployment, t corev1.PodTemplateSpec) {
 	d.SetTemplate(t)
 	if d.ReplicaSets == nil {
 		d.ReplicaSets = map[string]*model.ReplicaSet{}
@@ -66,20 +66,20 @@ func (w *World) rollOut(c *model.Cluster, d *model.Deployment, t corev1.PodTempl
 	case rs == nil:
 		rs = &model.ReplicaSet{Deployment: d.Key(), Hash: d.Current, Revision: top + 1, CreateTime: w.st.Now, Generation: 1,
 			Template: d.Templates[d.Current]}
-		rs.Annotations = replicaSetAnnotations(d, rs)
+		rs.Annotations = ReplicaSetAnnotations(d, rs)
 		d.ReplicaSets[d.Current] = rs
-		w.touchObject(c, rs, true)
+		w.TouchObject(c, rs, true)
 	case rs.Revision != top:
 		rs.Revision = top + 1
 		rs.Template = d.Templates[d.Current]
-		rs.Annotations = replicaSetAnnotations(d, rs)
-		w.touchObject(c, rs, false)
+		rs.Annotations = ReplicaSetAnnotations(d, rs)
+		w.TouchObject(c, rs, false)
 	}
 }
 
-// replicaSetAnnotations are what the controller puts on a ReplicaSet: the Deployment's own
+// ReplicaSetAnnotations are what the controller puts on a ReplicaSet: the Deployment's own
 // annotations (but kubectl's last-applied configuration), its revision and the replica counts.
-func replicaSetAnnotations(d *model.Deployment, rs *model.ReplicaSet) map[string]string {
+func ReplicaSetAnnotations(d *model.Deployment, rs *model.ReplicaSet) map[string]string {
 	out := map[string]string{}
 	for k, v := range d.Annotations {
 		if copiedToReplicaSet(k) {
@@ -94,7 +94,7 @@ func replicaSetAnnotations(d *model.Deployment, rs *model.ReplicaSet) map[string
 // its current ReplicaSet: revision, desired replicas, max replicas (desired + surge).
 func controllerAnnotations(d *model.Deployment, rs *model.ReplicaSet) (revision, desired, maxReplicas string) {
 	surge, _ := rollingParams(d)
-	return strconv.FormatInt(rs.Revision, 10), strconv.Itoa(replicasOf(d)), strconv.Itoa(replicasOf(d) + surge)
+	return strconv.FormatInt(rs.Revision, 10), strconv.Itoa(ReplicasOf(d)), strconv.Itoa(ReplicasOf(d) + surge)
 }
 
 // copiedToReplicaSet says whether a Deployment's annotation k is copied to its ReplicaSets
@@ -120,26 +120,26 @@ func hasReplicaSetAnnotations(d *model.Deployment, rs *model.ReplicaSet) bool {
 		rs.Annotations[annotationDesiredReplicas] == desired && rs.Annotations[annotationMaxReplicas] == maxReplicas
 }
 
-// replicasChanged tells the budgets of a Deployment's namespace that the pods they expect may
+// ReplicasChanged tells the budgets of a Deployment's namespace that the pods they expect may
 // have changed (a budget expects a Deployment's replicas, not its pods).
-func (w *World) replicasChanged(c *model.Cluster, d *model.Deployment) {
-	f := w.feed(c)
+func (w *Core) ReplicasChanged(c *model.Cluster, d *model.Deployment) {
+	f := w.Feed(c)
 	if f == nil {
 		return
 	}
 	for _, b := range c.PDBs {
 		if b.Namespace == d.Namespace {
-			f.pdbs[b] = struct{}{}
-			w.noteDirty(c, f)
+			f.Pdbs[b] = struct{}{}
+			w.NoteDirty(c, f)
 		}
 	}
 }
 
 // syncDerivedStatus sets the statuses derived from other objects that changed in this batch.
-func (w *World) syncDerivedStatus(c *model.Cluster, f *changeFeed) {
-	if len(f.deployments) > 0 {
-		ds := make([]*model.Deployment, 0, len(f.deployments))
-		for d := range f.deployments {
+func (w *Core) syncDerivedStatus(c *model.Cluster, f *ChangeFeed) {
+	if len(f.Deployments) > 0 {
+		ds := make([]*model.Deployment, 0, len(f.Deployments))
+		for d := range f.Deployments {
 			if c.Deployments[d.Key()] == d {
 				ds = append(ds, d)
 			}
@@ -148,38 +148,38 @@ func (w *World) syncDerivedStatus(c *model.Cluster, f *changeFeed) {
 		for _, d := range ds {
 			w.syncDeploymentStatus(c, d)
 		}
-		clear(f.deployments)
+		clear(f.Deployments)
 	}
-	if f.daemonSets {
-		f.daemonSets = false
+	if f.DaemonSets {
+		f.DaemonSets = false
 		w.syncDaemonSetStatus(c, f)
 	}
-	if len(f.pdbs) > 0 {
-		bs := make([]*model.PDB, 0, len(f.pdbs))
-		for b := range f.pdbs {
+	if len(f.Pdbs) > 0 {
+		bs := make([]*model.PDB, 0, len(f.Pdbs))
+		for b := range f.Pdbs {
 			if c.PDBs[b.Key()] == b {
 				bs = append(bs, b)
 			}
 		}
 		sort.Slice(bs, func(i, j int) bool { return bs[i].Key() < bs[j].Key() })
 		for _, b := range bs {
-			if st := w.pdbStatus(c, b); !reflect.DeepEqual(st, b.Status) {
+			if st := w.PdbStatus(c, b); !reflect.DeepEqual(st, b.Status) {
 				b.Status = st
-				w.touchObject(c, b, false)
+				w.TouchObject(c, b, false)
 			}
 		}
-		clear(f.pdbs)
+		clear(f.Pdbs)
 	}
 }
 
 // syncDeploymentStatus is the controller's status update of d and its ReplicaSets.
-func (w *World) syncDeploymentStatus(c *model.Cluster, d *model.Deployment) {
-	counts := w.podIndex(c).tmplCounts[d.Key()]
+func (w *Core) syncDeploymentStatus(c *model.Cluster, d *model.Deployment) {
+	counts := w.PodIndex(c).TmplCounts[d.Key()]
 	cur := counts[d.Current]
 	if cur == nil {
 		cur = &model.TemplateCount{}
 	}
-	replicas := int32(replicasOf(d))
+	replicas := int32(ReplicasOf(d))
 	var total, ready, oldLive int32
 	for h, t := range counts {
 		total += t.Live
@@ -198,7 +198,7 @@ func (w *World) syncDeploymentStatus(c *model.Cluster, d *model.Deployment) {
 		st.Conditions = w.deploymentConditions(d, st, complete)
 		if !reflect.DeepEqual(st, d.Status) {
 			d.Status = st
-			w.touchObject(c, d, false)
+			w.TouchObject(c, d, false)
 		}
 		d.Synced = in
 	}
@@ -213,7 +213,7 @@ func (w *World) syncDeploymentStatus(c *model.Cluster, d *model.Deployment) {
 
 // progressDeadlinePassed says whether d's Progressing condition is due to turn
 // ProgressDeadlineExceeded (the one change of its status that time alone makes).
-func (w *World) progressDeadlinePassed(d *model.Deployment) bool {
+func (w *Core) progressDeadlinePassed(d *model.Deployment) bool {
 	old := condition(d.Status.Conditions, appsv1.DeploymentProgressing)
 	return old != nil && d.Spec.ProgressDeadlineSeconds != nil && old.Status == corev1.ConditionTrue &&
 		old.Reason != "ProgressDeadlineExceeded" &&
@@ -221,7 +221,7 @@ func (w *World) progressDeadlinePassed(d *model.Deployment) bool {
 }
 
 // deploymentConditions are the Available and Progressing conditions for status st.
-func (w *World) deploymentConditions(d *model.Deployment, st appsv1.DeploymentStatus, complete bool) []appsv1.DeploymentCondition {
+func (w *Core) deploymentConditions(d *model.Deployment, st appsv1.DeploymentStatus, complete bool) []appsv1.DeploymentCondition {
 	now := APITime(w.st.Now)
 	set := func(t appsv1.DeploymentConditionType, status corev1.ConditionStatus, reason, msg string, progressed bool) appsv1.DeploymentCondition {
 		out := appsv1.DeploymentCondition{Type: t, Status: status, Reason: reason, Message: msg, LastUpdateTime: now, LastTransitionTime: now}
@@ -237,7 +237,7 @@ func (w *World) deploymentConditions(d *model.Deployment, st appsv1.DeploymentSt
 	}
 	_, unavailable := rollingParams(d)
 	var avail appsv1.DeploymentCondition
-	if st.AvailableReplicas >= int32(replicasOf(d)-unavailable) {
+	if st.AvailableReplicas >= int32(ReplicasOf(d)-unavailable) {
 		avail = set(appsv1.DeploymentAvailable, corev1.ConditionTrue, "MinimumReplicasAvailable", "Deployment has minimum availability.", false)
 	} else {
 		avail = set(appsv1.DeploymentAvailable, corev1.ConditionFalse, "MinimumReplicasUnavailable", "Deployment does not have minimum availability.", false)
@@ -276,7 +276,7 @@ func condition(cs []appsv1.DeploymentCondition, t appsv1.DeploymentConditionType
 
 // syncReplicaSets sets each ReplicaSet's replicas and status, and deletes retired ones beyond
 // the revision history limit, oldest first.
-func (w *World) syncReplicaSets(c *model.Cluster, d *model.Deployment, counts map[string]*model.TemplateCount, oldLive int32) {
+func (w *Core) syncReplicaSets(c *model.Cluster, d *model.Deployment, counts map[string]*model.TemplateCount, oldLive int32) {
 	var retired []*model.ReplicaSet
 	for _, h := range model.SortedKeys(d.ReplicaSets) {
 		rs := d.ReplicaSets[h]
@@ -286,7 +286,7 @@ func (w *World) syncReplicaSets(c *model.Cluster, d *model.Deployment, counts ma
 		}
 		want := t.Live
 		if h == d.Current && oldLive == 0 {
-			want = int32(replicasOf(d))
+			want = int32(ReplicasOf(d))
 		}
 		changed := false
 		if want != rs.Replicas {
@@ -298,10 +298,10 @@ func (w *World) syncReplicaSets(c *model.Cluster, d *model.Deployment, counts ma
 			rs.Status, changed = st, true
 		}
 		if h == d.Current && !hasReplicaSetAnnotations(d, rs) {
-			rs.Annotations, changed = replicaSetAnnotations(d, rs), true
+			rs.Annotations, changed = ReplicaSetAnnotations(d, rs), true
 		}
 		if changed {
-			w.touchObject(c, rs, false)
+			w.TouchObject(c, rs, false)
 		}
 		if h != d.Current && t.All == 0 && rs.Replicas == 0 {
 			retired = append(retired, rs)
@@ -313,12 +313,12 @@ func (w *World) syncReplicaSets(c *model.Cluster, d *model.Deployment, counts ma
 	}
 	sort.Slice(retired, func(i, j int) bool { return retired[i].Revision < retired[j].Revision })
 	for _, rs := range retired[:max(len(retired)-limit, 0)] {
-		w.objectRemoved(c, rs)
+		w.ObjectRemoved(c, rs)
 		delete(d.ReplicaSets, rs.Hash)
 	}
 }
 
-func (w *World) renderReplicaSet(c *model.Cluster, d *model.Deployment, rs *model.ReplicaSet) *appsv1.ReplicaSet {
+func (w *Core) renderReplicaSet(c *model.Cluster, d *model.Deployment, rs *model.ReplicaSet) *appsv1.ReplicaSet {
 	truth := true
 	sel := d.Spec.Selector.DeepCopy()
 	if sel == nil {
@@ -344,7 +344,7 @@ func (w *World) renderReplicaSet(c *model.Cluster, d *model.Deployment, rs *mode
 
 // ListReplicaSets lists the Deployments' ReplicaSets, and an imported cluster's ReplicaSets of
 // their own, by namespace and name.
-func (w *World) ListReplicaSets(c *model.Cluster, o ListOptions) *appsv1.ReplicaSetList {
+func (w *Core) ListReplicaSets(c *model.Cluster, o ListOptions) *appsv1.ReplicaSetList {
 	out := &appsv1.ReplicaSetList{TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: "ReplicaSetList"},
 		ListMeta: metav1.ListMeta{ResourceVersion: model.RvString(c.RV)}, Items: w.standInReplicaSets(c, o)}
 	if out.Items == nil {
@@ -357,7 +357,7 @@ func (w *World) ListReplicaSets(c *model.Cluster, o ListOptions) *appsv1.Replica
 		}
 		for _, h := range model.SortedKeys(d.ReplicaSets) {
 			rs := d.ReplicaSets[h]
-			if o.matches(d.Namespace, rs.Template.Labels) {
+			if o.Matches(d.Namespace, rs.Template.Labels) {
 				out.Items = append(out.Items, *w.renderReplicaSet(c, d, rs))
 			}
 		}
@@ -373,7 +373,7 @@ func (w *World) ListReplicaSets(c *model.Cluster, o ListOptions) *appsv1.Replica
 }
 
 // GetReplicaSet finds a ReplicaSet by name.
-func (w *World) GetReplicaSet(c *model.Cluster, ns, name string) (*appsv1.ReplicaSet, error) {
+func (w *Core) GetReplicaSet(c *model.Cluster, ns, name string) (*appsv1.ReplicaSet, error) {
 	if i := strings.LastIndexByte(name, '-'); i > 0 {
 		if d := c.Deployments[ns+"/"+name[:i]]; d != nil {
 			if rs := d.ReplicaSets[name[i+1:]]; rs != nil {

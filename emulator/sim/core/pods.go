@@ -1,4 +1,4 @@
-package sim
+package core
 
 import (
 	"slices"
@@ -15,22 +15,22 @@ import (
 // Pods on a node whose VM is deleted go with it.
 
 const (
-	evPodStarted = "pod.started"
+	EvPodStarted = "pod.started"
 	evPodGone    = "pod.gone"
 
-	defaultGraceSeconds = 30
+	DefaultGraceSeconds = 30
 )
 
-func (w *World) registerPodHandlers() {
-	w.engine.On(evPodStarted, w.onPodStarted)
+func (w *Core) RegisterPodHandlers() {
+	w.engine.On(EvPodStarted, w.onPodStarted)
 	w.engine.On(evPodGone, w.onPodGone)
 	w.registerSchedulerHandlers()
 	w.registerDeploymentHandlers()
 	w.registerDrainHandlers()
 }
 
-// podSpec is the spec a pod runs: its own, or its owner's template.
-func (w *World) podSpec(c *model.Cluster, p *model.Pod) *corev1.PodSpec {
+// PodSpec is the spec a pod runs: its own, or its owner's template.
+func (w *Core) PodSpec(c *model.Cluster, p *model.Pod) *corev1.PodSpec {
 	if p.Spec != nil {
 		return p.Spec
 	}
@@ -52,10 +52,10 @@ func (w *World) podSpec(c *model.Cluster, p *model.Pod) *corev1.PodSpec {
 	return &corev1.PodSpec{}
 }
 
-// effectiveRequests is what the scheduler reserves for a pod: per resource, the larger of the
+// EffectiveRequests is what the scheduler reserves for a pod: per resource, the larger of the
 // sum of its containers' requests and the largest init container's request (R-CA-9 counts init
 // containers too).
-func effectiveRequests(spec *corev1.PodSpec) model.Resources {
+func EffectiveRequests(spec *corev1.PodSpec) model.Resources {
 	var sum, initMax model.Resources
 	for _, ct := range spec.Containers {
 		sum = sum.Add(containerRequests(ct))
@@ -89,26 +89,26 @@ var builtinPriorities = map[string]int32{
 	"system-cluster-critical": 2000000000,
 }
 
-func podPriority(spec *corev1.PodSpec) int32 {
+func PodPriority(spec *corev1.PodSpec) int32 {
 	if spec.Priority != nil {
 		return *spec.Priority
 	}
 	return builtinPriorities[spec.PriorityClassName]
 }
 
-func graceSeconds(spec *corev1.PodSpec) int64 {
+func GraceSeconds(spec *corev1.PodSpec) int64 {
 	if spec.TerminationGracePeriodSeconds != nil {
 		return *spec.TerminationGracePeriodSeconds
 	}
-	return defaultGraceSeconds
+	return DefaultGraceSeconds
 }
 
-// addPod creates a pod; unless it is already bound (DaemonSet pods), it waits for the scheduler.
-func (w *World) addPod(c *model.Cluster, p *model.Pod) {
-	spec := w.podSpec(c, p)
+// AddPod creates a pod; unless it is already bound (DaemonSet pods), it waits for the scheduler.
+func (w *Core) AddPod(c *model.Cluster, p *model.Pod) {
+	spec := w.PodSpec(c, p)
 	p.UIDSalt = w.engine.RandUint32()
-	p.Req = effectiveRequests(spec)
-	p.Priority = podPriority(spec)
+	p.Req = EffectiveRequests(spec)
+	p.Priority = PodPriority(spec)
 	if c.AutoscalingProfile == api.ProfileOptimizeUtilization && (spec.SchedulerName == "" || spec.SchedulerName == corev1.DefaultSchedulerName) {
 		p.Scheduler = model.OptimizeUtilizationScheduler // GKE's webhook, at the pod's creation (R-CA-8)
 	}
@@ -116,27 +116,27 @@ func (w *World) addPod(c *model.Cluster, p *model.Pod) {
 	p.CreateTime = w.st.Now
 	w.podCreated(c, p)
 	// The indexes first: one built now, on first use, must not count the pod twice.
-	ix := w.podIndex(c)
-	w.pdbTrack(c, p, true)
+	ix := w.PodIndex(c)
+	w.PdbTrack(c, p, true)
 	c.Pods[p.Key()] = p
 	ix.track(p)
 	if p.Node != "" {
 		if n := c.Nodes[p.Node]; n != nil {
 			p.IP = n.InternalIP // DaemonSet pods here use the host network
 		}
-		ix.sched.countOwnerZone(c, p, 1)
+		ix.Sched.countOwnerZone(c, p, 1)
 		if n := c.Nodes[p.Node]; n != nil {
-			w.schedNodeChanged(c, n)
-			w.touchNode(c, n)
+			w.SchedNodeChanged(c, n)
+			w.TouchNode(c, n)
 		}
-		w.engine.Schedule(w.engine.Jitter(podStartBase, podStartSpread), model.Event{Kind: evPodStarted, Cluster: c.Key(), Node: p.Key()})
+		w.engine.Schedule(w.engine.Jitter(PodStartBase, PodStartSpread), model.Event{Kind: EvPodStarted, Cluster: c.Key(), Node: p.Key()})
 		return
 	}
-	w.queueSchedule(c)
+	w.QueueSchedule(c)
 }
 
 // podEvent resolves the cluster and pod of an event; either may be gone.
-func (w *World) podEvent(ev model.Event) (*model.Cluster, *model.Pod) {
+func (w *Core) podEvent(ev model.Event) (*model.Cluster, *model.Pod) {
 	c := w.st.Clusters[ev.Cluster]
 	if c == nil {
 		return nil, nil
@@ -144,7 +144,7 @@ func (w *World) podEvent(ev model.Event) (*model.Cluster, *model.Pod) {
 	return c, c.Pods[ev.Node]
 }
 
-func (w *World) onPodStarted(ev model.Event) {
+func (w *Core) onPodStarted(ev model.Event) {
 	c, p := w.podEvent(ev)
 	if p == nil || p.Terminating || p.Node == "" || p.Phase == model.PodRunning {
 		return
@@ -152,22 +152,22 @@ func (w *World) onPodStarted(ev model.Event) {
 	if w.waitForMounts(c, p) {
 		return
 	}
-	w.pdbTrack(c, p, false)
-	ix := w.podIndex(c)
+	w.PdbTrack(c, p, false)
+	ix := w.PodIndex(c)
 	ix.countTemplate(p, -1)
 	p.Phase = model.PodRunning
 	p.Ready = true
 	ix.countTemplate(p, 1)
 	p.StartTime = w.st.Now
 	p.ReadyTime = w.st.Now
-	w.touchPod(c, p)
-	w.pdbTrack(c, p, true)
+	w.TouchPod(c, p)
+	w.PdbTrack(c, p, true)
 	w.engine.EmitPodChanged(c, p, engine.PodStarted)
 }
 
-// terminatePod starts a pod's graceful termination; it is gone after grace. A pod not yet on a
+// TerminatePod starts a pod's graceful termination; it is gone after grace. A pod not yet on a
 // node goes at once.
-func (w *World) terminatePod(c *model.Cluster, p *model.Pod, grace time.Duration) {
+func (w *Core) TerminatePod(c *model.Cluster, p *model.Pod, grace time.Duration) {
 	if p.Terminating {
 		// A shorter grace (a force deletion) can cut a termination short.
 		if w.st.Now.Add(grace).Before(p.GoneTime) {
@@ -176,14 +176,14 @@ func (w *World) terminatePod(c *model.Cluster, p *model.Pod, grace time.Duration
 		}
 		return
 	}
-	w.pdbTrack(c, p, false)
-	ix := w.podIndex(c)
+	w.PdbTrack(c, p, false)
+	ix := w.PodIndex(c)
 	ix.countTemplate(p, -1)
 	p.Terminating = true
 	p.Ready = false
 	ix.countTemplate(p, 1)
 	p.DeletionTime = w.st.Now
-	w.touchPod(c, p)
+	w.TouchPod(c, p)
 	if p.Node == "" {
 		w.removePod(c, p)
 		return
@@ -193,7 +193,7 @@ func (w *World) terminatePod(c *model.Cluster, p *model.Pod, grace time.Duration
 	w.engine.Schedule(grace, model.Event{Kind: evPodGone, Cluster: c.Key(), Node: p.Key()})
 }
 
-func (w *World) onPodGone(ev model.Event) {
+func (w *Core) onPodGone(ev model.Event) {
 	c, p := w.podEvent(ev)
 	if p == nil || !p.Terminating || w.st.Now.Before(p.GoneTime) {
 		return
@@ -202,42 +202,42 @@ func (w *World) onPodGone(ev model.Event) {
 }
 
 // removePod forgets a pod and frees its node's resources.
-func (w *World) removePod(c *model.Cluster, p *model.Pod) {
-	ix := w.podIndex(c)
-	w.pdbTrack(c, p, false)
+func (w *Core) removePod(c *model.Cluster, p *model.Pod) {
+	ix := w.PodIndex(c)
+	w.PdbTrack(c, p, false)
 	if p.Node != "" {
-		ix.sched.countOwnerZone(c, p, -1)
+		ix.Sched.countOwnerZone(c, p, -1)
 	}
 	ix.untrack(p)
 	delete(c.Pods, p.Key())
 	w.podRemoved(c, p, c.NextRV())
 	if n := c.Nodes[p.Node]; n != nil {
-		w.schedNodeChanged(c, n)
-		w.touchNode(c, n)
+		w.SchedNodeChanged(c, n)
+		w.TouchNode(c, n)
 		if n.Drain != nil {
 			w.engine.Schedule(0, model.Event{Kind: evDrainAttempt, Cluster: c.Key(), Node: n.Name})
 		}
 	}
-	w.queueSchedule(c)
+	w.QueueSchedule(c)
 	w.engine.EmitPodChanged(c, p, engine.PodRemoved)
 }
 
-// nodeGone removes every pod of a deleted node at once (their VM is gone).
-func (w *World) nodeGone(c *model.Cluster, node string) {
-	ix, ok := w.k8s[c]
+// NodeGone removes every pod of a deleted node at once (their VM is gone).
+func (w *Core) NodeGone(c *model.Cluster, node string) {
+	ix, ok := w.K8s[c]
 	if !ok {
-		ix = w.podIndex(c)
+		ix = w.PodIndex(c)
 	}
-	for _, p := range slices.Clone(ix.podsOnNode[node]) {
+	for _, p := range slices.Clone(ix.PodsOnNode[node]) {
 		w.removePod(c, p)
 	}
-	delete(ix.podsOnNode, node)
-	delete(ix.requested, node)
+	delete(ix.PodsOnNode, node)
+	delete(ix.Requested, node)
 }
 
-// ownerChanged tells a pod's Deployment that one of its pods changed.
-func (w *World) ownerChanged(c *model.Cluster, p *model.Pod) {
+// OwnerChanged tells a pod's Deployment that one of its pods changed.
+func (w *Core) OwnerChanged(c *model.Cluster, p *model.Pod) {
 	if p.OwnerKind == model.OwnerDeployment {
-		w.queueSync(c, p.Namespace+"/"+p.Owner)
+		w.QueueSync(c, p.Namespace+"/"+p.Owner)
 	}
 }

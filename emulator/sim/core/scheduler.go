@@ -1,4 +1,4 @@
-package sim
+package core
 
 import (
 	"container/heap"
@@ -27,34 +27,34 @@ const evSchedule = "scheduler.pass"
 
 // schedIndex is the scheduler's view of a cluster's nodes.
 type schedIndex struct {
-	groups map[string]*schedGroup
-	nodes  map[string]*schedNode
+	Groups map[string]*SchedGroup
+	Nodes  map[string]*schedNode
 	// ownerZone counts pods per owner per zone, to spread replicas across zones.
-	ownerZone map[string]map[string]int
+	OwnerZone map[string]map[string]int
 }
 
-type schedGroup struct {
-	key     string
+type SchedGroup struct {
+	Key     string
 	zone    string
-	labels  map[string]string
-	taints  []corev1.Taint
+	Labels  map[string]string
+	Taints  []corev1.Taint
 	alloc   model.Resources
-	maxPods int
-	heap    nodeHeap
-	members map[string]*schedNode
+	MaxPods int
+	Heap    nodeHeap
+	Members map[string]*schedNode
 	// registered counts members that are Kubernetes nodes (booted), for kube-scheduler's
 	// "0/N nodes are available" message.
-	registered int
+	Registered int
 }
 
 type schedNode struct {
-	name        string
-	group       *schedGroup
-	free        model.Resources
-	pods        int
-	schedulable bool
-	registered  bool
-	idx         int // position in the group's heap, -1 when not in it
+	Name        string
+	Group       *SchedGroup
+	Free        model.Resources
+	Pods        int
+	Schedulable bool
+	Registered  bool
+	Idx         int // position in the group's heap, -1 when not in it
 }
 
 // nodeHeap orders nodes by free CPU, then free memory, then name.
@@ -63,29 +63,29 @@ type nodeHeap []*schedNode
 func (h nodeHeap) Len() int { return len(h) }
 func (h nodeHeap) Less(i, j int) bool {
 	a, b := h[i], h[j]
-	if a.free.MilliCPU != b.free.MilliCPU {
-		return a.free.MilliCPU > b.free.MilliCPU
+	if a.Free.MilliCPU != b.Free.MilliCPU {
+		return a.Free.MilliCPU > b.Free.MilliCPU
 	}
-	if a.free.MemoryBytes != b.free.MemoryBytes {
-		return a.free.MemoryBytes > b.free.MemoryBytes
+	if a.Free.MemoryBytes != b.Free.MemoryBytes {
+		return a.Free.MemoryBytes > b.Free.MemoryBytes
 	}
-	return a.name < b.name
+	return a.Name < b.Name
 }
-func (h nodeHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i]; h[i].idx = i; h[j].idx = j }
-func (h *nodeHeap) Push(x any)   { n := x.(*schedNode); n.idx = len(*h); *h = append(*h, n) }
+func (h nodeHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i]; h[i].Idx = i; h[j].Idx = j }
+func (h *nodeHeap) Push(x any)   { n := x.(*schedNode); n.Idx = len(*h); *h = append(*h, n) }
 func (h *nodeHeap) Pop() any {
 	old := *h
 	n := old[len(old)-1]
 	old[len(old)-1] = nil
 	*h = old[:len(old)-1]
-	n.idx = -1
+	n.Idx = -1
 	return n
 }
 
-func (w *World) buildSchedIndex(c *model.Cluster, ix *k8sIndex) *schedIndex {
-	s := &schedIndex{groups: map[string]*schedGroup{}, nodes: map[string]*schedNode{}, ownerZone: map[string]map[string]int{}}
-	ix.sched = s
-	for _, name := range sortedNodeNames(c) {
+func (w *Core) buildSchedIndex(c *model.Cluster, ix *K8sIndex) *schedIndex {
+	s := &schedIndex{Groups: map[string]*SchedGroup{}, Nodes: map[string]*schedNode{}, OwnerZone: map[string]map[string]int{}}
+	ix.Sched = s
+	for _, name := range SortedNodeNames(c) {
 		w.updateSchedNode(c, c.Nodes[name])
 	}
 	for _, p := range c.Pods {
@@ -102,9 +102,9 @@ func groupKey(n *model.Node) string {
 		fmt.Sprintf("|%v|%v", n.Spec.Spot, n.Spec.Preemptible) + n.Own.Key()
 }
 
-func (s *schedIndex) group(w *World, c *model.Cluster, n *model.Node) *schedGroup {
+func (s *schedIndex) group(w *Core, c *model.Cluster, n *model.Node) *SchedGroup {
 	key := groupKey(n)
-	if g, ok := s.groups[key]; ok {
+	if g, ok := s.Groups[key]; ok {
 		return g
 	}
 	k8sNode := w.RenderK8sNode(c, n)
@@ -124,77 +124,77 @@ func (s *schedIndex) group(w *World, c *model.Cluster, n *model.Node) *schedGrou
 	if p := c.Pool(n.Pool); p != nil {
 		maxPods = int(p.MaxPodsPerNode)
 	}
-	g := &schedGroup{key: key, zone: n.Zone, labels: lbls, taints: taints, maxPods: maxPods, members: map[string]*schedNode{},
+	g := &SchedGroup{Key: key, zone: n.Zone, Labels: lbls, Taints: taints, MaxPods: maxPods, Members: map[string]*schedNode{},
 		alloc: c.NodeAllocatable(n)}
-	s.groups[key] = g
+	s.Groups[key] = g
 	return g
 }
 
-// schedNodeChanged updates the scheduler's view of node n (new, state change, cordon, gone)
+// SchedNodeChanged updates the scheduler's view of node n (new, state change, cordon, gone)
 // and queues a scheduling pass when the node can take pods.
-func (w *World) schedNodeChanged(c *model.Cluster, n *model.Node) {
+func (w *Core) SchedNodeChanged(c *model.Cluster, n *model.Node) {
 	if w.updateSchedNode(c, n) {
-		w.queueSchedule(c)
+		w.QueueSchedule(c)
 	}
 }
 
 // updateSchedNode updates the scheduler's view of node n and says whether it is schedulable.
 // Building the view calls it for every node; it has no other effect, so that a view rebuilt
 // after a restore changes nothing the original did not.
-func (w *World) updateSchedNode(c *model.Cluster, n *model.Node) bool {
-	ix, ok := w.k8s[c]
-	if !ok || ix.sched == nil {
+func (w *Core) updateSchedNode(c *model.Cluster, n *model.Node) bool {
+	ix, ok := w.K8s[c]
+	if !ok || ix.Sched == nil {
 		return false // built on first use
 	}
-	s := ix.sched
-	sn := s.nodes[n.Name]
+	s := ix.Sched
+	sn := s.Nodes[n.Name]
 	if sn == nil {
 		if c.Nodes[n.Name] == nil {
 			return false
 		}
 		g := s.group(w, c, n)
-		sn = &schedNode{name: n.Name, group: g, idx: -1, free: g.alloc}
-		s.nodes[n.Name] = sn
-		g.members[n.Name] = sn
+		sn = &schedNode{Name: n.Name, Group: g, Idx: -1, Free: g.alloc}
+		s.Nodes[n.Name] = sn
+		g.Members[n.Name] = sn
 	}
 	if c.Nodes[n.Name] == nil { // forgotten
-		if sn.idx >= 0 {
-			heap.Remove(&sn.group.heap, sn.idx)
+		if sn.Idx >= 0 {
+			heap.Remove(&sn.Group.Heap, sn.Idx)
 		}
-		if sn.registered {
-			sn.group.registered--
+		if sn.Registered {
+			sn.Group.Registered--
 		}
-		delete(sn.group.members, n.Name)
-		delete(s.nodes, n.Name)
+		delete(sn.Group.Members, n.Name)
+		delete(s.Nodes, n.Name)
 		return false
 	}
-	sn.free = sn.group.alloc.Sub(ix.requested[n.Name])
-	sn.pods = len(ix.podsOnNode[n.Name])
-	sn.schedulable = n.State == model.NodeReady && !n.Unschedulable
-	if reg := n.State != model.NodeProvisioning; reg != sn.registered {
-		sn.registered = reg
+	sn.Free = sn.Group.alloc.Sub(ix.Requested[n.Name])
+	sn.Pods = len(ix.PodsOnNode[n.Name])
+	sn.Schedulable = n.State == model.NodeReady && !n.Unschedulable
+	if reg := n.State != model.NodeProvisioning; reg != sn.Registered {
+		sn.Registered = reg
 		if reg {
-			sn.group.registered++
+			sn.Group.Registered++
 		} else {
-			sn.group.registered--
+			sn.Group.Registered--
 		}
 	}
 	switch {
-	case sn.schedulable && sn.idx < 0:
-		heap.Push(&sn.group.heap, sn)
-	case !sn.schedulable && sn.idx >= 0:
-		heap.Remove(&sn.group.heap, sn.idx)
-	case sn.idx >= 0:
-		heap.Fix(&sn.group.heap, sn.idx)
+	case sn.Schedulable && sn.Idx < 0:
+		heap.Push(&sn.Group.Heap, sn)
+	case !sn.Schedulable && sn.Idx >= 0:
+		heap.Remove(&sn.Group.Heap, sn.Idx)
+	case sn.Idx >= 0:
+		heap.Fix(&sn.Group.Heap, sn.Idx)
 	}
-	return sn.schedulable
+	return sn.Schedulable
 }
 
-// dropSchedIndex forgets the scheduler's groups (pool labels or taints changed in place).
-func (w *World) dropSchedIndex(c *model.Cluster) {
-	if ix, ok := w.k8s[c]; ok {
-		ix.sched = w.buildSchedIndex(c, ix)
-		w.queueSchedule(c)
+// DropSchedIndex forgets the scheduler's groups (pool labels or taints changed in place).
+func (w *Core) DropSchedIndex(c *model.Cluster) {
+	if ix, ok := w.K8s[c]; ok {
+		ix.Sched = w.buildSchedIndex(c, ix)
+		w.QueueSchedule(c)
 	}
 }
 
@@ -207,40 +207,40 @@ func (s *schedIndex) countOwnerZone(c *model.Cluster, p *model.Pod, d int) {
 		return
 	}
 	key := p.Namespace + "/" + p.Owner
-	if s.ownerZone[key] == nil {
-		s.ownerZone[key] = map[string]int{}
+	if s.OwnerZone[key] == nil {
+		s.OwnerZone[key] = map[string]int{}
 	}
-	s.ownerZone[key][n.Zone] += d
+	s.OwnerZone[key][n.Zone] += d
 }
 
-// queueSchedule schedules one scheduling pass at the current instant.
-func (w *World) queueSchedule(c *model.Cluster) {
-	ix := w.podIndex(c)
-	if ix.scheduleQueued || ix.pending.len() == 0 {
+// QueueSchedule schedules one scheduling pass at the current instant.
+func (w *Core) QueueSchedule(c *model.Cluster) {
+	ix := w.PodIndex(c)
+	if ix.ScheduleQueued || ix.Pending.Len() == 0 {
 		return
 	}
-	ix.scheduleQueued = true
+	ix.ScheduleQueued = true
 	w.engine.Schedule(0, model.Event{Kind: evSchedule, Cluster: c.Key()})
 }
 
-func (w *World) registerSchedulerHandlers() {
+func (w *Core) registerSchedulerHandlers() {
 	w.engine.On(evSchedule, func(ev model.Event) {
 		if c := w.st.Clusters[ev.Cluster]; c != nil {
-			w.podIndex(c).scheduleQueued = false
+			w.PodIndex(c).ScheduleQueued = false
 			w.schedulePending(c)
 		}
 	})
 }
 
 // schedulePending places every pending pod it can, highest priority first, then oldest.
-func (w *World) schedulePending(c *model.Cluster) {
-	ix := w.podIndex(c)
+func (w *Core) schedulePending(c *model.Cluster) {
+	ix := w.PodIndex(c)
 	type queued struct {
 		p   *model.Pod
 		key string
 	}
-	queue := make([]queued, 0, ix.pending.len())
-	for p := range ix.pending.m {
+	queue := make([]queued, 0, ix.Pending.Len())
+	for p := range ix.Pending.M {
 		queue = append(queue, queued{p, p.Key()})
 	}
 	sort.Slice(queue, func(i, j int) bool {
@@ -253,16 +253,16 @@ func (w *World) schedulePending(c *model.Cluster) {
 		}
 		return queue[i].key < queue[j].key
 	})
-	groups := make([]*schedGroup, 0, len(ix.sched.groups))
-	for _, g := range ix.sched.groups {
+	groups := make([]*SchedGroup, 0, len(ix.Sched.Groups))
+	for _, g := range ix.Sched.Groups {
 		groups = append(groups, g)
 	}
-	sort.Slice(groups, func(i, j int) bool { return groups[i].key < groups[j].key })
+	sort.Slice(groups, func(i, j int) bool { return groups[i].Key < groups[j].Key })
 	// Pods of one template that did not fit make the rest of that template fail too.
 	failed := map[string]string{}
 	for _, q := range queue {
 		p := q.p
-		sig := podClass(p)
+		sig := PodClass(p)
 		if msg, ok := failed[sig]; ok {
 			w.markUnschedulable(c, p, msg)
 			continue
@@ -277,34 +277,34 @@ func (w *World) schedulePending(c *model.Cluster) {
 	}
 }
 
-func (w *World) markUnschedulable(c *model.Cluster, p *model.Pod, msg string) {
+func (w *Core) markUnschedulable(c *model.Cluster, p *model.Pod, msg string) {
 	if p.Unschedulable == msg {
 		return
 	}
 	p.Unschedulable = msg
-	w.touchPod(c, p)
+	w.TouchPod(c, p)
 	w.engine.Record("FailedScheduling", c, "", "", "", "pod %s: %s", p.Key(), msg)
 }
 
 // pickNode chooses the node for p, or explains why there is none in kube-scheduler's words.
-func (w *World) pickNode(c *model.Cluster, ix *k8sIndex, groups []*schedGroup, p *model.Pod, mostAllocated bool) (*schedNode, string) {
-	spec := w.podSpec(c, p)
+func (w *Core) pickNode(c *model.Cluster, ix *K8sIndex, groups []*SchedGroup, p *model.Pod, mostAllocated bool) (*schedNode, string) {
+	spec := w.PodSpec(c, p)
 	reasons := map[string]int{}
 	total := 0
 	var best *schedNode
 	bestSpread := 0
-	spread := ix.sched.ownerZone[p.Namespace+"/"+p.Owner]
+	spread := ix.Sched.OwnerZone[p.Namespace+"/"+p.Owner]
 	for _, g := range groups {
-		registered := g.registered
+		registered := g.Registered
 		total += registered
 		if registered == 0 {
 			continue
 		}
-		if why := g.rejects(spec); why != "" {
+		if why := g.Rejects(spec); why != "" {
 			reasons[why] += registered
 			continue
 		}
-		if unsched := registered - g.heap.Len(); unsched > 0 {
+		if unsched := registered - g.Heap.Len(); unsched > 0 {
 			reasons["node(s) were unschedulable"] += unsched
 		}
 		cand := g.fit(p.Req, mostAllocated, reasons)
@@ -332,8 +332,8 @@ func (w *World) pickNode(c *model.Cluster, ix *k8sIndex, groups []*schedGroup, p
 // better compares two candidate nodes of different groups: the scoring strategy first
 // (least or most allocated, by CPU share), then fewer replicas of the same owner in the zone.
 func better(a, b *schedNode, aSpread, bSpread int, mostAllocated bool) bool {
-	fa := float64(a.free.MilliCPU) / float64(max(a.group.alloc.MilliCPU, 1))
-	fb := float64(b.free.MilliCPU) / float64(max(b.group.alloc.MilliCPU, 1))
+	fa := float64(a.Free.MilliCPU) / float64(max(a.Group.alloc.MilliCPU, 1))
+	fb := float64(b.Free.MilliCPU) / float64(max(b.Group.alloc.MilliCPU, 1))
 	if fa != fb {
 		if mostAllocated {
 			return fa < fb
@@ -343,25 +343,25 @@ func better(a, b *schedNode, aSpread, bSpread int, mostAllocated bool) bool {
 	if aSpread != bSpread {
 		return aSpread < bSpread
 	}
-	return a.name < b.name
+	return a.Name < b.Name
 }
 
-// rejects says why no node of the group can take a pod with this spec, or "".
-func (g *schedGroup) rejects(spec *corev1.PodSpec) string {
+// Rejects says why no node of the group can take a pod with this spec, or "".
+func (g *SchedGroup) Rejects(spec *corev1.PodSpec) string {
 	for k, v := range spec.NodeSelector {
 		if k == "kubernetes.io/hostname" {
 			continue
 		}
-		if g.labels[k] != v {
+		if g.Labels[k] != v {
 			return "node(s) didn't match Pod's node affinity/selector"
 		}
 	}
 	if a := spec.Affinity; a != nil && a.NodeAffinity != nil && a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil {
-		if !model.MatchesNodeSelector(a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution, g.labels) {
+		if !model.MatchesNodeSelector(a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution, g.Labels) {
 			return "node(s) didn't match Pod's node affinity/selector"
 		}
 	}
-	for _, t := range g.taints {
+	for _, t := range g.Taints {
 		if t.Effect == corev1.TaintEffectPreferNoSchedule || model.Tolerates(spec.Tolerations, t) || computeClassTolerated(spec, t) {
 			continue
 		}
@@ -373,26 +373,26 @@ func (g *schedGroup) rejects(spec *corev1.PodSpec) string {
 // fit finds the node of the group for a pod's requests: the one with the most free CPU
 // (least allocated) or, packing, the one with the least free CPU that fits. It counts why the
 // others do not fit.
-func (g *schedGroup) fit(req model.Resources, mostAllocated bool, reasons map[string]int) *schedNode {
-	if !mostAllocated && g.heap.Len() > 0 {
-		top := g.heap[0]
-		if req.Fits(top.free) && top.pods < g.maxPods {
+func (g *SchedGroup) fit(req model.Resources, mostAllocated bool, reasons map[string]int) *schedNode {
+	if !mostAllocated && g.Heap.Len() > 0 {
+		top := g.Heap[0]
+		if req.Fits(top.Free) && top.Pods < g.MaxPods {
 			return top
 		}
-		if req.MilliCPU > top.free.MilliCPU {
+		if req.MilliCPU > top.Free.MilliCPU {
 			// The node with the most free CPU cannot take it: none can.
-			reasons["Insufficient cpu"] += g.heap.Len()
+			reasons["Insufficient cpu"] += g.Heap.Len()
 			return nil
 		}
 	}
 	var best *schedNode
-	for _, n := range g.heap {
+	for _, n := range g.Heap {
 		switch {
-		case n.pods >= g.maxPods:
+		case n.Pods >= g.MaxPods:
 			reasons["Too many pods"]++
-		case req.MilliCPU > n.free.MilliCPU:
+		case req.MilliCPU > n.Free.MilliCPU:
 			reasons["Insufficient cpu"]++
-		case req.MemoryBytes > n.free.MemoryBytes:
+		case req.MemoryBytes > n.Free.MemoryBytes:
 			reasons["Insufficient memory"]++
 		case best == nil || packs(n, best, mostAllocated):
 			best = n
@@ -402,38 +402,38 @@ func (g *schedGroup) fit(req model.Resources, mostAllocated bool, reasons map[st
 }
 
 func packs(a, b *schedNode, mostAllocated bool) bool {
-	if a.free.MilliCPU != b.free.MilliCPU {
-		return (a.free.MilliCPU < b.free.MilliCPU) == mostAllocated
+	if a.Free.MilliCPU != b.Free.MilliCPU {
+		return (a.Free.MilliCPU < b.Free.MilliCPU) == mostAllocated
 	}
-	return a.name < b.name
+	return a.Name < b.Name
 }
 
 // bindPod places p on node sn; its containers start a few seconds later.
-func (w *World) bindPod(c *model.Cluster, p *model.Pod, sn *schedNode) {
-	ix := w.podIndex(c)
-	ix.pending.remove(p)
-	w.pdbTrack(c, p, false)
-	p.Node = sn.name
+func (w *Core) bindPod(c *model.Cluster, p *model.Pod, sn *schedNode) {
+	ix := w.PodIndex(c)
+	ix.Pending.remove(p)
+	w.PdbTrack(c, p, false)
+	p.Node = sn.Name
 	p.IP = w.allocatePodIP(c)
 	p.Unschedulable = ""
-	w.touchPod(c, p)
+	w.TouchPod(c, p)
 	ix.bind(p)
-	ix.sched.countOwnerZone(c, p, 1)
-	w.pdbTrack(c, p, true)
-	w.schedNodeChanged(c, c.Nodes[sn.name])
-	w.touchNode(c, c.Nodes[sn.name])
-	w.engine.Record("Scheduled", c, c.Nodes[sn.name].Pool, sn.name, "", "pod %s scheduled to %s", p.Key(), sn.name)
-	w.engine.Schedule(w.engine.Jitter(podStartBase, podStartSpread), model.Event{Kind: evPodStarted, Cluster: c.Key(), Node: p.Key()})
+	ix.Sched.countOwnerZone(c, p, 1)
+	w.PdbTrack(c, p, true)
+	w.SchedNodeChanged(c, c.Nodes[sn.Name])
+	w.TouchNode(c, c.Nodes[sn.Name])
+	w.engine.Record("Scheduled", c, c.Nodes[sn.Name].Pool, sn.Name, "", "pod %s scheduled to %s", p.Key(), sn.Name)
+	w.engine.Schedule(w.engine.Jitter(PodStartBase, PodStartSpread), model.Event{Kind: EvPodStarted, Cluster: c.Key(), Node: p.Key()})
 }
 
 const (
-	podStartBase   = 2 * time.Second
-	podStartSpread = 6 * time.Second
+	PodStartBase   = 2 * time.Second
+	PodStartSpread = 6 * time.Second
 )
 
-// podClass names the pods that are alike to the scheduler: a controller's pods of one
+// PodClass names the pods that are alike to the scheduler: a controller's pods of one
 // template. A bare pod is a class of its own.
-func podClass(p *model.Pod) string {
+func PodClass(p *model.Pod) string {
 	if p.OwnerKind == "" {
 		return p.Key()
 	}

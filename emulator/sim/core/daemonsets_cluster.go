@@ -1,4 +1,4 @@
-package sim
+package core
 
 import (
 	"maps"
@@ -16,7 +16,7 @@ import (
 // controller places them; drains leave them, and they go with their node.
 
 // clusterDaemonSetsOn lists, in key order, the cluster's DaemonSets that run on node n.
-func (w *World) clusterDaemonSetsOn(c *model.Cluster, n *model.Node) []*model.DaemonSet {
+func (w *Core) clusterDaemonSetsOn(c *model.Cluster, n *model.Node) []*model.DaemonSet {
 	k := w.RenderK8sNode(c, n)
 	var out []*model.DaemonSet
 	for _, key := range model.SortedKeys(c.DaemonSets) {
@@ -28,7 +28,7 @@ func (w *World) clusterDaemonSetsOn(c *model.Cluster, n *model.Node) []*model.Da
 }
 
 // startClusterDaemonPods puts a pod of every DaemonSet of an imported cluster that runs on n.
-func (w *World) startClusterDaemonPods(c *model.Cluster, n *model.Node) {
+func (w *Core) startClusterDaemonPods(c *model.Cluster, n *model.Node) {
 	for _, ds := range w.clusterDaemonSetsOn(c, n) {
 		var name string
 		if ds.Static || ds.NodeNamed {
@@ -44,35 +44,35 @@ func (w *World) startClusterDaemonPods(c *model.Cluster, n *model.Node) {
 		if c.Pods[ds.Namespace+"/"+name] != nil {
 			continue // a static pod of the node's previous life is still going
 		}
-		w.addPod(c, &model.Pod{Namespace: ds.Namespace, Name: name, OwnerKind: model.OwnerDaemonSet, Owner: ds.Name, Node: n.Name,
+		w.AddPod(c, &model.Pod{Namespace: ds.Namespace, Name: name, OwnerKind: model.OwnerDaemonSet, Owner: ds.Name, Node: n.Name,
 			Labels: ds.Spec.Template.Labels, Annotation: ds.Spec.Template.Annotations})
 	}
 }
 
-// daemonPodsFor is what the DaemonSet pods of a new node like n request, and how many there
+// DaemonPodsFor is what the DaemonSet pods of a new node like n request, and how many there
 // are: the autoscaler leaves that room out when it simulates new nodes.
-func (w *World) daemonPodsFor(c *model.Cluster, n *model.Node) (model.Resources, int) {
+func (w *Core) DaemonPodsFor(c *model.Cluster, n *model.Node) (model.Resources, int) {
 	var req model.Resources
 	switch {
 	case c.OwnDaemonSets():
 		dss := w.clusterDaemonSetsOn(c, n)
 		for _, ds := range dss {
-			req = req.Add(effectiveRequests(&ds.Spec.Template.Spec))
+			req = req.Add(EffectiveRequests(&ds.Spec.Template.Spec))
 		}
 		return req, len(dss)
 	case c.Autopilot:
 		return req, 0
 	}
-	for _, ds := range systemDaemonSets {
-		req = req.Add(effectiveRequests(&ds.spec))
+	for _, ds := range SystemDaemonSets {
+		req = req.Add(EffectiveRequests(&ds.spec))
 	}
-	return req, len(systemDaemonSets)
+	return req, len(SystemDaemonSets)
 }
 
 // renderClusterDaemonSet renders an imported cluster's DaemonSet with its status now.
-func (w *World) renderClusterDaemonSet(c *model.Cluster, ds *model.DaemonSet) *appsv1.DaemonSet {
+func (w *Core) renderClusterDaemonSet(c *model.Cluster, ds *model.DaemonSet) *appsv1.DaemonSet {
 	st := appsv1.DaemonSetStatus{ObservedGeneration: ds.Generation}
-	for _, name := range sortedNodeNames(c) {
+	for _, name := range SortedNodeNames(c) {
 		n := c.Nodes[name]
 		if n.State != model.NodeProvisioning && n.State != model.NodeDeleting {
 			k := w.RenderK8sNode(c, n)
@@ -104,11 +104,11 @@ func (w *World) renderClusterDaemonSet(c *model.Cluster, ds *model.DaemonSet) *a
 }
 
 // listClusterDaemonSets lists an imported cluster's DaemonSets (not the static pods' stand-ins).
-func (w *World) listClusterDaemonSets(c *model.Cluster, o ListOptions) []appsv1.DaemonSet {
+func (w *Core) listClusterDaemonSets(c *model.Cluster, o ListOptions) []appsv1.DaemonSet {
 	var out []appsv1.DaemonSet
 	for _, key := range model.SortedKeys(c.DaemonSets) {
 		ds := c.DaemonSets[key]
-		if !ds.Static && o.matches(ds.Namespace, ds.Labels) {
+		if !ds.Static && o.Matches(ds.Namespace, ds.Labels) {
 			out = append(out, *w.renderClusterDaemonSet(c, ds))
 		}
 	}

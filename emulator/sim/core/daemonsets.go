@@ -1,4 +1,4 @@
-package sim
+package core
 
 import (
 	"reflect"
@@ -18,7 +18,7 @@ import (
 
 const resDaemonSets = "daemonsets.apps"
 
-func (w *World) renderDaemonSet(c *model.Cluster, ds *daemonSet, state *model.DaemonSetState) *appsv1.DaemonSet {
+func (w *Core) renderDaemonSet(c *model.Cluster, ds *daemonSet, state *model.DaemonSetState) *appsv1.DaemonSet {
 	lbls := map[string]string{"k8s-app": ds.name}
 	maxUnavailable := intstr.FromInt32(1)
 	return &appsv1.DaemonSet{
@@ -37,20 +37,20 @@ func (w *World) renderDaemonSet(c *model.Cluster, ds *daemonSet, state *model.Da
 
 // syncDaemonSetStatus is the DaemonSet controller's status update: a pod wanted on every
 // registered node, and how many run and are ready.
-func (w *World) syncDaemonSetStatus(c *model.Cluster, f *changeFeed) {
+func (w *Core) syncDaemonSetStatus(c *model.Cluster, f *ChangeFeed) {
 	if c.Autopilot || c.OwnDaemonSets() {
 		return
 	}
 	desired := int32(0)
 	for _, p := range c.Pools {
 		for _, g := range p.Groups {
-			desired += int32(len(g.Nodes) - w.index(c, g).byState[model.NodeProvisioning])
+			desired += int32(len(g.Nodes) - w.Index(c, g).ByState[model.NodeProvisioning])
 		}
 	}
 	if c.DaemonSetStates == nil {
 		c.DaemonSetStates = map[string]*model.DaemonSetState{}
 	}
-	for _, ds := range systemDaemonSets {
+	for _, ds := range SystemDaemonSets {
 		live, ready := int32(len(f.dsLive[ds.name])), int32(len(f.dsReady[ds.name]))
 		st := appsv1.DaemonSetStatus{ObservedGeneration: 1, DesiredNumberScheduled: desired, CurrentNumberScheduled: live,
 			UpdatedNumberScheduled: live, NumberReady: ready, NumberAvailable: ready, NumberUnavailable: max(desired-ready, 0)}
@@ -59,16 +59,16 @@ func (w *World) syncDaemonSetStatus(c *model.Cluster, f *changeFeed) {
 		case state == nil:
 			state = &model.DaemonSetState{Name: ds.name, Status: st}
 			c.DaemonSetStates[ds.name] = state
-			w.touchObject(c, state, true)
+			w.TouchObject(c, state, true)
 		case !reflect.DeepEqual(state.Status, st):
 			state.Status = st
-			w.touchObject(c, state, false)
+			w.TouchObject(c, state, false)
 		}
 	}
 }
 
 // ListDaemonSets lists GKE's system DaemonSets (none on Autopilot clusters) by name.
-func (w *World) ListDaemonSets(c *model.Cluster, o ListOptions) *appsv1.DaemonSetList {
+func (w *Core) ListDaemonSets(c *model.Cluster, o ListOptions) *appsv1.DaemonSetList {
 	out := &appsv1.DaemonSetList{TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: "DaemonSetList"},
 		ListMeta: metav1.ListMeta{ResourceVersion: model.RvString(c.RV)}, Items: []appsv1.DaemonSet{}}
 	if c.OwnDaemonSets() {
@@ -78,8 +78,8 @@ func (w *World) ListDaemonSets(c *model.Cluster, o ListOptions) *appsv1.DaemonSe
 	if c.Autopilot || (o.Namespace != "" && o.Namespace != "kube-system") {
 		return out
 	}
-	for _, ds := range systemDaemonSets {
-		if state := c.DaemonSetStates[ds.name]; state != nil && o.matches("kube-system", map[string]string{"k8s-app": ds.name}) {
+	for _, ds := range SystemDaemonSets {
+		if state := c.DaemonSetStates[ds.name]; state != nil && o.Matches("kube-system", map[string]string{"k8s-app": ds.name}) {
 			out.Items = append(out.Items, *w.renderDaemonSet(c, ds, state))
 		}
 	}
@@ -88,7 +88,7 @@ func (w *World) ListDaemonSets(c *model.Cluster, o ListOptions) *appsv1.DaemonSe
 }
 
 // GetDaemonSet gets one of GKE's system DaemonSets.
-func (w *World) GetDaemonSet(c *model.Cluster, ns, name string) (*appsv1.DaemonSet, error) {
+func (w *Core) GetDaemonSet(c *model.Cluster, ns, name string) (*appsv1.DaemonSet, error) {
 	if c.OwnDaemonSets() {
 		if ds := c.DaemonSets[ns+"/"+name]; ds != nil && !ds.Static {
 			return w.renderClusterDaemonSet(c, ds), nil

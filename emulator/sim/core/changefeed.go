@@ -1,4 +1,4 @@
-package sim
+package core
 
 import (
 	"fmt"
@@ -101,11 +101,11 @@ type pendingChange struct {
 	gone *Change
 }
 
-// changeFeed is a cluster's feed: a ring of the newest changes, and what changed since the last
+// ChangeFeed is a cluster's feed: a ring of the newest changes, and what changed since the last
 // publish.
-type changeFeed struct {
-	ring       []*Change
-	head, size int
+type ChangeFeed struct {
+	Ring       []*Change
+	head, Size int
 	// start: a watch from any resourceVersion >= start misses nothing the ring holds.
 	start int64
 	wake  chan struct{}
@@ -117,9 +117,9 @@ type changeFeed struct {
 	pendingOrder []*pendingChange
 	pendingLog   []*Change
 	// Objects whose derived status a publish recomputes.
-	deployments map[*model.Deployment]struct{}
-	pdbs        map[*model.PDB]struct{}
-	daemonSets  bool
+	Deployments map[*model.Deployment]struct{}
+	Pdbs        map[*model.PDB]struct{}
+	DaemonSets  bool
 	// nodes are the nodes as last published, the visible ones (registered with the API):
 	// which changes are ADDED or DELETED, and what a DELETED carries.
 	nodes map[*model.Node]*nodeSnap
@@ -132,34 +132,34 @@ type changeFeed struct {
 	recording bool
 }
 
-func (w *World) watchHistory() int {
-	if w.watchCap > 0 {
-		return w.watchCap
+func (w *Core) WatchHistory() int {
+	if w.WatchCap > 0 {
+		return w.WatchCap
 	}
 	return DefaultWatchHistory
 }
 
-// feed returns the change feed of c, or nil before its control plane is up (nothing is served
+// Feed returns the change feed of c, or nil before its control plane is up (nothing is served
 // then). A restored world builds the feeds of its clusters empty: the window starts at each
 // cluster's resourceVersion.
-func (w *World) feed(c *model.Cluster) *changeFeed {
-	if f, ok := w.feeds[c]; ok {
+func (w *Core) Feed(c *model.Cluster) *ChangeFeed {
+	if f, ok := w.Feeds[c]; ok {
 		return f
 	}
 	if !c.ControlPlaneReady {
 		return nil
 	}
-	return w.newFeed(c)
+	return w.NewFeed(c)
 }
 
-func (w *World) newFeed(c *model.Cluster) *changeFeed {
-	if w.feeds == nil {
-		w.feeds = map[*model.Cluster]*changeFeed{}
+func (w *Core) NewFeed(c *model.Cluster) *ChangeFeed {
+	if w.Feeds == nil {
+		w.Feeds = map[*model.Cluster]*ChangeFeed{}
 	}
-	f := &changeFeed{ring: make([]*Change, w.watchHistory()), start: c.RV, wake: make(chan struct{}),
-		pending: map[any]*pendingChange{}, deployments: map[*model.Deployment]struct{}{}, pdbs: map[*model.PDB]struct{}{},
+	f := &ChangeFeed{Ring: make([]*Change, w.WatchHistory()), start: c.RV, wake: make(chan struct{}),
+		pending: map[any]*pendingChange{}, Deployments: map[*model.Deployment]struct{}{}, Pdbs: map[*model.PDB]struct{}{},
 		nodes: map[*model.Node]*nodeSnap{}, dsLive: map[string]map[*model.Pod]struct{}{}, dsReady: map[string]map[*model.Pod]struct{}{}}
-	for _, ds := range systemDaemonSets {
+	for _, ds := range SystemDaemonSets {
 		f.dsLive[ds.name], f.dsReady[ds.name] = map[*model.Pod]struct{}{}, map[*model.Pod]struct{}{}
 	}
 	for _, n := range c.Nodes {
@@ -170,22 +170,22 @@ func (w *World) newFeed(c *model.Cluster) *changeFeed {
 	for _, p := range c.Pods {
 		f.trackDaemonPod(p)
 	}
-	f.daemonSets = false // the stored statuses are those of the state as it is
+	f.DaemonSets = false // the stored statuses are those of the state as it is
 	f.recording = w.followed(c)
-	w.feeds[c] = f
+	w.Feeds[c] = f
 	return f
 }
 
-// dropFeed forgets a deleted cluster's feed; its watchers wake and find the cluster gone.
-func (w *World) dropFeed(c *model.Cluster) {
-	if f := w.feeds[c]; f != nil {
+// DropFeed forgets a deleted cluster's feed; its watchers wake and find the cluster gone.
+func (w *Core) DropFeed(c *model.Cluster) {
+	if f := w.Feeds[c]; f != nil {
 		close(f.wake)
-		delete(w.feeds, c)
+		delete(w.Feeds, c)
 	}
 }
 
 // trackDaemonPod keeps the DaemonSet counts of a GKE DaemonSet pod.
-func (f *changeFeed) trackDaemonPod(p *model.Pod) {
+func (f *ChangeFeed) trackDaemonPod(p *model.Pod) {
 	if p.OwnerKind != model.OwnerDaemonSet || f.dsLive[p.Owner] == nil {
 		return
 	}
@@ -200,27 +200,27 @@ func (f *changeFeed) trackDaemonPod(p *model.Pod) {
 	} else {
 		delete(ready, p)
 	}
-	f.daemonSets = true
+	f.DaemonSets = true
 }
 
-func (f *changeFeed) untrackDaemonPod(p *model.Pod) {
+func (f *ChangeFeed) untrackDaemonPod(p *model.Pod) {
 	if p.OwnerKind == model.OwnerDaemonSet && f.dsLive[p.Owner] != nil {
 		delete(f.dsLive[p.Owner], p)
 		delete(f.dsReady[p.Owner], p)
-		f.daemonSets = true
+		f.DaemonSets = true
 	}
 }
 
 // mark notes that obj changed since the last publish.
-func (w *World) mark(c *model.Cluster, obj any, added bool) *changeFeed {
-	f := w.feed(c)
+func (w *Core) mark(c *model.Cluster, obj any, added bool) *ChangeFeed {
+	f := w.Feed(c)
 	if f == nil {
 		return nil
 	}
 	if _, isNode := obj.(*model.Node); !f.recording && !isNode {
 		// Not recording: a publish needs only the nodes in view (they decide which node
 		// changes take a resourceVersion).
-		w.noteDirty(c, f)
+		w.NoteDirty(c, f)
 		return f
 	}
 	pc := f.pending[obj]
@@ -229,25 +229,25 @@ func (w *World) mark(c *model.Cluster, obj any, added bool) *changeFeed {
 		f.pending[obj] = pc
 		f.pendingOrder = append(f.pendingOrder, pc)
 	}
-	w.noteDirty(c, f)
+	w.NoteDirty(c, f)
 	return f
 }
 
 // ---- what the model calls when an object changes ----
 
-// touchPod gives a pod a new resourceVersion: it changed.
-func (w *World) touchPod(c *model.Cluster, p *model.Pod) {
+// TouchPod gives a pod a new resourceVersion: it changed.
+func (w *Core) TouchPod(c *model.Cluster, p *model.Pod) {
 	p.RV = c.NextRV()
 	w.podChanged(c, p, false)
 }
 
 // podCreated is touchPod for a new pod.
-func (w *World) podCreated(c *model.Cluster, p *model.Pod) {
+func (w *Core) podCreated(c *model.Cluster, p *model.Pod) {
 	p.RV = c.NextRV()
 	w.podChanged(c, p, true)
 }
 
-func (w *World) podChanged(c *model.Cluster, p *model.Pod, added bool) {
+func (w *Core) podChanged(c *model.Cluster, p *model.Pod, added bool) {
 	f := w.mark(c, p, added)
 	if f == nil {
 		return
@@ -255,13 +255,13 @@ func (w *World) podChanged(c *model.Cluster, p *model.Pod, added bool) {
 	f.trackDaemonPod(p)
 	if p.OwnerKind == model.OwnerDeployment {
 		if d := c.Deployments[p.Namespace+"/"+p.Owner]; d != nil {
-			f.deployments[d] = struct{}{}
+			f.Deployments[d] = struct{}{}
 		}
 	}
 }
 
 // podRemoved notes that a pod left the cluster (rv is the resourceVersion of its deletion).
-func (w *World) podRemoved(c *model.Cluster, p *model.Pod, rv int64) {
+func (w *Core) podRemoved(c *model.Cluster, p *model.Pod, rv int64) {
 	f := w.mark(c, p, false)
 	if f == nil {
 		return
@@ -269,19 +269,19 @@ func (w *World) podRemoved(c *model.Cluster, p *model.Pod, rv int64) {
 	f.untrackDaemonPod(p)
 	if f.recording {
 		f.pending[p].gone = &Change{RV: rv, Type: ChangeDeleted, Resource: ResourcePods, Namespace: p.Namespace, Name: p.Name,
-			snap: w.podSnapshot(c, p)}
+			snap: w.PodSnapshot(c, p)}
 	}
 	if p.OwnerKind == model.OwnerDeployment {
 		if d := c.Deployments[p.Namespace+"/"+p.Owner]; d != nil {
-			f.deployments[d] = struct{}{}
+			f.Deployments[d] = struct{}{}
 		}
 	}
 }
 
-// touchNode gives a node a new resourceVersion: its state, cordon, labels, taints, health or
+// TouchNode gives a node a new resourceVersion: its state, cordon, labels, taints, health or
 // the pods on it changed. Nodes still booting are not registered yet: nothing to tell.
-func (w *World) touchNode(c *model.Cluster, n *model.Node) {
-	f := w.feeds[c]
+func (w *Core) TouchNode(c *model.Cluster, n *model.Node) {
+	f := w.Feeds[c]
 	visible := n.State != model.NodeProvisioning && c.Nodes[n.Name] == n
 	if !visible && (f == nil || f.nodes[n] == nil) {
 		return
@@ -290,22 +290,22 @@ func (w *World) touchNode(c *model.Cluster, n *model.Node) {
 	n.ChangeTime = w.st.Now
 	if f != nil {
 		w.mark(c, n, false)
-		f.daemonSets = true // a node in or out of service changes the DaemonSets' desired count
+		f.DaemonSets = true // a node in or out of service changes the DaemonSets' desired count
 	}
 }
 
-// touchPoolNodes touches every node of a pool (its labels or taints changed in place).
-func (w *World) touchPoolNodes(c *model.Cluster, p *model.NodePool) {
+// TouchPoolNodes touches every node of a pool (its labels or taints changed in place).
+func (w *Core) TouchPoolNodes(c *model.Cluster, p *model.NodePool) {
 	for _, g := range p.Groups {
-		for _, n := range w.index(c, g).nodes {
-			w.touchNode(c, n)
+		for _, n := range w.Index(c, g).Nodes {
+			w.TouchNode(c, n)
 		}
 	}
 }
 
-// touchObject gives an object (a namespace, Deployment, budget, Service, stored object) a new
+// TouchObject gives an object (a namespace, Deployment, budget, Service, stored object) a new
 // resourceVersion and notes the change; created says it is new.
-func (w *World) touchObject(c *model.Cluster, obj any, created bool) int64 {
+func (w *Core) TouchObject(c *model.Cluster, obj any, created bool) int64 {
 	rv := c.NextRV()
 	switch o := obj.(type) {
 	case *model.Namespace:
@@ -328,17 +328,17 @@ func (w *World) touchObject(c *model.Cluster, obj any, created bool) int64 {
 	if f := w.mark(c, obj, created); f != nil {
 		switch o := obj.(type) {
 		case *model.Deployment:
-			f.deployments[o] = struct{}{}
+			f.Deployments[o] = struct{}{}
 		case *model.PDB:
-			f.pdbs[o] = struct{}{}
+			f.Pdbs[o] = struct{}{}
 		}
 	}
 	return rv
 }
 
-// objectRemoved notes that an object was deleted; its DELETED entry carries it as it was, at a
+// ObjectRemoved notes that an object was deleted; its DELETED entry carries it as it was, at a
 // new resourceVersion.
-func (w *World) objectRemoved(c *model.Cluster, obj any) {
+func (w *Core) ObjectRemoved(c *model.Cluster, obj any) {
 	rv := c.NextRV()
 	f := w.mark(c, obj, false)
 	if f == nil {
@@ -351,20 +351,20 @@ func (w *World) objectRemoved(c *model.Cluster, obj any) {
 	}
 	switch o := obj.(type) {
 	case *model.Deployment:
-		delete(f.deployments, o)
+		delete(f.Deployments, o)
 	case *model.PDB:
-		delete(f.pdbs, o)
+		delete(f.Pdbs, o)
 	}
 }
 
-// recordChange puts an event-log entry of cluster c in its feed, at a new resourceVersion:
+// RecordChange puts an event-log entry of cluster c in its feed, at a new resourceVersion:
 // Kubernetes Events are objects of the cluster like any other.
-func (w *World) recordChange(c *model.Cluster, e *model.LogEntry) {
-	f := w.feeds[c]
+func (w *Core) RecordChange(c *model.Cluster, e *model.LogEntry) {
+	f := w.Feeds[c]
 	if f == nil {
 		return
 	}
-	w.noteDirty(c, f)
+	w.NoteDirty(c, f)
 	rv := c.NextRV()
 	if !f.recording {
 		return
@@ -375,42 +375,42 @@ func (w *World) recordChange(c *model.Cluster, e *model.LogEntry) {
 	}})
 }
 
-// feedRenderers render the kinds whose API objects other parts of the simulation own: a
+// FeedRenderers render the kinds whose API objects other parts of the simulation own: a
 // Service (its load balancer's annotations and status) and a stored kind (wired by
 // wireControllers).
-type feedRenderers struct {
-	service func(c *model.Cluster, s *model.Service) runtime.Object
-	stored  func(o *model.StoredObject) runtime.Object
+type FeedRenderers struct {
+	Service func(c *model.Cluster, s *model.Service) runtime.Object
+	Stored  func(o *model.StoredObject) runtime.Object
 }
 
 // changeOf is the change entry of an object as it is now, at its resourceVersion.
-func (w *World) changeOf(c *model.Cluster, obj any) *Change {
+func (w *Core) changeOf(c *model.Cluster, obj any) *Change {
 	switch o := obj.(type) {
 	case *model.Pod:
-		return &Change{RV: o.RV, Resource: ResourcePods, Namespace: o.Namespace, Name: o.Name, snap: w.podSnapshot(c, o)}
+		return &Change{RV: o.RV, Resource: ResourcePods, Namespace: o.Namespace, Name: o.Name, snap: w.PodSnapshot(c, o)}
 	case *model.Node:
 		return &Change{RV: o.RV, Resource: ResourceNodes, Name: o.Name, snap: w.nodeSnapshot(c, o)}
 	case *model.Namespace:
-		return &Change{RV: o.RV, Resource: ResourceNamespaces, Name: o.Name, snap: renderedSnap{w.renderNamespace(o)}}
+		return &Change{RV: o.RV, Resource: ResourceNamespaces, Name: o.Name, snap: renderedSnap{w.RenderNamespace(o)}}
 	case *model.Deployment:
-		return &Change{RV: o.RV, Resource: ResourceDeployments, Namespace: o.Namespace, Name: o.Name, snap: renderedSnap{w.renderDeployment(c, o)}}
+		return &Change{RV: o.RV, Resource: ResourceDeployments, Namespace: o.Namespace, Name: o.Name, snap: renderedSnap{w.RenderDeployment(c, o)}}
 	case *model.ReplicaSet:
 		d := c.Deployments[o.Deployment]
 		return &Change{RV: o.RV, Resource: ResourceReplicaSets, Namespace: d.Namespace, Name: o.Name(d), snap: renderedSnap{w.renderReplicaSet(c, d, o)}}
 	case *model.DaemonSetState:
 		return &Change{RV: o.RV, Resource: ResourceDaemonSets, Namespace: "kube-system", Name: o.Name, snap: renderedSnap{w.renderDaemonSet(c, systemDaemonSet(o.Name), o)}}
 	case *model.PDB:
-		return &Change{RV: o.RV, Resource: ResourcePDBs, Namespace: o.Namespace, Name: o.Name, snap: renderedSnap{w.renderPDB(c, o)}}
+		return &Change{RV: o.RV, Resource: ResourcePDBs, Namespace: o.Namespace, Name: o.Name, snap: renderedSnap{w.RenderPDB(c, o)}}
 	case *model.Service:
-		return &Change{RV: o.RV, Resource: ResourceServices, Namespace: o.Namespace, Name: o.Name, snap: renderedSnap{w.feedRender.service(c, o)}}
+		return &Change{RV: o.RV, Resource: ResourceServices, Namespace: o.Namespace, Name: o.Name, snap: renderedSnap{w.FeedRender.Service(c, o)}}
 	case *model.StoredObject:
-		return &Change{RV: o.RV, Resource: o.Resource, Namespace: o.Namespace, Name: o.Name, snap: renderedSnap{w.feedRender.stored(o)}}
+		return &Change{RV: o.RV, Resource: o.Resource, Namespace: o.Namespace, Name: o.Name, snap: renderedSnap{w.FeedRender.Stored(o)}}
 	}
 	panic(fmt.Sprintf("sim: changeOf %T", obj))
 }
 
 // exists says whether obj is still in c (and, for a node, registered).
-func (w *World) exists(c *model.Cluster, obj any) bool {
+func (w *Core) exists(c *model.Cluster, obj any) bool {
 	switch o := obj.(type) {
 	case *model.Pod:
 		return c.Pods[o.Key()] == o
@@ -437,23 +437,23 @@ func (w *World) exists(c *model.Cluster, obj any) bool {
 
 // ---- publishing ----
 
-// publish ends a batch of changes: controllers derive the statuses that follow from them, and
+// Publish ends a batch of changes: controllers derive the statuses that follow from them, and
 // every cluster's changes go to its feed. The runner calls it after each command and before
 // the clock moves on; it changes the model only as a deterministic function of it.
-func (w *World) publish() {
+func (w *Core) Publish() {
 	if len(w.dirtyFeeds) == 0 {
 		return
 	}
 	dirty := w.dirtyFeeds
 	w.dirtyFeeds = nil
 	for _, c := range dirty {
-		if f := w.feeds[c]; f != nil {
+		if f := w.Feeds[c]; f != nil {
 			w.publishCluster(c, f)
 		}
 	}
 }
 
-func (w *World) publishCluster(c *model.Cluster, f *changeFeed) {
+func (w *Core) publishCluster(c *model.Cluster, f *ChangeFeed) {
 	w.syncDerivedStatus(c, f)
 	changes := f.pendingLog
 	for _, pc := range f.pendingOrder {
@@ -507,40 +507,40 @@ func (w *World) publishCluster(c *model.Cluster, f *changeFeed) {
 }
 
 // append adds changes (in resourceVersion order) to the ring; older ones fall out of the window.
-func (f *changeFeed) append(changes []*Change) {
-	capacity := len(f.ring)
+func (f *ChangeFeed) append(changes []*Change) {
+	capacity := len(f.Ring)
 	if len(changes) > capacity {
 		f.start = changes[len(changes)-capacity-1].RV
 		changes = changes[len(changes)-capacity:]
 	}
 	for _, ch := range changes {
-		if f.size > 0 && ch.RV <= f.at(f.size-1).RV {
-			panic(fmt.Sprintf("sim: change feed out of order: %s %s/%s at %d after %d", ch.Resource, ch.Namespace, ch.Name, ch.RV, f.at(f.size-1).RV))
+		if f.Size > 0 && ch.RV <= f.at(f.Size-1).RV {
+			panic(fmt.Sprintf("sim: change feed out of order: %s %s/%s at %d after %d", ch.Resource, ch.Namespace, ch.Name, ch.RV, f.at(f.Size-1).RV))
 		}
-		if f.size == capacity {
-			f.start = f.ring[f.head].RV
-			f.ring[f.head] = ch
+		if f.Size == capacity {
+			f.start = f.Ring[f.head].RV
+			f.Ring[f.head] = ch
 			f.head = (f.head + 1) % capacity
 			continue
 		}
-		f.ring[(f.head+f.size)%capacity] = ch
-		f.size++
+		f.Ring[(f.head+f.Size)%capacity] = ch
+		f.Size++
 	}
 }
 
 // stopRecording empties the window: nothing is kept for watches until the feed is followed
 // again, and a watch must start from the cluster's version as it is now.
-func (f *changeFeed) stopRecording(c *model.Cluster) {
+func (f *ChangeFeed) stopRecording(c *model.Cluster) {
 	f.recording = false
-	clear(f.ring)
-	f.head, f.size, f.start = 0, 0, c.RV
+	clear(f.Ring)
+	f.head, f.Size, f.start = 0, 0, c.RV
 }
 
 // FollowFeed says a client reads c's Kubernetes API: its feed records from now on, until the
 // function given to SetFeedFollowed says nobody follows it. Called between instants (inside
 // the runner, as every request is), so nothing of the current batch is lost.
-func (w *World) FollowFeed(c *model.Cluster) {
-	if f := w.feed(c); f != nil && !f.recording {
+func (w *Core) FollowFeed(c *model.Cluster) {
+	if f := w.Feed(c); f != nil && !f.recording {
 		f.recording = true
 		f.start = c.RV
 	}
@@ -549,7 +549,7 @@ func (w *World) FollowFeed(c *model.Cluster) {
 // SetFeedFollowed sets the function a publish asks, for a recording feed, whether anyone still
 // follows the cluster (by its key); nil (the default) keeps every feed recording. It may be
 // called from any goroutine.
-func (w *World) SetFeedFollowed(followed func(cluster string) bool) {
+func (w *Core) SetFeedFollowed(followed func(cluster string) bool) {
 	if followed == nil {
 		w.feedFollowed.Store(nil)
 		return
@@ -558,14 +558,14 @@ func (w *World) SetFeedFollowed(followed func(cluster string) bool) {
 }
 
 // followed says whether anyone follows c's feed (always, when nothing was set).
-func (w *World) followed(c *model.Cluster) bool {
+func (w *Core) followed(c *model.Cluster) bool {
 	fn := w.feedFollowed.Load()
 	return fn == nil || (*fn)(c.Key())
 }
 
 // resetPending empties the pending set for the next batch; one that held a large batch is
 // dropped rather than cleared, so that the next batches cost their own size.
-func (f *changeFeed) resetPending() {
+func (f *ChangeFeed) resetPending() {
 	const keep = 1024
 	if len(f.pendingOrder) > keep {
 		f.pending = map[any]*pendingChange{}
@@ -577,10 +577,10 @@ func (f *changeFeed) resetPending() {
 	f.pendingOrder = f.pendingOrder[:0]
 }
 
-func (f *changeFeed) at(i int) *Change { return f.ring[(f.head+i)%len(f.ring)] }
+func (f *ChangeFeed) at(i int) *Change { return f.Ring[(f.head+i)%len(f.Ring)] }
 
-// noteDirty remembers that c has changes to publish.
-func (w *World) noteDirty(c *model.Cluster, f *changeFeed) {
+// NoteDirty remembers that c has changes to publish.
+func (w *Core) NoteDirty(c *model.Cluster, f *ChangeFeed) {
 	if !f.queued {
 		f.queued = true
 		w.dirtyFeeds = append(w.dirtyFeeds, c)
@@ -593,8 +593,8 @@ func (w *World) noteDirty(c *model.Cluster, f *changeFeed) {
 // resourceVersion a watch has then seen up to. A version older than the feed's window (or from
 // before a restart) is 410 Expired; one the cluster has not reached is a timeout, as the API
 // server answers.
-func (w *World) Changes(c *model.Cluster, after int64, limit int) ([]Change, int64, error) {
-	f := w.feed(c)
+func (w *Core) Changes(c *model.Cluster, after int64, limit int) ([]Change, int64, error) {
+	f := w.Feed(c)
 	if f == nil {
 		return nil, 0, model.KubeError(http.StatusServiceUnavailable, "ServiceUnavailable", "the control plane of cluster %s is not up yet", c.Name)
 	}
@@ -604,9 +604,9 @@ func (w *World) Changes(c *model.Cluster, after int64, limit int) ([]Change, int
 	if after > c.RV {
 		return nil, 0, model.KubeError(http.StatusGatewayTimeout, "Timeout", "Too large resource version: %d, current: %d", after, c.RV)
 	}
-	i := sort.Search(f.size, func(i int) bool { return f.at(i).RV > after })
+	i := sort.Search(f.Size, func(i int) bool { return f.at(i).RV > after })
 	var out []Change
-	for ; i < f.size && len(out) < limit; i++ {
+	for ; i < f.Size && len(out) < limit; i++ {
 		ch := f.at(i)
 		if ch.Object == nil && ch.snap != nil {
 			ch.Object = ch.snap.render()
@@ -614,7 +614,7 @@ func (w *World) Changes(c *model.Cluster, after int64, limit int) ([]Change, int
 		out = append(out, *ch)
 	}
 	next := c.RV
-	if i < f.size {
+	if i < f.Size {
 		next = out[len(out)-1].RV
 	}
 	return out, next, nil
@@ -626,8 +626,8 @@ func ExpiredError(rv, oldest int64) *model.Error {
 }
 
 // ChangesWaiter returns a channel that is closed when c's feed next publishes (or c goes).
-func (w *World) ChangesWaiter(c *model.Cluster) <-chan struct{} {
-	if f := w.feed(c); f != nil {
+func (w *Core) ChangesWaiter(c *model.Cluster) <-chan struct{} {
+	if f := w.Feed(c); f != nil {
 		return f.wake
 	}
 	closed := make(chan struct{})
@@ -636,8 +636,8 @@ func (w *World) ChangesWaiter(c *model.Cluster) <-chan struct{} {
 }
 
 // WatchWindow is the oldest resourceVersion a watch of c may start from and the newest.
-func (w *World) WatchWindow(c *model.Cluster) (oldest, newest int64) {
-	if f := w.feed(c); f != nil {
+func (w *Core) WatchWindow(c *model.Cluster) (oldest, newest int64) {
+	if f := w.Feed(c); f != nil {
 		return f.start, c.RV
 	}
 	return c.RV, c.RV
@@ -645,13 +645,13 @@ func (w *World) WatchWindow(c *model.Cluster) (oldest, newest int64) {
 
 // EventResourceVersions maps the event-log entries of c that the feed holds to their
 // resourceVersions, and gives the oldest version it holds (older events stand at it).
-func (w *World) EventResourceVersions(c *model.Cluster) (map[int64]int64, int64) {
+func (w *Core) EventResourceVersions(c *model.Cluster) (map[int64]int64, int64) {
 	out := map[int64]int64{}
-	f := w.feed(c)
+	f := w.Feed(c)
 	if f == nil {
 		return out, c.RV
 	}
-	for i := 0; i < f.size; i++ {
+	for i := 0; i < f.Size; i++ {
 		if ch := f.at(i); ch.Event != nil {
 			out[ch.Event.Seq] = ch.RV
 		}

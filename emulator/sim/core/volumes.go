@@ -1,4 +1,4 @@
-package sim
+package core
 
 import (
 	"fmt"
@@ -15,8 +15,8 @@ import (
 // seconds later.
 
 // mountWait says why the pod's volumes cannot be mounted yet, in the kubelet's words, or "".
-func (w *World) mountWait(c *model.Cluster, p *model.Pod) string {
-	spec := w.podSpec(c, p)
+func (w *Core) mountWait(c *model.Cluster, p *model.Pod) string {
+	spec := w.PodSpec(c, p)
 	for _, v := range spec.Volumes {
 		if missing := w.missingSource(c, p.Namespace, v.VolumeSource); missing != "" {
 			return fmt.Sprintf("MountVolume.SetUp failed for volume %q : %s not found", v.Name, missing)
@@ -26,7 +26,7 @@ func (w *World) mountWait(c *model.Cluster, p *model.Pod) string {
 }
 
 // missingSource names the ConfigMap or Secret a volume needs and the namespace lacks.
-func (w *World) missingSource(c *model.Cluster, ns string, src corev1.VolumeSource) string {
+func (w *Core) missingSource(c *model.Cluster, ns string, src corev1.VolumeSource) string {
 	check := func(resource, kind, name string, optional *bool) string {
 		if (optional != nil && *optional) || c.Objects[resource][ns+"/"+name] != nil {
 			return ""
@@ -57,7 +57,7 @@ func (w *World) missingSource(c *model.Cluster, ns string, src corev1.VolumeSour
 
 // waitForMounts keeps a pod from starting while a volume's source is missing; it reports
 // whether the pod must wait.
-func (w *World) waitForMounts(c *model.Cluster, p *model.Pod) bool {
+func (w *Core) waitForMounts(c *model.Cluster, p *model.Pod) bool {
 	msg := w.mountWait(c, p)
 	if msg != "" && msg != p.MountWait {
 		w.engine.Record("FailedMount", c, "", p.Node, "", "pod %s: %s", p.Key(), msg)
@@ -66,9 +66,9 @@ func (w *World) waitForMounts(c *model.Cluster, p *model.Pod) bool {
 	return msg != ""
 }
 
-// mountSourceAppeared starts, after the kubelet's usual delay, the pods of namespace ns that
+// MountSourceAppeared starts, after the kubelet's usual delay, the pods of namespace ns that
 // were waiting for a ConfigMap or Secret that now exists.
-func (w *World) mountSourceAppeared(c *model.Cluster, resource, ns, name string) {
+func (w *Core) MountSourceAppeared(c *model.Cluster, resource, ns, name string) {
 	var what string
 	switch resource {
 	case "configmaps":
@@ -86,6 +86,6 @@ func (w *World) mountSourceAppeared(c *model.Cluster, resource, ns, name string)
 	}
 	sort.Slice(waiting, func(i, j int) bool { return waiting[i].Name < waiting[j].Name })
 	for _, p := range waiting {
-		w.engine.Schedule(w.engine.Jitter(podStartBase, podStartSpread), model.Event{Kind: evPodStarted, Cluster: c.Key(), Node: p.Key()})
+		w.engine.Schedule(w.engine.Jitter(PodStartBase, PodStartSpread), model.Event{Kind: EvPodStarted, Cluster: c.Key(), Node: p.Key()})
 	}
 }

@@ -1,4 +1,4 @@
-package sim
+package core
 
 import (
 	"slices"
@@ -12,49 +12,49 @@ import (
 // PodDisruptionBudgets. Specs are kept as the Kubernetes API types users send (so kubectl and
 // the provider read back what they wrote); what the simulation needs from them is derived.
 
-// k8sIndex holds a cluster's derived indexes over its Kubernetes objects. It is rebuilt from
+// K8sIndex holds a cluster's derived indexes over its Kubernetes objects. It is rebuilt from
 // the state on first use (after a restore) and kept up to date by every change.
-type k8sIndex struct {
+type K8sIndex struct {
 	// podsOnNode: node name -> pods bound to it, by namespace and name.
-	podsOnNode map[string]podList
+	PodsOnNode map[string]PodList
 	// workload: node name -> requests and number of the pods bound to it that are not
 	// DaemonSet pods (what the autoscaler weighs a node by).
-	workload map[string]nodeLoad
+	Workload map[string]nodeLoad
 	// requested: node name -> resources requested by the pods bound to it (terminating ones
 	// included until they are gone, as the kubelet does).
-	requested map[string]model.Resources
+	Requested map[string]model.Resources
 	// podsOf: deployment key -> its pods.
-	podsOf map[string]map[*model.Pod]struct{}
+	PodsOf map[string]map[*model.Pod]struct{}
 	// tmplCounts: deployment key -> template -> how many of its pods there are, live (not
 	// terminating) and ready, so that a controller pass and a status update count without
 	// walking every pod.
-	tmplCounts map[string]map[string]*model.TemplateCount
+	TmplCounts map[string]map[string]*model.TemplateCount
 	// pending: pods waiting for the scheduler.
-	pending podSet
+	Pending podSet
 	// selectors: compiled label selectors of PDBs and deployments, by object.
-	selectors map[any]labels.Selector
+	Selectors map[any]labels.Selector
 	// sched is the scheduler's view of the nodes.
-	sched *schedIndex
+	Sched *schedIndex
 	// scheduleQueued says a scheduling pass is already scheduled for this instant.
-	scheduleQueued bool
+	ScheduleQueued bool
 	// syncQueued: deployments with a controller pass already scheduled.
-	syncQueued map[string]bool
+	SyncQueued map[string]bool
 }
 
-// podIndex returns the Kubernetes index of c, building it if needed.
-func (w *World) podIndex(c *model.Cluster) *k8sIndex {
-	if w.k8s == nil {
-		w.k8s = map[*model.Cluster]*k8sIndex{}
+// PodIndex returns the Kubernetes index of c, building it if needed.
+func (w *Core) PodIndex(c *model.Cluster) *K8sIndex {
+	if w.K8s == nil {
+		w.K8s = map[*model.Cluster]*K8sIndex{}
 	}
-	if ix, ok := w.k8s[c]; ok {
+	if ix, ok := w.K8s[c]; ok {
 		return ix
 	}
-	ix := &k8sIndex{
-		podsOnNode: map[string]podList{}, workload: map[string]nodeLoad{}, requested: map[string]model.Resources{},
-		podsOf: map[string]map[*model.Pod]struct{}{}, tmplCounts: map[string]map[string]*model.TemplateCount{}, pending: newPodSet(),
-		selectors: map[any]labels.Selector{}, syncQueued: map[string]bool{},
+	ix := &K8sIndex{
+		PodsOnNode: map[string]PodList{}, Workload: map[string]nodeLoad{}, Requested: map[string]model.Resources{},
+		PodsOf: map[string]map[*model.Pod]struct{}{}, TmplCounts: map[string]map[string]*model.TemplateCount{}, Pending: newPodSet(),
+		Selectors: map[any]labels.Selector{}, SyncQueued: map[string]bool{},
 	}
-	w.k8s[c] = ix
+	w.K8s[c] = ix
 	for _, p := range c.Pods {
 		ix.track(p)
 	}
@@ -63,28 +63,28 @@ func (w *World) podIndex(c *model.Cluster) *k8sIndex {
 	w.engine.QueuedFor(c, func(ev model.Event) {
 		switch ev.Kind {
 		case evSchedule:
-			ix.scheduleQueued = true
+			ix.ScheduleQueued = true
 		case evDeploymentSync:
-			ix.syncQueued[ev.Node] = true
+			ix.SyncQueued[ev.Node] = true
 		}
 	})
-	ix.sched = w.buildSchedIndex(c, ix)
+	ix.Sched = w.buildSchedIndex(c, ix)
 	return ix
 }
 
 // track adds a pod to the indexes.
-func (ix *k8sIndex) track(p *model.Pod) {
+func (ix *K8sIndex) track(p *model.Pod) {
 	if p.Node != "" {
 		ix.bind(p)
 	} else if !p.Terminating {
-		ix.pending.add(p)
+		ix.Pending.add(p)
 	}
 	if p.OwnerKind == model.OwnerDeployment {
 		key := p.Namespace + "/" + p.Owner
-		if ix.podsOf[key] == nil {
-			ix.podsOf[key] = map[*model.Pod]struct{}{}
+		if ix.PodsOf[key] == nil {
+			ix.PodsOf[key] = map[*model.Pod]struct{}{}
 		}
-		ix.podsOf[key][p] = struct{}{}
+		ix.PodsOf[key][p] = struct{}{}
 		ix.countTemplate(p, 1)
 	}
 }
@@ -92,15 +92,15 @@ func (ix *k8sIndex) track(p *model.Pod) {
 // countTemplate adds (sign 1) or takes away (sign -1) what a deployment pod counts for in its
 // template's counts, as it is now. A change of the pod's state is counted by taking it away
 // before the change and adding it after.
-func (ix *k8sIndex) countTemplate(p *model.Pod, sign int32) {
+func (ix *K8sIndex) countTemplate(p *model.Pod, sign int32) {
 	if p.OwnerKind != model.OwnerDeployment {
 		return
 	}
 	key := p.Namespace + "/" + p.Owner
-	byTmpl := ix.tmplCounts[key]
+	byTmpl := ix.TmplCounts[key]
 	if byTmpl == nil {
 		byTmpl = map[string]*model.TemplateCount{}
-		ix.tmplCounts[key] = byTmpl
+		ix.TmplCounts[key] = byTmpl
 	}
 	t := byTmpl[p.Template]
 	if t == nil {
@@ -117,43 +117,43 @@ func (ix *k8sIndex) countTemplate(p *model.Pod, sign int32) {
 	if t.All == 0 {
 		delete(byTmpl, p.Template)
 		if len(byTmpl) == 0 {
-			delete(ix.tmplCounts, key)
+			delete(ix.TmplCounts, key)
 		}
 	}
 }
 
-func (ix *k8sIndex) bind(p *model.Pod) {
-	ix.podsOnNode[p.Node] = ix.podsOnNode[p.Node].insert(p)
-	ix.requested[p.Node] = ix.requested[p.Node].Add(p.Req)
+func (ix *K8sIndex) bind(p *model.Pod) {
+	ix.PodsOnNode[p.Node] = ix.PodsOnNode[p.Node].insert(p)
+	ix.Requested[p.Node] = ix.Requested[p.Node].Add(p.Req)
 	if p.OwnerKind != model.OwnerDaemonSet {
-		l := ix.workload[p.Node]
-		ix.workload[p.Node] = nodeLoad{l.req.Add(p.Req), l.pods + 1}
+		l := ix.Workload[p.Node]
+		ix.Workload[p.Node] = nodeLoad{l.Req.Add(p.Req), l.Pods + 1}
 	}
 }
 
 // nodeLoad is what a node's pods other than DaemonSet pods request, and how many they are.
 type nodeLoad struct {
-	req  model.Resources
-	pods int
+	Req  model.Resources
+	Pods int
 }
 
 // untrack removes a pod from the indexes.
-func (ix *k8sIndex) untrack(p *model.Pod) {
-	ix.pending.remove(p)
+func (ix *K8sIndex) untrack(p *model.Pod) {
+	ix.Pending.remove(p)
 	if p.Node != "" {
-		ix.podsOnNode[p.Node] = ix.podsOnNode[p.Node].remove(p)
-		ix.requested[p.Node] = ix.requested[p.Node].Sub(p.Req)
+		ix.PodsOnNode[p.Node] = ix.PodsOnNode[p.Node].remove(p)
+		ix.Requested[p.Node] = ix.Requested[p.Node].Sub(p.Req)
 		if p.OwnerKind != model.OwnerDaemonSet {
-			l := ix.workload[p.Node]
-			if l.pods == 1 {
-				delete(ix.workload, p.Node)
+			l := ix.Workload[p.Node]
+			if l.Pods == 1 {
+				delete(ix.Workload, p.Node)
 			} else {
-				ix.workload[p.Node] = nodeLoad{l.req.Sub(p.Req), l.pods - 1}
+				ix.Workload[p.Node] = nodeLoad{l.Req.Sub(p.Req), l.Pods - 1}
 			}
 		}
 	}
 	if p.OwnerKind == model.OwnerDeployment {
-		delete(ix.podsOf[p.Namespace+"/"+p.Owner], p)
+		delete(ix.PodsOf[p.Namespace+"/"+p.Owner], p)
 		ix.countTemplate(p, -1)
 	}
 }
@@ -161,7 +161,7 @@ func (ix *k8sIndex) untrack(p *model.Pod) {
 // sortedPods orders a pod set by name, for deterministic iteration.
 // podList is a list of pods kept in namespace and name order: walking it is deterministic
 // without sorting it.
-type podList []*model.Pod
+type PodList []*model.Pod
 
 func comparePods(a, b *model.Pod) int {
 	if c := strings.Compare(a.Namespace, b.Namespace); c != 0 {
@@ -170,7 +170,7 @@ func comparePods(a, b *model.Pod) int {
 	return strings.Compare(a.Name, b.Name)
 }
 
-func (l podList) insert(p *model.Pod) podList {
+func (l PodList) insert(p *model.Pod) PodList {
 	i, found := slices.BinarySearchFunc(l, p, comparePods)
 	if found {
 		l[i] = p
@@ -179,14 +179,14 @@ func (l podList) insert(p *model.Pod) podList {
 	return slices.Insert(l, i, p)
 }
 
-func (l podList) remove(p *model.Pod) podList {
+func (l PodList) remove(p *model.Pod) PodList {
 	if i, found := slices.BinarySearchFunc(l, p, comparePods); found && l[i] == p {
 		return slices.Delete(l, i, i+1)
 	}
 	return l
 }
 
-func sortedPods(set map[*model.Pod]struct{}) []*model.Pod {
+func SortedPods(set map[*model.Pod]struct{}) []*model.Pod {
 	out := make([]*model.Pod, 0, len(set))
 	for p := range set {
 		out = append(out, p)
@@ -200,26 +200,26 @@ func sortedPods(set map[*model.Pod]struct{}) []*model.Pod {
 // shrunk to a quarter of its peak (150,000 pods pending at a cluster's creation would otherwise
 // make every later scheduling pass walk 150,000 empty slots).
 type podSet struct {
-	m    map[*model.Pod]struct{}
+	M    map[*model.Pod]struct{}
 	peak int
 }
 
-func newPodSet() podSet { return podSet{m: map[*model.Pod]struct{}{}} }
+func newPodSet() podSet { return podSet{M: map[*model.Pod]struct{}{}} }
 
 func (s *podSet) add(p *model.Pod) {
-	s.m[p] = struct{}{}
-	s.peak = max(s.peak, len(s.m))
+	s.M[p] = struct{}{}
+	s.peak = max(s.peak, len(s.M))
 }
 
 func (s *podSet) remove(p *model.Pod) {
-	delete(s.m, p)
-	if s.peak >= 1024 && len(s.m) < s.peak/4 {
-		m := make(map[*model.Pod]struct{}, len(s.m))
-		for q := range s.m {
+	delete(s.M, p)
+	if s.peak >= 1024 && len(s.M) < s.peak/4 {
+		m := make(map[*model.Pod]struct{}, len(s.M))
+		for q := range s.M {
 			m[q] = struct{}{}
 		}
-		s.m, s.peak = m, len(m)
+		s.M, s.peak = m, len(m)
 	}
 }
 
-func (s *podSet) len() int { return len(s.m) }
+func (s *podSet) Len() int { return len(s.M) }

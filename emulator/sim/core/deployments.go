@@ -1,4 +1,4 @@
-package sim
+package core
 
 import (
 	"sort"
@@ -16,30 +16,30 @@ import (
 
 const evDeploymentSync = "deployment.sync"
 
-func (w *World) registerDeploymentHandlers() {
+func (w *Core) registerDeploymentHandlers() {
 	w.engine.On(evDeploymentSync, func(ev model.Event) {
 		c := w.st.Clusters[ev.Cluster]
 		if c == nil {
 			return
 		}
-		delete(w.podIndex(c).syncQueued, ev.Node)
+		delete(w.PodIndex(c).SyncQueued, ev.Node)
 		if d := c.Deployments[ev.Node]; d != nil {
 			w.syncDeployment(c, d)
 		}
 	})
 }
 
-// queueSync schedules one controller pass for a deployment at the current instant.
-func (w *World) queueSync(c *model.Cluster, key string) {
-	ix := w.podIndex(c)
-	if ix.syncQueued[key] || c.Deployments[key] == nil {
+// QueueSync schedules one controller pass for a deployment at the current instant.
+func (w *Core) QueueSync(c *model.Cluster, key string) {
+	ix := w.PodIndex(c)
+	if ix.SyncQueued[key] || c.Deployments[key] == nil {
 		return
 	}
-	ix.syncQueued[key] = true
+	ix.SyncQueued[key] = true
 	w.engine.Schedule(0, model.Event{Kind: evDeploymentSync, Cluster: c.Key(), Node: key})
 }
 
-func (w *World) randSafe(n int) string {
+func (w *Core) randSafe(n int) string {
 	b := make([]byte, n)
 	for i := range b {
 		b[i] = model.SafeChars[w.engine.Rng.IntN(len(model.SafeChars))]
@@ -47,7 +47,7 @@ func (w *World) randSafe(n int) string {
 	return string(b)
 }
 
-func replicasOf(d *model.Deployment) int {
+func ReplicasOf(d *model.Deployment) int {
 	if d.Spec.Replicas == nil {
 		return 1
 	}
@@ -56,7 +56,7 @@ func replicasOf(d *model.Deployment) int {
 
 // rollingParams resolves maxSurge and maxUnavailable against the replica count.
 func rollingParams(d *model.Deployment) (surge, unavailable int) {
-	replicas := replicasOf(d)
+	replicas := ReplicasOf(d)
 	ms, mu := intstr.FromString("25%"), intstr.FromString("25%")
 	if ru := d.Spec.Strategy.RollingUpdate; ru != nil {
 		if ru.MaxSurge != nil {
@@ -75,16 +75,16 @@ func rollingParams(d *model.Deployment) (surge, unavailable int) {
 }
 
 // syncDeployment is one controller pass.
-func (w *World) syncDeployment(c *model.Cluster, d *model.Deployment) {
+func (w *Core) syncDeployment(c *model.Cluster, d *model.Deployment) {
 	if d.Controller != nil && d.Controller.Ordinals {
 		w.syncOrdinals(c, d) // a StatefulSet's stand-in (workloads_other.go)
 		return
 	}
-	ix := w.podIndex(c)
-	replicas := replicasOf(d)
+	ix := w.PodIndex(c)
+	replicas := ReplicasOf(d)
 	// Most passes find nothing to do (a pod started): count before sorting anything.
 	nCur, nOld := 0, 0
-	for tmpl, t := range ix.tmplCounts[d.Key()] {
+	for tmpl, t := range ix.TmplCounts[d.Key()] {
 		if tmpl == d.Current {
 			nCur += int(t.Live)
 		} else {
@@ -101,7 +101,7 @@ func (w *World) syncDeployment(c *model.Cluster, d *model.Deployment) {
 		return
 	}
 	var cur, old []*model.Pod
-	for _, p := range sortedPods(ix.podsOf[d.Key()]) {
+	for _, p := range SortedPods(ix.PodsOf[d.Key()]) {
 		if p.Terminating {
 			continue
 		}
@@ -114,7 +114,7 @@ func (w *World) syncDeployment(c *model.Cluster, d *model.Deployment) {
 	if d.Spec.Strategy.Type == appsv1.RecreateDeploymentStrategyType && len(old) > 0 {
 		// Recreate: every old pod goes before any new one is made.
 		for _, p := range old {
-			w.terminatePod(c, p, graceOf(w.podSpec(c, p), 0))
+			w.TerminatePod(c, p, GraceOf(w.PodSpec(c, p), 0))
 		}
 		return
 	}
@@ -146,13 +146,13 @@ func (w *World) syncDeployment(c *model.Cluster, d *model.Deployment) {
 		if p.Ready {
 			canGo--
 		}
-		w.terminatePod(c, p, graceOf(w.podSpec(c, p), 0))
+		w.TerminatePod(c, p, GraceOf(w.PodSpec(c, p), 0))
 	}
 }
 
 // scaleTo brings the pods of the current template to n: new pods, or the least useful go
 // first (pending, then not ready, then newest).
-func (w *World) scaleTo(c *model.Cluster, d *model.Deployment, cur []*model.Pod, n int) {
+func (w *Core) scaleTo(c *model.Cluster, d *model.Deployment, cur []*model.Pod, n int) {
 	for i := len(cur); i < n; i++ {
 		w.newDeploymentPod(c, d)
 	}
@@ -170,17 +170,17 @@ func (w *World) scaleTo(c *model.Cluster, d *model.Deployment, cur []*model.Pod,
 		return a.CreateTime.After(b.CreateTime)
 	})
 	for _, p := range cur[:len(cur)-n] {
-		w.terminatePod(c, p, graceOf(w.podSpec(c, p), 0))
+		w.TerminatePod(c, p, GraceOf(w.PodSpec(c, p), 0))
 	}
 }
 
 // dropOldTemplates forgets templates no pod uses any more.
-func (w *World) dropOldTemplates(c *model.Cluster, d *model.Deployment) {
+func (w *Core) dropOldTemplates(c *model.Cluster, d *model.Deployment) {
 	if len(d.Templates) == 1 {
 		return
 	}
 	used := map[string]bool{d.Current: true}
-	for p := range w.podIndex(c).podsOf[d.Key()] {
+	for p := range w.PodIndex(c).PodsOf[d.Key()] {
 		used[p.Template] = true
 	}
 	for h := range d.Templates {
@@ -190,7 +190,7 @@ func (w *World) dropOldTemplates(c *model.Cluster, d *model.Deployment) {
 	}
 }
 
-func (w *World) newDeploymentPod(c *model.Cluster, d *model.Deployment) *model.Pod {
+func (w *Core) newDeploymentPod(c *model.Cluster, d *model.Deployment) *model.Pod {
 	t := d.Templates[d.Current]
 	prefix := d.Name + "-" + d.Current + "-"
 	if d.Controller != nil {
@@ -205,13 +205,13 @@ func (w *World) newDeploymentPod(c *model.Cluster, d *model.Deployment) *model.P
 	}
 	p := &model.Pod{Namespace: d.Namespace, Name: name, OwnerKind: model.OwnerDeployment, Owner: d.Name, Template: d.Current,
 		Labels: t.Labels, Annotation: t.Annotations}
-	w.addPod(c, p)
+	w.AddPod(c, p)
 	return p
 }
 
-// graceOf is a pod's termination grace period, capped at limit when limit > 0.
-func graceOf(spec *corev1.PodSpec, limit time.Duration) time.Duration {
-	g := time.Duration(graceSeconds(spec)) * time.Second
+// GraceOf is a pod's termination grace period, capped at limit when limit > 0.
+func GraceOf(spec *corev1.PodSpec, limit time.Duration) time.Duration {
+	g := time.Duration(GraceSeconds(spec)) * time.Second
 	if limit > 0 && g > limit {
 		g = limit
 	}

@@ -1,4 +1,4 @@
-package sim
+package core
 
 import (
 	"sort"
@@ -17,19 +17,19 @@ import (
 // themselves. Each budget keeps counts of its pods, adjusted as pods change, so an eviction
 // check does not scan the cluster.
 
-type pdbCount struct {
-	healthy int
-	bare    int
+type PdbCount struct {
+	Healthy int
+	Bare    int
 	// owners counts the selected, not terminating pods of each Deployment.
-	owners map[string]int
+	Owners map[string]int
 }
 
 // expected is the number of pods the budget protects.
-func (cnt *pdbCount) expected(c *model.Cluster) int {
-	n := cnt.bare
-	for key, pods := range cnt.owners {
+func (cnt *PdbCount) expected(c *model.Cluster) int {
+	n := cnt.Bare
+	for key, pods := range cnt.Owners {
 		if d := c.Deployments[key]; d != nil && pods > 0 {
-			n += replicasOf(d)
+			n += ReplicasOf(d)
 		} else {
 			n += pods
 		}
@@ -37,36 +37,36 @@ func (cnt *pdbCount) expected(c *model.Cluster) int {
 	return n
 }
 
-func (cnt *pdbCount) add(p *model.Pod, d int) {
+func (cnt *PdbCount) add(p *model.Pod, d int) {
 	if p.OwnerKind == model.OwnerDeployment {
-		cnt.owners[p.Namespace+"/"+p.Owner] += d
+		cnt.Owners[p.Namespace+"/"+p.Owner] += d
 	} else {
-		cnt.bare += d
+		cnt.Bare += d
 	}
 	if p.Ready {
-		cnt.healthy += d
+		cnt.Healthy += d
 	}
 }
 
-// selectorOf compiles (once) an object's label selector.
-func (w *World) selectorOf(c *model.Cluster, owner any, sel *metav1.LabelSelector) labels.Selector {
-	ix := w.podIndex(c)
-	if s, ok := ix.selectors[owner]; ok {
+// SelectorOf compiles (once) an object's label selector.
+func (w *Core) SelectorOf(c *model.Cluster, owner any, sel *metav1.LabelSelector) labels.Selector {
+	ix := w.PodIndex(c)
+	if s, ok := ix.Selectors[owner]; ok {
 		return s
 	}
 	s, err := metav1.LabelSelectorAsSelector(sel)
 	if err != nil || sel == nil {
 		s = labels.Nothing()
 	}
-	ix.selectors[owner] = s
+	ix.Selectors[owner] = s
 	return s
 }
 
-// pdbsOf lists the budgets that select pod p.
-func (w *World) pdbsOf(c *model.Cluster, p *model.Pod) []*model.PDB {
+// PdbsOf lists the budgets that select pod p.
+func (w *Core) PdbsOf(c *model.Cluster, p *model.Pod) []*model.PDB {
 	var out []*model.PDB
 	for _, b := range c.PDBs {
-		if b.Namespace == p.Namespace && w.selectorOf(c, b, b.Spec.Selector).Matches(labels.Set(p.Labels)) {
+		if b.Namespace == p.Namespace && w.SelectorOf(c, b, b.Spec.Selector).Matches(labels.Set(p.Labels)) {
 			out = append(out, b)
 		}
 	}
@@ -76,9 +76,9 @@ func (w *World) pdbsOf(c *model.Cluster, p *model.Pod) []*model.PDB {
 	return out
 }
 
-// pdbTrack adds (or removes) pod p's contribution to the counts of the budgets selecting it.
+// PdbTrack adds (or removes) pod p's contribution to the counts of the budgets selecting it.
 // Callers remove it before changing the pod and add it back after.
-func (w *World) pdbTrack(c *model.Cluster, p *model.Pod, add bool) {
+func (w *Core) PdbTrack(c *model.Cluster, p *model.Pod, add bool) {
 	if len(c.PDBs) == 0 || p.Terminating {
 		return
 	}
@@ -86,45 +86,45 @@ func (w *World) pdbTrack(c *model.Cluster, p *model.Pod, add bool) {
 	if !add {
 		d = -1
 	}
-	f := w.feed(c)
-	for _, b := range w.pdbsOf(c, p) {
-		w.pdbCounts(c, b).add(p, d)
+	f := w.Feed(c)
+	for _, b := range w.PdbsOf(c, p) {
+		w.PdbCounts(c, b).add(p, d)
 		if f != nil { // its status may change
-			f.pdbs[b] = struct{}{}
-			w.noteDirty(c, f)
+			f.Pdbs[b] = struct{}{}
+			w.NoteDirty(c, f)
 		}
 	}
 }
 
-// pdbCounts returns a budget's counts, counting its pods on first use.
-func (w *World) pdbCounts(c *model.Cluster, b *model.PDB) *pdbCount {
-	if w.pdbCount == nil {
-		w.pdbCount = map[*model.PDB]*pdbCount{}
+// PdbCounts returns a budget's counts, counting its pods on first use.
+func (w *Core) PdbCounts(c *model.Cluster, b *model.PDB) *PdbCount {
+	if w.PdbCount == nil {
+		w.PdbCount = map[*model.PDB]*PdbCount{}
 	}
-	if cnt, ok := w.pdbCount[b]; ok {
+	if cnt, ok := w.PdbCount[b]; ok {
 		return cnt
 	}
-	cnt := &pdbCount{owners: map[string]int{}}
-	sel := w.selectorOf(c, b, b.Spec.Selector)
+	cnt := &PdbCount{Owners: map[string]int{}}
+	sel := w.SelectorOf(c, b, b.Spec.Selector)
 	for _, p := range c.Pods {
 		if p.Namespace == b.Namespace && !p.Terminating && sel.Matches(labels.Set(p.Labels)) {
 			cnt.add(p, 1)
 		}
 	}
-	w.pdbCount[b] = cnt
+	w.PdbCount[b] = cnt
 	return cnt
 }
 
-// forgetPDB drops a budget's derived data (it was changed or deleted).
-func (w *World) forgetPDB(c *model.Cluster, b *model.PDB) {
-	delete(w.pdbCount, b)
-	delete(w.podIndex(c).selectors, b)
+// ForgetPDB drops a budget's derived data (it was changed or deleted).
+func (w *Core) ForgetPDB(c *model.Cluster, b *model.PDB) {
+	delete(w.PdbCount, b)
+	delete(w.PodIndex(c).Selectors, b)
 }
 
-// pdbStatus computes a budget's status: desiredHealthy from minAvailable (rounded up) or from
+// PdbStatus computes a budget's status: desiredHealthy from minAvailable (rounded up) or from
 // expected - maxUnavailable (rounded up), and the disruptions allowed now.
-func (w *World) pdbStatus(c *model.Cluster, b *model.PDB) policyv1.PodDisruptionBudgetStatus {
-	cnt := w.pdbCounts(c, b)
+func (w *Core) PdbStatus(c *model.Cluster, b *model.PDB) policyv1.PodDisruptionBudgetStatus {
+	cnt := w.PdbCounts(c, b)
 	expected := cnt.expected(c)
 	desired := 0
 	switch {
@@ -137,17 +137,17 @@ func (w *World) pdbStatus(c *model.Cluster, b *model.PDB) policyv1.PodDisruption
 	return policyv1.PodDisruptionBudgetStatus{
 		ObservedGeneration: b.Generation,
 		ExpectedPods:       int32(expected),
-		CurrentHealthy:     int32(cnt.healthy),
+		CurrentHealthy:     int32(cnt.Healthy),
 		DesiredHealthy:     int32(desired),
-		DisruptionsAllowed: int32(max(cnt.healthy-desired, 0)),
+		DisruptionsAllowed: int32(max(cnt.Healthy-desired, 0)),
 	}
 }
 
-// evictionBlocker returns the budget that forbids evicting p now, or nil. An unready pod may
+// EvictionBlocker returns the budget that forbids evicting p now, or nil. An unready pod may
 // be evicted while its budgets are satisfied (the default unhealthyPodEvictionPolicy).
-func (w *World) evictionBlocker(c *model.Cluster, p *model.Pod) *model.PDB {
-	for _, b := range w.pdbsOf(c, p) {
-		st := w.pdbStatus(c, b)
+func (w *Core) EvictionBlocker(c *model.Cluster, p *model.Pod) *model.PDB {
+	for _, b := range w.PdbsOf(c, p) {
+		st := w.PdbStatus(c, b)
 		if p.Ready && st.DisruptionsAllowed > 0 {
 			continue
 		}

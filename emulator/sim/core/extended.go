@@ -1,4 +1,4 @@
-package sim
+package core
 
 import (
 	"fmt"
@@ -17,9 +17,9 @@ import (
 
 const maxExtendedWorkloads = 50
 
-// checkExtended applies R-EXT-1's rules to a pod spec about to be admitted on an Autopilot
+// CheckExtended applies R-EXT-1's rules to a pod spec about to be admitted on an Autopilot
 // cluster; self is the workload's own key, not counted against the limit.
-func (w *World) checkExtended(c *model.Cluster, kind, name string, spec *corev1.PodSpec, annotations map[string]string, self string) error {
+func (w *Core) CheckExtended(c *model.Cluster, kind, name string, spec *corev1.PodSpec, annotations map[string]string, self string) error {
 	if !c.Autopilot || annotations[SafeToEvictAnnotation] != "false" {
 		return nil
 	}
@@ -29,10 +29,10 @@ func (w *World) checkExtended(c *model.Cluster, kind, name string, spec *corev1.
 	if a := spec.Affinity; a != nil && (a.PodAffinity != nil || a.PodAntiAffinity != nil) {
 		return model.KubeInvalid(kind, name, "spec.affinity: Invalid value: extended run duration Pods cannot use inter-pod affinity or anti-affinity on Autopilot (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/extended-run-duration#r-ext-1)")
 	}
-	cpus := map[int64]bool{effectiveRequests(spec).MilliCPU: true}
+	cpus := map[int64]bool{EffectiveRequests(spec).MilliCPU: true}
 	for key, d := range c.Deployments {
 		if key != self && d.Spec.Template.Annotations[SafeToEvictAnnotation] == "false" {
-			cpus[effectiveRequests(&d.Spec.Template.Spec).MilliCPU] = true
+			cpus[EffectiveRequests(&d.Spec.Template.Spec).MilliCPU] = true
 		}
 	}
 	for key, p := range c.Pods {

@@ -1,4 +1,4 @@
-package sim
+package core
 
 import (
 	"container/heap"
@@ -14,9 +14,9 @@ import (
 // nodes, a scale-up) get the machine type's and the pool's, never a node's own: labels and
 // taints put on a node by hand are lost when GKE recreates it, as they are on GKE.
 
-// poolNodeLabels adds to labels what GKE put on every imported node of pool p: the labels
+// PoolNodeLabels adds to labels what GKE put on every imported node of pool p: the labels
 // they shared, and the ones whose value was each node's zone.
-func poolNodeLabels(p *model.NodePool, zone string, labels map[string]string) {
+func PoolNodeLabels(p *model.NodePool, zone string, labels map[string]string) {
 	for k, v := range p.NodeLabels {
 		labels[k] = v
 	}
@@ -36,26 +36,26 @@ func ownLabelsAndTaints(n *model.Node, labels map[string]string, taints []corev1
 	return append(taints, n.Own.Taints...)
 }
 
-// nodeRecreated is a node whose VM was recreated in place with a new spec (R-SURGE-4): the new
+// NodeRecreated is a node whose VM was recreated in place with a new spec (R-SURGE-4): the new
 // VM registers a new Node, so what was put on the old one by hand is gone, and the scheduler
 // files it with the nodes of its new shape.
-func (w *World) nodeRecreated(c *model.Cluster, n *model.Node) {
+func (w *Core) NodeRecreated(c *model.Cluster, n *model.Node) {
 	n.Own = nil
-	ix, ok := w.k8s[c]
-	if !ok || ix.sched == nil {
+	ix, ok := w.K8s[c]
+	if !ok || ix.Sched == nil {
 		return
 	}
-	sn := ix.sched.nodes[n.Name]
-	if sn == nil || sn.group.key == groupKey(n) {
+	sn := ix.Sched.Nodes[n.Name]
+	if sn == nil || sn.Group.Key == groupKey(n) {
 		return
 	}
-	if sn.idx >= 0 {
-		heap.Remove(&sn.group.heap, sn.idx)
+	if sn.Idx >= 0 {
+		heap.Remove(&sn.Group.Heap, sn.Idx)
 	}
-	if sn.registered {
-		sn.group.registered--
+	if sn.Registered {
+		sn.Group.Registered--
 	}
-	delete(sn.group.members, n.Name)
-	delete(ix.sched.nodes, n.Name)
+	delete(sn.Group.Members, n.Name)
+	delete(ix.Sched.Nodes, n.Name)
 	w.updateSchedNode(c, n)
 }

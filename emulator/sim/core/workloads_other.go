@@ -1,4 +1,4 @@
-package sim
+package core
 
 import (
 	"encoding/json"
@@ -33,20 +33,20 @@ const (
 	KindJob         = "Job"
 )
 
-// standInName is the model's name of the workload standing in for controller kind/name.
-func standInName(kind, name string) string { return name + "~" + strings.ToLower(kind) }
+// StandInName is the model's name of the workload standing in for controller kind/name.
+func StandInName(kind, name string) string { return name + "~" + strings.ToLower(kind) }
 
 // syncOrdinals is the controller pass of a StatefulSet's stand-in: each missing ordinal gets its
 // pod, with the pod's own name; a pod still terminating holds its name. OrderedReady creates
 // one pod at a time and waits for every pod before it to be ready.
-func (w *World) syncOrdinals(c *model.Cluster, d *model.Deployment) {
-	ix := w.podIndex(c)
-	byName := make(map[string]*model.Pod, len(ix.podsOf[d.Key()]))
-	for p := range ix.podsOf[d.Key()] {
+func (w *Core) syncOrdinals(c *model.Cluster, d *model.Deployment) {
+	ix := w.PodIndex(c)
+	byName := make(map[string]*model.Pod, len(ix.PodsOf[d.Key()]))
+	for p := range ix.PodsOf[d.Key()] {
 		byName[p.Name] = p
 	}
 	ordered := !d.Controller.Parallel
-	for i := range replicasOf(d) {
+	for i := range ReplicasOf(d) {
 		name := d.Controller.Name + "-" + strconv.Itoa(i)
 		if p := byName[name]; p != nil {
 			if ordered && !p.Ready {
@@ -61,7 +61,7 @@ func (w *World) syncOrdinals(c *model.Cluster, d *model.Deployment) {
 		lbls := maps.Clone(t.Labels)
 		lbls[appsv1.StatefulSetPodNameLabel] = name
 		lbls[appsv1.PodIndexLabel] = strconv.Itoa(i)
-		w.addPod(c, &model.Pod{Namespace: d.Namespace, Name: name, OwnerKind: model.OwnerDeployment, Owner: d.Name, Template: d.Current,
+		w.AddPod(c, &model.Pod{Namespace: d.Namespace, Name: name, OwnerKind: model.OwnerDeployment, Owner: d.Name, Template: d.Current,
 			Labels: lbls, Annotation: t.Annotations})
 		if ordered {
 			return
@@ -69,15 +69,15 @@ func (w *World) syncOrdinals(c *model.Cluster, d *model.Deployment) {
 	}
 }
 
-// orderedPods says whether a workload creates its pods one after the other, each once the one
+// OrderedPods says whether a workload creates its pods one after the other, each once the one
 // before is ready (a StatefulSet's stand-in with podManagementPolicy OrderedReady).
-func orderedPods(d *model.Deployment) bool {
+func OrderedPods(d *model.Deployment) bool {
 	return d.Controller != nil && d.Controller.Ordinals && !d.Controller.Parallel
 }
 
 // podOwner is the generateName and ownerReferences of a pod whose controller is not one the
 // Deployment and DaemonSet renderings describe; ok is false for those.
-func (w *World) podOwner(c *model.Cluster, p *model.Pod) (generateName string, refs []metav1.OwnerReference, ok bool) {
+func (w *Core) podOwner(c *model.Cluster, p *model.Pod) (generateName string, refs []metav1.OwnerReference, ok bool) {
 	truth := true
 	ref := func(apiVersion, kind, name, uid string) []metav1.OwnerReference {
 		return []metav1.OwnerReference{{APIVersion: apiVersion, Kind: kind, Name: name, UID: types.UID(uid), Controller: &truth, BlockOwnerDeletion: &truth}}
@@ -118,7 +118,7 @@ func daemonPodGenerateName(p *model.Pod) string {
 func standIns(c *model.Cluster, kind string, o ListOptions) []*model.Deployment {
 	var out []*model.Deployment
 	for _, d := range c.Deployments {
-		if d.Controller != nil && d.Controller.Kind == kind && o.matches(d.Namespace, d.Labels) {
+		if d.Controller != nil && d.Controller.Kind == kind && o.Matches(d.Namespace, d.Labels) {
 			out = append(out, d)
 		}
 	}
@@ -132,8 +132,8 @@ func standIns(c *model.Cluster, kind string, o ListOptions) []*model.Deployment 
 }
 
 // podCounts counts a workload's pods of template tmpl ("" for all): not terminating, and ready.
-func (w *World) podCounts(c *model.Cluster, d *model.Deployment, tmpl string) (pods, ready int32) {
-	for p := range w.podIndex(c).podsOf[d.Key()] {
+func (w *Core) podCounts(c *model.Cluster, d *model.Deployment, tmpl string) (pods, ready int32) {
+	for p := range w.PodIndex(c).PodsOf[d.Key()] {
 		if p.Terminating || (tmpl != "" && p.Template != tmpl) {
 			continue
 		}
@@ -147,13 +147,13 @@ func (w *World) podCounts(c *model.Cluster, d *model.Deployment, tmpl string) (p
 
 // ListStatefulSets lists an imported cluster's StatefulSets (read-only: the emulator keeps their
 // pods, its own controller recreates them).
-func (w *World) ListStatefulSets(c *model.Cluster, o ListOptions) *appsv1.StatefulSetList {
+func (w *Core) ListStatefulSets(c *model.Cluster, o ListOptions) *appsv1.StatefulSetList {
 	out := &appsv1.StatefulSetList{TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: "StatefulSetList"},
 		ListMeta: metav1.ListMeta{ResourceVersion: model.RvString(c.RV)}, Items: []appsv1.StatefulSet{}}
 	for _, d := range standIns(c, KindStatefulSet, o) {
 		var spec appsv1.StatefulSetSpec
 		_ = json.Unmarshal(d.Controller.Spec, &spec)
-		replicas := int32(replicasOf(d))
+		replicas := int32(ReplicasOf(d))
 		spec.Replicas = &replicas
 		pods, ready := w.podCounts(c, d, "")
 		out.Items = append(out.Items, appsv1.StatefulSet{
@@ -170,12 +170,12 @@ func (w *World) ListStatefulSets(c *model.Cluster, o ListOptions) *appsv1.Statef
 
 // standInReplicaSets renders an imported cluster's ReplicaSets of their own (not a
 // Deployment's), which stand-in controllers run (read-only).
-func (w *World) standInReplicaSets(c *model.Cluster, o ListOptions) []appsv1.ReplicaSet {
+func (w *Core) standInReplicaSets(c *model.Cluster, o ListOptions) []appsv1.ReplicaSet {
 	var out []appsv1.ReplicaSet
 	for _, d := range standIns(c, KindReplicaSet, o) {
 		var spec appsv1.ReplicaSetSpec
 		_ = json.Unmarshal(d.Controller.Spec, &spec)
-		replicas := int32(replicasOf(d))
+		replicas := int32(ReplicasOf(d))
 		spec.Replicas = &replicas
 		pods, ready := w.podCounts(c, d, "")
 		out = append(out, appsv1.ReplicaSet{
@@ -189,12 +189,12 @@ func (w *World) standInReplicaSets(c *model.Cluster, o ListOptions) []appsv1.Rep
 	return out
 }
 
-// templateFromPod is the pod template a stand-in controller (or a DaemonSet missing from an
+// TemplateFromPod is the pod template a stand-in controller (or a DaemonSet missing from an
 // import) recreates pods from: the spec and metadata a pod of it has, without what only that
 // pod has (its node, its name).
-func templateFromPod(pod *corev1.Pod) corev1.PodTemplateSpec {
+func TemplateFromPod(pod *corev1.Pod) corev1.PodTemplateSpec {
 	spec := pod.Spec.DeepCopy()
 	spec.NodeName = ""
-	withoutAdmittedToken(spec)
+	WithoutAdmittedToken(spec)
 	return corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: maps.Clone(pod.Labels), Annotations: maps.Clone(pod.Annotations)}, Spec: *spec}
 }

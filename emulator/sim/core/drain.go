@@ -1,4 +1,4 @@
-package sim
+package core
 
 import (
 	"slices"
@@ -20,37 +20,37 @@ const (
 	// drainRetry is how often blocked evictions are retried (as kubectl drain does).
 	drainRetry = 5 * time.Second
 	// drainFinish is how long the last steps of a drain take once no pod is left.
-	drainFinish = 5 * time.Second
+	DrainFinish = 5 * time.Second
 )
 
 // Drain policies of GKE's processes.
 var (
 	// R-SURGE-3: PDBs and graceful termination are respected for up to one hour.
-	surgeDrain = model.DrainPolicy{RespectPDB: true, PDBTimeout: time.Hour, GraceCap: time.Hour}
+	SurgeDrain = model.DrainPolicy{RespectPDB: true, PDBTimeout: time.Hour, GraceCap: time.Hour}
 	// Node pool deletion does not wait for PDBs (nodeDrainConfig.respectPdbDuringNodePoolDeletion
 	// defaults to false); pods still get their grace, up to an hour.
-	poolDeletionDrain = model.DrainPolicy{GraceCap: time.Hour}
+	PoolDeletionDrain = model.DrainPolicy{GraceCap: time.Hour}
 	// R-BG-5: a blue batch is drained by eviction; what PDBs or long grace periods hold back is
 	// left for the delete phase.
-	blueBatchDrain = model.DrainPolicy{RespectPDB: true, PDBTimeout: time.Hour, Settle: true}
+	BlueBatchDrain = model.DrainPolicy{RespectPDB: true, PDBTimeout: time.Hour, Settle: true}
 	// R-BG-5: the delete phase deletes pods (no eviction, PDBs ignored), grace capped at 60 minutes.
-	blueDeleteDrain = model.DrainPolicy{GraceCap: time.Hour}
+	BlueDeleteDrain = model.DrainPolicy{GraceCap: time.Hour}
 	// R-ABG-3: after the wait, blue nodes drain honouring PDBs for 1 hour and grace for 24 hours.
-	autoscaledBlueDrain = model.DrainPolicy{RespectPDB: true, PDBTimeout: time.Hour, GraceCap: 24 * time.Hour}
+	AutoscaledBlueDrain = model.DrainPolicy{RespectPDB: true, PDBTimeout: time.Hour, GraceCap: 24 * time.Hour}
 )
 
-func (w *World) registerDrainHandlers() {
+func (w *Core) registerDrainHandlers() {
 	w.engine.On(evDrainAttempt, func(ev model.Event) {
-		if c, n := w.nodeEvent(ev); n != nil && n.Drain != nil && n.State == model.NodeDraining {
+		if c, n := w.NodeEvent(ev); n != nil && n.Drain != nil && n.State == model.NodeDraining {
 			w.drainStep(c, n)
 		}
 	})
 }
 
-// startDrain cordons n and starts draining it.
-func (w *World) startDrain(c *model.Cluster, n *model.Node, policy model.DrainPolicy, why string) {
-	w.cordon(c, n, why)
-	w.setNodeState(c, n, model.NodeDraining)
+// StartDrain cordons n and starts draining it.
+func (w *Core) StartDrain(c *model.Cluster, n *model.Node, policy model.DrainPolicy, why string) {
+	w.Cordon(c, n, why)
+	w.SetNodeState(c, n, model.NodeDraining)
 	n.Drain = &model.DrainState{Policy: policy, Start: w.st.Now, Reason: why}
 	w.engine.Record("NodeDraining", c, n.Pool, n.Name, "", "draining node %s (%s): %s", n.Name, describeDrain(policy), why)
 	w.drainStep(c, n)
@@ -69,25 +69,25 @@ func describeDrain(p model.DrainPolicy) string {
 
 // drainStep evicts what it can; it is run again when pods go and every drainRetry while an
 // eviction is blocked.
-func (w *World) drainStep(c *model.Cluster, n *model.Node) {
+func (w *Core) drainStep(c *model.Cluster, n *model.Node) {
 	d := n.Drain
-	ix := w.podIndex(c)
+	ix := w.PodIndex(c)
 	pdbExpired := !d.Policy.RespectPDB || !w.st.Now.Before(d.Start.Add(d.Policy.PDBTimeout))
 	// Pods still terminating are killed once the longer of the PDB timeout and the grace cap
 	// has passed: both are 1 hour for surge (R-SURGE-3); R-ABG-3 gives 1 hour and 24 hours.
 	forceAt := d.Start.Add(max(d.Policy.PDBTimeout, d.Policy.GraceCap))
 	remaining, blocked, settled := 0, false, true
-	for _, p := range slices.Clone(ix.podsOnNode[n.Name]) {
+	for _, p := range slices.Clone(ix.PodsOnNode[n.Name]) {
 		if p.OwnerKind == model.OwnerDaemonSet {
 			continue
 		}
 		remaining++
-		grace := graceOf(w.podSpec(c, p), d.Policy.GraceCap)
+		grace := GraceOf(w.PodSpec(c, p), d.Policy.GraceCap)
 		if p.Terminating {
 			// Past the drain's deadline, nothing waits any more (R-SURGE-3's force-evict).
 			if d.Policy.RespectPDB && !w.st.Now.Before(forceAt) {
 				w.engine.Record("PodKilled", c, n.Pool, n.Name, "", "killed pod %s on %s: still terminating at the drain's deadline of %s", p.Key(), n.Name, forceAt.Sub(d.Start))
-				w.terminatePod(c, p, 0)
+				w.TerminatePod(c, p, 0)
 			}
 			continue
 		}
@@ -109,11 +109,11 @@ func (w *World) drainStep(c *model.Cluster, n *model.Node) {
 			continue
 		}
 		_, extended := extendedUntil(p, d.Policy)
-		switch b := w.evictionBlocker(c, p); {
+		switch b := w.EvictionBlocker(c, p); {
 		case extended && b == nil:
 			// R-EXT-1: the extended duration is over; the pod is evicted like any other now.
-			w.engine.Record("PodEvicted", c, n.Pool, n.Name, "", "evicted pod %s from %s (grace %s): its %s extended duration is over", p.Key(), n.Name, grace, extendedDuration)
-			w.terminatePod(c, p, grace)
+			w.engine.Record("PodEvicted", c, n.Pool, n.Name, "", "evicted pod %s from %s (grace %s): its %s extended duration is over", p.Key(), n.Name, grace, ExtendedDuration)
+			w.TerminatePod(c, p, grace)
 		case pdbExpired:
 			// R-SURGE-3: after the hour what is left is forced out, grace periods included: a
 			// pod deleted then gets what remains of the drain's deadline (none for surge, whose
@@ -121,8 +121,8 @@ func (w *World) drainStep(c *model.Cluster, n *model.Node) {
 			if d.Policy.GraceCap > 0 {
 				grace = min(grace, max(forceAt.Sub(w.st.Now), 0))
 			}
-			w.engine.Record("PodDeleted", c, n.Pool, n.Name, "", "deleted pod %s from %s%s (grace %s)", p.Key(), n.Name, forcedWhy(d), describeGrace(grace, w.podSpec(c, p)))
-			w.terminatePod(c, p, grace)
+			w.engine.Record("PodDeleted", c, n.Pool, n.Name, "", "deleted pod %s from %s%s (grace %s)", p.Key(), n.Name, forcedWhy(d), describeGrace(grace, w.PodSpec(c, p)))
+			w.TerminatePod(c, p, grace)
 		case b != nil:
 			blocked = true
 			if !w.blockedForGood(c, b) {
@@ -133,18 +133,18 @@ func (w *World) drainStep(c *model.Cluster, n *model.Node) {
 			}
 			if !d.Blocked[p.Key()] {
 				d.Blocked[p.Key()] = true
-				st := w.pdbStatus(c, b)
+				st := w.PdbStatus(c, b)
 				w.engine.Record("EvictionBlocked", c, n.Pool, n.Name, "", "cannot evict pod %s: PodDisruptionBudget %s allows %d disruptions (%d healthy, %d needed); retrying until %s",
 					p.Key(), b.Key(), st.DisruptionsAllowed, st.CurrentHealthy, st.DesiredHealthy, d.Start.Add(d.Policy.PDBTimeout).Format(time.RFC3339))
 			}
 		default:
 			w.engine.Record("PodEvicted", c, n.Pool, n.Name, "", "evicted pod %s from %s (grace %s)", p.Key(), n.Name, grace)
-			w.terminatePod(c, p, grace)
+			w.TerminatePod(c, p, grace)
 		}
 	}
 	if remaining == 0 || (d.Policy.Settle && settled) {
 		n.Drain = nil
-		w.engine.Schedule(drainFinish, model.Event{Kind: evNodeDrained, Cluster: c.Key(), Node: n.Name})
+		w.engine.Schedule(DrainFinish, model.Event{Kind: evNodeDrained, Cluster: c.Key(), Node: n.Name})
 		return
 	}
 	if !d.Policy.RespectPDB || (pdbExpired && !w.st.Now.Before(forceAt)) {
@@ -156,7 +156,7 @@ func (w *World) drainStep(c *model.Cluster, n *model.Node) {
 	if !pdbExpired {
 		next = d.Start.Add(d.Policy.PDBTimeout)
 		if blocked {
-			next = minTime(next, w.st.Now.Add(drainRetry))
+			next = MinTime(next, w.st.Now.Add(drainRetry))
 		}
 	}
 	if d.Next.IsZero() || !d.Next.After(w.st.Now) || next.Before(d.Next) {
@@ -169,51 +169,51 @@ func (w *World) drainStep(c *model.Cluster, n *model.Node) {
 // it (R-BG-5: the blue pool's deletion caps it at 60 minutes; R-SURGE-3: nothing is left of it
 // at the hour).
 func describeGrace(grace time.Duration, spec *corev1.PodSpec) string {
-	if own := graceOf(spec, 0); own > grace {
+	if own := GraceOf(spec, 0); own > grace {
 		return grace.String() + ", capped from " + own.String()
 	}
 	return grace.String()
 }
 
-func minTime(a, b time.Time) time.Time {
+func MinTime(a, b time.Time) time.Time {
 	if a.Before(b) {
 		return a
 	}
 	return b
 }
 
-func maxTime(a, b time.Time) time.Time {
+func MaxTime(a, b time.Time) time.Time {
 	if a.After(b) {
 		return a
 	}
 	return b
 }
 
-// pdbTimeoutReached is how the log says a pod was deleted because its drain's PDB timeout
+// PdbTimeoutReached is how the log says a pod was deleted because its drain's PDB timeout
 // passed (the forced end of R-SURGE-3's hour); the operation timeline marks it.
-const pdbTimeoutReached = "PodDisruptionBudget timeout of "
+const PdbTimeoutReached = "PodDisruptionBudget timeout of "
 
 func forcedWhy(d *model.DrainState) string {
 	if d.Policy.RespectPDB {
-		return ": " + pdbTimeoutReached + d.Policy.PDBTimeout.String() + " reached"
+		return ": " + PdbTimeoutReached + d.Policy.PDBTimeout.String() + " reached"
 	}
 	return " (deleted without eviction)"
 }
 
 // blockedForGood says a budget will not allow a disruption unless something outside changes
 // it: every pod it protects is healthy and still none may go (e.g. minAvailable 100%).
-func (w *World) blockedForGood(c *model.Cluster, b *model.PDB) bool {
-	st := w.pdbStatus(c, b)
+func (w *Core) blockedForGood(c *model.Cluster, b *model.PDB) bool {
+	st := w.PdbStatus(c, b)
 	return st.DisruptionsAllowed == 0 && st.CurrentHealthy >= st.ExpectedPods
 }
 
-// extendedDuration is how long Autopilot protects a safe-to-evict=false pod (R-EXT-1).
-const extendedDuration = 7 * 24 * time.Hour
+// ExtendedDuration is how long Autopilot protects a safe-to-evict=false pod (R-EXT-1).
+const ExtendedDuration = 7 * 24 * time.Hour
 
 // extendedUntil says until when a drain with this policy must leave pod p alone (R-EXT-1).
 func extendedUntil(p *model.Pod, policy model.DrainPolicy) (time.Time, bool) {
 	if !policy.ProtectExtended || p.Annotation[SafeToEvictAnnotation] != "false" {
 		return time.Time{}, false
 	}
-	return p.CreateTime.Add(extendedDuration), true
+	return p.CreateTime.Add(ExtendedDuration), true
 }

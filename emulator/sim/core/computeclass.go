@@ -1,4 +1,4 @@
-package sim
+package core
 
 import (
 	"fmt"
@@ -33,10 +33,10 @@ const (
 	whenUnsatisfiableNot     = "DoNotScaleUp"
 )
 
-// classRank is where pool p stands for the autoscaler under its compute class: the index of
+// ClassRank is where pool p stands for the autoscaler under its compute class: the index of
 // the first priority rule it matches (lower first), and "" — or why the class forbids growing it.
 // Pools of no class, or of a class the cluster does not have, rank 0.
-func (w *World) classRank(c *model.Cluster, p *model.NodePool) (int, string) {
+func (w *Core) ClassRank(c *model.Cluster, p *model.NodePool) (int, string) {
 	name := p.Labels[ComputeClassLabel]
 	if name == "" {
 		return 0, ""
@@ -62,8 +62,8 @@ func computeClassTolerated(spec *corev1.PodSpec, t corev1.Taint) bool {
 	return t.Key == ComputeClassLabel && t.Value != "" && spec.NodeSelector[ComputeClassLabel] == t.Value
 }
 
-// validateComputeClass checks what the CRD's schema says of the fields gkesim reads.
-func validateComputeClass(obj, _ runtime.Object) field.ErrorList {
+// ValidateComputeClass checks what the CRD's schema says of the fields gkesim reads.
+func ValidateComputeClass(obj, _ runtime.Object) field.ErrorList {
 	u := obj.(*unstructured.Unstructured)
 	var errs field.ErrorList
 	sp := field.NewPath("spec")
@@ -150,11 +150,11 @@ func jsonTypeOf(v any) string {
 	return fmt.Sprintf("%T", v)
 }
 
-// classRefuses says why the compute class of pool p forbids growing it for a pod of this spec.
-func (w *World) classRefuses(c *model.Cluster, p *model.NodePool, spec *corev1.PodSpec) string {
+// ClassRefuses says why the compute class of pool p forbids growing it for a pod of this spec.
+func (w *Core) ClassRefuses(c *model.Cluster, p *model.NodePool, spec *corev1.PodSpec) string {
 	if spec.NodeSelector[ComputeClassLabel] == "" {
 		return ""
 	}
-	_, why := w.classRank(c, p)
+	_, why := w.ClassRank(c, p)
 	return why
 }

@@ -1,0 +1,46 @@
+// Package core is what every part of the simulation stands on: clusters' node groups and
+// nodes (created, booted, cordoned, drained, deleted), pods with their index and the
+// scheduler, PodDisruptionBudgets, volumes, compute classes, the workload controllers GKE runs
+// in every cluster (Deployments and their ReplicaSets, DaemonSets, stand-ins), capacity and
+// injected faults, the operations' lifecycle, and each cluster's change feed of the
+// Kubernetes objects. It announces what happened through the engine's hooks and never calls
+// a controller by name: an operation's work and the feed's renderers of objects that other
+// parts own are wired in from the root package.
+package core
+
+import (
+	"sync/atomic"
+
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/engine"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
+)
+
+// Core holds a State's core objects and their derived indexes.
+type Core struct {
+	st     *model.State
+	engine *engine.Engine
+	// FeedRender renders the Services and stored objects of the change feeds.
+	FeedRender FeedRenderers
+	// OpWork runs the work of the operations' types.
+	OpWork OpWork
+	// Groups holds derived per-group indexes, rebuilt on demand after a restore.
+	Groups map[*model.InstanceGroup]*GroupIndex
+	// K8s holds each cluster's derived Kubernetes indexes, rebuilt on demand.
+	K8s map[*model.Cluster]*K8sIndex
+	// PdbCount holds each PodDisruptionBudget's pod counts, rebuilt on demand.
+	PdbCount map[*model.PDB]*PdbCount
+	// Feeds are the clusters' change feeds (changefeed.go); dirtyFeeds the clusters with
+	// changes to publish; WatchCap the feeds' history window (0: DefaultWatchHistory).
+	Feeds      map[*model.Cluster]*ChangeFeed
+	dirtyFeeds []*model.Cluster
+	WatchCap   int
+	// feedFollowed says whether anyone follows a cluster's feed (SetFeedFollowed; set from
+	// any goroutine, before or after the runner starts).
+	feedFollowed atomic.Pointer[func(cluster string) bool]
+}
+
+// New makes the core of st; watchHistory is how many changes each cluster's feed keeps (0:
+// DefaultWatchHistory).
+func New(st *model.State, e *engine.Engine, watchHistory int) *Core {
+	return &Core{st: st, engine: e, WatchCap: watchHistory}
+}

@@ -1,0 +1,139 @@
+package sim
+
+import (
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"time"
+
+	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
+)
+
+// What moved out of this package keeps its name here for the server, the store and the rehearsals.
+
+// Cluster: see core.Core.Cluster.
+func (w *World) Cluster(project string, location string, name string) *model.Cluster {
+	return w.core.Cluster(project, location, name)
+}
+
+const SafeToEvictAnnotation = core.SafeToEvictAnnotation
+const FaultStockout = core.FaultStockout
+const FaultQuota = core.FaultQuota
+const FaultAPIError = core.FaultAPIError
+const FaultLatency = core.FaultLatency
+
+// AddFault: see core.Core.AddFault.
+func (w *World) AddFault(f model.Fault) (*model.Fault, error) { return w.core.AddFault(f) }
+
+// Faults: see core.Core.Faults.
+func (w *World) Faults() []*model.Fault { return w.core.Faults() }
+
+// DeleteFault: see core.Core.DeleteFault.
+func (w *World) DeleteFault(id string) error { return w.core.DeleteFault(id) }
+
+const ComputeClassLabel = core.ComputeClassLabel
+
+// ListDaemonSets: see core.Core.ListDaemonSets.
+func (w *World) ListDaemonSets(c *model.Cluster, o ListOptions) *appsv1.DaemonSetList {
+	return w.core.ListDaemonSets(c, o)
+}
+
+// GetDaemonSet: see core.Core.GetDaemonSet.
+func (w *World) GetDaemonSet(c *model.Cluster, ns string, name string) (*appsv1.DaemonSet, error) {
+	return w.core.GetDaemonSet(c, ns, name)
+}
+
+type ListOptions = core.ListOptions
+
+// APITime: see core.APITime.
+func APITime(t time.Time) metav1.Time { return core.APITime(t) }
+
+// GetOperation: see core.Core.GetOperation.
+func (w *World) GetOperation(project string, location string, id string) (*model.Operation, error) {
+	return w.core.GetOperation(project, location, id)
+}
+
+// ListOperations: see core.Core.ListOperations.
+func (w *World) ListOperations(project string, location string) []*model.Operation {
+	return w.core.ListOperations(project, location)
+}
+
+// RenderOperation: see core.Core.RenderOperation.
+func (w *World) RenderOperation(op *model.Operation, links Links) *api.Operation {
+	return w.core.RenderOperation(op, links)
+}
+
+type Links = core.Links
+
+const AnnotationRequestedCPU = core.AnnotationRequestedCPU
+const AnnotationRequestedMemory = core.AnnotationRequestedMemory
+const AnnotationPods = core.AnnotationPods
+
+// RenderK8sNode: see core.Core.RenderK8sNode.
+func (w *World) RenderK8sNode(c *model.Cluster, n *model.Node) *corev1.Node {
+	return w.core.RenderK8sNode(c, n)
+}
+
+// ListReplicaSets: see core.Core.ListReplicaSets.
+func (w *World) ListReplicaSets(c *model.Cluster, o ListOptions) *appsv1.ReplicaSetList {
+	return w.core.ListReplicaSets(c, o)
+}
+
+// GetReplicaSet: see core.Core.GetReplicaSet.
+func (w *World) GetReplicaSet(c *model.Cluster, ns string, name string) (*appsv1.ReplicaSet, error) {
+	return w.core.GetReplicaSet(c, ns, name)
+}
+
+const DefaultWatchHistory = core.DefaultWatchHistory
+const ChangeAdded = core.ChangeAdded
+const ChangeModified = core.ChangeModified
+const ChangeDeleted = core.ChangeDeleted
+const ResourcePods = core.ResourcePods
+const ResourceNodes = core.ResourceNodes
+const ResourceNamespaces = core.ResourceNamespaces
+const ResourceDeployments = core.ResourceDeployments
+const ResourceReplicaSets = core.ResourceReplicaSets
+const ResourceDaemonSets = core.ResourceDaemonSets
+const ResourcePDBs = core.ResourcePDBs
+const ResourceServices = core.ResourceServices
+const ResourceEvents = core.ResourceEvents
+
+type Change = core.Change
+
+// FollowFeed: see core.Core.FollowFeed.
+func (w *World) FollowFeed(c *model.Cluster) { w.core.FollowFeed(c) }
+
+// SetFeedFollowed: see core.Core.SetFeedFollowed.
+func (w *World) SetFeedFollowed(followed func(cluster string) bool) { w.core.SetFeedFollowed(followed) }
+
+// Changes: see core.Core.Changes.
+func (w *World) Changes(c *model.Cluster, after int64, limit int) ([]Change, int64, error) {
+	return w.core.Changes(c, after, limit)
+}
+
+// ExpiredError: see core.ExpiredError.
+func ExpiredError(rv int64, oldest int64) *model.Error { return core.ExpiredError(rv, oldest) }
+
+// ChangesWaiter: see core.Core.ChangesWaiter.
+func (w *World) ChangesWaiter(c *model.Cluster) <-chan struct{} { return w.core.ChangesWaiter(c) }
+
+// WatchWindow: see core.Core.WatchWindow.
+func (w *World) WatchWindow(c *model.Cluster) (oldest int64, newest int64) {
+	return w.core.WatchWindow(c)
+}
+
+// EventResourceVersions: see core.Core.EventResourceVersions.
+func (w *World) EventResourceVersions(c *model.Cluster) (map[int64]int64, int64) {
+	return w.core.EventResourceVersions(c)
+}
+
+const KindStatefulSet = core.KindStatefulSet
+const KindReplicaSet = core.KindReplicaSet
+const KindJob = core.KindJob
+
+// ListStatefulSets: see core.Core.ListStatefulSets.
+func (w *World) ListStatefulSets(c *model.Cluster, o ListOptions) *appsv1.StatefulSetList {
+	return w.core.ListStatefulSets(c, o)
+}
