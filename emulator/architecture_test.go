@@ -14,15 +14,23 @@ import (
 // The dependency direction ARCHITECTURE.md describes, enforced: each package may import only
 // the repository packages listed for it (test files aside).
 var allowedImports = map[string][]string{
-	"emulator/api":             {},
-	"emulator/sim/eventq":      {},
-	"emulator/sim/window":      {},
-	"emulator/sim/catalog":     {"emulator/api"},
-	"emulator/sim/model":       {"emulator/api", "emulator/sim/catalog", "emulator/sim/eventq"},
-	"emulator/sim/engine":      {"emulator/api", "emulator/sim/model"},
-	"emulator/sim/maintenance": {"emulator/api", "emulator/sim/catalog", "emulator/sim/window", "emulator/sim/model", "emulator/sim/engine"},
-	"emulator/sim/core":        {"emulator/api", "emulator/sim/catalog", "emulator/sim/model", "emulator/sim/engine"},
-	"emulator/sim":             {"emulator/api", "emulator/sim/catalog", "emulator/sim/eventq", "emulator/sim/window", "emulator/sim/model", "emulator/sim/engine", "emulator/sim/maintenance", "emulator/sim/core"},
+	"emulator/api":               {},
+	"emulator/sim/eventq":        {},
+	"emulator/sim/window":        {},
+	"emulator/sim/catalog":       {"emulator/api"},
+	"emulator/sim/model":         {"emulator/api", "emulator/sim/catalog", "emulator/sim/eventq"},
+	"emulator/sim/engine":        {"emulator/api", "emulator/sim/model"},
+	"emulator/sim/maintenance":   {"emulator/api", "emulator/sim/catalog", "emulator/sim/window", "emulator/sim/model", "emulator/sim/engine"},
+	"emulator/sim/core":          {"emulator/api", "emulator/sim/catalog", "emulator/sim/model", "emulator/sim/engine"},
+	"emulator/sim/loadbalancers": {"emulator/api", "emulator/sim/catalog", "emulator/sim/model", "emulator/sim/engine", "emulator/sim/core"},
+	"emulator/sim/autoscaler":    {"emulator/api", "emulator/sim/model", "emulator/sim/engine", "emulator/sim/core"},
+	"emulator/sim/kubeapi":       {"emulator/sim/model", "emulator/sim/engine", "emulator/sim/core", "emulator/sim/loadbalancers"},
+	"emulator/sim/upgrade":       {"emulator/api", "emulator/sim/catalog", "emulator/sim/model", "emulator/sim/engine", "emulator/sim/core", "emulator/sim/maintenance"},
+	"emulator/sim/autoupgrade": {"emulator/api", "emulator/sim/catalog", "emulator/sim/model", "emulator/sim/engine", "emulator/sim/core",
+		"emulator/sim/maintenance", "emulator/sim/upgrade"},
+	"emulator/sim": {"emulator/api", "emulator/sim/catalog", "emulator/sim/eventq", "emulator/sim/window", "emulator/sim/model", "emulator/sim/engine",
+		"emulator/sim/maintenance", "emulator/sim/core", "emulator/sim/loadbalancers", "emulator/sim/autoscaler", "emulator/sim/kubeapi",
+		"emulator/sim/upgrade", "emulator/sim/autoupgrade"},
 	"emulator/store":           {"emulator/sim"},
 	"emulator/server":          {"emulator/api", "emulator/console", "emulator/googlejson", "emulator/sim"},
 	"emulator/console":         {},
@@ -81,7 +89,8 @@ func TestSimulationReadsNoWallClock(t *testing.T) {
 	root := filepath.Dir(filepath.Dir(file))
 	wallClock := map[string]bool{"Now": true, "Since": true, "Until": true, "After": true, "AfterFunc": true, "Sleep": true,
 		"NewTimer": true, "NewTicker": true, "Tick": true}
-	for _, pkg := range []string{"emulator/sim", "emulator/sim/catalog", "emulator/sim/window", "emulator/sim/eventq", "emulator/sim/model", "emulator/sim/engine", "emulator/sim/maintenance", "emulator/sim/core"} {
+	for _, pkg := range []string{"emulator/sim", "emulator/sim/catalog", "emulator/sim/window", "emulator/sim/eventq", "emulator/sim/model", "emulator/sim/engine", "emulator/sim/maintenance", "emulator/sim/core",
+		"emulator/sim/loadbalancers", "emulator/sim/autoscaler", "emulator/sim/kubeapi", "emulator/sim/upgrade", "emulator/sim/autoupgrade"} {
 		dir := filepath.Join(root, pkg)
 		bp, err := build.Default.ImportDir(dir, 0)
 		if err != nil {

@@ -11,9 +11,11 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/autoscaler"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/engine"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/kubeapi"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
@@ -92,7 +94,7 @@ func TestAutoscalerPerZoneLimits(t *testing.T) {
 	if notes, _ := w.engine.Events(engine.EventFilter{Type: "NotTriggerScaleUp"}); len(notes) == 0 || !strings.Contains(notes[0].Message, "max size reached") {
 		t.Fatalf("no NotTriggerScaleUp event saying the max is reached: %v", notes)
 	}
-	if _, err := w.SetScale(c, "default", "web", 0, ""); err != nil {
+	if _, err := w.kubeapi.SetScale(c, "default", "web", 0, ""); err != nil {
 		t.Fatal(err)
 	}
 	advance(w, 40*time.Minute)
@@ -111,7 +113,7 @@ func TestAutoscalerTotalLimits(t *testing.T) {
 	if got := sum(poolZoneSizes(c, "auto")); got != 12 {
 		t.Fatalf("after scale-up: %d nodes, want the total max 12", got)
 	}
-	w.SetScale(c, "default", "web", 0, "")
+	w.kubeapi.SetScale(c, "default", "web", 0, "")
 	advance(w, 40*time.Minute)
 	if got := sum(poolZoneSizes(c, "auto")); got != 3 {
 		t.Fatalf("after the pods went: %d nodes, want the total min 3", got)
@@ -191,7 +193,7 @@ func TestAutoscalerScaleDownBlockers(t *testing.T) {
 		}, `safe-to-evict: "false"`},
 		{"pdb", func(t *testing.T, w *World, c *model.Cluster) {
 			mustCreateDeployment(t, w, c, deployment("db", 1, "100m", onPool("auto")))
-			if _, err := w.CreatePDB(c, "default", pdbMin("db", "1")); err != nil {
+			if _, err := w.kubeapi.CreatePDB(c, "default", pdbMin("db", "1")); err != nil {
 				t.Fatal(err)
 			}
 		}, "would violate PodDisruptionBudget default/db"},
@@ -199,7 +201,7 @@ func TestAutoscalerScaleDownBlockers(t *testing.T) {
 			d := deployment("bare", 1, "100m", onPool("auto"))
 			pod := &corev1.Pod{Spec: d.Spec.Template.Spec}
 			pod.Name = "bare"
-			if _, err := w.CreatePod(c, "default", pod); err != nil {
+			if _, err := w.kubeapi.CreatePod(c, "default", pod); err != nil {
 				t.Fatal(err)
 			}
 		}, "is not managed by a controller"},
@@ -235,7 +237,7 @@ func TestAutoscalerScaleDownBlockers(t *testing.T) {
 		t.Fatalf("%d ScaleDown events, want 3", len(downs))
 	}
 	first, _ := time.Parse(time.RFC3339, downs[0].Time)
-	if created := c.Pool("auto").CreateTime; first.Sub(created) < unneededBalanced {
+	if created := c.Pool("auto").CreateTime; first.Sub(created) < autoscaler.UnneededBalanced {
 		t.Fatalf("first node removed %s after the pool came up, want >= 10 minutes unneeded", first.Sub(created))
 	}
 }
@@ -304,7 +306,7 @@ func TestAutoscalerSizeVersusLimits(t *testing.T) {
 		if got := sum(poolZoneSizes(c, "auto")); got != 4 {
 			t.Fatalf("within, 4 pods: %d nodes, want 4", got)
 		}
-		w.SetScale(c, "default", "web", 0, "")
+		w.kubeapi.SetScale(c, "default", "web", 0, "")
 		advance(w, 40*time.Minute)
 		if got := sum(poolZoneSizes(c, "auto")); got != 2 {
 			t.Fatalf("within, idle: %d nodes, want min 2", got)
@@ -318,7 +320,7 @@ func TestAutoscalerSizeVersusLimits(t *testing.T) {
 		if got := sum(poolZoneSizes(c, "auto")); got != 6 {
 			t.Fatalf("above max with pending pods: %d nodes, want 6 (never up above max)", got)
 		}
-		w.SetScale(c, "default", "web", 0, "")
+		w.kubeapi.SetScale(c, "default", "web", 0, "")
 		advance(w, 40*time.Minute)
 		if got := sum(poolZoneSizes(c, "auto")); got != 2 {
 			t.Fatalf("above max, idle: %d nodes, want the removable ones gone down to min 2", got)
@@ -341,7 +343,7 @@ func TestAutoscalerNeverEmptiesTheCluster(t *testing.T) {
 	for _, sd := range core.SystemDeployments {
 		b := pdbMin(sd.Name, "0")
 		b.Spec.Selector.MatchLabels = map[string]string{"k8s-app": sd.Name}
-		if _, err := w.CreatePDB(c, "kube-system", b); err != nil {
+		if _, err := w.kubeapi.CreatePDB(c, "kube-system", b); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -401,7 +403,7 @@ func TestAutoscaledBlueGreen(t *testing.T) {
 	op := startUpgrade(t, w, "auto", reg[0].String())
 	advance(w, 24*time.Hour)
 	u := c.Pool("auto").Upgrade
-	if u == nil || u.BG.Phase != phaseWaitingToDrain {
+	if u == nil || u.BG.Phase != model.PhaseWaitingToDrain {
 		t.Fatalf("after 1 day: upgrade %+v, want WAITING_TO_DRAIN_BLUE_POOL", u)
 	}
 	created := mustEvents(w, "BlueGreenPhase")
@@ -411,7 +413,7 @@ func TestAutoscaledBlueGreen(t *testing.T) {
 	if n := c.Nodes[batchNode]; n == nil || n.State == model.NodeDeleting {
 		t.Fatal("the blue node running the safe-to-evict=false pod was removed during the wait (R-ABG-2)")
 	}
-	blue := w.blueNodes(c, c.Pool("auto"))
+	blue := w.upgrade.BlueNodes(c, c.Pool("auto"))
 	if len(blue) != 1 || blue[0].Name != batchNode {
 		t.Fatalf("blue nodes during the wait: %d, want only the one running the batch pod (min ignored, R-ABG-2)", len(blue))
 	}
@@ -422,7 +424,7 @@ func TestAutoscaledBlueGreen(t *testing.T) {
 	if op.ErrorCode != 0 || c.Nodes[batchNode] != nil {
 		t.Fatalf("after the wait: op %q, batch node still there: %v", op.StatusMessage, c.Nodes[batchNode] != nil)
 	}
-	if _, err := w.RollbackNodePool("proj", "us-central1-a", "c1", "auto", nil); err == nil {
+	if _, err := w.upgrade.RollbackNodePool("proj", "us-central1-a", "c1", "auto", nil); err == nil {
 		t.Fatal("rollback accepted after an autoscaled blue-green upgrade")
 	}
 }
@@ -524,7 +526,7 @@ func TestAutoscalerDuringBlueGreen(t *testing.T) {
 		mustCreateDeployment(t, w, c, deployment("web", 3, "1100m", onPool("pool-a")))
 		advance(w, time.Minute)
 		op := startUpgrade(t, w, "pool-a", reg[0].String())
-		advanceToPhase(t, w, c, phaseDrainingBlue)
+		advanceToPhase(t, w, c, model.PhaseDrainingBlue)
 		// The first batch moved one web pod to green; of 4 more pods, 2 fit the idle green
 		// nodes and 2 need new ones.
 		mustCreateDeployment(t, w, c, deployment("burst", 4, "1100m", onPool("pool-a")))
@@ -540,7 +542,7 @@ func TestAutoscalerDuringBlueGreen(t *testing.T) {
 	if ups := mustEvents(w, "ScaleUp"); len(ups) != 1 || !strings.Contains(ups[0].Message, "+2") {
 		t.Fatalf("scale-ups %v, want one adding 2 green nodes", ups)
 	}
-	if _, err := w.SetScale(c, "default", "burst", 0, ""); err != nil {
+	if _, err := w.kubeapi.SetScale(c, "default", "burst", 0, ""); err != nil {
 		t.Fatal(err)
 	}
 	var soakStart time.Time
@@ -549,12 +551,12 @@ func TestAutoscalerDuringBlueGreen(t *testing.T) {
 	for i := 0; i < 5000 && op.Status != api.OpStatusDone; i++ {
 		advance(w, 10*time.Second)
 		u := c.Pool("pool-a").Upgrade
-		if u == nil || u.BG.Phase == phaseDeletingBlue {
+		if u == nil || u.BG.Phase == model.PhaseDeletingBlue {
 			continue
 		}
 		blue, green := groupSizes(c, bg)
 		minBlue, maxBlue = min(minBlue, blue), max(maxBlue, blue)
-		if u.BG.Phase == phaseSoaking && soakStart.IsZero() {
+		if u.BG.Phase == model.PhaseSoaking && soakStart.IsZero() {
 			soakStart, greenAtSoak = w.engine.Now(), green
 			for _, n := range c.Nodes {
 				if bg.IsGreen(n.Group) {
@@ -586,14 +588,14 @@ func TestAutoscalerDuringBlueGreen(t *testing.T) {
 	// Rollback from the drain phase: blue is uncordoned and grows for the pods green held (one
 	// web and two burst pods; blue has one empty node).
 	w, c, _ = start(t)
-	if _, err := w.SetScale(c, "default", "burst", 2, ""); err != nil {
+	if _, err := w.kubeapi.SetScale(c, "default", "burst", 2, ""); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.CancelOperation("proj", "us-central1-a", c.Pool("pool-a").Upgrade.Op); err != nil {
 		t.Fatal(err)
 	}
 	bg = c.Pool("pool-a").Upgrade.BG
-	rb, err := w.RollbackNodePool("proj", "us-central1-a", "c1", "pool-a", &api.RollbackNodePoolUpgradeRequest{})
+	rb, err := w.upgrade.RollbackNodePool("proj", "us-central1-a", "c1", "pool-a", &api.RollbackNodePoolUpgradeRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -632,7 +634,7 @@ func TestAutoscaledBlueGreenDrainAfterTheWait(t *testing.T) {
 	}))
 	mustCreateDeployment(t, w, c, deployment("db", 1, "100m", onPool("auto")))
 	advance(w, time.Minute)
-	if _, err := w.CreatePDB(c, "default", pdbMin("db", "100%")); err != nil {
+	if _, err := w.kubeapi.CreatePDB(c, "default", pdbMin("db", "100%")); err != nil {
 		t.Fatal(err)
 	}
 	op := startUpgrade(t, w, "auto", reg[0].String())
@@ -654,7 +656,7 @@ func TestAutoscaledBlueGreenDrainAfterTheWait(t *testing.T) {
 	if peak != 20 {
 		t.Fatalf("at most %d blue nodes drained at once, want 20", peak)
 	}
-	waitStart, waitEnd := eventTimes(w, "BlueGreenPhase", phaseWaitingToDrain), eventTimes(w, "BlueGreenPhase", phaseDrainingBlue)
+	waitStart, waitEnd := eventTimes(w, "BlueGreenPhase", model.PhaseWaitingToDrain), eventTimes(w, "BlueGreenPhase", model.PhaseDrainingBlue)
 	if len(waitStart) != 1 || len(waitEnd) != 1 || waitEnd[0].Sub(waitStart[0]) != time.Hour {
 		t.Fatalf("wait from %v, drain phase from %v: want the drain 1 h after the wait began", waitStart, waitEnd)
 	}
@@ -693,7 +695,7 @@ func TestAutoscaledBlueGreenDrainAfterTheWait(t *testing.T) {
 		t.Fatalf("db deleted at %s, its node's drain started %v: want 1 h later", at, drainStart)
 	}
 	for _, e := range mustEvents(w, "BlueGreenPhase") {
-		if strings.HasPrefix(e.Message, phaseSoaking) {
+		if strings.HasPrefix(e.Message, model.PhaseSoaking) {
 			t.Fatalf("phase %q: autoscaled blue-green has no node-pool soak", e.Message)
 		}
 	}
@@ -721,16 +723,16 @@ func TestAutoscaledBlueGreenCancelResumeNoRollback(t *testing.T) {
 		t.Fatal(err)
 	}
 	u := c.Pool("auto").Upgrade
-	if op.ErrorCode != core.CodeCancelled || !u.Paused || u.BG.Phase != phaseWaitingToDrain {
+	if op.ErrorCode != core.CodeCancelled || !u.Paused || u.BG.Phase != model.PhaseWaitingToDrain {
 		t.Fatalf("after cancel: op code %d, upgrade %+v; want CANCELLED and paused while waiting", op.ErrorCode, u)
 	}
-	_, err := w.RollbackNodePool("proj", "us-central1-a", "c1", "auto", nil)
+	_, err := w.upgrade.RollbackNodePool("proj", "us-central1-a", "c1", "auto", nil)
 	if e, ok := model.AsError(err); !ok || e.HTTPCode != 400 || e.Status != "FAILED_PRECONDITION" || !strings.Contains(e.Message, "resume") || !strings.Contains(e.Message, "#r-abg-5") {
 		t.Fatalf("rollback of the paused upgrade: %v, want a 400 FAILED_PRECONDITION saying to resume instead (R-ABG-5)", err)
 	}
 	advance(w, 2*time.Hour) // well past the end of the 1 h wait
-	if u.BG.Phase != phaseWaitingToDrain || len(w.blueNodes(c, c.Pool("auto"))) != 3 {
-		t.Fatalf("paused upgrade: phase %s, %d blue nodes; want still waiting with all 3", u.BG.Phase, len(w.blueNodes(c, c.Pool("auto"))))
+	if u.BG.Phase != model.PhaseWaitingToDrain || len(w.upgrade.BlueNodes(c, c.Pool("auto"))) != 3 {
+		t.Fatalf("paused upgrade: phase %s, %d blue nodes; want still waiting with all 3", u.BG.Phase, len(w.upgrade.BlueNodes(c, c.Pool("auto"))))
 	}
 	stockout, err := w.core.AddFault(model.Fault{Kind: core.FaultStockout, Zone: "us-central1-a"})
 	if err != nil {
@@ -739,10 +741,10 @@ func TestAutoscaledBlueGreenCancelResumeNoRollback(t *testing.T) {
 	resumedAt := w.engine.Now()
 	resumed := startUpgrade(t, w, "auto", reg[0].String())
 	advance(w, 30*time.Minute)
-	if ev := mustEvents(w, "UpgradeResumed"); len(ev) != 1 || !strings.Contains(ev[0].Message, phaseWaitingToDrain) {
-		t.Fatalf("UpgradeResumed %v, want one in %s", ev, phaseWaitingToDrain)
+	if ev := mustEvents(w, "UpgradeResumed"); len(ev) != 1 || !strings.Contains(ev[0].Message, model.PhaseWaitingToDrain) {
+		t.Fatalf("UpgradeResumed %v, want one in %s", ev, model.PhaseWaitingToDrain)
 	}
-	if drain := eventTimes(w, "BlueGreenPhase", phaseDrainingBlue); len(drain) != 1 || drain[0].Sub(resumedAt) > 5*time.Second {
+	if drain := eventTimes(w, "BlueGreenPhase", model.PhaseDrainingBlue); len(drain) != 1 || drain[0].Sub(resumedAt) > 5*time.Second {
 		t.Fatalf("resumed at %s, drain phase entered %v: want at once (the wait is over)", resumedAt, drain)
 	}
 	if running, pending := podCounts(c, "web"); resumed.Status != api.OpStatusDone || running != 0 || pending != 3 {
@@ -780,12 +782,12 @@ func computeClassCluster(t *testing.T, class, computeClass string) (*World, *mod
 		t.Fatal(err)
 	}
 	runOp(t, w, op, time.Hour)
-	k := StoredKindOf(model.ResourceComputeClasses)
+	k := kubeapi.StoredKindOf(model.ResourceComputeClasses)
 	obj := k.New()
 	if err := json.Unmarshal([]byte(computeClass), obj); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.CreateStored(c, k, "", obj); err != nil {
+	if _, err := w.kubeapi.CreateStored(c, k, "", obj); err != nil {
 		t.Fatalf("create ComputeClass: %v", err)
 	}
 	mustCreateDeployment(t, w, c, deployment("web", 10, "1", func(d *appsv1.Deployment) {

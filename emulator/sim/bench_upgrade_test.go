@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/autoscaler"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
@@ -149,7 +150,7 @@ func blueGreenReadyCluster(b testing.TB) (*World, *model.Cluster, catalog.Versio
 	runUntilDone(b, w, op)
 	c := w.core.Cluster("p", "us-central1-a", "big")
 	for j := 0; j < 50; j++ {
-		if _, err := w.CreateDeployment(c, "default", deployment(fmt.Sprintf("app-%02d", j), 1000, "250m")); err != nil {
+		if _, err := w.kubeapi.CreateDeployment(c, "default", deployment(fmt.Sprintf("app-%02d", j), 1000, "250m")); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -173,7 +174,7 @@ func autoscaledBigCluster(b testing.TB, pending bool) (*World, *model.Cluster) {
 		b.Fatalf("%d pods pending", n)
 	}
 	if pending {
-		if _, err := w.CreateDeployment(c, "default", deployment("big-pods", 1000, "6")); err != nil {
+		if _, err := w.kubeapi.CreateDeployment(c, "default", deployment("big-pods", 1000, "6")); err != nil {
 			b.Fatal(err)
 		}
 		// Long enough for the scheduler to mark them unschedulable, too short for the
@@ -193,7 +194,7 @@ func BenchmarkAutoscalerPass15kNodes(b *testing.B) {
 		w, c := autoscaledBigCluster(b, true)
 		before := len(c.Nodes)
 		b.StartTimer()
-		w.autoscalerPass(c)
+		w.autoscaler.AutoscalerPass(c)
 		b.StopTimer()
 		if added := len(c.Nodes) - before; added != 1000 {
 			b.Fatalf("scale-up added %d nodes for 1,000 pending 6-CPU pods, want 1000", added)
@@ -208,15 +209,15 @@ func BenchmarkAutoscalerPass15kNodes(b *testing.B) {
 func BenchmarkAutoscalerScaleDownEvaluation15kNodes(b *testing.B) {
 	b.ReportAllocs()
 	w, c := autoscaledBigCluster(b, false)
-	roles := map[string]poolRole{}
+	roles := map[string]autoscaler.PoolRole{}
 	for _, p := range c.Pools {
-		roles[p.Name] = w.roleOf(p)
+		roles[p.Name] = w.autoscaler.RoleOf(p)
 	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		// Nothing has been unneeded for 10 minutes yet: the evaluation removes nothing and
 		// can run again on the same cluster.
-		w.scaleDown(c, roles)
+		w.autoscaler.ScaleDown(c, roles)
 	}
 	b.StopTimer()
 	if len(c.Nodes) != 13998 {
@@ -259,7 +260,7 @@ func BenchmarkSurgeUpgradeScaling(b *testing.B) {
 					}
 				})
 				for i := range nodes / 100 {
-					if _, err := w.CreateDeployment(c, "default", deployment(fmt.Sprintf("app-%03d", i), 1000, "250m")); err != nil {
+					if _, err := w.kubeapi.CreateDeployment(c, "default", deployment(fmt.Sprintf("app-%03d", i), 1000, "250m")); err != nil {
 						b.Fatal(err)
 					}
 				}

@@ -55,7 +55,7 @@ func bigCluster(b testing.TB, mutate ...func(*api.Cluster)) (*World, *model.Clus
 func schedule150k(b testing.TB, w *World, c *model.Cluster) int {
 	for i := 0; i < 150; i++ {
 		d := deployment(fmt.Sprintf("app-%03d", i), 1000, "250m")
-		if _, err := w.CreateDeployment(c, "default", d); err != nil {
+		if _, err := w.kubeapi.CreateDeployment(c, "default", d); err != nil {
 			b.Fatal(err)
 		}
 	}

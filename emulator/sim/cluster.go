@@ -11,6 +11,8 @@ import (
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/loadbalancers"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
@@ -33,15 +35,6 @@ func parseLocationArg(location string) (catalog.Location, error) {
 			location, strings.Join(catalog.KnownRegions(), ", "))
 	}
 	return loc, nil
-}
-
-// GetCluster finds a cluster or returns GKE's 404.
-func (w *World) GetCluster(project, location, name string) (*model.Cluster, error) {
-	c := w.core.Cluster(project, location, name)
-	if c == nil {
-		return nil, model.NotFound("projects/%s/locations/%s/clusters/%s.", project, location, name)
-	}
-	return c, nil
 }
 
 // ListClusters lists a project's clusters in a location; "-" lists every location.
@@ -88,7 +81,7 @@ func (w *World) CreateCluster(project, location string, req *api.CreateClusterRe
 	vt := catalog.VersionsAt(w.st.Now)
 	master, ok := catalog.Resolve(in.InitialClusterVersion, vt.ValidFor(channel), vt.DefaultFor(channel))
 	if !ok {
-		return nil, unsupportedVersion("cluster.initialClusterVersion", "Master", in.InitialClusterVersion, channel, vt.ValidFor(channel))
+		return nil, core.UnsupportedVersion("cluster.initialClusterVersion", "Master", in.InitialClusterVersion, channel, vt.ValidFor(channel))
 	}
 	autopilot := in.Autopilot != nil && in.Autopilot.Enabled
 	ignoredAutopilotPool := ""
@@ -137,7 +130,7 @@ func (w *World) CreateCluster(project, location string, req *api.CreateClusterRe
 		c.NetworkExtra = in.NetworkConfig.Extra
 	}
 	if c.L4ILBSubsetting {
-		if err := subsettingPrereqs(c, "cluster.networkConfig.enableL4ilbSubsetting"); err != nil {
+		if err := loadbalancers.SubsettingPrereqs(c, "cluster.networkConfig.enableL4ilbSubsetting"); err != nil {
 			return nil, err
 		}
 	}
@@ -245,24 +238,11 @@ func (w *World) clusterRanges(c *model.Cluster, requested string) (string, uint3
 	return fmt.Sprintf("10.%d.0.0/14", (n>>8)%64*4), node
 }
 
-func unsupportedVersion(field, what, requested, channel string, valid []catalog.Version) error {
-	list := catalog.VersionStrings(valid)
-	if len(list) > 6 {
-		list = list[:6]
-	}
-	where := "in release channel " + channel
-	if channel == api.ChannelUnspecified || channel == "" {
-		where = "for clusters without a release channel"
-	}
-	return model.InvalidArgument("Invalid value for field %q: %s version %q is unsupported. Versions available %s include %s (see serverConfig); aliases latest, 1.X and 1.X.Y also work.",
-		field, what, requested, where, strings.Join(list, ", "))
-}
-
 // UpdateCluster applies one ClusterUpdate. As in GKE, exactly one update per request; the
 // node-pool qualifiers (desiredNodePoolId, desiredImageType with desiredNodeVersion) and etag
 // do not count.
 func (w *World) UpdateCluster(project, location, name string, req *api.UpdateClusterRequest) (*model.Operation, error) {
-	c, err := w.GetCluster(project, location, name)
+	c, err := w.core.GetCluster(project, location, name)
 	if err != nil {
 		return nil, err
 	}
@@ -301,7 +281,7 @@ func (w *World) UpdateCluster(project, location, name string, req *api.UpdateClu
 	}
 	switch updates[0] {
 	case "desiredMasterVersion":
-		return w.upgradeMaster(c, u.DesiredMasterVersion)
+		return w.upgrade.UpgradeMaster(c, u.DesiredMasterVersion)
 	case "desiredLocations":
 		loc, _ := catalog.ParseLocation(c.Location)
 		zones, err := clusterZones(loc, u.DesiredLocations, "update.desiredLocations")
@@ -350,10 +330,10 @@ func (w *World) UpdateCluster(project, location, name string, req *api.UpdateClu
 				"GKE subsetting for L4 internal load balancers cannot be disabled once it is enabled (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/load-balancers#r-lb-4); recreate the cluster to turn it off")
 		}
 		if enabled && !c.L4ILBSubsetting {
-			if err := subsettingPrereqs(c, "update.desiredL4ilbSubsettingConfig.enabled"); err != nil {
+			if err := loadbalancers.SubsettingPrereqs(c, "update.desiredL4ilbSubsettingConfig.enabled"); err != nil {
 				return nil, err
 			}
-			w.lbSubsettingEnabled(c)
+			w.loadbalancers.LbSubsettingEnabled(c)
 		}
 		c.L4ILBSubsetting = enabled
 		return w.metadataUpdate(c, "", "L4 ILB subsetting of %s enabled=%v", c.Name, enabled), nil
@@ -427,39 +407,9 @@ func hasMinor(list []catalog.Version, minor int) bool {
 	return false
 }
 
-// upgradeMaster starts a control-plane upgrade. GKE upgrades one minor at a time, never
-// downgrades a minor, and keeps nodes within two minors of the control plane.
-func (w *World) upgradeMaster(c *model.Cluster, requested string) (*model.Operation, error) {
-	vt := catalog.VersionsAt(w.st.Now)
-	target, ok := catalog.Resolve(requested, vt.ValidFor(c.ReleaseChannel), vt.DefaultFor(c.ReleaseChannel))
-	if !ok {
-		return nil, unsupportedVersion("update.desiredMasterVersion", "Master", requested, c.ReleaseChannel, vt.ValidFor(c.ReleaseChannel))
-	}
-	cur, _ := catalog.ParseVersion(c.MasterVersion)
-	switch {
-	case target.Minor < cur.Minor:
-		return nil, model.FailedPrecondition("Control plane minor version downgrade from %s to %s is not supported; only patch versions within minor %s can be downgraded.",
-			c.MasterVersion, target, cur.MinorString())
-	case target.Minor > cur.Minor+1:
-		return nil, model.FailedPrecondition("Control plane can only be upgraded one minor version at a time: %s -> %s skips a minor. Upgrade to 1.%d first.",
-			c.MasterVersion, target, cur.Minor+1)
-	}
-	for _, p := range c.Pools {
-		if pv, _ := catalog.ParseVersion(p.Spec.Version); target.Minor-pv.Minor > 2 {
-			return nil, model.FailedPrecondition("Node pool %s runs %s; nodes may be at most two minor versions older than the control plane, so upgrade the node pool before upgrading the control plane to %s.",
-				p.Name, p.Spec.Version, target)
-		}
-	}
-	c.MasterTarget = target.String()
-	w.core.TouchCluster(c)
-	op := w.core.StartOperation(api.OpUpgradeMaster, c, "", true)
-	w.engine.Record("ControlPlaneUpgrading", c, "", "", op.ID, "upgrading control plane of %s from %s to %s", c.Name, c.MasterVersion, target)
-	return op, nil
-}
-
 // DeleteCluster deletes a cluster and all its nodes over a DELETE_CLUSTER operation.
 func (w *World) DeleteCluster(project, location, name string) (*model.Operation, error) {
-	c, err := w.GetCluster(project, location, name)
+	c, err := w.core.GetCluster(project, location, name)
 	if err != nil {
 		return nil, err
 	}
@@ -482,7 +432,7 @@ func (w *World) ServerConfig(location string) (*api.ServerConfig, error) {
 // SetClusterField sets one stored, not simulated, cluster field: what the setLogging-style
 // custom methods do. value is the field's JSON.
 func (w *World) SetClusterField(project, location, name, field string, value []byte) (*model.Operation, error) {
-	c, err := w.GetCluster(project, location, name)
+	c, err := w.core.GetCluster(project, location, name)
 	if err != nil {
 		return nil, err
 	}
@@ -500,7 +450,7 @@ func (w *World) SetClusterField(project, location, name, field string, value []b
 // labelFingerprint the client read with the cluster; one that no longer matches the labels
 // (someone changed them since, or none was sent) is refused, so that no change is lost.
 func (w *World) SetResourceLabels(project, location, name string, labels map[string]string, fingerprint string) (*model.Operation, error) {
-	c, err := w.GetCluster(project, location, name)
+	c, err := w.core.GetCluster(project, location, name)
 	if err != nil {
 		return nil, err
 	}

@@ -25,7 +25,7 @@ func TestDrainForcesOutAtTheHourGraceIncluded(t *testing.T) {
 	}))
 	advance(w, time.Minute)
 	zero := intstr.FromInt32(0)
-	if _, err := w.CreatePDB(c, "default", &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Name: "db"},
+	if _, err := w.kubeapi.CreatePDB(c, "default", &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Name: "db"},
 		Spec: policyv1.PodDisruptionBudgetSpec{MaxUnavailable: &zero, Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "db"}}}}); err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +55,7 @@ func TestDrainKillsAPodStillTerminatingAtTheHour(t *testing.T) {
 	}))
 	advance(w, time.Minute)
 	zero := intstr.FromInt32(0)
-	if _, err := w.CreatePDB(c, "default", &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Name: "slow"},
+	if _, err := w.kubeapi.CreatePDB(c, "default", &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Name: "slow"},
 		Spec: policyv1.PodDisruptionBudgetSpec{MaxUnavailable: &zero, Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "slow"}}}}); err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +63,7 @@ func TestDrainKillsAPodStillTerminatingAtTheHour(t *testing.T) {
 	node := startNodeDrain(t, w, c, "slow", core.SurgeDrain)
 	advance(w, 30*time.Minute)
 	// The budget goes: the pod is evicted half an hour in, with its 50 minutes of grace.
-	if _, err := w.DeletePDB(c, "default", "slow"); err != nil {
+	if _, err := w.kubeapi.DeletePDB(c, "default", "slow"); err != nil {
 		t.Fatal(err)
 	}
 	advance(w, 31*time.Minute)

@@ -53,7 +53,7 @@ func autoUpgradePool(t *testing.T, w *World, c *model.Cluster, to catalog.Versio
 	p := c.Pool("default-pool")
 	target := p.Spec
 	target.Version = to.String()
-	return w.planAutoUpgrade(c, p, target)
+	return w.upgrade.PlanAutoUpgrade(c, p, target)
 }
 
 // R-EXT-1: on Autopilot, a node auto-upgrade leaves safe-to-evict=false pods running for 7 days
@@ -107,7 +107,7 @@ func TestExtendedDurationPodEvictedByAutoUpgradeOnStandard(t *testing.T) {
 // R-EXT-1: Autopilot admits extended-duration pods only without Spot, and manages the pools.
 func TestExtendedDurationRulesOnAutopilot(t *testing.T) {
 	w, c, _ := extendedCluster(t, true)
-	_, err := w.CreateDeployment(c, "default", deployment("spotty", 1, "250m", func(d *appsv1.Deployment) {
+	_, err := w.kubeapi.CreateDeployment(c, "default", deployment("spotty", 1, "250m", func(d *appsv1.Deployment) {
 		d.Spec.Template.Annotations = map[string]string{core.SafeToEvictAnnotation: "false"}
 		d.Spec.Template.Spec.NodeSelector = map[string]string{"cloud.google.com/gke-spot": "true"}
 	}))
@@ -144,7 +144,7 @@ func TestDefaultGraceCapsOfGKEEvictions(t *testing.T) {
 			p := c.Pool("pool-a")
 			target := p.Spec
 			target.Version = to.String()
-			runOp(t, w, w.planAutoUpgrade(c, p, target), 3*time.Hour)
+			runOp(t, w, w.upgrade.PlanAutoUpgrade(c, p, target), 3*time.Hour)
 			return w, c
 		}, time.Hour},
 		{"scale-down", func(t *testing.T) (*World, *model.Cluster) {

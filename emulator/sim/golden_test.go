@@ -42,7 +42,7 @@ var goldenScenarios = map[string]func(t *testing.T) *World{
 		runOp(t, w, op, time.Hour)
 		c := w.core.Cluster("proj", "us-central1", "c1")
 		mustCreateDeployment(t, w, c, deployment("shop", 6, "500m"))
-		if _, err := w.CreatePDB(c, "default", pdbMin("shop", "5")); err != nil {
+		if _, err := w.kubeapi.CreatePDB(c, "default", pdbMin("shop", "5")); err != nil {
 			t.Fatal(err)
 		}
 		advance(w, time.Minute)
@@ -74,7 +74,7 @@ var goldenScenarios = map[string]func(t *testing.T) *World{
 			Autoscaling: &api.NodePoolAutoscaling{Enabled: true, MinNodeCount: 1, MaxNodeCount: 5}})
 		mustCreateDeployment(t, w, c, deployment("batch", 10, "1500m", onPool("work")))
 		advance(w, 10*time.Minute)
-		if _, err := w.DeleteDeployment(c, "default", "batch"); err != nil {
+		if _, err := w.kubeapi.DeleteDeployment(c, "default", "batch"); err != nil {
 			t.Fatal(err)
 		}
 		advance(w, 40*time.Minute)
@@ -91,7 +91,7 @@ var goldenScenarios = map[string]func(t *testing.T) *World{
 			s.Spec.Ports[0].TargetPort = intstr.FromInt32(80)
 		}))
 		advance(w, 5*time.Minute)
-		if _, err := w.SetScale(c, "default", "web", 6, ""); err != nil {
+		if _, err := w.kubeapi.SetScale(c, "default", "web", 6, ""); err != nil {
 			t.Fatal(err)
 		}
 		advance(w, 5*time.Minute)

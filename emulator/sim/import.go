@@ -14,6 +14,7 @@ import (
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/loadbalancers"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
@@ -163,10 +164,10 @@ func (im *importer) buildCluster(project, location string, loc catalog.Location)
 		c.CreateTime = t.UTC()
 	}
 	if in.Network != "" {
-		c.Network = lastSegment(in.Network)
+		c.Network = model.LastSegment(in.Network)
 	}
 	if in.Subnetwork != "" {
-		c.Subnetwork = lastSegment(in.Subnetwork)
+		c.Subnetwork = model.LastSegment(in.Subnetwork)
 	}
 	if in.NetworkConfig != nil {
 		c.L4ILBSubsetting = in.NetworkConfig.EnableL4IlbSubsetting
@@ -390,13 +391,13 @@ func igFromURL(u string) (zone, name string) {
 		return "", ""
 	}
 	zone, rest, _ = strings.Cut(rest, "/")
-	return zone, lastSegment(rest)
+	return zone, model.LastSegment(rest)
 }
 
 // igHash is the hash of a GKE instance group name (gke-C-P-HASH-grp).
 func igHash(name string) string {
 	name = strings.TrimSuffix(name, "-grp")
-	return lastSegment(strings.ReplaceAll(name, "-", "/"))
+	return model.LastSegment(strings.ReplaceAll(name, "-", "/"))
 }
 
 // nodeHash is the hash of a GKE node name (gke-C-P-HASH-XXXX): its group's.
@@ -546,8 +547,8 @@ func (im *importer) buildNodes(pn *poolNodes) error {
 	var built []*model.Node
 	for _, kn := range pn.nodes {
 		zone := nodeZone(kn)
-		if l, ok := catalog.ParseLocation(zone); !ok || !l.Zonal || !strings.HasPrefix(zone, regionOf(c)+"-") {
-			return model.InvalidArgument("Node %s is in zone %q, which is not a zone of the cluster's region %s.", kn.Name, zone, regionOf(c))
+		if l, ok := catalog.ParseLocation(zone); !ok || !l.Zonal || !strings.HasPrefix(zone, loadbalancers.RegionOf(c)+"-") {
+			return model.InvalidArgument("Node %s is in zone %q, which is not a zone of the cluster's region %s.", kn.Name, zone, loadbalancers.RegionOf(c))
 		}
 		if !model.Contains(p.Locations, zone) {
 			p.Locations = append(p.Locations, zone)
@@ -786,7 +787,7 @@ func (im *importer) join() {
 	w, c := im.w, im.c
 	w.st.Clusters[c.Key()] = c
 	w.core.PodIndex(c)
-	w.serviceIndex(c)
+	w.loadbalancers.ServiceIndex(c)
 	for _, p := range c.Pools {
 		for _, g := range p.Groups {
 			w.core.Index(c, g)
@@ -821,13 +822,13 @@ func (im *importer) join() {
 		s := c.Services[key]
 		switch {
 		case s.LB != nil:
-			w.syncLB(c, s)
+			w.loadbalancers.SyncLB(c, s)
 		case s.Spec.Type == corev1.ServiceTypeLoadBalancer:
-			w.reconcileLB(c, s, nil) // not provisioned in the snapshot: GKE goes on building it
+			w.loadbalancers.ReconcileLB(c, s, nil) // not provisioned in the snapshot: GKE goes on building it
 		}
 	}
 	for _, name := range im.failed {
-		_, _ = w.FailNode(c.Project, c.Location, c.Name, name)
+		_, _ = w.autoupgrade.FailNode(c.Project, c.Location, c.Name, name)
 	}
 	w.core.Publish() // the imported objects with their statuses, as the controllers report them
 }

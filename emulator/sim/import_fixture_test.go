@@ -11,6 +11,7 @@ import (
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/loadbalancers"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
@@ -94,7 +95,7 @@ func TestImportFixture(t *testing.T) {
 	}
 	// Nodes render as they were: GKE's labels (the pool's and the zone's among them), the
 	// label put on one by hand, the pools' taints, the allocatable they reported.
-	k, err := w.GetK8sNode(c, "gke-shop-default-pool-3f9a6c2e-7k2p")
+	k, err := w.kubeapi.GetK8sNode(c, "gke-shop-default-pool-3f9a6c2e-7k2p")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +111,7 @@ func TestImportFixture(t *testing.T) {
 	if got := k.Status.Allocatable.Memory().Value(); got != 13255684*1024 {
 		t.Errorf("allocatable memory %d, want 13255684Ki as the node reported", got)
 	}
-	sk, _ := w.GetK8sNode(c, "gke-shop-spot-pool-5d0e8a71-b6jq")
+	sk, _ := w.kubeapi.GetK8sNode(c, "gke-shop-spot-pool-5d0e8a71-b6jq")
 	if sk == nil || len(sk.Spec.Taints) != 1 || sk.Spec.Taints[0].Key != "cloud.google.com/gke-spot" || sk.Labels["cloud.google.com/gke-spot"] != "true" {
 		t.Errorf("spot node %+v", sk)
 	}
@@ -121,7 +122,7 @@ func TestImportFixture(t *testing.T) {
 		}
 	}
 	// Pods: on their nodes, with their owners, priorities, annotations and requests.
-	p, err := w.GetPod(c, "default", "report-29051040-d4nwr")
+	p, err := w.kubeapi.GetPod(c, "default", "report-29051040-d4nwr")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +150,7 @@ func TestImportFixture(t *testing.T) {
 	}
 	// The LoadBalancer Service keeps its address and gets its backends.
 	s := c.Services["default/web"]
-	if s.LB == nil || s.LB.IP != "34.140.77.12" || s.LB.State != lbReady || s.LB.Kind != LBExternalTargetPool {
+	if s.LB == nil || s.LB.IP != "34.140.77.12" || s.LB.State != loadbalancers.LbReady || s.LB.Kind != loadbalancers.LBExternalTargetPool {
 		t.Fatalf("web load balancer %+v", s.LB)
 	}
 	advance(w, time.Minute)
@@ -337,12 +338,12 @@ func TestImportedClusterRestoresAndUpgrades(t *testing.T) {
 		if n.Spec.Version != c.MasterVersion || n.Own != nil {
 			t.Errorf("node %s: version %s own %+v", n.Name, n.Spec.Version, n.Own)
 		}
-		k, _ := w.GetK8sNode(c, n.Name)
+		k, _ := w.kubeapi.GetK8sNode(c, n.Name)
 		if k.Labels["team"] != "shop" || k.Labels["topology.gke.io/zone"] != n.Zone || k.Labels["disktype"] != "" {
 			t.Errorf("node %s labels %v", n.Name, k.Labels)
 		}
 		var ds []string
-		for _, p := range w.ListPods(c, core.ListOptions{NodeName: n.Name}).Items {
+		for _, p := range w.kubeapi.ListPods(c, core.ListOptions{NodeName: n.Name}).Items {
 			if ref := p.OwnerReferences; len(ref) > 0 && (ref[0].Kind == "DaemonSet" || ref[0].Kind == "Node") {
 				ds = append(ds, p.Name)
 			}
@@ -377,7 +378,7 @@ func TestImportedClusterRestoresAndUpgrades(t *testing.T) {
 // A StatefulSet's pod goes before its replacement comes, under the same name (OrderedReady).
 func TestImportedStatefulSetRecreatesUnderItsName(t *testing.T) {
 	w, c, _ := importShop(t)
-	if _, err := w.DeletePod(c, "default", "db-1", nil); err != nil {
+	if _, err := w.kubeapi.DeletePod(c, "default", "db-1", nil); err != nil {
 		t.Fatal(err)
 	}
 	advance(w, 30*time.Second)

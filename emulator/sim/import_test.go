@@ -32,10 +32,10 @@ func exportCluster(t testing.TB, w *World, c *model.Cluster) *api.ImportClusterR
 	for _, n := range w.K8sNodes(c) {
 		items = append(items, n)
 	}
-	for _, p := range w.ListPods(c, core.ListOptions{}).Items {
+	for _, p := range w.kubeapi.ListPods(c, core.ListOptions{}).Items {
 		items = append(items, p)
 	}
-	for _, d := range w.ListDeployments(c, core.ListOptions{}).Items {
+	for _, d := range w.kubeapi.ListDeployments(c, core.ListOptions{}).Items {
 		items = append(items, d)
 	}
 	for _, rs := range w.core.ListReplicaSets(c, core.ListOptions{}).Items {
@@ -47,10 +47,10 @@ func exportCluster(t testing.TB, w *World, c *model.Cluster) *api.ImportClusterR
 	for _, ds := range w.core.ListDaemonSets(c, core.ListOptions{}).Items {
 		items = append(items, ds)
 	}
-	for _, b := range w.ListPDBs(c, core.ListOptions{}).Items {
+	for _, b := range w.kubeapi.ListPDBs(c, core.ListOptions{}).Items {
 		items = append(items, b)
 	}
-	for _, s := range w.ListServices(c, core.ListOptions{}).Items {
+	for _, s := range w.loadbalancers.ListServices(c, core.ListOptions{}).Items {
 		items = append(items, s)
 	}
 	oj, err := json.Marshal(map[string]any{"apiVersion": "v1", "kind": "List", "items": items, "metadata": map[string]string{"resourceVersion": ""}})
@@ -88,20 +88,20 @@ func exportableCluster(t *testing.T) (*World, *model.Cluster) {
 	tmpl := corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "web"}}, Spec: corev1.PodSpec{
 		Containers: []corev1.Container{{Name: "web", Image: "nginx", Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
 			corev1.ResourceCPU: quantity("500m"), corev1.ResourceMemory: quantity("256Mi")}}}}}}
-	if _, err := w.CreateDeployment(c, "default", &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "web"}, Spec: appsv1.DeploymentSpec{
+	if _, err := w.kubeapi.CreateDeployment(c, "default", &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "web"}, Spec: appsv1.DeploymentSpec{
 		Replicas: &replicas, Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}, Template: tmpl}}); err != nil {
 		t.Fatal(err)
 	}
 	one := intstr.FromInt32(1)
-	if _, err := w.CreatePDB(c, "default", &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Name: "web"},
+	if _, err := w.kubeapi.CreatePDB(c, "default", &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Name: "web"},
 		Spec: policyv1.PodDisruptionBudgetSpec{MaxUnavailable: &one, Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.CreatePod(c, "default", &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "debug", Annotations: map[string]string{core.SafeToEvictAnnotation: "false"}},
+	if _, err := w.kubeapi.CreatePod(c, "default", &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "debug", Annotations: map[string]string{core.SafeToEvictAnnotation: "false"}},
 		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "sh", Image: "busybox"}}}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.CreateService(c, "default", &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "web"}, Spec: corev1.ServiceSpec{
+	if _, err := w.loadbalancers.CreateService(c, "default", &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "web"}, Spec: corev1.ServiceSpec{
 		Type: corev1.ServiceTypeLoadBalancer, Selector: map[string]string{"app": "web"},
 		Ports: []corev1.ServicePort{{Port: 80, TargetPort: intstr.FromInt32(8080)}}}}); err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/loadbalancers"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -574,7 +575,7 @@ func (im *importer) buildServices() {
 	for _, in := range im.s.services {
 		key := in.Namespace + "/" + in.Name
 		s := &model.Service{Namespace: in.Namespace, Name: in.Name, UID: string(in.UID), Labels: cloneMap(in.Labels),
-			Annotations: userAnnotations(in.Annotations), Spec: *in.Spec.DeepCopy(), CreateTime: im.past(in.CreationTimestamp.Time, c.CreateTime),
+			Annotations: loadbalancers.UserAnnotations(in.Annotations), Spec: *in.Spec.DeepCopy(), CreateTime: im.past(in.CreationTimestamp.Time, c.CreateTime),
 			RV: c.NextRV(), System: key == "default/kubernetes" || key == "kube-system/kube-dns"}
 		if s.UID == "" {
 			s.UID = model.UidOf(c.ID, "svc", key)
@@ -595,8 +596,8 @@ func (im *importer) buildServices() {
 			im.note(noteWarning, "LoadBalancer Service had no address yet: GKE goes on building its load balancer at the import", "Service "+key)
 			continue
 		}
-		kind, _ := lbKindFor(c, s)
-		s.LB = &model.LoadBalancer{Kind: kind, Internal: internalRequested(s.Annotations), Gen: c.NextRV(), State: lbReady, IP: ip,
+		kind, _ := loadbalancers.LbKindFor(c, s)
+		s.LB = &model.LoadBalancer{Kind: kind, Internal: loadbalancers.InternalRequested(s.Annotations), Gen: c.NextRV(), State: loadbalancers.LbReady, IP: ip,
 			Start: now, ReadyTime: now, Members: map[string]string{}, Health: map[string]*model.BackendHealth{}, Warned: map[string]bool{}}
 		im.counts["LoadBalancer"]++
 		im.note(noteApprox, "load balancer kind read from the Service's annotations and the cluster's GKE subsetting, as GKE chooses it for a new Service; its backends are the nodes' as gkesim computes them", "Service "+key+" ("+kind+")")

@@ -5,6 +5,7 @@ import (
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/engine"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/kubeapi"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
@@ -20,43 +21,43 @@ import (
 func (w *World) wireControllers() {
 	h := &w.engine.Hooks
 	// The change feeds render Services and stored kinds as their owners do.
-	w.core.FeedRender = core.FeedRenderers{Service: func(c *model.Cluster, s *model.Service) runtime.Object { return w.renderService(c, s) }, Stored: renderStored}
+	w.core.FeedRender = core.FeedRenderers{Service: func(c *model.Cluster, s *model.Service) runtime.Object { return w.loadbalancers.RenderService(c, s) }, Stored: kubeapi.RenderStored}
 	// An operation's work is its type's (work.go).
 	w.core.OpWork = core.OpWork{Begin: w.beginWork, Done: w.workDone, Complete: w.completeWork}
 	// The event log's entries reach the cluster's change feed (Kubernetes Events).
 	h.EntryLogged = w.core.RecordChange
 	// Automatic maintenance follows the cluster's release channel from its creation; the
 	// autoscaler runs its passes while any pool is autoscaled.
-	h.ClusterCreated = append(h.ClusterCreated, w.startAutoMaintenance)
-	h.PoolsChanged = append(h.PoolsChanged, w.ensureAutoscaler)
+	h.ClusterCreated = append(h.ClusterCreated, w.autoupgrade.StartAutoMaintenance)
+	h.PoolsChanged = append(h.PoolsChanged, w.autoscaler.EnsureAutoscaler)
 	// The scheduler's view of the nodes first: every controller after it may schedule.
 	h.NodeChanged = append(h.NodeChanged,
 		func(c *model.Cluster, n *model.Node, _ engine.NodeChange) { w.core.SchedNodeChanged(c, n) },
 		func(c *model.Cluster, n *model.Node, what engine.NodeChange) {
 			if what != engine.NodeCordonChanged { // load balancers follow node states, not cordons
-				w.lbNodeChanged(c, n)
+				w.loadbalancers.LbNodeChanged(c, n)
 			}
 		},
 		func(c *model.Cluster, n *model.Node, what engine.NodeChange) {
 			if what == engine.NodeForgotten { // a VM that is gone leaves users' instance groups
-				w.userGroupsNodeGone(c, n)
+				w.loadbalancers.UserGroupsNodeGone(c, n)
 			}
 		},
 		// A surge upgrade's view of its zone notes nodes changed by anything but itself.
-		w.surgeNodeChanged,
+		w.upgrade.SurgeNodeChanged,
 		// The API's view of the node (its resourceVersion, the watches) last: it shows what
 		// the controllers made of the change.
 		func(c *model.Cluster, n *model.Node, _ engine.NodeChange) { w.core.TouchNode(c, n) })
 	// Upgrades count their progress and take over the nodes they recreate.
-	h.NodeReady = append(h.NodeReady, w.countUpgraded)
-	h.NodeDrained = append(h.NodeDrained, w.onUpgradeNodeDrained)
-	h.NodeDeleted = append(h.NodeDeleted, w.countUpgraded)
+	h.NodeReady = append(h.NodeReady, w.upgrade.CountUpgraded)
+	h.NodeDrained = append(h.NodeDrained, w.upgrade.OnUpgradeNodeDrained)
+	h.NodeDeleted = append(h.NodeDeleted, w.upgrade.CountUpgraded)
 	// A pool under upgrade belongs to its upgrade; otherwise the pool's size controller keeps
 	// each instance group at its target. Then operations waiting on the nodes may finish.
 	h.PoolNodesChanged = append(h.PoolNodesChanged,
 		func(c *model.Cluster, p *model.NodePool) {
 			if p.Upgrade != nil {
-				w.stepUpgrade(c, p)
+				w.upgrade.StepUpgrade(c, p)
 			} else {
 				w.core.ReconcilePool(c, p)
 			}
@@ -73,5 +74,5 @@ func (w *World) wireControllers() {
 			}
 			w.core.OwnerChanged(c, p)
 		},
-		func(c *model.Cluster, p *model.Pod, _ engine.PodChange) { w.svcPodChanged(c, p) })
+		func(c *model.Cluster, p *model.Pod, _ engine.PodChange) { w.loadbalancers.SvcPodChanged(c, p) })
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/engine"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/loadbalancers"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
@@ -54,7 +55,7 @@ func annotate(k, v string) func(*corev1.Service) {
 	}
 }
 
-var internalLB = annotate(AnnotationLBType, "Internal")
+var internalLB = annotate(loadbalancers.AnnotationLBType, "Internal")
 
 func local(s *corev1.Service) {
 	s.Spec.ExternalTrafficPolicy = corev1.ServiceExternalTrafficPolicyLocal
@@ -62,7 +63,7 @@ func local(s *corev1.Service) {
 
 func mustCreateService(t *testing.T, w *World, c *model.Cluster, s *corev1.Service) *model.Service {
 	t.Helper()
-	if _, err := w.CreateService(c, "default", s); err != nil {
+	if _, err := w.loadbalancers.CreateService(c, "default", s); err != nil {
 		t.Fatalf("CreateService %s: %v", s.Name, err)
 	}
 	return c.Services["default/"+s.Name]
@@ -94,14 +95,14 @@ func TestLoadBalancerKindsPerRLB2(t *testing.T) {
 	}
 	runOp(t, w, op, time.Hour)
 	ilbNEG := mustCreateService(t, w, c, lbService("ilb-neg", internalLB))
-	rbs := mustCreateService(t, w, c, lbService("netlb-rbs", annotate(AnnotationL4RBS, "enabled")))
+	rbs := mustCreateService(t, w, c, lbService("netlb-rbs", annotate(loadbalancers.AnnotationL4RBS, "enabled")))
 	tp := mustCreateService(t, w, c, lbService("netlb-tp"))
-	if ilbNEG.LB.State != lbProvisioning || len(w.renderService(c, ilbNEG).Status.LoadBalancer.Ingress) != 0 {
+	if ilbNEG.LB.State != loadbalancers.LbProvisioning || len(w.loadbalancers.RenderService(c, ilbNEG).Status.LoadBalancer.Ingress) != 0 {
 		t.Fatalf("a new load balancer is ready at once: %+v", ilbNEG.LB)
 	}
 	advance(w, 2*time.Minute)
 
-	_, nodeNet, _ := net.ParseCIDR(uintToIP(c.NodeIPBase) + "/16")
+	_, nodeNet, _ := net.ParseCIDR(loadbalancers.UintToIP(c.NodeIPBase) + "/16")
 	_, public, _ := net.ParseCIDR("35.184.0.0/13")
 	for _, tc := range []struct {
 		s        *model.Service
@@ -110,27 +111,27 @@ func TestLoadBalancerKindsPerRLB2(t *testing.T) {
 		anns     bool
 		final    string
 	}{
-		{ilbNEG, LBInternalNEG, true, true, "gke.networking.io/l4-ilb-v2"},
-		{ilbIG, LBInternalIG, true, false, "gke.networking.io/l4-ilb-v1"},
-		{rbs, LBExternalRBS, false, true, "gke.networking.io/l4-netlb-v2"},
-		{tp, LBExternalTargetPool, false, false, "service.kubernetes.io/load-balancer-cleanup"},
+		{ilbNEG, loadbalancers.LBInternalNEG, true, true, "gke.networking.io/l4-ilb-v2"},
+		{ilbIG, loadbalancers.LBInternalIG, true, false, "gke.networking.io/l4-ilb-v1"},
+		{rbs, loadbalancers.LBExternalRBS, false, true, "gke.networking.io/l4-netlb-v2"},
+		{tp, loadbalancers.LBExternalTargetPool, false, false, "service.kubernetes.io/load-balancer-cleanup"},
 	} {
 		lb := tc.s.LB
-		if lb.Kind != tc.kind || lb.State != lbReady {
+		if lb.Kind != tc.kind || lb.State != loadbalancers.LbReady {
 			t.Errorf("%s: kind %s state %s, want %s READY", tc.s.Name, lb.Kind, lb.State, tc.kind)
 		}
-		if took := lb.ReadyTime.Sub(lb.Start); took < lbProvisionBase || took > lbProvisionBase+lbProvisionSpread {
-			t.Errorf("%s: provisioned in %s, want %s..%s", tc.s.Name, took, lbProvisionBase, lbProvisionBase+lbProvisionSpread)
+		if took := lb.ReadyTime.Sub(lb.Start); took < loadbalancers.LbProvisionBase || took > loadbalancers.LbProvisionBase+loadbalancers.LbProvisionSpread {
+			t.Errorf("%s: provisioned in %s, want %s..%s", tc.s.Name, took, loadbalancers.LbProvisionBase, loadbalancers.LbProvisionBase+loadbalancers.LbProvisionSpread)
 		}
 		ip := net.ParseIP(lb.IP)
 		if tc.internal && !nodeNet.Contains(ip) || !tc.internal && !public.Contains(ip) {
 			t.Errorf("%s: IP %s outside its range (internal %v)", tc.s.Name, lb.IP, tc.internal)
 		}
-		out := w.renderService(c, tc.s)
+		out := w.loadbalancers.RenderService(c, tc.s)
 		if got := out.Status.LoadBalancer.Ingress; len(got) != 1 || got[0].IP != lb.IP {
 			t.Errorf("%s: status.loadBalancer %+v", tc.s.Name, out.Status.LoadBalancer)
 		}
-		if _, has := out.Annotations[AnnotationBackendService]; has != tc.anns {
+		if _, has := out.Annotations[loadbalancers.AnnotationBackendService]; has != tc.anns {
 			t.Errorf("%s: backend-service annotation present=%v, want %v: %v", tc.s.Name, has, tc.anns, out.Annotations)
 		}
 		if len(out.Finalizers) != 1 || out.Finalizers[0] != tc.final {
@@ -144,21 +145,21 @@ func TestLoadBalancerKindsPerRLB2(t *testing.T) {
 		NEGs  map[string]string `json:"network_endpoint_groups"`
 		Zones []string          `json:"zones"`
 	}
-	if err := json.Unmarshal([]byte(w.renderService(c, ilbNEG).Annotations[AnnotationNEGStatus]), &negStatus); err != nil || len(negStatus.Zones) != 3 || negStatus.NEGs["0"] == "" {
-		t.Errorf("neg-status annotation %q (%v)", w.renderService(c, ilbNEG).Annotations[AnnotationNEGStatus], err)
+	if err := json.Unmarshal([]byte(w.loadbalancers.RenderService(c, ilbNEG).Annotations[loadbalancers.AnnotationNEGStatus]), &negStatus); err != nil || len(negStatus.Zones) != 3 || negStatus.NEGs["0"] == "" {
+		t.Errorf("neg-status annotation %q (%v)", w.loadbalancers.RenderService(c, ilbNEG).Annotations[loadbalancers.AnnotationNEGStatus], err)
 	}
 
 	// The Compute view: what each row created.
-	frs := w.ForwardingRules("proj", "us-central1", testLinks)
-	bss := w.BackendServices("proj", "us-central1", testLinks)
-	tps := w.TargetPools("proj", "us-central1", testLinks)
+	frs := w.loadbalancers.ForwardingRules("proj", "us-central1", testLinks)
+	bss := w.loadbalancers.BackendServices("proj", "us-central1", testLinks)
+	tps := w.loadbalancers.TargetPools("proj", "us-central1", testLinks)
 	if len(frs) != 4 || len(bss) != 3 || len(tps) != 1 {
 		t.Fatalf("%d forwarding rules, %d backend services, %d target pools; want 4, 3, 1", len(frs), len(bss), len(tps))
 	}
 	for _, bs := range bss {
 		for _, b := range bs.Backends {
 			neg := strings.Contains(b.Group, "/networkEndpointGroups/")
-			if want := bs.Name == w.lbNamesOf(c, ilbNEG).backendService; neg != want {
+			if want := bs.Name == w.loadbalancers.LbNamesOf(c, ilbNEG).BackendService; neg != want {
 				t.Errorf("backend service %s has backend %s", bs.Name, b.Group)
 			}
 		}
@@ -169,22 +170,22 @@ func TestLoadBalancerKindsPerRLB2(t *testing.T) {
 	if len(tps[0].Instances) != 6 {
 		t.Errorf("target pool has %d instances, want every node (6)", len(tps[0].Instances))
 	}
-	ig := w.lbNamesOf(c, ilbIG).instanceGroup
-	if ig != w.lbNamesOf(c, rbs).instanceGroup {
-		t.Errorf("ILB and RBS NetLB use different instance groups: %s, %s (R-LB-2: one shared group per zone)", ig, w.lbNamesOf(c, rbs).instanceGroup)
+	ig := w.loadbalancers.LbNamesOf(c, ilbIG).InstanceGroup
+	if ig != w.loadbalancers.LbNamesOf(c, rbs).InstanceGroup {
+		t.Errorf("ILB and RBS NetLB use different instance groups: %s, %s (R-LB-2: one shared group per zone)", ig, w.loadbalancers.LbNamesOf(c, rbs).InstanceGroup)
 	}
 	inGroups := map[string]int{}
 	for _, z := range c.Locations {
-		negs := w.NetworkEndpointGroups("proj", z, testLinks)
+		negs := w.loadbalancers.NetworkEndpointGroups("proj", z, testLinks)
 		if len(negs) != 1 || negs[0].Size != 2 || negs[0].NetworkEndpointType != "GCE_VM_IP" {
 			t.Errorf("zone %s NEGs: %s", z, mustJSON(negs))
 		}
-		for _, g := range w.lbGroups("proj", z) {
-			for _, n := range g.nodes {
+		for _, g := range w.loadbalancers.LbGroups("proj", z) {
+			for _, n := range g.Nodes {
 				inGroups[n]++
 			}
 		}
-		inst, err := w.InstanceGroupInstances("proj", z, ig, testLinks)
+		inst, err := w.loadbalancers.InstanceGroupInstances("proj", z, ig, testLinks)
 		if err != nil || len(inst.Items) != 2 {
 			t.Errorf("zone %s listInstances of %s: %v %v", z, ig, err, mustJSON(inst))
 		}
@@ -194,10 +195,10 @@ func TestLoadBalancerKindsPerRLB2(t *testing.T) {
 			t.Errorf("node %s is in %d load-balanced instance groups, want exactly 1 (R-LB-5)", n, inGroups[n])
 		}
 	}
-	if hcs := w.HealthChecks("proj", "httpHealthChecks", "", testLinks); len(hcs) != 1 || hcs[0].(*api.HttpHealthCheck).Port != kubeProxyHealthPort {
+	if hcs := w.loadbalancers.HealthChecks("proj", "httpHealthChecks", "", testLinks); len(hcs) != 1 || hcs[0].(*api.HttpHealthCheck).Port != loadbalancers.KubeProxyHealthPort {
 		t.Errorf("target pool health checks: %s", mustJSON(hcs))
 	}
-	if hcs := w.HealthChecks("proj", "healthChecks", "us-central1", testLinks); len(hcs) != 1 || !strings.HasSuffix(hcs[0].(*api.HealthCheck).Name, "-l4-shared-hc") {
+	if hcs := w.loadbalancers.HealthChecks("proj", "healthChecks", "us-central1", testLinks); len(hcs) != 1 || !strings.HasSuffix(hcs[0].(*api.HealthCheck).Name, "-l4-shared-hc") {
 		t.Errorf("regional health checks (RBS NetLB): %s", mustJSON(hcs))
 	}
 
@@ -206,13 +207,13 @@ func TestLoadBalancerKindsPerRLB2(t *testing.T) {
 		s    *model.Service
 		rbs  string
 		kind string
-	}{{tp, "enabled", LBExternalTargetPool}, {rbs, "", LBExternalRBS}} {
-		in := w.renderService(c, ch.s)
-		in.Annotations = map[string]string{AnnotationL4RBS: ch.rbs}
-		if _, err := w.UpdateService(c, "default", ch.s.Name, in); err != nil {
+	}{{tp, "enabled", loadbalancers.LBExternalTargetPool}, {rbs, "", loadbalancers.LBExternalRBS}} {
+		in := w.loadbalancers.RenderService(c, ch.s)
+		in.Annotations = map[string]string{loadbalancers.AnnotationL4RBS: ch.rbs}
+		if _, err := w.loadbalancers.UpdateService(c, "default", ch.s.Name, in); err != nil {
 			t.Fatal(err)
 		}
-		if ch.s.LB.Kind != ch.kind || ch.s.LB.State != lbReady {
+		if ch.s.LB.Kind != ch.kind || ch.s.LB.State != loadbalancers.LbReady {
 			t.Errorf("%s after changing l4-rbs: %s %s, want %s kept", ch.s.Name, ch.s.LB.Kind, ch.s.LB.State, ch.kind)
 		}
 	}
@@ -245,7 +246,7 @@ func TestNEGSubsetClusterPolicy25Of30(t *testing.T) {
 	}
 	w, c, s := subset(42)
 	got := members(s)
-	if len(c.Nodes) != 30 || len(got) != negClusterLimit {
+	if len(c.Nodes) != 30 || len(got) != loadbalancers.NegClusterLimit {
 		t.Fatalf("%d nodes, %d NEG endpoints; want 30 and exactly 25 (R-LB-3)", len(c.Nodes), len(got))
 	}
 	perZone := map[string]int{}
@@ -268,11 +269,11 @@ func TestNEGSubsetClusterPolicy25Of30(t *testing.T) {
 	// A node that is not an endpoint is cordoned and uncordoned: nothing moves.
 	for _, name := range core.SortedNodeNames(c) {
 		if _, member := s.LB.Members[name]; !member {
-			if _, err := w.SetNodeUnschedulable(c, name, true); err != nil {
+			if _, err := w.kubeapi.SetNodeUnschedulable(c, name, true); err != nil {
 				t.Fatal(err)
 			}
 			advance(w, time.Minute)
-			if _, err := w.SetNodeUnschedulable(c, name, false); err != nil {
+			if _, err := w.kubeapi.SetNodeUnschedulable(c, name, false); err != nil {
 				t.Fatal(err)
 			}
 			break
@@ -327,7 +328,7 @@ func TestNEGSubsetClusterPolicy25Of30(t *testing.T) {
 // servingNodes are the nodes running a ready, non-terminating pod of the Service.
 func servingNodes(w *World, c *model.Cluster, s *model.Service) []string {
 	var out []string
-	for n, cnt := range w.serviceIndex(c).perNode[s.Key()] {
+	for n, cnt := range w.loadbalancers.ServiceIndex(c).PerNode[s.Key()] {
 		if cnt > 0 {
 			out = append(out, n)
 		}
@@ -372,7 +373,7 @@ func TestNEGMembershipFollowsSurgeUpgrade(t *testing.T) {
 	}
 	check := func(when string) {
 		t.Helper()
-		if got := len(cluster.LB.Members); got != negClusterLimit {
+		if got := len(cluster.LB.Members); got != loadbalancers.NegClusterLimit {
 			t.Errorf("%s: Cluster policy has %d endpoints, want 25", when, got)
 		}
 		if got, want := strings.Join(members(localSvc), ","), strings.Join(servingNodes(w, c, localSvc), ","); got != want {
@@ -411,7 +412,7 @@ func TestNEGMembershipFollowsSurgeUpgrade(t *testing.T) {
 			}
 		}
 	}
-	if maxCluster > negClusterLimit {
+	if maxCluster > loadbalancers.NegClusterLimit {
 		t.Errorf("Cluster policy reached %d endpoints during the upgrade", maxCluster)
 	}
 	t.Logf("surge upgrade of 30 nodes (maxSurge 5) took %s; %d distinct nodes were Cluster-policy endpoints over %d samples; Local endpoints after: %d",
@@ -428,7 +429,7 @@ func TestHealthDuringRollingReplacement(t *testing.T) {
 	c := lbTestCluster(t, w, "us-central1-a", true, &api.NodePool{Name: "pool-a", InitialNodeCount: 5, Config: &api.NodeConfig{MachineType: "e2-standard-4"}})
 	mustCreateDeployment(t, w, c, deployment("web", 3, "1"))
 	tpLocal := mustCreateService(t, w, c, lbService("tp-local", local))
-	rbsLocal := mustCreateService(t, w, c, lbService("rbs-local", local, annotate(AnnotationL4RBS, "enabled")))
+	rbsLocal := mustCreateService(t, w, c, lbService("rbs-local", local, annotate(loadbalancers.AnnotationL4RBS, "enabled")))
 	tpCluster := mustCreateService(t, w, c, lbService("tp-cluster"))
 	advance(w, 2*time.Minute)
 	type lbCase struct {
@@ -443,7 +444,7 @@ func TestHealthDuringRollingReplacement(t *testing.T) {
 	healthy := func(s *model.Service) map[string]bool {
 		out := map[string]bool{}
 		for n, h := range s.LB.Health {
-			if h.State == healthHealthy {
+			if h.State == loadbalancers.HealthHealthy {
 				out[n] = true
 			}
 		}
@@ -458,7 +459,7 @@ func TestHealthDuringRollingReplacement(t *testing.T) {
 	d := c.Deployments["default/web"]
 	in := w.core.RenderDeployment(c, d)
 	in.Spec.Template.Spec.Containers[0].Image = "nginx:2"
-	if _, err := w.UpdateDeployment(c, "default", "web", in); err != nil {
+	if _, err := w.kubeapi.UpdateDeployment(c, "default", "web", in); err != nil {
 		t.Fatal(err)
 	}
 	prevServing := map[string]bool{}
@@ -546,7 +547,7 @@ func TestPacketPath(t *testing.T) {
 	advance(w, 2*time.Minute)
 	trace := func(ip string, port int32, client string) *api.PacketTrace {
 		t.Helper()
-		tr, err := w.TracePacket(c, TraceRequest{IP: ip, Port: port, Protocol: "TCP", Client: client, ClientPort: 40000})
+		tr, err := w.loadbalancers.TracePacket(c, loadbalancers.TraceRequest{IP: ip, Port: port, Protocol: "TCP", Client: client, ClientPort: 40000})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -560,7 +561,7 @@ func TestPacketPath(t *testing.T) {
 		t.Errorf("the same packet took two paths")
 	}
 	tr = trace(localSvc.LB.IP, 80, "198.51.100.7")
-	if tr.Result != "DELIVERED" || tr.SNAT || tr.SourceIPAtPod != "198.51.100.7" || !tr.Pod.SameNode || tr.Node.Health != healthHealthy {
+	if tr.Result != "DELIVERED" || tr.SNAT || tr.SourceIPAtPod != "198.51.100.7" || !tr.Pod.SameNode || tr.Node.Health != loadbalancers.HealthHealthy {
 		t.Errorf("Local: %s", mustJSON(tr))
 	}
 	if tr := trace(ilb.LB.IP, 80, "198.51.100.7"); tr.Result != "DROPPED" || !strings.Contains(tr.Reason, "internal") {
@@ -576,7 +577,7 @@ func TestPacketPath(t *testing.T) {
 	np := localSvc.Spec.Ports[0].NodePort
 	var empty, busy *model.Node
 	for _, name := range core.SortedNodeNames(c) {
-		if w.serviceIndex(c).perNode[localSvc.Key()][name] == 0 {
+		if w.loadbalancers.ServiceIndex(c).PerNode[localSvc.Key()][name] == 0 {
 			empty = c.Nodes[name]
 		} else {
 			busy = c.Nodes[name]
@@ -589,7 +590,7 @@ func TestPacketPath(t *testing.T) {
 		t.Errorf("Cluster on a node without pods: %s", mustJSON(tr))
 	}
 	// The pods terminate (60 s grace): terminating endpoints are the last resort, then nothing.
-	if _, err := w.SetScale(c, "default", "web", 0, ""); err != nil {
+	if _, err := w.kubeapi.SetScale(c, "default", "web", 0, ""); err != nil {
 		t.Fatal(err)
 	}
 	advance(w, 5*time.Second)
@@ -625,7 +626,7 @@ func TestServiceAPI(t *testing.T) {
 			s.Spec.Ports = append(s.Spec.Ports, corev1.ServicePort{Port: 443})
 		}, "spec.ports[1].name: Required value"},
 	} {
-		_, err := w.CreateService(c, "default", lbService("web", tc.mutate))
+		_, err := w.loadbalancers.CreateService(c, "default", lbService("web", tc.mutate))
 		if e, ok := model.AsError(err); !ok || e.HTTPCode != 422 || !strings.Contains(e.Message, tc.want) {
 			t.Errorf("got %v, want 422 with %q", err, tc.want)
 		}
@@ -641,18 +642,18 @@ func TestServiceAPI(t *testing.T) {
 	if p0 < 30000 || p0 > 32767 || s.Spec.Ports[1].NodePort != 30443 || s.Spec.HealthCheckNodePort < 30000 || s.Spec.Ports[0].TargetPort.IntVal != 80 {
 		t.Errorf("ports %+v, healthCheckNodePort %d", s.Spec.Ports, s.Spec.HealthCheckNodePort)
 	}
-	_, err := w.CreateService(c, "default", lbService("other", func(o *corev1.Service) { o.Spec.Ports[0].NodePort = 30443 }))
+	_, err := w.loadbalancers.CreateService(c, "default", lbService("other", func(o *corev1.Service) { o.Spec.Ports[0].NodePort = 30443 }))
 	if e, ok := model.AsError(err); !ok || !strings.Contains(e.Message, "spec.ports[0].nodePort: Invalid value: 30443: provided port is already allocated") {
 		t.Errorf("duplicate nodePort: %v", err)
 	}
 	// An update without node ports keeps them; switching to Cluster drops the health check port.
-	in := w.renderService(c, s)
+	in := w.loadbalancers.RenderService(c, s)
 	for i := range in.Spec.Ports {
 		in.Spec.Ports[i].NodePort = 0
 	}
 	in.Spec.HealthCheckNodePort = 0
 	in.Spec.ExternalTrafficPolicy = corev1.ServiceExternalTrafficPolicyCluster
-	if _, err := w.UpdateService(c, "default", "web", in); err != nil {
+	if _, err := w.loadbalancers.UpdateService(c, "default", "web", in); err != nil {
 		t.Fatal(err)
 	}
 	if s.Spec.Ports[0].NodePort != p0 || s.Spec.Ports[1].NodePort != 30443 || s.Spec.HealthCheckNodePort != 0 {
@@ -663,39 +664,39 @@ func TestServiceAPI(t *testing.T) {
 	// To ClusterIP and back, as kubectl apply would send it (the old fields still set): the
 	// node ports and the traffic policy go with the type, the load balancer is deleted; back
 	// to LoadBalancer, a new one at the same address (stable per Service).
-	in = w.renderService(c, s)
+	in = w.loadbalancers.RenderService(c, s)
 	in.Spec.Type = corev1.ServiceTypeClusterIP
-	if _, err := w.UpdateService(c, "default", "web", in); err != nil {
+	if _, err := w.loadbalancers.UpdateService(c, "default", "web", in); err != nil {
 		t.Fatal(err)
 	}
 	if s.LB != nil || s.Spec.Ports[0].NodePort != 0 || s.Spec.ExternalTrafficPolicy != "" {
 		t.Errorf("as ClusterIP: load balancer %v, ports %+v, policy %q", s.LB, s.Spec.Ports, s.Spec.ExternalTrafficPolicy)
 	}
-	in = w.renderService(c, s)
+	in = w.loadbalancers.RenderService(c, s)
 	in.Spec.Type = corev1.ServiceTypeLoadBalancer
-	if _, err := w.UpdateService(c, "default", "web", in); err != nil {
+	if _, err := w.loadbalancers.UpdateService(c, "default", "web", in); err != nil {
 		t.Fatal(err)
 	}
 	advance(w, 2*time.Minute)
-	if s.LB == nil || s.LB.IP != ip || s.LB.State != lbReady {
+	if s.LB == nil || s.LB.IP != ip || s.LB.State != loadbalancers.LbReady {
 		t.Fatalf("back to LoadBalancer: %+v (address was %s)", s.LB, ip)
 	}
 	// Deletion: the finalizer holds the Service until the load balancer is gone.
-	out, err := w.DeleteService(c, "default", "web")
+	out, err := w.loadbalancers.DeleteService(c, "default", "web")
 	if err != nil || out.DeletionTimestamp == nil {
 		t.Fatalf("delete: %v %+v", err, out)
 	}
-	if _, err := w.GetService(c, "default", "web"); err != nil {
+	if _, err := w.loadbalancers.GetService(c, "default", "web"); err != nil {
 		t.Fatalf("service gone before its load balancer: %v", err)
 	}
 	// An update while it is held by the finalizer does not strand it.
-	in = w.renderService(c, s)
+	in = w.loadbalancers.RenderService(c, s)
 	in.Spec.Type = corev1.ServiceTypeClusterIP
-	if _, err := w.UpdateService(c, "default", "web", in); err != nil {
+	if _, err := w.loadbalancers.UpdateService(c, "default", "web", in); err != nil {
 		t.Fatal(err)
 	}
-	advance(w, lbDeleteBase+lbDeleteSpread+time.Second)
-	if _, err := w.GetService(c, "default", "web"); err == nil {
+	advance(w, loadbalancers.LbDeleteBase+loadbalancers.LbDeleteSpread+time.Second)
+	if _, err := w.loadbalancers.GetService(c, "default", "web"); err == nil {
 		t.Fatal("service still there after its load balancer was deleted")
 	}
 	// Everything is released: the node port and the address can be had again.
@@ -703,7 +704,7 @@ func TestServiceAPI(t *testing.T) {
 	if again.Spec.Ports[0].NodePort != 30443 {
 		t.Errorf("node port 30443 not released")
 	}
-	if w.allocateLBIP(c, again, false) == "" || ip == "" {
+	if w.loadbalancers.AllocateLBIP(c, again, false) == "" || ip == "" {
 		t.Errorf("no address")
 	}
 	// Mixed protocols on a target pool: GKE cannot build it and says so; one protocol fixes it.
@@ -713,26 +714,26 @@ func TestServiceAPI(t *testing.T) {
 	if evs, _ := w.engine.Events(engine.EventFilter{Type: "SyncLoadBalancerFailed"}); mixed.LB.Failed == "" || len(evs) != 1 {
 		t.Errorf("mixed protocols on a target pool: %+v, events %s", mixed.LB, mustJSON(evs))
 	}
-	in = w.renderService(c, mixed)
+	in = w.loadbalancers.RenderService(c, mixed)
 	in.Spec.Ports = in.Spec.Ports[1:]
-	if _, err := w.UpdateService(c, "default", "mixed", in); err != nil {
+	if _, err := w.loadbalancers.UpdateService(c, "default", "mixed", in); err != nil {
 		t.Fatal(err)
 	}
 	advance(w, 2*time.Minute)
-	if mixed.LB.Failed != "" || mixed.LB.State != lbReady {
+	if mixed.LB.Failed != "" || mixed.LB.State != loadbalancers.LbReady {
 		t.Errorf("after fixing the ports: %+v", mixed.LB)
 	}
-	if _, err := w.DeleteService(c, "default", "mixed"); err != nil {
+	if _, err := w.loadbalancers.DeleteService(c, "default", "mixed"); err != nil {
 		t.Fatal(err)
 	}
 	advance(w, time.Minute)
-	if list := w.ListServices(c, core.ListOptions{}); len(list.Items) != 3 {
+	if list := w.loadbalancers.ListServices(c, core.ListOptions{}); len(list.Items) != 3 {
 		t.Errorf("%d services, want kubernetes, kube-dns and web2", len(list.Items))
 	}
 	// The state survives a restore with its indexes rebuilt.
 	w2 := restoredCopy(t, w)
 	c2 := w2.core.Cluster("proj", "us-central1-a", "c1")
-	if _, err := w2.CreateService(c2, "default", lbService("web3", func(o *corev1.Service) { o.Spec.Ports[0].NodePort = 30443 })); err == nil {
+	if _, err := w2.loadbalancers.CreateService(c2, "default", lbService("web3", func(o *corev1.Service) { o.Spec.Ports[0].NodePort = 30443 })); err == nil {
 		t.Error("node port 30443 free after a restore")
 	}
 }
@@ -749,7 +750,7 @@ func TestInternalLBNodeLimitAndSubsettingPrereqs(t *testing.T) {
 	if len(evs) != 1 || !strings.Contains(evs[0].Message, "service default/ilb: the cluster has 251 nodes") || !strings.Contains(evs[0].Message, "traffic may be uneven or lost") {
 		t.Fatalf("warnings: %s", mustJSON(evs))
 	}
-	st, _ := w.GetLoadBalancer(c, "default", "ilb")
+	st, _ := w.loadbalancers.GetLoadBalancer(c, "default", "ilb")
 	if len(st.Warnings) != 1 || st.BackendCount != 251 {
 		t.Errorf("status: %d backends, warnings %v", st.BackendCount, st.Warnings)
 	}
@@ -791,7 +792,7 @@ func mustJSON(v any) string {
 func TestLoadBalancerTypeAnnotations(t *testing.T) {
 	w := newTestWorld(t)
 	c := lbTestCluster(t, w, "us-central1-a", false, &api.NodePool{Name: "pool-a", InitialNodeCount: 2})
-	_, nodeNet, _ := net.ParseCIDR(uintToIP(c.NodeIPBase) + "/16")
+	_, nodeNet, _ := net.ParseCIDR(loadbalancers.UintToIP(c.NodeIPBase) + "/16")
 	_, public, _ := net.ParseCIDR("35.184.0.0/13")
 	cases := []struct {
 		name     string
@@ -799,10 +800,10 @@ func TestLoadBalancerTypeAnnotations(t *testing.T) {
 		internal bool
 		kind     string
 	}{
-		{"none", nil, false, LBExternalTargetPool},
-		{"networking", []func(*corev1.Service){annotate(AnnotationLBType, "Internal")}, true, LBInternalIG},
-		{"legacy", []func(*corev1.Service){annotate(AnnotationLBTypeLegacy, "Internal")}, true, LBInternalIG},
-		{"external-value", []func(*corev1.Service){annotate(AnnotationLBType, "External")}, false, LBExternalTargetPool},
+		{"none", nil, false, loadbalancers.LBExternalTargetPool},
+		{"networking", []func(*corev1.Service){annotate(loadbalancers.AnnotationLBType, "Internal")}, true, loadbalancers.LBInternalIG},
+		{"legacy", []func(*corev1.Service){annotate(loadbalancers.AnnotationLBTypeLegacy, "Internal")}, true, loadbalancers.LBInternalIG},
+		{"external-value", []func(*corev1.Service){annotate(loadbalancers.AnnotationLBType, "External")}, false, loadbalancers.LBExternalTargetPool},
 	}
 	svcs := map[string]*model.Service{}
 	for _, tc := range cases {
@@ -812,7 +813,7 @@ func TestLoadBalancerTypeAnnotations(t *testing.T) {
 	check := func(name string, internal bool, kind string) {
 		t.Helper()
 		lb := svcs[name].LB
-		if lb == nil || lb.State != lbReady || lb.Internal != internal || lb.Kind != kind {
+		if lb == nil || lb.State != loadbalancers.LbReady || lb.Internal != internal || lb.Kind != kind {
 			t.Fatalf("%s: load balancer %+v, want a ready %s (internal %v)", name, lb, kind, internal)
 		}
 		ip, inRange, scheme := net.ParseIP(lb.IP), public, "EXTERNAL"
@@ -823,7 +824,7 @@ func TestLoadBalancerTypeAnnotations(t *testing.T) {
 			t.Fatalf("%s: address %s outside %s", name, lb.IP, inRange)
 		}
 		found := false
-		for _, fr := range w.ForwardingRules("proj", "us-central1", testLinks) {
+		for _, fr := range w.loadbalancers.ForwardingRules("proj", "us-central1", testLinks) {
 			if fr.IPAddress == lb.IP {
 				found = true
 				if fr.LoadBalancingScheme != scheme {
@@ -845,13 +846,13 @@ func TestLoadBalancerTypeAnnotations(t *testing.T) {
 		internal bool
 		kind     string
 	}{
-		{"networking", nil, false, LBExternalTargetPool},
-		{"none", map[string]string{AnnotationLBTypeLegacy: "Internal"}, true, LBInternalIG},
+		{"networking", nil, false, loadbalancers.LBExternalTargetPool},
+		{"none", map[string]string{loadbalancers.AnnotationLBTypeLegacy: "Internal"}, true, loadbalancers.LBInternalIG},
 	} {
 		before := svcs[ch.name].LB.IP
-		in := w.renderService(c, svcs[ch.name])
+		in := w.loadbalancers.RenderService(c, svcs[ch.name])
 		in.Annotations = ch.anns
-		if _, err := w.UpdateService(c, "default", ch.name, in); err != nil {
+		if _, err := w.loadbalancers.UpdateService(c, "default", ch.name, in); err != nil {
 			t.Fatal(err)
 		}
 		advance(w, 2*time.Minute)

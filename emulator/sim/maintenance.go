@@ -15,7 +15,7 @@ import (
 // An empty policy clears it. A resourceVersion other than the current one is a stale read and
 // is rejected, as GKE's optimistic concurrency does.
 func (w *World) SetMaintenancePolicy(project, location, name string, req *api.SetMaintenancePolicyRequest) (*model.Operation, error) {
-	c, err := w.GetCluster(project, location, name)
+	c, err := w.core.GetCluster(project, location, name)
 	if err != nil {
 		return nil, err
 	}
@@ -37,7 +37,7 @@ func (w *World) SetMaintenancePolicy(project, location, name string, req *api.Se
 	w.applyMaintenancePolicy(c, p)
 	op := w.metadataUpdate(c, "", "maintenance policy of %s set: %s (resourceVersion %s)", c.Name, maintenance.DescribePolicy(p), c.PolicyVersion)
 	// A new policy may let waiting automatic upgrades run sooner (or later).
-	w.wakeAutoMaintenance(c, w.st.Now.Add(core.MetadataOpDuration+core.OpStartDelay))
+	w.autoupgrade.WakeAutoMaintenance(c, w.st.Now.Add(core.MetadataOpDuration+core.OpStartDelay))
 	return op, nil
 }
 
@@ -64,5 +64,5 @@ func (w *World) applyMaintenancePolicy(c *model.Cluster, p *model.MaintenancePol
 	b, _ := json.Marshal(p)
 	h := sha256.Sum256(append([]byte(c.PolicyVersion), b...))
 	c.PolicyVersion = hex.EncodeToString(h[:8])
-	w.maintenancePolicyChanged(c)
+	w.upgrade.MaintenancePolicyChanged(c)
 }

@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/autoupgrade"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/maintenance"
@@ -42,7 +43,7 @@ func runMonths(t *testing.T, w *World, c *model.Cluster, until time.Time) []upgr
 		from, _ := catalog.ParseVersion(r.From)
 		to, _ := catalog.ParseVersion(r.To)
 		// Never past the channel target that had reached the cluster.
-		if reached := channelTarget(c.ReleaseChannel, r.Start.Add(-rolloutOffset(c))); to.Compare(reached) > 0 {
+		if reached := autoupgrade.ChannelTarget(c.ReleaseChannel, r.Start.Add(-autoupgrade.RolloutOffset(c))); to.Compare(reached) > 0 {
 			t.Errorf("automatic upgrade %+v goes past the target %s that had reached the cluster", r, reached)
 		}
 		out = append(out, upgradeSeen{op: op, from: from, to: to, kind: r.Kind})
@@ -76,7 +77,7 @@ func TestAutoUpgradesOnlyInsideTheWindow(t *testing.T) {
 	if count[model.ControlPlanePatch] < 6 || count[model.ControlPlaneMinor] != 2 || count[model.NodePatch] < 6 || count[model.NodeMinor] != 2 {
 		t.Errorf("automatic upgrades %v, want at least 6 patches and exactly 2 minors of the control plane and of the nodes:\n%v", count, ups)
 	}
-	target := channelTarget(api.ChannelRegular, w.engine.Now().Add(-rolloutSpread))
+	target := autoupgrade.ChannelTarget(api.ChannelRegular, w.engine.Now().Add(-autoupgrade.RolloutSpread))
 	if master, _ := catalog.ParseVersion(c.MasterVersion); master.Compare(target) < 0 || c.Pools[0].Spec.Version != c.MasterVersion {
 		t.Errorf("after six months: control plane %s (from %s), nodes %s; the channel's target is %s", c.MasterVersion, start, c.Pools[0].Spec.Version, target)
 	}
@@ -161,7 +162,7 @@ func TestNoUpgradesExclusionHoldsTheRollout(t *testing.T) {
 	if ups[0].kind != model.ControlPlanePatch || !ups[0].op.StartTime.Equal(ts("2026-12-05T00:00:00Z")) {
 		t.Errorf("first upgrade %s, want the control-plane patch as the freeze ends", ups[0])
 	}
-	info, err := w.ClusterUpgradeInfo("proj", "us-central1-a", "c1")
+	info, err := w.autoupgrade.ClusterUpgradeInfo("proj", "us-central1-a", "c1")
 	if err != nil || len(info.UpgradeDetails) != len(ups) || info.UpgradeDetails[0].State != "SUCCEEDED" || info.UpgradeDetails[0].StartType != "AUTOMATIC" {
 		t.Errorf("upgrade info %+v (%v), want the %d automatic upgrades", info, err, len(ups))
 	}
@@ -186,7 +187,7 @@ func TestNodeAutoRepairIgnoresMaintenancePolicy(t *testing.T) {
 				t.Fatal("the policy allows node disruption now; the test needs it not to")
 			}
 			victim := core.SortedNodeNames(c)[0]
-			if _, err := w.FailNode("proj", "us-central1-a", "c1", victim); err != nil {
+			if _, err := w.autoupgrade.FailNode("proj", "us-central1-a", "c1", victim); err != nil {
 				t.Fatal(err)
 			}
 			if ready := nodeCondition(w.core.RenderK8sNode(c, c.Nodes[victim]), corev1.NodeReady); ready.Status != "Unknown" || !c.Nodes[victim].Unschedulable {
@@ -208,8 +209,8 @@ func TestNodeAutoRepairIgnoresMaintenancePolicy(t *testing.T) {
 			if len(repairs) != 1 || repairs[0].Status != api.OpStatusDone || repairs[0].ErrorCode != 0 {
 				t.Fatalf("repairs %+v, want one AUTO_REPAIR_NODES done", repairs)
 			}
-			if d := repairs[0].StartTime.Sub(now); d < autoRepairDetection || d > autoRepairDetection+time.Minute {
-				t.Errorf("repair started %s after the failure, want about %s", d, autoRepairDetection)
+			if d := repairs[0].StartTime.Sub(now); d < autoupgrade.AutoRepairDetection || d > autoupgrade.AutoRepairDetection+time.Minute {
+				t.Errorf("repair started %s after the failure, want about %s", d, autoupgrade.AutoRepairDetection)
 			}
 			if c.Nodes[victim] != nil || len(c.Nodes) != 2 || c.NodeFailed(victim) {
 				t.Errorf("after the repair: failed node present=%v, %d nodes", c.Nodes[victim] != nil, len(c.Nodes))

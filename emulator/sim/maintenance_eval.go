@@ -11,7 +11,7 @@ import (
 // MaintenanceSchedule answers, for a cluster at the current emulated time, its next n open
 // windows and, per upgrade kind, whether it may run now, what blocks it and when it next may.
 func (w *World) MaintenanceSchedule(project, location, name string, n int) (*api.MaintenanceSchedule, error) {
-	c, err := w.GetCluster(project, location, name)
+	c, err := w.core.GetCluster(project, location, name)
 	if err != nil {
 		return nil, err
 	}

@@ -266,7 +266,7 @@ func TestExclusionEndOfSupport(t *testing.T) {
 	if got.EndTime != eos.Format(time.RFC3339) || got.MaintenanceExclusionOptions.EndTimeBehavior != api.EndTimeUntilEndOfSupport {
 		t.Fatalf("UNTIL_END_OF_SUPPORT exclusion renders as %+v %+v, want end %s", got, got.MaintenanceExclusionOptions, eos.Format(time.RFC3339))
 	}
-	op, err := w.upgradeMaster(c, "1.35")
+	op, err := w.upgrade.UpgradeMaster(c, "1.35")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,26 +12,14 @@ import (
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/upgrade"
 )
 
 // The node-pools half of the GKE v1 API.
 
-// GetNodePool finds a pool or returns GKE's 404.
-func (w *World) GetNodePool(project, location, cluster, name string) (*model.Cluster, *model.NodePool, error) {
-	c, err := w.GetCluster(project, location, cluster)
-	if err != nil {
-		return nil, nil, err
-	}
-	p := c.Pool(name)
-	if p == nil {
-		return nil, nil, model.NotFound("node pool %q not found.", name)
-	}
-	return c, p, nil
-}
-
 // CreateNodePool validates and adds a pool; its nodes come up over CREATE_NODE_POOL.
 func (w *World) CreateNodePool(project, location, cluster string, req *api.CreateNodePoolRequest) (*model.Operation, error) {
-	c, err := w.GetCluster(project, location, cluster)
+	c, err := w.core.GetCluster(project, location, cluster)
 	if err != nil {
 		return nil, err
 	}
@@ -101,7 +89,7 @@ func (w *World) buildNodePool(c *model.Cluster, in *api.NodePool, field string) 
 	if err := c.CheckManagement(autoUpgrade, autoRepair); err != nil {
 		return nil, err
 	}
-	spec.Version, err = w.resolveNodeVersion(c, in.Version, field+".version", autoUpgrade)
+	spec.Version, err = w.core.ResolveNodeVersion(c, in.Version, field+".version", autoUpgrade)
 	if err != nil {
 		return nil, err
 	}
@@ -138,17 +126,9 @@ func (w *World) buildNodePool(c *model.Cluster, in *api.NodePool, field string) 
 		Extra: in.Extra, CreateTime: w.st.Now, Etag: w.engine.RandHex(16),
 	}
 	for _, z := range zones {
-		w.addGroup(c, p, z, int(in.InitialNodeCount))
+		w.core.AddGroup(c, p, z, int(in.InitialNodeCount))
 	}
 	return p, nil
-}
-
-// addGroup creates the pool's instance group in a zone.
-func (w *World) addGroup(c *model.Cluster, p *model.NodePool, zone string, size int) *model.InstanceGroup {
-	hash := w.engine.RandHex(8)
-	g := &model.InstanceGroup{Name: model.InstanceGroupName(c.Name, p.Name, hash), Zone: zone, Hash: hash, TargetSize: size}
-	p.Groups = append(p.Groups, g)
-	return g
 }
 
 // podCIDRSize is the per-node pod range: twice the max pods, rounded up to a power of two.
@@ -262,42 +242,6 @@ func validateLabels(labels map[string]string, field string) error {
 	return nil
 }
 
-// resolveNodeVersion resolves a node version or alias ("-" and "" are the control plane's) and
-// checks it against the control plane: never newer, at most two minors older, and within one
-// minor when auto-upgrade is on.
-func (w *World) resolveNodeVersion(c *model.Cluster, requested, field string, autoUpgrade bool) (string, error) {
-	master, _ := catalog.ParseVersion(c.MasterVersion)
-	vt := catalog.VersionsAt(w.st.Now)
-	list := vt.Node
-	if !containsVersion(list, master) {
-		list = append([]catalog.Version{master}, list...)
-	}
-	v, ok := catalog.Resolve(requested, list, master)
-	if !ok {
-		return "", model.InvalidArgument("Invalid value for field %q: Node version %q is unsupported. Use one of serverConfig's validNodeVersions (e.g. %s), an alias (latest, 1.X, 1.X.Y), or \"-\" for the control plane's version %s.",
-			field, requested, strings.Join(catalog.VersionStrings(vt.Node[:min(3, len(vt.Node))]), ", "), c.MasterVersion)
-	}
-	if v.Compare(master) > 0 {
-		return "", model.InvalidArgument("Invalid value for field %q: node version %q must not be newer than the control plane version %q. Upgrade the control plane first.", field, v, master)
-	}
-	switch skew := master.Minor - v.Minor; {
-	case skew > 2:
-		return "", model.InvalidArgument("Invalid value for field %q: node version %q is more than two minor versions older than the control plane version %q.", field, v, master)
-	case skew > 1 && autoUpgrade:
-		return "", model.InvalidArgument("Auto-upgrade is enabled, node version %q must be within one minor version of master version %q", v.String(), master.String())
-	}
-	return v.String(), nil
-}
-
-func containsVersion(list []catalog.Version, v catalog.Version) bool {
-	for _, x := range list {
-		if x == v {
-			return true
-		}
-	}
-	return false
-}
-
 // normalizeAutoscaling validates NodePoolAutoscaling (R-CA-3 limits) and fills the location
 // policy default (BALANCED, or ANY for Spot pools: R-CA-6).
 func normalizeAutoscaling(in *api.NodePoolAutoscaling, field string, spot bool) (api.NodePoolAutoscaling, error) {
@@ -352,7 +296,7 @@ func describeAutoscaling(as api.NodePoolAutoscaling) string {
 
 // UpdateNodePool applies an UpdateNodePoolRequest (PUT nodePools/{np}).
 func (w *World) UpdateNodePool(project, location, cluster, name string, req *api.UpdateNodePoolRequest) (*model.Operation, error) {
-	c, p, err := w.GetNodePool(project, location, cluster, name)
+	c, p, err := w.core.GetNodePool(project, location, cluster, name)
 	if err != nil {
 		return nil, err
 	}
@@ -375,11 +319,11 @@ func (w *World) UpdateNodePool(project, location, cluster, name string, req *api
 // cluster-busy check, since the waiting change's operation holds the cluster.
 func (w *World) requestNodePoolUpdate(c *model.Cluster, p *model.NodePool, req *api.UpdateNodePoolRequest, f func(member string) string) (*model.Operation, error) {
 	if req.NodeVersion != "" && p.Upgrade != nil && p.Upgrade.Deferred {
-		v, err := w.resolveNodeVersion(c, req.NodeVersion, f("nodeVersion"), p.AutoUpgrade)
+		v, err := w.core.ResolveNodeVersion(c, req.NodeVersion, f("nodeVersion"), p.AutoUpgrade)
 		if err != nil {
 			return nil, err
 		}
-		if op, ok := w.applyNowIfDeferred(c, p, v, onlyNodeVersion(req)); ok {
+		if op, ok := w.upgrade.ApplyNowIfDeferred(c, p, v, onlyNodeVersion(req)); ok {
 			return op, nil
 		}
 	}
@@ -399,7 +343,7 @@ func (w *World) updateNodePool(c *model.Cluster, p *model.NodePool, req *api.Upd
 	}
 	var err error
 	if req.NodeVersion != "" {
-		if target.Version, err = w.resolveNodeVersion(c, req.NodeVersion, f("nodeVersion"), p.AutoUpgrade); err != nil {
+		if target.Version, err = w.core.ResolveNodeVersion(c, req.NodeVersion, f("nodeVersion"), p.AutoUpgrade); err != nil {
 			return nil, err
 		}
 	}
@@ -453,7 +397,7 @@ func (w *World) updateNodePool(c *model.Cluster, p *model.NodePool, req *api.Upd
 	paused := p.Upgrade != nil && p.Upgrade.Paused
 	if paused && target != p.Upgrade.Target {
 		return nil, model.FailedPrecondition("Node pool %s has a paused %s upgrade to %s (phase %s): resume it by updating to the same configuration, or roll it back, before changing the nodes again (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/blue-green-upgrades#r-bg-7).",
-			p.Name, strategyName(p.Upgrade.Strategy), describeSpecChange(p.Upgrade.From, p.Upgrade.Target), p.Upgrade.BG.Phase)
+			p.Name, upgrade.StrategyName(p.Upgrade.Strategy), upgrade.DescribeSpecChange(p.Upgrade.From, p.Upgrade.Target), p.Upgrade.BG.Phase)
 	}
 
 	// Everything is valid: apply.
@@ -487,9 +431,9 @@ func (w *World) updateNodePool(c *model.Cluster, p *model.NodePool, req *api.Upd
 	w.core.TouchCluster(c)
 	switch {
 	case paused:
-		return w.resumeUpgrade(c, p), nil
+		return w.upgrade.ResumeUpgrade(c, p), nil
 	case target != p.Spec:
-		return w.planManualUpgrade(c, p, target), nil
+		return w.upgrade.PlanManualUpgrade(c, p, target), nil
 	}
 	op := w.core.StartOperation(api.OpUpgradeNodes, c, p.Name, true)
 	if zones != nil {
@@ -526,7 +470,7 @@ func (w *World) setPoolLocations(c *model.Cluster, p *model.NodePool, zones []st
 	for _, z := range zones {
 		keep[z] = true
 		if p.Group(z) == nil {
-			w.addGroup(c, p, z, perZone)
+			w.core.AddGroup(c, p, z, perZone)
 		}
 	}
 	for _, g := range p.Groups {
@@ -552,7 +496,7 @@ func (w *World) dropEmptyGroups(p *model.NodePool) {
 
 // DeleteNodePool drains and deletes a pool's nodes, then the pool.
 func (w *World) DeleteNodePool(project, location, cluster, name string) (*model.Operation, error) {
-	c, p, err := w.GetNodePool(project, location, cluster, name)
+	c, p, err := w.core.GetNodePool(project, location, cluster, name)
 	if err != nil {
 		return nil, err
 	}
@@ -567,7 +511,7 @@ func (w *World) DeleteNodePool(project, location, cluster, name string) (*model.
 
 // SetNodePoolSize sets the number of nodes per zone.
 func (w *World) SetNodePoolSize(project, location, cluster, name string, req *api.SetNodePoolSizeRequest) (*model.Operation, error) {
-	c, p, err := w.GetNodePool(project, location, cluster, name)
+	c, p, err := w.core.GetNodePool(project, location, cluster, name)
 	if err != nil {
 		return nil, err
 	}
@@ -600,7 +544,7 @@ func (w *World) SetNodePoolSize(project, location, cluster, name string, req *ap
 // SetNodePoolManagement changes auto-upgrade / auto-repair. It only changes metadata and, as in
 // GKE, may run alongside other operations.
 func (w *World) SetNodePoolManagement(project, location, cluster, name string, req *api.SetNodePoolManagementRequest) (*model.Operation, error) {
-	c, p, err := w.GetNodePool(project, location, cluster, name)
+	c, p, err := w.core.GetNodePool(project, location, cluster, name)
 	if err != nil {
 		return nil, err
 	}
@@ -620,7 +564,7 @@ func (w *World) SetNodePoolManagement(project, location, cluster, name string, r
 
 // SetNodePoolAutoscaling replaces a pool's autoscaling settings.
 func (w *World) SetNodePoolAutoscaling(project, location, cluster, name string, req *api.SetNodePoolAutoscalingRequest) (*model.Operation, error) {
-	c, p, err := w.GetNodePool(project, location, cluster, name)
+	c, p, err := w.core.GetNodePool(project, location, cluster, name)
 	if err != nil {
 		return nil, err
 	}

@@ -26,5 +26,5 @@ func (w *World) CancelOperation(project, location, id string) error {
 	if p == nil || p.Upgrade == nil || p.Upgrade.Op != op.ID {
 		return model.FailedPrecondition("Operation %s has no upgrade in progress to cancel.", op.ID)
 	}
-	return w.cancelUpgrade(c, p)
+	return w.upgrade.CancelUpgrade(c, p)
 }

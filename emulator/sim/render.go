@@ -51,8 +51,8 @@ func (w *World) RenderCluster(c *model.Cluster, links core.Links, endpoint strin
 		region = l.Region
 	}
 	out.NetworkConfig = &api.NetworkConfig{
-		Network:               fmt.Sprintf("projects/%s/global/networks/%s", c.Project, lastSegment(c.Network)),
-		Subnetwork:            fmt.Sprintf("projects/%s/regions/%s/subnetworks/%s", c.Project, region, lastSegment(c.Subnetwork)),
+		Network:               fmt.Sprintf("projects/%s/global/networks/%s", c.Project, model.LastSegment(c.Network)),
+		Subnetwork:            fmt.Sprintf("projects/%s/regions/%s/subnetworks/%s", c.Project, region, model.LastSegment(c.Subnetwork)),
 		EnableL4IlbSubsetting: c.L4ILBSubsetting,
 		Extra:                 c.NetworkExtra.Clone(),
 	}
@@ -84,13 +84,6 @@ func (w *World) RenderCluster(c *model.Cluster, links core.Links, endpoint strin
 		}
 	}
 	return out
-}
-
-func lastSegment(s string) string {
-	if i := strings.LastIndexByte(s, '/'); i >= 0 {
-		return s[i+1:]
-	}
-	return s
 }
 
 // RenderNodePool renders a node pool.
@@ -137,8 +130,8 @@ func (w *World) RenderNodePool(c *model.Cluster, p *model.NodePool, links core.L
 			info.GreenPoolVersion = u.From.Version
 		}
 		// v1 has no WAITING_TO_DRAIN_BLUE_POOL; its clients see the blue pool as cordoned.
-		if info.Phase == phaseWaitingToDrain && !strings.Contains(links.ContainerBase, "/v1beta1/") {
-			info.Phase = phaseCordoningBlue
+		if info.Phase == model.PhaseWaitingToDrain && !strings.Contains(links.ContainerBase, "/v1beta1/") {
+			info.Phase = model.PhaseCordoningBlue
 		}
 		if !u.BG.DeletionStart.IsZero() {
 			info.BluePoolDeletionStartTime = u.BG.DeletionStart.Format(time.RFC3339)

@@ -3,6 +3,7 @@ package sim
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/loadbalancers"
 	"math/rand/v2"
 	"reflect"
 	"sort"
@@ -31,6 +32,7 @@ import (
 func (w *World) indexDrift() string {
 	fresh := &World{st: w.st, engine: w.engine, core: core.New(w.st, w.engine, 0)}
 	fresh.core.FeedRender, fresh.core.OpWork = w.core.FeedRender, w.core.OpWork
+	fresh.loadbalancers = loadbalancers.New(w.st, w.engine, fresh.core)
 	for _, key := range model.SortedKeys(w.st.Clusters) {
 		c := w.st.Clusters[key]
 		if _, built := w.core.K8s[c]; built {
@@ -38,8 +40,8 @@ func (w *World) indexDrift() string {
 				return key + ": " + d
 			}
 		}
-		if _, built := w.svcs[c]; built {
-			if d := diffSvcIndex(w.serviceIndex(c), fresh.serviceIndex(c)); d != "" {
+		if _, built := w.loadbalancers.Svcs[c]; built {
+			if d := diffSvcIndex(w.loadbalancers.ServiceIndex(c), fresh.loadbalancers.ServiceIndex(c)); d != "" {
 				return key + ": services: " + d
 			}
 		}
@@ -179,17 +181,17 @@ func diffK8sIndex(a, b *core.K8sIndex) string {
 	return ""
 }
 
-func diffSvcIndex(a, b *svcIndex) string {
-	if !reflect.DeepEqual(a.nodePorts, b.nodePorts) || !reflect.DeepEqual(a.clusterIPs, b.clusterIPs) {
+func diffSvcIndex(a, b *loadbalancers.SvcIndex) string {
+	if !reflect.DeepEqual(a.NodePorts, b.NodePorts) || !reflect.DeepEqual(a.ClusterIPs, b.ClusterIPs) {
 		return "node ports or cluster IPs differ"
 	}
-	for k := range union(a.perNode, b.perNode) {
-		if !sameCounts(a.perNode[k], b.perNode[k]) {
-			return fmt.Sprintf("serving pods per node of %s: %v, rebuilt %v", k, a.perNode[k], b.perNode[k])
+	for k := range union(a.PerNode, b.PerNode) {
+		if !sameCounts(a.PerNode[k], b.PerNode[k]) {
+			return fmt.Sprintf("serving pods per node of %s: %v, rebuilt %v", k, a.PerNode[k], b.PerNode[k])
 		}
 	}
-	if !sameBools(a.syncQueued, b.syncQueued) || len(a.lbs) != len(b.lbs) {
-		return fmt.Sprintf("LB sync marks %v, rebuilt %v", a.syncQueued, b.syncQueued)
+	if !sameBools(a.SyncQueued, b.SyncQueued) || len(a.Lbs) != len(b.Lbs) {
+		return fmt.Sprintf("LB sync marks %v, rebuilt %v", a.SyncQueued, b.SyncQueued)
 	}
 	return ""
 }
@@ -245,7 +247,7 @@ func (ch *churn) step() {
 	case 2, 3:
 		if base != nil {
 			replicas := int32(1 + rng.IntN(6))
-			w.CreateDeployment(base, "default", &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("d%d", ch.n)},
+			w.kubeapi.CreateDeployment(base, "default", &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("d%d", ch.n)},
 				Spec: appsv1.DeploymentSpec{Replicas: &replicas, Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "x"}},
 					Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "x"}},
 						Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "a", Image: "nginx", Resources: corev1.ResourceRequirements{
@@ -265,7 +267,7 @@ func (ch *churn) step() {
 	case 8:
 		if base != nil {
 			mu := intstr.FromInt32(1)
-			w.CreatePDB(base, "default", &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("b%d", ch.n)},
+			w.kubeapi.CreatePDB(base, "default", &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("b%d", ch.n)},
 				Spec: policyv1.PodDisruptionBudgetSpec{MaxUnavailable: &mu, Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "x"}}}})
 		}
 	case 9:
@@ -276,7 +278,7 @@ func (ch *churn) step() {
 			if rng.IntN(2) == 0 {
 				svc.Spec.ExternalTrafficPolicy = corev1.ServiceExternalTrafficPolicyLocal
 			}
-			w.CreateService(base, "default", svc)
+			w.loadbalancers.CreateService(base, "default", svc)
 		}
 	case 10:
 		w.SetNodePoolAutoscaling("proj", "us-central1-a", "base", "web", &api.SetNodePoolAutoscalingRequest{

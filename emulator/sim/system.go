@@ -14,9 +14,9 @@ func (w *World) initKubernetes(c *model.Cluster) {
 		n := &model.Namespace{Name: ns, UID: model.UidOf(c.ID, "ns", ns), CreateTime: w.st.Now, Labels: map[string]string{"kubernetes.io/metadata.name": ns}}
 		c.Namespaces[ns] = n
 		w.core.TouchObject(c, n, true)
-		w.createDefaultServiceAccount(c, ns)
+		w.kubeapi.CreateDefaultServiceAccount(c, ns)
 	}
-	w.initSystemServices(c)
+	w.loadbalancers.InitSystemServices(c)
 	if c.Autopilot {
 		return
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/upgrade"
 )
 
 // R-SURGE-2/2a/5/7: the limits of a surge upgrade hold at every emulated event, not only at
@@ -52,7 +53,7 @@ type surgeObserver struct {
 }
 
 func newSurgeObserver(w *World, c *model.Cluster, pool string, surge, unavail int, spot bool) *surgeObserver {
-	o := &surgeObserver{c: c, pool: pool, surge: surge, unavail: unavail, slot: min(surge+unavail, maxUpgradeConcurrency), spot: spot,
+	o := &surgeObserver{c: c, pool: pool, surge: surge, unavail: unavail, slot: min(surge+unavail, upgrade.MaxUpgradeConcurrency), spot: spot,
 		seq: w.st.Log.LastSeq, size: map[string]int{}, replacedBy: map[string]string{}, surgeOpen: map[string]string{},
 		recreateOpen: map[string]string{}, peakSlots: map[string]int{}, peakVMs: map[string]int{}, minReady: map[string]int{}}
 	for _, n := range c.Nodes {
@@ -128,7 +129,7 @@ func (o *surgeObserver) check(t *testing.T, w *World) {
 		t.Fatalf("%s: nodes being upgraded in %d zones at once %v, want one zone at a time (R-SURGE-2)", w.engine.Now().Format(time.TimeOnly), len(slots), slots)
 	}
 	for z, n := range o.size {
-		if max := n + min(o.surge, maxUpgradeConcurrency); vms[z] > max {
+		if max := n + min(o.surge, upgrade.MaxUpgradeConcurrency); vms[z] > max {
 			t.Fatalf("%s, zone %s of %d nodes: %d VMs in any state, want <= N + min(maxSurge=%d, 20) = %d (R-SURGE-2a, R-SURGE-5)",
 				w.engine.Now().Format(time.TimeOnly), z, n, vms[z], o.surge, max)
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/engine"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/upgrade"
 )
 
 // Scenario tests of the node upgrade strategies, read as the documentation's examples, with
@@ -85,7 +86,7 @@ func TestSurgeWorkedExampleStaysWithinFourToSeven(t *testing.T) {
 			if n.State != model.NodeProvisioning {
 				ready++
 			}
-			if n.UpgradeRole == roleSurge {
+			if n.UpgradeRole == model.RoleSurge {
 				surge++
 			}
 		}
@@ -126,7 +127,7 @@ func TestSurgeProfilesOrder(t *testing.T) {
 			advance(w, 10*time.Second)
 			inFlight := 0
 			for _, n := range c.Nodes {
-				if n.UpgradeRole == roleSurge || n.UpgradeRole == roleRecreate || (n.UpgradeRole == roleReplaced && n.State != model.NodeDeleting) {
+				if n.UpgradeRole == model.RoleSurge || n.UpgradeRole == model.RoleRecreate || (n.UpgradeRole == model.RoleReplaced && n.State != model.NodeDeleting) {
 					inFlight++
 				}
 			}
@@ -135,7 +136,7 @@ func TestSurgeProfilesOrder(t *testing.T) {
 		if op.Status != api.OpStatusDone || nodesOn(c, "pool-a", to.String()) != 30 {
 			t.Fatalf("%s: upgrade not done: %s, %d nodes upgraded", pr.name, op.Status, nodesOn(c, "pool-a", to.String()))
 		}
-		if peak > maxUpgradeConcurrency {
+		if peak > upgrade.MaxUpgradeConcurrency {
 			t.Fatalf("%s: %d nodes in flight at once, cap is 20 (R-SURGE-2)", pr.name, peak)
 		}
 		took[pr.name] = w.engine.Now().Sub(start)
@@ -195,7 +196,7 @@ func TestSurgeCancelResumeRollback(t *testing.T) {
 			untouched[name] = true
 		}
 	}
-	rb, err := w.RollbackNodePool("proj", "us-central1-a", "c1", "pool-a", &api.RollbackNodePoolUpgradeRequest{})
+	rb, err := w.upgrade.RollbackNodePool("proj", "us-central1-a", "c1", "pool-a", &api.RollbackNodePoolUpgradeRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,12 +210,12 @@ func TestSurgeCancelResumeRollback(t *testing.T) {
 		}
 	}
 	// Nothing left to roll back; a successful upgrade cannot be rolled back.
-	if _, err := w.RollbackNodePool("proj", "us-central1-a", "c1", "pool-a", nil); err == nil {
+	if _, err := w.upgrade.RollbackNodePool("proj", "us-central1-a", "c1", "pool-a", nil); err == nil {
 		t.Fatal("second rollback accepted")
 	}
 	op = startUpgrade(t, w, "pool-a", to.String())
 	runOp(t, w, op, 3*time.Hour)
-	if _, err := w.RollbackNodePool("proj", "us-central1-a", "c1", "pool-a", nil); err == nil || !strings.Contains(err.Error(), "#r-surge-9") {
+	if _, err := w.upgrade.RollbackNodePool("proj", "us-central1-a", "c1", "pool-a", nil); err == nil || !strings.Contains(err.Error(), "#r-surge-9") {
 		t.Fatalf("rollback after a successful upgrade: %v", err)
 	}
 	// Resume: cancel half way, then update to the same version again.
@@ -278,7 +279,7 @@ func TestBlueGreenPhasesBatchesAndSoaks(t *testing.T) {
 	if op.Status != api.OpStatusDone || op.ErrorCode != 0 {
 		t.Fatalf("upgrade %s %q", op.Status, op.StatusMessage)
 	}
-	want := []string{phaseCreatingGreen, phaseCordoningBlue, phaseDrainingBlue, phaseSoaking, phaseDeletingBlue}
+	want := []string{model.PhaseCreatingGreen, model.PhaseCordoningBlue, model.PhaseDrainingBlue, model.PhaseSoaking, model.PhaseDeletingBlue}
 	if strings.Join(phases, ",") != strings.Join(want, ",") {
 		// Short phases may fall between samples; the log has them all.
 		logged, _ := w.engine.Events(engine.EventFilter{Type: "BlueGreenPhase"})
@@ -311,7 +312,7 @@ func TestBlueGreenPhasesBatchesAndSoaks(t *testing.T) {
 		}
 	}
 	soak := eventTimes(w, "BlueGreenSoak", "soaking the node pool")
-	del := eventTimes(w, "BlueGreenPhase", phaseDeletingBlue)
+	del := eventTimes(w, "BlueGreenPhase", model.PhaseDeletingBlue)
 	if len(drained) != 4 || len(soak) != 1 || soak[0].Sub(drained[3]) != 600*time.Second {
 		t.Fatalf("last batch drained %v, pool soak from %v: want the 600s batch soak after the last batch too (R-BG-4)", drained, soak)
 	}
@@ -364,7 +365,7 @@ func TestBlueGreenSevenDaySoakCap(t *testing.T) {
 			}
 			starts := eventTimes(w, "BlueGreenBatch", "draining batch")
 			drained := eventTimes(w, "BlueGreenBatch", "drained;")
-			deletion := eventTimes(w, "BlueGreenPhase", phaseDeletingBlue)
+			deletion := eventTimes(w, "BlueGreenPhase", model.PhaseDeletingBlue)
 			if len(starts) != len(tc.gaps) || len(drained) != len(tc.gaps) || len(deletion) != 1 {
 				t.Fatalf("%d batches started, %d drained, deletion %v; want %d batches and one deletion", len(starts), len(drained), deletion, len(tc.gaps))
 			}
@@ -398,12 +399,12 @@ func advanceToPhase(t *testing.T, w *World, c *model.Cluster, phase string) {
 
 // R-BG-7: rollback from each phase leaves only the blue pool, uncordoned, on the old version.
 func TestBlueGreenRollbackFromEachPhase(t *testing.T) {
-	for _, phase := range []string{phaseCreatingGreen, phaseCordoningBlue, phaseDrainingBlue, phaseSoaking} {
+	for _, phase := range []string{model.PhaseCreatingGreen, model.PhaseCordoningBlue, model.PhaseDrainingBlue, model.PhaseSoaking} {
 		t.Run(phase, func(t *testing.T) {
 			w, c, from, to := upgradeCluster(t, bgPool("600s", "3600s"))
 			op := startUpgrade(t, w, "pool-a", to.String())
 			advance(w, 2*time.Second)
-			if phase != phaseCreatingGreen {
+			if phase != model.PhaseCreatingGreen {
 				advanceToPhase(t, w, c, phase)
 			}
 			if err := w.CancelOperation("proj", "us-central1-a", op.ID); err != nil {
@@ -413,7 +414,7 @@ func TestBlueGreenRollbackFromEachPhase(t *testing.T) {
 				t.Fatalf("cancel in %s: op %s code %d; want the upgrade paused (R-BG-7)", phase, op.Status, op.ErrorCode)
 			}
 			blueGroups := append([]string(nil), c.Pool("pool-a").Upgrade.BG.Blue...)
-			rb, err := w.RollbackNodePool("proj", "us-central1-a", "c1", "pool-a", &api.RollbackNodePoolUpgradeRequest{RespectPdb: true})
+			rb, err := w.upgrade.RollbackNodePool("proj", "us-central1-a", "c1", "pool-a", &api.RollbackNodePoolUpgradeRequest{RespectPdb: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -439,8 +440,8 @@ func TestBlueGreenRollbackFromEachPhase(t *testing.T) {
 func TestBlueGreenCompleteCancelResume(t *testing.T) {
 	w, c, _, to := upgradeCluster(t, bgPool("0s", "86400s"))
 	op := startUpgrade(t, w, "pool-a", to.String())
-	advanceToPhase(t, w, c, phaseDrainingBlue)
-	if err := w.CompleteNodePoolUpgrade("proj", "us-central1-a", "c1", "pool-a"); err == nil {
+	advanceToPhase(t, w, c, model.PhaseDrainingBlue)
+	if err := w.upgrade.CompleteNodePoolUpgrade("proj", "us-central1-a", "c1", "pool-a"); err == nil {
 		t.Fatal("completeUpgrade accepted outside the soak phase")
 	}
 	if err := w.CancelOperation("proj", "us-central1-a", op.ID); err != nil {
@@ -448,7 +449,7 @@ func TestBlueGreenCompleteCancelResume(t *testing.T) {
 	}
 	paused := w.engine.Now()
 	advance(w, time.Hour)
-	if p := c.Pool("pool-a"); p.Upgrade.BG.Phase != phaseDrainingBlue {
+	if p := c.Pool("pool-a"); p.Upgrade.BG.Phase != model.PhaseDrainingBlue {
 		t.Fatalf("paused upgrade moved to %s", p.Upgrade.BG.Phase)
 	}
 	// A different version is refused while paused; the same one resumes.
@@ -456,15 +457,15 @@ func TestBlueGreenCompleteCancelResume(t *testing.T) {
 		t.Fatal("a different target accepted while paused")
 	}
 	op = startUpgrade(t, w, "pool-a", to.String())
-	advanceToPhase(t, w, c, phaseSoaking)
+	advanceToPhase(t, w, c, model.PhaseSoaking)
 	if w.engine.Now().Sub(paused) < time.Hour {
 		t.Fatal("resumed too early")
 	}
 	soakStart := w.engine.Now()
-	if err := w.CompleteNodePoolUpgrade("proj", "us-central1-a", "c1", "pool-a"); err != nil {
+	if err := w.upgrade.CompleteNodePoolUpgrade("proj", "us-central1-a", "c1", "pool-a"); err != nil {
 		t.Fatal(err)
 	}
-	if phase := c.Pool("pool-a").Upgrade.BG.Phase; phase != phaseDeletingBlue {
+	if phase := c.Pool("pool-a").Upgrade.BG.Phase; phase != model.PhaseDeletingBlue {
 		t.Fatalf("after completeUpgrade the phase is %s, want DELETING_BLUE_POOL", phase)
 	}
 	if err := w.CancelOperation("proj", "us-central1-a", op.ID); err == nil || !strings.Contains(err.Error(), "cannot be paused") {
@@ -481,7 +482,7 @@ func TestBlueGreenDeletePhaseIgnoresPDB(t *testing.T) {
 	w, c, _, to := upgradeCluster(t, bgPool("0s", "60s"))
 	mustCreateDeployment(t, w, c, deployment("db", 2, "100m"))
 	advance(w, time.Minute)
-	if _, err := w.CreatePDB(c, "default", pdbMin("db", "100%")); err != nil {
+	if _, err := w.kubeapi.CreatePDB(c, "default", pdbMin("db", "100%")); err != nil {
 		t.Fatal(err)
 	}
 	op := startUpgrade(t, w, "pool-a", to.String())
@@ -682,7 +683,7 @@ func TestSurgeMaxUnavailableRecreatesInPlace(t *testing.T) {
 		Config: &api.NodeConfig{MachineType: "e2-standard-4"}, UpgradeSettings: &api.UpgradeSettings{MaxSurge: 0, MaxUnavailable: 1}})
 	mustCreateDeployment(t, w, c, deployment("db", 1, "100m"))
 	advance(w, time.Minute)
-	if _, err := w.CreatePDB(c, "default", pdbMin("db", "100%")); err != nil {
+	if _, err := w.kubeapi.CreatePDB(c, "default", pdbMin("db", "100%")); err != nil {
 		t.Fatal(err)
 	}
 	names := map[string]bool{}
@@ -830,7 +831,7 @@ func TestBlueGreenCarriesVersionAndMachineChanges(t *testing.T) {
 					phases = append(phases, phase)
 				}
 			}
-			want := []string{phaseCreatingGreen, phaseCordoningBlue, phaseDrainingBlue, phaseSoaking, phaseDeletingBlue}
+			want := []string{model.PhaseCreatingGreen, model.PhaseCordoningBlue, model.PhaseDrainingBlue, model.PhaseSoaking, model.PhaseDeletingBlue}
 			if strings.Join(phases, ",") != strings.Join(want, ",") {
 				t.Fatalf("phases %v, want %v (R-BG-2)", phases, want)
 			}
@@ -886,7 +887,7 @@ func TestFinishedUpgradeOperationShowsNoStaleProgress(t *testing.T) {
 				t.Fatalf("op %s; an ETA was shown while it ran: %v", op.Status, sawETA)
 			}
 			out := w.core.RenderOperation(op, testLinks)
-			for _, stale := range []string{"ETA", "us-central1-a", phaseCreatingGreen, phaseCordoningBlue, phaseDrainingBlue, phaseSoaking, phaseDeletingBlue} {
+			for _, stale := range []string{"ETA", "us-central1-a", model.PhaseCreatingGreen, model.PhaseCordoningBlue, model.PhaseDrainingBlue, model.PhaseSoaking, model.PhaseDeletingBlue} {
 				if strings.Contains(out.Detail, stale) || strings.Contains(out.StatusMessage, stale) {
 					t.Fatalf("finished operation: detail %q, statusMessage %q: shows %q from before it finished", out.Detail, out.StatusMessage, stale)
 				}

@@ -37,7 +37,7 @@ func TestSurgeAutoUpgradePausesOutsideTheWindow(t *testing.T) {
 	p := c.Pool("pool-a")
 	target := p.Spec
 	target.Version = to.String()
-	op := w.planAutoUpgrade(c, p, target)
+	op := w.upgrade.PlanAutoUpgrade(c, p, target)
 	runOp(t, w, op, 48*time.Hour)
 
 	if n := nodesOn(c, "pool-a", to.String()); n != 20 || op.ErrorCode != 0 {
@@ -82,7 +82,7 @@ func TestBlueGreenAutoUpgradeRunsPastTheWindow(t *testing.T) {
 	p := c.Pool(pool.Name)
 	target := p.Spec
 	target.Version = to.String()
-	op := w.planAutoUpgrade(c, p, target)
+	op := w.upgrade.PlanAutoUpgrade(c, p, target)
 	runOp(t, w, op, 6*time.Hour)
 	closeAt := ts("2026-11-02T10:30:00Z")
 	if len(mustEvents(w, "UpgradePaused")) != 0 || nodesOn(c, pool.Name, to.String()) != int(pool.InitialNodeCount) {

@@ -32,7 +32,7 @@ var autoUpgradeLog = map[string]bool{"AutoUpgradeRollout": true, "AutoUpgradeSta
 
 // MaintenanceCalendar is the calendar of a cluster for the next days (0: DefaultCalendarDays).
 func (w *World) MaintenanceCalendar(project, location, name string, days int) (*api.MaintenanceCalendar, error) {
-	c, err := w.GetCluster(project, location, name)
+	c, err := w.core.GetCluster(project, location, name)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/upgrade"
 )
 
 // Aggregate views of clusters and their nodes (the web console's clusters and cluster views):
@@ -108,7 +109,7 @@ func sortVersions(set map[string]bool) []string {
 // ClusterNodeSummary counts a cluster's nodes per pool, zone, version and state, with each
 // pool's upgrade and the pending pods.
 func (w *World) ClusterNodeSummary(project, location, name string) (*api.ClusterNodes, error) {
-	c, err := w.GetCluster(project, location, name)
+	c, err := w.core.GetCluster(project, location, name)
 	if err != nil {
 		return nil, err
 	}
@@ -126,7 +127,7 @@ func (w *World) ClusterNodeSummary(project, location, name string) (*api.Cluster
 func (w *World) poolNodes(c *model.Cluster, p *model.NodePool, ops []*model.Operation) *api.PoolNodes {
 	as := p.Autoscaling
 	out := &api.PoolNodes{Name: p.Name, Status: p.Status, Version: p.Spec.Version, MachineType: p.Spec.MachineType,
-		Spot: p.Spec.Spot, Strategy: strategyFor(p), Zones: []*api.ZoneNodes{}, Operations: []*api.OperationSummary{}}
+		Spot: p.Spec.Spot, Strategy: upgrade.StrategyFor(p), Zones: []*api.ZoneNodes{}, Operations: []*api.OperationSummary{}}
 	if as.Enabled {
 		out.Autoscaling = &as
 	}
@@ -185,9 +186,9 @@ func sortCounts(counts []*api.NodeCount) {
 }
 
 func (w *World) poolUpgrade(c *model.Cluster, p *model.NodePool, u *model.Upgrade) *api.PoolUpgrade {
-	out := &api.PoolUpgrade{Operation: u.Op, Strategy: u.Strategy, Change: describeSpecChange(u.From, u.Target),
+	out := &api.PoolUpgrade{Operation: u.Op, Strategy: u.Strategy, Change: upgrade.DescribeSpecChange(u.From, u.Target),
 		FromVersion: u.From.Version, TargetVersion: u.Target.Version, NodesDone: u.Done, NodesTotal: u.Total,
-		StartTime: u.StartTime.Format(time.RFC3339), Waiting: describeWait(u), Paused: u.Paused, Stopping: u.Stopping,
+		StartTime: u.StartTime.Format(time.RFC3339), Waiting: upgrade.DescribeWait(u), Paused: u.Paused, Stopping: u.Stopping,
 		Rollback: u.Rollback, Auto: u.Auto}
 	if bg := u.BG; bg != nil {
 		out.Phase = bg.Phase
@@ -201,7 +202,7 @@ func (w *World) poolUpgrade(c *model.Cluster, p *model.NodePool, u *model.Upgrad
 		out.Zone = u.Zones[u.Zone]
 	}
 	if !u.Paused && out.Waiting == "" {
-		if eta := w.upgradeETA(c, p); !eta.IsZero() {
+		if eta := w.upgrade.UpgradeETA(c, p); !eta.IsZero() {
 			out.ETA = eta.Format(time.RFC3339)
 		}
 	}

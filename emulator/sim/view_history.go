@@ -8,6 +8,7 @@ import (
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/loadbalancers"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
@@ -58,7 +59,7 @@ func (w *World) historyStart(c *model.Cluster, since time.Time) time.Time {
 // AutoscalerHistory is the autoscaler view of a cluster since a time (zero: the last
 // DefaultHistory), with at most maxDecisions of the newest decisions (0: DefaultDecisions).
 func (w *World) AutoscalerHistory(project, location, name string, since time.Time, maxDecisions int) (*api.AutoscalerView, error) {
-	c, err := w.GetCluster(project, location, name)
+	c, err := w.core.GetCluster(project, location, name)
 	if err != nil {
 		return nil, err
 	}
@@ -206,7 +207,7 @@ func thinSeries(s [][2]float64, end float64) [][2]float64 {
 // the last DefaultHistory). A backend's health before the first transition the log shows is
 // unknown, unless the model says since when it has been in its current state.
 func (w *World) LoadBalancerHistory(project, location, name string, since time.Time) (*api.LoadBalancerHistory, error) {
-	c, err := w.GetCluster(project, location, name)
+	c, err := w.core.GetCluster(project, location, name)
 	if err != nil {
 		return nil, err
 	}
@@ -221,7 +222,7 @@ func (w *World) LoadBalancerHistory(project, location, name string, since time.T
 	}
 	lbs := map[string]*api.LoadBalancerTimeline{}
 	backends := map[string]map[string]*backend{}
-	for _, s := range w.serviceIndex(c).sortedLBs() {
+	for _, s := range w.loadbalancers.ServiceIndex(c).SortedLBs() {
 		lt := &api.LoadBalancerTimeline{Service: s.Key(), Backends: []*api.BackendTimeline{}, Events: []*api.TimelineMark{}}
 		lbs[s.Key()] = lt
 		backends[s.Key()] = map[string]*backend{}
@@ -267,18 +268,18 @@ func (w *World) LoadBalancerHistory(project, location, name string, since time.T
 			backends[svc][e.Node] = bk
 			lt.Backends = append(lt.Backends, bk.out)
 		}
-		state := healthHealthy
+		state := loadbalancers.HealthHealthy
 		if !healthy {
-			state = healthUnhealthy
+			state = loadbalancers.HealthUnhealthy
 		}
 		if bk.until > at(e.Time) {
 			bk.out.Spans = append(bk.out.Spans, &api.TimelineSpan{State: state, From: at(e.Time), To: bk.until})
 		}
 		bk.until = at(e.Time)
 		// Before a transition to healthy it was unhealthy, and the other way round.
-		bk.state = healthUnhealthy
+		bk.state = loadbalancers.HealthUnhealthy
 		if !healthy {
-			bk.state = healthHealthy
+			bk.state = loadbalancers.HealthHealthy
 		}
 	}
 	for svc, lt := range lbs {

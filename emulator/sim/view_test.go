@@ -11,7 +11,9 @@ import (
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/engine"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/loadbalancers"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/upgrade"
 )
 
 // Tests of the aggregate views: each is checked against the model or the event log it is
@@ -49,7 +51,7 @@ func TestTimelineBlueGreen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if mid.Strategy != strategyBlueGreen || mid.Operation.Status != api.OpStatusRunning {
+	if mid.Strategy != upgrade.StrategyBlueGreen || mid.Operation.Status != api.OpStatusRunning {
 		t.Fatalf("mid-upgrade timeline: strategy %q, status %q", mid.Strategy, mid.Operation.Status)
 	}
 	if got := bandLabels(mid, "phase"); len(got) == 0 || got[len(got)-1] != c.Pool("pool-a").Upgrade.BG.Phase {
@@ -60,7 +62,7 @@ func TestTimelineBlueGreen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{phaseCreatingGreen, phaseCordoningBlue, phaseDrainingBlue, phaseSoaking, phaseDeletingBlue}
+	want := []string{model.PhaseCreatingGreen, model.PhaseCordoningBlue, model.PhaseDrainingBlue, model.PhaseSoaking, model.PhaseDeletingBlue}
 	if got := bandLabels(tl, "phase"); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Fatalf("phase bands %v, want %v (R-BG-2)", got, want)
 	}
@@ -139,7 +141,7 @@ func TestTimelineSurgeDrainHeldThenForced(t *testing.T) {
 		Config: &api.NodeConfig{MachineType: "e2-standard-4"}, UpgradeSettings: &api.UpgradeSettings{MaxSurge: 0, MaxUnavailable: 1}})
 	mustCreateDeployment(t, w, c, deployment("db", 1, "100m"))
 	advance(w, time.Minute)
-	if _, err := w.CreatePDB(c, "default", pdbMin("db", "100%")); err != nil {
+	if _, err := w.kubeapi.CreatePDB(c, "default", pdbMin("db", "100%")); err != nil {
 		t.Fatal(err)
 	}
 	op := startUpgrade(t, w, "pool-a", to.String())
@@ -148,7 +150,7 @@ func TestTimelineSurgeDrainHeldThenForced(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tl.Strategy != strategySurge || len(bandLabels(tl, "zone")) != 1 {
+	if tl.Strategy != upgrade.StrategySurge || len(bandLabels(tl, "zone")) != 1 {
 		t.Fatalf("strategy %q, zone bands %v: want SURGE with one zone", tl.Strategy, bandLabels(tl, "zone"))
 	}
 	forced := 0
@@ -199,7 +201,7 @@ func TestClusterNodeSummaryDuringBlueGreen(t *testing.T) {
 		t.Fatalf("pools %+v, want pool-a upgrading", sum.Pools)
 	}
 	pn := sum.Pools[0]
-	if pn.Upgrade.Phase != c.Pool("pool-a").Upgrade.BG.Phase || pn.Upgrade.Strategy != strategyBlueGreen {
+	if pn.Upgrade.Phase != c.Pool("pool-a").Upgrade.BG.Phase || pn.Upgrade.Strategy != upgrade.StrategyBlueGreen {
 		t.Fatalf("upgrade %+v, want phase %s", pn.Upgrade, c.Pool("pool-a").Upgrade.BG.Phase)
 	}
 	got := map[string]int{}
@@ -343,7 +345,7 @@ func TestLoadBalancerHistoryFollowsHealth(t *testing.T) {
 	d := c.Deployments["default/web"]
 	in := w.core.RenderDeployment(c, d)
 	in.Spec.Template.Spec.Containers[0].Image = "nginx:2"
-	if _, err := w.UpdateDeployment(c, "default", "web", in); err != nil {
+	if _, err := w.kubeapi.UpdateDeployment(c, "default", "web", in); err != nil {
 		t.Fatal(err)
 	}
 	advance(w, 5*time.Minute)
@@ -364,7 +366,7 @@ func TestLoadBalancerHistoryFollowsHealth(t *testing.T) {
 			if i > 0 && sp.From != b.Spans[i-1].To {
 				t.Errorf("backend %s: gap between spans %+v", b.Node, b.Spans)
 			}
-			if sp.State == healthUnhealthy {
+			if sp.State == loadbalancers.HealthUnhealthy {
 				unhealthy++
 			}
 		}
@@ -394,8 +396,8 @@ func TestTimelineAutoscaledBlueGreenWait(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tl.Strategy != strategyAutoscaledBG {
-		t.Errorf("strategy %q, want %s", tl.Strategy, strategyAutoscaledBG)
+	if tl.Strategy != upgrade.StrategyAutoscaledBG {
+		t.Errorf("strategy %q, want %s", tl.Strategy, upgrade.StrategyAutoscaledBG)
 	}
 	var wait *api.TimelineBand
 	for _, b := range tl.Bands {
@@ -406,7 +408,7 @@ func TestTimelineAutoscaledBlueGreenWait(t *testing.T) {
 	if wait == nil || wait.To-wait.From != 3600 {
 		t.Fatalf("bands %+v: want a wait band of 3600 s (R-ABG-2)", tl.Bands)
 	}
-	if got := bandLabels(tl, "phase"); !slices.Contains(got, phaseWaitingToDrain) || !slices.Contains(got, phaseDrainingBlue) {
+	if got := bandLabels(tl, "phase"); !slices.Contains(got, model.PhaseWaitingToDrain) || !slices.Contains(got, model.PhaseDrainingBlue) {
 		t.Errorf("phases %v, want the wait and the drain", got)
 	}
 }
@@ -417,7 +419,7 @@ func TestTimelineAutoscaledBlueGreenWait(t *testing.T) {
 func TestTimelineCancelResumeRollbackMarks(t *testing.T) {
 	w, c, _, to := upgradeCluster(t, bgPool("600s", "3600s"))
 	first := startUpgrade(t, w, "pool-a", to.String())
-	advanceToPhase(t, w, c, phaseDrainingBlue)
+	advanceToPhase(t, w, c, model.PhaseDrainingBlue)
 	if err := w.CancelOperation("proj", "us-central1-a", first.ID); err != nil {
 		t.Fatal(err)
 	}
@@ -427,7 +429,7 @@ func TestTimelineCancelResumeRollbackMarks(t *testing.T) {
 	if err := w.CancelOperation("proj", "us-central1-a", second.ID); err != nil {
 		t.Fatal(err)
 	}
-	rb, err := w.RollbackNodePool("proj", "us-central1-a", "c1", "pool-a", &api.RollbackNodePoolUpgradeRequest{})
+	rb, err := w.upgrade.RollbackNodePool("proj", "us-central1-a", "c1", "pool-a", &api.RollbackNodePoolUpgradeRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -448,13 +450,13 @@ func TestTimelineCancelResumeRollbackMarks(t *testing.T) {
 		}
 		return out
 	}
-	if m := marks(first); !m["UpgradeCancelled"] || !m["phase "+phaseDrainingBlue] {
+	if m := marks(first); !m["UpgradeCancelled"] || !m["phase "+model.PhaseDrainingBlue] {
 		t.Errorf("first operation: %v, want the cancel mark in the drain phase", m)
 	}
 	if m := marks(second); !m["UpgradeResumed"] || !m["UpgradeCancelled"] {
 		t.Errorf("resumed operation: %v, want the resume and the second cancel", m)
 	}
-	if m := marks(rb); !m["UpgradeRollback"] || !m["phase "+phaseRollback] {
+	if m := marks(rb); !m["UpgradeRollback"] || !m["phase "+model.PhaseRollback] {
 		t.Errorf("rollback operation: %v, want the rollback mark and its phase", m)
 	}
 }

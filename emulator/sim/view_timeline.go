@@ -9,6 +9,7 @@ import (
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/upgrade"
 )
 
 // An operation's timeline, read back from the event log: a row per node of its pool (or of its
@@ -156,7 +157,7 @@ func (w *World) OperationTimeline(project, location, id string, maxNodes int) (*
 		}
 		at := b.at(e.Time)
 		if e.Node == "" {
-			if e.Type == "BlueGreenPhase" && strings.HasPrefix(e.Message, phaseWaitingToDrain) {
+			if e.Type == "BlueGreenPhase" && strings.HasPrefix(e.Message, model.PhaseWaitingToDrain) {
 				autoscaled = true
 			}
 			b.operationEntry(e, at, id)
@@ -189,7 +190,7 @@ func (b *timelineBuilder) operationEntry(e *model.LogEntry, at float64, id strin
 		b.closeBand("batch", at)
 		b.closeBand("soak", at)
 		b.openBand("phase", phase, at)
-		if phase == phaseWaitingToDrain {
+		if phase == model.PhaseWaitingToDrain {
 			b.openBand("wait", "waiting to drain the blue pool", at)
 		} else {
 			b.closeBand("wait", at)
@@ -197,20 +198,20 @@ func (b *timelineBuilder) operationEntry(e *model.LogEntry, at float64, id strin
 		return
 	case "BlueGreenBatch":
 		switch {
-		case strings.HasPrefix(e.Message, logBatchDraining):
+		case strings.HasPrefix(e.Message, upgrade.LogBatchDraining):
 			b.closeBand("soak", at)
-			num, _, _ := strings.Cut(strings.TrimPrefix(e.Message, logBatchDraining), ":")
+			num, _, _ := strings.Cut(strings.TrimPrefix(e.Message, upgrade.LogBatchDraining), ":")
 			b.openBand("batch", "batch "+num, at)
-		case strings.HasPrefix(e.Message, logBatchSoaking):
-			num, _, _ := strings.Cut(strings.TrimPrefix(e.Message, logBatchSoaking), " ")
+		case strings.HasPrefix(e.Message, upgrade.LogBatchSoaking):
+			num, _, _ := strings.Cut(strings.TrimPrefix(e.Message, upgrade.LogBatchSoaking), " ")
 			b.closeBand("batch", at)
 			b.openBand("soak", "batch "+num+" soak", at)
-		case strings.HasPrefix(e.Message, logBatchDrained):
+		case strings.HasPrefix(e.Message, upgrade.LogBatchDrained):
 			b.closeBand("batch", at)
 		}
 		return
 	case "BlueGreenSoak":
-		if strings.HasPrefix(e.Message, logPoolSoaking) {
+		if strings.HasPrefix(e.Message, upgrade.LogPoolSoaking) {
 			b.openBand("soak", "node pool soak", at)
 			return
 		}
@@ -360,11 +361,11 @@ func (b *timelineBuilder) strategy(c *model.Cluster, op *model.Operation, autosc
 	}
 	switch {
 	case autoscaled:
-		b.out.Strategy = strategyAutoscaledBG
+		b.out.Strategy = upgrade.StrategyAutoscaledBG
 	case len(b.out.Bands) > 0:
-		b.out.Strategy = strategyBlueGreen
+		b.out.Strategy = upgrade.StrategyBlueGreen
 	default:
-		b.out.Strategy = strategySurge
+		b.out.Strategy = upgrade.StrategySurge
 	}
 }
 

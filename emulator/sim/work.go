@@ -102,7 +102,7 @@ func (w *World) beginWork(c *model.Cluster, op *model.Operation) {
 		switch {
 		case p == nil:
 		case p.Upgrade != nil && p.Upgrade.Op == op.ID:
-			w.beginUpgrade(c, p)
+			w.upgrade.BeginUpgrade(c, p)
 		case p.Upgrade == nil:
 			// No node is recreated (labels, taints, locations), but zones the pool gained need
 			// their nodes and zones it left must lose theirs.
@@ -244,7 +244,7 @@ func (w *World) onClusterTeardown(ev model.Event) {
 		w.dropIndexes(p)
 	}
 	delete(w.core.K8s, c)
-	delete(w.svcs, c)
+	delete(w.loadbalancers.Svcs, c)
 	w.core.DropFeed(c)
 	for _, b := range c.PDBs {
 		delete(w.core.PdbCount, b)

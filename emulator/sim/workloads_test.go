@@ -52,7 +52,7 @@ func deployment(name string, replicas int32, cpu string, mutate ...func(*appsv1.
 
 func mustCreateDeployment(t *testing.T, w *World, c *model.Cluster, d *appsv1.Deployment) {
 	t.Helper()
-	if _, err := w.CreateDeployment(c, "default", d); err != nil {
+	if _, err := w.kubeapi.CreateDeployment(c, "default", d); err != nil {
 		t.Fatalf("CreateDeployment %s: %v", d.Name, err)
 	}
 }
@@ -112,7 +112,7 @@ func TestSchedulerFitsByRequests(t *testing.T) {
 		}
 	}
 	// Scaling down frees room: every remaining pod runs.
-	if _, err := w.SetScale(c, "default", "web", int32(want-2), ""); err != nil {
+	if _, err := w.kubeapi.SetScale(c, "default", "web", int32(want-2), ""); err != nil {
 		t.Fatal(err)
 	}
 	advance(w, time.Minute)
@@ -148,9 +148,9 @@ func TestSchedulerSelectorsTaintsCordons(t *testing.T) {
 		}
 	}
 	// With the toleration both land on the tainted pool, and only there.
-	d, _ := w.GetDeployment(c, "default", "batch")
+	d, _ := w.kubeapi.GetDeployment(c, "default", "batch")
 	d.Spec.Template.Spec.Tolerations = []corev1.Toleration{{Key: "dedicated", Operator: corev1.TolerationOpEqual, Value: "batch", Effect: corev1.TaintEffectNoSchedule}}
-	if _, err := w.UpdateDeployment(c, "default", "batch", d); err != nil {
+	if _, err := w.kubeapi.UpdateDeployment(c, "default", "batch", d); err != nil {
 		t.Fatal(err)
 	}
 	advance(w, 2*time.Minute)
@@ -165,7 +165,7 @@ func TestSchedulerSelectorsTaintsCordons(t *testing.T) {
 			break
 		}
 	}
-	if _, err := w.SetNodeUnschedulable(c, cordoned, true); err != nil {
+	if _, err := w.kubeapi.SetNodeUnschedulable(c, cordoned, true); err != nil {
 		t.Fatal(err)
 	}
 	mustCreateDeployment(t, w, c, deployment("web", 6, "100m"))
@@ -212,7 +212,7 @@ func TestSchedulerProfiles(t *testing.T) {
 			}
 			for _, p := range c.Pods {
 				if p.Owner == "web" {
-					if got := w.renderPod(c, p).Spec.SchedulerName; got != want {
+					if got := w.kubeapi.RenderPod(c, p).Spec.SchedulerName; got != want {
 						t.Fatalf("%s: pod %s has scheduler %q, want %q", tc.profile, p.Name, got, want)
 					}
 				}
@@ -241,7 +241,7 @@ func TestOptimizeUtilizationSchedulerAtCreation(t *testing.T) {
 		}
 		spread[p.Owner][p.Node] = true
 		want := map[string]string{"before": corev1.DefaultSchedulerName, "custom": "my-scheduler", "after": model.OptimizeUtilizationScheduler}[p.Owner]
-		if got := w.renderPod(c, p).Spec.SchedulerName; want != "" && got != want {
+		if got := w.kubeapi.RenderPod(c, p).Spec.SchedulerName; want != "" && got != want {
 			t.Fatalf("pod %s: scheduler %q, want %q", p.Name, got, want)
 		}
 	}
@@ -256,9 +256,9 @@ func TestDeploymentRollingUpdate(t *testing.T) {
 	w, c := workloadCluster(t, "e2-standard-8", 3)
 	mustCreateDeployment(t, w, c, deployment("web", 8, "100m"))
 	advance(w, time.Minute)
-	d, _ := w.GetDeployment(c, "default", "web")
+	d, _ := w.kubeapi.GetDeployment(c, "default", "web")
 	d.Spec.Template.Spec.Containers[0].Image = "nginx:2"
-	if _, err := w.UpdateDeployment(c, "default", "web", d); err != nil {
+	if _, err := w.kubeapi.UpdateDeployment(c, "default", "web", d); err != nil {
 		t.Fatal(err)
 	}
 	dep := c.Deployments["default/web"]
@@ -311,7 +311,7 @@ func TestDrainRespectsPDBOnePodAtATime(t *testing.T) {
 	mustCreateDeployment(t, w, c, deployment("web", 3, "100m"))
 	advance(w, time.Minute)
 	one := intstr.FromInt32(1)
-	if _, err := w.CreatePDB(c, "default", &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Name: "web"},
+	if _, err := w.kubeapi.CreatePDB(c, "default", &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Name: "web"},
 		Spec: policyv1.PodDisruptionBudgetSpec{MaxUnavailable: &one, Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}}}); err != nil {
 		t.Fatal(err)
 	}
@@ -355,7 +355,7 @@ func TestDrainBlockedUntilDeadlineThenForced(t *testing.T) {
 	mustCreateDeployment(t, w, c, deployment("db", 1, "100m"))
 	advance(w, time.Minute)
 	all := intstr.FromString("100%")
-	if _, err := w.CreatePDB(c, "default", &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Name: "db"},
+	if _, err := w.kubeapi.CreatePDB(c, "default", &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Name: "db"},
 		Spec: policyv1.PodDisruptionBudgetSpec{MinAvailable: &all, Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "db"}}}}); err != nil {
 		t.Fatal(err)
 	}
@@ -431,7 +431,7 @@ func TestSystemPods(t *testing.T) {
 	if system != want {
 		t.Fatalf("%d kube-system Deployment pods running, want %d", system, want)
 	}
-	if ns, err := w.GetNamespace(c, "kube-system"); err != nil || ns.Status.Phase != corev1.NamespaceActive {
+	if ns, err := w.kubeapi.GetNamespace(c, "kube-system"); err != nil || ns.Status.Phase != corev1.NamespaceActive {
 		t.Fatalf("kube-system namespace: %v %v", ns, err)
 	}
 }

@@ -7,10 +7,16 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/autoscaler"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/autoupgrade"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/kubeapi"
+
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/engine"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/loadbalancers"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/maintenance"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/upgrade"
 )
 
 // World owns a State and runs it. It is not safe for concurrent use: the Runner gives one
@@ -25,10 +31,12 @@ type World struct {
 	core *core.Core
 	// maintenance evaluates the clusters' maintenance policies.
 	maintenance *maintenance.Maintenance
-	// svcs holds each cluster's derived Service index (services.go), rebuilt on demand.
-	svcs map[*model.Cluster]*svcIndex
-	// blue holds each blue-green upgrade's sorted blue nodes (upgrade_bluegreen.go), rebuilt on demand.
-	blue map[*model.NodePool]*blueList
+	// The controllers, each a package of its own (ARCHITECTURE.md).
+	loadbalancers *loadbalancers.LoadBalancers
+	autoscaler    *autoscaler.Autoscaler
+	kubeapi       *kubeapi.API
+	upgrade       *upgrade.Upgrades
+	autoupgrade   *autoupgrade.AutoUpgrades
 }
 
 // Options configure a new World.
@@ -108,7 +116,7 @@ func (w *World) buildIndexes() {
 	for _, key := range model.SortedKeys(w.st.Clusters) {
 		c := w.st.Clusters[key]
 		w.core.PodIndex(c)
-		w.serviceIndex(c)
+		w.loadbalancers.ServiceIndex(c)
 		for _, p := range c.Pools {
 			for _, g := range p.Groups {
 				w.core.Index(c, g)
@@ -129,16 +137,21 @@ func (w *World) init(watchHistory int) error {
 	w.engine = e
 	w.maintenance = maintenance.New(w.st, e)
 	w.core = core.New(w.st, e, watchHistory)
+	w.loadbalancers = loadbalancers.New(w.st, e, w.core)
+	w.autoscaler = autoscaler.New(w.st, e, w.core)
+	w.kubeapi = kubeapi.New(w.st, e, w.core, w.loadbalancers)
+	w.upgrade = upgrade.New(w.st, e, w.core, w.maintenance)
+	w.autoupgrade = autoupgrade.New(w.st, e, w.core, w.maintenance, w.upgrade)
 	w.core.RegisterOperationHandlers()
 	w.registerWorkHandlers()
 	w.core.RegisterNodeHandlers()
 	w.core.RegisterPodHandlers()
-	w.registerMaintenanceHandlers()
-	w.registerLBHandlers()
-	w.registerBlueGreenHandlers()
-	w.registerShortLivedHandlers()
+	w.autoupgrade.RegisterMaintenanceHandlers()
+	w.loadbalancers.RegisterLBHandlers()
+	w.upgrade.RegisterBlueGreenHandlers()
+	w.upgrade.RegisterShortLivedHandlers()
 	w.core.RegisterCapacityHandlers()
-	w.registerAutoscalerHandlers()
+	w.autoscaler.RegisterAutoscalerHandlers()
 	w.core.RegisterReplicaSetHandlers()
 	w.wireControllers()
 	return nil

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"encoding/json"
+
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -358,4 +360,20 @@ func WithoutAdmittedToken(spec *corev1.PodSpec) {
 	if len(spec.Volumes) == 0 {
 		spec.Volumes = nil
 	}
+}
+
+// CheckRV enforces optimistic concurrency: a request carrying a resourceVersion must carry the
+// current one.
+func CheckRV(sent string, current int64, resource, name string) error {
+	if sent != "" && sent != model.RvString(current) {
+		return model.KubeConflict(resource, name)
+	}
+	return nil
+}
+
+// EqualJSON compares two API values by their JSON form.
+func EqualJSON(a, b any) bool {
+	ja, err1 := json.Marshal(a)
+	jb, err2 := json.Marshal(b)
+	return err1 == nil && err2 == nil && string(ja) == string(jb)
 }

@@ -2,6 +2,7 @@ package model
 
 import (
 	"encoding/hex"
+	"strings"
 )
 
 // UidOf derives a stable UUID-shaped id from names.
@@ -32,4 +33,11 @@ func UidOf(parts ...string) string {
 	out[23] = '-'
 	hex.Encode(out[24:36], h[10:16])
 	return string(out[:])
+}
+
+func LastSegment(s string) string {
+	if i := strings.LastIndexByte(s, '/'); i >= 0 {
+		return s[i+1:]
+	}
+	return s
 }

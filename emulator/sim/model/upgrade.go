@@ -55,3 +55,12 @@ type UpgradeRecord struct {
 
 // UpgradeRole marks what a node is doing for an upgrade.
 type UpgradeRole string
+
+const (
+	RoleNone     UpgradeRole = ""
+	RoleSurge    UpgradeRole = "surge"    // a new node created beyond the pool's size
+	RoleReplaced UpgradeRole = "replaced" // an old node retired for a ready surge node
+	RoleRecreate UpgradeRole = "recreate" // an old node drained to be recreated in place
+	RoleBlue     UpgradeRole = "blue"     // a blue node being drained in a batch; kept afterwards
+	RoleDrained  UpgradeRole = "drained"  // a blue node its batch has drained
+)

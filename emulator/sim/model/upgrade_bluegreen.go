@@ -48,3 +48,14 @@ func (bg *BlueGreen) SoakAhead(now time.Time, batchesLeft int) time.Duration {
 	}
 	return min(ahead, max(MaxSoak-spent, 0))
 }
+
+// Blue-green phases (NodePool.UpdateInfo.BlueGreenInfo.Phase).
+const (
+	PhaseCreatingGreen  = "CREATING_GREEN_POOL"
+	PhaseCordoningBlue  = "CORDONING_BLUE_POOL"
+	PhaseDrainingBlue   = "DRAINING_BLUE_POOL"
+	PhaseSoaking        = "NODE_POOL_SOAKING"
+	PhaseDeletingBlue   = "DELETING_BLUE_POOL"
+	PhaseRollback       = "ROLLBACK_STARTED"
+	PhaseWaitingToDrain = "WAITING_TO_DRAIN_BLUE_POOL" // v1beta1 only
+)

@@ -1,4 +1,4 @@
-package sim
+package upgrade
 
 import (
 	"sort"
@@ -26,24 +26,13 @@ import (
 // blue nodes drain, up to 20 at a time, honouring PDBs for an hour and grace for 24 hours; no
 // soak (R-ABG-3); blue deleted.
 
-// Blue-green phases (NodePool.UpdateInfo.BlueGreenInfo.Phase).
-const (
-	phaseCreatingGreen  = "CREATING_GREEN_POOL"
-	phaseCordoningBlue  = "CORDONING_BLUE_POOL"
-	phaseDrainingBlue   = "DRAINING_BLUE_POOL"
-	phaseSoaking        = "NODE_POOL_SOAKING"
-	phaseDeletingBlue   = "DELETING_BLUE_POOL"
-	phaseRollback       = "ROLLBACK_STARTED"
-	phaseWaitingToDrain = "WAITING_TO_DRAIN_BLUE_POOL" // v1beta1 only
-)
-
 // How the log says a batch drain and a soak begin and end (BlueGreenBatch, BlueGreenSoak);
 // the operation timeline draws its bands from them.
 const (
-	logBatchDraining = "draining batch "
-	logBatchDrained  = "batch "
-	logBatchSoaking  = "soaking batch "
-	logPoolSoaking   = "soaking the node pool for "
+	LogBatchDraining = "draining batch "
+	LogBatchDrained  = "batch "
+	LogBatchSoaking  = "soaking batch "
+	LogPoolSoaking   = "soaking the node pool for "
 )
 
 const (
@@ -52,18 +41,18 @@ const (
 	cordonTime = 30 * time.Second
 )
 
-func (w *World) registerBlueGreenHandlers() {
+func (w *Upgrades) RegisterBlueGreenHandlers() {
 	w.engine.On(evUpgradeTimer, func(ev model.Event) {
 		if c := w.st.Clusters[ev.Cluster]; c != nil {
 			if p := c.Pool(ev.Pool); p != nil {
-				w.stepUpgrade(c, p)
+				w.StepUpgrade(c, p)
 			}
 		}
 	})
 }
 
 func newBlueGreen(p *model.NodePool, strategy string) *model.BlueGreen {
-	bg := &model.BlueGreen{Phase: phaseCreatingGreen, Autoscaled: strategy == strategyAutoscaledBG}
+	bg := &model.BlueGreen{Phase: model.PhaseCreatingGreen, Autoscaled: strategy == StrategyAutoscaledBG}
 	for _, g := range p.Groups {
 		bg.Blue = append(bg.Blue, g.Name)
 	}
@@ -88,8 +77,8 @@ func newBlueGreen(p *model.NodePool, strategy string) *model.BlueGreen {
 	return bg
 }
 
-// blueNodes lists the live blue nodes of p, by zone then name.
-func (w *World) blueNodes(c *model.Cluster, p *model.NodePool) []*model.Node {
+// BlueNodes lists the live blue nodes of p, by zone then name.
+func (w *Upgrades) BlueNodes(c *model.Cluster, p *model.NodePool) []*model.Node {
 	v := w.blueView(c, p)
 	out := make([]*model.Node, 0, len(v.nodes))
 	dead := 0
@@ -107,17 +96,17 @@ func (w *World) blueNodes(c *model.Cluster, p *model.NodePool) []*model.Node {
 	return out
 }
 
-// blueList is a blue-green upgrade's blue nodes sorted once (by zone, then name), kept while
+// BlueList is a blue-green upgrade's blue nodes sorted once (by zone, then name), kept while
 // no node joins a blue group (nodes leaving are skipped as they go); derived, never saved.
-type blueList struct {
+type BlueList struct {
 	u     *model.Upgrade
 	joins int // nodes that had joined the blue groups when the list was built
 	nodes []*model.Node
 }
 
-func (w *World) blueView(c *model.Cluster, p *model.NodePool) *blueList {
+func (w *Upgrades) blueView(c *model.Cluster, p *model.NodePool) *BlueList {
 	if w.blue == nil {
-		w.blue = map[*model.NodePool]*blueList{}
+		w.blue = map[*model.NodePool]*BlueList{}
 	}
 	joins := 0
 	for _, g := range p.Groups {
@@ -128,7 +117,7 @@ func (w *World) blueView(c *model.Cluster, p *model.NodePool) *blueList {
 	if v := w.blue[p]; v != nil && v.u == p.Upgrade && v.joins == joins {
 		return v
 	}
-	v := &blueList{u: p.Upgrade, joins: joins}
+	v := &BlueList{u: p.Upgrade, joins: joins}
 	for _, g := range p.Groups {
 		if !p.Upgrade.BG.IsBlue(g.Name) {
 			continue
@@ -148,18 +137,18 @@ func (w *World) blueView(c *model.Cluster, p *model.NodePool) *blueList {
 }
 
 // timerAt runs the pool's upgrade again at t.
-func (w *World) timerAt(c *model.Cluster, p *model.NodePool, t time.Time) {
+func (w *Upgrades) timerAt(c *model.Cluster, p *model.NodePool, t time.Time) {
 	w.engine.Schedule(max(t.Sub(w.st.Now), 0), model.Event{Kind: evUpgradeTimer, Cluster: c.Key(), Pool: p.Name})
 }
 
-func (w *World) enterPhase(c *model.Cluster, p *model.NodePool, phase, format string, args ...any) {
+func (w *Upgrades) enterPhase(c *model.Cluster, p *model.NodePool, phase, format string, args ...any) {
 	u := p.Upgrade
 	u.BG.Phase = phase
 	w.engine.Record("BlueGreenPhase", c, p.Name, "", u.Op, "%s: "+format, append([]any{phase}, args...)...)
 }
 
 // stepBlueGreen runs the phases of a blue-green upgrade as far as they can go now.
-func (w *World) stepBlueGreen(c *model.Cluster, p *model.NodePool, op *model.Operation) {
+func (w *Upgrades) stepBlueGreen(c *model.Cluster, p *model.NodePool, op *model.Operation) {
 	u := p.Upgrade
 	bg := u.BG
 	defer func() {
@@ -169,14 +158,14 @@ func (w *World) stepBlueGreen(c *model.Cluster, p *model.NodePool, op *model.Ope
 	}()
 	for {
 		switch bg.Phase {
-		case phaseCreatingGreen:
+		case model.PhaseCreatingGreen:
 			if !w.createGreen(c, p) {
 				return
 			}
-			w.enterPhase(c, p, phaseCordoningBlue, "cordoning %d blue nodes", len(w.blueNodes(c, p)))
-		case phaseCordoningBlue:
+			w.enterPhase(c, p, model.PhaseCordoningBlue, "cordoning %d blue nodes", len(w.BlueNodes(c, p)))
+		case model.PhaseCordoningBlue:
 			if bg.PhaseUntil.IsZero() {
-				for _, n := range w.blueNodes(c, p) {
+				for _, n := range w.BlueNodes(c, p) {
 					w.core.Cordon(c, n, "blue pool of a blue-green upgrade")
 				}
 				bg.PhaseUntil = w.st.Now.Add(cordonTime)
@@ -188,11 +177,11 @@ func (w *World) stepBlueGreen(c *model.Cluster, p *model.NodePool, op *model.Ope
 			bg.PhaseUntil = time.Time{}
 			if bg.Autoscaled {
 				bg.PhaseUntil = w.st.Now.Add(bg.WaitForDrain)
-				w.enterPhase(c, p, phaseWaitingToDrain, "waiting %s before draining the blue pool; the cluster autoscaler may remove underutilised blue nodes meanwhile, ignoring the minimum", bg.WaitForDrain)
+				w.enterPhase(c, p, model.PhaseWaitingToDrain, "waiting %s before draining the blue pool; the cluster autoscaler may remove underutilised blue nodes meanwhile, ignoring the minimum", bg.WaitForDrain)
 				w.timerAt(c, p, bg.PhaseUntil)
 				continue
 			}
-			blue := len(w.blueNodes(c, p))
+			blue := len(w.BlueNodes(c, p))
 			if bg.BatchSize < 0 { // a percentage: rounded down, at least one node (R-BG-3)
 				pct := *p.UpgradeSettings.BlueGreenSettings.StandardRolloutPolicy.BatchPercentage
 				bg.BatchSize = int(pct * float64(blue))
@@ -201,54 +190,54 @@ func (w *World) stepBlueGreen(c *model.Cluster, p *model.NodePool, op *model.Ope
 				}
 			}
 			if bg.BatchSize == 0 {
-				w.enterPhase(c, p, phaseSoaking, "batch size 0: the drain phase is skipped")
+				w.enterPhase(c, p, model.PhaseSoaking, "batch size 0: the drain phase is skipped")
 				continue
 			}
-			w.enterPhase(c, p, phaseDrainingBlue, "draining %d blue nodes in batches of %d, %s soak after each", blue, bg.BatchSize, bg.BatchSoak)
-		case phaseWaitingToDrain:
-			if len(w.blueNodes(c, p)) == 0 {
+			w.enterPhase(c, p, model.PhaseDrainingBlue, "draining %d blue nodes in batches of %d, %s soak after each", blue, bg.BatchSize, bg.BatchSoak)
+		case model.PhaseWaitingToDrain:
+			if len(w.BlueNodes(c, p)) == 0 {
 				bg.Deleting = false
-				w.enterPhase(c, p, phaseDeletingBlue, "every blue node is gone before the wait ended; deleting the blue pool now")
+				w.enterPhase(c, p, model.PhaseDeletingBlue, "every blue node is gone before the wait ended; deleting the blue pool now")
 				continue
 			}
 			if w.st.Now.Before(bg.PhaseUntil) {
 				return
 			}
-			w.enterPhase(c, p, phaseDrainingBlue, "draining the %d remaining blue nodes, up to %d at a time", len(w.blueNodes(c, p)), maxUpgradeConcurrency)
-		case phaseDrainingBlue:
+			w.enterPhase(c, p, model.PhaseDrainingBlue, "draining the %d remaining blue nodes, up to %d at a time", len(w.BlueNodes(c, p)), MaxUpgradeConcurrency)
+		case model.PhaseDrainingBlue:
 			if bg.Autoscaled {
 				if !w.drainBlueAutoscaled(c, p) {
 					return
 				}
 				// R-ABG-3: no soak.
-				w.enterPhase(c, p, phaseDeletingBlue, "blue pool drained; deleting it (autoscaled blue-green has no soak)")
+				w.enterPhase(c, p, model.PhaseDeletingBlue, "blue pool drained; deleting it (autoscaled blue-green has no soak)")
 				continue
 			}
 			if !w.drainBlueBatches(c, p) {
 				return
 			}
-			w.enterPhase(c, p, phaseSoaking, "all %d batches drained", bg.Batches)
-		case phaseSoaking:
+			w.enterPhase(c, p, model.PhaseSoaking, "all %d batches drained", bg.Batches)
+		case model.PhaseSoaking:
 			if bg.SoakStart.IsZero() {
 				bg.SoakStart = w.st.Now
 				soak := w.startSoak(c, p, bg.PoolSoak)
 				bg.DeletionStart = bg.PhaseUntil
 				if soak > 0 || bg.PoolSoak == 0 { // not skipped by R-BG-4's cap
-					w.engine.Record("BlueGreenSoak", c, p.Name, "", u.Op, logPoolSoaking+"%s; blue pool deletion starts at %s", soak, bg.DeletionStart.Format(time.RFC3339))
+					w.engine.Record("BlueGreenSoak", c, p.Name, "", u.Op, LogPoolSoaking+"%s; blue pool deletion starts at %s", soak, bg.DeletionStart.Format(time.RFC3339))
 				}
 			}
 			if w.st.Now.Before(bg.PhaseUntil) {
 				return
 			}
 			w.endSoak(c, p)
-			w.enterPhase(c, p, phaseDeletingBlue, "deleting the blue pool: pods deleted without eviction, PDBs ignored, grace up to 60 minutes")
-		case phaseDeletingBlue:
+			w.enterPhase(c, p, model.PhaseDeletingBlue, "deleting the blue pool: pods deleted without eviction, PDBs ignored, grace up to 60 minutes")
+		case model.PhaseDeletingBlue:
 			if !w.deleteBlue(c, p) {
 				return
 			}
 			w.finishUpgrade(c, p)
 			return
-		case phaseRollback:
+		case model.PhaseRollback:
 			if !w.rollBackBlueGreen(c, p) {
 				return
 			}
@@ -262,7 +251,7 @@ func (w *World) stepBlueGreen(c *model.Cluster, p *model.NodePool, op *model.Ope
 
 // startSoak starts a soak of up to d (a batch soak or the pool soak) and returns its length:
 // d, or what is left of the 7 days all soaks may take together (R-BG-4).
-func (w *World) startSoak(c *model.Cluster, p *model.NodePool, d time.Duration) time.Duration {
+func (w *Upgrades) startSoak(c *model.Cluster, p *model.NodePool, d time.Duration) time.Duration {
 	bg := p.Upgrade.BG
 	soak := min(d, max(model.MaxSoak-bg.Soaked, 0))
 	bg.PhaseUntil = w.st.Now.Add(soak)
@@ -278,7 +267,7 @@ func (w *World) startSoak(c *model.Cluster, p *model.NodePool, d time.Duration) 
 }
 
 // endSoak adds the soak that ran (up to now) to the time soaked so far.
-func (w *World) endSoak(c *model.Cluster, p *model.NodePool) {
+func (w *Upgrades) endSoak(c *model.Cluster, p *model.NodePool) {
 	bg := p.Upgrade.BG
 	if bg.SoakFrom.IsZero() {
 		return
@@ -293,7 +282,7 @@ func (w *World) endSoak(c *model.Cluster, p *model.NodePool) {
 
 // createGreen creates the green groups (after checking capacity for all of them, R-BG-1) and
 // reports whether their nodes are all ready.
-func (w *World) createGreen(c *model.Cluster, p *model.NodePool) bool {
+func (w *Upgrades) createGreen(c *model.Cluster, p *model.NodePool) bool {
 	u := p.Upgrade
 	bg := u.BG
 	if len(bg.Green) == 0 {
@@ -318,14 +307,14 @@ func (w *World) createGreen(c *model.Cluster, p *model.NodePool) bool {
 			if bg.Autoscaled {
 				size = 0
 			}
-			green := w.addGroup(c, p, g.Zone, size)
+			green := w.core.AddGroup(c, p, g.Zone, size)
 			bg.Green = append(bg.Green, green.Name)
 			for i := 0; i < size; i++ {
 				w.core.AddNode(c, p, green, u.Target)
 			}
 		}
 		w.engine.Record("BlueGreenPhase", c, p.Name, "", u.Op, "%s: created green instance groups %v with %s",
-			phaseCreatingGreen, bg.Green, describeSpecChange(u.From, u.Target))
+			model.PhaseCreatingGreen, bg.Green, DescribeSpecChange(u.From, u.Target))
 	}
 	for _, g := range p.Groups {
 		if !bg.IsGreen(g.Name) {
@@ -341,7 +330,7 @@ func (w *World) createGreen(c *model.Cluster, p *model.NodePool) bool {
 
 // drainBlueBatches drains the blue pool batch by batch with a soak after each; it reports
 // whether every blue node is drained.
-func (w *World) drainBlueBatches(c *model.Cluster, p *model.NodePool) bool {
+func (w *Upgrades) drainBlueBatches(c *model.Cluster, p *model.NodePool) bool {
 	u := p.Upgrade
 	bg := u.BG
 	// The next batch, and how many blue nodes are left to drain (none may be draining).
@@ -352,9 +341,9 @@ func (w *World) drainBlueBatches(c *model.Cluster, p *model.NodePool) bool {
 			continue
 		}
 		switch n.UpgradeRole {
-		case roleBlue:
+		case model.RoleBlue:
 			return false
-		case roleNone:
+		case model.RoleNone:
 			if left < bg.BatchSize {
 				batch = append(batch, n)
 			}
@@ -364,10 +353,10 @@ func (w *World) drainBlueBatches(c *model.Cluster, p *model.NodePool) bool {
 	if bg.BatchOpen {
 		bg.BatchOpen = false
 		bg.Batches++
-		w.engine.Record("BlueGreenBatch", c, p.Name, "", u.Op, logBatchDrained+"%d drained; %d blue nodes left", bg.Batches, left)
+		w.engine.Record("BlueGreenBatch", c, p.Name, "", u.Op, LogBatchDrained+"%d drained; %d blue nodes left", bg.Batches, left)
 		// R-BG-4: every drained batch soaks, the last one too; then the node pool soaks.
 		if soak := w.startSoak(c, p, bg.BatchSoak); soak > 0 {
-			w.engine.Record("BlueGreenBatch", c, p.Name, "", u.Op, logBatchSoaking+"%d for %s", bg.Batches, soak)
+			w.engine.Record("BlueGreenBatch", c, p.Name, "", u.Op, LogBatchSoaking+"%d for %s", bg.Batches, soak)
 		}
 	}
 	if w.st.Now.Before(bg.PhaseUntil) {
@@ -382,9 +371,9 @@ func (w *World) drainBlueBatches(c *model.Cluster, p *model.NodePool) bool {
 	for i, n := range batch {
 		names[i] = n.Name
 	}
-	w.engine.Record("BlueGreenBatch", c, p.Name, "", u.Op, logBatchDraining+"%d: %v", bg.Batches+1, names)
+	w.engine.Record("BlueGreenBatch", c, p.Name, "", u.Op, LogBatchDraining+"%d: %v", bg.Batches+1, names)
 	for _, n := range batch {
-		n.UpgradeRole = roleBlue
+		n.UpgradeRole = model.RoleBlue
 		w.core.StartDrain(c, n, core.BlueBatchDrain, "blue-green batch drain")
 	}
 	return false
@@ -392,8 +381,8 @@ func (w *World) drainBlueBatches(c *model.Cluster, p *model.NodePool) bool {
 
 // drainBlueAutoscaled drains the remaining blue nodes up to 20 at a time and deletes each one
 // drained; it reports whether the blue pool is empty.
-func (w *World) drainBlueAutoscaled(c *model.Cluster, p *model.NodePool) bool {
-	blue := w.blueNodes(c, p)
+func (w *Upgrades) drainBlueAutoscaled(c *model.Cluster, p *model.NodePool) bool {
+	blue := w.BlueNodes(c, p)
 	if len(blue) == 0 {
 		return true
 	}
@@ -404,7 +393,7 @@ func (w *World) drainBlueAutoscaled(c *model.Cluster, p *model.NodePool) bool {
 		}
 	}
 	for _, n := range blue {
-		if inFlight >= maxUpgradeConcurrency {
+		if inFlight >= MaxUpgradeConcurrency {
 			break
 		}
 		if n.State != model.NodeDraining {
@@ -416,9 +405,9 @@ func (w *World) drainBlueAutoscaled(c *model.Cluster, p *model.NodePool) bool {
 }
 
 // deleteBlue deletes the blue pool (R-BG-5) and reports whether it is gone.
-func (w *World) deleteBlue(c *model.Cluster, p *model.NodePool) bool {
+func (w *Upgrades) deleteBlue(c *model.Cluster, p *model.NodePool) bool {
 	bg := p.Upgrade.BG
-	blue := w.blueNodes(c, p)
+	blue := w.BlueNodes(c, p)
 	if !bg.Deleting {
 		bg.Deleting = true
 		for _, n := range blue {
@@ -426,7 +415,7 @@ func (w *World) deleteBlue(c *model.Cluster, p *model.NodePool) bool {
 				n.Drain = nil
 				w.core.SetNodeState(c, n, model.NodeCordoned)
 			}
-			n.UpgradeRole = roleNone
+			n.UpgradeRole = model.RoleNone
 			w.core.RetireNode(c, n, core.BlueDeleteDrain, "blue pool deletion")
 		}
 	}
@@ -440,7 +429,7 @@ func (w *World) deleteBlue(c *model.Cluster, p *model.NodePool) bool {
 }
 
 // removeGroups drops instance groups from a pool.
-func (w *World) removeGroups(p *model.NodePool, names []string) {
+func (w *Upgrades) removeGroups(p *model.NodePool, names []string) {
 	out := p.Groups[:0]
 	for _, g := range p.Groups {
 		if model.Contains(names, g.Name) {
@@ -453,7 +442,7 @@ func (w *World) removeGroups(p *model.NodePool, names []string) {
 }
 
 // blueGreenETA estimates the end of a blue-green upgrade from the phases and soaks left.
-func (w *World) blueGreenETA(c *model.Cluster, p *model.NodePool) time.Time {
+func (w *Upgrades) blueGreenETA(c *model.Cluster, p *model.NodePool) time.Time {
 	bg := p.Upgrade.BG
 	const nodeStep = 2 * time.Minute // boot, or drain and delete, of a node
 	now := w.st.Now
@@ -461,7 +450,7 @@ func (w *World) blueGreenETA(c *model.Cluster, p *model.NodePool) time.Time {
 	if bg.BatchSize > 0 {
 		left := 0
 		for _, n := range w.blueView(c, p).nodes {
-			if !n.Gone && n.State != model.NodeDeleting && n.UpgradeRole != roleDrained {
+			if !n.Gone && n.State != model.NodeDeleting && n.UpgradeRole != model.RoleDrained {
 				left++
 			}
 		}
@@ -469,19 +458,19 @@ func (w *World) blueGreenETA(c *model.Cluster, p *model.NodePool) time.Time {
 	}
 	drain := time.Duration(batchesLeft) * nodeStep
 	switch bg.Phase {
-	case phaseCreatingGreen, phaseCordoningBlue:
+	case model.PhaseCreatingGreen, model.PhaseCordoningBlue:
 		if bg.Autoscaled {
 			return now.Add(nodeStep + bg.WaitForDrain + nodeStep).Truncate(time.Second)
 		}
 		return now.Add(nodeStep + drain + bg.SoakAhead(now, batchesLeft) + nodeStep).Truncate(time.Second)
-	case phaseWaitingToDrain:
+	case model.PhaseWaitingToDrain:
 		return bg.PhaseUntil.Add(nodeStep)
-	case phaseDrainingBlue:
+	case model.PhaseDrainingBlue:
 		if bg.Autoscaled {
 			return now.Add(nodeStep)
 		}
 		return now.Add(drain + bg.SoakAhead(now, batchesLeft) + nodeStep).Truncate(time.Second)
-	case phaseSoaking:
+	case model.PhaseSoaking:
 		if bg.DeletionStart.IsZero() {
 			return now.Add(bg.SoakAhead(now, 0) + nodeStep)
 		}

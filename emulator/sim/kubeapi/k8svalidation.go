@@ -1,4 +1,4 @@
-package sim
+package kubeapi
 
 import (
 	"fmt"
@@ -38,27 +38,6 @@ func kubeInvalidErrs(kind, name string, errs field.ErrorList) *model.Error {
 	return model.KubeInvalid(kind, name, causes...)
 }
 
-// generateName gives an object that asks for one (metadata.generateName) its name, as the API
-// server does before validating: the prefix and five random characters.
-func (w *World) generateName(meta *metav1.ObjectMeta) {
-	if meta.Name != "" || meta.GenerateName == "" {
-		return
-	}
-	const alphabet = "bcdfghjklmnpqrstvwxz2456789" // the API server's: no vowels, no look-alikes
-	b := make([]byte, 5)
-	for i := range b {
-		b[i] = alphabet[w.engine.Rng.IntN(len(alphabet))]
-	}
-	meta.Name = meta.GenerateName + string(b)
-}
-
-// validateMeta checks metadata as the API server does on create; namespaced objects carry the
-// namespace of the request's path.
-func validateMeta(meta metav1.ObjectMeta, namespace string, nameFn apivalidation.ValidateNameFunc) field.ErrorList {
-	meta.Namespace = namespace
-	return apivalidation.ValidateObjectMeta(&meta, namespace != "", nameFn, field.NewPath("metadata"))
-}
-
 // defaultPodSpec fills the API server's defaults of the pod spec fields the emulator reads.
 func defaultPodSpec(s *corev1.PodSpec) {
 	if s.TerminationGracePeriodSeconds == nil {
@@ -77,7 +56,7 @@ func defaultPodSpec(s *corev1.PodSpec) {
 }
 
 func validatePod(p *corev1.Pod, namespace string) field.ErrorList {
-	errs := validateMeta(p.ObjectMeta, namespace, apivalidation.NameIsDNSSubdomain)
+	errs := core.ValidateMeta(p.ObjectMeta, namespace, apivalidation.NameIsDNSSubdomain)
 	return append(errs, validatePodSpec(&p.Spec, field.NewPath("spec"))...)
 }
 
@@ -279,7 +258,7 @@ func validateNodeSelector(ns *corev1.NodeSelector, fld *field.Path) field.ErrorL
 
 // validateDeployment applies the API server's rules to a Deployment (after its defaults).
 func validateDeployment(d *appsv1.Deployment, namespace string) field.ErrorList {
-	errs := validateMeta(d.ObjectMeta, namespace, apivalidation.NameIsDNSSubdomain)
+	errs := core.ValidateMeta(d.ObjectMeta, namespace, apivalidation.NameIsDNSSubdomain)
 	spec, fld := &d.Spec, field.NewPath("spec")
 	if spec.Replicas != nil {
 		errs = append(errs, apivalidation.ValidateNonnegativeField(int64(*spec.Replicas), fld.Child("replicas"))...)
@@ -324,7 +303,7 @@ func validateDeployment(d *appsv1.Deployment, namespace string) field.ErrorList 
 }
 
 func validatePDB(b *policyv1.PodDisruptionBudget, namespace string) field.ErrorList {
-	errs := validateMeta(b.ObjectMeta, namespace, apivalidation.NameIsDNSSubdomain)
+	errs := core.ValidateMeta(b.ObjectMeta, namespace, apivalidation.NameIsDNSSubdomain)
 	s, fld := &b.Spec, field.NewPath("spec")
 	if s.MinAvailable != nil && s.MaxUnavailable != nil {
 		errs = append(errs, field.Invalid(fld, s, "minAvailable and maxUnavailable cannot be both set"))
@@ -378,5 +357,5 @@ func intOrPercentValue(v *intstr.IntOrString) int {
 
 // validateNamespace applies the API server's rules to a Namespace.
 func validateNamespace(n *corev1.Namespace) field.ErrorList {
-	return validateMeta(n.ObjectMeta, "", apivalidation.ValidateNamespaceName)
+	return core.ValidateMeta(n.ObjectMeta, "", apivalidation.ValidateNamespaceName)
 }

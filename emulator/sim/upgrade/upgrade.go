@@ -1,4 +1,4 @@
-package sim
+package upgrade
 
 import (
 	"fmt"
@@ -19,37 +19,28 @@ import (
 
 // Strategies of an Upgrade (autoscaled blue-green is a flavour of BLUE_GREEN in the API).
 const (
-	strategySurge        = api.StrategySurge
-	strategyBlueGreen    = api.StrategyBlueGreen
-	strategyAutoscaledBG = "AUTOSCALED_BLUE_GREEN"
+	StrategySurge        = api.StrategySurge
+	StrategyBlueGreen    = api.StrategyBlueGreen
+	StrategyAutoscaledBG = "AUTOSCALED_BLUE_GREEN"
 	strategyShortLived   = api.StrategyShortLived
 )
 
-// maxUpgradeConcurrency caps the nodes upgraded at once in a zone (R-SURGE-2) and the blue
+// MaxUpgradeConcurrency caps the nodes upgraded at once in a zone (R-SURGE-2) and the blue
 // nodes drained at once by autoscaled blue-green (R-ABG-3).
-const maxUpgradeConcurrency = 20
+const MaxUpgradeConcurrency = 20
 
-const (
-	roleNone     model.UpgradeRole = ""
-	roleSurge    model.UpgradeRole = "surge"    // a new node created beyond the pool's size
-	roleReplaced model.UpgradeRole = "replaced" // an old node retired for a ready surge node
-	roleRecreate model.UpgradeRole = "recreate" // an old node drained to be recreated in place
-	roleBlue     model.UpgradeRole = "blue"     // a blue node being drained in a batch; kept afterwards
-	roleDrained  model.UpgradeRole = "drained"  // a blue node its batch has drained
-)
-
-// strategyFor picks the strategy of a pool's node-recreating change (R-UPG-2/3).
-func strategyFor(p *model.NodePool) string {
+// StrategyFor picks the strategy of a pool's node-recreating change (R-UPG-2/3).
+func StrategyFor(p *model.NodePool) string {
 	us := p.UpgradeSettings
 	switch {
 	case p.ShortLived:
 		return strategyShortLived
 	case us.Strategy == api.StrategyBlueGreen && us.BlueGreenSettings != nil && us.BlueGreenSettings.AutoscaledRolloutPolicy != nil:
-		return strategyAutoscaledBG
+		return StrategyAutoscaledBG
 	case us.Strategy == api.StrategyBlueGreen:
-		return strategyBlueGreen
+		return StrategyBlueGreen
 	}
-	return strategySurge
+	return StrategySurge
 }
 
 // strategyForChange is the strategy that replaces p's nodes for a change from one spec to
@@ -57,18 +48,18 @@ func strategyFor(p *model.NodePool) string {
 // other node-recreating settings alone goes through surge with the pool's surge settings on a
 // blue-green pool too (R-UPG-2).
 func strategyForChange(p *model.NodePool, from, to model.NodeSpec) string {
-	s := strategyFor(p)
-	if s == strategyBlueGreen || s == strategyAutoscaledBG {
+	s := StrategyFor(p)
+	if s == StrategyBlueGreen || s == StrategyAutoscaledBG {
 		from.Settings, to.Settings = "", ""
 		if from == to {
-			return strategySurge
+			return StrategySurge
 		}
 	}
 	return s
 }
 
 // planUpgrade records a node-recreating change on p and returns the operation that runs it.
-func (w *World) planUpgrade(c *model.Cluster, p *model.NodePool, target model.NodeSpec) *model.Operation {
+func (w *Upgrades) planUpgrade(c *model.Cluster, p *model.NodePool, target model.NodeSpec) *model.Operation {
 	op := w.core.StartOperation(api.OpUpgradeNodes, c, p.Name, true)
 	us := p.UpgradeSettings
 	u := &model.Upgrade{
@@ -76,18 +67,18 @@ func (w *World) planUpgrade(c *model.Cluster, p *model.NodePool, target model.No
 		MaxSurge: int(us.MaxSurge), MaxUnavailable: int(us.MaxUnavailable), Drain: core.SurgeDrain,
 		Zones: append([]string(nil), p.Locations...),
 	}
-	if u.Strategy == strategyBlueGreen || u.Strategy == strategyAutoscaledBG {
+	if u.Strategy == StrategyBlueGreen || u.Strategy == StrategyAutoscaledBG {
 		u.BG = newBlueGreen(p, u.Strategy)
 	}
 	p.Upgrade = u
 	p.Status = model.PoolReconciling
-	op.Detail = fmt.Sprintf("Upgrading node pool %s: %s (%s)", p.Name, describeSpecChange(p.Spec, target), strategyName(u.Strategy))
+	op.Detail = fmt.Sprintf("Upgrading node pool %s: %s (%s)", p.Name, DescribeSpecChange(p.Spec, target), StrategyName(u.Strategy))
 	return op
 }
 
-// planAutoUpgrade is planUpgrade for GKE's own node auto-upgrades: on Autopilot their drains
+// PlanAutoUpgrade is planUpgrade for GKE's own node auto-upgrades: on Autopilot their drains
 // leave extended-duration pods alone for 7 days (R-EXT-1); on Standard they do not (R-EXT-2).
-func (w *World) planAutoUpgrade(c *model.Cluster, p *model.NodePool, target model.NodeSpec) *model.Operation {
+func (w *Upgrades) PlanAutoUpgrade(c *model.Cluster, p *model.NodePool, target model.NodeSpec) *model.Operation {
 	op := w.planUpgrade(c, p, target)
 	p.Upgrade.Auto = true
 	p.Upgrade.Drain.ProtectExtended = c.Autopilot
@@ -95,9 +86,9 @@ func (w *World) planAutoUpgrade(c *model.Cluster, p *model.NodePool, target mode
 	return op
 }
 
-// planManualUpgrade is planUpgrade for a user's change. A version upgrade runs now, whatever
+// PlanManualUpgrade is planUpgrade for a user's change. A version upgrade runs now, whatever
 // the maintenance policy; a change that only recreates the VMs respects it (R-MW-5).
-func (w *World) planManualUpgrade(c *model.Cluster, p *model.NodePool, target model.NodeSpec) *model.Operation {
+func (w *Upgrades) PlanManualUpgrade(c *model.Cluster, p *model.NodePool, target model.NodeSpec) *model.Operation {
 	op := w.planUpgrade(c, p, target)
 	if kind := maintenance.NodeUpgradeKind(p.Spec, target); kind == model.NodeDisruption {
 		p.Upgrade.Policy = kind
@@ -105,11 +96,11 @@ func (w *World) planManualUpgrade(c *model.Cluster, p *model.NodePool, target mo
 	return op
 }
 
-func strategyName(s string) string {
+func StrategyName(s string) string {
 	switch s {
-	case strategyBlueGreen:
+	case StrategyBlueGreen:
 		return "blue-green"
-	case strategyAutoscaledBG:
+	case StrategyAutoscaledBG:
 		return "autoscaled blue-green"
 	case strategyShortLived:
 		return "short-lived"
@@ -117,8 +108,8 @@ func strategyName(s string) string {
 	return "surge"
 }
 
-// describeSpecChange says what a node-recreating change changes, for details and the log.
-func describeSpecChange(from, to model.NodeSpec) string {
+// DescribeSpecChange says what a node-recreating change changes, for details and the log.
+func DescribeSpecChange(from, to model.NodeSpec) string {
 	var parts []string
 	add := func(what string, a, b any) {
 		if a != b {
@@ -139,8 +130,8 @@ func describeSpecChange(from, to model.NodeSpec) string {
 	return strings.Join(parts, ", ")
 }
 
-// beginUpgrade starts the upgrade of p when its operation starts.
-func (w *World) beginUpgrade(c *model.Cluster, p *model.NodePool) {
+// BeginUpgrade starts the upgrade of p when its operation starts.
+func (w *Upgrades) BeginUpgrade(c *model.Cluster, p *model.NodePool) {
 	u := p.Upgrade
 	if u.Policy != "" && !u.Resumed {
 		// R-MW-5: nothing starts until the maintenance policy allows it.
@@ -155,8 +146,8 @@ func (w *World) beginUpgrade(c *model.Cluster, p *model.NodePool) {
 	}
 	if u.Resumed {
 		u.Resumed = false
-		w.engine.Record("UpgradeResumed", c, p.Name, "", u.Op, "%s upgrade of %s resumed in phase %s", strategyName(u.Strategy), p.Name, u.BG.Phase)
-		w.stepUpgrade(c, p)
+		w.engine.Record("UpgradeResumed", c, p.Name, "", u.Op, "%s upgrade of %s resumed in phase %s", StrategyName(u.Strategy), p.Name, u.BG.Phase)
+		w.StepUpgrade(c, p)
 		return
 	}
 	u.Total = 0
@@ -170,21 +161,21 @@ func (w *World) beginUpgrade(c *model.Cluster, p *model.NodePool) {
 		what = "rollback"
 	}
 	switch u.Strategy {
-	case strategySurge:
+	case StrategySurge:
 		w.engine.Record("UpgradeStarted", c, p.Name, "", u.Op, "surge %s of %s started: %d nodes, %s, maxSurge=%d maxUnavailable=%d, zones %v",
-			what, p.Name, u.Total, describeSpecChange(u.From, u.Target), u.MaxSurge, u.MaxUnavailable, u.Zones)
+			what, p.Name, u.Total, DescribeSpecChange(u.From, u.Target), u.MaxSurge, u.MaxUnavailable, u.Zones)
 	case strategyShortLived:
 		w.beginShortLived(c, p)
 		return
 	default:
 		w.engine.Record("UpgradeStarted", c, p.Name, "", u.Op, "%s %s of %s started: %d blue nodes, %s",
-			strategyName(u.Strategy), what, p.Name, u.Total, describeSpecChange(u.From, u.Target))
+			StrategyName(u.Strategy), what, p.Name, u.Total, DescribeSpecChange(u.From, u.Target))
 	}
-	w.stepUpgrade(c, p)
+	w.StepUpgrade(c, p)
 }
 
-// stepUpgrade takes every step the upgrade can take now; node and timer events call it again.
-func (w *World) stepUpgrade(c *model.Cluster, p *model.NodePool) {
+// StepUpgrade takes every step the upgrade can take now; node and timer events call it again.
+func (w *Upgrades) StepUpgrade(c *model.Cluster, p *model.NodePool) {
 	u := p.Upgrade
 	if u == nil || u.Paused {
 		return
@@ -194,19 +185,19 @@ func (w *World) stepUpgrade(c *model.Cluster, p *model.NodePool) {
 		return
 	}
 	if u.Deferred {
-		w.beginUpgrade(c, p)
+		w.BeginUpgrade(c, p)
 		return
 	}
 	switch u.Strategy {
-	case strategySurge:
+	case StrategySurge:
 		w.stepSurge(c, p, op)
-	case strategyBlueGreen, strategyAutoscaledBG:
+	case StrategyBlueGreen, StrategyAutoscaledBG:
 		w.stepBlueGreen(c, p, op)
 	}
 }
 
 // stepSurge advances a surge upgrade zone by zone (R-SURGE-2) and finishes it.
-func (w *World) stepSurge(c *model.Cluster, p *model.NodePool, op *model.Operation) {
+func (w *Upgrades) stepSurge(c *model.Cluster, p *model.NodePool, op *model.Operation) {
 	u := p.Upgrade
 	open := w.upgradeWindowOpen(c, p)
 	for u.Zone < len(u.Zones) {
@@ -234,7 +225,7 @@ func (w *World) stepSurge(c *model.Cluster, p *model.NodePool, op *model.Operati
 // old node and recreates it in place; it is free again once the node is ready. Without capacity for a surge node the
 // upgrade of a node does not start; it waits (R-SURGE-6). Outside the maintenance window
 // (open false) nodes mid-upgrade finish and no new one starts (R-MW-3).
-func (w *World) stepZone(c *model.Cluster, p *model.NodePool, g *model.InstanceGroup, open bool) bool {
+func (w *Upgrades) stepZone(c *model.Cluster, p *model.NodePool, g *model.InstanceGroup, open bool) bool {
 	u := p.Upgrade
 	z := w.surgeView(c, p, g)
 	var readySurge []*model.Node
@@ -245,18 +236,18 @@ func (w *World) stepZone(c *model.Cluster, p *model.NodePool, g *model.InstanceG
 			continue
 		}
 		switch n.UpgradeRole {
-		case roleSurge:
+		case model.RoleSurge:
 			surgeUsed++
 			if n.State == model.NodeReady || (p.Spec.Spot && n.State == model.NodeProvisioning) {
 				readySurge = append(readySurge, n)
 			} else {
 				pendingSurge++
 			}
-		case roleReplaced:
+		case model.RoleReplaced:
 			// R-SURGE-2a: the surge slot is held until the old VM is gone, deleting included.
 			replacing++
 			surgeUsed++
-		case roleRecreate:
+		case model.RoleRecreate:
 			unavailUsed++
 		default:
 			continue // done
@@ -268,17 +259,17 @@ func (w *World) stepZone(c *model.Cluster, p *model.NodePool, g *model.InstanceG
 		u.ZoneSize = z.oldCount
 	}
 	for _, s := range readySurge {
-		s.UpgradeRole = roleNone
+		s.UpgradeRole = model.RoleNone
 		o := z.takeOld(u, false)
 		if o == nil {
 			continue
 		}
-		o.UpgradeRole = roleReplaced
+		o.UpgradeRole = model.RoleReplaced
 		z.inflight = append(z.inflight, o)
 		w.core.RetireNode(c, o, u.Drain, "replaced by surge node "+s.Name)
 	}
 	if !u.Stopping && open {
-		limit := min(u.MaxSurge+u.MaxUnavailable, maxUpgradeConcurrency, max(u.ZoneSize, 1))
+		limit := min(u.MaxSurge+u.MaxUnavailable, MaxUpgradeConcurrency, max(u.ZoneSize, 1))
 		surgeSlots := min(u.MaxSurge, limit)
 		unavailSlots := min(u.MaxUnavailable, limit-surgeSlots)
 		// Old nodes not yet spoken for by a surge node still booting.
@@ -290,7 +281,7 @@ func (w *World) stepZone(c *model.Cluster, p *model.NodePool, g *model.InstanceG
 				break
 			}
 			n := w.core.AddNode(c, p, g, u.Target)
-			n.UpgradeRole = roleSurge
+			n.UpgradeRole = model.RoleSurge
 			z.inflight = append(z.inflight, n)
 			surgeUsed++
 			free--
@@ -302,7 +293,7 @@ func (w *World) stepZone(c *model.Cluster, p *model.NodePool, g *model.InstanceG
 		}
 		for unavailUsed < unavailSlots && free > 0 {
 			o := z.takeOld(u, true)
-			o.UpgradeRole = roleRecreate
+			o.UpgradeRole = model.RoleRecreate
 			z.inflight = append(z.inflight, o)
 			w.core.RetireNode(c, o, u.Drain, "recreating with the new configuration (maxUnavailable)")
 			unavailUsed++
@@ -331,11 +322,11 @@ type surgeZone struct {
 
 // stillOld says whether n has yet to be upgraded by u.
 func stillOld(n *model.Node, u *model.Upgrade) bool {
-	return n.UpgradeRole == roleNone && n.Spec != u.Target && n.State != model.NodeDeleting && n.State != model.NodeDraining
+	return n.UpgradeRole == model.RoleNone && n.Spec != u.Target && n.State != model.NodeDeleting && n.State != model.NodeDraining
 }
 
 // surgeView returns the surge upgrade's view of group g, built or brought up to date.
-func (w *World) surgeView(c *model.Cluster, p *model.NodePool, g *model.InstanceGroup) *surgeZone {
+func (w *Upgrades) surgeView(c *model.Cluster, p *model.NodePool, g *model.InstanceGroup) *surgeZone {
 	ix := w.core.Index(c, g)
 	u := p.Upgrade
 	z, _ := ix.View.(*surgeZone)
@@ -345,7 +336,7 @@ func (w *World) surgeView(c *model.Cluster, p *model.NodePool, g *model.Instance
 			switch {
 			case stillOld(n, u):
 				z.old = append(z.old, n)
-			case n.UpgradeRole == roleSurge || n.UpgradeRole == roleReplaced || n.UpgradeRole == roleRecreate:
+			case n.UpgradeRole == model.RoleSurge || n.UpgradeRole == model.RoleReplaced || n.UpgradeRole == model.RoleRecreate:
 				z.inflight = append(z.inflight, n)
 			}
 		}
@@ -389,11 +380,11 @@ func (z *surgeZone) takeOld(u *model.Upgrade, fromEnd bool) *model.Node {
 	return nil
 }
 
-// surgeNodeChanged marks a zone's surge view for a rebuild when a node still to upgrade changes
+// SurgeNodeChanged marks a zone's surge view for a rebuild when a node still to upgrade changes
 // for a reason of its own (the upgrade gives its nodes a role before it touches them).
-func (w *World) surgeNodeChanged(c *model.Cluster, n *model.Node, what engine.NodeChange) {
+func (w *Upgrades) SurgeNodeChanged(c *model.Cluster, n *model.Node, what engine.NodeChange) {
 	p := c.Pool(n.Pool)
-	if p == nil || p.Upgrade == nil || n.UpgradeRole != roleNone || n.Spec == p.Upgrade.Target {
+	if p == nil || p.Upgrade == nil || n.UpgradeRole != model.RoleNone || n.Spec == p.Upgrade.Target {
 		return
 	}
 	if g := w.core.GroupOf(c, n); g != nil {
@@ -406,11 +397,11 @@ func (w *World) surgeNodeChanged(c *model.Cluster, n *model.Node, what engine.No
 }
 
 // upgradeInFlight says whether any node of p is mid-upgrade.
-func (w *World) upgradeInFlight(c *model.Cluster, p *model.NodePool) bool {
+func (w *Upgrades) upgradeInFlight(c *model.Cluster, p *model.NodePool) bool {
 	for _, g := range p.Groups {
 		for _, name := range g.Nodes {
 			switch c.Nodes[name].UpgradeRole {
-			case roleSurge, roleReplaced, roleRecreate, roleBlue:
+			case model.RoleSurge, model.RoleReplaced, model.RoleRecreate, model.RoleBlue:
 				return true
 			}
 		}
@@ -418,27 +409,27 @@ func (w *World) upgradeInFlight(c *model.Cluster, p *model.NodePool) bool {
 	return false
 }
 
-// onUpgradeNodeDrained handles a drained node that an upgrade keeps (a blue node) or
+// OnUpgradeNodeDrained handles a drained node that an upgrade keeps (a blue node) or
 // recreates in place (maxUnavailable); it reports whether it did.
-func (w *World) onUpgradeNodeDrained(c *model.Cluster, n *model.Node) bool {
+func (w *Upgrades) OnUpgradeNodeDrained(c *model.Cluster, n *model.Node) bool {
 	p := c.Pool(n.Pool)
 	if p == nil || p.Upgrade == nil {
 		return false
 	}
 	switch n.UpgradeRole {
-	case roleBlue:
-		n.UpgradeRole = roleDrained
+	case model.RoleBlue:
+		n.UpgradeRole = model.RoleDrained
 		w.core.SetNodeState(c, n, model.NodeCordoned)
 		p.Upgrade.Done++
-		w.stepUpgrade(c, p)
+		w.StepUpgrade(c, p)
 		return true
-	case roleRecreate:
+	case model.RoleRecreate:
 		w.core.NodeGone(c, n.Name) // its DaemonSet pods go with the old VM
 		w.core.SetNodeState(c, n, model.NodeProvisioning)
 		n.Spec = p.Upgrade.Target
 		n.CreateTime = w.st.Now
 		w.core.NodeRecreated(c, n)
-		w.engine.Record("NodeRecreating", c, n.Pool, n.Name, p.Upgrade.Op, "recreating node %s with %s", n.Name, describeSpecChange(p.Upgrade.From, n.Spec))
+		w.engine.Record("NodeRecreating", c, n.Pool, n.Name, p.Upgrade.Op, "recreating node %s with %s", n.Name, DescribeSpecChange(p.Upgrade.From, n.Spec))
 		// Recreating in place deletes the old VM before the new one boots (R-SURGE-4).
 		recreate := w.engine.Jitter(core.NodeDeleteBase, core.NodeDeleteSpread) + w.engine.Jitter(core.NodeBootBase, core.NodeBootSpread)
 		w.engine.Schedule(recreate, model.Event{Kind: core.EvNodeReady, Cluster: c.Key(), Node: n.Name})
@@ -447,27 +438,27 @@ func (w *World) onUpgradeNodeDrained(c *model.Cluster, n *model.Node) bool {
 	return false
 }
 
-// countUpgraded notes a node that finished upgrading.
-func (w *World) countUpgraded(c *model.Cluster, n *model.Node) {
+// CountUpgraded notes a node that finished upgrading.
+func (w *Upgrades) CountUpgraded(c *model.Cluster, n *model.Node) {
 	p := c.Pool(n.Pool)
 	if p == nil || p.Upgrade == nil {
 		return
 	}
 	switch n.UpgradeRole {
-	case roleReplaced:
+	case model.RoleReplaced:
 		if n.State == model.NodeDeleting { // deleted
 			p.Upgrade.Done++
 		}
-	case roleRecreate:
+	case model.RoleRecreate:
 		if n.State == model.NodeReady {
 			p.Upgrade.Done++
-			n.UpgradeRole = roleNone
+			n.UpgradeRole = model.RoleNone
 		}
 	}
 }
 
 // reportUpgrade refreshes the operation's progress metrics and detail.
-func (w *World) reportUpgrade(c *model.Cluster, p *model.NodePool, op *model.Operation) {
+func (w *Upgrades) reportUpgrade(c *model.Cluster, p *model.NodePool, op *model.Operation) {
 	u := p.Upgrade
 	where := "done"
 	if u.BG != nil {
@@ -482,20 +473,20 @@ func (w *World) reportUpgrade(c *model.Cluster, p *model.NodePool, op *model.Ope
 	core.SetMetrics(op, "nodes done", u.Done, "nodes total", u.Total, key, where)
 	if u.Stopping {
 		op.Detail = fmt.Sprintf("Cancelling the upgrade of node pool %s (%s, %s): %d of %d nodes done; nodes mid-upgrade finish, no new node starts",
-			p.Name, describeSpecChange(u.From, u.Target), strategyName(u.Strategy), u.Done, u.Total)
+			p.Name, DescribeSpecChange(u.From, u.Target), StrategyName(u.Strategy), u.Done, u.Total)
 		return
 	}
 	op.Detail = fmt.Sprintf("Upgrading node pool %s (%s, %s): %d of %d nodes done; %s", p.Name,
-		describeSpecChange(u.From, u.Target), strategyName(u.Strategy), u.Done, u.Total, where)
-	if wait := describeWait(u); wait != "" {
+		DescribeSpecChange(u.From, u.Target), StrategyName(u.Strategy), u.Done, u.Total, where)
+	if wait := DescribeWait(u); wait != "" {
 		op.Detail += "; " + wait
-	} else if eta := w.upgradeETA(c, p); !eta.IsZero() {
+	} else if eta := w.UpgradeETA(c, p); !eta.IsZero() {
 		op.Detail += "; ETA " + eta.Format(time.RFC3339)
 	}
 }
 
 // finishUpgrade ends an upgrade: done (the pool takes the target spec) or stopped by a cancel.
-func (w *World) finishUpgrade(c *model.Cluster, p *model.NodePool) {
+func (w *Upgrades) finishUpgrade(c *model.Cluster, p *model.NodePool) {
 	u := p.Upgrade
 	op := w.st.Operations[u.Op]
 	p.Status = model.PoolRunning
@@ -505,10 +496,10 @@ func (w *World) finishUpgrade(c *model.Cluster, p *model.NodePool) {
 		if u.Rollback {
 			p.LastUpgrade = nil // a cancelled rollback leaves nothing further to roll back
 		}
-		w.engine.Record("UpgradeStopped", c, p.Name, "", u.Op, "%s of %s stopped: %d of %d nodes on %s", strategyName(u.Strategy), p.Name, u.Done, u.Total,
-			describeSpecChange(u.From, u.Target))
+		w.engine.Record("UpgradeStopped", c, p.Name, "", u.Op, "%s of %s stopped: %d of %d nodes on %s", StrategyName(u.Strategy), p.Name, u.Done, u.Total,
+			DescribeSpecChange(u.From, u.Target))
 		w.finishUpgradeOp(op, core.CodeCancelled, fmt.Sprintf("Cancelled the upgrade of node pool %s (%s, %s): %d of %d nodes upgraded; the others keep their configuration",
-			p.Name, describeSpecChange(u.From, u.Target), strategyName(u.Strategy), u.Done, u.Total))
+			p.Name, DescribeSpecChange(u.From, u.Target), StrategyName(u.Strategy), u.Done, u.Total))
 		return
 	}
 	p.Upgrade = nil
@@ -520,15 +511,15 @@ func (w *World) finishUpgrade(c *model.Cluster, p *model.NodePool) {
 		p.LastUpgrade = nil
 	}
 	took := w.st.Now.Sub(u.StartTime).Round(time.Second)
-	w.engine.Record("UpgradeDone", c, p.Name, "", u.Op, "%s %s of %s done: %d nodes, %s, in %s", strategyName(u.Strategy), what, p.Name, u.Total,
-		describeSpecChange(u.From, u.Target), took)
+	w.engine.Record("UpgradeDone", c, p.Name, "", u.Op, "%s %s of %s done: %d nodes, %s, in %s", StrategyName(u.Strategy), what, p.Name, u.Total,
+		DescribeSpecChange(u.From, u.Target), took)
 	w.finishUpgradeOp(op, 0, fmt.Sprintf("Node pool %s %s done (%s, %s): %d of %d nodes, in %s",
-		p.Name, what, describeSpecChange(u.From, u.Target), strategyName(u.Strategy), u.Done, u.Total, took))
+		p.Name, what, DescribeSpecChange(u.From, u.Target), StrategyName(u.Strategy), u.Done, u.Total, took))
 }
 
 // finishUpgradeOp finishes an upgrade's operation (if it still exists) with a summary of what
 // it did in place of the progress it showed while running.
-func (w *World) finishUpgradeOp(op *model.Operation, code int32, summary string) {
+func (w *Upgrades) finishUpgradeOp(op *model.Operation, code int32, summary string) {
 	if op == nil {
 		return
 	}
@@ -540,9 +531,9 @@ func (w *World) finishUpgradeOp(op *model.Operation, code int32, summary string)
 	op.Detail = summary
 }
 
-// upgradeETA estimates when an upgrade will be done from the pace so far (surge) or the
+// UpgradeETA estimates when an upgrade will be done from the pace so far (surge) or the
 // phases and soaks left (blue-green). It is zero when there is nothing to go on yet.
-func (w *World) upgradeETA(c *model.Cluster, p *model.NodePool) time.Time {
+func (w *Upgrades) UpgradeETA(c *model.Cluster, p *model.NodePool) time.Time {
 	u := p.Upgrade
 	if u.BG != nil {
 		return w.blueGreenETA(c, p)

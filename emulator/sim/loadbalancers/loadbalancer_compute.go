@@ -1,4 +1,4 @@
-package sim
+package loadbalancers
 
 import (
 	"fmt"
@@ -30,20 +30,20 @@ type lbRef struct {
 }
 
 // projectLBs lists a project's ready load balancers, by cluster and Service.
-func (w *World) projectLBs(project string) []lbRef {
+func (w *LoadBalancers) projectLBs(project string) []lbRef {
 	var out []lbRef
 	for _, c := range w.core.ClustersIn(project, "-") {
 		for _, key := range model.SortedKeys(c.Services) {
 			s := c.Services[key]
-			if s.LB != nil && (s.LB.State == lbReady || s.LB.State == lbDeleting) {
-				out = append(out, lbRef{c, s, w.lbNamesOf(c, s)})
+			if s.LB != nil && (s.LB.State == LbReady || s.LB.State == lbDeleting) {
+				out = append(out, lbRef{c, s, w.LbNamesOf(c, s)})
 			}
 		}
 	}
 	return out
 }
 
-func (w *World) computeID(parts ...string) string {
+func (w *LoadBalancers) computeID(parts ...string) string {
 	return strconv.FormatUint(w.hashOf(append([]string{"compute-id"}, parts...)...)>>1, 10)
 }
 
@@ -66,11 +66,11 @@ func sharedHCDescription(kind string) string {
 }
 
 func networkURL(l core.Links, c *model.Cluster) string {
-	return l.Compute("projects/%s/global/networks/%s", c.Project, lastSegment(c.Network))
+	return l.Compute("projects/%s/global/networks/%s", c.Project, model.LastSegment(c.Network))
 }
 
 func subnetworkURL(l core.Links, c *model.Cluster) string {
-	return l.Compute("projects/%s/regions/%s/subnetworks/%s", c.Project, regionOf(c), lastSegment(c.Subnetwork))
+	return l.Compute("projects/%s/regions/%s/subnetworks/%s", c.Project, RegionOf(c), model.LastSegment(c.Subnetwork))
 }
 
 func scheme(lb *model.LoadBalancer) string {
@@ -82,9 +82,9 @@ func scheme(lb *model.LoadBalancer) string {
 
 // ---- forwarding rules ----
 
-func (w *World) renderForwardingRules(r lbRef, l core.Links) []*api.ForwardingRule {
+func (w *LoadBalancers) renderForwardingRules(r lbRef, l core.Links) []*api.ForwardingRule {
 	var out []*api.ForwardingRule
-	region := regionOf(r.c)
+	region := RegionOf(r.c)
 	for _, proto := range lbProtocols(&r.s.Spec) {
 		name := r.n.forwardingRules[proto]
 		fr := &api.ForwardingRule{Kind: "compute#forwardingRule", Id: w.computeID("fr", r.c.Project, name), CreationTimestamp: computeTime(r.s.LB.ReadyTime),
@@ -114,7 +114,7 @@ func (w *World) renderForwardingRules(r lbRef, l core.Links) []*api.ForwardingRu
 		if r.n.targetPool != "" {
 			fr.Target = l.Compute("projects/%s/regions/%s/targetPools/%s", r.c.Project, region, r.n.targetPool)
 		} else {
-			fr.BackendService = l.Compute("projects/%s/regions/%s/backendServices/%s", r.c.Project, region, r.n.backendService)
+			fr.BackendService = l.Compute("projects/%s/regions/%s/backendServices/%s", r.c.Project, region, r.n.BackendService)
 		}
 		out = append(out, fr)
 	}
@@ -122,10 +122,10 @@ func (w *World) renderForwardingRules(r lbRef, l core.Links) []*api.ForwardingRu
 }
 
 // ForwardingRules lists a region's forwarding rules.
-func (w *World) ForwardingRules(project, region string, l core.Links) []*api.ForwardingRule {
+func (w *LoadBalancers) ForwardingRules(project, region string, l core.Links) []*api.ForwardingRule {
 	out := []*api.ForwardingRule{}
 	for _, r := range w.projectLBs(project) {
-		if regionOf(r.c) == region {
+		if RegionOf(r.c) == region {
 			out = append(out, w.renderForwardingRules(r, l)...)
 		}
 	}
@@ -133,7 +133,7 @@ func (w *World) ForwardingRules(project, region string, l core.Links) []*api.For
 }
 
 // ForwardingRule finds one forwarding rule.
-func (w *World) ForwardingRule(project, region, name string, l core.Links) (*api.ForwardingRule, error) {
+func (w *LoadBalancers) ForwardingRule(project, region, name string, l core.Links) (*api.ForwardingRule, error) {
 	for _, fr := range w.ForwardingRules(project, region, l) {
 		if fr.Name == name {
 			return fr, nil
@@ -144,14 +144,14 @@ func (w *World) ForwardingRule(project, region, name string, l core.Links) (*api
 
 // ---- backend services ----
 
-func (w *World) renderBackendService(r lbRef, l core.Links) *api.BackendService {
-	region := regionOf(r.c)
-	bs := &api.BackendService{Kind: "compute#backendService", Id: w.computeID("bs", r.c.Project, r.n.backendService),
-		CreationTimestamp: computeTime(r.s.LB.ReadyTime), Name: r.n.backendService, Description: lbDescription(r),
+func (w *LoadBalancers) renderBackendService(r lbRef, l core.Links) *api.BackendService {
+	region := RegionOf(r.c)
+	bs := &api.BackendService{Kind: "compute#backendService", Id: w.computeID("bs", r.c.Project, r.n.BackendService),
+		CreationTimestamp: computeTime(r.s.LB.ReadyTime), Name: r.n.BackendService, Description: lbDescription(r),
 		Region: l.Compute("projects/%s/regions/%s", r.c.Project, region), HealthChecks: []string{w.hcLink(r, l)},
 		LoadBalancingScheme: scheme(r.s.LB), SessionAffinity: "NONE", ConnectionDraining: &api.ConnectionDraining{}, TimeoutSec: 30,
-		SelfLink:    l.Compute("projects/%s/regions/%s/backendServices/%s", r.c.Project, region, r.n.backendService),
-		Fingerprint: contentHash(r.n.backendService, 12)}
+		SelfLink:    l.Compute("projects/%s/regions/%s/backendServices/%s", r.c.Project, region, r.n.BackendService),
+		Fingerprint: contentHash(r.n.BackendService, 12)}
 	if r.s.Spec.SessionAffinity == corev1.ServiceAffinityClientIP {
 		bs.SessionAffinity = "CLIENT_IP"
 	}
@@ -171,26 +171,26 @@ func (w *World) renderBackendService(r lbRef, l core.Links) *api.BackendService 
 
 // groupLink is the backend group of a load balancer in a zone: its NEG or the shared
 // unmanaged instance group.
-func (w *World) groupLink(r lbRef, zone string, l core.Links) string {
+func (w *LoadBalancers) groupLink(r lbRef, zone string, l core.Links) string {
 	if r.n.neg != "" {
 		return l.Compute("projects/%s/zones/%s/networkEndpointGroups/%s", r.c.Project, zone, r.n.neg)
 	}
-	return l.Compute("projects/%s/zones/%s/instanceGroups/%s", r.c.Project, zone, r.n.instanceGroup)
+	return l.Compute("projects/%s/zones/%s/instanceGroups/%s", r.c.Project, zone, r.n.InstanceGroup)
 }
 
-func (w *World) hcLink(r lbRef, l core.Links) string {
+func (w *LoadBalancers) hcLink(r lbRef, l core.Links) string {
 	if r.n.hcRegional {
-		return l.Compute("projects/%s/regions/%s/%s/%s", r.c.Project, regionOf(r.c), r.n.hcCollection, r.n.healthCheck)
+		return l.Compute("projects/%s/regions/%s/%s/%s", r.c.Project, RegionOf(r.c), r.n.hcCollection, r.n.healthCheck)
 	}
 	return l.Compute("projects/%s/global/%s/%s", r.c.Project, r.n.hcCollection, r.n.healthCheck)
 }
 
 // BackendServices lists a region's backend services, GKE's and those created outside GKE, by
 // name.
-func (w *World) BackendServices(project, region string, l core.Links) []*api.BackendService {
+func (w *LoadBalancers) BackendServices(project, region string, l core.Links) []*api.BackendService {
 	out := []*api.BackendService{}
 	for _, r := range w.projectLBs(project) {
-		if regionOf(r.c) == region && r.n.backendService != "" {
+		if RegionOf(r.c) == region && r.n.BackendService != "" {
 			out = append(out, w.renderBackendService(r, l))
 		}
 	}
@@ -199,9 +199,9 @@ func (w *World) BackendServices(project, region string, l core.Links) []*api.Bac
 	return out
 }
 
-func (w *World) backendService(project, region, name string) (lbRef, error) {
+func (w *LoadBalancers) backendService(project, region, name string) (lbRef, error) {
 	for _, r := range w.projectLBs(project) {
-		if regionOf(r.c) == region && r.n.backendService == name {
+		if RegionOf(r.c) == region && r.n.BackendService == name {
 			return r, nil
 		}
 	}
@@ -209,7 +209,7 @@ func (w *World) backendService(project, region, name string) (lbRef, error) {
 }
 
 // BackendService finds one backend service.
-func (w *World) BackendService(project, region, name string, l core.Links) (*api.BackendService, error) {
+func (w *LoadBalancers) BackendService(project, region, name string, l core.Links) (*api.BackendService, error) {
 	if bs := w.userBackendService(project, region, name); bs != nil {
 		return w.renderUserBackendService(backendServicePath(project, region, name), bs, l), nil
 	}
@@ -222,7 +222,7 @@ func (w *World) BackendService(project, region, name string, l core.Links) (*api
 
 // BackendServiceHealth is backendServices.getHealth: the health of each VM of one backend
 // group as the load balancer's health check sees it (R-LB-6).
-func (w *World) BackendServiceHealth(project, region, name, group string, l core.Links) (*api.BackendServiceGroupHealth, error) {
+func (w *LoadBalancers) BackendServiceHealth(project, region, name, group string, l core.Links) (*api.BackendServiceGroupHealth, error) {
 	if w.userBackendService(project, region, name) != nil {
 		return nil, model.InvalidArgument("gkesim does not probe the backends of backend services created outside GKE (%s): getHealth answers for GKE's load balancers only.", backendServicePath(project, region, name))
 	}
@@ -238,11 +238,11 @@ func (w *World) BackendServiceHealth(project, region, name, group string, l core
 	return nil, model.InvalidArgument("Invalid value for field 'resource.group': '%s'. The group is not a backend of backend service %s.", group, name)
 }
 
-func (w *World) healthStatuses(r lbRef, zone string, l core.Links) []*api.HealthStatus {
+func (w *LoadBalancers) healthStatuses(r lbRef, zone string, l core.Links) []*api.HealthStatus {
 	out := []*api.HealthStatus{}
 	fr := ""
 	for _, p := range lbProtocols(&r.s.Spec) {
-		fr = l.Compute("projects/%s/regions/%s/forwardingRules/%s", r.c.Project, regionOf(r.c), r.n.forwardingRules[p])
+		fr = l.Compute("projects/%s/regions/%s/forwardingRules/%s", r.c.Project, RegionOf(r.c), r.n.forwardingRules[p])
 		break
 	}
 	for _, node := range model.SortedKeys(r.s.LB.Members) {
@@ -262,8 +262,8 @@ func (w *World) healthStatuses(r lbRef, zone string, l core.Links) []*api.Health
 
 // ---- target pools ----
 
-func (w *World) renderTargetPool(r lbRef, l core.Links) *api.TargetPool {
-	region := regionOf(r.c)
+func (w *LoadBalancers) renderTargetPool(r lbRef, l core.Links) *api.TargetPool {
+	region := RegionOf(r.c)
 	tp := &api.TargetPool{Kind: "compute#targetPool", Id: w.computeID("tp", r.c.Project, r.n.targetPool), CreationTimestamp: computeTime(r.s.LB.ReadyTime),
 		Name: r.n.targetPool, Description: lbDescription(r), Region: l.Compute("projects/%s/regions/%s", r.c.Project, region),
 		HealthChecks: []string{w.hcLink(r, l)}, Instances: []string{}, SessionAffinity: "NONE",
@@ -278,19 +278,19 @@ func (w *World) renderTargetPool(r lbRef, l core.Links) *api.TargetPool {
 }
 
 // TargetPools lists a region's target pools.
-func (w *World) TargetPools(project, region string, l core.Links) []*api.TargetPool {
+func (w *LoadBalancers) TargetPools(project, region string, l core.Links) []*api.TargetPool {
 	out := []*api.TargetPool{}
 	for _, r := range w.projectLBs(project) {
-		if regionOf(r.c) == region && r.n.targetPool != "" {
+		if RegionOf(r.c) == region && r.n.targetPool != "" {
 			out = append(out, w.renderTargetPool(r, l))
 		}
 	}
 	return out
 }
 
-func (w *World) targetPool(project, region, name string) (lbRef, error) {
+func (w *LoadBalancers) targetPool(project, region, name string) (lbRef, error) {
 	for _, r := range w.projectLBs(project) {
-		if regionOf(r.c) == region && r.n.targetPool == name {
+		if RegionOf(r.c) == region && r.n.targetPool == name {
 			return r, nil
 		}
 	}
@@ -298,7 +298,7 @@ func (w *World) targetPool(project, region, name string) (lbRef, error) {
 }
 
 // TargetPool finds one target pool.
-func (w *World) TargetPool(project, region, name string, l core.Links) (*api.TargetPool, error) {
+func (w *LoadBalancers) TargetPool(project, region, name string, l core.Links) (*api.TargetPool, error) {
 	r, err := w.targetPool(project, region, name)
 	if err != nil {
 		return nil, err
@@ -307,18 +307,18 @@ func (w *World) TargetPool(project, region, name string, l core.Links) (*api.Tar
 }
 
 // TargetPoolHealth is targetPools.getHealth for one instance.
-func (w *World) TargetPoolHealth(project, region, name, instance string, l core.Links) (*api.TargetPoolInstanceHealth, error) {
+func (w *LoadBalancers) TargetPoolHealth(project, region, name, instance string, l core.Links) (*api.TargetPoolInstanceHealth, error) {
 	r, err := w.targetPool(project, region, name)
 	if err != nil {
 		return nil, err
 	}
-	node := lastSegment(instance)
+	node := model.LastSegment(instance)
 	if _, ok := r.s.LB.Members[node]; !ok {
 		return nil, model.InvalidArgument("Invalid value for field 'resource.instance': '%s'. The instance is not in target pool %s.", instance, name)
 	}
 	var out []*api.HealthStatus
 	for _, hs := range w.healthStatuses(r, "", l) {
-		if lastSegment(hs.Instance) == node {
+		if model.LastSegment(hs.Instance) == node {
 			hs.ForwardingRule, hs.ForwardingRuleIp = "", ""
 			out = append(out, hs)
 		}
@@ -328,7 +328,7 @@ func (w *World) TargetPoolHealth(project, region, name, instance string, l core.
 
 // ---- network endpoint groups ----
 
-func (w *World) renderNEG(r lbRef, zone string, l core.Links) *api.NetworkEndpointGroup {
+func (w *LoadBalancers) renderNEG(r lbRef, zone string, l core.Links) *api.NetworkEndpointGroup {
 	size := 0
 	for _, z := range r.s.LB.Members {
 		if z == zone {
@@ -343,7 +343,7 @@ func (w *World) renderNEG(r lbRef, zone string, l core.Links) *api.NetworkEndpoi
 
 // NetworkEndpointGroups lists a zone's GCE_VM_IP NEGs: one per zone per internal Service of
 // a cluster with GKE subsetting (R-LB-2).
-func (w *World) NetworkEndpointGroups(project, zone string, l core.Links) []*api.NetworkEndpointGroup {
+func (w *LoadBalancers) NetworkEndpointGroups(project, zone string, l core.Links) []*api.NetworkEndpointGroup {
 	out := []*api.NetworkEndpointGroup{}
 	for _, r := range w.projectLBs(project) {
 		if r.n.neg != "" && model.Contains(r.c.Locations, zone) {
@@ -353,7 +353,7 @@ func (w *World) NetworkEndpointGroups(project, zone string, l core.Links) []*api
 	return out
 }
 
-func (w *World) neg(project, zone, name string) (lbRef, error) {
+func (w *LoadBalancers) neg(project, zone, name string) (lbRef, error) {
 	for _, r := range w.projectLBs(project) {
 		if r.n.neg == name && model.Contains(r.c.Locations, zone) {
 			return r, nil
@@ -363,7 +363,7 @@ func (w *World) neg(project, zone, name string) (lbRef, error) {
 }
 
 // NetworkEndpointGroup finds one NEG.
-func (w *World) NetworkEndpointGroup(project, zone, name string, l core.Links) (*api.NetworkEndpointGroup, error) {
+func (w *LoadBalancers) NetworkEndpointGroup(project, zone, name string, l core.Links) (*api.NetworkEndpointGroup, error) {
 	r, err := w.neg(project, zone, name)
 	if err != nil {
 		return nil, err
@@ -373,7 +373,7 @@ func (w *World) NetworkEndpointGroup(project, zone, name string, l core.Links) (
 
 // NetworkEndpoints is networkEndpointGroups.listNetworkEndpoints: the NEG's node endpoints
 // (R-LB-3), with their health when asked (healthStatus SHOW).
-func (w *World) NetworkEndpoints(project, zone, name string, withHealth bool, l core.Links) (*api.NetworkEndpointGroupsListNetworkEndpoints, error) {
+func (w *LoadBalancers) NetworkEndpoints(project, zone, name string, withHealth bool, l core.Links) (*api.NetworkEndpointGroupsListNetworkEndpoints, error) {
 	r, err := w.neg(project, zone, name)
 	if err != nil {
 		return nil, err
@@ -387,7 +387,7 @@ func (w *World) NetworkEndpoints(project, zone, name string, withHealth bool, l 
 		item := &api.NetworkEndpointWithHealthStatus{NetworkEndpoint: &api.NetworkEndpoint{IpAddress: n.InternalIP, Instance: node}}
 		if h := r.s.LB.Health[node]; withHealth && h != nil {
 			item.Healths = []*api.HealthStatusForNetworkEndpoint{{HealthState: h.State,
-				BackendService: &api.BackendServiceReference{BackendService: l.Compute("projects/%s/regions/%s/backendServices/%s", r.c.Project, regionOf(r.c), r.n.backendService)},
+				BackendService: &api.BackendServiceReference{BackendService: l.Compute("projects/%s/regions/%s/backendServices/%s", r.c.Project, RegionOf(r.c), r.n.BackendService)},
 				HealthCheck:    &api.HealthCheckReference{HealthCheck: w.hcLink(r, l)}}}
 		}
 		out.Items = append(out.Items, item)
@@ -403,22 +403,22 @@ type lbGroup struct {
 	c     *model.Cluster
 	name  string
 	since time.Time
-	nodes []string
+	Nodes []string
 }
 
-// lbGroups lists the unmanaged instance groups GKE keeps in a zone for the instance-group
+// LbGroups lists the unmanaged instance groups GKE keeps in a zone for the instance-group
 // based load balancers of a project's clusters. Members are those of the load balancers using
 // them (all the same once synced).
-func (w *World) lbGroups(project, zone string) []lbGroup {
+func (w *LoadBalancers) LbGroups(project, zone string) []lbGroup {
 	var out []lbGroup
 	byCluster := map[*model.Cluster]*lbGroup{}
 	for _, r := range w.projectLBs(project) {
-		if r.n.instanceGroup == "" || !model.Contains(r.c.Locations, zone) {
+		if r.n.InstanceGroup == "" || !model.Contains(r.c.Locations, zone) {
 			continue
 		}
 		g := byCluster[r.c]
 		if g == nil {
-			out = append(out, lbGroup{c: r.c, name: r.n.instanceGroup, since: r.s.LB.ReadyTime})
+			out = append(out, lbGroup{c: r.c, name: r.n.InstanceGroup, since: r.s.LB.ReadyTime})
 			g = &out[len(out)-1]
 			byCluster[r.c] = g
 		}
@@ -426,20 +426,20 @@ func (w *World) lbGroups(project, zone string) []lbGroup {
 			g.since = r.s.LB.ReadyTime
 		}
 		for node, z := range r.s.LB.Members {
-			if z == zone && !model.Contains(g.nodes, node) {
-				g.nodes = append(g.nodes, node)
+			if z == zone && !model.Contains(g.Nodes, node) {
+				g.Nodes = append(g.Nodes, node)
 			}
 		}
 	}
 	for i := range out {
-		sort.Strings(out[i].nodes)
+		sort.Strings(out[i].Nodes)
 	}
 	return out
 }
 
 // InstanceGroups lists a zone's instance groups: the node pools' managed ones and GKE's
 // unmanaged load-balancing ones.
-func (w *World) InstanceGroups(project, zone string, l core.Links) []*api.InstanceGroup {
+func (w *LoadBalancers) InstanceGroups(project, zone string, l core.Links) []*api.InstanceGroup {
 	out := []*api.InstanceGroup{}
 	zoneURL := l.Compute("projects/%s/zones/%s", project, zone)
 	for _, r := range w.instanceGroups(project, zone) {
@@ -448,11 +448,11 @@ func (w *World) InstanceGroups(project, zone string, l core.Links) []*api.Instan
 			Network: networkURL(l, r.c), Subnetwork: subnetworkURL(l, r.c), Fingerprint: contentHash(r.g.Name, 12), Zone: zoneURL,
 			Size: int32(len(r.g.Nodes)), SelfLink: zoneURL + "/instanceGroups/" + r.g.Name})
 	}
-	for _, g := range w.lbGroups(project, zone) {
+	for _, g := range w.LbGroups(project, zone) {
 		out = append(out, &api.InstanceGroup{Kind: "compute#instanceGroup", Id: w.computeID("ig", project, zone, g.name),
 			CreationTimestamp: computeTime(g.since), Name: g.name, Description: `{"kubernetes.io/cluster-name":"` + g.c.Name + `"}`,
-			NamedPorts: nil, Network: networkURL(l, g.c), Subnetwork: subnetworkURL(l, g.c), Fingerprint: contentHash(strings.Join(g.nodes, ","), 12),
-			Zone: zoneURL, Size: int32(len(g.nodes)), SelfLink: zoneURL + "/instanceGroups/" + g.name})
+			NamedPorts: nil, Network: networkURL(l, g.c), Subnetwork: subnetworkURL(l, g.c), Fingerprint: contentHash(strings.Join(g.Nodes, ","), 12),
+			Zone: zoneURL, Size: int32(len(g.Nodes)), SelfLink: zoneURL + "/instanceGroups/" + g.name})
 	}
 	for _, key := range w.userInstanceGroups(project, zone) {
 		out = append(out, w.renderUserInstanceGroup(key, w.st.Compute.InstanceGroups[key], l))
@@ -462,7 +462,7 @@ func (w *World) InstanceGroups(project, zone string, l core.Links) []*api.Instan
 }
 
 // InstanceGroup finds one instance group.
-func (w *World) InstanceGroup(project, zone, name string, l core.Links) (*api.InstanceGroup, error) {
+func (w *LoadBalancers) InstanceGroup(project, zone, name string, l core.Links) (*api.InstanceGroup, error) {
 	for _, g := range w.InstanceGroups(project, zone, l) {
 		if g.Name == name {
 			return g, nil
@@ -472,7 +472,7 @@ func (w *World) InstanceGroup(project, zone, name string, l core.Links) (*api.In
 }
 
 // InstanceGroupInstances is instanceGroups.listInstances.
-func (w *World) InstanceGroupInstances(project, zone, name string, l core.Links) (*api.InstanceGroupsListInstances, error) {
+func (w *LoadBalancers) InstanceGroupInstances(project, zone, name string, l core.Links) (*api.InstanceGroupsListInstances, error) {
 	out := &api.InstanceGroupsListInstances{Kind: "compute#instanceGroupsListInstances", Items: []*api.InstanceWithNamedPorts{}}
 	inst := func(node string) string { return l.Compute("projects/%s/zones/%s/instances/%s", project, zone, node) }
 	for _, r := range w.instanceGroups(project, zone) {
@@ -493,11 +493,11 @@ func (w *World) InstanceGroupInstances(project, zone, name string, l core.Links)
 			return out, nil
 		}
 	}
-	for _, g := range w.lbGroups(project, zone) {
+	for _, g := range w.LbGroups(project, zone) {
 		if g.name != name {
 			continue
 		}
-		for _, node := range g.nodes {
+		for _, node := range g.Nodes {
 			out.Items = append(out.Items, &api.InstanceWithNamedPorts{Instance: inst(node), Status: "RUNNING"})
 		}
 		return out, nil
@@ -523,11 +523,11 @@ func instanceStatus(n *model.Node) string {
 // HealthChecks lists the health checks of a collection: healthChecks (global: internal load
 // balancers; regional: backend service-based NetLBs) or httpHealthChecks (target pools).
 // region is "" for global ones.
-func (w *World) HealthChecks(project, collection, region string, l core.Links) []any {
+func (w *LoadBalancers) HealthChecks(project, collection, region string, l core.Links) []any {
 	seen := map[string]bool{}
 	out := []any{}
 	for _, r := range w.projectLBs(project) {
-		if r.n.hcCollection != collection || r.n.hcRegional != (region != "") || (region != "" && regionOf(r.c) != region) || seen[r.n.healthCheck] {
+		if r.n.hcCollection != collection || r.n.hcRegional != (region != "") || (region != "" && RegionOf(r.c) != region) || seen[r.n.healthCheck] {
 			continue
 		}
 		seen[r.n.healthCheck] = true
@@ -560,7 +560,7 @@ func (w *World) HealthChecks(project, collection, region string, l core.Links) [
 }
 
 // HealthCheck finds one health check of a collection.
-func (w *World) HealthCheck(project, collection, region, name string, l core.Links) (any, error) {
+func (w *LoadBalancers) HealthCheck(project, collection, region, name string, l core.Links) (any, error) {
 	for _, hc := range w.HealthChecks(project, collection, region, l) {
 		switch h := hc.(type) {
 		case *api.HealthCheck:
@@ -590,7 +590,7 @@ func nodeTag(c *model.Cluster) string { return "gke-" + c.Name + "-" + contentHa
 
 // Firewalls lists the firewall rules GKE creates for load balancers: one admitting the
 // Service's traffic to the nodes, one admitting the health check probers.
-func (w *World) Firewalls(project string, l core.Links) []*api.Firewall {
+func (w *LoadBalancers) Firewalls(project string, l core.Links) []*api.Firewall {
 	seen := map[string]bool{}
 	out := []*api.Firewall{}
 	add := func(r lbRef, name, desc string, src []string, allowed []*api.FirewallAllowed) {
@@ -629,7 +629,7 @@ func (w *World) Firewalls(project string, l core.Links) []*api.Firewall {
 }
 
 // Firewall finds one firewall rule.
-func (w *World) Firewall(project, name string, l core.Links) (*api.Firewall, error) {
+func (w *LoadBalancers) Firewall(project, name string, l core.Links) (*api.Firewall, error) {
 	for _, f := range w.Firewalls(project, l) {
 		if f.Name == name {
 			return f, nil
@@ -641,16 +641,16 @@ func (w *World) Firewall(project, name string, l core.Links) (*api.Firewall, err
 // ---- the emulator's status view ----
 
 // LoadBalancers lists the load balancers of a cluster's Services.
-func (w *World) LoadBalancers(c *model.Cluster) []*api.LoadBalancerStatus {
+func (w *LoadBalancers) LoadBalancers(c *model.Cluster) []*api.LoadBalancerStatus {
 	out := []*api.LoadBalancerStatus{}
-	for _, s := range w.serviceIndex(c).sortedLBs() {
+	for _, s := range w.ServiceIndex(c).SortedLBs() {
 		out = append(out, w.loadBalancerStatus(c, s))
 	}
 	return out
 }
 
 // GetLoadBalancer is the status view of one Service's load balancer.
-func (w *World) GetLoadBalancer(c *model.Cluster, ns, name string) (*api.LoadBalancerStatus, error) {
+func (w *LoadBalancers) GetLoadBalancer(c *model.Cluster, ns, name string) (*api.LoadBalancerStatus, error) {
 	s, err := w.service(c, ns, name)
 	if err != nil {
 		return nil, err
@@ -661,16 +661,16 @@ func (w *World) GetLoadBalancer(c *model.Cluster, ns, name string) (*api.LoadBal
 	return w.loadBalancerStatus(c, s), nil
 }
 
-func (w *World) loadBalancerStatus(c *model.Cluster, s *model.Service) *api.LoadBalancerStatus {
+func (w *LoadBalancers) loadBalancerStatus(c *model.Cluster, s *model.Service) *api.LoadBalancerStatus {
 	lb := s.LB
-	kind, why := lbKindFor(c, s)
+	kind, why := LbKindFor(c, s)
 	if kind != lb.Kind {
 		why = "the kind was fixed when the load balancer was created and is kept (" + lb.Kind + ")"
 	}
-	n := w.lbNamesOf(c, s)
+	n := w.LbNamesOf(c, s)
 	out := &api.LoadBalancerStatus{Service: s.Key(), Kind: lb.Kind, Scheme: scheme(lb), State: lb.State, ExternalTrafficPolicy: string(s.Spec.ExternalTrafficPolicy),
-		Why: why, BackendService: n.backendService, TargetPool: n.targetPool, Backends: []*api.LoadBalancerNode{}}
-	if lb.State != lbProvisioning {
+		Why: why, BackendService: n.BackendService, TargetPool: n.targetPool, Backends: []*api.LoadBalancerNode{}}
+	if lb.State != LbProvisioning {
 		out.IP = lb.IP
 		out.ProvisionedTime = lb.ReadyTime.Format(time.RFC3339)
 		out.Resources = w.lbResourcePaths(c, s)
@@ -692,15 +692,15 @@ func (w *World) loadBalancerStatus(c *model.Cluster, s *model.Service) *api.Load
 		if n.neg != "" {
 			out.NetworkEndpointGroups = append(out.NetworkEndpointGroups, "zones/"+z+"/networkEndpointGroups/"+n.neg)
 		}
-		if n.instanceGroup != "" {
-			out.InstanceGroups = append(out.InstanceGroups, "zones/"+z+"/instanceGroups/"+n.instanceGroup)
+		if n.InstanceGroup != "" {
+			out.InstanceGroups = append(out.InstanceGroups, "zones/"+z+"/instanceGroups/"+n.InstanceGroup)
 		}
 	}
 	interval, unhealthy := hcParams(lb, s.Local())
 	out.HealthCheck = &api.LoadBalancerHC{Name: n.healthCheck, Collection: n.hcCollection, Port: w.hcPort(s), RequestPath: "/healthz",
 		CheckIntervalSec: int32(interval / time.Second), HealthyThreshold: 1, UnhealthyThreshold: int32(unhealthy), Shared: n.hcShared}
 	out.FirewallRules = []string{n.firewall, n.hcFirewall}
-	perNode := w.serviceIndex(c).perNode[s.Key()]
+	perNode := w.ServiceIndex(c).PerNode[s.Key()]
 	for _, node := range model.SortedKeys(lb.Members) {
 		h := lb.Health[node]
 		b := &api.LoadBalancerNode{Node: node, Zone: lb.Members[node], ServingPods: perNode[node]}
@@ -712,7 +712,7 @@ func (w *World) loadBalancerStatus(c *model.Cluster, s *model.Service) *api.Load
 			if !h.Due.IsZero() {
 				b.TransitAt = h.Due.Format(time.RFC3339)
 			}
-			if h.State == healthHealthy {
+			if h.State == HealthHealthy {
 				out.HealthyBackends++
 			}
 		}
@@ -720,7 +720,7 @@ func (w *World) loadBalancerStatus(c *model.Cluster, s *model.Service) *api.Load
 	}
 	out.BackendCount = len(out.Backends)
 	if lb.Kind == LBInternalNEG {
-		sub := &api.LoadBalancerSubsets{Limit: negClusterLimit, PerZone: map[string]int{}}
+		sub := &api.LoadBalancerSubsets{Limit: NegClusterLimit, PerZone: map[string]int{}}
 		if s.Local() {
 			sub.Limit = negLocalLimit
 		}
@@ -764,7 +764,7 @@ func isPrivate(ip net.IP) bool {
 // node the load balancer (or node port) hands it to, which pod the node's kube-proxy sends it
 // to, and with which source address (R-LB-7). Choices that are random in GKE (the load
 // balancer's 5-tuple hash, kube-proxy's pick) are a hash of the packet and the seed.
-func (w *World) TracePacket(c *model.Cluster, req TraceRequest) (*api.PacketTrace, error) {
+func (w *LoadBalancers) TracePacket(c *model.Cluster, req TraceRequest) (*api.PacketTrace, error) {
 	if req.Protocol == "" {
 		req.Protocol = "TCP"
 	}
@@ -808,7 +808,7 @@ func (w *World) TracePacket(c *model.Cluster, req TraceRequest) (*api.PacketTrac
 		case lb.Failed != "":
 			out.Result, out.Reason = "DROPPED", fmt.Sprintf("GKE could not build the load balancer of service %s: %s", s.Key(), lb.Failed)
 			return out, nil
-		case lb.State != lbReady:
+		case lb.State != LbReady:
 			out.Result, out.Reason = "DROPPED", fmt.Sprintf("the load balancer of service %s is %s", s.Key(), strings.ToLower(lb.State))
 			return out, nil
 		}
@@ -816,15 +816,15 @@ func (w *World) TracePacket(c *model.Cluster, req TraceRequest) (*api.PacketTrac
 			out.Result, out.Reason = "DROPPED", fmt.Sprintf("%s is an internal passthrough Network Load Balancer address: only clients in the VPC network (or connected networks) reach it, not %s", lb.IP, req.Client)
 			return out, nil
 		}
-		n := w.lbNamesOf(c, s)
+		n := w.LbNamesOf(c, s)
 		hop("forwarding rule %s (%s %s %s:%d) -> %s", n.forwardingRules[sp.Protocol], scheme(lb), req.Protocol, lb.IP, req.Port, describeBackend(lb.Kind, n))
 		if b := lb.Blocked; b != nil {
-			hop("GKE's last %d syncs of its instance groups failed (%s is in %s, a backend of %s, and a VM may be in one load-balanced instance group only); the backends are those from before", b.Attempts, lastSegment(b.Instance), b.Group, b.BackendService)
+			hop("GKE's last %d syncs of its instance groups failed (%s is in %s, a backend of %s, and a VM may be in one load-balanced instance group only); the backends are those from before", b.Attempts, model.LastSegment(b.Instance), b.Group, b.BackendService)
 		}
 		var healthy, all []string
 		for _, m := range model.SortedKeys(lb.Members) {
 			all = append(all, m)
-			if h := lb.Health[m]; h != nil && h.State == healthHealthy {
+			if h := lb.Health[m]; h != nil && h.State == HealthHealthy {
 				healthy = append(healthy, m)
 			}
 		}
@@ -851,7 +851,7 @@ func (w *World) TracePacket(c *model.Cluster, req TraceRequest) (*api.PacketTrac
 
 	// kube-proxy on the node: DNAT to an endpoint, SNAT unless the policy preserves the client.
 	local := via != "clusterIP" && s.Local()
-	ix := w.serviceIndex(c)
+	ix := w.ServiceIndex(c)
 	var eps []*model.Pod
 	if local {
 		for p, n := range ix.serving[s.Key()] {
@@ -916,7 +916,7 @@ func (w *World) TracePacket(c *model.Cluster, req TraceRequest) (*api.PacketTrac
 
 // traceTarget finds the Service, port and path that answer a packet, and the node for a node
 // port.
-func (w *World) traceTarget(c *model.Cluster, req TraceRequest) (*model.Service, corev1.ServicePort, string, *model.Node) {
+func (w *LoadBalancers) traceTarget(c *model.Cluster, req TraceRequest) (*model.Service, corev1.ServicePort, string, *model.Node) {
 	var nodeByIP *model.Node
 	for _, name := range core.SortedNodeNames(c) {
 		if n := c.Nodes[name]; n.InternalIP == req.IP && n.State != model.NodeProvisioning {
@@ -944,8 +944,8 @@ func (w *World) traceTarget(c *model.Cluster, req TraceRequest) (*model.Service,
 
 // terminatingEndpoints are the Service's pods that are terminating but still running: kube-proxy
 // uses them when no ready endpoint is left (on the node, for Local).
-func (w *World) terminatingEndpoints(c *model.Cluster, s *model.Service, node *model.Node, local bool) []*model.Pod {
-	sel := w.serviceIndex(c).selectors[s.Key()]
+func (w *LoadBalancers) terminatingEndpoints(c *model.Cluster, s *model.Service, node *model.Node, local bool) []*model.Pod {
+	sel := w.ServiceIndex(c).selectors[s.Key()]
 	if sel == nil {
 		return nil
 	}
@@ -989,9 +989,9 @@ func targetPortOf(spec *corev1.PodSpec, sp corev1.ServicePort) (int32, string) {
 func describeBackend(kind string, n lbNames) string {
 	switch kind {
 	case LBInternalNEG:
-		return "backend service " + n.backendService + " (GCE_VM_IP NEGs " + n.neg + ")"
+		return "backend service " + n.BackendService + " (GCE_VM_IP NEGs " + n.neg + ")"
 	case LBExternalTargetPool:
 		return "target pool " + n.targetPool
 	}
-	return "backend service " + n.backendService + " (instance groups " + n.instanceGroup + ")"
+	return "backend service " + n.BackendService + " (instance groups " + n.InstanceGroup + ")"
 }

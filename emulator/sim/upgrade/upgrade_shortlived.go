@@ -1,4 +1,4 @@
-package sim
+package upgrade
 
 import (
 	"time"
@@ -18,7 +18,7 @@ const (
 	shortLivedWindow = 7 * 24 * time.Hour
 )
 
-func (w *World) registerShortLivedHandlers() {
+func (w *Upgrades) RegisterShortLivedHandlers() {
 	w.engine.On(evNodeInterrupted, func(ev model.Event) {
 		c, n := w.core.NodeEvent(ev)
 		if n == nil || n.State == model.NodeDeleting {
@@ -28,12 +28,12 @@ func (w *World) registerShortLivedHandlers() {
 		if p == nil || n.Spec == p.Spec {
 			return
 		}
-		w.engine.Record("NodeInterrupted", c, n.Pool, n.Name, "", "flex-start node %s reached the end of its run; its replacement uses %s", n.Name, describeSpecChange(n.Spec, p.Spec))
+		w.engine.Record("NodeInterrupted", c, n.Pool, n.Name, "", "flex-start node %s reached the end of its run; its replacement uses %s", n.Name, DescribeSpecChange(n.Spec, p.Spec))
 		w.core.DeleteNode(c, n, "interrupted")
 	})
 }
 
-func (w *World) beginShortLived(c *model.Cluster, p *model.NodePool) {
+func (w *Upgrades) beginShortLived(c *model.Cluster, p *model.NodePool) {
 	u := p.Upgrade
 	var old []string
 	for _, name := range core.SortedNodeNames(c) {
@@ -42,7 +42,7 @@ func (w *World) beginShortLived(c *model.Cluster, p *model.NodePool) {
 		}
 	}
 	w.engine.Record("UpgradeStarted", c, p.Name, "", u.Op, "short-lived upgrade of %s: new nodes use %s now; the %d existing nodes run until interrupted, within %s",
-		p.Name, describeSpecChange(u.From, u.Target), len(old), shortLivedWindow)
+		p.Name, DescribeSpecChange(u.From, u.Target), len(old), shortLivedWindow)
 	for _, name := range old {
 		w.engine.Schedule(w.engine.Jitter(time.Hour, shortLivedWindow-time.Hour), model.Event{Kind: evNodeInterrupted, Cluster: c.Key(), Node: name})
 	}

@@ -1,4 +1,4 @@
-package sim
+package autoscaler
 
 import (
 	"fmt"
@@ -39,7 +39,7 @@ const (
 	evAutoscalerPass = "autoscaler.pass"
 
 	scaleDownUtilization = 0.5
-	unneededBalanced     = 10 * time.Minute
+	UnneededBalanced     = 10 * time.Minute
 	unneededOptimize     = time.Minute
 	// maxEmptyScaleDown and maxBusyScaleDown bound the nodes removed per pass.
 	maxEmptyScaleDown = 10
@@ -52,7 +52,7 @@ const (
 // R-CA-2: the scale-down drain gets 10 minutes, then the node is terminated.
 var scaleDownDrain = model.DrainPolicy{RespectPDB: true, PDBTimeout: 10 * time.Minute, GraceCap: 10 * time.Minute}
 
-func (w *World) registerAutoscalerHandlers() {
+func (w *Autoscaler) RegisterAutoscalerHandlers() {
 	w.engine.On(evAutoscalerPass, func(ev model.Event) {
 		c := w.st.Clusters[ev.Cluster]
 		if c == nil || c.AutoscalerNext.After(w.st.Now) {
@@ -62,13 +62,13 @@ func (w *World) registerAutoscalerHandlers() {
 		if !w.autoscaled(c) || c.Status == model.ClusterStopping {
 			return
 		}
-		w.autoscalerPass(c)
-		w.ensureAutoscaler(c)
+		w.AutoscalerPass(c)
+		w.EnsureAutoscaler(c)
 	})
 }
 
 // autoscaled says whether any pool of c is under the autoscaler.
-func (w *World) autoscaled(c *model.Cluster) bool {
+func (w *Autoscaler) autoscaled(c *model.Cluster) bool {
 	for _, p := range c.Pools {
 		if p.Autoscaling.Enabled {
 			return true
@@ -83,8 +83,8 @@ func scanInterval(c *model.Cluster) time.Duration {
 	return min(10*time.Second+time.Duration(len(c.Nodes)/100)*time.Second, time.Minute)
 }
 
-// ensureAutoscaler schedules the next pass if the cluster has autoscaled pools.
-func (w *World) ensureAutoscaler(c *model.Cluster) {
+// EnsureAutoscaler schedules the next pass if the cluster has autoscaled pools.
+func (w *Autoscaler) EnsureAutoscaler(c *model.Cluster) {
 	if !c.ControlPlaneReady || !w.autoscaled(c) || c.AutoscalerNext.After(w.st.Now) {
 		return
 	}
@@ -93,17 +93,17 @@ func (w *World) ensureAutoscaler(c *model.Cluster) {
 	w.engine.Schedule(d, model.Event{Kind: evAutoscalerPass, Cluster: c.Key()})
 }
 
-// poolRole is what the autoscaler may do with a pool's groups right now.
-type poolRole struct {
+// PoolRole is what the autoscaler may do with a pool's groups right now.
+type PoolRole struct {
 	up, down   map[string]bool // instance groups it may grow / shrink
 	ignoreMin  map[string]bool // groups whose min does not hold (autoscaled blue-green's blue)
 	limitScope map[string]bool // groups the pool's limits are counted over
 	onlyUnder  bool            // scale-down only of underutilised nodes even without a fit check
 }
 
-// roleOf applies R-SURGE-10, R-BG-6 and R-ABG-2/4 to a pool.
-func (w *World) roleOf(p *model.NodePool) poolRole {
-	r := poolRole{up: map[string]bool{}, down: map[string]bool{}, ignoreMin: map[string]bool{}, limitScope: map[string]bool{}}
+// RoleOf applies R-SURGE-10, R-BG-6 and R-ABG-2/4 to a pool.
+func (w *Autoscaler) RoleOf(p *model.NodePool) PoolRole {
+	r := PoolRole{up: map[string]bool{}, down: map[string]bool{}, ignoreMin: map[string]bool{}, limitScope: map[string]bool{}}
 	if !p.Autoscaling.Enabled || p.Status == model.PoolStopping {
 		return r
 	}
@@ -125,7 +125,7 @@ func (w *World) roleOf(p *model.NodePool) poolRole {
 			if u.BG.IsGreen(g.Name) {
 				r.up[g.Name], r.down[g.Name], r.limitScope[g.Name] = true, true, true
 			}
-			if u.BG.IsBlue(g.Name) && u.BG.Phase == phaseWaitingToDrain {
+			if u.BG.IsBlue(g.Name) && u.BG.Phase == model.PhaseWaitingToDrain {
 				r.down[g.Name], r.ignoreMin[g.Name] = true, true
 			}
 		}
@@ -140,7 +140,7 @@ func (w *World) roleOf(p *model.NodePool) poolRole {
 				}
 			case u.BG.IsGreen(g.Name):
 				r.up[g.Name], r.limitScope[g.Name] = true, true
-				if u.BG.Phase == phaseSoaking || u.BG.Phase == phaseDeletingBlue {
+				if u.BG.Phase == model.PhaseSoaking || u.BG.Phase == model.PhaseDeletingBlue {
 					r.down[g.Name] = true
 				}
 			}
@@ -159,12 +159,12 @@ func limitsOf(p *model.NodePool) (perZone bool, min, max int) {
 }
 
 // liveCount is the group's nodes that are not on their way out.
-func (w *World) liveCount(c *model.Cluster, g *model.InstanceGroup) int {
+func (w *Autoscaler) liveCount(c *model.Cluster, g *model.InstanceGroup) int {
 	ix := w.core.Index(c, g)
 	return len(g.Nodes) - ix.ByState[model.NodeDraining] - ix.ByState[model.NodeDeleting]
 }
 
-func (w *World) autoscalerPass(c *model.Cluster) {
+func (w *Autoscaler) AutoscalerPass(c *model.Cluster) {
 	ix := w.core.PodIndex(c)
 	var pending []*model.Pod
 	for p := range ix.Pending.M {
@@ -181,14 +181,14 @@ func (w *World) autoscalerPass(c *model.Cluster) {
 		}
 		return pending[i].Key() < pending[j].Key()
 	})
-	roles := map[string]poolRole{}
+	roles := map[string]PoolRole{}
 	for _, p := range c.Pools {
-		roles[p.Name] = w.roleOf(p)
+		roles[p.Name] = w.RoleOf(p)
 	}
 	if len(pending) > 0 {
 		w.scaleUp(c, pending, roles)
 	}
-	w.scaleDown(c, roles)
+	w.ScaleDown(c, roles)
 }
 
 // ---- scale-up ----
@@ -205,7 +205,7 @@ type nodeTemplate struct {
 }
 
 // templateOf builds the template of a new node of group g (pool p).
-func (w *World) templateOf(c *model.Cluster, p *model.NodePool, g *model.InstanceGroup) nodeTemplate {
+func (w *Autoscaler) templateOf(c *model.Cluster, p *model.NodePool, g *model.InstanceGroup) nodeTemplate {
 	spec := p.Spec
 	if u := p.Upgrade; u != nil && u.BG != nil && u.BG.IsGreen(g.Name) {
 		spec = u.Target
@@ -234,7 +234,7 @@ func (t nodeTemplate) accepts(spec *corev1.PodSpec) bool {
 }
 
 // scaleUp adds nodes for the pending pods.
-func (w *World) scaleUp(c *model.Cluster, pending []*model.Pod, roles map[string]poolRole) {
+func (w *Autoscaler) scaleUp(c *model.Cluster, pending []*model.Pod, roles map[string]PoolRole) {
 	type option struct {
 		pool  *model.NodePool
 		add   map[*model.InstanceGroup]int
@@ -336,7 +336,7 @@ func (w *World) scaleUp(c *model.Cluster, pending []*model.Pod, roles map[string
 
 // placeOnUpcoming marks the pending pods that the pool's upcoming nodes will take: those
 // booting, and those a group was asked for but could not create yet (a stockout or quota wait).
-func (w *World) placeOnUpcoming(c *model.Cluster, p *model.NodePool, pending []*model.Pod, placed map[*model.Pod]bool) {
+func (w *Autoscaler) placeOnUpcoming(c *model.Cluster, p *model.NodePool, pending []*model.Pod, placed map[*model.Pod]bool) {
 	var free []model.Resources
 	var tmpls []nodeTemplate
 	for _, g := range p.Groups {
@@ -372,7 +372,7 @@ func (w *World) placeOnUpcoming(c *model.Cluster, p *model.NodePool, pending []*
 // planScaleUp packs the pending pods that fit a pool onto new nodes (first fit), group by group
 // as the location policy orders them, within the pool's max. It returns the nodes to add per
 // group, the pods they take, and the total.
-func (w *World) planScaleUp(c *model.Cluster, p *model.NodePool, r poolRole, pending []*model.Pod, placed map[*model.Pod]bool) (map[*model.InstanceGroup]int, []*model.Pod, int) {
+func (w *Autoscaler) planScaleUp(c *model.Cluster, p *model.NodePool, r PoolRole, pending []*model.Pod, placed map[*model.Pod]bool) (map[*model.InstanceGroup]int, []*model.Pod, int) {
 	var groups []*model.InstanceGroup
 	for _, g := range p.Groups {
 		if r.up[g.Name] {
@@ -466,7 +466,7 @@ func (w *World) planScaleUp(c *model.Cluster, p *model.NodePool, r poolRole, pen
 }
 
 // zoneForNewNode picks the group of the next new node by the location policy (R-CA-6).
-func (w *World) zoneForNewNode(c *model.Cluster, p *model.NodePool, eligible []*model.InstanceGroup, size map[*model.InstanceGroup]int, headroom func(*model.InstanceGroup) bool) *model.InstanceGroup {
+func (w *Autoscaler) zoneForNewNode(c *model.Cluster, p *model.NodePool, eligible []*model.InstanceGroup, size map[*model.InstanceGroup]int, headroom func(*model.InstanceGroup) bool) *model.InstanceGroup {
 	var best *model.InstanceGroup
 	for _, g := range eligible {
 		if !headroom(g) || w.core.CapacityShortage(c, g.Zone, p.Spec, 1) != "" {
@@ -495,7 +495,7 @@ func (w *World) zoneForNewNode(c *model.Cluster, p *model.NodePool, eligible []*
 
 // applyScaleUp grows the pool's groups; their nodes are created in parallel. It logs only the
 // nodes it could start: an upgrading pool waiting for capacity logs that wait instead.
-func (w *World) applyScaleUp(c *model.Cluster, p *model.NodePool, add map[*model.InstanceGroup]int, pods int) {
+func (w *Autoscaler) applyScaleUp(c *model.Cluster, p *model.NodePool, add map[*model.InstanceGroup]int, pods int) {
 	var zones []string
 	for _, g := range p.Groups {
 		n := add[g]
@@ -522,7 +522,7 @@ func (w *World) applyScaleUp(c *model.Cluster, p *model.NodePool, add map[*model
 
 // growUpgradingGroup adds up to n nodes to a group of an upgrading pool (green, or blue on
 // rollback) with the group's own spec, and returns how many it could add.
-func (w *World) growUpgradingGroup(c *model.Cluster, p *model.NodePool, g *model.InstanceGroup, n int) int {
+func (w *Autoscaler) growUpgradingGroup(c *model.Cluster, p *model.NodePool, g *model.InstanceGroup, n int) int {
 	spec := p.Spec
 	if p.Upgrade.BG != nil && p.Upgrade.BG.IsGreen(g.Name) {
 		spec = p.Upgrade.Target
@@ -538,7 +538,7 @@ func (w *World) growUpgradingGroup(c *model.Cluster, p *model.NodePool, g *model
 }
 
 // noScaleUpReason explains why no pool can help a pending pod.
-func (w *World) noScaleUpReason(c *model.Cluster, pod *model.Pod, roles map[string]poolRole) string {
+func (w *Autoscaler) noScaleUpReason(c *model.Cluster, pod *model.Pod, roles map[string]PoolRole) string {
 	if pod.Priority < expendablePriority {
 		return fmt.Sprintf("its priority %d is below %d: pods below it never trigger scale-up", pod.Priority, expendablePriority)
 	}
@@ -574,10 +574,10 @@ func (w *World) noScaleUpReason(c *model.Cluster, pod *model.Pod, roles map[stri
 
 // ---- scale-down ----
 
-// scaleDown removes unneeded nodes.
-func (w *World) scaleDown(c *model.Cluster, roles map[string]poolRole) {
+// ScaleDown removes unneeded nodes.
+func (w *Autoscaler) ScaleDown(c *model.Cluster, roles map[string]PoolRole) {
 	ix := w.core.PodIndex(c)
-	unneededFor := unneededBalanced
+	unneededFor := UnneededBalanced
 	if c.AutoscalingProfile == api.ProfileOptimizeUtilization {
 		unneededFor = unneededOptimize
 	}
@@ -595,7 +595,7 @@ func (w *World) scaleDown(c *model.Cluster, roles map[string]poolRole) {
 		}
 		p := c.Pool(n.Pool)
 		g := w.core.GroupOf(c, n)
-		if p == nil || g == nil || !roles[p.Name].down[g.Name] || (n.State != model.NodeReady && n.State != model.NodeCordoned) || n.UpgradeRole != roleNone && n.UpgradeRole != roleDrained {
+		if p == nil || g == nil || !roles[p.Name].down[g.Name] || (n.State != model.NodeReady && n.State != model.NodeCordoned) || n.UpgradeRole != model.RoleNone && n.UpgradeRole != model.RoleDrained {
 			n.UnneededSince = time.Time{}
 			continue
 		}
@@ -662,7 +662,7 @@ func (w *World) scaleDown(c *model.Cluster, roles map[string]poolRole) {
 
 // scaleDownBlocker says why a node cannot be removed, or "" (and reserves room for its pods
 // in the shadow when it can).
-func (w *World) scaleDownBlocker(c *model.Cluster, n *model.Node, p *model.NodePool, g *model.InstanceGroup, r poolRole, shadow *shadowFit, removed map[string]bool, liveLeft int) string {
+func (w *Autoscaler) scaleDownBlocker(c *model.Cluster, n *model.Node, p *model.NodePool, g *model.InstanceGroup, r PoolRole, shadow *shadowFit, removed map[string]bool, liveLeft int) string {
 	if !c.Autopilot && liveLeft <= 1 {
 		return "it is the cluster's last node; a Standard cluster never scales to zero"
 	}
@@ -722,7 +722,7 @@ type shadowFit struct {
 	groups []*core.SchedGroup
 }
 
-func (w *World) newShadow(c *model.Cluster) *shadowFit {
+func (w *Autoscaler) newShadow(c *model.Cluster) *shadowFit {
 	ix := w.core.PodIndex(c)
 	groups := make([]*core.SchedGroup, 0, len(ix.Sched.Groups))
 	for _, g := range ix.Sched.Groups {
@@ -745,7 +745,7 @@ func (s *shadowFit) commit() {
 }
 
 // place finds another schedulable node, not being removed, that takes pod.
-func (s *shadowFit) place(w *World, c *model.Cluster, pod *model.Pod, removed map[string]bool) bool {
+func (s *shadowFit) place(w *Autoscaler, c *model.Cluster, pod *model.Pod, removed map[string]bool) bool {
 	spec := w.core.PodSpec(c, pod)
 	for _, g := range s.groups {
 		// The heap's top has the most free CPU of the group; what this pass has placed only

@@ -1,4 +1,4 @@
-package sim
+package loadbalancers
 
 import (
 	"fmt"
@@ -156,7 +156,7 @@ func resourceInUse(kind, path, user string) error {
 }
 
 // userCompute returns the user's Compute objects, making them on first use.
-func (w *World) userCompute() *model.UserCompute {
+func (w *LoadBalancers) userCompute() *model.UserCompute {
 	uc := w.st.Compute
 	if uc == nil {
 		uc = &model.UserCompute{}
@@ -190,7 +190,7 @@ func (f instanceGroupFound) members() []string {
 	case f.managed != nil:
 		return f.managed.g.Nodes
 	}
-	return f.gke.nodes
+	return f.gke.Nodes
 }
 
 // describe says whose group it is, for messages.
@@ -204,7 +204,7 @@ func (f instanceGroupFound) describe() string {
 	return fmt.Sprintf("GKE's shared instance group of cluster %s", f.gke.c.Name)
 }
 
-func (w *World) findInstanceGroup(project, zone, name string) (instanceGroupFound, bool) {
+func (w *LoadBalancers) findInstanceGroup(project, zone, name string) (instanceGroupFound, bool) {
 	path := instanceGroupPath(project, zone, name)
 	if uc := w.st.Compute; uc != nil {
 		if ig := uc.InstanceGroups[path]; ig != nil {
@@ -216,7 +216,7 @@ func (w *World) findInstanceGroup(project, zone, name string) (instanceGroupFoun
 			return instanceGroupFound{path: path, managed: &r}, true
 		}
 	}
-	for _, g := range w.lbGroups(project, zone) {
+	for _, g := range w.LbGroups(project, zone) {
 		if g.name == name {
 			return instanceGroupFound{path: path, gke: &g}, true
 		}
@@ -225,7 +225,7 @@ func (w *World) findInstanceGroup(project, zone, name string) (instanceGroupFoun
 }
 
 // findVM finds a VM (a node of one of the project's clusters) in a zone.
-func (w *World) findVM(project, zone, name string) (*model.Cluster, *model.Node) {
+func (w *LoadBalancers) findVM(project, zone, name string) (*model.Cluster, *model.Node) {
 	for _, c := range w.core.ClustersIn(project, "-") {
 		if n := c.Nodes[name]; n != nil && n.Zone == zone {
 			return c, n
@@ -236,7 +236,7 @@ func (w *World) findVM(project, zone, name string) (*model.Cluster, *model.Node)
 
 // userBackendServiceOf names the first backend service created outside GKE that has the group
 // as a backend, or "".
-func (w *World) userBackendServiceOf(group string) string {
+func (w *LoadBalancers) userBackendServiceOf(group string) string {
 	uc := w.st.Compute
 	if uc == nil {
 		return ""
@@ -254,7 +254,7 @@ func (w *World) userBackendServiceOf(group string) string {
 // ---- operations ----
 
 // computeOp records a finished write and renders its Operation.
-func (w *World) computeOp(project, scope, typ, target, targetID string, l core.Links) *api.ComputeOperation {
+func (w *LoadBalancers) computeOp(project, scope, typ, target, targetID string, l core.Links) *api.ComputeOperation {
 	uc := w.userCompute()
 	uc.Seq++
 	seq := strconv.FormatInt(uc.Seq, 10)
@@ -283,7 +283,7 @@ func renderComputeOp(op *model.ComputeOp, l core.Links) *api.ComputeOperation {
 
 // ComputeOperation is zoneOperations.get and regionOperations.get (scope zones/Z or
 // regions/R): the write operations, all DONE.
-func (w *World) ComputeOperation(project, scope, name string, l core.Links) (*api.ComputeOperation, error) {
+func (w *LoadBalancers) ComputeOperation(project, scope, name string, l core.Links) (*api.ComputeOperation, error) {
 	if uc := w.st.Compute; uc != nil {
 		for _, op := range uc.Operations {
 			if op.Project == project && op.Scope == scope && op.Name == name {
@@ -299,7 +299,7 @@ func (w *World) ComputeOperation(project, scope, name string, l core.Links) (*ap
 // InsertBackendService is regionBackendServices.insert: a backend service created outside GKE,
 // with instance groups as backends. Compute refuses a group with a VM that is already in
 // another load-balanced instance group (R-LB-5).
-func (w *World) InsertBackendService(project, region string, in *api.BackendService, l core.Links) (*api.ComputeOperation, error) {
+func (w *LoadBalancers) InsertBackendService(project, region string, in *api.BackendService, l core.Links) (*api.ComputeOperation, error) {
 	if err := validateRegion(region); err != nil {
 		return nil, err
 	}
@@ -326,7 +326,7 @@ func (w *World) InsertBackendService(project, region string, in *api.BackendServ
 // UpdateBackendService is regionBackendServices.update (PUT, the whole resource) and, with
 // patch, regionBackendServices.patch (the fields sent; backends when sent). gcloud's
 // backend-services add-backend and remove-backend go through update. R-LB-5 holds as on insert.
-func (w *World) UpdateBackendService(project, region, name string, in *api.BackendService, patch bool, l core.Links) (*api.ComputeOperation, error) {
+func (w *LoadBalancers) UpdateBackendService(project, region, name string, in *api.BackendService, patch bool, l core.Links) (*api.ComputeOperation, error) {
 	path := backendServicePath(project, region, name)
 	cur := w.userBackendService(project, region, name)
 	if cur == nil {
@@ -358,7 +358,7 @@ func (w *World) UpdateBackendService(project, region, name string, in *api.Backe
 
 // mergeBackendService is a patch request applied to a backend service: the fields sent
 // replace the current ones.
-func (w *World) mergeBackendService(path string, cur *model.UserBackendService, in *api.BackendService) api.BackendService {
+func (w *LoadBalancers) mergeBackendService(path string, cur *model.UserBackendService, in *api.BackendService) api.BackendService {
 	out := *w.renderUserBackendService(path, cur, core.Links{})
 	for _, f := range []struct {
 		to   *string
@@ -397,8 +397,8 @@ func describeBackends(bs *model.UserBackendService) string {
 
 // buildBackendService validates a backend service of a request (insert, update or patch) at
 // path, with Compute's defaults, and checks R-LB-5 against every other load-balanced group.
-func (w *World) buildBackendService(project, region, path string, in *api.BackendService) (*model.UserBackendService, error) {
-	bs := &model.UserBackendService{Project: project, Region: region, Name: lastSegment(path), Description: in.Description, LoadBalancingScheme: in.LoadBalancingScheme,
+func (w *LoadBalancers) buildBackendService(project, region, path string, in *api.BackendService) (*model.UserBackendService, error) {
+	bs := &model.UserBackendService{Project: project, Region: region, Name: model.LastSegment(path), Description: in.Description, LoadBalancingScheme: in.LoadBalancingScheme,
 		Protocol: in.Protocol, SessionAffinity: in.SessionAffinity, TimeoutSec: in.TimeoutSec, PortName: in.PortName}
 	if err := validateComputeDescription(in.Description); err != nil {
 		return nil, err
@@ -505,7 +505,7 @@ func (w *World) buildBackendService(project, region, path string, in *api.Backen
 
 // DeleteBackendService is regionBackendServices.delete. GKE's backend services are in use by
 // their forwarding rules.
-func (w *World) DeleteBackendService(project, region, name string, l core.Links) (*api.ComputeOperation, error) {
+func (w *LoadBalancers) DeleteBackendService(project, region, name string, l core.Links) (*api.ComputeOperation, error) {
 	path := backendServicePath(project, region, name)
 	bs := w.userBackendService(project, region, name)
 	if bs == nil {
@@ -525,7 +525,7 @@ func (w *World) DeleteBackendService(project, region, name string, l core.Links)
 	return w.computeOp(project, "regions/"+region, "delete", path, bs.ID, l), nil
 }
 
-func (w *World) renderUserBackendService(path string, bs *model.UserBackendService, l core.Links) *api.BackendService {
+func (w *LoadBalancers) renderUserBackendService(path string, bs *model.UserBackendService, l core.Links) *api.BackendService {
 	out := &api.BackendService{Kind: "compute#backendService", Id: bs.ID, CreationTimestamp: computeTime(bs.CreateTime), Name: bs.Name,
 		Description: bs.Description, Region: l.Compute("projects/%s/regions/%s", bs.Project, bs.Region), Backends: []*api.Backend{}, HealthChecks: []string{},
 		Protocol: bs.Protocol, LoadBalancingScheme: bs.LoadBalancingScheme, SessionAffinity: bs.SessionAffinity,
@@ -547,7 +547,7 @@ func (w *World) renderUserBackendService(path string, bs *model.UserBackendServi
 }
 
 // userBackendServices lists a region's backend services created outside GKE.
-func (w *World) userBackendServices(project, region string, l core.Links) []*api.BackendService {
+func (w *LoadBalancers) userBackendServices(project, region string, l core.Links) []*api.BackendService {
 	var out []*api.BackendService
 	if uc := w.st.Compute; uc != nil {
 		for _, key := range model.SortedKeys(uc.BackendServices) {
@@ -562,7 +562,7 @@ func (w *World) userBackendServices(project, region string, l core.Links) []*api
 // ---- instance groups ----
 
 // InsertInstanceGroup is instanceGroups.insert: an empty unmanaged instance group.
-func (w *World) InsertInstanceGroup(project, zone string, in *api.InstanceGroup, l core.Links) (*api.ComputeOperation, error) {
+func (w *LoadBalancers) InsertInstanceGroup(project, zone string, in *api.InstanceGroup, l core.Links) (*api.ComputeOperation, error) {
 	if err := validateZone(zone); err != nil {
 		return nil, err
 	}
@@ -581,7 +581,7 @@ func (w *World) InsertInstanceGroup(project, zone string, in *api.InstanceGroup,
 	}
 	ig := &model.UserInstanceGroup{Project: project, Zone: zone, Name: in.Name, Description: in.Description, CreateTime: w.st.Now}
 	if in.Network != "" {
-		ig.Network = "projects/" + project + "/global/networks/" + lastSegment(in.Network)
+		ig.Network = "projects/" + project + "/global/networks/" + model.LastSegment(in.Network)
 	}
 	for _, np := range in.NamedPorts {
 		if np != nil {
@@ -599,7 +599,7 @@ func (w *World) InsertInstanceGroup(project, zone string, in *api.InstanceGroup,
 // DeleteInstanceGroup is instanceGroups.delete: a user's group that no backend service uses.
 // A node pool's group belongs to its instance group manager; GKE's shared group is in use by
 // GKE's backend services.
-func (w *World) DeleteInstanceGroup(project, zone, name string, l core.Links) (*api.ComputeOperation, error) {
+func (w *LoadBalancers) DeleteInstanceGroup(project, zone, name string, l core.Links) (*api.ComputeOperation, error) {
 	g, found := w.findInstanceGroup(project, zone, name)
 	switch {
 	case !found:
@@ -619,17 +619,17 @@ func (w *World) DeleteInstanceGroup(project, zone, name string, l core.Links) (*
 
 // gkeBackendServiceOf names the first of GKE's backend services that has GKE's shared group as
 // a backend.
-func (w *World) gkeBackendServiceOf(project, group string) string {
+func (w *LoadBalancers) gkeBackendServiceOf(project, group string) string {
 	for _, r := range w.projectLBs(project) {
-		if r.n.instanceGroup == lastSegment(group) {
-			return backendServicePath(project, regionOf(r.c), r.n.backendService)
+		if r.n.InstanceGroup == model.LastSegment(group) {
+			return backendServicePath(project, RegionOf(r.c), r.n.BackendService)
 		}
 	}
 	return ""
 }
 
 // userGroupFor finds a group users may change the members of.
-func (w *World) userGroupFor(project, zone, name string) (instanceGroupFound, error) {
+func (w *LoadBalancers) userGroupFor(project, zone, name string) (instanceGroupFound, error) {
 	g, found := w.findInstanceGroup(project, zone, name)
 	switch {
 	case !found:
@@ -645,7 +645,7 @@ func (w *World) userGroupFor(project, zone, name string) (instanceGroupFound, er
 
 // membershipRequest resolves an addInstances or removeInstances request: the user's group and
 // the VM names (in the group's zone) it names.
-func (w *World) membershipRequest(project, zone, name string, refs []*api.InstanceReference) (*model.UserInstanceGroup, string, []string, error) {
+func (w *LoadBalancers) membershipRequest(project, zone, name string, refs []*api.InstanceReference) (*model.UserInstanceGroup, string, []string, error) {
 	g, err := w.userGroupFor(project, zone, name)
 	if err != nil {
 		return nil, "", nil, err
@@ -675,7 +675,7 @@ func (w *World) membershipRequest(project, zone, name string, refs []*api.Instan
 // AddInstances is instanceGroups.addInstances. When the group is load-balanced (a backend of
 // some backend service), Compute refuses a VM that is already in another load-balanced
 // instance group (R-LB-5).
-func (w *World) AddInstances(project, zone, name string, refs []*api.InstanceReference, l core.Links) (*api.ComputeOperation, error) {
+func (w *LoadBalancers) AddInstances(project, zone, name string, refs []*api.InstanceReference, l core.Links) (*api.ComputeOperation, error) {
 	ig, path, names, err := w.membershipRequest(project, zone, name, refs)
 	if err != nil {
 		return nil, err
@@ -697,7 +697,7 @@ func (w *World) AddInstances(project, zone, name string, refs []*api.InstanceRef
 	}
 	if ig.Network == "" {
 		c, _ := w.findVM(project, zone, added[0])
-		ig.Network = "projects/" + project + "/global/networks/" + lastSegment(c.Network)
+		ig.Network = "projects/" + project + "/global/networks/" + model.LastSegment(c.Network)
 	}
 	ig.Instances = append(ig.Instances, added...)
 	sort.Strings(ig.Instances)
@@ -706,7 +706,7 @@ func (w *World) AddInstances(project, zone, name string, refs []*api.InstanceRef
 }
 
 // RemoveInstances is instanceGroups.removeInstances.
-func (w *World) RemoveInstances(project, zone, name string, refs []*api.InstanceReference, l core.Links) (*api.ComputeOperation, error) {
+func (w *LoadBalancers) RemoveInstances(project, zone, name string, refs []*api.InstanceReference, l core.Links) (*api.ComputeOperation, error) {
 	ig, path, names, err := w.membershipRequest(project, zone, name, refs)
 	if err != nil {
 		return nil, err
@@ -721,9 +721,9 @@ func (w *World) RemoveInstances(project, zone, name string, refs []*api.Instance
 	return w.computeOp(project, "zones/"+zone, "compute.instanceGroups.removeInstances", path, ig.ID, l), nil
 }
 
-// userGroupsNodeGone drops a deleted VM from the users' unmanaged instance groups, as Compute
+// UserGroupsNodeGone drops a deleted VM from the users' unmanaged instance groups, as Compute
 // Engine does.
-func (w *World) userGroupsNodeGone(c *model.Cluster, n *model.Node) {
+func (w *LoadBalancers) UserGroupsNodeGone(c *model.Cluster, n *model.Node) {
 	uc := w.st.Compute
 	if uc == nil || len(uc.InstanceGroups) == 0 {
 		return
@@ -738,7 +738,7 @@ func (w *World) userGroupsNodeGone(c *model.Cluster, n *model.Node) {
 	}
 }
 
-func (w *World) renderUserInstanceGroup(path string, ig *model.UserInstanceGroup, l core.Links) *api.InstanceGroup {
+func (w *LoadBalancers) renderUserInstanceGroup(path string, ig *model.UserInstanceGroup, l core.Links) *api.InstanceGroup {
 	zoneURL := l.Compute("projects/%s/zones/%s", ig.Project, ig.Zone)
 	out := &api.InstanceGroup{Kind: "compute#instanceGroup", Id: ig.ID, CreationTimestamp: computeTime(ig.CreateTime), Name: ig.Name, Description: ig.Description,
 		Fingerprint: contentHash(path+"/"+strings.Join(ig.Instances, ","), 12), Zone: zoneURL, Size: int32(len(ig.Instances)), SelfLink: l.Compute("%s", path)}
@@ -752,7 +752,7 @@ func (w *World) renderUserInstanceGroup(path string, ig *model.UserInstanceGroup
 }
 
 // userInstanceGroups lists a zone's instance groups created outside GKE.
-func (w *World) userInstanceGroups(project, zone string) []string {
+func (w *LoadBalancers) userInstanceGroups(project, zone string) []string {
 	var out []string
 	if uc := w.st.Compute; uc != nil {
 		for _, key := range model.SortedKeys(uc.InstanceGroups) {
@@ -765,7 +765,7 @@ func (w *World) userInstanceGroups(project, zone string) []string {
 }
 
 // userBackendService finds a backend service created outside GKE.
-func (w *World) userBackendService(project, region, name string) *model.UserBackendService {
+func (w *LoadBalancers) userBackendService(project, region, name string) *model.UserBackendService {
 	if uc := w.st.Compute; uc != nil {
 		return uc.BackendServices[backendServicePath(project, region, name)]
 	}

@@ -1,4 +1,4 @@
-package sim
+package loadbalancers
 
 import (
 	"encoding/binary"
@@ -64,34 +64,34 @@ func gkeManagedAnnotation(k string) bool {
 	return false
 }
 
-// svcIndex is a cluster's derived view of its Services: allocations and endpoints. It is
+// SvcIndex is a cluster's derived view of its Services: allocations and endpoints. It is
 // rebuilt from the state on first use and kept current by every change.
-type svcIndex struct {
-	nodePorts  map[int32]string  // node port (healthCheckNodePort too) -> service key
-	clusterIPs map[string]string // cluster IP -> service key
+type SvcIndex struct {
+	NodePorts  map[int32]string  // node port (healthCheckNodePort too) -> service key
+	ClusterIPs map[string]string // cluster IP -> service key
 	byNS       map[string]map[string]*model.Service
 	selectors  map[string]labels.Selector // nil: the Service has no selector (no endpoints)
 	// serving: service key -> its serving pods (running, ready, not terminating) -> node.
 	serving map[string]map[*model.Pod]string
 	// perNode: service key -> node -> serving pods there.
-	perNode map[string]map[string]int
+	PerNode map[string]map[string]int
 	// lbs are the Services with a load balancer, in any state.
-	lbs        map[string]*model.Service
-	syncQueued map[string]bool
+	Lbs        map[string]*model.Service
+	SyncQueued map[string]bool
 }
 
-// serviceIndex returns the Service index of c, building it if needed.
-func (w *World) serviceIndex(c *model.Cluster) *svcIndex {
-	if w.svcs == nil {
-		w.svcs = map[*model.Cluster]*svcIndex{}
+// ServiceIndex returns the Service index of c, building it if needed.
+func (w *LoadBalancers) ServiceIndex(c *model.Cluster) *SvcIndex {
+	if w.Svcs == nil {
+		w.Svcs = map[*model.Cluster]*SvcIndex{}
 	}
-	if ix, ok := w.svcs[c]; ok {
+	if ix, ok := w.Svcs[c]; ok {
 		return ix
 	}
-	ix := &svcIndex{nodePorts: map[int32]string{}, clusterIPs: map[string]string{}, byNS: map[string]map[string]*model.Service{},
-		selectors: map[string]labels.Selector{}, serving: map[string]map[*model.Pod]string{}, perNode: map[string]map[string]int{},
-		lbs: map[string]*model.Service{}, syncQueued: map[string]bool{}}
-	w.svcs[c] = ix
+	ix := &SvcIndex{NodePorts: map[int32]string{}, ClusterIPs: map[string]string{}, byNS: map[string]map[string]*model.Service{},
+		selectors: map[string]labels.Selector{}, serving: map[string]map[*model.Pod]string{}, PerNode: map[string]map[string]int{},
+		Lbs: map[string]*model.Service{}, SyncQueued: map[string]bool{}}
+	w.Svcs[c] = ix
 	for _, key := range model.SortedKeys(c.Services) {
 		ix.track(c.Services[key])
 	}
@@ -100,20 +100,20 @@ func (w *World) serviceIndex(c *model.Cluster) *svcIndex {
 	}
 	w.engine.QueuedFor(c, func(ev model.Event) {
 		if ev.Kind == evLBSync {
-			ix.syncQueued[ev.Service] = true
+			ix.SyncQueued[ev.Service] = true
 		}
 	})
 	return ix
 }
 
 // track adds a Service's allocations to the index.
-func (ix *svcIndex) track(s *model.Service) {
+func (ix *SvcIndex) track(s *model.Service) {
 	key := s.Key()
 	for _, p := range allocatedNodePorts(&s.Spec) {
-		ix.nodePorts[p] = key
+		ix.NodePorts[p] = key
 	}
 	if ip := s.Spec.ClusterIP; ip != "" && ip != corev1.ClusterIPNone {
-		ix.clusterIPs[ip] = key
+		ix.ClusterIPs[ip] = key
 	}
 	if ix.byNS[s.Namespace] == nil {
 		ix.byNS[s.Namespace] = map[string]*model.Service{}
@@ -124,26 +124,26 @@ func (ix *svcIndex) track(s *model.Service) {
 		ix.selectors[key] = labels.SelectorFromSet(s.Spec.Selector)
 	}
 	if s.LB != nil {
-		ix.lbs[key] = s
+		ix.Lbs[key] = s
 	}
 }
 
 // untrack removes a Service's allocations from the index.
-func (ix *svcIndex) untrack(s *model.Service) {
+func (ix *SvcIndex) untrack(s *model.Service) {
 	key := s.Key()
 	for _, p := range allocatedNodePorts(&s.Spec) {
-		if ix.nodePorts[p] == key {
-			delete(ix.nodePorts, p)
+		if ix.NodePorts[p] == key {
+			delete(ix.NodePorts, p)
 		}
 	}
-	if ix.clusterIPs[s.Spec.ClusterIP] == key {
-		delete(ix.clusterIPs, s.Spec.ClusterIP)
+	if ix.ClusterIPs[s.Spec.ClusterIP] == key {
+		delete(ix.ClusterIPs, s.Spec.ClusterIP)
 	}
 	delete(ix.byNS[s.Namespace], s.Name)
 	delete(ix.selectors, key)
 	delete(ix.serving, key)
-	delete(ix.perNode, key)
-	delete(ix.lbs, key)
+	delete(ix.PerNode, key)
+	delete(ix.Lbs, key)
 }
 
 func allocatedNodePorts(spec *corev1.ServiceSpec) []int32 {
@@ -165,11 +165,11 @@ func servingPod(c *model.Cluster, p *model.Pod) bool {
 }
 
 // rescanEndpoints recomputes which pods serve s (after its creation or a selector change).
-func (w *World) rescanEndpoints(c *model.Cluster, s *model.Service) {
-	ix := w.serviceIndex(c)
+func (w *LoadBalancers) rescanEndpoints(c *model.Cluster, s *model.Service) {
+	ix := w.ServiceIndex(c)
 	key := s.Key()
 	ix.serving[key] = map[*model.Pod]string{}
-	ix.perNode[key] = map[string]int{}
+	ix.PerNode[key] = map[string]int{}
 	sel := ix.selectors[key]
 	if sel == nil {
 		return
@@ -177,19 +177,19 @@ func (w *World) rescanEndpoints(c *model.Cluster, s *model.Service) {
 	for _, p := range c.Pods {
 		if p.Namespace == s.Namespace && sel.Matches(labels.Set(p.Labels)) && servingPod(c, p) {
 			ix.serving[key][p] = p.Node
-			ix.perNode[key][p.Node]++
+			ix.PerNode[key][p.Node]++
 		}
 	}
 }
 
-// svcPodChanged keeps the endpoints of the Services selecting p current: called when a pod
+// SvcPodChanged keeps the endpoints of the Services selecting p current: called when a pod
 // starts, becomes ready, starts terminating or goes. Nodes that gain their first or lose their
 // last serving pod change the load balancer's view (R-LB-3 Local membership, R-LB-6 health).
-func (w *World) svcPodChanged(c *model.Cluster, p *model.Pod) {
+func (w *LoadBalancers) SvcPodChanged(c *model.Cluster, p *model.Pod) {
 	if len(c.Services) == 0 {
 		return
 	}
-	ix := w.serviceIndex(c)
+	ix := w.ServiceIndex(c)
 	inNS := ix.byNS[p.Namespace]
 	for _, name := range model.SortedKeys(inNS) { // in name order: the events it schedules are deterministic
 		s := inNS[name]
@@ -206,15 +206,15 @@ func (w *World) svcPodChanged(c *model.Cluster, p *model.Pod) {
 		if is {
 			node = p.Node
 			ix.serving[key][p] = node
-			ix.perNode[key][node]++
+			ix.PerNode[key][node]++
 		} else {
 			delete(ix.serving[key], p)
-			ix.perNode[key][node]--
-			if ix.perNode[key][node] <= 0 {
-				delete(ix.perNode[key], node)
+			ix.PerNode[key][node]--
+			if ix.PerNode[key][node] <= 0 {
+				delete(ix.PerNode[key], node)
 			}
 		}
-		if cnt := ix.perNode[key][node]; (is && cnt == 1) || (!is && cnt == 0) {
+		if cnt := ix.PerNode[key][node]; (is && cnt == 1) || (!is && cnt == 0) {
 			w.lbServingChanged(c, s, node)
 		}
 	}
@@ -224,7 +224,7 @@ func (w *World) svcPodChanged(c *model.Cluster, p *model.Pod) {
 
 func ipToUint(ip net.IP) uint32 { return binary.BigEndian.Uint32(ip.To4()) }
 
-func uintToIP(v uint32) string {
+func UintToIP(v uint32) string {
 	ip := make(net.IP, 4)
 	binary.BigEndian.PutUint32(ip, v)
 	return ip.String()
@@ -232,7 +232,7 @@ func uintToIP(v uint32) string {
 
 // hashOf is a stable 64-bit hash of the seed and parts: allocations that do not depend on the
 // order of requests, stable per object for a seed.
-func (w *World) hashOf(parts ...string) uint64 {
+func (w *LoadBalancers) hashOf(parts ...string) uint64 {
 	h := fnv.New64a()
 	h.Write([]byte(strconv.FormatUint(w.st.Seed, 10)))
 	for _, p := range parts {
@@ -250,8 +250,8 @@ const (
 
 // allocateClusterIP gives key an address of the services range: want if given (it must be in
 // the range and free), else a free one from a hash of the Service.
-func (w *World) allocateClusterIP(c *model.Cluster, key, want string) (string, string) {
-	ix := w.serviceIndex(c)
+func (w *LoadBalancers) allocateClusterIP(c *model.Cluster, key, want string) (string, string) {
+	ix := w.ServiceIndex(c)
 	_, cidr, err := net.ParseCIDR(c.ServicesIPv4CIDR)
 	if err != nil {
 		return "", fmt.Sprintf("spec.clusterIPs: Invalid value: %q: the cluster has no services range", want)
@@ -264,7 +264,7 @@ func (w *World) allocateClusterIP(c *model.Cluster, key, want string) (string, s
 			return "", fmt.Sprintf("spec.clusterIPs: Invalid value: []string{%q}: failed to allocate IP %s: the provided IP (%s) is not in the valid range. The range of valid IPs is %s",
 				want, want, want, c.ServicesIPv4CIDR)
 		}
-		if other, taken := ix.clusterIPs[want]; taken && other != key {
+		if other, taken := ix.ClusterIPs[want]; taken && other != key {
 			return "", fmt.Sprintf("spec.clusterIPs: Invalid value: []string{%q}: failed to allocate IP %s: provided IP is already allocated", want, want)
 		}
 		return want, ""
@@ -273,8 +273,8 @@ func (w *World) allocateClusterIP(c *model.Cluster, key, want string) (string, s
 	span := size - 18
 	start := uint32(w.hashOf(c.Key(), "clusterIP", key) % uint64(span))
 	for i := uint32(0); i < span; i++ {
-		ip := uintToIP(base + 17 + (start+i)%span)
-		if _, taken := ix.clusterIPs[ip]; !taken {
+		ip := UintToIP(base + 17 + (start+i)%span)
+		if _, taken := ix.ClusterIPs[ip]; !taken {
 			return ip, ""
 		}
 	}
@@ -284,10 +284,10 @@ func (w *World) allocateClusterIP(c *model.Cluster, key, want string) (string, s
 // allocateNodePort gives key a port of 30000-32767: want if given (it must be free), else a
 // free one from a hash of the Service and what the port is for. taken holds ports this request
 // already uses.
-func (w *World) allocateNodePort(c *model.Cluster, key, field string, want int32, what string, taken map[int32]bool) (int32, string) {
-	ix := w.serviceIndex(c)
+func (w *LoadBalancers) allocateNodePort(c *model.Cluster, key, field string, want int32, what string, taken map[int32]bool) (int32, string) {
+	ix := w.ServiceIndex(c)
 	free := func(p int32) bool {
-		other, used := ix.nodePorts[p]
+		other, used := ix.NodePorts[p]
 		return !taken[p] && (!used || other == key)
 	}
 	if want != 0 {
@@ -303,7 +303,7 @@ func (w *World) allocateNodePort(c *model.Cluster, key, field string, want int32
 	start := int32(w.hashOf(c.Key(), "nodePort", key, what) % span)
 	for i := int32(0); i < span; i++ {
 		p := nodePortMin + (start+i)%span
-		if free(p) && ix.nodePorts[p] == "" {
+		if free(p) && ix.NodePorts[p] == "" {
 			return p, ""
 		}
 	}
@@ -378,7 +378,7 @@ var serviceTypes = []string{"ClusterIP", "ExternalName", "LoadBalancer", "NodePo
 // validateService applies the API server's static rules (allocation comes after).
 func validateService(s *corev1.Service, namespace string) []string {
 	var errs []string
-	for _, e := range validateMeta(s.ObjectMeta, namespace, apivalidation.NameIsDNS1035Label) {
+	for _, e := range core.ValidateMeta(s.ObjectMeta, namespace, apivalidation.NameIsDNS1035Label) {
 		errs = append(errs, e.Error())
 	}
 	sp := &s.Spec
@@ -479,7 +479,7 @@ func validateService(s *corev1.Service, namespace string) []string {
 // allocateService gives a Service its clusterIP, nodePorts and healthCheckNodePort, keeping
 // those of old (the Service before an update) where the request leaves them unset. It returns
 // the API server's messages when a requested value cannot be had.
-func (w *World) allocateService(c *model.Cluster, key string, sp *corev1.ServiceSpec) []string {
+func (w *LoadBalancers) allocateService(c *model.Cluster, key string, sp *corev1.ServiceSpec) []string {
 	var errs []string
 	if sp.Type == corev1.ServiceTypeExternalName {
 		sp.ClusterIP, sp.ClusterIPs = "", nil
@@ -535,7 +535,7 @@ func lbFinalizer(kind string) string {
 	return "service.kubernetes.io/load-balancer-cleanup"
 }
 
-func (w *World) renderService(c *model.Cluster, s *model.Service) *corev1.Service {
+func (w *LoadBalancers) RenderService(c *model.Cluster, s *model.Service) *corev1.Service {
 	meta := metav1.ObjectMeta{Name: s.Name, Namespace: s.Namespace, UID: types.UID(s.UID), ResourceVersion: model.RvString(s.RV),
 		CreationTimestamp: metav1.NewTime(s.CreateTime), Labels: maps.Clone(s.Labels), Annotations: w.serviceAnnotations(c, s),
 		ManagedFields: core.CloneManagedFields(s.ManagedFields)}
@@ -548,7 +548,7 @@ func (w *World) renderService(c *model.Cluster, s *model.Service) *corev1.Servic
 		meta.DeletionTimestamp, meta.DeletionGracePeriodSeconds = &t, &zero
 	}
 	out := &corev1.Service{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Service"}, ObjectMeta: meta, Spec: *s.Spec.DeepCopy()}
-	if lb := s.LB; lb != nil && lb.State == lbReady {
+	if lb := s.LB; lb != nil && lb.State == LbReady {
 		vip := corev1.LoadBalancerIPModeVIP
 		out.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: lb.IP, IPMode: &vip}}
 	}
@@ -556,18 +556,18 @@ func (w *World) renderService(c *model.Cluster, s *model.Service) *corev1.Servic
 }
 
 // ListServices lists Services by namespace and name.
-func (w *World) ListServices(c *model.Cluster, o core.ListOptions) *corev1.ServiceList {
+func (w *LoadBalancers) ListServices(c *model.Cluster, o core.ListOptions) *corev1.ServiceList {
 	out := &corev1.ServiceList{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ServiceList"}, ListMeta: metav1.ListMeta{ResourceVersion: model.RvString(c.RV)}}
 	out.Items = []corev1.Service{}
 	for _, k := range model.SortedKeys(c.Services) {
 		if s := c.Services[k]; o.Matches(s.Namespace, s.Labels) {
-			out.Items = append(out.Items, *w.renderService(c, s))
+			out.Items = append(out.Items, *w.RenderService(c, s))
 		}
 	}
 	return out
 }
 
-func (w *World) service(c *model.Cluster, ns, name string) (*model.Service, error) {
+func (w *LoadBalancers) service(c *model.Cluster, ns, name string) (*model.Service, error) {
 	s := c.Services[ns+"/"+name]
 	if s == nil {
 		return nil, model.KubeNotFound(resServices, name)
@@ -576,15 +576,15 @@ func (w *World) service(c *model.Cluster, ns, name string) (*model.Service, erro
 }
 
 // GetService reads a Service.
-func (w *World) GetService(c *model.Cluster, ns, name string) (*corev1.Service, error) {
+func (w *LoadBalancers) GetService(c *model.Cluster, ns, name string) (*corev1.Service, error) {
 	s, err := w.service(c, ns, name)
 	if err != nil {
 		return nil, err
 	}
-	return w.renderService(c, s), nil
+	return w.RenderService(c, s), nil
 }
 
-func userAnnotations(a map[string]string) map[string]string {
+func UserAnnotations(a map[string]string) map[string]string {
 	var out map[string]string
 	for k, v := range a {
 		if gkeManagedAnnotation(k) {
@@ -599,7 +599,7 @@ func userAnnotations(a map[string]string) map[string]string {
 }
 
 // CreateService creates a Service; a LoadBalancer Service starts its load balancer.
-func (w *World) CreateService(c *model.Cluster, ns string, in *corev1.Service) (*corev1.Service, error) {
+func (w *LoadBalancers) CreateService(c *model.Cluster, ns string, in *corev1.Service) (*corev1.Service, error) {
 	if in.Namespace != "" && in.Namespace != ns {
 		return nil, model.KubeError(http.StatusBadRequest, "BadRequest", "the namespace of the provided object does not match the namespace sent on the request")
 	}
@@ -607,7 +607,7 @@ func (w *World) CreateService(c *model.Cluster, ns string, in *corev1.Service) (
 		return nil, err
 	}
 	in = in.DeepCopy()
-	w.generateName(&in.ObjectMeta)
+	w.core.GenerateName(&in.ObjectMeta)
 	defaultService(in)
 	if errs := validateService(in, ns); len(errs) > 0 {
 		return nil, model.KubeInvalid("Service", in.Name, errs...)
@@ -620,16 +620,16 @@ func (w *World) CreateService(c *model.Cluster, ns string, in *corev1.Service) (
 		return nil, model.KubeInvalid("Service", in.Name, errs...)
 	}
 	s := &model.Service{Namespace: ns, Name: in.Name, UID: model.UidOf(c.ID, "svc", ns, in.Name, w.engine.RandHex(8)), Labels: in.Labels,
-		Annotations: userAnnotations(in.Annotations), Spec: in.Spec, CreateTime: w.st.Now, ManagedFields: in.ManagedFields}
+		Annotations: UserAnnotations(in.Annotations), Spec: in.Spec, CreateTime: w.st.Now, ManagedFields: in.ManagedFields}
 	w.addService(c, s)
 	w.core.TouchObject(c, s, true)
 	w.engine.Record("ServiceCreated", c, "", "", "", "service %s created: type %s, cluster IP %s, ports %s", key, s.Spec.Type, s.Spec.ClusterIP, describePorts(&s.Spec))
-	w.reconcileLB(c, s, nil)
-	return w.renderService(c, s), nil
+	w.ReconcileLB(c, s, nil)
+	return w.RenderService(c, s), nil
 }
 
-func (w *World) addService(c *model.Cluster, s *model.Service) {
-	ix := w.serviceIndex(c) // before the Service joins, so that a first build does not count it twice
+func (w *LoadBalancers) addService(c *model.Cluster, s *model.Service) {
+	ix := w.ServiceIndex(c) // before the Service joins, so that a first build does not count it twice
 	c.ServicesByName()[s.Key()] = s
 	ix.track(s)
 	w.rescanEndpoints(c, s)
@@ -693,7 +693,7 @@ func keepAllocated(old, sp *corev1.ServiceSpec) {
 }
 
 // UpdateService replaces a Service's spec, labels and annotations (PUT; PATCH goes through it).
-func (w *World) UpdateService(c *model.Cluster, ns, name string, in *corev1.Service) (*corev1.Service, error) {
+func (w *LoadBalancers) UpdateService(c *model.Cluster, ns, name string, in *corev1.Service) (*corev1.Service, error) {
 	s, err := w.service(c, ns, name)
 	if err != nil {
 		return nil, err
@@ -701,7 +701,7 @@ func (w *World) UpdateService(c *model.Cluster, ns, name string, in *corev1.Serv
 	if in.Name != "" && in.Name != name {
 		return nil, model.KubeError(http.StatusBadRequest, "BadRequest", "the name of the object (%s) does not match the name on the URL (%s)", in.Name, name)
 	}
-	if err := checkRV(in.ResourceVersion, s.RV, resServices, name); err != nil {
+	if err := core.CheckRV(in.ResourceVersion, s.RV, resServices, name); err != nil {
 		return nil, err
 	}
 	in = in.DeepCopy()
@@ -720,7 +720,7 @@ func (w *World) UpdateService(c *model.Cluster, ns, name string, in *corev1.Serv
 	if s.Spec.ClusterIP != "" && in.Spec.ClusterIP != s.Spec.ClusterIP && in.Spec.Type != corev1.ServiceTypeExternalName && s.Spec.Type != corev1.ServiceTypeExternalName {
 		return nil, model.KubeInvalid("Service", name, fmt.Sprintf("spec.clusterIPs[0]: Invalid value: []string{%q}: may not change once set", in.Spec.ClusterIP))
 	}
-	ix := w.serviceIndex(c)
+	ix := w.ServiceIndex(c)
 	old := *s.Spec.DeepCopy()
 	oldAnnotations := s.Annotations
 	ix.untrack(s) // free what the Service holds, so that it may keep or swap its own values
@@ -729,16 +729,16 @@ func (w *World) UpdateService(c *model.Cluster, ns, name string, in *corev1.Serv
 		w.rescanEndpoints(c, s)
 		return nil, model.KubeInvalid("Service", name, errs...)
 	}
-	s.Spec, s.Labels, s.Annotations, s.ManagedFields = in.Spec, in.Labels, userAnnotations(in.Annotations), in.ManagedFields
+	s.Spec, s.Labels, s.Annotations, s.ManagedFields = in.Spec, in.Labels, UserAnnotations(in.Annotations), in.ManagedFields
 	w.core.TouchObject(c, s, false)
 	ix.track(s)
 	w.rescanEndpoints(c, s)
-	if !equalJSON(old, s.Spec) {
+	if !core.EqualJSON(old, s.Spec) {
 		w.engine.Record("ServiceUpdated", c, "", "", "", "service %s updated: type %s, ports %s, externalTrafficPolicy %s", s.Key(), s.Spec.Type,
 			describePorts(&s.Spec), orDash(string(s.Spec.ExternalTrafficPolicy)))
 	}
-	w.reconcileLB(c, s, &serviceBefore{spec: old, annotations: oldAnnotations})
-	return w.renderService(c, s), nil
+	w.ReconcileLB(c, s, &serviceBefore{spec: old, annotations: oldAnnotations})
+	return w.RenderService(c, s), nil
 }
 
 func orDash(s string) string {
@@ -756,7 +756,7 @@ type serviceBefore struct {
 
 // DeleteService deletes a Service. One with a load balancer keeps its finalizer, with a
 // deletionTimestamp, until GKE has deleted the load balancer's resources.
-func (w *World) DeleteService(c *model.Cluster, ns, name string) (*corev1.Service, error) {
+func (w *LoadBalancers) DeleteService(c *model.Cluster, ns, name string) (*corev1.Service, error) {
 	s, err := w.service(c, ns, name)
 	if err != nil {
 		return nil, err
@@ -765,30 +765,30 @@ func (w *World) DeleteService(c *model.Cluster, ns, name string) (*corev1.Servic
 		return nil, model.KubeError(http.StatusForbidden, "Forbidden", "services %q is forbidden: gkesim keeps the Services every GKE cluster has (%s)", name, s.Key())
 	}
 	if s.Deleting {
-		return w.renderService(c, s), nil
+		return w.RenderService(c, s), nil
 	}
 	if s.LB != nil {
 		s.Deleting, s.DeletionTime = true, w.st.Now
 		w.core.TouchObject(c, s, false)
 		w.engine.Record("ServiceDeleted", c, "", "", "", "service %s deleted; its finalizer %s holds it until the load balancer is deleted", s.Key(), lbFinalizer(s.LB.Kind))
 		w.deleteLB(c, s)
-		return w.renderService(c, s), nil
+		return w.RenderService(c, s), nil
 	}
-	out := w.renderService(c, s)
+	out := w.RenderService(c, s)
 	w.removeService(c, s)
 	w.engine.Record("ServiceDeleted", c, "", "", "", "service %s deleted: cluster IP %s and node ports released", s.Key(), s.Spec.ClusterIP)
 	return out, nil
 }
 
 // removeService forgets a Service and releases its allocations.
-func (w *World) removeService(c *model.Cluster, s *model.Service) {
+func (w *LoadBalancers) removeService(c *model.Cluster, s *model.Service) {
 	w.core.ObjectRemoved(c, s)
-	w.serviceIndex(c).untrack(s)
+	w.ServiceIndex(c).untrack(s)
 	delete(c.Services, s.Key())
 }
 
-// deleteServicesIn deletes a namespace's Services (namespace deletion).
-func (w *World) deleteServicesIn(c *model.Cluster, ns string) {
+// DeleteServicesIn deletes a namespace's Services (namespace deletion).
+func (w *LoadBalancers) DeleteServicesIn(c *model.Cluster, ns string) {
 	for _, key := range model.SortedKeys(c.Services) {
 		if s := c.Services[key]; s.Namespace == ns && !s.System {
 			_, _ = w.DeleteService(c, ns, s.Name)
@@ -796,16 +796,16 @@ func (w *World) deleteServicesIn(c *model.Cluster, ns string) {
 	}
 }
 
-// initSystemServices creates the Services every GKE cluster has: kubernetes (the API server,
+// InitSystemServices creates the Services every GKE cluster has: kubernetes (the API server,
 // the first address of the services range) and kube-dns (the tenth).
-func (w *World) initSystemServices(c *model.Cluster) {
+func (w *LoadBalancers) InitSystemServices(c *model.Cluster) {
 	_, cidr, err := net.ParseCIDR(c.ServicesIPv4CIDR)
 	if err != nil {
 		return
 	}
 	base := ipToUint(cidr.IP)
 	mk := func(ns, name string, offset uint32, lbls, selector map[string]string, ports ...corev1.ServicePort) {
-		spec := corev1.ServiceSpec{Type: corev1.ServiceTypeClusterIP, Ports: ports, Selector: selector, ClusterIP: uintToIP(base + offset)}
+		spec := corev1.ServiceSpec{Type: corev1.ServiceTypeClusterIP, Ports: ports, Selector: selector, ClusterIP: UintToIP(base + offset)}
 		svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: spec}
 		defaultService(svc)
 		svc.Spec.ClusterIPs = []string{svc.Spec.ClusterIP}
@@ -826,9 +826,9 @@ func (w *World) initSystemServices(c *model.Cluster) {
 }
 
 // sortedServices lists services with a load balancer by key.
-func (ix *svcIndex) sortedLBs() []*model.Service {
-	out := make([]*model.Service, 0, len(ix.lbs))
-	for _, s := range ix.lbs {
+func (ix *SvcIndex) SortedLBs() []*model.Service {
+	out := make([]*model.Service, 0, len(ix.Lbs))
+	for _, s := range ix.Lbs {
 		out = append(out, s)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Key() < out[j].Key() })

@@ -1,4 +1,4 @@
-package sim
+package loadbalancers
 
 import (
 	"sort"
@@ -19,7 +19,7 @@ type instanceGroupRef struct {
 }
 
 // instanceGroups lists a project's managed instance groups in a zone, by name.
-func (w *World) instanceGroups(project, zone string) []instanceGroupRef {
+func (w *LoadBalancers) instanceGroups(project, zone string) []instanceGroupRef {
 	var out []instanceGroupRef
 	for _, c := range w.st.Clusters {
 		if c.Project != project {
@@ -38,7 +38,7 @@ func (w *World) instanceGroups(project, zone string) []instanceGroupRef {
 }
 
 // InstanceGroupManagers renders a zone's managed instance groups.
-func (w *World) InstanceGroupManagers(project, zone string, links core.Links) []*api.InstanceGroupManager {
+func (w *LoadBalancers) InstanceGroupManagers(project, zone string, links core.Links) []*api.InstanceGroupManager {
 	var out []*api.InstanceGroupManager
 	for _, r := range w.instanceGroups(project, zone) {
 		out = append(out, w.renderIGM(r, links))
@@ -47,7 +47,7 @@ func (w *World) InstanceGroupManagers(project, zone string, links core.Links) []
 }
 
 // InstanceGroupManager finds one managed instance group.
-func (w *World) InstanceGroupManager(project, zone, name string, links core.Links) (*api.InstanceGroupManager, error) {
+func (w *LoadBalancers) InstanceGroupManager(project, zone, name string, links core.Links) (*api.InstanceGroupManager, error) {
 	for _, r := range w.instanceGroups(project, zone) {
 		if r.g.Name == name {
 			return w.renderIGM(r, links), nil
@@ -57,7 +57,7 @@ func (w *World) InstanceGroupManager(project, zone, name string, links core.Link
 }
 
 // ManagedInstances lists the VMs of a managed instance group with what the group is doing to each.
-func (w *World) ManagedInstances(project, zone, name string, links core.Links) (*api.ManagedInstanceList, error) {
+func (w *LoadBalancers) ManagedInstances(project, zone, name string, links core.Links) (*api.ManagedInstanceList, error) {
 	for _, r := range w.instanceGroups(project, zone) {
 		if r.g.Name != name {
 			continue
@@ -79,7 +79,7 @@ func (w *World) ManagedInstances(project, zone, name string, links core.Links) (
 	return nil, model.NotFound("The resource 'projects/%s/zones/%s/instanceGroupManagers/%s' was not found", project, zone, name)
 }
 
-func (w *World) renderIGM(r instanceGroupRef, links core.Links) *api.InstanceGroupManager {
+func (w *LoadBalancers) renderIGM(r instanceGroupRef, links core.Links) *api.InstanceGroupManager {
 	ix := w.core.Index(r.c, r.g)
 	acts := &api.InstanceGroupManagerAction{
 		Creating: int32(ix.ByState[model.NodeProvisioning]),

@@ -1,4 +1,4 @@
-package sim
+package upgrade
 
 import (
 	"fmt"
@@ -24,9 +24,9 @@ import (
 
 // upgradeWindowOpen says whether p's upgrade may start nodes now. While it may not, it records
 // why once and schedules a step for when it may again.
-func (w *World) upgradeWindowOpen(c *model.Cluster, p *model.NodePool) bool {
+func (w *Upgrades) upgradeWindowOpen(c *model.Cluster, p *model.NodePool) bool {
 	u := p.Upgrade
-	if u.Policy == "" || c.MaintenancePolicy == nil || (!u.Deferred && u.Strategy != strategySurge) {
+	if u.Policy == "" || c.MaintenancePolicy == nil || (!u.Deferred && u.Strategy != StrategySurge) {
 		return true
 	}
 	now := w.st.Now
@@ -62,7 +62,7 @@ func (w *World) upgradeWindowOpen(c *model.Cluster, p *model.NodePool) bool {
 	}
 	if u.Deferred {
 		w.engine.Record("UpgradeWaiting", c, p.Name, "", u.Op, "%s of %s (%s) respects the maintenance policy and has not begun: %s; %s. To apply it now, update the node pool to the version it runs",
-			strategyName(u.Strategy), p.Name, describeSpecChange(u.From, u.Target), why, when)
+			StrategyName(u.Strategy), p.Name, DescribeSpecChange(u.From, u.Target), why, when)
 	} else {
 		w.engine.Record("UpgradePaused", c, p.Name, "", u.Op, "surge upgrade of %s paused after %d of %d nodes: %s; nodes mid-upgrade finish, %s",
 			p.Name, u.Done, u.Total, why, when)
@@ -70,9 +70,9 @@ func (w *World) upgradeWindowOpen(c *model.Cluster, p *model.NodePool) bool {
 	return false
 }
 
-// maintenancePolicyChanged re-evaluates upgrades waiting on the maintenance policy after it
+// MaintenancePolicyChanged re-evaluates upgrades waiting on the maintenance policy after it
 // changed: a removed exclusion or a new window can let them go now.
-func (w *World) maintenancePolicyChanged(c *model.Cluster) {
+func (w *Upgrades) MaintenancePolicyChanged(c *model.Cluster) {
 	for _, p := range c.Pools {
 		if u := p.Upgrade; u != nil && u.Policy != "" {
 			u.OpenUntil, u.WaitingUntil = time.Time{}, time.Time{}
@@ -81,10 +81,10 @@ func (w *World) maintenancePolicyChanged(c *model.Cluster) {
 	}
 }
 
-// applyNowIfDeferred is the R-MW-5 override: an update of p to the version it already runs,
+// ApplyNowIfDeferred is the R-MW-5 override: an update of p to the version it already runs,
 // with nothing else, while p's node-recreating change waits for a window, starts that change
 // now. It reports whether it did; the change's operation carries on.
-func (w *World) applyNowIfDeferred(c *model.Cluster, p *model.NodePool, version string, onlyVersion bool) (*model.Operation, bool) {
+func (w *Upgrades) ApplyNowIfDeferred(c *model.Cluster, p *model.NodePool, version string, onlyVersion bool) (*model.Operation, bool) {
 	u := p.Upgrade
 	if u == nil || !u.Deferred || !onlyVersion || version != p.Spec.Version {
 		return nil, false
@@ -95,12 +95,12 @@ func (w *World) applyNowIfDeferred(c *model.Cluster, p *model.NodePool, version 
 	}
 	u.Policy, u.Deferred, u.WaitingUntil = "", false, time.Time{}
 	w.engine.Record("UpgradeForced", c, p.Name, "", u.Op, "node pool %s upgraded to the version it runs (%s): the waiting %s starts now, outside the maintenance policy",
-		p.Name, version, describeSpecChange(u.From, u.Target))
-	w.beginUpgrade(c, p)
+		p.Name, version, DescribeSpecChange(u.From, u.Target))
+	w.BeginUpgrade(c, p)
 	return op, true
 }
 
-func describeWait(u *model.Upgrade) string {
+func DescribeWait(u *model.Upgrade) string {
 	if u.WaitingUntil.IsZero() {
 		return ""
 	}

@@ -1,4 +1,4 @@
-package sim
+package loadbalancers
 
 import (
 	"fmt"
@@ -38,15 +38,15 @@ const (
 
 	// lbRetryMin and lbRetryMax are the service controller's backoff after a failed sync.
 	lbRetryMin = 5 * time.Second
-	lbRetryMax = 5 * time.Minute
+	LbRetryMax = 5 * time.Minute
 )
 
 // usesInstanceGroups says whether GKE backs a kind of load balancer with its shared instance
 // groups (R-LB-2, R-LB-5).
 func usesInstanceGroups(kind string) bool { return kind == LBInternalIG || kind == LBExternalRBS }
 
-// gkeInstanceGroupName is the name of GKE's shared unmanaged instance group in each zone.
-func gkeInstanceGroupName(c *model.Cluster) string {
+// GkeInstanceGroupName is the name of GKE's shared unmanaged instance group in each zone.
+func GkeInstanceGroupName(c *model.Cluster) string {
 	_, legacy := clusterUIDs(c)
 	return "k8s-ig--" + legacy
 }
@@ -54,10 +54,10 @@ func gkeInstanceGroupName(c *model.Cluster) string {
 // lbRetryDelay is the wait after the n-th failed attempt in a row.
 func lbRetryDelay(n int) time.Duration {
 	d := lbRetryMin
-	for i := 1; i < n && d < lbRetryMax; i++ {
+	for i := 1; i < n && d < LbRetryMax; i++ {
 		d *= 2
 	}
-	return min(d, lbRetryMax)
+	return min(d, LbRetryMax)
 }
 
 // lbMembership is a load-balanced instance group a VM is in, and a backend service that has the
@@ -71,7 +71,7 @@ type lbMembership struct {
 // loadBalancedIGs maps the VMs of a project (by instance path) to the load-balanced instance
 // groups they are in: those behind backend services created outside GKE (but except, the one
 // being rewritten) and, with gke, GKE's shared groups behind its own.
-func (w *World) loadBalancedIGs(project string, gke bool, except string) map[string][]lbMembership {
+func (w *LoadBalancers) loadBalancedIGs(project string, gke bool, except string) map[string][]lbMembership {
 	out := map[string][]lbMembership{}
 	add := func(vm string, m lbMembership) {
 		for _, x := range out[vm] {
@@ -83,14 +83,14 @@ func (w *World) loadBalancedIGs(project string, gke bool, except string) map[str
 	}
 	if gke {
 		for _, r := range w.projectLBs(project) {
-			if r.n.instanceGroup == "" {
+			if r.n.InstanceGroup == "" {
 				continue
 			}
-			bs := backendServicePath(project, regionOf(r.c), r.n.backendService)
+			bs := backendServicePath(project, RegionOf(r.c), r.n.BackendService)
 			what := fmt.Sprintf("GKE's shared instance group of cluster %s", r.c.Name)
 			for _, node := range model.SortedKeys(r.s.LB.Members) {
 				z := r.s.LB.Members[node]
-				add(instancePath(project, z, node), lbMembership{group: instanceGroupPath(project, z, r.n.instanceGroup), backendService: bs, what: what})
+				add(instancePath(project, z, node), lbMembership{group: instanceGroupPath(project, z, r.n.InstanceGroup), backendService: bs, what: what})
 			}
 		}
 	}
@@ -141,7 +141,7 @@ type igAttach struct {
 // an attached group takes new VMs): no VM may already be in another load-balanced group,
 // GKE's or a user's, nor in two of the groups at once. With rewrite, bs's current backends do
 // not count: they are being replaced.
-func (w *World) attachConflict(project, bs string, attach []igAttach, rewrite bool) *igConflict {
+func (w *LoadBalancers) attachConflict(project, bs string, attach []igAttach, rewrite bool) *igConflict {
 	except := ""
 	if rewrite {
 		except = bs
@@ -168,7 +168,7 @@ func (w *World) attachConflict(project, bs string, attach []igAttach, rewrite bo
 // gkeIGConflicts is R-LB-5 as GKE's sync meets it: the nodes (names, in the order given) that
 // GKE cannot put in its shared groups because a load-balanced group created outside GKE holds
 // them. Cheap when users have no backend services.
-func (w *World) gkeIGConflicts(c *model.Cluster, nodes []string) []*igConflict {
+func (w *LoadBalancers) gkeIGConflicts(c *model.Cluster, nodes []string) []*igConflict {
 	if !w.hasUserBackendServices() || len(nodes) == 0 {
 		return nil
 	}
@@ -176,7 +176,7 @@ func (w *World) gkeIGConflicts(c *model.Cluster, nodes []string) []*igConflict {
 	if len(idx) == 0 {
 		return nil
 	}
-	own := gkeInstanceGroupName(c)
+	own := GkeInstanceGroupName(c)
 	var out []*igConflict
 	for _, name := range nodes {
 		n := c.Nodes[name]
@@ -199,7 +199,7 @@ func (w *World) gkeIGConflicts(c *model.Cluster, nodes []string) []*igConflict {
 // would add to GKE's groups (desired maps them to their zones): a zone where one of them is held
 // by a load-balanced group created outside GKE adds none, as its addInstances call fails; the
 // failure is recorded and retried. A sync that goes through ends a block.
-func (w *World) addableToGKEGroups(c *model.Cluster, s *model.Service, added []string, desired map[string]string) []string {
+func (w *LoadBalancers) addableToGKEGroups(c *model.Cluster, s *model.Service, added []string, desired map[string]string) []string {
 	cfs := w.gkeIGConflicts(c, added)
 	if len(cfs) == 0 {
 		w.unblockLB(c, s)
@@ -221,7 +221,7 @@ func (w *World) addableToGKEGroups(c *model.Cluster, s *model.Service, added []s
 
 // gkeBuildConflicts is gkeIGConflicts over every node GKE puts in its groups when it builds an
 // instance-group load balancer.
-func (w *World) gkeBuildConflicts(c *model.Cluster) []*igConflict {
+func (w *LoadBalancers) gkeBuildConflicts(c *model.Cluster) []*igConflict {
 	if !w.hasUserBackendServices() {
 		return nil
 	}
@@ -234,14 +234,14 @@ func (w *World) gkeBuildConflicts(c *model.Cluster) []*igConflict {
 	return w.gkeIGConflicts(c, nodes)
 }
 
-func (w *World) hasUserBackendServices() bool {
+func (w *LoadBalancers) hasUserBackendServices() bool {
 	return w.st.Compute != nil && len(w.st.Compute.BackendServices) > 0
 }
 
 // blockLB records a failed attempt: a Warning event on the Service saying what holds the node
 // and what to do, and a retry after the backoff. A load balancer not yet built stays without
 // an address (Failed); a built one keeps its address and backends.
-func (w *World) blockLB(c *model.Cluster, s *model.Service, cf *igConflict) {
+func (w *LoadBalancers) blockLB(c *model.Cluster, s *model.Service, cf *igConflict) {
 	lb := s.LB
 	b := lb.Blocked
 	if b == nil {
@@ -253,7 +253,7 @@ func (w *World) blockLB(c *model.Cluster, s *model.Service, cf *igConflict) {
 	delay := lbRetryDelay(b.Attempts)
 	b.RetryAt = w.st.Now.Add(delay)
 	b.Message = gkeConflictMessage(c, s, cf)
-	if lb.State == lbProvisioning {
+	if lb.State == LbProvisioning {
 		lb.Failed = b.Message
 	}
 	w.engine.Record("SyncLoadBalancerFailed", c, "", "", "", "service %s: %s GKE tries again in %s (attempt %d).", s.Key(), b.Message, delay, b.Attempts)
@@ -270,12 +270,12 @@ func gkeConflictMessage(c *model.Cluster, s *model.Service, cf *igConflict) stri
 	return fmt.Sprintf("Error syncing load balancer: failed to ensure load balancer: googleapi: Error 400: Validation failed for instance '%s': instance may belong to at most one load-balanced instance group., instanceInMultipleLoadBalancedIgs. "+
 		"Node %s is in instance group %s (%s), a backend of backend service %s created outside GKE, so GKE cannot put it in its instance group %s (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/load-balancers#r-lb-5). "+
 		"Delete backend service %s, or remove instance group %s from its backends; %s.",
-		cf.instance, cf.node, cf.other.group, cf.other.what, cf.other.backendService, lastSegment(cf.group),
-		lastSegment(cf.other.backendService), lastSegment(cf.other.group), way)
+		cf.instance, cf.node, cf.other.group, cf.other.what, cf.other.backendService, model.LastSegment(cf.group),
+		model.LastSegment(cf.other.backendService), model.LastSegment(cf.other.group), way)
 }
 
 // unblockLB notes that an attempt went through after failed ones.
-func (w *World) unblockLB(c *model.Cluster, s *model.Service) {
+func (w *LoadBalancers) unblockLB(c *model.Cluster, s *model.Service) {
 	lb := s.LB
 	if lb.Blocked == nil {
 		return
@@ -287,13 +287,13 @@ func (w *World) unblockLB(c *model.Cluster, s *model.Service) {
 
 // onLBRetry is GKE's next attempt after a failed one: build the load balancer, or sync the
 // instance groups of a built one.
-func (w *World) onLBRetry(ev model.Event) {
+func (w *LoadBalancers) onLBRetry(ev model.Event) {
 	c, s := w.lbEvent(ev)
 	if s == nil || s.LB.Blocked == nil || !s.LB.Blocked.RetryAt.Equal(w.st.Now) {
 		return
 	}
 	switch s.LB.State {
-	case lbProvisioning:
+	case LbProvisioning:
 		if cfs := w.gkeBuildConflicts(c); len(cfs) > 0 {
 			w.blockLB(c, s, cfs[0])
 			return
@@ -301,8 +301,8 @@ func (w *World) onLBRetry(ev model.Event) {
 		attempts := s.LB.Blocked.Attempts
 		w.unblockLB(c, s)
 		w.startProvisioning(c, s, fmt.Sprintf("attempt %d: no node is in a load-balanced instance group created outside GKE any more", attempts+1))
-	case lbReady:
-		w.syncLB(c, s)
+	case LbReady:
+		w.SyncLB(c, s)
 	}
 }
 

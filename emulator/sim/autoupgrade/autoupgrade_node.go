@@ -1,4 +1,4 @@
-package sim
+package autoupgrade
 
 import (
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
@@ -12,15 +12,15 @@ import (
 // maintenance policy: it waits for an open window and no blocking exclusion before its first
 // node, and a surge upgrade pauses when the window closes and resumes in the next one (R-MW-1,
 // R-MW-3). settings, when given, replace the pool's upgrade settings first.
-func (w *World) StartNodeAutoUpgrade(project, location, cluster, pool, version string, settings *api.UpgradeSettings) (*model.Operation, error) {
-	c, p, err := w.GetNodePool(project, location, cluster, pool)
+func (w *AutoUpgrades) StartNodeAutoUpgrade(project, location, cluster, pool, version string, settings *api.UpgradeSettings) (*model.Operation, error) {
+	c, p, err := w.core.GetNodePool(project, location, cluster, pool)
 	if err != nil {
 		return nil, err
 	}
 	if err := w.core.CheckClusterFree(c); err != nil {
 		return nil, err
 	}
-	v, err := w.resolveNodeVersion(c, version, "nodeVersion", p.AutoUpgrade)
+	v, err := w.core.ResolveNodeVersion(c, version, "nodeVersion", p.AutoUpgrade)
 	if err != nil {
 		return nil, err
 	}
@@ -39,7 +39,7 @@ func (w *World) StartNodeAutoUpgrade(project, location, cluster, pool, version s
 	p.Etag = w.engine.RandHex(16)
 	w.core.TouchCluster(c)
 	from := p.Spec.Version
-	op := w.planAutoUpgrade(c, p, target)
+	op := w.upgrade.PlanAutoUpgrade(c, p, target)
 	kind := p.Upgrade.Policy
 	w.engine.Record("AutoUpgradeStarted", c, p.Name, "", op.ID, "automatic %s of node pool %s from %s to %s (asked for now; it respects the maintenance policy)",
 		kind, p.Name, from, v)

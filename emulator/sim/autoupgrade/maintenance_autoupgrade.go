@@ -1,4 +1,4 @@
-package sim
+package autoupgrade
 
 import (
 	"hash/fnv"
@@ -29,45 +29,45 @@ const (
 	// autoMaintenancePoll is how often the driver looks again while the cluster is busy.
 	autoMaintenancePoll = 5 * time.Minute
 	// rolloutSpread is how long a new upgrade target takes to reach every cluster.
-	rolloutSpread = 4 * model.Day
+	RolloutSpread = 4 * model.Day
 	// minorUpgradeInterval spaces automatic minor upgrades of a cluster catching up (R-EX-5).
 	minorUpgradeInterval = 30 * model.Day
 	// maxUpgradeHistory is how many automatic upgrades a cluster remembers.
 	maxUpgradeHistory = 20
 )
 
-func (w *World) registerMaintenanceHandlers() {
+func (w *AutoUpgrades) RegisterMaintenanceHandlers() {
 	w.engine.On(evAutoMaintenance, w.onAutoMaintenance)
 	w.engine.On(evAutoRepair, w.onAutoRepair)
 }
 
-// startAutoMaintenance begins automatic maintenance of a new cluster: it runs the channel's
+// StartAutoMaintenance begins automatic maintenance of a new cluster: it runs the channel's
 // current target, so nothing is due until the target changes.
-func (w *World) startAutoMaintenance(c *model.Cluster) {
-	c.AutoMaintenance = &model.AutoMaintenance{RolloutTarget: channelTarget(c.ReleaseChannel, w.st.Now).String()}
+func (w *AutoUpgrades) StartAutoMaintenance(c *model.Cluster) {
+	c.AutoMaintenance = &model.AutoMaintenance{RolloutTarget: ChannelTarget(c.ReleaseChannel, w.st.Now).String()}
 	c.AutoMaintenance.NextRollout = w.rolloutAfter(c, w.st.Now)
-	w.wakeAutoMaintenance(c, c.AutoMaintenance.NextRollout)
+	w.WakeAutoMaintenance(c, c.AutoMaintenance.NextRollout)
 }
 
-// rolloutOffset is how long after a target change the rollout reaches this cluster.
-func rolloutOffset(c *model.Cluster) time.Duration {
+// RolloutOffset is how long after a target change the rollout reaches this cluster.
+func RolloutOffset(c *model.Cluster) time.Duration {
 	h := fnv.New32a()
 	h.Write([]byte(c.ID))
-	return time.Duration(h.Sum32()%uint32(rolloutSpread/time.Hour)) * time.Hour
+	return time.Duration(h.Sum32()%uint32(RolloutSpread/time.Hour)) * time.Hour
 }
 
-// channelTarget is a channel's auto-upgrade target at t (clusters without a channel follow
+// ChannelTarget is a channel's auto-upgrade target at t (clusters without a channel follow
 // the static default, Regular's).
-func channelTarget(channel string, t time.Time) catalog.Version {
+func ChannelTarget(channel string, t time.Time) catalog.Version {
 	return catalog.VersionsAt(t).DefaultFor(channel)
 }
 
 // nextTargetChange is the first time after t at which the channel's upgrade target changes (the
 // version table changes at midnight UTC), or zero if not within 400 days.
 func nextTargetChange(channel string, t time.Time) time.Time {
-	cur := channelTarget(channel, t)
+	cur := ChannelTarget(channel, t)
 	for d := t.Truncate(model.Day).Add(model.Day); d.Before(t.Add(400 * model.Day)); d = d.Add(model.Day) {
-		if channelTarget(channel, d) != cur {
+		if ChannelTarget(channel, d) != cur {
 			return d
 		}
 	}
@@ -75,17 +75,17 @@ func nextTargetChange(channel string, t time.Time) time.Time {
 }
 
 // rolloutAfter is when the first target change after t reaches the cluster.
-func (w *World) rolloutAfter(c *model.Cluster, t time.Time) time.Time {
+func (w *AutoUpgrades) rolloutAfter(c *model.Cluster, t time.Time) time.Time {
 	next := nextTargetChange(c.ReleaseChannel, t)
 	if next.IsZero() {
 		return next
 	}
-	return next.Add(rolloutOffset(c))
+	return next.Add(RolloutOffset(c))
 }
 
-// wakeAutoMaintenance makes the driver look at the cluster at `at` (or earlier, if it already
+// WakeAutoMaintenance makes the driver look at the cluster at `at` (or earlier, if it already
 // means to).
-func (w *World) wakeAutoMaintenance(c *model.Cluster, at time.Time) {
+func (w *AutoUpgrades) WakeAutoMaintenance(c *model.Cluster, at time.Time) {
 	am := c.AutoMaintenance
 	if am == nil || at.IsZero() {
 		return
@@ -100,7 +100,7 @@ func (w *World) wakeAutoMaintenance(c *model.Cluster, at time.Time) {
 	w.engine.Schedule(at.Sub(w.st.Now), model.Event{Kind: evAutoMaintenance, Cluster: c.Key()})
 }
 
-func (w *World) onAutoMaintenance(ev model.Event) {
+func (w *AutoUpgrades) onAutoMaintenance(ev model.Event) {
 	c := w.st.Clusters[ev.Cluster]
 	if c == nil || c.AutoMaintenance == nil || !w.st.Now.Equal(c.AutoMaintenance.NextCheck) {
 		return // the cluster is gone, or a later wake-up superseded this one
@@ -109,8 +109,8 @@ func (w *World) onAutoMaintenance(ev model.Event) {
 	am.NextCheck = time.Time{}
 	now := w.st.Now
 	if !am.NextRollout.IsZero() && !now.Before(am.NextRollout) {
-		changedAt := now.Add(-rolloutOffset(c))
-		if target := channelTarget(c.ReleaseChannel, changedAt).String(); target != am.RolloutTarget {
+		changedAt := now.Add(-RolloutOffset(c))
+		if target := ChannelTarget(c.ReleaseChannel, changedAt).String(); target != am.RolloutTarget {
 			am.RolloutTarget, am.Due, am.Waiting = target, true, ""
 			w.engine.Record("AutoUpgradeRollout", c, "", "", "", "auto-upgrade target %s of release channel %s reached cluster %s (control plane %s)",
 				target, c.ReleaseChannel, c.Name, c.MasterVersion)
@@ -123,7 +123,7 @@ func (w *World) onAutoMaintenance(ev model.Event) {
 			next = at
 		}
 	}
-	w.wakeAutoMaintenance(c, next)
+	w.WakeAutoMaintenance(c, next)
 }
 
 // autoUpgradeCandidate is one automatic upgrade the cluster is due for.
@@ -141,7 +141,7 @@ type autoUpgradeCandidate struct {
 
 // autoUpgradeCandidates lists what the cluster is due for, in the order GKE takes it: the
 // control plane (minor, else patch), then the node pools.
-func (w *World) autoUpgradeCandidates(c *model.Cluster) []autoUpgradeCandidate {
+func (w *AutoUpgrades) autoUpgradeCandidates(c *model.Cluster) []autoUpgradeCandidate {
 	am := c.AutoMaintenance
 	now := w.st.Now
 	master, _ := catalog.ParseVersion(c.MasterVersion)
@@ -206,7 +206,7 @@ func newestOfMinor(list []catalog.Version, minor int, atMost *catalog.Version) (
 
 // autoUpgradeStep starts the first automatic upgrade the cluster is due for and the policy
 // allows now. It returns when to look again (zero: not before the next rollout).
-func (w *World) autoUpgradeStep(c *model.Cluster) time.Time {
+func (w *AutoUpgrades) autoUpgradeStep(c *model.Cluster) time.Time {
 	now := w.st.Now
 	am := c.AutoMaintenance
 	if c.Status != model.ClusterRunning || w.core.CheckClusterFree(c) != nil {
@@ -253,14 +253,14 @@ func (w *World) autoUpgradeStep(c *model.Cluster) time.Time {
 }
 
 // startAutoUpgrade starts one automatic upgrade; it reports whether it started.
-func (w *World) startAutoUpgrade(c *model.Cluster, cand autoUpgradeCandidate) bool {
+func (w *AutoUpgrades) startAutoUpgrade(c *model.Cluster, cand autoUpgradeCandidate) bool {
 	am := c.AutoMaintenance
 	rec := model.AutoUpgradeRecord{Kind: cand.kind, To: cand.to.String(), Start: w.st.Now}
 	var op *model.Operation
 	if cand.pool == nil {
 		rec.From = c.MasterVersion
 		var err error
-		if op, err = w.upgradeMaster(c, cand.to.String()); err != nil {
+		if op, err = w.upgrade.UpgradeMaster(c, cand.to.String()); err != nil {
 			// The control plane cannot move (e.g. a pool without auto-upgrade is too old):
 			// leave the cluster until the next rollout.
 			am.Due = false
@@ -277,7 +277,7 @@ func (w *World) startAutoUpgrade(c *model.Cluster, cand autoUpgradeCandidate) bo
 		target.Version = cand.to.String()
 		p.Etag = w.engine.RandHex(16)
 		w.core.TouchCluster(c)
-		op = w.planAutoUpgrade(c, p, target)
+		op = w.upgrade.PlanAutoUpgrade(c, p, target)
 		if cand.mandatory {
 			p.Upgrade.Policy = "" // R-MW-4: not governed by the policy
 		}
@@ -305,8 +305,8 @@ func describeTarget(c *model.Cluster, pool string) string {
 // ClusterUpgradeInfo answers clusters.fetchClusterUpgradeInfo: the auto-upgrade status and why
 // it is paused, the targets, the end of support of the control plane's minor, and the past
 // automatic upgrades.
-func (w *World) ClusterUpgradeInfo(project, location, name string) (*api.ClusterUpgradeInfo, error) {
-	c, err := w.GetCluster(project, location, name)
+func (w *AutoUpgrades) ClusterUpgradeInfo(project, location, name string) (*api.ClusterUpgradeInfo, error) {
+	c, err := w.core.GetCluster(project, location, name)
 	if err != nil {
 		return nil, err
 	}
@@ -385,7 +385,7 @@ func (w *World) ClusterUpgradeInfo(project, location, name string) (*api.Cluster
 // VersionSchedule is each release channel's versions at the current emulated time, with the
 // channel entry and end of support of each minor (the emulator's /emulator/v1/versions; GKE's
 // serverConfig has no support dates).
-func (w *World) VersionSchedule() *api.VersionSchedule {
+func (w *AutoUpgrades) VersionSchedule() *api.VersionSchedule {
 	now := w.st.Now
 	vt := catalog.VersionsAt(now)
 	out := &api.VersionSchedule{Now: now.Format(time.RFC3339)}

@@ -1,4 +1,4 @@
-package sim
+package autoupgrade
 
 import (
 	"time"
@@ -18,7 +18,7 @@ import (
 const (
 	evAutoRepair = "maintenance.repair"
 	// autoRepairDetection is how long a node is unhealthy before GKE repairs it.
-	autoRepairDetection = 10 * time.Minute
+	AutoRepairDetection = 10 * time.Minute
 	// autoRepairPoll is how often a repair in progress is looked at.
 	autoRepairPoll = 30 * time.Second
 	// autoRepairOffPoll is how often a failed node in a pool without auto-repair is looked at
@@ -28,8 +28,8 @@ const (
 
 // FailNode makes a registered node fail: its kubelet stops posting status. The pool's
 // auto-repair (if on) repairs it; otherwise it stays NotReady.
-func (w *World) FailNode(project, location, cluster, node string) (*model.Node, error) {
-	c, err := w.GetCluster(project, location, cluster)
+func (w *AutoUpgrades) FailNode(project, location, cluster, node string) (*model.Node, error) {
+	c, err := w.core.GetCluster(project, location, cluster)
 	if err != nil {
 		return nil, err
 	}
@@ -41,7 +41,7 @@ func (w *World) FailNode(project, location, cluster, node string) (*model.Node, 
 		return nil, model.FailedPrecondition("Node %s is %s: only a running node (ready or cordoned) can fail.", n.Name, n.State)
 	}
 	if c.AutoMaintenance == nil {
-		w.startAutoMaintenance(c)
+		w.StartAutoMaintenance(c)
 	}
 	am := c.AutoMaintenance
 	if am.Repairs[node] != nil {
@@ -57,11 +57,11 @@ func (w *World) FailNode(project, location, cluster, node string) (*model.Node, 
 	if p := c.Pool(n.Pool); p == nil || !p.AutoRepair {
 		w.engine.Record("NodeNotRepaired", c, n.Pool, n.Name, "", "node %s stays NotReady: auto-repair is off for node pool %s", n.Name, n.Pool)
 	}
-	w.engine.Schedule(autoRepairDetection, model.Event{Kind: evAutoRepair, Cluster: c.Key(), Node: n.Name})
+	w.engine.Schedule(AutoRepairDetection, model.Event{Kind: evAutoRepair, Cluster: c.Key(), Node: n.Name})
 	return n, nil
 }
 
-func (w *World) onAutoRepair(ev model.Event) {
+func (w *AutoUpgrades) onAutoRepair(ev model.Event) {
 	c, n := w.core.NodeEvent(ev)
 	if c == nil || c.AutoMaintenance == nil {
 		return
@@ -96,7 +96,7 @@ func (w *World) onAutoRepair(ev model.Event) {
 		return
 	case p.Upgrade != nil:
 		// An upgrade owns the pool's nodes; repair when it is over.
-		w.engine.Schedule(autoRepairDetection, ev)
+		w.engine.Schedule(AutoRepairDetection, ev)
 		return
 	default:
 		// R-MW-4: node auto-repair is not governed by maintenance windows or exclusions.

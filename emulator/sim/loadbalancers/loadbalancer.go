@@ -1,4 +1,4 @@
-package sim
+package loadbalancers
 
 import (
 	"crypto/sha256"
@@ -40,15 +40,15 @@ const (
 
 // Load balancer states.
 const (
-	lbProvisioning = "PROVISIONING"
-	lbReady        = "READY"
+	LbProvisioning = "PROVISIONING"
+	LbReady        = "READY"
 	lbDeleting     = "DELETING"
 )
 
 // Backend health states, as getHealth reports them.
 const (
-	healthHealthy   = "HEALTHY"
-	healthUnhealthy = "UNHEALTHY"
+	HealthHealthy   = "HEALTHY"
+	HealthUnhealthy = "UNHEALTHY"
 )
 
 const (
@@ -57,25 +57,25 @@ const (
 	evLBSync        = "lb.sync"
 	evLBHealth      = "lb.health"
 
-	lbProvisionBase   = 45 * time.Second
-	lbProvisionSpread = 30 * time.Second
-	lbDeleteBase      = 20 * time.Second
-	lbDeleteSpread    = 20 * time.Second
+	LbProvisionBase   = 45 * time.Second
+	LbProvisionSpread = 30 * time.Second
+	LbDeleteBase      = 20 * time.Second
+	LbDeleteSpread    = 20 * time.Second
 	// lbSyncDelay is how soon after a node or endpoint change GKE's syncers update backends.
 	lbSyncDelay = 5 * time.Second
 
 	// R-LB-3: NEG endpoints with externalTrafficPolicy Cluster (a subset of up to 25 nodes) and
 	// Local (nodes with serving pods, up to 250).
-	negClusterLimit = 25
+	NegClusterLimit = 25
 	negLocalLimit   = 250
 	// R-LB-4: without subsetting an internal load balancer distributes to at most 250 VMs.
 	ilbBackendLimit = 250
 
 	// kubeProxyHealthPort is the port of kube-proxy's node health check (R-LB-6).
-	kubeProxyHealthPort = 10256
+	KubeProxyHealthPort = 10256
 )
 
-func (w *World) registerLBHandlers() {
+func (w *LoadBalancers) RegisterLBHandlers() {
 	w.engine.On(evLBProvisioned, w.onLBProvisioned)
 	w.engine.On(evLBDeleted, w.onLBDeleted)
 	w.engine.On(evLBSync, w.onLBSync)
@@ -83,14 +83,14 @@ func (w *World) registerLBHandlers() {
 	w.engine.On(evLBRetry, w.onLBRetry)
 }
 
-// internalRequested says whether the annotations ask for an internal load balancer (R-LB-1).
-func internalRequested(a map[string]string) bool {
+// InternalRequested says whether the annotations ask for an internal load balancer (R-LB-1).
+func InternalRequested(a map[string]string) bool {
 	return a[AnnotationLBType] == "Internal" || a[AnnotationLBTypeLegacy] == "Internal"
 }
 
-// lbKindFor is R-LB-2: the kind of load balancer a Service gets when it is created.
-func lbKindFor(c *model.Cluster, s *model.Service) (kind, why string) {
-	if internalRequested(s.Annotations) {
+// LbKindFor is R-LB-2: the kind of load balancer a Service gets when it is created.
+func LbKindFor(c *model.Cluster, s *model.Service) (kind, why string) {
+	if InternalRequested(s.Annotations) {
 		if c.L4ILBSubsetting {
 			return LBInternalNEG, "internal, GKE subsetting enabled: internal passthrough Network Load Balancer, backend service with one GCE_VM_IP NEG per zone"
 		}
@@ -116,9 +116,9 @@ func hcParams(lb *model.LoadBalancer, local bool) (interval time.Duration, unhea
 	return 8 * time.Second, 3
 }
 
-// reconcileLB brings a Service's load balancer in line with its spec after a create (before
+// ReconcileLB brings a Service's load balancer in line with its spec after a create (before
 // nil) or an update.
-func (w *World) reconcileLB(c *model.Cluster, s *model.Service, before *serviceBefore) {
+func (w *LoadBalancers) ReconcileLB(c *model.Cluster, s *model.Service, before *serviceBefore) {
 	if s.Deleting {
 		return // the load balancer is being deleted; the Service goes with it
 	}
@@ -140,7 +140,7 @@ func (w *World) reconcileLB(c *model.Cluster, s *model.Service, before *serviceB
 		w.ensureLB(c, s)
 		return
 	}
-	if internalRequested(s.Annotations) != lb.Internal {
+	if InternalRequested(s.Annotations) != lb.Internal {
 		// GKE replaces the load balancer: a new one of the other scheme, with a new address.
 		w.releaseLB(c, s, "the load-balancer-type annotation changed")
 		w.ensureLB(c, s)
@@ -153,10 +153,10 @@ func (w *World) reconcileLB(c *model.Cluster, s *model.Service, before *serviceB
 		w.engine.Record("LoadBalancerKindKept", c, "", "", "", "service %s: cloud.google.com/l4-rbs changed after creation; GKE keeps its %s load balancer: the annotation only matters at creation, and existing Services are not migrated",
 			s.Key(), lb.Kind)
 	}
-	if !equalJSON(before.spec, s.Spec) {
+	if !core.EqualJSON(before.spec, s.Spec) {
 		w.engine.Record("UpdatedLoadBalancer", c, "", "", "", "service %s: load balancer %s updated (ports %s, externalTrafficPolicy %s)", s.Key(), lb.Kind,
 			describePorts(&s.Spec), s.Spec.ExternalTrafficPolicy)
-		if lb.State == lbReady {
+		if lb.State == LbReady {
 			for _, node := range model.SortedKeys(lb.Health) {
 				w.evalHealth(c, s, node, true)
 			}
@@ -166,14 +166,14 @@ func (w *World) reconcileLB(c *model.Cluster, s *model.Service, before *serviceB
 }
 
 // ensureLB starts building a load balancer for s.
-func (w *World) ensureLB(c *model.Cluster, s *model.Service) {
-	kind, why := lbKindFor(c, s)
-	lb := &model.LoadBalancer{Kind: kind, Internal: internalRequested(s.Annotations), Gen: c.NextRV(), State: lbProvisioning, Start: w.st.Now,
+func (w *LoadBalancers) ensureLB(c *model.Cluster, s *model.Service) {
+	kind, why := LbKindFor(c, s)
+	lb := &model.LoadBalancer{Kind: kind, Internal: InternalRequested(s.Annotations), Gen: c.NextRV(), State: LbProvisioning, Start: w.st.Now,
 		Members: map[string]string{}, Health: map[string]*model.BackendHealth{}}
-	lb.IP = w.allocateLBIP(c, s, lb.Internal)
+	lb.IP = w.AllocateLBIP(c, s, lb.Internal)
 	s.LB = lb
 	w.core.TouchObject(c, s, false)
-	w.serviceIndex(c).lbs[s.Key()] = s
+	w.ServiceIndex(c).Lbs[s.Key()] = s
 	if msg := lbUnsupported(kind, &s.Spec); msg != "" {
 		lb.Failed = msg
 		w.engine.Record("SyncLoadBalancerFailed", c, "", "", "", "service %s: %s", s.Key(), msg)
@@ -189,9 +189,9 @@ func (w *World) ensureLB(c *model.Cluster, s *model.Service) {
 }
 
 // startProvisioning has GKE create the load balancer's resources; it is ready after a while.
-func (w *World) startProvisioning(c *model.Cluster, s *model.Service, why string) {
+func (w *LoadBalancers) startProvisioning(c *model.Cluster, s *model.Service, why string) {
 	w.engine.Record("EnsuringLoadBalancer", c, "", "", "", "service %s: ensuring load balancer (%s)", s.Key(), why)
-	w.engine.Schedule(w.engine.Jitter(lbProvisionBase, lbProvisionSpread), model.Event{Kind: evLBProvisioned, Cluster: c.Key(), Service: s.Key(), Op: strconv.FormatInt(s.LB.Gen, 10)})
+	w.engine.Schedule(w.engine.Jitter(LbProvisionBase, LbProvisionSpread), model.Event{Kind: evLBProvisioned, Cluster: c.Key(), Service: s.Key(), Op: strconv.FormatInt(s.LB.Gen, 10)})
 }
 
 // lbUnsupported says why GKE cannot build a kind of load balancer for these ports.
@@ -210,7 +210,7 @@ func lbUnsupported(kind string, sp *corev1.ServiceSpec) string {
 }
 
 // lbEvent resolves the Service of a load balancer event and checks that the event is its.
-func (w *World) lbEvent(ev model.Event) (*model.Cluster, *model.Service) {
+func (w *LoadBalancers) lbEvent(ev model.Event) (*model.Cluster, *model.Service) {
 	c := w.st.Clusters[ev.Cluster]
 	if c == nil {
 		return nil, nil
@@ -222,9 +222,9 @@ func (w *World) lbEvent(ev model.Event) (*model.Cluster, *model.Service) {
 	return c, s
 }
 
-func (w *World) onLBProvisioned(ev model.Event) {
+func (w *LoadBalancers) onLBProvisioned(ev model.Event) {
 	c, s := w.lbEvent(ev)
-	if s == nil || s.LB.State != lbProvisioning {
+	if s == nil || s.LB.State != LbProvisioning {
 		return
 	}
 	lb := s.LB
@@ -235,22 +235,22 @@ func (w *World) onLBProvisioned(ev model.Event) {
 			return
 		}
 	}
-	lb.State, lb.ReadyTime = lbReady, w.st.Now
+	lb.State, lb.ReadyTime = LbReady, w.st.Now
 	w.core.TouchObject(c, s, false)
 	w.engine.Record("EnsuredLoadBalancer", c, "", "", "", "service %s: ensured load balancer %s at %s after %s (%s)", s.Key(), lb.Kind, lb.IP,
 		w.st.Now.Sub(lb.Start).Round(time.Second), strings.Join(w.lbResourcePaths(c, s), ", "))
-	w.syncLB(c, s)
+	w.SyncLB(c, s)
 }
 
 // deleteLB deletes a deleted Service's load balancer; the Service goes when it is gone.
-func (w *World) deleteLB(c *model.Cluster, s *model.Service) {
+func (w *LoadBalancers) deleteLB(c *model.Cluster, s *model.Service) {
 	lb := s.LB
 	lb.State = lbDeleting
 	w.engine.Record("DeletingLoadBalancer", c, "", "", "", "service %s: deleting load balancer %s", s.Key(), lb.Kind)
-	w.engine.Schedule(w.engine.Jitter(lbDeleteBase, lbDeleteSpread), model.Event{Kind: evLBDeleted, Cluster: c.Key(), Service: s.Key(), Op: strconv.FormatInt(lb.Gen, 10)})
+	w.engine.Schedule(w.engine.Jitter(LbDeleteBase, LbDeleteSpread), model.Event{Kind: evLBDeleted, Cluster: c.Key(), Service: s.Key(), Op: strconv.FormatInt(lb.Gen, 10)})
 }
 
-func (w *World) onLBDeleted(ev model.Event) {
+func (w *LoadBalancers) onLBDeleted(ev model.Event) {
 	c, s := w.lbEvent(ev)
 	if s == nil || s.LB.State != lbDeleting {
 		return
@@ -261,17 +261,17 @@ func (w *World) onLBDeleted(ev model.Event) {
 }
 
 // releaseLB deletes a load balancer the Service no longer wants (type or scheme changed).
-func (w *World) releaseLB(c *model.Cluster, s *model.Service, why string) {
+func (w *LoadBalancers) releaseLB(c *model.Cluster, s *model.Service, why string) {
 	w.engine.Record("DeletedLoadBalancer", c, "", "", "", "service %s: deleted load balancer %s at %s: %s", s.Key(), s.LB.Kind, s.LB.IP, why)
 	s.LB = nil
 	w.core.TouchObject(c, s, false)
-	delete(w.serviceIndex(c).lbs, s.Key())
+	delete(w.ServiceIndex(c).Lbs, s.Key())
 }
 
-// allocateLBIP gives a load balancer its address, stable per Service for a seed: the one asked
+// AllocateLBIP gives a load balancer its address, stable per Service for a seed: the one asked
 // for (spec.loadBalancerIP) when free; internal ones from the cluster's subnet (the upper half
 // of its node range, nodes take the lower), external ones from a public range.
-func (w *World) allocateLBIP(c *model.Cluster, s *model.Service, internal bool) string {
+func (w *LoadBalancers) AllocateLBIP(c *model.Cluster, s *model.Service, internal bool) string {
 	taken := map[string]bool{}
 	for _, cl := range w.st.Clusters {
 		for _, o := range cl.Services {
@@ -293,7 +293,7 @@ func (w *World) allocateLBIP(c *model.Cluster, s *model.Service, internal bool) 
 		if b := v & 0xff; b == 0 || b == 255 {
 			continue
 		}
-		if ip := uintToIP(v); !taken[ip] {
+		if ip := UintToIP(v); !taken[ip] {
 			return ip
 		}
 	}
@@ -315,34 +315,34 @@ func lbCandidate(n *model.Node, neg bool) bool {
 	return false
 }
 
-func (w *World) queueLBSync(c *model.Cluster, s *model.Service, delay time.Duration) {
-	ix := w.serviceIndex(c)
-	if ix.syncQueued[s.Key()] {
+func (w *LoadBalancers) queueLBSync(c *model.Cluster, s *model.Service, delay time.Duration) {
+	ix := w.ServiceIndex(c)
+	if ix.SyncQueued[s.Key()] {
 		return
 	}
-	ix.syncQueued[s.Key()] = true
+	ix.SyncQueued[s.Key()] = true
 	w.engine.Schedule(delay, model.Event{Kind: evLBSync, Cluster: c.Key(), Service: s.Key()})
 }
 
-func (w *World) onLBSync(ev model.Event) {
+func (w *LoadBalancers) onLBSync(ev model.Event) {
 	c := w.st.Clusters[ev.Cluster]
 	if c == nil {
 		return
 	}
-	delete(w.serviceIndex(c).syncQueued, ev.Service)
-	if s := c.Services[ev.Service]; s != nil && s.LB != nil && s.LB.State == lbReady {
-		w.syncLB(c, s)
+	delete(w.ServiceIndex(c).SyncQueued, ev.Service)
+	if s := c.Services[ev.Service]; s != nil && s.LB != nil && s.LB.State == LbReady {
+		w.SyncLB(c, s)
 	}
 }
 
-// syncLB brings the load balancer's backends to what they should be now: for a NEG, GKE
+// SyncLB brings the load balancer's backends to what they should be now: for a NEG, GKE
 // subsetting's choice (R-LB-3); for instance groups and target pools, every node (R-LB-2,
 // R-LB-5). New backends start unhealthy until their first passing probe.
-func (w *World) syncLB(c *model.Cluster, s *model.Service) {
+func (w *LoadBalancers) SyncLB(c *model.Cluster, s *model.Service) {
 	lb := s.LB
 	key := s.Key()
 	neg := lb.Kind == LBInternalNEG
-	perNode := w.serviceIndex(c).perNode[key]
+	perNode := w.ServiceIndex(c).PerNode[key]
 	perZone := map[string][]*model.Node{}
 	registered := 0
 	for _, name := range core.SortedNodeNames(c) {
@@ -357,7 +357,7 @@ func (w *World) syncLB(c *model.Cluster, s *model.Service) {
 	}
 	var desired map[string]string
 	if neg {
-		limit := negClusterLimit
+		limit := NegClusterLimit
 		if s.Local() {
 			limit = negLocalLimit
 		}
@@ -407,7 +407,7 @@ func (w *World) syncLB(c *model.Cluster, s *model.Service) {
 	}
 	for _, node := range added {
 		lb.Members[node] = desired[node]
-		lb.Health[node] = &model.BackendHealth{State: healthUnhealthy, Since: w.st.Now}
+		lb.Health[node] = &model.BackendHealth{State: HealthUnhealthy, Since: w.st.Now}
 		w.evalHealth(c, s, node, true)
 	}
 	w.core.TouchObject(c, s, false)
@@ -464,7 +464,7 @@ func describeChange(added, removed []string) string {
 	return ":" + s
 }
 
-func (w *World) warnOnce(c *model.Cluster, s *model.Service, what, format string, args ...any) {
+func (w *LoadBalancers) warnOnce(c *model.Cluster, s *model.Service, what, format string, args ...any) {
 	if s.LB.Warned[what] {
 		return
 	}
@@ -479,7 +479,7 @@ func (w *World) warnOnce(c *model.Cluster, s *model.Service, what, format string
 // node count, each taking an equal share of what is left of the limit; within a zone, the
 // current endpoints first, then nodes in the order of a hash of their name salted with the
 // Service, so that the subset is random yet stable: unrelated node changes do not move it.
-func (w *World) negSubset(perZone map[string][]*model.Node, limit int, salt string, current map[string]string) map[string]string {
+func (w *LoadBalancers) negSubset(perZone map[string][]*model.Node, limit int, salt string, current map[string]string) map[string]string {
 	zones := make([]string, 0, len(perZone))
 	for z := range perZone {
 		zones = append(zones, z)
@@ -503,7 +503,7 @@ func (w *World) negSubset(perZone map[string][]*model.Node, limit int, salt stri
 	return out
 }
 
-func (w *World) pickSubset(nodes []*model.Node, count int, salt string, current map[string]string) []*model.Node {
+func (w *LoadBalancers) pickSubset(nodes []*model.Node, count int, salt string, current map[string]string) []*model.Node {
 	if len(nodes) <= count {
 		return nodes
 	}
@@ -533,7 +533,7 @@ func (w *World) pickSubset(nodes []*model.Node, count int, salt string, current 
 // probePasses is what the load balancer's probe of a node would answer now: kube-proxy's
 // health check on 10256 passes on every running node (Cluster); the Service's
 // healthCheckNodePort passes only where a ready, non-terminating serving pod runs (Local).
-func (w *World) probePasses(c *model.Cluster, s *model.Service, node string) bool {
+func (w *LoadBalancers) probePasses(c *model.Cluster, s *model.Service, node string) bool {
 	n := c.Nodes[node]
 	if n == nil || n.State == model.NodeProvisioning || n.State == model.NodeDeleting {
 		return false
@@ -541,12 +541,12 @@ func (w *World) probePasses(c *model.Cluster, s *model.Service, node string) boo
 	if !s.Local() {
 		return true
 	}
-	return w.serviceIndex(c).perNode[s.Key()][node] > 0
+	return w.ServiceIndex(c).PerNode[s.Key()][node] > 0
 }
 
 // nextProbe is the first probe of node after now: every interval, at an offset per load
 // balancer and node (the probers are not synchronised).
-func (w *World) nextProbe(s *model.Service, node string, interval time.Duration) time.Time {
+func (w *LoadBalancers) nextProbe(s *model.Service, node string, interval time.Duration) time.Time {
 	phase := time.Duration(w.hashOf("probe", s.UID, node)%uint64(interval/time.Second)) * time.Second
 	since := w.st.Now.Sub(time.Unix(0, 0)) - phase
 	k := since/interval + 1
@@ -557,7 +557,7 @@ func (w *World) nextProbe(s *model.Service, node string, interval time.Duration)
 // state change at the probe that crosses the threshold: the first passing probe makes it
 // healthy, the unhealthy-threshold-th consecutive failure makes it unhealthy. Until then it
 // keeps its state: a node keeps passing during a transition (R-LB-6).
-func (w *World) evalHealth(c *model.Cluster, s *model.Service, node string, force bool) {
+func (w *LoadBalancers) evalHealth(c *model.Cluster, s *model.Service, node string, force bool) {
 	lb := s.LB
 	h := lb.Health[node]
 	if h == nil {
@@ -571,9 +571,9 @@ func (w *World) evalHealth(c *model.Cluster, s *model.Service, node string, forc
 	h.Due = time.Time{}
 	interval, threshold := hcParams(lb, s.Local())
 	switch {
-	case pass && h.State == healthUnhealthy:
+	case pass && h.State == HealthUnhealthy:
 		h.Due = w.nextProbe(s, node, interval)
-	case !pass && h.State == healthHealthy:
+	case !pass && h.State == HealthHealthy:
 		h.Due = w.nextProbe(s, node, interval).Add(time.Duration(threshold-1) * interval)
 	default:
 		return
@@ -581,9 +581,9 @@ func (w *World) evalHealth(c *model.Cluster, s *model.Service, node string, forc
 	w.engine.Schedule(h.Due.Sub(w.st.Now), model.Event{Kind: evLBHealth, Cluster: c.Key(), Service: s.Key(), Node: node, Op: strconv.FormatInt(lb.Gen, 10)})
 }
 
-func (w *World) onLBHealth(ev model.Event) {
+func (w *LoadBalancers) onLBHealth(ev model.Event) {
 	c, s := w.lbEvent(ev)
-	if s == nil || s.LB.State != lbReady {
+	if s == nil || s.LB.State != LbReady {
 		return
 	}
 	h := s.LB.Health[ev.Node]
@@ -595,37 +595,37 @@ func (w *World) onLBHealth(ev model.Event) {
 	interval, threshold := hcParams(s.LB, s.Local())
 	port := w.hcPort(s)
 	if h.Passing {
-		h.State = healthHealthy
+		h.State = HealthHealthy
 		if h.WasHealthy {
 			w.engine.Record("LoadBalancerBackendHealthy", c, "", ev.Node, "", "service %s: node %s passes its health check on port %d again: healthy", s.Key(), ev.Node, port)
 		}
 		h.WasHealthy = true
 		return
 	}
-	h.State = healthUnhealthy
+	h.State = HealthUnhealthy
 	w.engine.Record("LoadBalancerBackendUnhealthy", c, "", ev.Node, "", "service %s: node %s failed %d consecutive health checks on port %d (every %s): unhealthy, the load balancer stops sending it new connections",
 		s.Key(), ev.Node, threshold, port, interval)
 }
 
 // hcPort is the port the load balancer probes: kube-proxy's 10256 (Cluster) or the Service's
 // healthCheckNodePort (Local: the Service's own health check port, allocated or set).
-func (w *World) hcPort(s *model.Service) int32 {
+func (w *LoadBalancers) hcPort(s *model.Service) int32 {
 	if s.Local() && s.Spec.HealthCheckNodePort != 0 {
 		return s.Spec.HealthCheckNodePort
 	}
-	return kubeProxyHealthPort
+	return KubeProxyHealthPort
 }
 
 // ---- hooks: what the rest of the simulation tells the load balancers ----
 
-// lbNodeChanged is called when a node changes state or goes: its probes may answer otherwise,
+// LbNodeChanged is called when a node changes state or goes: its probes may answer otherwise,
 // and the backends follow the nodes a few seconds later.
-func (w *World) lbNodeChanged(c *model.Cluster, n *model.Node) {
+func (w *LoadBalancers) LbNodeChanged(c *model.Cluster, n *model.Node) {
 	if len(c.Services) == 0 {
 		return
 	}
-	for _, s := range w.serviceIndex(c).sortedLBs() {
-		if s.LB.State != lbReady {
+	for _, s := range w.ServiceIndex(c).SortedLBs() {
+		if s.LB.State != LbReady {
 			continue
 		}
 		if _, member := s.LB.Members[n.Name]; member {
@@ -636,8 +636,8 @@ func (w *World) lbNodeChanged(c *model.Cluster, n *model.Node) {
 }
 
 // lbServingChanged is called when node gains its first or loses its last serving pod of s.
-func (w *World) lbServingChanged(c *model.Cluster, s *model.Service, node string) {
-	if s.LB == nil || s.LB.State != lbReady || !s.Local() {
+func (w *LoadBalancers) lbServingChanged(c *model.Cluster, s *model.Service, node string) {
+	if s.LB == nil || s.LB.State != LbReady || !s.Local() {
 		return
 	}
 	w.evalHealth(c, s, node, false)
@@ -646,9 +646,9 @@ func (w *World) lbServingChanged(c *model.Cluster, s *model.Service, node string
 	}
 }
 
-// lbSubsettingEnabled notes, when GKE subsetting is turned on, that existing internal load
+// LbSubsettingEnabled notes, when GKE subsetting is turned on, that existing internal load
 // balancers keep their instance groups (R-LB-4).
-func (w *World) lbSubsettingEnabled(c *model.Cluster) {
+func (w *LoadBalancers) LbSubsettingEnabled(c *model.Cluster) {
 	for _, key := range model.SortedKeys(c.Services) {
 		if s := c.Services[key]; s.LB != nil && s.LB.Kind == LBInternalIG {
 			w.engine.Record("LoadBalancerKindKept", c, "", "", "", "service %s keeps its instance-group backends: only internal LoadBalancer Services created after GKE subsetting is enabled use GCE_VM_IP NEGs", key)
@@ -656,9 +656,9 @@ func (w *World) lbSubsettingEnabled(c *model.Cluster) {
 	}
 }
 
-// subsettingPrereqs checks what GKE subsetting requires (R-LB-4): version 1.18.19-gke.1400 or
+// SubsettingPrereqs checks what GKE subsetting requires (R-LB-4): version 1.18.19-gke.1400 or
 // later and the HttpLoadBalancing add-on.
-func subsettingPrereqs(c *model.Cluster, field string) error {
+func SubsettingPrereqs(c *model.Cluster, field string) error {
 	min, _ := catalog.ParseVersion("1.18.19-gke.1400")
 	if v, ok := catalog.ParseVersion(c.MasterVersion); ok && v.Compare(min) < 0 {
 		return model.InvalidField(field, true, "GKE subsetting requires control plane version 1.18.19-gke.1400 or later, the cluster runs %s (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/load-balancers#r-lb-4)", c.MasterVersion)
@@ -681,10 +681,10 @@ func subsettingPrereqs(c *model.Cluster, field string) error {
 // cloud provider's a{service uid} and k8s-{cluster id}-... for the others.
 type lbNames struct {
 	forwardingRules map[corev1.Protocol]string
-	backendService  string
+	BackendService  string
 	targetPool      string
 	neg             string
-	instanceGroup   string
+	InstanceGroup   string
 	healthCheck     string
 	hcCollection    string // healthChecks or httpHealthChecks
 	hcRegional      bool
@@ -717,7 +717,7 @@ func trimEvenly(max int, ns, name string) (string, string) {
 	return ns, name
 }
 
-func (w *World) lbNamesOf(c *model.Cluster, s *model.Service) lbNames {
+func (w *LoadBalancers) LbNamesOf(c *model.Cluster, s *model.Service) lbNames {
 	lb := s.LB
 	v2, legacy := clusterUIDs(c)
 	out := lbNames{forwardingRules: map[corev1.Protocol]string{}, hcShared: !s.Local()}
@@ -731,7 +731,7 @@ func (w *World) lbNamesOf(c *model.Cluster, s *model.Service) lbNames {
 			ns, name := trimEvenly(39-len(pl)-1, s.Namespace, s.Name)
 			out.forwardingRules[p] = strings.Join([]string{"k8s2", pl, v2, ns, name, suffix}, "-")
 		}
-		out.backendService, out.firewall = backend, backend
+		out.BackendService, out.firewall = backend, backend
 		out.hcCollection, out.hcRegional = "healthChecks", lb.Kind == LBExternalRBS
 		if out.hcShared {
 			out.healthCheck, out.hcFirewall = "k8s2-"+v2+"-l4-shared-hc", "k8s2-"+v2+"-l4-shared-hc-fw"
@@ -741,7 +741,7 @@ func (w *World) lbNamesOf(c *model.Cluster, s *model.Service) lbNames {
 		if lb.Kind == LBInternalNEG {
 			out.neg = backend
 		} else {
-			out.instanceGroup = gkeInstanceGroupName(c)
+			out.InstanceGroup = GkeInstanceGroupName(c)
 		}
 		return out
 	}
@@ -759,7 +759,7 @@ func (w *World) lbNamesOf(c *model.Cluster, s *model.Service) lbNames {
 		out.healthCheck, out.hcFirewall = name, "k8s-"+name+"-http-hc"
 	}
 	if lb.Kind == LBInternalIG {
-		out.backendService, out.instanceGroup, out.hcCollection = name, gkeInstanceGroupName(c), "healthChecks"
+		out.BackendService, out.InstanceGroup, out.hcCollection = name, GkeInstanceGroupName(c), "healthChecks"
 	} else {
 		out.targetPool, out.hcCollection = name, "httpHealthChecks"
 	}
@@ -788,17 +788,17 @@ func containsProto(list []corev1.Protocol, p corev1.Protocol) bool {
 
 // serviceAnnotations are a Service's annotations as GKE leaves them: the user's, plus, once
 // ingress-gce's L4 controllers have built the load balancer, those naming its resources.
-func (w *World) serviceAnnotations(c *model.Cluster, s *model.Service) map[string]string {
+func (w *LoadBalancers) serviceAnnotations(c *model.Cluster, s *model.Service) map[string]string {
 	lb := s.LB
-	if lb == nil || lb.State != lbReady || !gkeL4Controller(lb.Kind) {
+	if lb == nil || lb.State != LbReady || !gkeL4Controller(lb.Kind) {
 		return maps.Clone(s.Annotations)
 	}
 	out := map[string]string{}
 	for k, v := range s.Annotations {
 		out[k] = v
 	}
-	n := w.lbNamesOf(c, s)
-	out[AnnotationBackendService] = n.backendService
+	n := w.LbNamesOf(c, s)
+	out[AnnotationBackendService] = n.BackendService
 	out[AnnotationFirewallRule] = n.firewall
 	out[AnnotationFirewallRuleForHC] = n.hcFirewall
 	out[AnnotationHealthcheck] = n.healthCheck
@@ -816,15 +816,15 @@ func (w *World) serviceAnnotations(c *model.Cluster, s *model.Service) map[strin
 }
 
 // lbResourcePaths lists a load balancer's Compute Engine resources as paths under the project.
-func (w *World) lbResourcePaths(c *model.Cluster, s *model.Service) []string {
-	n := w.lbNamesOf(c, s)
-	region := regionOf(c)
+func (w *LoadBalancers) lbResourcePaths(c *model.Cluster, s *model.Service) []string {
+	n := w.LbNamesOf(c, s)
+	region := RegionOf(c)
 	var out []string
 	for _, p := range lbProtocols(&s.Spec) {
 		out = append(out, "regions/"+region+"/forwardingRules/"+n.forwardingRules[p])
 	}
-	if n.backendService != "" {
-		out = append(out, "regions/"+region+"/backendServices/"+n.backendService)
+	if n.BackendService != "" {
+		out = append(out, "regions/"+region+"/backendServices/"+n.BackendService)
 	}
 	if n.targetPool != "" {
 		out = append(out, "regions/"+region+"/targetPools/"+n.targetPool)
@@ -833,8 +833,8 @@ func (w *World) lbResourcePaths(c *model.Cluster, s *model.Service) []string {
 		if n.neg != "" {
 			out = append(out, "zones/"+z+"/networkEndpointGroups/"+n.neg)
 		}
-		if n.instanceGroup != "" {
-			out = append(out, "zones/"+z+"/instanceGroups/"+n.instanceGroup)
+		if n.InstanceGroup != "" {
+			out = append(out, "zones/"+z+"/instanceGroups/"+n.InstanceGroup)
 		}
 	}
 	if n.hcRegional {
@@ -845,7 +845,7 @@ func (w *World) lbResourcePaths(c *model.Cluster, s *model.Service) []string {
 	return append(out, "global/firewalls/"+n.firewall, "global/firewalls/"+n.hcFirewall)
 }
 
-func regionOf(c *model.Cluster) string {
+func RegionOf(c *model.Cluster) string {
 	if l, ok := catalog.ParseLocation(c.Location); ok {
 		return l.Region
 	}

@@ -1,7 +1,6 @@
-package sim
+package kubeapi
 
 import (
-	"encoding/json"
 	"fmt"
 	"maps"
 	"net/http"
@@ -25,19 +24,10 @@ import (
 // PodDisruptionBudgets and evictions, with the API server's validation (422 Invalid), conflict
 // (409 on a stale resourceVersion) and not-found semantics.
 
-// checkRV enforces optimistic concurrency: a request carrying a resourceVersion must carry the
-// current one.
-func checkRV(sent string, current int64, resource, name string) error {
-	if sent != "" && sent != model.RvString(current) {
-		return model.KubeConflict(resource, name)
-	}
-	return nil
-}
-
 // ---- Namespaces ----
 
 // ListNamespaces lists a cluster's namespaces by name.
-func (w *World) ListNamespaces(c *model.Cluster) *corev1.NamespaceList {
+func (w *API) ListNamespaces(c *model.Cluster) *corev1.NamespaceList {
 	out := &corev1.NamespaceList{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "NamespaceList"}, ListMeta: metav1.ListMeta{ResourceVersion: model.RvString(c.RV)}}
 	names := make([]string, 0, len(c.Namespaces))
 	for n := range c.Namespaces {
@@ -50,7 +40,7 @@ func (w *World) ListNamespaces(c *model.Cluster) *corev1.NamespaceList {
 	return out
 }
 
-func (w *World) GetNamespace(c *model.Cluster, name string) (*corev1.Namespace, error) {
+func (w *API) GetNamespace(c *model.Cluster, name string) (*corev1.Namespace, error) {
 	n := c.Namespaces[name]
 	if n == nil {
 		return nil, model.KubeNotFound(model.ResNamespaces, name)
@@ -58,9 +48,9 @@ func (w *World) GetNamespace(c *model.Cluster, name string) (*corev1.Namespace, 
 	return w.core.RenderNamespace(n), nil
 }
 
-func (w *World) CreateNamespace(c *model.Cluster, in *corev1.Namespace) (*corev1.Namespace, error) {
+func (w *API) CreateNamespace(c *model.Cluster, in *corev1.Namespace) (*corev1.Namespace, error) {
 	in = in.DeepCopy()
-	w.generateName(&in.ObjectMeta)
+	w.core.GenerateName(&in.ObjectMeta)
 	if errs := validateNamespace(in); len(errs) > 0 {
 		return nil, kubeInvalidErrs("Namespace", in.Name, errs)
 	}
@@ -75,13 +65,13 @@ func (w *World) CreateNamespace(c *model.Cluster, in *corev1.Namespace) (*corev1
 		CreateTime: w.st.Now, ManagedFields: in.ManagedFields}
 	c.Namespaces[n.Name] = n
 	w.core.TouchObject(c, n, true)
-	w.createDefaultServiceAccount(c, n.Name)
+	w.CreateDefaultServiceAccount(c, n.Name)
 	w.engine.Record("NamespaceCreated", c, "", "", "", "namespace %s created", n.Name)
 	return w.core.RenderNamespace(n), nil
 }
 
 // UpdateNamespace replaces a namespace's labels and annotations (PUT; PATCH goes through it).
-func (w *World) UpdateNamespace(c *model.Cluster, name string, in *corev1.Namespace) (*corev1.Namespace, error) {
+func (w *API) UpdateNamespace(c *model.Cluster, name string, in *corev1.Namespace) (*corev1.Namespace, error) {
 	n := c.Namespaces[name]
 	if n == nil {
 		return nil, model.KubeNotFound(model.ResNamespaces, name)
@@ -89,7 +79,7 @@ func (w *World) UpdateNamespace(c *model.Cluster, name string, in *corev1.Namesp
 	if in.Name != "" && in.Name != name {
 		return nil, model.KubeError(http.StatusBadRequest, "BadRequest", "the name of the object (%s) does not match the name on the URL (%s)", in.Name, name)
 	}
-	if err := checkRV(in.ResourceVersion, n.RV, model.ResNamespaces, name); err != nil {
+	if err := core.CheckRV(in.ResourceVersion, n.RV, model.ResNamespaces, name); err != nil {
 		return nil, err
 	}
 	in = in.DeepCopy()
@@ -103,7 +93,7 @@ func (w *World) UpdateNamespace(c *model.Cluster, name string, in *corev1.Namesp
 			lbls[k] = v
 		}
 	}
-	if maps.Equal(lbls, n.Labels) && maps.Equal(in.Annotations, n.Annotations) && equalJSON(in.ManagedFields, n.ManagedFields) {
+	if maps.Equal(lbls, n.Labels) && maps.Equal(in.Annotations, n.Annotations) && core.EqualJSON(in.ManagedFields, n.ManagedFields) {
 		return w.core.RenderNamespace(n), nil
 	}
 	n.Labels, n.Annotations, n.ManagedFields = lbls, in.Annotations, in.ManagedFields
@@ -112,7 +102,7 @@ func (w *World) UpdateNamespace(c *model.Cluster, name string, in *corev1.Namesp
 }
 
 // DeleteNamespace deletes a namespace and everything in it.
-func (w *World) DeleteNamespace(c *model.Cluster, name string) (*corev1.Namespace, error) {
+func (w *API) DeleteNamespace(c *model.Cluster, name string) (*corev1.Namespace, error) {
 	n := c.Namespaces[name]
 	if n == nil {
 		return nil, model.KubeNotFound(model.ResNamespaces, name)
@@ -128,7 +118,7 @@ func (w *World) DeleteNamespace(c *model.Cluster, name string) (*corev1.Namespac
 			w.deleteDeployment(c, d)
 		}
 	}
-	w.deleteServicesIn(c, name)
+	w.loadbalancers.DeleteServicesIn(c, name)
 	for _, key := range model.SortedKeys(c.PDBs) {
 		if b := c.PDBs[key]; b.Namespace == name {
 			w.core.ObjectRemoved(c, b)
@@ -175,7 +165,7 @@ func defaultDeployment(d *appsv1.Deployment) {
 }
 
 // ListDeployments lists Deployments by namespace and name.
-func (w *World) ListDeployments(c *model.Cluster, o core.ListOptions) *appsv1.DeploymentList {
+func (w *API) ListDeployments(c *model.Cluster, o core.ListOptions) *appsv1.DeploymentList {
 	out := &appsv1.DeploymentList{TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: "DeploymentList"}, ListMeta: metav1.ListMeta{ResourceVersion: model.RvString(c.RV)}}
 	keys := make([]string, 0, len(c.Deployments))
 	for k, d := range c.Deployments {
@@ -191,7 +181,7 @@ func (w *World) ListDeployments(c *model.Cluster, o core.ListOptions) *appsv1.De
 	return out
 }
 
-func (w *World) deployment(c *model.Cluster, ns, name string) (*model.Deployment, error) {
+func (w *API) deployment(c *model.Cluster, ns, name string) (*model.Deployment, error) {
 	d := c.Deployments[ns+"/"+name]
 	if d == nil {
 		return nil, model.KubeNotFound(model.ResDeployments, name)
@@ -199,7 +189,7 @@ func (w *World) deployment(c *model.Cluster, ns, name string) (*model.Deployment
 	return d, nil
 }
 
-func (w *World) GetDeployment(c *model.Cluster, ns, name string) (*appsv1.Deployment, error) {
+func (w *API) GetDeployment(c *model.Cluster, ns, name string) (*appsv1.Deployment, error) {
 	d, err := w.deployment(c, ns, name)
 	if err != nil {
 		return nil, err
@@ -208,7 +198,7 @@ func (w *World) GetDeployment(c *model.Cluster, ns, name string) (*appsv1.Deploy
 }
 
 // CreateDeployment creates a Deployment; its pods are created by the controller right after.
-func (w *World) CreateDeployment(c *model.Cluster, ns string, in *appsv1.Deployment) (*appsv1.Deployment, error) {
+func (w *API) CreateDeployment(c *model.Cluster, ns string, in *appsv1.Deployment) (*appsv1.Deployment, error) {
 	if in.Namespace != "" && in.Namespace != ns {
 		return nil, model.KubeError(http.StatusBadRequest, "BadRequest", "the namespace of the provided object does not match the namespace sent on the request")
 	}
@@ -216,7 +206,7 @@ func (w *World) CreateDeployment(c *model.Cluster, ns string, in *appsv1.Deploym
 		return nil, err
 	}
 	in = in.DeepCopy()
-	w.generateName(&in.ObjectMeta)
+	w.core.GenerateName(&in.ObjectMeta)
 	defaultDeployment(in)
 	if errs := validateDeployment(in, ns); len(errs) > 0 {
 		return nil, kubeInvalidErrs("Deployment.apps", in.Name, errs)
@@ -243,7 +233,7 @@ func describeRequests(spec corev1.PodSpec) string {
 }
 
 // UpdateDeployment replaces a Deployment's spec, labels and annotations (PUT).
-func (w *World) UpdateDeployment(c *model.Cluster, ns, name string, in *appsv1.Deployment) (*appsv1.Deployment, error) {
+func (w *API) UpdateDeployment(c *model.Cluster, ns, name string, in *appsv1.Deployment) (*appsv1.Deployment, error) {
 	d, err := w.deployment(c, ns, name)
 	if err != nil {
 		return nil, err
@@ -251,7 +241,7 @@ func (w *World) UpdateDeployment(c *model.Cluster, ns, name string, in *appsv1.D
 	if in.Name != "" && in.Name != name {
 		return nil, model.KubeError(http.StatusBadRequest, "BadRequest", "the name of the object (%s) does not match the name on the URL (%s)", in.Name, name)
 	}
-	if err := checkRV(in.ResourceVersion, d.RV, model.ResDeployments, name); err != nil {
+	if err := core.CheckRV(in.ResourceVersion, d.RV, model.ResDeployments, name); err != nil {
 		return nil, err
 	}
 	in = in.DeepCopy()
@@ -266,7 +256,7 @@ func (w *World) UpdateDeployment(c *model.Cluster, ns, name string, in *appsv1.D
 	if sel, _ := metav1.LabelSelectorAsSelector(in.Spec.Selector); sel.String() != w.core.SelectorOf(c, d, d.Spec.Selector).String() {
 		return nil, model.KubeInvalid("Deployment.apps", name, "spec.selector: Invalid value: "+sel.String()+": field is immutable")
 	}
-	if !equalJSON(in.Spec, d.Spec) {
+	if !core.EqualJSON(in.Spec, d.Spec) {
 		d.Generation++
 	}
 	before := d.Current
@@ -282,7 +272,7 @@ func (w *World) UpdateDeployment(c *model.Cluster, ns, name string, in *appsv1.D
 }
 
 // GetScale is the scale subresource (kubectl scale).
-func (w *World) GetScale(c *model.Cluster, ns, name string) (*autoscalingv1.Scale, error) {
+func (w *API) GetScale(c *model.Cluster, ns, name string) (*autoscalingv1.Scale, error) {
 	d, err := w.deployment(c, ns, name)
 	if err != nil {
 		return nil, err
@@ -298,17 +288,17 @@ func (w *World) GetScale(c *model.Cluster, ns, name string) (*autoscalingv1.Scal
 }
 
 // SetScale sets a Deployment's replicas.
-func (w *World) SetScale(c *model.Cluster, ns, name string, replicas int32, rv string) (*autoscalingv1.Scale, error) {
+func (w *API) SetScale(c *model.Cluster, ns, name string, replicas int32, rv string) (*autoscalingv1.Scale, error) {
 	return w.ScaleDeployment(c, ns, name, replicas, rv, nil)
 }
 
 // ScaleDeployment is SetScale recording the Deployment's new field owners (nil: unchanged).
-func (w *World) ScaleDeployment(c *model.Cluster, ns, name string, replicas int32, rv string, managedFields []metav1.ManagedFieldsEntry) (*autoscalingv1.Scale, error) {
+func (w *API) ScaleDeployment(c *model.Cluster, ns, name string, replicas int32, rv string, managedFields []metav1.ManagedFieldsEntry) (*autoscalingv1.Scale, error) {
 	d, err := w.deployment(c, ns, name)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkRV(rv, d.RV, model.ResDeployments, name); err != nil {
+	if err := core.CheckRV(rv, d.RV, model.ResDeployments, name); err != nil {
 		return nil, err
 	}
 	if replicas < 0 {
@@ -329,7 +319,7 @@ func (w *World) ScaleDeployment(c *model.Cluster, ns, name string, replicas int3
 }
 
 // DeleteDeployment deletes a Deployment; its pods terminate (background cascading deletion).
-func (w *World) DeleteDeployment(c *model.Cluster, ns, name string) (*appsv1.Deployment, error) {
+func (w *API) DeleteDeployment(c *model.Cluster, ns, name string) (*appsv1.Deployment, error) {
 	d, err := w.deployment(c, ns, name)
 	if err != nil {
 		return nil, err
@@ -339,7 +329,7 @@ func (w *World) DeleteDeployment(c *model.Cluster, ns, name string) (*appsv1.Dep
 	return out, nil
 }
 
-func (w *World) deleteDeployment(c *model.Cluster, d *model.Deployment) {
+func (w *API) deleteDeployment(c *model.Cluster, d *model.Deployment) {
 	for _, h := range model.SortedKeys(d.ReplicaSets) {
 		w.core.ObjectRemoved(c, d.ReplicaSets[h])
 	}
@@ -355,12 +345,12 @@ func (w *World) deleteDeployment(c *model.Cluster, d *model.Deployment) {
 
 // ---- Pods ----
 
-func (w *World) renderPod(c *model.Cluster, p *model.Pod) *corev1.Pod {
+func (w *API) RenderPod(c *model.Cluster, p *model.Pod) *corev1.Pod {
 	return w.core.PodSnapshot(c, p).RenderPod()
 }
 
 // ListPods lists pods by namespace and name.
-func (w *World) ListPods(c *model.Cluster, o core.ListOptions) *corev1.PodList {
+func (w *API) ListPods(c *model.Cluster, o core.ListOptions) *corev1.PodList {
 	out := &corev1.PodList{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "PodList"}, ListMeta: metav1.ListMeta{ResourceVersion: model.RvString(c.RV)}}
 	var list []*model.Pod
 	if o.NodeName != "" {
@@ -375,13 +365,13 @@ func (w *World) ListPods(c *model.Cluster, o core.ListOptions) *corev1.PodList {
 	out.Items = make([]corev1.Pod, 0, len(list))
 	for _, p := range list {
 		if o.Matches(p.Namespace, p.Labels) && (o.Phase == "" || o.Phase == p.Phase) {
-			out.Items = append(out.Items, *w.renderPod(c, p))
+			out.Items = append(out.Items, *w.RenderPod(c, p))
 		}
 	}
 	return out
 }
 
-func (w *World) pod(c *model.Cluster, ns, name string) (*model.Pod, error) {
+func (w *API) pod(c *model.Cluster, ns, name string) (*model.Pod, error) {
 	p := c.Pods[ns+"/"+name]
 	if p == nil {
 		return nil, model.KubeNotFound(model.ResPods, name)
@@ -389,16 +379,16 @@ func (w *World) pod(c *model.Cluster, ns, name string) (*model.Pod, error) {
 	return p, nil
 }
 
-func (w *World) GetPod(c *model.Cluster, ns, name string) (*corev1.Pod, error) {
+func (w *API) GetPod(c *model.Cluster, ns, name string) (*corev1.Pod, error) {
 	p, err := w.pod(c, ns, name)
 	if err != nil {
 		return nil, err
 	}
-	return w.renderPod(c, p), nil
+	return w.RenderPod(c, p), nil
 }
 
 // CreatePod creates a bare pod (one no controller recreates).
-func (w *World) CreatePod(c *model.Cluster, ns string, in *corev1.Pod) (*corev1.Pod, error) {
+func (w *API) CreatePod(c *model.Cluster, ns string, in *corev1.Pod) (*corev1.Pod, error) {
 	if in.Namespace != "" && in.Namespace != ns {
 		return nil, model.KubeError(http.StatusBadRequest, "BadRequest", "the namespace of the provided object does not match the namespace sent on the request")
 	}
@@ -406,7 +396,7 @@ func (w *World) CreatePod(c *model.Cluster, ns string, in *corev1.Pod) (*corev1.
 		return nil, err
 	}
 	in = in.DeepCopy()
-	w.generateName(&in.ObjectMeta)
+	w.core.GenerateName(&in.ObjectMeta)
 	defaultPodSpec(&in.Spec)
 	if errs := validatePod(in, ns); len(errs) > 0 {
 		return nil, kubeInvalidErrs("Pod", in.Name, errs)
@@ -421,7 +411,7 @@ func (w *World) CreatePod(c *model.Cluster, ns string, in *corev1.Pod) (*corev1.
 	p := &model.Pod{Namespace: ns, Name: in.Name, Spec: spec, Labels: in.Labels, Annotation: in.Annotations, ManagedFields: in.ManagedFields}
 	w.core.AddPod(c, p)
 	w.engine.Record("PodCreated", c, "", "", "", "pod %s created (%s)", p.Key(), describeRequests(*spec))
-	return w.renderPod(c, p), nil
+	return w.RenderPod(c, p), nil
 }
 
 // podUpdateForbidden is the API server's answer to a change of a pod's spec it does not allow.
@@ -429,7 +419,7 @@ const podUpdateForbidden = "spec: Forbidden: pod updates may not change fields o
 
 // UpdatePod changes a pod's labels and annotations, and a bare pod's container images (PUT;
 // PATCH goes through it). Other changes to the spec are refused as the API server refuses them.
-func (w *World) UpdatePod(c *model.Cluster, ns, name string, in *corev1.Pod) (*corev1.Pod, error) {
+func (w *API) UpdatePod(c *model.Cluster, ns, name string, in *corev1.Pod) (*corev1.Pod, error) {
 	p, err := w.pod(c, ns, name)
 	if err != nil {
 		return nil, err
@@ -437,15 +427,15 @@ func (w *World) UpdatePod(c *model.Cluster, ns, name string, in *corev1.Pod) (*c
 	if in.Name != "" && in.Name != name {
 		return nil, model.KubeError(http.StatusBadRequest, "BadRequest", "the name of the object (%s) does not match the name on the URL (%s)", in.Name, name)
 	}
-	if err := checkRV(in.ResourceVersion, p.RV, model.ResPods, name); err != nil {
+	if err := core.CheckRV(in.ResourceVersion, p.RV, model.ResPods, name); err != nil {
 		return nil, err
 	}
 	in = in.DeepCopy()
 	in.Name = name
-	if errs := validateMeta(in.ObjectMeta, ns, apivalidation.NameIsDNSSubdomain); len(errs) > 0 {
+	if errs := core.ValidateMeta(in.ObjectMeta, ns, apivalidation.NameIsDNSSubdomain); len(errs) > 0 {
 		return nil, kubeInvalidErrs("Pod", name, errs)
 	}
-	cur := w.renderPod(c, p)
+	cur := w.RenderPod(c, p)
 	want, have := in.Spec.DeepCopy(), cur.Spec.DeepCopy()
 	images := false
 	for _, set := range []struct{ have, want []corev1.Container }{{have.Containers, want.Containers}, {have.InitContainers, want.InitContainers}} {
@@ -456,10 +446,10 @@ func (w *World) UpdatePod(c *model.Cluster, ns, name string, in *corev1.Pod) (*c
 		}
 	}
 	have.ActiveDeadlineSeconds = want.ActiveDeadlineSeconds
-	if len(want.Tolerations) >= len(have.Tolerations) && equalJSON(want.Tolerations[:len(have.Tolerations)], have.Tolerations) {
+	if len(want.Tolerations) >= len(have.Tolerations) && core.EqualJSON(want.Tolerations[:len(have.Tolerations)], have.Tolerations) {
 		have.Tolerations = want.Tolerations
 	}
-	if !equalJSON(have, want) {
+	if !core.EqualJSON(have, want) {
 		return nil, model.KubeInvalid("Pod", name, podUpdateForbidden)
 	}
 	if images && p.OwnerKind != "" {
@@ -481,12 +471,12 @@ func (w *World) UpdatePod(c *model.Cluster, ns, name string, in *corev1.Pod) (*c
 	}
 	w.core.PdbTrack(c, p, true)
 	w.core.TouchPod(c, p)
-	w.svcPodChanged(c, p)
-	return w.renderPod(c, p), nil
+	w.loadbalancers.SvcPodChanged(c, p)
+	return w.RenderPod(c, p), nil
 }
 
 // DeletePod deletes a pod with its grace period (or the one given); a Deployment replaces it.
-func (w *World) DeletePod(c *model.Cluster, ns, name string, graceSecs *int64) (*corev1.Pod, error) {
+func (w *API) DeletePod(c *model.Cluster, ns, name string, graceSecs *int64) (*corev1.Pod, error) {
 	p, err := w.pod(c, ns, name)
 	if err != nil {
 		return nil, err
@@ -497,12 +487,12 @@ func (w *World) DeletePod(c *model.Cluster, ns, name string, graceSecs *int64) (
 	}
 	w.engine.Record("PodDeleted", c, "", p.Node, "", "pod %s deleted (grace %s)", p.Key(), grace)
 	w.core.TerminatePod(c, p, grace)
-	return w.renderPod(c, p), nil
+	return w.RenderPod(c, p), nil
 }
 
 // EvictPod is the eviction subresource (policy/v1 Eviction, what kubectl drain calls): it
 // refuses with 429 when a PodDisruptionBudget does not allow the disruption.
-func (w *World) EvictPod(c *model.Cluster, ns, name string) error {
+func (w *API) EvictPod(c *model.Cluster, ns, name string) error {
 	p, err := w.pod(c, ns, name)
 	if err != nil {
 		return err
@@ -523,7 +513,7 @@ func (w *World) EvictPod(c *model.Cluster, ns, name string) error {
 
 // ---- PodDisruptionBudgets ----
 
-func (w *World) ListPDBs(c *model.Cluster, o core.ListOptions) *policyv1.PodDisruptionBudgetList {
+func (w *API) ListPDBs(c *model.Cluster, o core.ListOptions) *policyv1.PodDisruptionBudgetList {
 	out := &policyv1.PodDisruptionBudgetList{TypeMeta: metav1.TypeMeta{APIVersion: "policy/v1", Kind: "PodDisruptionBudgetList"},
 		ListMeta: metav1.ListMeta{ResourceVersion: model.RvString(c.RV)}}
 	keys := make([]string, 0, len(c.PDBs))
@@ -540,7 +530,7 @@ func (w *World) ListPDBs(c *model.Cluster, o core.ListOptions) *policyv1.PodDisr
 	return out
 }
 
-func (w *World) pdb(c *model.Cluster, ns, name string) (*model.PDB, error) {
+func (w *API) pdb(c *model.Cluster, ns, name string) (*model.PDB, error) {
 	b := c.PDBs[ns+"/"+name]
 	if b == nil {
 		return nil, model.KubeNotFound(model.ResPDBs, name)
@@ -548,7 +538,7 @@ func (w *World) pdb(c *model.Cluster, ns, name string) (*model.PDB, error) {
 	return b, nil
 }
 
-func (w *World) GetPDB(c *model.Cluster, ns, name string) (*policyv1.PodDisruptionBudget, error) {
+func (w *API) GetPDB(c *model.Cluster, ns, name string) (*policyv1.PodDisruptionBudget, error) {
 	b, err := w.pdb(c, ns, name)
 	if err != nil {
 		return nil, err
@@ -556,12 +546,12 @@ func (w *World) GetPDB(c *model.Cluster, ns, name string) (*policyv1.PodDisrupti
 	return w.core.RenderPDB(c, b), nil
 }
 
-func (w *World) CreatePDB(c *model.Cluster, ns string, in *policyv1.PodDisruptionBudget) (*policyv1.PodDisruptionBudget, error) {
+func (w *API) CreatePDB(c *model.Cluster, ns string, in *policyv1.PodDisruptionBudget) (*policyv1.PodDisruptionBudget, error) {
 	if err := c.NamespaceFor(ns); err != nil {
 		return nil, err
 	}
 	in = in.DeepCopy()
-	w.generateName(&in.ObjectMeta)
+	w.core.GenerateName(&in.ObjectMeta)
 	if errs := validatePDB(in, ns); len(errs) > 0 {
 		return nil, kubeInvalidErrs("PodDisruptionBudget.policy", in.Name, errs)
 	}
@@ -579,12 +569,12 @@ func (w *World) CreatePDB(c *model.Cluster, ns string, in *policyv1.PodDisruptio
 	return w.core.RenderPDB(c, b), nil
 }
 
-func (w *World) UpdatePDB(c *model.Cluster, ns, name string, in *policyv1.PodDisruptionBudget) (*policyv1.PodDisruptionBudget, error) {
+func (w *API) UpdatePDB(c *model.Cluster, ns, name string, in *policyv1.PodDisruptionBudget) (*policyv1.PodDisruptionBudget, error) {
 	b, err := w.pdb(c, ns, name)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkRV(in.ResourceVersion, b.RV, model.ResPDBs, name); err != nil {
+	if err := core.CheckRV(in.ResourceVersion, b.RV, model.ResPDBs, name); err != nil {
 		return nil, err
 	}
 	in = in.DeepCopy()
@@ -592,7 +582,7 @@ func (w *World) UpdatePDB(c *model.Cluster, ns, name string, in *policyv1.PodDis
 	if errs := validatePDB(in, ns); len(errs) > 0 {
 		return nil, kubeInvalidErrs("PodDisruptionBudget.policy", name, errs)
 	}
-	if !equalJSON(in.Spec, b.Spec) {
+	if !core.EqualJSON(in.Spec, b.Spec) {
 		b.Generation++
 	}
 	w.core.ForgetPDB(c, b)
@@ -604,7 +594,7 @@ func (w *World) UpdatePDB(c *model.Cluster, ns, name string, in *policyv1.PodDis
 	return w.core.RenderPDB(c, b), nil
 }
 
-func (w *World) DeletePDB(c *model.Cluster, ns, name string) (*policyv1.PodDisruptionBudget, error) {
+func (w *API) DeletePDB(c *model.Cluster, ns, name string) (*policyv1.PodDisruptionBudget, error) {
 	b, err := w.pdb(c, ns, name)
 	if err != nil {
 		return nil, err
@@ -620,7 +610,7 @@ func (w *World) DeletePDB(c *model.Cluster, ns, name string) (*policyv1.PodDisru
 // ---- Nodes ----
 
 // GetK8sNode finds a registered node.
-func (w *World) GetK8sNode(c *model.Cluster, name string) (*corev1.Node, error) {
+func (w *API) GetK8sNode(c *model.Cluster, name string) (*corev1.Node, error) {
 	n := c.Nodes[name]
 	if n == nil || n.State == model.NodeProvisioning {
 		return nil, model.KubeNotFound(model.ResNodes, name)
@@ -630,7 +620,7 @@ func (w *World) GetK8sNode(c *model.Cluster, name string) (*corev1.Node, error) 
 
 // SetNodeUnschedulable cordons or uncordons a node as kubectl cordon/uncordon do. GKE's own
 // processes may cordon a node again (a node being drained stays cordoned).
-func (w *World) SetNodeUnschedulable(c *model.Cluster, name string, unschedulable bool) (*corev1.Node, error) {
+func (w *API) SetNodeUnschedulable(c *model.Cluster, name string, unschedulable bool) (*corev1.Node, error) {
 	n := c.Nodes[name]
 	if n == nil || n.State == model.NodeProvisioning {
 		return nil, model.KubeNotFound(model.ResNodes, name)
@@ -644,13 +634,6 @@ func (w *World) SetNodeUnschedulable(c *model.Cluster, name string, unschedulabl
 		w.engine.Record("NodeUncordoned", c, n.Pool, n.Name, "", "uncordoned node %s through the Kubernetes API", n.Name)
 	}
 	return w.core.RenderK8sNode(c, n), nil
-}
-
-// equalJSON compares two API values by their JSON form.
-func equalJSON(a, b any) bool {
-	ja, err1 := json.Marshal(a)
-	jb, err2 := json.Marshal(b)
-	return err1 == nil && err2 == nil && string(ja) == string(jb)
 }
 
 func durationOfSeconds(s int64) time.Duration { return time.Duration(s) * time.Second }

@@ -1,4 +1,4 @@
-package sim
+package upgrade
 
 import (
 	"fmt"
@@ -13,8 +13,8 @@ import (
 // target), rollback (nodePools.rollback) and complete (nodePools.completeUpgrade), with the
 // per-strategy semantics of R-SURGE-9, R-BG-7 and R-ABG-5.
 
-// cancelUpgrade is the cancel of a running UPGRADE_NODES operation.
-func (w *World) cancelUpgrade(c *model.Cluster, p *model.NodePool) error {
+// CancelUpgrade is the cancel of a running UPGRADE_NODES operation.
+func (w *Upgrades) CancelUpgrade(c *model.Cluster, p *model.NodePool) error {
 	u := p.Upgrade
 	op := w.st.Operations[u.Op]
 	switch {
@@ -23,11 +23,11 @@ func (w *World) cancelUpgrade(c *model.Cluster, p *model.NodePool) error {
 		p.Upgrade = nil
 		p.Status = model.PoolRunning
 		w.engine.Record("UpgradeCancelled", c, p.Name, "", u.Op, "%s of %s (%s) cancelled before it began; the nodes keep their configuration",
-			strategyName(u.Strategy), p.Name, describeSpecChange(u.From, u.Target))
+			StrategyName(u.Strategy), p.Name, DescribeSpecChange(u.From, u.Target))
 		w.finishUpgradeOp(op, core.CodeCancelled, fmt.Sprintf("Cancelled the upgrade of node pool %s (%s, %s) before it began: no node was changed",
-			p.Name, describeSpecChange(u.From, u.Target), strategyName(u.Strategy)))
+			p.Name, DescribeSpecChange(u.From, u.Target), StrategyName(u.Strategy)))
 		return nil
-	case u.BG != nil && u.BG.Phase == phaseDeletingBlue:
+	case u.BG != nil && u.BG.Phase == model.PhaseDeletingBlue:
 		return model.FailedPrecondition("The blue-green upgrade of node pool %s is deleting the blue pool, which cannot be paused or cancelled (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/blue-green-upgrades#r-bg-7).", p.Name)
 	case u.BG != nil && u.Rollback:
 		return model.FailedPrecondition("The rollback of node pool %s cannot be cancelled.", p.Name)
@@ -37,7 +37,7 @@ func (w *World) cancelUpgrade(c *model.Cluster, p *model.NodePool) error {
 		p.Status = model.PoolRunning
 		w.engine.Record("UpgradeCancelled", c, p.Name, "", u.Op, "blue-green upgrade of %s paused in phase %s; resume it (update to the same version) or roll it back", p.Name, u.BG.Phase)
 		w.finishUpgradeOp(op, core.CodeCancelled, fmt.Sprintf("Cancelled the upgrade of node pool %s (%s, %s): it is paused; resume it (update to the same version) or roll it back",
-			p.Name, describeSpecChange(u.From, u.Target), strategyName(u.Strategy)))
+			p.Name, DescribeSpecChange(u.From, u.Target), StrategyName(u.Strategy)))
 		return nil
 	}
 	// R-SURGE-9: nodes mid-upgrade finish; nodes not started are left as they are.
@@ -46,16 +46,16 @@ func (w *World) cancelUpgrade(c *model.Cluster, p *model.NodePool) error {
 	}
 	u.Stopping = true
 	w.engine.Record("UpgradeCancelled", c, p.Name, "", u.Op, "upgrade of %s cancelled after %d of %d nodes; nodes mid-upgrade will finish", p.Name, u.Done, u.Total)
-	w.stepUpgrade(c, p)
+	w.StepUpgrade(c, p)
 	return nil
 }
 
-// resumeUpgrade continues a paused blue-green upgrade in its phase (R-BG-7).
-func (w *World) resumeUpgrade(c *model.Cluster, p *model.NodePool) *model.Operation {
+// ResumeUpgrade continues a paused blue-green upgrade in its phase (R-BG-7).
+func (w *Upgrades) ResumeUpgrade(c *model.Cluster, p *model.NodePool) *model.Operation {
 	u := p.Upgrade
 	op := w.core.StartOperation(api.OpUpgradeNodes, c, p.Name, true)
 	u.Op, u.Paused, u.Resumed = op.ID, false, true
-	if u.BG.Phase == phaseDrainingBlue && !u.BG.BatchOpen {
+	if u.BG.Phase == model.PhaseDrainingBlue && !u.BG.BatchOpen {
 		// The previous batch had finished draining: the next may start without its soak,
 		// whose time so far still counts towards R-BG-4's 7 days.
 		w.endSoak(c, p)
@@ -69,8 +69,8 @@ func (w *World) resumeUpgrade(c *model.Cluster, p *model.NodePool) *model.Operat
 // RollbackNodePool is nodePools.rollback: it takes a partially upgraded pool back to its
 // previous configuration. A successful upgrade cannot be rolled back (R-SURGE-9); nor can an
 // autoscaled blue-green one (R-ABG-5).
-func (w *World) RollbackNodePool(project, location, cluster, name string, req *api.RollbackNodePoolUpgradeRequest) (*model.Operation, error) {
-	c, p, err := w.GetNodePool(project, location, cluster, name)
+func (w *Upgrades) RollbackNodePool(project, location, cluster, name string, req *api.RollbackNodePoolUpgradeRequest) (*model.Operation, error) {
+	c, p, err := w.core.GetNodePool(project, location, cluster, name)
 	if err != nil {
 		return nil, err
 	}
@@ -93,7 +93,7 @@ func (w *World) RollbackNodePool(project, location, cluster, name string, req *a
 		op.Detail = "Rolling back the blue-green upgrade of node pool " + p.Name + " from phase " + from
 		w.engine.Record("UpgradeRollback", c, p.Name, "", op.ID, "rolling back the blue-green upgrade of %s from phase %s: blue uncordoned, green drained (respectPdb=%v) and deleted", p.Name, from, respectPDB)
 		// Logged as every phase is, so that the log (and the timeline) shows where it went.
-		w.enterPhase(c, p, phaseRollback, "from phase %s", from)
+		w.enterPhase(c, p, model.PhaseRollback, "from phase %s", from)
 		return op, nil
 	}
 	last := p.LastUpgrade
@@ -113,17 +113,17 @@ func (w *World) RollbackNodePool(project, location, cluster, name string, req *a
 	// mechanics; nodes that were never upgraded are not touched.
 	op := w.planUpgrade(c, p, last.From)
 	u := p.Upgrade
-	u.Strategy, u.BG, u.Rollback, u.Drain, u.From = strategySurge, nil, true, drain, last.Target
+	u.Strategy, u.BG, u.Rollback, u.Drain, u.From = StrategySurge, nil, true, drain, last.Target
 	if u.MaxSurge+u.MaxUnavailable == 0 {
 		u.MaxSurge = 1
 	}
-	op.Detail = "Rolling back node pool " + p.Name + ": " + describeSpecChange(last.Target, last.From)
+	op.Detail = "Rolling back node pool " + p.Name + ": " + DescribeSpecChange(last.Target, last.From)
 	w.engine.Record("UpgradeRollback", c, p.Name, "", op.ID, "rolling back %d upgraded nodes of %s to %s (respectPdb=%v)", upgraded, p.Name, last.From.Version, respectPDB)
 	return op, nil
 }
 
 // rollBackBlueGreen runs a blue-green rollback; it reports whether the green pool is gone.
-func (w *World) rollBackBlueGreen(c *model.Cluster, p *model.NodePool) bool {
+func (w *Upgrades) rollBackBlueGreen(c *model.Cluster, p *model.NodePool) bool {
 	u := p.Upgrade
 	bg := u.BG
 	if !bg.Deleting {
@@ -137,7 +137,7 @@ func (w *World) rollBackBlueGreen(c *model.Cluster, p *model.NodePool) bool {
 				if n.State == model.NodeDraining {
 					n.Drain = nil // draining stops
 				}
-				n.UpgradeRole = roleNone
+				n.UpgradeRole = model.RoleNone
 				w.uncordon(c, n, "blue-green rollback")
 			}
 		}
@@ -147,7 +147,7 @@ func (w *World) rollBackBlueGreen(c *model.Cluster, p *model.NodePool) bool {
 			}
 			for _, name := range append([]string(nil), g.Nodes...) {
 				n := c.Nodes[name]
-				n.UpgradeRole = roleNone
+				n.UpgradeRole = model.RoleNone
 				w.core.RetireNode(c, n, u.Drain, "blue-green rollback: green pool removed")
 			}
 		}
@@ -163,7 +163,7 @@ func (w *World) rollBackBlueGreen(c *model.Cluster, p *model.NodePool) bool {
 }
 
 // uncordon puts a node back in service.
-func (w *World) uncordon(c *model.Cluster, n *model.Node, why string) {
+func (w *Upgrades) uncordon(c *model.Cluster, n *model.Node, why string) {
 	if !n.Unschedulable || n.State == model.NodeDeleting || n.State == model.NodeProvisioning {
 		return
 	}
@@ -174,18 +174,18 @@ func (w *World) uncordon(c *model.Cluster, n *model.Node, why string) {
 
 // CompleteNodePoolUpgrade is nodePools.completeUpgrade: in the soak phase of a blue-green
 // upgrade it skips the rest of the soak and starts deleting the blue pool (R-BG-7).
-func (w *World) CompleteNodePoolUpgrade(project, location, cluster, name string) error {
-	c, p, err := w.GetNodePool(project, location, cluster, name)
+func (w *Upgrades) CompleteNodePoolUpgrade(project, location, cluster, name string) error {
+	c, p, err := w.core.GetNodePool(project, location, cluster, name)
 	if err != nil {
 		return err
 	}
 	u := p.Upgrade
-	if u == nil || u.BG == nil || u.BG.Phase != phaseSoaking {
+	if u == nil || u.BG == nil || u.BG.Phase != model.PhaseSoaking {
 		phase := "not upgrading"
 		if u != nil && u.BG != nil {
 			phase = "in phase " + u.BG.Phase
 		} else if u != nil {
-			phase = "in a " + strategyName(u.Strategy) + " upgrade"
+			phase = "in a " + StrategyName(u.Strategy) + " upgrade"
 		}
 		return model.FailedPrecondition("completeUpgrade applies only to a blue-green upgrade in its NODE_POOL_SOAKING phase; node pool %s is %s (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/blue-green-upgrades#r-bg-7).", p.Name, phase)
 	}
@@ -195,6 +195,6 @@ func (w *World) CompleteNodePoolUpgrade(project, location, cluster, name string)
 	w.engine.Record("UpgradeCompleted", c, p.Name, "", u.Op, "completeUpgrade: skipping the remaining %s of the soak; deleting the blue pool now",
 		u.BG.PhaseUntil.Sub(w.st.Now).Round(time.Second))
 	u.BG.PhaseUntil, u.BG.DeletionStart = w.st.Now, w.st.Now
-	w.stepUpgrade(c, p)
+	w.StepUpgrade(c, p)
 	return nil
 }

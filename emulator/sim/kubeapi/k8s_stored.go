@@ -1,4 +1,4 @@
-package sim
+package kubeapi
 
 import (
 	"encoding/json"
@@ -146,8 +146,8 @@ func (k *StoredKind) gvk() schema.GroupVersionKind {
 	return schema.GroupVersionKind{Group: k.Group, Version: k.Version, Kind: k.Kind}
 }
 
-// renderStored decodes a stored object.
-func renderStored(o *model.StoredObject) runtime.Object {
+// RenderStored decodes a stored object.
+func RenderStored(o *model.StoredObject) runtime.Object {
 	k := StoredKindOf(o.Resource)
 	obj := k.New()
 	if err := json.Unmarshal(o.Object, obj); err != nil {
@@ -165,12 +165,12 @@ func renderStored(o *model.StoredObject) runtime.Object {
 }
 
 // ListStored lists the objects of kind k in namespace ns ("" = all), by namespace and name.
-func (w *World) ListStored(c *model.Cluster, k *StoredKind, ns string) runtime.Object {
+func (w *API) ListStored(c *model.Cluster, k *StoredKind, ns string) runtime.Object {
 	objs := c.Objects[k.Resource]
 	items := make([]runtime.Object, 0, len(objs))
 	for _, key := range model.SortedKeys(objs) {
 		if o := objs[key]; ns == "" || !k.Namespaced || o.Namespace == ns {
-			items = append(items, renderStored(o))
+			items = append(items, RenderStored(o))
 		}
 	}
 	list := k.newList()
@@ -193,12 +193,12 @@ func (w *World) ListStored(c *model.Cluster, k *StoredKind, ns string) runtime.O
 }
 
 // GetStored reads one object.
-func (w *World) GetStored(c *model.Cluster, k *StoredKind, ns, name string) (runtime.Object, error) {
+func (w *API) GetStored(c *model.Cluster, k *StoredKind, ns, name string) (runtime.Object, error) {
 	o := c.Objects[k.Resource][model.StoredKey(k.scope(ns), name)]
 	if o == nil {
 		return nil, model.KubeNotFound(k.qualified(), name)
 	}
-	return renderStored(o), nil
+	return RenderStored(o), nil
 }
 
 func (k *StoredKind) scope(ns string) string {
@@ -209,7 +209,7 @@ func (k *StoredKind) scope(ns string) string {
 }
 
 // CreateStored creates an object of kind k.
-func (w *World) CreateStored(c *model.Cluster, k *StoredKind, ns string, in runtime.Object) (runtime.Object, error) {
+func (w *API) CreateStored(c *model.Cluster, k *StoredKind, ns string, in runtime.Object) (runtime.Object, error) {
 	in = in.DeepCopyObject()
 	m, err := meta.Accessor(in)
 	if err != nil {
@@ -226,7 +226,7 @@ func (w *World) CreateStored(c *model.Cluster, k *StoredKind, ns string, in runt
 	}
 	if m.GetName() == "" && m.GetGenerateName() != "" {
 		om := metav1.ObjectMeta{GenerateName: m.GetGenerateName()}
-		w.generateName(&om)
+		w.core.GenerateName(&om)
 		m.SetName(om.Name)
 	}
 	if k.prepare != nil {
@@ -256,11 +256,11 @@ func (w *World) CreateStored(c *model.Cluster, k *StoredKind, ns string, in runt
 	w.core.TouchObject(c, o, true)
 	w.engine.Record(k.Kind+"Created", c, "", "", "", "%s %s created", strings.ToLower(k.Kind), o.Key())
 	w.core.MountSourceAppeared(c, k.Resource, ns, m.GetName())
-	return renderStored(o), nil
+	return RenderStored(o), nil
 }
 
 // UpdateStored replaces an object (PUT; PATCH goes through it).
-func (w *World) UpdateStored(c *model.Cluster, k *StoredKind, ns, name string, in runtime.Object) (runtime.Object, error) {
+func (w *API) UpdateStored(c *model.Cluster, k *StoredKind, ns, name string, in runtime.Object) (runtime.Object, error) {
 	ns = k.scope(ns)
 	o := c.Objects[k.Resource][model.StoredKey(ns, name)]
 	if o == nil {
@@ -274,10 +274,10 @@ func (w *World) UpdateStored(c *model.Cluster, k *StoredKind, ns, name string, i
 	if m.GetName() != "" && m.GetName() != name {
 		return nil, model.KubeError(http.StatusBadRequest, "BadRequest", "the name of the object (%s) does not match the name on the URL (%s)", m.GetName(), name)
 	}
-	if err := checkRV(m.GetResourceVersion(), o.RV, k.qualified(), name); err != nil {
+	if err := core.CheckRV(m.GetResourceVersion(), o.RV, k.qualified(), name); err != nil {
 		return nil, err
 	}
-	old := renderStored(o)
+	old := RenderStored(o)
 	om, _ := meta.Accessor(old)
 	m.SetName(name)
 	m.SetNamespace(ns)
@@ -295,14 +295,14 @@ func (w *World) UpdateStored(c *model.Cluster, k *StoredKind, ns, name string, i
 		m.SetGeneration(om.GetGeneration() + 1)
 	}
 	om.SetResourceVersion("")
-	if equalJSON(in, old) {
-		return renderStored(o), nil // nothing changed: no new resourceVersion, as on the API server
+	if core.EqualJSON(in, old) {
+		return RenderStored(o), nil // nothing changed: no new resourceVersion, as on the API server
 	}
 	if err := o.Set(in); err != nil {
 		return nil, err
 	}
 	w.core.TouchObject(c, o, false)
-	return renderStored(o), nil
+	return RenderStored(o), nil
 }
 
 // specOf is what counts as an object's spec for its generation.
@@ -318,25 +318,25 @@ func specOf(obj runtime.Object) any {
 }
 
 // DeleteStored deletes an object.
-func (w *World) DeleteStored(c *model.Cluster, k *StoredKind, ns, name string) (runtime.Object, error) {
+func (w *API) DeleteStored(c *model.Cluster, k *StoredKind, ns, name string) (runtime.Object, error) {
 	ns = k.scope(ns)
 	o := c.Objects[k.Resource][model.StoredKey(ns, name)]
 	if o == nil {
 		return nil, model.KubeNotFound(k.qualified(), name)
 	}
-	out := renderStored(o)
+	out := RenderStored(o)
 	w.removeStored(c, o)
 	w.engine.Record(k.Kind+"Deleted", c, "", "", "", "%s %s deleted", strings.ToLower(k.Kind), o.Key())
 	return out, nil
 }
 
-func (w *World) removeStored(c *model.Cluster, o *model.StoredObject) {
+func (w *API) removeStored(c *model.Cluster, o *model.StoredObject) {
 	w.core.ObjectRemoved(c, o)
 	delete(c.Objects[o.Resource], o.Key())
 }
 
 // deleteStoredIn deletes the stored objects of a namespace being deleted.
-func (w *World) deleteStoredIn(c *model.Cluster, ns string) {
+func (w *API) deleteStoredIn(c *model.Cluster, ns string) {
 	for _, k := range StoredKinds {
 		if !k.Namespaced {
 			continue
@@ -350,9 +350,9 @@ func (w *World) deleteStoredIn(c *model.Cluster, ns string) {
 	}
 }
 
-// createDefaultServiceAccount gives a namespace its "default" ServiceAccount, as the
+// CreateDefaultServiceAccount gives a namespace its "default" ServiceAccount, as the
 // ServiceAccount controller does.
-func (w *World) createDefaultServiceAccount(c *model.Cluster, ns string) {
+func (w *API) CreateDefaultServiceAccount(c *model.Cluster, ns string) {
 	k := StoredKindOf("serviceaccounts")
 	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns, UID: types.UID(model.UidOf(c.ID, "sa", ns, "default")),
 		CreationTimestamp: core.APITime(w.st.Now)}}
@@ -365,7 +365,7 @@ func (w *World) createDefaultServiceAccount(c *model.Cluster, ns string) {
 }
 
 // validateStored checks metadata and the kind's own rules.
-func (w *World) validateStored(k *StoredKind, obj, old runtime.Object, ns string) field.ErrorList {
+func (w *API) validateStored(k *StoredKind, obj, old runtime.Object, ns string) field.ErrorList {
 	m, _ := meta.Accessor(obj)
 	om := metav1.ObjectMeta{Name: m.GetName(), GenerateName: m.GetGenerateName(), Namespace: ns, Labels: m.GetLabels(),
 		Annotations: m.GetAnnotations(), OwnerReferences: m.GetOwnerReferences(), Finalizers: m.GetFinalizers()}
