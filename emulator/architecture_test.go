@@ -28,7 +28,9 @@ var allowedImports = map[string][]string{
 	"emulator/sim/upgrade":       {"emulator/api", "emulator/sim/catalog", "emulator/sim/model", "emulator/sim/engine", "emulator/sim/core", "emulator/sim/maintenance"},
 	"emulator/sim/autoupgrade": {"emulator/api", "emulator/sim/catalog", "emulator/sim/model", "emulator/sim/engine", "emulator/sim/core",
 		"emulator/sim/maintenance", "emulator/sim/upgrade"},
-	"emulator/sim": {"emulator/api", "emulator/sim/catalog", "emulator/sim/eventq", "emulator/sim/window", "emulator/sim/model", "emulator/sim/engine",
+	"emulator/sim/views": {"emulator/api", "emulator/sim/catalog", "emulator/sim/window", "emulator/sim/model", "emulator/sim/engine", "emulator/sim/core",
+		"emulator/sim/maintenance", "emulator/sim/loadbalancers", "emulator/sim/upgrade"},
+	"emulator/sim": {"emulator/api", "emulator/sim/views", "emulator/sim/catalog", "emulator/sim/eventq", "emulator/sim/window", "emulator/sim/model", "emulator/sim/engine",
 		"emulator/sim/maintenance", "emulator/sim/core", "emulator/sim/loadbalancers", "emulator/sim/autoscaler", "emulator/sim/kubeapi",
 		"emulator/sim/upgrade", "emulator/sim/autoupgrade"},
 	"emulator/store":           {"emulator/sim"},
@@ -90,7 +92,7 @@ func TestSimulationReadsNoWallClock(t *testing.T) {
 	wallClock := map[string]bool{"Now": true, "Since": true, "Until": true, "After": true, "AfterFunc": true, "Sleep": true,
 		"NewTimer": true, "NewTicker": true, "Tick": true}
 	for _, pkg := range []string{"emulator/sim", "emulator/sim/catalog", "emulator/sim/window", "emulator/sim/eventq", "emulator/sim/model", "emulator/sim/engine", "emulator/sim/maintenance", "emulator/sim/core",
-		"emulator/sim/loadbalancers", "emulator/sim/autoscaler", "emulator/sim/kubeapi", "emulator/sim/upgrade", "emulator/sim/autoupgrade"} {
+		"emulator/sim/loadbalancers", "emulator/sim/autoscaler", "emulator/sim/kubeapi", "emulator/sim/upgrade", "emulator/sim/autoupgrade", "emulator/sim/views"} {
 		dir := filepath.Join(root, pkg)
 		bp, err := build.Default.ImportDir(dir, 0)
 		if err != nil {

@@ -27,13 +27,13 @@ func BenchmarkConsoleViews15000(b *testing.B) {
 	b.Run("clusters", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			w.ClusterSummaries()
+			w.views.ClusterSummaries()
 		}
 	})
 	b.Run("nodeSummary", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, err := w.ClusterNodeSummary(c.Project, c.Location, c.Name); err != nil {
+			if _, err := w.views.ClusterNodeSummary(c.Project, c.Location, c.Name); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -41,7 +41,7 @@ func BenchmarkConsoleViews15000(b *testing.B) {
 	b.Run("timeline-3000-node-surge", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, err := w.OperationTimeline(c.Project, c.Location, op.ID, 0); err != nil {
+			if _, err := w.views.OperationTimeline(c.Project, c.Location, op.ID, 0); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -49,11 +49,11 @@ func BenchmarkConsoleViews15000(b *testing.B) {
 	b.Run("autoscaler-24h", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, err := w.AutoscalerHistory(c.Project, c.Location, c.Name, time.Time{}, 0); err != nil {
+			if _, err := w.views.AutoscalerHistory(c.Project, c.Location, c.Name, time.Time{}, 0); err != nil {
 				b.Fatal(err)
 			}
 		}
 	})
-	tl, _ := w.OperationTimeline(c.Project, c.Location, op.ID, 0)
+	tl, _ := w.views.OperationTimeline(c.Project, c.Location, op.ID, 0)
 	b.Logf("timeline of the finished upgrade: %d rows (%d omitted over the limit)", len(tl.Nodes), tl.NodesOmitted)
 }

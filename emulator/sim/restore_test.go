@@ -3,13 +3,14 @@ package sim
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/loadbalancers"
 	"math/rand/v2"
 	"reflect"
 	"sort"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/loadbalancers"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"

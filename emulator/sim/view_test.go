@@ -14,6 +14,7 @@ import (
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/loadbalancers"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/upgrade"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/views"
 )
 
 // Tests of the aggregate views: each is checked against the model or the event log it is
@@ -47,7 +48,7 @@ func TestTimelineBlueGreen(t *testing.T) {
 	advance(w, time.Minute)
 	op := startUpgrade(t, w, "pool-a", to.String())
 	advance(w, 20*time.Minute)
-	mid, err := w.OperationTimeline("proj", "us-central1-a", op.ID, 0)
+	mid, err := w.views.OperationTimeline("proj", "us-central1-a", op.ID, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +59,7 @@ func TestTimelineBlueGreen(t *testing.T) {
 		t.Fatalf("mid-upgrade phases %v, want the last to be the pool's phase %s", got, c.Pool("pool-a").Upgrade.BG.Phase)
 	}
 	runOp(t, w, op, 24*time.Hour)
-	tl, err := w.OperationTimeline("proj", "-", op.ID, 0)
+	tl, err := w.views.OperationTimeline("proj", "-", op.ID, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,19 +107,19 @@ func TestTimelineBlueGreen(t *testing.T) {
 			t.Errorf("node %s in zone %q", n.Name, n.Zone)
 		}
 		switch states := spanStates(n); n.Role {
-		case timelineOld:
+		case views.TimelineOld:
 			// Drained in its batch (evictions), then again in the delete phase (pods deleted,
 			// R-BG-5), then deleted.
 			if states != "ready,cordoned,draining,drained,draining,drained,deleting" {
 				t.Errorf("blue node %s went %s, want ready,cordoned,draining,drained,draining,drained,deleting", n.Name, states)
 			}
-		case timelineNew:
+		case views.TimelineNew:
 			if states != "creating,ready" {
 				t.Errorf("green node %s went %s, want creating,ready", n.Name, states)
 			}
 		}
 	}
-	if roles[timelineOld] != 10 || roles[timelineNew] != 10 {
+	if roles[views.TimelineOld] != 10 || roles[views.TimelineNew] != 10 {
 		t.Fatalf("rows %v, want 10 old (blue) and 10 new (green)", roles)
 	}
 	kinds := map[string]bool{}
@@ -128,7 +129,7 @@ func TestTimelineBlueGreen(t *testing.T) {
 	if !kinds["UpgradeStarted"] || !kinds["UpgradeDone"] {
 		t.Errorf("marks %v, want UpgradeStarted and UpgradeDone", kinds)
 	}
-	if _, err := w.OperationTimeline("proj", "europe-west1", op.ID, 0); err == nil {
+	if _, err := w.views.OperationTimeline("proj", "europe-west1", op.ID, 0); err == nil {
 		t.Error("an operation asked for in another location was found")
 	}
 }
@@ -146,7 +147,7 @@ func TestTimelineSurgeDrainHeldThenForced(t *testing.T) {
 	}
 	op := startUpgrade(t, w, "pool-a", to.String())
 	runOp(t, w, op, 12*time.Hour)
-	tl, err := w.OperationTimeline("proj", "us-central1-a", op.ID, 0)
+	tl, err := w.views.OperationTimeline("proj", "us-central1-a", op.ID, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +194,7 @@ func TestClusterNodeSummaryDuringBlueGreen(t *testing.T) {
 	w, c, from, to := upgradeCluster(t, bgPool("600s", "3600s"))
 	startUpgrade(t, w, "pool-a", to.String())
 	advance(w, 15*time.Minute)
-	sum, err := w.ClusterNodeSummary("proj", "us-central1-a", "c1")
+	sum, err := w.views.ClusterNodeSummary("proj", "us-central1-a", "c1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,7 +213,7 @@ func TestClusterNodeSummaryDuringBlueGreen(t *testing.T) {
 	}
 	want := map[string]int{}
 	for _, n := range c.Nodes {
-		want[n.Spec.Version+" "+consoleState(c, n)]++
+		want[n.Spec.Version+" "+views.ConsoleState(c, n)]++
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("counts %v, want %v", got, want)
@@ -226,7 +227,7 @@ func TestClusterNodeSummaryDuringBlueGreen(t *testing.T) {
 	if fmt.Sprint(sum.Versions) != fmt.Sprint([]string{from.String(), to.String()}) {
 		t.Errorf("versions %v, want %s then %s", sum.Versions, from, to)
 	}
-	all := w.ClusterSummaries()
+	all := w.views.ClusterSummaries()
 	if len(all.Clusters) != 1 || len(all.Clusters[0].Operations) != 1 || all.Clusters[0].Operations[0].Type != api.OpUpgradeNodes {
 		t.Fatalf("cluster summaries %+v, want one cluster running its upgrade", all.Clusters)
 	}
@@ -242,7 +243,7 @@ func TestAutoscalerHistoryScaleUp(t *testing.T) {
 	since := w.engine.Now()
 	mustCreateDeployment(t, w, c, deployment("web", 12, "1", onPool("auto")))
 	advance(w, 10*time.Minute)
-	v, err := w.AutoscalerHistory("proj", "us-central1", "c1", since, 0)
+	v, err := w.views.AutoscalerHistory("proj", "us-central1", "c1", since, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -297,7 +298,7 @@ func TestMaintenanceCalendarAvailability(t *testing.T) {
 			"freeze": exclusion("2026-03-20T00:00:00Z", "2026-03-30T00:00:00Z", ""),
 			"minor":  exclusion("2026-03-05T00:00:00Z", "2026-04-05T00:00:00Z", api.ScopeNoMinorUpgrades),
 		}})
-	cal, err := w.MaintenanceCalendar("proj", "us-central1-a", "c1", 60)
+	cal, err := w.views.MaintenanceCalendar("proj", "us-central1-a", "c1", 60)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -349,7 +350,7 @@ func TestLoadBalancerHistoryFollowsHealth(t *testing.T) {
 		t.Fatal(err)
 	}
 	advance(w, 5*time.Minute)
-	h, err := w.LoadBalancerHistory("proj", "us-central1-a", c.Name, since)
+	h, err := w.views.LoadBalancerHistory("proj", "us-central1-a", c.Name, since)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -392,7 +393,7 @@ func TestTimelineAutoscaledBlueGreenWait(t *testing.T) {
 	advance(w, time.Minute)
 	op := startUpgrade(t, w, "auto", reg[0].String())
 	runOp(t, w, op, 12*time.Hour)
-	tl, err := w.OperationTimeline("proj", "us-central1-a", op.ID, 0)
+	tl, err := w.views.OperationTimeline("proj", "us-central1-a", op.ID, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -435,7 +436,7 @@ func TestTimelineCancelResumeRollbackMarks(t *testing.T) {
 	}
 	runOp(t, w, rb, 3*time.Hour)
 	marks := func(op *model.Operation) map[string]bool {
-		tl, err := w.OperationTimeline("proj", "us-central1-a", op.ID, 0)
+		tl, err := w.views.OperationTimeline("proj", "us-central1-a", op.ID, 0)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,6 +5,7 @@ package sim
 
 import (
 	"fmt"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/views"
 	"time"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/autoscaler"
@@ -37,6 +38,7 @@ type World struct {
 	kubeapi       *kubeapi.API
 	upgrade       *upgrade.Upgrades
 	autoupgrade   *autoupgrade.AutoUpgrades
+	views         *views.Views
 }
 
 // Options configure a new World.
@@ -142,6 +144,7 @@ func (w *World) init(watchHistory int) error {
 	w.kubeapi = kubeapi.New(w.st, e, w.core, w.loadbalancers)
 	w.upgrade = upgrade.New(w.st, e, w.core, w.maintenance)
 	w.autoupgrade = autoupgrade.New(w.st, e, w.core, w.maintenance, w.upgrade)
+	w.views = views.New(w.st, e, w.core, w.maintenance, w.loadbalancers, w.upgrade)
 	w.core.RegisterOperationHandlers()
 	w.registerWorkHandlers()
 	w.core.RegisterNodeHandlers()

@@ -1,4 +1,4 @@
-package sim
+package views
 
 import (
 	"time"
@@ -10,7 +10,7 @@ import (
 
 // MaintenanceSchedule answers, for a cluster at the current emulated time, its next n open
 // windows and, per upgrade kind, whether it may run now, what blocks it and when it next may.
-func (w *World) MaintenanceSchedule(project, location, name string, n int) (*api.MaintenanceSchedule, error) {
+func (w *Views) MaintenanceSchedule(project, location, name string, n int) (*api.MaintenanceSchedule, error) {
 	c, err := w.core.GetCluster(project, location, name)
 	if err != nil {
 		return nil, err

@@ -1,4 +1,4 @@
-package sim
+package views
 
 import (
 	"regexp"
@@ -36,14 +36,14 @@ var autoscalerDecisions = map[string]bool{"ScaleUp": true, "ScaleDown": true, "S
 var podRef = regexp.MustCompile(`\bpod ([a-z0-9][-a-z0-9.]*/[a-z0-9][-a-z0-9.]*)`)
 
 // logSince returns the index of the first log entry at or after t.
-func (w *World) logSince(t time.Time) int {
+func (w *Views) logSince(t time.Time) int {
 	entries := &w.st.Log
 	return sort.Search(entries.Len(), func(i int) bool { return !entries.At(i).Time.Before(t) })
 }
 
 // historyStart clamps a requested start of cluster c's history to [the cluster's creation,
 // now] and to at most 400 days back; zero means DefaultHistory.
-func (w *World) historyStart(c *model.Cluster, since time.Time) time.Time {
+func (w *Views) historyStart(c *model.Cluster, since time.Time) time.Time {
 	now := w.st.Now
 	switch {
 	case since.IsZero():
@@ -58,7 +58,7 @@ func (w *World) historyStart(c *model.Cluster, since time.Time) time.Time {
 
 // AutoscalerHistory is the autoscaler view of a cluster since a time (zero: the last
 // DefaultHistory), with at most maxDecisions of the newest decisions (0: DefaultDecisions).
-func (w *World) AutoscalerHistory(project, location, name string, since time.Time, maxDecisions int) (*api.AutoscalerView, error) {
+func (w *Views) AutoscalerHistory(project, location, name string, since time.Time, maxDecisions int) (*api.AutoscalerView, error) {
 	c, err := w.core.GetCluster(project, location, name)
 	if err != nil {
 		return nil, err
@@ -206,7 +206,7 @@ func thinSeries(s [][2]float64, end float64) [][2]float64 {
 // LoadBalancerHistory is each load balancer's backends with their health since a time (zero:
 // the last DefaultHistory). A backend's health before the first transition the log shows is
 // unknown, unless the model says since when it has been in its current state.
-func (w *World) LoadBalancerHistory(project, location, name string, since time.Time) (*api.LoadBalancerHistory, error) {
+func (w *Views) LoadBalancerHistory(project, location, name string, since time.Time) (*api.LoadBalancerHistory, error) {
 	c, err := w.core.GetCluster(project, location, name)
 	if err != nil {
 		return nil, err

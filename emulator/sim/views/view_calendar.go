@@ -1,4 +1,4 @@
-package sim
+package views
 
 import (
 	"fmt"
@@ -31,7 +31,7 @@ const (
 var autoUpgradeLog = map[string]bool{"AutoUpgradeRollout": true, "AutoUpgradeStarted": true, "AutoUpgradeWaiting": true, "AutoUpgradeFailed": true}
 
 // MaintenanceCalendar is the calendar of a cluster for the next days (0: DefaultCalendarDays).
-func (w *World) MaintenanceCalendar(project, location, name string, days int) (*api.MaintenanceCalendar, error) {
+func (w *Views) MaintenanceCalendar(project, location, name string, days int) (*api.MaintenanceCalendar, error) {
 	c, err := w.core.GetCluster(project, location, name)
 	if err != nil {
 		return nil, err
@@ -123,7 +123,7 @@ func shortDuration(d time.Duration) string {
 // autoUpgradeEntries lists the cluster's automatic upgrades that started (from its history)
 // and the log's entries about them (targets reaching the cluster, upgrades waiting or failing,
 // the reason each started), oldest first, at most maxAutoUpgradeEntries.
-func (w *World) autoUpgradeEntries(c *model.Cluster) []*api.AutoUpgradeEntry {
+func (w *Views) autoUpgradeEntries(c *model.Cluster) []*api.AutoUpgradeEntry {
 	started := map[string]*model.AutoUpgradeRecord{}
 	if am := c.AutoMaintenance; am != nil {
 		for i := range am.History {

@@ -1,4 +1,4 @@
-package sim
+package views
 
 import (
 	"sort"
@@ -20,9 +20,9 @@ const maxPoolOperations = 10
 // maxPendingExamples is how many pods each pending group names.
 const maxPendingExamples = 20
 
-// consoleState is the state a node is drawn in: its life state, cordoned when it is ready but
+// ConsoleState is the state a node is drawn in: its life state, cordoned when it is ready but
 // unschedulable, failed when it failed and auto-repair has not taken it yet.
-func consoleState(c *model.Cluster, n *model.Node) string {
+func ConsoleState(c *model.Cluster, n *model.Node) string {
 	switch n.State {
 	case model.NodeDeleting:
 		return api.NodeStateDeleting
@@ -41,7 +41,7 @@ func consoleState(c *model.Cluster, n *model.Node) string {
 }
 
 // ClusterSummaries summarises every cluster of every project, by project, location and name.
-func (w *World) ClusterSummaries() *api.ClusterSummaryList {
+func (w *Views) ClusterSummaries() *api.ClusterSummaryList {
 	out := &api.ClusterSummaryList{Now: w.st.Now.Format(time.RFC3339), Clusters: []*api.ClusterSummary{}}
 	for _, key := range model.SortedKeys(w.st.Clusters) {
 		out.Clusters = append(out.Clusters, w.clusterSummary(w.st.Clusters[key]))
@@ -49,7 +49,7 @@ func (w *World) ClusterSummaries() *api.ClusterSummaryList {
 	return out
 }
 
-func (w *World) clusterSummary(c *model.Cluster) *api.ClusterSummary {
+func (w *Views) clusterSummary(c *model.Cluster) *api.ClusterSummary {
 	s := &api.ClusterSummary{
 		Project: c.Project, Location: c.Location, Name: c.Name, Status: c.Status, StatusMessage: c.StatusMessage,
 		Version: c.MasterVersion, ReleaseChannel: c.ReleaseChannel, Autopilot: c.Autopilot, NodePools: len(c.Pools),
@@ -60,7 +60,7 @@ func (w *World) clusterSummary(c *model.Cluster) *api.ClusterSummary {
 	}
 	versions := map[string]bool{}
 	for _, n := range c.Nodes {
-		s.NodesByState[consoleState(c, n)]++
+		s.NodesByState[ConsoleState(c, n)]++
 		versions[n.Spec.Version] = true
 		// As the cluster's currentNodeCount counts (render.go).
 		if n.State != model.NodeProvisioning && n.State != model.NodeDeleting {
@@ -108,7 +108,7 @@ func sortVersions(set map[string]bool) []string {
 
 // ClusterNodeSummary counts a cluster's nodes per pool, zone, version and state, with each
 // pool's upgrade and the pending pods.
-func (w *World) ClusterNodeSummary(project, location, name string) (*api.ClusterNodes, error) {
+func (w *Views) ClusterNodeSummary(project, location, name string) (*api.ClusterNodes, error) {
 	c, err := w.core.GetCluster(project, location, name)
 	if err != nil {
 		return nil, err
@@ -124,7 +124,7 @@ func (w *World) ClusterNodeSummary(project, location, name string) (*api.Cluster
 	return out, nil
 }
 
-func (w *World) poolNodes(c *model.Cluster, p *model.NodePool, ops []*model.Operation) *api.PoolNodes {
+func (w *Views) poolNodes(c *model.Cluster, p *model.NodePool, ops []*model.Operation) *api.PoolNodes {
 	as := p.Autoscaling
 	out := &api.PoolNodes{Name: p.Name, Status: p.Status, Version: p.Spec.Version, MachineType: p.Spec.MachineType,
 		Spot: p.Spec.Spot, Strategy: upgrade.StrategyFor(p), Zones: []*api.ZoneNodes{}, Operations: []*api.OperationSummary{}}
@@ -141,7 +141,7 @@ func (w *World) poolNodes(c *model.Cluster, p *model.NodePool, ops []*model.Oper
 			zones[g.Zone] = map[key]int{}
 		}
 		for _, n := range w.core.Index(c, g).Nodes {
-			zones[g.Zone][key{n.Spec.Version, consoleState(c, n)}]++
+			zones[g.Zone][key{n.Spec.Version, ConsoleState(c, n)}]++
 		}
 	}
 	for _, zone := range model.SortedKeys(zones) {
@@ -185,7 +185,7 @@ func sortCounts(counts []*api.NodeCount) {
 	})
 }
 
-func (w *World) poolUpgrade(c *model.Cluster, p *model.NodePool, u *model.Upgrade) *api.PoolUpgrade {
+func (w *Views) poolUpgrade(c *model.Cluster, p *model.NodePool, u *model.Upgrade) *api.PoolUpgrade {
 	out := &api.PoolUpgrade{Operation: u.Op, Strategy: u.Strategy, Change: upgrade.DescribeSpecChange(u.From, u.Target),
 		FromVersion: u.From.Version, TargetVersion: u.Target.Version, NodesDone: u.Done, NodesTotal: u.Total,
 		StartTime: u.StartTime.Format(time.RFC3339), Waiting: upgrade.DescribeWait(u), Paused: u.Paused, Stopping: u.Stopping,
@@ -211,7 +211,7 @@ func (w *World) poolUpgrade(c *model.Cluster, p *model.NodePool, u *model.Upgrad
 
 // poolUpgradeOps lists each pool's node upgrade operations (upgrades, resumes, rollbacks) in
 // the order they were created.
-func (w *World) poolUpgradeOps(c *model.Cluster) map[string][]*model.Operation {
+func (w *Views) poolUpgradeOps(c *model.Cluster) map[string][]*model.Operation {
 	out := map[string][]*model.Operation{}
 	for _, op := range w.st.Operations {
 		if op.Type == api.OpUpgradeNodes && op.Pool != "" && op.Project == c.Project && op.Location == c.Location && op.Cluster == c.Name {
@@ -226,7 +226,7 @@ func (w *World) poolUpgradeOps(c *model.Cluster) map[string][]*model.Operation {
 
 // pendingGroups groups the pods waiting for a node by the scheduler's message, largest group
 // first.
-func (w *World) pendingGroups(c *model.Cluster) []*api.PendingGroup {
+func (w *Views) pendingGroups(c *model.Cluster) []*api.PendingGroup {
 	groups := map[string]*api.PendingGroup{}
 	var pods []*model.Pod
 	for p := range w.core.PodIndex(c).Pending.M {

@@ -1,4 +1,4 @@
-package sim
+package views
 
 import (
 	"sort"
@@ -26,8 +26,8 @@ const (
 
 // Node roles on a timeline.
 const (
-	timelineOld = "old"
-	timelineNew = "new"
+	TimelineOld = "old"
+	TimelineNew = "new"
 )
 
 // Extra timeline span states beside the console node states.
@@ -88,9 +88,9 @@ func (b *timelineBuilder) at(t time.Time) float64 { return t.Sub(b.start).Second
 func (b *timelineBuilder) row(name, zone string, at float64, created bool) *timelineRow {
 	r := b.rows[name]
 	if r == nil {
-		role := timelineNew
+		role := TimelineNew
 		if !created {
-			role = timelineOld
+			role = TimelineOld
 		}
 		r = &timelineRow{out: &api.TimelineNode{Name: name, Zone: zone, Role: role, Spans: []*api.TimelineSpan{}}, first: at}
 		if !created {
@@ -122,7 +122,7 @@ func (b *timelineBuilder) closeBand(kind string, at float64) {
 
 // OperationTimeline builds the timeline of an operation from the event log. maxNodes bounds
 // the rows (0: DefaultTimelineNodes).
-func (w *World) OperationTimeline(project, location, id string, maxNodes int) (*api.OperationTimeline, error) {
+func (w *Views) OperationTimeline(project, location, id string, maxNodes int) (*api.OperationTimeline, error) {
 	op := w.st.Operations[id]
 	if op == nil || op.Project != project || (location != "-" && op.Location != location) {
 		return nil, model.NotFound("Operation %q not found in projects/%s/locations/%s.", id, project, location)
@@ -315,7 +315,7 @@ func (b *timelineBuilder) untouchedNodes(c *model.Cluster, p *model.NodePool, st
 				continue
 			}
 			r := b.row(name, n.Zone, 0, false)
-			r.move(consoleState(c, n), 0)
+			r.move(ConsoleState(c, n), 0)
 		}
 	}
 }
@@ -332,7 +332,7 @@ func (b *timelineBuilder) finishRows(endAt float64, maxNodes int) {
 			return x.out.Zone < y.out.Zone
 		}
 		if x.out.Role != y.out.Role {
-			return x.out.Role == timelineOld
+			return x.out.Role == TimelineOld
 		}
 		if x.first != y.first {
 			return x.first < y.first
@@ -377,7 +377,7 @@ func (b *timelineBuilder) zoneBands() {
 	var order []string
 	for _, n := range b.out.Nodes {
 		for _, s := range n.Spans {
-			if n.Role == timelineOld && s.State == api.NodeStateReady && s.From == 0 {
+			if n.Role == TimelineOld && s.State == api.NodeStateReady && s.From == 0 {
 				continue // serving, untouched so far
 			}
 			z := zones[n.Zone]
