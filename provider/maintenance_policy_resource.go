@@ -105,6 +105,7 @@ func (r *MaintenancePolicyResource) Metadata(_ context.Context, req resource.Met
 func (r *MaintenancePolicyResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	keep := stringplanmodifier.UseStateForUnknown
 	rfc3339 := []validator.String{rfc3339Validator{}}
+	instant := []planmodifier.String{sameInstantPlan}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "The maintenance policy of a GKE cluster: one maintenance window (daily or recurring) and up to 20 maintenance exclusions. " +
 			"Automatic upgrades of the control plane and of auto-upgrading node pools run only while the window is open and no exclusion blocks them. " +
@@ -146,6 +147,7 @@ func (r *MaintenancePolicyResource) Schema(ctx context.Context, _ resource.Schem
 						MarkdownDescription: "Start of the window, `HH:MM` in UTC (GKE also accepts `3:00` for `03:00`; both read back without a diff).",
 						Validators: []validator.String{stringvalidator.RegexMatches(regexp.MustCompile(`^([01]?[0-9]|2[0-3]):[0-5][0-9]$`),
 							"must be in the format HH:MM (RFC3339), hours 00-23 and minutes 00-59, in UTC")},
+						PlanModifiers: []planmodifier.String{sameDailyStartPlan},
 					},
 					"duration": schema.StringAttribute{
 						Computed: true, MarkdownDescription: "Length of the window as GKE reports it (`PT4H0M0S`).",
@@ -158,11 +160,12 @@ func (r *MaintenancePolicyResource) Schema(ctx context.Context, _ resource.Schem
 					"Exactly one of `daily_maintenance_window` and `recurring_window` is required.",
 				Validators: []validator.List{listvalidator.SizeAtMost(1)},
 				NestedObject: schema.NestedBlockObject{Attributes: map[string]schema.Attribute{
-					"start_time": schema.StringAttribute{Required: true, Validators: rfc3339,
+					"start_time": schema.StringAttribute{Required: true, Validators: rfc3339, PlanModifiers: instant,
 						MarkdownDescription: "Start of the first occurrence, RFC 3339 (GKE stores it in UTC; another offset reads back without a diff)."},
-					"end_time": schema.StringAttribute{Required: true, Validators: rfc3339,
+					"end_time": schema.StringAttribute{Required: true, Validators: rfc3339, PlanModifiers: instant,
 						MarkdownDescription: "End of the first occurrence, RFC 3339, after `start_time`."},
 					"recurrence": schema.StringAttribute{Required: true, Validators: []validator.String{recurrenceValidator{}},
+						PlanModifiers: []planmodifier.String{sameRecurrencePlan},
 						MarkdownDescription: "RRULE such as `FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR` or `FREQ=DAILY`; `FREQ=HOURLY`, `MINUTELY` and `SECONDLY` are not supported. " +
 							"`FREQ=DAILY` and `FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR,SA,SU` are the same rule and do not diff."},
 				}},
@@ -213,6 +216,7 @@ func (r *MaintenancePolicyResource) Configure(_ context.Context, req resource.Co
 
 func (r *MaintenancePolicyResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	fillClusterScope(ctx, r.data, req, resp)
+	keepEquivalentExclusions(ctx, req, resp)
 	keepStateIfUnchanged(ctx, req, resp)
 }
 
@@ -489,63 +493,6 @@ func flattenExclusion(name string, tw container.TimeWindow, prior exclusionModel
 		e.EndTime = sameInstant(prior.EndTime, types.StringValue(tw.EndTime))
 	}
 	return e
-}
-
-// sameInstant keeps the prior spelling of a time when it is the same instant as the API's.
-func sameInstant(prior, got types.String) types.String {
-	a, okA := knownTime(prior)
-	b, okB := knownTime(got)
-	if okA && okB && a.Equal(b) {
-		return prior
-	}
-	return got
-}
-
-func sameDailyStart(a, b string) bool {
-	var ha, ma, hb, mb int
-	_, errA := fmt.Sscanf(a, "%d:%d", &ha, &ma)
-	_, errB := fmt.Sscanf(b, "%d:%d", &hb, &mb)
-	return errA == nil && errB == nil && ha == hb && ma == mb
-}
-
-// sameRecurrence compares two RRULEs as rules: parts in any order, BYDAY lists as sets, and
-// FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR,SA,SU the same as FREQ=DAILY (the console rewrites one into
-// the other).
-func sameRecurrence(a, b string) bool {
-	return normalizeRecurrence(a) == normalizeRecurrence(b)
-}
-
-func normalizeRecurrence(s string) string {
-	parts := map[string]string{}
-	for _, kv := range strings.Split(strings.TrimPrefix(strings.ToUpper(strings.TrimSpace(s)), "RRULE:"), ";") {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok {
-			return s
-		}
-		if k == "BYDAY" {
-			days := strings.Split(v, ",")
-			sort.Strings(days)
-			v = strings.Join(days, ",")
-		}
-		parts[k] = v
-	}
-	if parts["INTERVAL"] == "1" {
-		delete(parts, "INTERVAL")
-	}
-	if parts["FREQ"] == "WEEKLY" && parts["BYDAY"] == "FR,MO,SA,SU,TH,TU,WE" {
-		parts["FREQ"] = "DAILY"
-		delete(parts, "BYDAY")
-	}
-	keys := make([]string, 0, len(parts))
-	for k := range parts {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var out []string
-	for _, k := range keys {
-		out = append(out, k+"="+parts[k])
-	}
-	return strings.Join(out, ";")
 }
 
 func (r *MaintenancePolicyResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
