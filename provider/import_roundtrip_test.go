@@ -16,8 +16,11 @@ import (
 
 	tfjson "github.com/hashicorp/terraform-json"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 )
 
 // The import round trip, for every resource of every runnable scenario: apply the scenario,
@@ -188,4 +191,61 @@ func TestAccImportRoundTripScenarios(t *testing.T) {
 	if ran < 6 {
 		t.Fatalf("found %d runnable scenarios, want at least 6", ran)
 	}
+}
+
+// An import cannot read the provider's own settings: right after it, wait_for_ready = true in
+// the configuration plans nothing and the state keeps the default; the next update of the
+// workload plans it, and after that apply the state has it.
+func TestAccImportedSettingsTakeEffectWithTheNextUpdate(t *testing.T) {
+	ep := testEmulator(t)
+	config := func(replicas int) string {
+		return providerConfig(ep) + fmt.Sprintf(`
+resource "gkesim_cluster" "c" {
+  name               = "acc-imported-settings"
+  initial_node_count = 2
+}
+resource "gkesim_workload" "web" {
+  cluster        = gkesim_cluster.c.name
+  name           = "web"
+  replicas       = %d
+  cpu            = "10m"
+  wait_for_ready = true
+}`, replicas)
+	}
+	addresses := []string{"gkesim_cluster.c", "gkesim_workload.web"}
+	ids := map[string]string{}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: config(1), Check: recordIDs(ids)},
+			{Config: forgetAll(providerConfig(ep), addresses)},
+		},
+	})
+	if t.Failed() {
+		return
+	}
+	waitForReady := func(want bool) []statecheck.StateCheck {
+		return []statecheck.StateCheck{statecheck.ExpectKnownValue("gkesim_workload.web", tfjsonpath.New("wait_for_ready"), knownvalue.Bool(want))}
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             checkGone(ep, "gkesim_cluster"),
+		Steps: []resource.TestStep{
+			{
+				Config: config(1) + importBlocks(ids),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					expectImported{addresses}, plancheck.ExpectEmptyPlan(),
+				}},
+				ConfigStateChecks: waitForReady(false),
+			},
+			{
+				Config: config(2),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("gkesim_workload.web", plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownValue("gkesim_workload.web", tfjsonpath.New("wait_for_ready"), knownvalue.Bool(true)),
+				}},
+				ConfigStateChecks: waitForReady(true),
+			},
+		},
+	})
 }

@@ -7,19 +7,17 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
 // GKE stores a maintenance policy in a normal form: times in UTC (2026-11-19T05:00:00Z for
 // 2026-11-19T00:00:00-05:00), "03:00" for "3:00", an RRULE as it likes it, exclusions as a map
 // by name. A configuration that spells the same policy another way must plan nothing, after an
 // apply (Read keeps the prior spelling: flattenMaintenancePolicy) and after an import, when
-// there is no prior spelling to keep (the plan keeps the state's: equivalentToState and
-// keepEquivalentExclusions). Terraform takes a planned value equal to the prior state as the
-// configured one spelled another way.
+// there is no prior spelling to keep (the plan keeps the state's: keepEquivalentPolicy).
 
 // sameInstant keeps the prior spelling of a time when it is the same instant as the API's.
 func sameInstant(prior, got types.String) types.String {
@@ -83,65 +81,46 @@ func normalizeRecurrence(s string) string {
 	return strings.Join(out, ";")
 }
 
-// equivalentToState plans the prior value of a string that the configuration spells another
-// way: the same value for GKE by same.
-type equivalentToState struct {
-	same func(a, b string) bool
-	what string
-}
-
-func (m equivalentToState) Description(context.Context) string {
-	return "keeps the current value while the configuration spells the same " + m.what + " another way"
-}
-
-func (m equivalentToState) MarkdownDescription(ctx context.Context) string { return m.Description(ctx) }
-
-func (m equivalentToState) PlanModifyString(_ context.Context, req planmodifier.StringRequest, resp *planmodifier.StringResponse) {
-	if req.StateValue.IsNull() || req.StateValue.IsUnknown() || req.PlanValue.IsNull() || req.PlanValue.IsUnknown() {
-		return
-	}
-	if m.same(req.StateValue.ValueString(), req.PlanValue.ValueString()) {
-		resp.PlanValue = req.StateValue
-	}
-}
-
-var (
-	sameInstantPlan    = equivalentToState{same: sameInstantText, what: "instant (another UTC offset)"}
-	sameRecurrencePlan = equivalentToState{same: sameRecurrence, what: "RRULE"}
-	sameDailyStartPlan = equivalentToState{same: sameDailyStart, what: "time of day"}
-)
-
-// keepEquivalentExclusions identifies exclusions by name, as GKE does: a planned exclusion that
-// is the prior one of the same name spelled another way (times in another offset) is planned
-// as the prior one. Terraform checks no more than the number of a set's blocks.
-func keepEquivalentExclusions(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+// keepEquivalentPolicy plans the prior state when the configuration spells the same policy
+// another way: times at another offset, another form of the RRULE or of the daily start, the
+// exclusions in another order (they are identified by name, as GKE does). When something else
+// changes, the plan keeps the configuration's spelling, and so does the state after the apply.
+// Terraform takes a planned value equal to the prior state as the configured one.
+func keepEquivalentPolicy(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.State.Raw.IsNull() || resp.Plan.Raw.IsNull() {
 		return
 	}
-	at := path.Root("maintenance_exclusion")
-	var plannedSet types.Set
-	resp.Diagnostics.Append(resp.Plan.GetAttribute(ctx, at, &plannedSet)...)
-	if resp.Diagnostics.HasError() || plannedSet.IsUnknown() || plannedSet.IsNull() {
+	var plan, prior maintenancePolicyModel
+	// A block list still unknown (a dynamic block) does not read into the model: nothing to keep.
+	if resp.Plan.Get(ctx, &plan).HasError() || req.State.Get(ctx, &prior).HasError() {
 		return
 	}
-	var planned, prior []exclusionModel
-	resp.Diagnostics.Append(plannedSet.ElementsAs(ctx, &planned, false)...)
-	resp.Diagnostics.Append(req.State.GetAttribute(ctx, at, &prior)...)
-	if resp.Diagnostics.HasError() {
-		return
+	if len(plan.DailyMaintenanceWindow) == 1 && len(prior.DailyMaintenanceWindow) == 1 &&
+		sameDailyStart(prior.DailyMaintenanceWindow[0].StartTime.ValueString(), plan.DailyMaintenanceWindow[0].StartTime.ValueString()) {
+		plan.DailyMaintenanceWindow[0].StartTime = prior.DailyMaintenanceWindow[0].StartTime
 	}
-	byName := map[string]exclusionModel{}
-	for _, p := range prior {
-		byName[p.ExclusionName.ValueString()] = p
-	}
-	changed := false
-	for i, e := range planned {
-		if p, ok := byName[e.ExclusionName.ValueString()]; ok && !e.ExclusionName.IsUnknown() && sameExclusion(e, p) && !exclusionEqual(e, p) {
-			planned[i], changed = p, true
+	if len(plan.RecurringWindow) == 1 && len(prior.RecurringWindow) == 1 {
+		was, rw := prior.RecurringWindow[0], &plan.RecurringWindow[0]
+		rw.StartTime, rw.EndTime = sameInstant(was.StartTime, rw.StartTime), sameInstant(was.EndTime, rw.EndTime)
+		if sameRecurrence(was.Recurrence.ValueString(), rw.Recurrence.ValueString()) {
+			rw.Recurrence = was.Recurrence
 		}
 	}
-	if changed {
-		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, at, planned)...)
+	byName := map[string]exclusionModel{}
+	for _, p := range prior.MaintenanceExclusion {
+		byName[p.ExclusionName.ValueString()] = p
+	}
+	for i, e := range plan.MaintenanceExclusion {
+		if p, ok := byName[e.ExclusionName.ValueString()]; ok && !e.ExclusionName.IsUnknown() && sameExclusion(e, p) {
+			plan.MaintenanceExclusion[i] = p
+		}
+	}
+	candidate := tfsdk.Plan{Schema: resp.Plan.Schema, Raw: resp.Plan.Raw.Copy()}
+	if candidate.Set(ctx, &plan).HasError() {
+		return
+	}
+	if samePlan(req.State.Raw, candidate.Raw, func(*tftypes.AttributePath) bool { return false }) {
+		resp.Plan.Raw = req.State.Raw
 	}
 }
 
@@ -162,9 +141,4 @@ func sameExclusion(a, b exclusionModel) bool {
 		}
 	}
 	return true
-}
-
-// exclusionEqual says whether two exclusions are spelled alike.
-func exclusionEqual(a, b exclusionModel) bool {
-	return a.StartTime.Equal(b.StartTime) && a.EndTime.Equal(b.EndTime)
 }

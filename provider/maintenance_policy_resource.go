@@ -105,7 +105,6 @@ func (r *MaintenancePolicyResource) Metadata(_ context.Context, req resource.Met
 func (r *MaintenancePolicyResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	keep := stringplanmodifier.UseStateForUnknown
 	rfc3339 := []validator.String{rfc3339Validator{}}
-	instant := []planmodifier.String{sameInstantPlan}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "The maintenance policy of a GKE cluster: one maintenance window (daily or recurring) and up to 20 maintenance exclusions. " +
 			"Automatic upgrades of the control plane and of auto-upgrading node pools run only while the window is open and no exclusion blocks them. " +
@@ -147,7 +146,6 @@ func (r *MaintenancePolicyResource) Schema(ctx context.Context, _ resource.Schem
 						MarkdownDescription: "Start of the window, `HH:MM` in UTC (GKE also accepts `3:00` for `03:00`; both read back without a diff).",
 						Validators: []validator.String{stringvalidator.RegexMatches(regexp.MustCompile(`^([01]?[0-9]|2[0-3]):[0-5][0-9]$`),
 							"must be in the format HH:MM (RFC3339), hours 00-23 and minutes 00-59, in UTC")},
-						PlanModifiers: []planmodifier.String{sameDailyStartPlan},
 					},
 					"duration": schema.StringAttribute{
 						Computed: true, MarkdownDescription: "Length of the window as GKE reports it (`PT4H0M0S`).",
@@ -160,12 +158,11 @@ func (r *MaintenancePolicyResource) Schema(ctx context.Context, _ resource.Schem
 					"Exactly one of `daily_maintenance_window` and `recurring_window` is required.",
 				Validators: []validator.List{listvalidator.SizeAtMost(1)},
 				NestedObject: schema.NestedBlockObject{Attributes: map[string]schema.Attribute{
-					"start_time": schema.StringAttribute{Required: true, Validators: rfc3339, PlanModifiers: instant,
+					"start_time": schema.StringAttribute{Required: true, Validators: rfc3339,
 						MarkdownDescription: "Start of the first occurrence, RFC 3339 (GKE stores it in UTC; another offset reads back without a diff)."},
-					"end_time": schema.StringAttribute{Required: true, Validators: rfc3339, PlanModifiers: instant,
+					"end_time": schema.StringAttribute{Required: true, Validators: rfc3339,
 						MarkdownDescription: "End of the first occurrence, RFC 3339, after `start_time`."},
 					"recurrence": schema.StringAttribute{Required: true, Validators: []validator.String{recurrenceValidator{}},
-						PlanModifiers: []planmodifier.String{sameRecurrencePlan},
 						MarkdownDescription: "RRULE such as `FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR` or `FREQ=DAILY`; `FREQ=HOURLY`, `MINUTELY` and `SECONDLY` are not supported. " +
 							"`FREQ=DAILY` and `FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR,SA,SU` are the same rule and do not diff."},
 				}},
@@ -216,8 +213,7 @@ func (r *MaintenancePolicyResource) Configure(_ context.Context, req resource.Co
 
 func (r *MaintenancePolicyResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	fillClusterScope(ctx, r.data, req, resp)
-	keepEquivalentExclusions(ctx, req, resp)
-	keepStateIfUnchanged(ctx, req, resp)
+	keepEquivalentPolicy(ctx, req, resp)
 }
 
 // ValidateConfig checks the rules a configuration breaks on its own, at plan time. A block
