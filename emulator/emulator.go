@@ -78,7 +78,9 @@ type Emulator struct {
 	// Resumed says the state was loaded from the store rather than started empty.
 	Resumed bool
 	// Replayed is how many journal records a resumed state replayed.
-	Replayed    int
+	Replayed int
+	// Seed is the seed the simulation runs with: a resumed state's own, else Options.Seed.
+	Seed        uint64
 	readTimeout time.Duration
 	tls         *tls.Config
 }
@@ -107,7 +109,7 @@ func New(opts Options) (*Emulator, error) {
 	if opts.Start.IsZero() {
 		opts.Start = opts.Wall.Now()
 	}
-	e := &Emulator{done: make(chan error, 1), store: opts.Store}
+	e := &Emulator{done: make(chan error, 1), store: opts.Store, Seed: opts.Seed}
 	var saved *store.Saved
 	var w *sim.World
 	if opts.Store != nil {
@@ -123,6 +125,7 @@ func New(opts Options) (*Emulator, error) {
 				return nil, fmt.Errorf("load saved state: %s: %w", saved.Snapshot, err)
 			}
 			e.Resumed = true
+			e.Seed = saved.State.Seed
 		}
 	}
 	if w == nil {

@@ -211,8 +211,9 @@ func (r *ClusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 		},
 		Blocks: map[string]schema.Block{
 			"release_channel": schema.ListNestedBlock{
-				MarkdownDescription: "Release channel the cluster is enrolled in. Without this block GKE enrolls the cluster in REGULAR; removing the block does not unenroll it.",
-				Validators:          []validator.List{listvalidator.SizeAtMost(1)},
+				MarkdownDescription: "Release channel the cluster is enrolled in. Without this block GKE enrolls the cluster in REGULAR; removing the block does not unenroll it. " +
+					"An import reads the block only for another channel, so that a configuration without it plans nothing (one that writes `REGULAR` out plans adding the block once; the apply changes nothing on GKE).",
+				Validators: []validator.List{listvalidator.SizeAtMost(1)},
 				NestedObject: schema.NestedBlockObject{Attributes: map[string]schema.Attribute{
 					"channel": schema.StringAttribute{
 						Required:            true,
@@ -394,9 +395,9 @@ func flattenCluster(ctx context.Context, cl *container.Cluster, m *clusterAttrs,
 	if cl.ReleaseChannel != nil && cl.ReleaseChannel.Channel != "" {
 		channel = cl.ReleaseChannel.Channel
 	}
-	// GKE always reports the channel: an import takes it, as a configuration mirroring the
-	// cluster would write it.
-	if mode.want(len(m.ReleaseChannel) > 0, cl.ReleaseChannel != nil) {
+	// GKE enrolls a cluster created without the block in REGULAR: an import takes the block only
+	// for another channel, so that a configuration that leaves it out plans nothing.
+	if mode.want(len(m.ReleaseChannel) > 0, channel != defaultChannel) {
 		m.ReleaseChannel = []releaseChannelModel{{Channel: types.StringValue(channel)}}
 	}
 	profile := defaultProfile

@@ -213,7 +213,7 @@ func (r *MaintenancePolicyResource) Configure(_ context.Context, req resource.Co
 
 func (r *MaintenancePolicyResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	fillClusterScope(ctx, r.data, req, resp)
-	keepStateIfUnchanged(ctx, req, resp)
+	keepEquivalentPolicy(ctx, req, resp)
 }
 
 // ValidateConfig checks the rules a configuration breaks on its own, at plan time. A block
@@ -489,63 +489,6 @@ func flattenExclusion(name string, tw container.TimeWindow, prior exclusionModel
 		e.EndTime = sameInstant(prior.EndTime, types.StringValue(tw.EndTime))
 	}
 	return e
-}
-
-// sameInstant keeps the prior spelling of a time when it is the same instant as the API's.
-func sameInstant(prior, got types.String) types.String {
-	a, okA := knownTime(prior)
-	b, okB := knownTime(got)
-	if okA && okB && a.Equal(b) {
-		return prior
-	}
-	return got
-}
-
-func sameDailyStart(a, b string) bool {
-	var ha, ma, hb, mb int
-	_, errA := fmt.Sscanf(a, "%d:%d", &ha, &ma)
-	_, errB := fmt.Sscanf(b, "%d:%d", &hb, &mb)
-	return errA == nil && errB == nil && ha == hb && ma == mb
-}
-
-// sameRecurrence compares two RRULEs as rules: parts in any order, BYDAY lists as sets, and
-// FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR,SA,SU the same as FREQ=DAILY (the console rewrites one into
-// the other).
-func sameRecurrence(a, b string) bool {
-	return normalizeRecurrence(a) == normalizeRecurrence(b)
-}
-
-func normalizeRecurrence(s string) string {
-	parts := map[string]string{}
-	for _, kv := range strings.Split(strings.TrimPrefix(strings.ToUpper(strings.TrimSpace(s)), "RRULE:"), ";") {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok {
-			return s
-		}
-		if k == "BYDAY" {
-			days := strings.Split(v, ",")
-			sort.Strings(days)
-			v = strings.Join(days, ",")
-		}
-		parts[k] = v
-	}
-	if parts["INTERVAL"] == "1" {
-		delete(parts, "INTERVAL")
-	}
-	if parts["FREQ"] == "WEEKLY" && parts["BYDAY"] == "FR,MO,SA,SU,TH,TU,WE" {
-		parts["FREQ"] = "DAILY"
-		delete(parts, "BYDAY")
-	}
-	keys := make([]string, 0, len(parts))
-	for k := range parts {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var out []string
-	for _, k := range keys {
-		out = append(out, k+"="+parts[k])
-	}
-	return strings.Join(out, ";")
 }
 
 func (r *MaintenancePolicyResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {

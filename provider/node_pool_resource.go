@@ -187,7 +187,7 @@ func (r *NodePoolResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 				MarkdownDescription: "Return from an apply that upgrades the nodes with a standard blue-green upgrade once the blue pool is drained " +
 					"(phase `NODE_POOL_SOAKING`, or `DELETING_BLUE_POOL` when there is no soak) instead of waiting through the soak and the blue pool deletion " +
 					"(terraform-provider-google #16770). The upgrade goes on; the state shows its target meanwhile, and later applies that change the pool wait for it first. " +
-					"Not sent to GKE. Defaults to false.",
+					"Not sent to GKE. Defaults to false; right after an import the configured value plans no change and takes effect with the pool's next update.",
 			},
 		},
 		Blocks: map[string]schema.Block{
@@ -250,8 +250,9 @@ func (r *NodePoolResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 				},
 			},
 			"management": schema.ListNestedBlock{
-				MarkdownDescription: "Node auto-repair and auto-upgrade. Clusters in a release channel must keep both on.",
-				Validators:          []validator.List{listvalidator.SizeAtMost(1)},
+				MarkdownDescription: "Node auto-repair and auto-upgrade. Without this block GKE turns both on; clusters in a release channel must keep both on. " +
+					"An import reads the block only when one is off, so that a configuration without it plans nothing (one that writes both `true` out plans adding the block once; the apply changes nothing on GKE).",
+				Validators: []validator.List{listvalidator.SizeAtMost(1)},
 				NestedObject: schema.NestedBlockObject{Attributes: map[string]schema.Attribute{
 					"auto_repair": schema.BoolAttribute{
 						Optional: true, Computed: true, Default: booldefault.StaticBool(true),
@@ -290,6 +291,7 @@ func (r *NodePoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		planUpgradeSettings(ctx, req, resp)
 		planAutoscaling(ctx, req, resp)
 	}
+	keepImportedSettings(ctx, req, resp, "blue_green_return_at_soak")
 	keepStateIfUnchanged(ctx, req, resp)
 }
 
@@ -513,8 +515,9 @@ func flattenNodePool(ctx context.Context, np *container.NodePool, perZone int64,
 	if mg == nil {
 		mg = &container.NodeManagement{}
 	}
-	// GKE always reports the pool's management: an import takes it.
-	if mode.want(len(m.Management) > 0, np.Management != nil) {
+	// GKE turns both on for a pool created without the block: an import takes the block only
+	// when one is off, so that a configuration that leaves it out plans nothing.
+	if mode.want(len(m.Management) > 0, !mg.AutoRepair || !mg.AutoUpgrade) {
 		m.Management = []managementModel{{AutoRepair: types.BoolValue(mg.AutoRepair), AutoUpgrade: types.BoolValue(mg.AutoUpgrade)}}
 	}
 	m.UpgradeSettings = flattenUpgradeSettings(np.UpgradeSettings, m.UpgradeSettings, mode)
@@ -785,6 +788,7 @@ func (r *NodePoolResource) ImportState(ctx context.Context, req resource.ImportS
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("project"), project)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("location"), location)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("cluster"), names[0])...)
+	markImported(ctx, resp.Private, &resp.Diagnostics)
 }
 
 // replaceIfChanged replaces the pool when a node_config flag really changes. Adding a

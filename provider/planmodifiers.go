@@ -167,19 +167,7 @@ func keepStateIfUnchanged(ctx context.Context, req resource.ModifyPlanRequest, r
 	if req.State.Raw.IsNull() || resp.Plan.Raw.IsNull() || resp.Plan.Raw.IsFullyKnown() {
 		return
 	}
-	prior := req.State.Raw
-	filled, err := tftypes.Transform(resp.Plan.Raw, func(p *tftypes.AttributePath, v tftypes.Value) (tftypes.Value, error) {
-		if v.IsKnown() {
-			return v, nil
-		}
-		if was, _, err := tftypes.WalkAttributePath(prior, p); err == nil {
-			if was, ok := was.(tftypes.Value); ok {
-				return was, nil
-			}
-		}
-		return v, nil
-	})
-	if err == nil && filled.Equal(prior) {
-		resp.Plan.Raw = prior
+	if samePlan(req.State.Raw, resp.Plan.Raw, func(*tftypes.AttributePath) bool { return false }) {
+		resp.Plan.Raw = req.State.Raw
 	}
 }

@@ -180,7 +180,8 @@ func (r *WorkloadResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 		"wait_for_ready": schema.BoolAttribute{
 			Optional: true, Computed: true, Default: booldefault.StaticBool(false),
 			MarkdownDescription: "Wait until every replica is ready (and fail when the timeout passes first). Defaults to false: an apply waits until the rollout " +
-				"settles, every pod ready or Pending because no node can take it, and reports the Pending ones in `pending_replicas`.",
+				"settles, every pod ready or Pending because no node can take it, and reports the Pending ones in `pending_replicas`. " +
+				"Right after an import the configured value plans no change and takes effect with the workload's next update.",
 		},
 		"ready_replicas": schema.Int64Attribute{
 			Computed: true, MarkdownDescription: "Pods running and ready (the Deployment's `status.readyReplicas`), counted when the apply or refresh read them.",
@@ -263,6 +264,7 @@ func (r *WorkloadResource) ValidateConfig(ctx context.Context, req resource.Vali
 
 func (r *WorkloadResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	fillClusterScope(ctx, r.data, req, resp)
+	keepImportedSettings(ctx, req, resp, "wait_for_ready")
 	keepStateIfUnchanged(ctx, req, resp)
 }
 
@@ -768,4 +770,5 @@ func awaitPodsGone(ctx context.Context, ref kubeRef, selector string, every time
 
 func (r *WorkloadResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	importKubeObject(ctx, r.data, "deployments", req, resp)
+	markImported(ctx, resp.Private, &resp.Diagnostics)
 }

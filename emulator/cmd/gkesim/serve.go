@@ -130,7 +130,7 @@ func serve(cmd *cobra.Command, cfg serveconfig.Config, out, errOut io.Writer) er
 		clock = "frozen (POST /emulator/v1/clock:advance moves it)"
 	}
 	fmt.Fprintf(out, "gkesim %s serving on %s%s\n  GKE API:  %s/v1/projects/PROJECT/locations/LOCATION/clusters\n  console:  %s/ui/\n  clock:    %s, seed %d, state %s\n",
-		version, url, where, endpoint, endpoint, clock, cfg.Seed, state)
+		version, url, where, endpoint, endpoint, clock, e.Seed, state)
 	if cfg.AuthToken != "" {
 		fmt.Fprintln(out, "  auth:     every request but /healthz needs Authorization: Bearer <token> (clients read GKESIM_AUTH_TOKEN);\n"+
 			"            TLS on the same port for kubectl (get-credentials writes the emulator's CA)")

@@ -146,3 +146,35 @@ func wantOneLine(t *testing.T, err error, want ...string) {
 		t.Errorf("error is more than one line: %q", msg)
 	}
 }
+
+// A resumed --data-dir runs with the seed its state was saved with, and the banner says so,
+// whatever --seed says (its default, or another value).
+func TestServeResumedStateSaysItsSeed(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name, want string
+		args       []string
+	}{
+		{"new state", "seed 7, state in " + dir + "\n", []string{"--seed", "7"}},
+		{"resumed with the default seed", "seed 7, state in " + dir + " (resumed", nil},
+		{"resumed with another seed", "seed 7, state in " + dir + " (resumed", []string{"--seed", "9"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			addrFile := filepath.Join(t.TempDir(), "addr")
+			out := &syncBuffer{}
+			ctx, cancel := context.WithCancel(context.Background())
+			cmd := newRootCmd(out, out)
+			cmd.SetArgs(append([]string{"serve", "--listen", "127.0.0.1:0", "--addr-file", addrFile, "--data-dir", dir, "--time-scale", "0"}, tc.args...))
+			done := make(chan error, 1)
+			go func() { done <- cmd.ExecuteContext(ctx) }()
+			mustGkesim(t, "http://unused", "wait", "--addr-file", addrFile, "--timeout", "20s")
+			cancel()
+			if err := <-done; err != nil {
+				t.Fatalf("serve: %v", err)
+			}
+			if !strings.Contains(out.String(), tc.want) {
+				t.Errorf("serve %v printed:\n%s\nwant %q", tc.args, out, tc.want)
+			}
+		})
+	}
+}

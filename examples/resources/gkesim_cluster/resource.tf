@@ -6,8 +6,9 @@ resource "gkesim_cluster" "primary" {
   remove_default_node_pool = true
   enable_l4_ilb_subsetting = true
 
+  # Without the block GKE enrolls the cluster in REGULAR.
   release_channel {
-    channel = "REGULAR"
+    channel = "STABLE"
   }
 
   cluster_autoscaling {

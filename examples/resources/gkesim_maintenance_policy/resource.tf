@@ -1,9 +1,7 @@
+# Scoped exclusions need a release channel: GKE enrolls the cluster in REGULAR.
 resource "gkesim_cluster" "primary" {
   name     = "primary"
   location = "us-central1"
-  release_channel {
-    channel = "REGULAR"
-  }
 }
 
 # Automatic upgrades on weekday nights, 22:00-06:00 UTC (the RRULE is evaluated in UTC); nothing

@@ -22,10 +22,7 @@ resource "gkesim_node_pool" "general" {
     }
   }
 
-  management {
-    auto_repair  = true
-    auto_upgrade = true
-  }
+  # Without a management block auto_repair and auto_upgrade are on, as GKE sets them.
 
   # The cluster autoscaler keeps each zone between 1 and 5 nodes. node_count is the size at
   # creation; when the autoscaler changes the size the plan stays empty.

@@ -14,13 +14,10 @@ provider "gkesim" {
   location = "us-central1"
 }
 
+# Without a release_channel block GKE enrolls the cluster in REGULAR.
 resource "gkesim_cluster" "demo" {
   name                     = "demo"
   remove_default_node_pool = true
-
-  release_channel {
-    channel = "REGULAR"
-  }
 }
 
 resource "gkesim_node_pool" "web" {
