@@ -70,7 +70,7 @@ wait_for() {
 
 for tool in "${tools[@]}"; do
 	command -v "$tool" >/dev/null || { echo "$tool is not on PATH: run make release-rehearsal, which installs it into bin/" >&2; exit 1; }
-	echo "using $(command -v "$tool") ($("$tool" version | head -1))"
+	echo "using $(command -v "$tool") ($(TF_CLI_CONFIG_FILE=/dev/null "$tool" version | head -1))"
 done
 
 echo "==> throwaway GPG keys for the run"
@@ -80,7 +80,7 @@ for who in release other; do
 	gpg --batch --pinentry-mode loopback --passphrase '' --quick-gen-key \
 		"gkesim release rehearsal ($who) <$who@rehearsal.invalid>" rsa3072 sign 1d 2>>"$work/gpg.log"
 done
-fingerprint() { gpg --batch --with-colons --list-keys "$1@rehearsal.invalid" | awk -F: '$1 == "fpr" {print $10; exit}'; }
+fingerprint() { gpg --batch --with-colons --list-keys "$1@rehearsal.invalid" 2>>"$work/gpg.log" | awk -F: '$1 == "fpr" {print $10; exit}'; }
 release_key=$(fingerprint release)
 other_key=$(fingerprint other)
 echo "release key ${release_key: -16}, other key ${other_key: -16}"
@@ -94,13 +94,13 @@ fi
 # version (the next patch release) and, when given, the platforms (GOOS/GOARCH) and the go
 # command of its builds.
 config() {
-	local dist=$1 platform=${2:-} gobinary=${3:-}
-	awk -v platform="$platform" -v gobinary="$gobinary" '
+	local dist=$1 platform=${2:-} gotool=${3:-}
+	awk -v platform="$platform" -v gotool="$gotool" '
 		/^[a-z]/ { builds = ($0 == "builds:") }
 		builds && platform != "" && /^    goos:/ { split(platform, p, "/"); print "    goos: [" p[1] "]"; next }
 		builds && platform != "" && /^    goarch:/ { print "    goarch: [" p[2] "]"; next }
 		{ print }
-		builds && gobinary != "" && /^    main:/ { print "    gobinary: " gobinary }
+		builds && gotool != "" && /^    main:/ { print "    tool: " gotool }
 	' .goreleaser.yml
 	printf '\ndist: %s\nsnapshot:\n  version_template: "{{ incpatch .Version }}"\n' "$dist"
 }
@@ -116,7 +116,7 @@ else
 	config "$dist" "$host" >"$work/goreleaser.yml"
 fi
 GPG_FINGERPRINT=$release_key "$goreleaser" release --snapshot --clean --config "$work/goreleaser.yml" >"$work/goreleaser.log" 2>&1
-echo "built in $((SECONDS - start)) s: $(cd "$dist" && ls terraform-provider-gkesim_*)" | fold -s -w 160
+echo "built in $((SECONDS - start)) s: $(cd "$dist" && echo terraform-provider-gkesim_* gkesim_*.tar.gz)"
 
 go build -o "$work/rehearsal-registry" ./internal/registryrehearsal/cmd/rehearsal-registry
 if [ -n "${REHEARSAL_ALL_PLATFORMS:-}" ]; then
@@ -137,7 +137,9 @@ name=terraform-provider-gkesim_$version
 zip=${name}_${host/\//_}.zip
 reg=$work/registry
 mkdir -p "$reg/gkesim"
-cp "$dist/${name}"_*.zip "$dist/${name}_SHA256SUMS" "$dist/${name}_SHA256SUMS.sig" "$dist/${name}_manifest.json" "$reg/gkesim/"
+cp "$dist/${name}"_*.zip "$dist/${name}_SHA256SUMS" "$dist/${name}_SHA256SUMS.sig" "$reg/gkesim/"
+# The release uploads the manifest under this name (.goreleaser.yml's release extra_files).
+cp terraform-registry-manifest.json "$reg/gkesim/${name}_manifest.json"
 gpg --batch --armor --export "$release_key" >"$reg/gkesim/signing-key.asc"
 echo "${release_key: -16}" >"$reg/gkesim/signing-key.id"
 cp -r "$reg/gkesim" "$reg/tampered"
@@ -182,7 +184,7 @@ must_fail() {
 		exit 1
 	fi
 	echo "ok    $tool init refuses $ns/gkesim:"
-	grep -E "Error|$pattern" "$dir/init.out" | sed 's/^/        /'
+	sed -n '/Error/,$p' "$dir/init.out" | sed 's/^/        /'
 }
 
 for tool in "${tools[@]}"; do
