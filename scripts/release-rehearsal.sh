@@ -4,7 +4,7 @@
 #
 #  1. A throwaway GPG key for the run (and a second one, for the wrong-key case), in a GNUPGHOME
 #     of the run's own.
-#  2. goreleaser release --snapshot with .goreleaser.yml, for this machine's platform only
+#  2. goreleaser check, then goreleaser release --snapshot with .goreleaser.yml, for this machine's platform only
 #     (REHEARSAL_ALL_PLATFORMS=1: every platform it promises), signing the checksums with that key.
 #  3. Every platform the release promises is named in its checksums: a dry run of the whole
 #     release (all platforms, each `go build` replaced by an empty file, so it takes seconds),
@@ -104,6 +104,10 @@ config() {
 	' .goreleaser.yml
 	printf '\ndist: %s\nsnapshot:\n  version_template: "{{ incpatch .Version }}"\n' "$dist"
 }
+
+echo "==> goreleaser check"
+"$goreleaser" check >"$work/goreleaser-check.log" 2>&1
+tail -n 2 "$work/goreleaser-check.log" | head -1 | sed 's/^ *• *//'
 
 host=$(go env GOOS)/$(go env GOARCH)
 dist=$work/dist
