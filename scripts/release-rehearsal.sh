@@ -90,8 +90,8 @@ if [ -z "$(git remote)" ]; then
 	export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=remote.origin.url GIT_CONFIG_VALUE_0=https://github.com/gkesim/terraform-provider-gkesim.git
 fi
 
-# config DIST [PLATFORMS] [GOBINARY]: .goreleaser.yml with its dist directory, the snapshot's
-# version (the next patch release) and, when given, the platforms (GOOS/GOARCH) and the go
+# config DIST [PLATFORM] [GO]: .goreleaser.yml with its dist directory, the snapshot's
+# version (the next patch release) and, when given, the one platform (GOOS/GOARCH) and the go
 # command of its builds.
 config() {
 	local dist=$1 platform=${2:-} gotool=${3:-}
@@ -137,6 +137,7 @@ fi
 
 echo "==> the registry's namespaces: gkesim (the release), tampered (its $host zip changed), wrongkey (its checksums signed by the other key)"
 version=$(sed -n 's/.*"version":"\([^"]*\)".*/\1/p' "$dist/metadata.json")
+[ -n "$version" ] || { echo "no version in goreleaser's $dist/metadata.json: has its format changed? Read the version from it here" >&2; exit 1; }
 name=terraform-provider-gkesim_$version
 zip=${name}_${host/\//_}.zip
 reg=$work/registry
