@@ -41,3 +41,8 @@ output "maintenance" {
     upgrades = { for u in data.gkesim_maintenance_schedule.this.upgrades : u.kind => u }
   }
 }
+
+# The change freeze in force (var.freeze), for a later test run to keep it as it was.
+output "freeze" {
+  value = var.freeze
+}

@@ -4,6 +4,7 @@
 # steps; `make test` runs this script.
 #
 #   GKESIM          the gkesim binary (default: gkesim on PATH)
+#   TERRAFORM       the command that runs the tests (default: terraform; tofu runs them too)
 #   GKESIM_EVENTS   where to write the emulator's event log when the tests fail
 #                   (default: gkesim-events.log here)
 #   arguments       passed to `terraform test` (e.g. -filter=tests/cluster.tftest.hcl -verbose)
@@ -14,6 +15,7 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 gkesim=${GKESIM:-gkesim}
+terraform=${TERRAFORM:-terraform}
 events=${GKESIM_EVENTS:-$here/gkesim-events.log}
 work=$(mktemp -d)
 pid=""
@@ -53,8 +55,8 @@ cd "$here"
 # Terraform says to skip init, which would look the provider up in the registry: fetch the
 # modules only.
 if grep -qs dev_overrides "${TF_CLI_CONFIG_FILE:-/dev/null}"; then
-	terraform get -no-color >"$work/init.log" || { cat "$work/init.log" >&2; exit 1; }
+	"$terraform" get -no-color >"$work/init.log" || { cat "$work/init.log" >&2; exit 1; }
 else
-	terraform init -input=false -no-color >"$work/init.log" || { cat "$work/init.log" >&2; exit 1; }
+	"$terraform" init -input=false -no-color >"$work/init.log" || { cat "$work/init.log" >&2; exit 1; }
 fi
-terraform test -no-color "$@"
+"$terraform" test -no-color "$@"

@@ -8,6 +8,11 @@ provider "gkesim" {
   poll_interval = "100ms"
 }
 
+# Earlier runs' outputs (run.NAME.OUTPUT) go into a run's variables, and its assertions compare
+# with var.*; a run takes outputs from the last run before it that applied the module. That way
+# OpenTofu runs this file too (tofu test): it resolves run.NAME in variables but not in
+# assertions, and keeps only the last run's outputs per module.
+
 # The versions the emulator offers now.
 run "versions" {
   module {
@@ -25,8 +30,8 @@ run "create" {
     error_message = "a regional cluster with two pools of one node per zone has 6 nodes in 3 zones, got ${length(output.nodes)} in ${jsonencode(output.zones)}"
   }
   assert {
-    condition     = alltrue([for n in output.nodes : n.state == "Ready" && n.version == run.versions.previous])
-    error_message = "every node Ready at ${run.versions.previous}: ${jsonencode(output.nodes)}"
+    condition     = alltrue([for n in output.nodes : n.state == "Ready" && n.version == var.node_version])
+    error_message = "every node Ready at ${var.node_version}: ${jsonencode(output.nodes)}"
   }
   assert {
     condition     = output.upgrades["general"].strategy == "SURGE" && output.upgrades["batch"].strategy == "BLUE_GREEN"
@@ -63,7 +68,7 @@ run "freeze" {
     error_message = "every kind of upgrade blocked by the freeze: ${jsonencode(output.maintenance.upgrades)}"
   }
   assert {
-    condition     = timecmp(output.maintenance.windows[0].start_time, timeadd(run.create.maintenance.now, "336h")) >= 0
+    condition     = timecmp(output.maintenance.windows[0].start_time, var.freeze.end) >= 0
     error_message = "the next open window is after the freeze: ${jsonencode(output.maintenance.windows)}"
   }
 }
@@ -74,26 +79,23 @@ run "freeze" {
 run "upgrade" {
   variables {
     node_version = run.versions.latest
-    freeze = {
-      start = run.create.maintenance.now
-      end   = timeadd(run.create.maintenance.now, "336h")
-    }
+    freeze       = run.freeze.freeze
   }
 
   assert {
-    condition     = output.upgrades["general"].nodes_by_version == tomap({ (run.versions.latest) = 3 })
-    error_message = "general: 3 nodes at ${run.versions.latest}, got ${jsonencode(output.upgrades["general"].nodes_by_version)}"
+    condition     = output.upgrades["general"].nodes_by_version == tomap({ (var.node_version) = 3 })
+    error_message = "general: 3 nodes at ${var.node_version}, got ${jsonencode(output.upgrades["general"].nodes_by_version)}"
   }
   assert {
-    condition     = output.upgrades["batch"].nodes_by_version == tomap({ (run.versions.latest) = 3 })
-    error_message = "batch: 3 nodes at ${run.versions.latest}, got ${jsonencode(output.upgrades["batch"].nodes_by_version)}"
+    condition     = output.upgrades["batch"].nodes_by_version == tomap({ (var.node_version) = 3 })
+    error_message = "batch: 3 nodes at ${var.node_version}, got ${jsonencode(output.upgrades["batch"].nodes_by_version)}"
   }
   assert {
     condition     = !output.upgrades["general"].in_progress && !output.upgrades["batch"].in_progress
     error_message = "the apply returned when the upgrades were done: ${jsonencode(output.upgrades)}"
   }
   assert {
-    condition     = length(output.nodes) == 6 && alltrue([for n in output.nodes : n.state == "Ready" && n.version == run.versions.latest])
-    error_message = "6 Ready nodes at ${run.versions.latest}, none of the old ones left: ${jsonencode(output.nodes)}"
+    condition     = length(output.nodes) == 6 && alltrue([for n in output.nodes : n.state == "Ready" && n.version == var.node_version])
+    error_message = "6 Ready nodes at ${var.node_version}, none of the old ones left: ${jsonencode(output.nodes)}"
   }
 }
