@@ -13,6 +13,9 @@ type backend interface {
 	readSnapshot() ([]byte, error)
 	writeSnapshot([]byte) error
 	snapshotName() string
+	// removePartialSnapshots deletes what a crash during a snapshot's write left, returning
+	// the names it removed.
+	removePartialSnapshots() ([]string, error)
 	// segments lists the journal segments by the seq of their first record, ascending.
 	segments() ([]uint64, error)
 	readSegment(first uint64) ([]byte, error)

@@ -79,8 +79,37 @@ func (d *dirBackend) readSnapshot() ([]byte, error) {
 	return b, nil
 }
 
+// tempPattern names the temporary file a snapshot is written to before it is renamed over
+// state.json. Only one snapshot is written at a time, so any such file the writer finds before
+// it starts is what a crash between writing and renaming left.
+const tempPattern = stateFile + ".*"
+
+// removePartialSnapshots deletes the temporary snapshot files crashes left behind and returns
+// their names.
+func (d *dirBackend) removePartialSnapshots() ([]string, error) {
+	names, err := filepath.Glob(filepath.Join(d.dir, tempPattern))
+	if err != nil {
+		return nil, err
+	}
+	var removed []string
+	for _, n := range names {
+		if err := os.Remove(n); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return removed, fmt.Errorf("remove %s, a partial snapshot left by a crash: %w", n, err)
+		}
+		removed = append(removed, n)
+	}
+	return removed, nil
+}
+
+// crashBeforeRename, set by tests only, runs once a snapshot's temporary file is durable and
+// before it is renamed: a test kills the process there.
+var crashBeforeRename func()
+
 func (d *dirBackend) writeSnapshot(b []byte) error {
-	tmp, err := os.CreateTemp(d.dir, stateFile+".*")
+	if _, err := d.removePartialSnapshots(); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(d.dir, tempPattern)
 	if err != nil {
 		return err
 	}
@@ -95,6 +124,9 @@ func (d *dirBackend) writeSnapshot(b []byte) error {
 	}
 	if err := tmp.Close(); err != nil {
 		return err
+	}
+	if crashBeforeRename != nil {
+		crashBeforeRename()
 	}
 	if err := os.Rename(tmp.Name(), d.snapshotName()); err != nil {
 		return err

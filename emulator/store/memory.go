@@ -45,6 +45,9 @@ func (m *memoryBackend) readSnapshot() ([]byte, error) {
 	return m.snapshot, nil
 }
 
+// removePartialSnapshots has nothing to do: a memory snapshot is replaced in one step.
+func (m *memoryBackend) removePartialSnapshots() ([]string, error) { return nil, nil }
+
 func (m *memoryBackend) writeSnapshot(b []byte) error {
 	m.mu.Lock()
 	m.snapshot = b

@@ -152,10 +152,20 @@ func (s *Store) Open() (*Saved, error) {
 	if err := s.b.lock(); err != nil {
 		return nil, err
 	}
+	// A crash during a checkpoint leaves the snapshot's temporary file: the snapshot it held
+	// never replaced state.json, so the file is of no use, and repeated crashes would fill the disk.
+	partial, err := s.b.removePartialSnapshots()
+	if err != nil {
+		s.b.unlock()
+		return nil, err
+	}
 	saved, last, err := s.load()
 	if err != nil {
 		s.b.unlock()
 		return nil, err
+	}
+	for _, p := range partial {
+		saved.Notes = append(saved.Notes, fmt.Sprintf("removed %s, a snapshot a crash interrupted before it replaced %s", p, saved.Snapshot))
 	}
 	s.opened, s.closing, s.err, s.snapshotErr = true, false, nil, nil
 	s.nextSeq = last + 1
