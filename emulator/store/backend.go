@@ -20,6 +20,8 @@ type backend interface {
 	segments() ([]uint64, error)
 	readSegment(first uint64) ([]byte, error)
 	truncateSegment(first uint64, size int64) error
+	// keepCut keeps a copy of bytes about to be cut from a damaged segment and names it.
+	keepCut(first uint64, cut []byte) (string, error)
 	createSegment(first uint64) (segmentFile, error)
 	// removeSegment deletes a segment; one already gone is not an error.
 	removeSegment(first uint64) error

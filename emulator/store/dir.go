@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // The layout of a data directory.
@@ -172,6 +173,31 @@ func (d *dirBackend) truncateSegment(first uint64, size int64) error {
 		return fmt.Errorf("repair %s: %w", d.segmentName(first), err)
 	}
 	return nil
+}
+
+// keepCut writes the bytes cut from a damaged segment beside the data directory's snapshot,
+// where the journal's listing does not see them: damaged-<segment>-<unix time>.
+func (d *dirBackend) keepCut(first uint64, cut []byte) (string, error) {
+	name := filepath.Join(d.dir, fmt.Sprintf("damaged-"+segmentName+"-%d", first, time.Now().Unix()))
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return "", err
+	}
+	_, err = f.Write(cut)
+	if serr := f.Sync(); err == nil {
+		err = serr
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = syncDir(d.dir)
+	}
+	if err != nil {
+		os.Remove(name)
+		return "", err
+	}
+	return name, nil
 }
 
 func (d *dirBackend) createSegment(first uint64) (segmentFile, error) {

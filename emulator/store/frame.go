@@ -82,3 +82,27 @@ func parseFrames(data []byte) (recs []Record, good int, err error) {
 	}
 	return recs, len(data), nil
 }
+
+// intactFrameAfter looks for a whole record with a valid checksum that starts after byte from
+// of a segment and would come after record seq: records after damage prove the damage is not
+// a write torn by a crash (a crash tears only the last record written). It returns the offset
+// of the first such record, or -1.
+func intactFrameAfter(data []byte, from int, seq uint64) int {
+	// A record takes at least frameHeader+frameFixed bytes, which bounds the seq a record in
+	// the rest of the segment can have: a cheap test before the checksum.
+	most := seq + uint64(len(data)-from)/(frameHeader+frameFixed) + 1
+	for off := from + 1; off+frameHeader+frameFixed <= len(data); off++ {
+		rest := data[off:]
+		if s := binary.LittleEndian.Uint64(rest[frameHeader:]); s <= seq || s > most {
+			continue
+		}
+		body := int(binary.LittleEndian.Uint32(rest))
+		if body < frameFixed || body > maxFrameBody || len(rest) < frameHeader+body {
+			continue
+		}
+		if crc32.Checksum(rest[frameHeader:frameHeader+body], crcTable) == binary.LittleEndian.Uint32(rest[4:]) {
+			return off
+		}
+	}
+	return -1
+}

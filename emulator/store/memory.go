@@ -14,6 +14,8 @@ type memoryBackend struct {
 	locked   bool
 	snapshot []byte
 	segs     map[uint64]*bytes.Buffer
+	// cuts are the bytes cut from damaged segments, by name.
+	cuts map[string][]byte
 }
 
 func newMemoryBackend() *memoryBackend { return &memoryBackend{segs: map[uint64]*bytes.Buffer{}} }
@@ -85,6 +87,17 @@ func (m *memoryBackend) truncateSegment(first uint64, size int64) error {
 	defer m.mu.Unlock()
 	m.segs[first].Truncate(int(size))
 	return nil
+}
+
+func (m *memoryBackend) keepCut(first uint64, cut []byte) (string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.cuts == nil {
+		m.cuts = map[string][]byte{}
+	}
+	name := fmt.Sprintf("bytes cut from memory journal segment "+segmentName+" (%d)", first, len(m.cuts)+1)
+	m.cuts[name] = bytes.Clone(cut)
+	return name, nil
 }
 
 func (m *memoryBackend) createSegment(first uint64) (segmentFile, error) {

@@ -73,6 +73,8 @@ type Store struct {
 	mu sync.Mutex
 	// opened and closing guard the life cycle.
 	opened, closing bool
+	// truncateDamaged lets Open cut a damaged last segment (SetTruncateDamagedJournal).
+	truncateDamaged bool
 	// nextSeq is the sequence number the next record gets.
 	nextSeq uint64
 	// pending is what the writer has not written yet, in order.
@@ -223,12 +225,11 @@ func (s *Store) load() (*Saved, uint64, error) {
 			if i != len(segs)-1 {
 				return nil, 0, fmt.Errorf("%s: %w at byte %d; a damaged journal segment that is not the last one cannot be repaired", s.b.segmentName(first), perr, good)
 			}
-			// A crash during a write leaves the tail of the last segment torn: what was
-			// not fully written was never acknowledged.
-			if err := s.b.truncateSegment(first, int64(good)); err != nil {
+			note, err := s.repairLastSegment(first, data, good, perr, recs)
+			if err != nil {
 				return nil, 0, err
 			}
-			saved.Notes = append(saved.Notes, fmt.Sprintf("%s: dropped %d bytes of a record torn by a crash before it was acknowledged", s.b.segmentName(first), len(data)-good))
+			saved.Notes = append(saved.Notes, note)
 		}
 		if len(recs) == 0 && i == len(segs)-1 {
 			// Created by a crash before its first record was written: the next record, which
@@ -250,6 +251,60 @@ func (s *Store) load() (*Saved, uint64, error) {
 		}
 	}
 	return saved, last, nil
+}
+
+// repairLastSegment deals with a bad record at byte good of the last segment, recs being the
+// records before it. A crash tears only the record being written, the last one: nothing whole
+// follows it, and it was never acknowledged, so it is cut with a note. Whole records after the
+// bad one mean the disk or someone damaged acknowledged records: Open refuses, naming the file,
+// the offset and what a cut would lose, unless the store was told to cut
+// (SetTruncateDamagedJournal), which keeps a copy of what it cuts.
+func (s *Store) repairLastSegment(first uint64, data []byte, good int, perr error, recs []Record) (string, error) {
+	name := s.b.segmentName(first)
+	lastSeq := first - 1
+	if len(recs) > 0 {
+		lastSeq = recs[len(recs)-1].Seq
+	}
+	next := intactFrameAfter(data, good, lastSeq)
+	if next < 0 {
+		if err := s.b.truncateSegment(first, int64(good)); err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("%s: dropped the last %d bytes, a record torn by a crash while it was written (never acknowledged)", name, len(data)-good), nil
+	}
+	after, _, _ := parseFrames(data[next:])
+	commands := 0
+	for _, r := range after {
+		if r.Data != nil {
+			commands++
+		}
+	}
+	lost := fmt.Sprintf("the bad record and the %d intact records after it (records %d to %d, %d of them acknowledged changes, the last at emulated time %s)",
+		len(after), after[0].Seq, after[len(after)-1].Seq, commands, after[len(after)-1].At.Format(time.RFC3339))
+	if !s.truncateDamaged {
+		return "", fmt.Errorf("%s is damaged at byte %d (%v), and intact records follow the damage: this is not a record torn by a crash but "+
+			"damage to acknowledged records, so nothing is cut silently. Cutting the segment at byte %d would lose %s. "+
+			"Restore the data directory from a backup, or start with --truncate-damaged-journal to cut it there "+
+			"(a copy of the cut bytes is kept beside the journal)", name, good, perr, good, lost)
+	}
+	copyName, err := s.b.keepCut(first, data[good:])
+	if err != nil {
+		return "", fmt.Errorf("keep a copy of what would be cut from %s: %w; nothing was cut", name, err)
+	}
+	if err := s.b.truncateSegment(first, int64(good)); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%s: cut at byte %d, where it was damaged (%v), as --truncate-damaged-journal asked: dropped %s; the %d cut bytes are kept in %s",
+		name, good, perr, lost, len(data)-good, copyName), nil
+}
+
+// SetTruncateDamagedJournal makes Open cut the last journal segment at a damaged record even
+// when intact records follow it (gkesim serve --truncate-damaged-journal), instead of refusing
+// to start. Open says how many acknowledged records the cut drops and where it kept them.
+func (s *Store) SetTruncateDamagedJournal(cut bool) {
+	s.mu.Lock()
+	s.truncateDamaged = cut
+	s.mu.Unlock()
 }
 
 func decodeSnapshot(raw []byte) (*envelope, error) {
