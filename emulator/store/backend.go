@@ -33,4 +33,6 @@ type segmentFile interface {
 	io.Writer
 	Sync() error
 	Close() error
+	// Truncate cuts the segment to size bytes; the next Write goes there.
+	Truncate(size int64) error
 }

@@ -201,7 +201,16 @@ func (d *dirBackend) keepCut(first uint64, cut []byte) (string, error) {
 }
 
 func (d *dirBackend) createSegment(first uint64) (segmentFile, error) {
-	f, err := os.OpenFile(d.segmentName(first), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	// O_APPEND: after a failed write is cut (Truncate), the next write lands at the cut.
+	name := d.segmentName(first)
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_APPEND|os.O_CREATE|os.O_EXCL, 0o644)
+	if errors.Is(err, os.ErrExist) {
+		// Left by an earlier attempt that failed after creating it: names are record numbers,
+		// never reused, and Open removes an empty last segment, so it holds nothing.
+		if fi, serr := os.Stat(name); serr == nil && fi.Size() == 0 {
+			f, err = os.OpenFile(name, os.O_WRONLY|os.O_APPEND, 0o644)
+		}
+	}
 	if err != nil {
 		return nil, err
 	}

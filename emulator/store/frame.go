@@ -29,19 +29,21 @@ func frameSize(data []byte) int64 { return int64(frameHeader + frameFixed + len(
 
 // appendFrame encodes one record onto b.
 func appendFrame(b []byte, seq uint64, at time.Time, data []byte) []byte {
-	body := frameFixed + len(data)
-	start := len(b)
-	b = append(b, make([]byte, frameHeader+body)...)
-	f := b[start:]
-	binary.LittleEndian.PutUint32(f[0:], uint32(body))
+	return append(append(b, frameHead(seq, at, data)...), data...)
+}
+
+// frameHead encodes a record's frame but its data: what precedes the data in the segment.
+func frameHead(seq uint64, at time.Time, data []byte) []byte {
+	f := make([]byte, frameHeader+frameFixed)
+	binary.LittleEndian.PutUint32(f[0:], uint32(frameFixed+len(data)))
 	binary.LittleEndian.PutUint64(f[8:], seq)
 	binary.LittleEndian.PutUint64(f[16:], uint64(at.UnixNano()))
 	if data != nil {
 		f[24] = kindCommand
 	}
-	copy(f[25:], data)
-	binary.LittleEndian.PutUint32(f[4:], crc32.Checksum(f[8:], crcTable))
-	return b
+	crc := crc32.Update(crc32.Checksum(f[8:], crcTable), crcTable, data)
+	binary.LittleEndian.PutUint32(f[4:], crc)
+	return f
 }
 
 var (
