@@ -3,7 +3,6 @@ package server
 import (
 	"bytes"
 	"encoding/json"
-	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -32,10 +31,15 @@ const maxImportBytes = 512 << 20
 
 // bodyLimit is how large a request body may be.
 func bodyLimit(r *http.Request) int64 {
-	if r.Method == http.MethodPost && strings.HasPrefix(r.URL.Path, "/emulator/v1/projects/") && strings.HasSuffix(r.URL.Path, "/clusters:import") {
+	if isImport(r) {
 		return maxImportBytes
 	}
 	return maxBodyBytes
+}
+
+// isImport says whether r is a clusters:import.
+func isImport(r *http.Request) bool {
+	return r.Method == http.MethodPost && strings.HasPrefix(r.URL.Path, "/emulator/v1/projects/") && strings.HasSuffix(r.URL.Path, "/clusters:import")
 }
 
 func (s *Server) importRoutes() {
@@ -45,32 +49,41 @@ func (s *Server) importRoutes() {
 // importRequestMembers are the members an import body may have.
 var importRequestMembers = map[string]bool{"cluster": true, "objects": true, "snapshotTime": true}
 
-func (s *Server) importCluster(c echo.Context) error {
-	body, err := io.ReadAll(io.LimitReader(c.Request().Body, maxImportBytes+1))
-	if err != nil {
-		return badRequest("Could not read the request body: %v", err)
-	}
-	if len(body) > maxImportBytes {
-		return badRequest("The request body is larger than %d bytes: leave out what the import does not read (gkesim import does).", maxImportBytes)
-	}
+// importKey is where journalRequests leaves the snapshot it read from an import's body: the
+// body is checked, and read once, before it is journaled (a refused import writes nothing).
+type importKey struct{}
+
+// readImport reads an import's body (already read whole, at most maxImportBytes). Besides
+// the body it costs one copy of the members the snapshot is read from.
+func readImport(body []byte) (*sim.Snapshot, error) {
 	var members map[string]json.RawMessage
 	if err := json.Unmarshal(body, &members); err != nil {
-		return badRequest("Invalid JSON payload received. %s", describeJSONError(err))
+		return nil, badRequest("Invalid JSON payload received. %s", describeJSONError(err))
 	}
 	for name := range members {
 		if !importRequestMembers[name] {
-			return badRequest("Invalid JSON payload received. Unknown name %q: an import is {\"cluster\": ..., \"objects\": ..., \"snapshotTime\": ...}.", name)
+			return nil, badRequest("Invalid JSON payload received. Unknown name %q: an import is {\"cluster\": ..., \"objects\": ..., \"snapshotTime\": ...}.", name)
 		}
 	}
 	req := &api.ImportClusterRequest{Cluster: members["cluster"], Objects: members["objects"]}
 	if t := bytes.TrimSpace(members["snapshotTime"]); len(t) > 0 {
 		if err := json.Unmarshal(t, &req.SnapshotTime); err != nil {
-			return badRequest("Invalid value at \"snapshotTime\": an RFC 3339 time as a JSON string.")
+			return nil, badRequest("Invalid value at \"snapshotTime\": an RFC 3339 time as a JSON string.")
 		}
 	}
-	snap, err := sim.ReadSnapshot(req)
-	if err != nil {
-		return err
+	return sim.ReadSnapshot(req)
+}
+
+func (s *Server) importCluster(c echo.Context) error {
+	snap, _ := c.Request().Context().Value(importKey{}).(*sim.Snapshot)
+	if snap == nil { // a replay: the journal has the body, checked when it was first served
+		body, err := readBody(c.Request(), maxImportBytes)
+		if err != nil {
+			return err
+		}
+		if snap, err = readImport(body); err != nil {
+			return err
+		}
 	}
 	var now time.Time
 	if err := s.runner.Do(c.Request().Context(), func(w *sim.World) error { now = w.Now(); return nil }); err != nil {
