@@ -53,12 +53,13 @@ var importRequestMembers = map[string]bool{"cluster": true, "objects": true, "sn
 // body is checked, and read once, before it is journaled (a refused import writes nothing).
 type importKey struct{}
 
-// readImport reads an import's body (already read whole, at most maxImportBytes). Besides
-// the body it costs one copy of the members the snapshot is read from.
+// readImport reads an import's body (already read whole, at most maxImportBytes). The members
+// are read where they lie in the body, not copied: what the import costs beside its body is
+// the snapshot it reads.
 func readImport(body []byte) (*sim.Snapshot, error) {
-	var members map[string]json.RawMessage
-	if err := json.Unmarshal(body, &members); err != nil {
-		return nil, badRequest("Invalid JSON payload received. %s", describeJSONError(err))
+	members, err := topLevelMembers(body)
+	if err != nil {
+		return nil, err
 	}
 	for name := range members {
 		if !importRequestMembers[name] {
@@ -72,6 +73,73 @@ func readImport(body []byte) (*sim.Snapshot, error) {
 		}
 	}
 	return sim.ReadSnapshot(req)
+}
+
+// topLevelMembers splits a JSON object into its members' values, sub-slices of body.
+func topLevelMembers(body []byte) (map[string]json.RawMessage, error) {
+	var skip struct{} // checks the syntax (and that it is an object) without building anything
+	if err := json.Unmarshal(body, &skip); err != nil {
+		return nil, badRequest("Invalid JSON payload received. %s", describeJSONError(err))
+	}
+	members := map[string]json.RawMessage{}
+	i := bytes.IndexByte(body, '{') + 1
+	for {
+		i = skipSpace(body, i)
+		if body[i] == '}' {
+			return members, nil
+		}
+		end := skipValue(body, i) // the key, a string
+		var name string
+		if err := json.Unmarshal(body[i:end], &name); err != nil {
+			return nil, badRequest("Invalid JSON payload received. %s", describeJSONError(err))
+		}
+		i = skipSpace(body, skipSpace(body, end)+1) // past the colon
+		end = skipValue(body, i)
+		members[name] = body[i:end]
+		i = skipSpace(body, end)
+		if body[i] == ',' {
+			i++
+		}
+	}
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipValue returns the end of the JSON value that starts at b[i]; b is valid JSON.
+func skipValue(b []byte, i int) int {
+	depth := 0
+	for ; i < len(b); i++ {
+		switch b[i] {
+		case '"':
+			for i++; b[i] != '"'; i++ {
+				if b[i] == '\\' {
+					i++
+				}
+			}
+		case '{', '[':
+			depth++
+			continue
+		case '}', ']':
+			if depth == 0 {
+				return i // the end of a number, true, false or null: the object closes
+			}
+			depth--
+		default:
+			if depth == 0 && (b[i] == ',' || b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+				return i // the end of a number, true, false or null
+			}
+			continue
+		}
+		if depth == 0 {
+			return i + 1
+		}
+	}
+	return i
 }
 
 func (s *Server) importCluster(c echo.Context) error {
