@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"runtime"
 	"sync"
 	"time"
 
@@ -30,11 +31,15 @@ const (
 	// matching entries, encoded, is what a follower holds (about 300 bytes an entry).
 	followPage = 512
 	// followWriteTimeout cuts off a follower whose connection does not take a page in time.
-	followWriteTimeout = 10 * time.Second
+
 	// followGather is how long a caught-up follower lets new entries gather before its next
 	// page: a busy simulation is asked once per follower per gather, not once per entry.
 	followGather = 50 * time.Millisecond
 )
+
+// followWriteTimeout cuts off a follower whose connection does not take a page in time (a
+// variable: tests shorten it).
+var followWriteTimeout = 10 * time.Second
 
 // followerLimit counts followers against their bound.
 type followerLimit struct {
@@ -91,29 +96,36 @@ func (s *Server) followEvents(c echo.Context, f sim.EventFilter) error {
 	var page bytes.Buffer
 	enc := json.NewEncoder(&page)
 	for {
-		var evs []*api.Event
+		var entries []sim.LogEntry
 		var more bool
 		var changed <-chan struct{}
+		// Rendering shares followCPU with the other followers: catching up on a long backlog
+		// never takes more than that of the machine from the simulation and its readers.
+		select {
+		case followCPU <- struct{}{}:
+		case <-ctx.Done():
+			return nil
+		}
 		_, err := s.runner.Read(ctx, func(w *sim.World) error {
-			evs, f.AfterSeq, more = w.EventPage(f, followPage)
+			entries, f.AfterSeq, more = w.EventPage(f, followPage)
 			if !more {
 				changed = w.LogChanged()
 			}
-			if s.inspect != nil {
-				s.inspect(w, evs)
-			}
 			return nil
 		})
+		if err == nil {
+			page.Reset()
+			for i := range entries {
+				if err = enc.Encode(renderEvent(&entries[i])); err != nil {
+					break
+				}
+			}
+		}
+		<-followCPU
 		if err != nil {
 			return nil // the client left or the emulator is stopping
 		}
-		if len(evs) > 0 {
-			page.Reset()
-			for _, ev := range evs {
-				if err := enc.Encode(ev); err != nil {
-					return nil
-				}
-			}
+		if page.Len() > 0 {
 			// A follower that does not take its page in time is cut off: it would otherwise
 			// hold the page, and its connection, for as long as it likes.
 			_ = rc.SetWriteDeadline(time.Now().Add(followWriteTimeout))
@@ -122,9 +134,6 @@ func (s *Server) followEvents(c echo.Context, f sim.EventFilter) error {
 			}
 			if err := rc.Flush(); err != nil {
 				return nil
-			}
-			if page.Cap() > 4*followPage*512 {
-				page = bytes.Buffer{} // an unusually large page is not kept
 			}
 		}
 		if more {
@@ -141,4 +150,14 @@ func (s *Server) followEvents(c echo.Context, f sim.EventFilter) error {
 			return nil
 		}
 	}
+}
+
+// followCPU bounds how many followers fetch and render a page at once: half the machine's
+// processors, at least one.
+var followCPU = make(chan struct{}, max(runtime.GOMAXPROCS(0)/2, 1))
+
+// renderEvent is an event-log entry as the API shows it (as sim.World.Events renders it).
+func renderEvent(e *sim.LogEntry) *api.Event {
+	return &api.Event{Seq: e.Seq, Time: e.Time.Format(time.RFC3339), Type: e.Type, Cluster: e.Cluster,
+		NodePool: e.Pool, Node: e.Node, Operation: e.Op, Message: e.Message}
 }
