@@ -191,7 +191,8 @@ func (s *Store) writer() {
 		close(s.flushed)
 		s.flushed = make(chan struct{})
 		more := len(s.pending) > 0
-		finished := s.closing && err == nil && !more
+		closing := s.closing
+		finished := closing && err == nil && !more
 		s.mu.Unlock()
 		if finished {
 			return
@@ -203,7 +204,7 @@ func (s *Store) writer() {
 			continue
 		}
 		backoff = retryMin
-		if more || s.closing {
+		if more || closing {
 			s.signal()
 		}
 	}
