@@ -212,7 +212,7 @@ func (e *Emulator) Listen(addr string) (string, error) {
 	base, stop := context.WithCancel(context.Background())
 	e.stopRequests = stop
 	e.srv = &http.Server{Handler: e.handler, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: e.readTimeout,
-		BaseContext: func(net.Listener) context.Context { return base }}
+		BaseContext: func(net.Listener) context.Context { return base }, ConnContext: server.ConnContext}
 	if e.tls != nil {
 		ln = withTLS(ln, e.tls)
 	}

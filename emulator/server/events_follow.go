@@ -2,8 +2,10 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"runtime"
 	"sync"
@@ -30,12 +32,40 @@ const (
 	// followPage is how many log entries one trip to the simulation looks at; a page of
 	// matching entries, encoded, is what a follower holds (about 300 bytes an entry).
 	followPage = 512
-	// followWriteTimeout cuts off a follower whose connection does not take a page in time.
-
 	// followGather is how long a caught-up follower lets new entries gather before its next
 	// page: a busy simulation is asked once per follower per gather, not once per entry.
 	followGather = 50 * time.Millisecond
+	// followSocketBuffer bounds the kernel's send buffer of a follower's connection: what a
+	// client that stops reading can have queued besides its page, so that it is found out
+	// (and cut off) after a few pages rather than megabytes.
+	followSocketBuffer = 128 << 10
 )
+
+// connKey is where ConnContext leaves a request's connection.
+type connKey struct{}
+
+// ConnContext keeps the connection in its requests' context (http.Server.ConnContext), for
+// the streams that bound their socket buffer.
+func ConnContext(ctx context.Context, c net.Conn) context.Context {
+	return context.WithValue(ctx, connKey{}, c)
+}
+
+// boundSendBuffer bounds the send buffer of the TCP connection under ctx's request, looking
+// through TLS and other wrappers (NetConn).
+func boundSendBuffer(ctx context.Context, size int) {
+	c, _ := ctx.Value(connKey{}).(net.Conn)
+	for range 4 { // wrappers are few: bounded
+		switch v := c.(type) {
+		case interface{ SetWriteBuffer(int) error }:
+			_ = v.SetWriteBuffer(size)
+			return
+		case interface{ NetConn() net.Conn }:
+			c = v.NetConn()
+		default:
+			return
+		}
+	}
+}
 
 // followWriteTimeout cuts off a follower whose connection does not take a page in time (a
 // variable: tests shorten it).
@@ -88,6 +118,7 @@ func (s *Server) followEvents(c echo.Context, f sim.EventFilter) error {
 			return err
 		}
 	}
+	boundSendBuffer(ctx, followSocketBuffer)
 	res := c.Response()
 	res.Header().Set(echo.HeaderContentType, "application/x-ndjson")
 	res.WriteHeader(http.StatusOK)

@@ -57,7 +57,9 @@ func fullLogServer(tb testing.TB, entries int, opts Options) (string, *Server) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	ts := httptest.NewServer(srv)
+	ts := httptest.NewUnstartedServer(srv)
+	ts.Config.ConnContext = ConnContext // as emulator.Listen serves
+	ts.Start()
 	tb.Cleanup(func() {
 		ts.CloseClientConnections()
 		ts.Close()
@@ -139,14 +141,20 @@ func heapInUse() uint64 {
 	return m.HeapInuse
 }
 
-// Issue 25's case: 40 followers of a full log (200,000 entries) that do not read. Each holds
-// at most a page, the simulation hands the backlog out a page at a time, GKE reads stay fast,
-// and the followers are cut off once their connection stops taking pages.
+// Issue 25's case: 40 followers of a long log that do not read. Each holds at most a page, the
+// simulation hands the backlog out a page at a time, GKE reads stay fast, and the followers
+// are cut off once their connection stops taking pages. The log has 50,000 entries (10 MB of
+// JSON per follower, far beyond what its socket takes) so that building it stays quick under
+// the race detector; BenchmarkGKEReadsWithSlowFollowers uses a full one (200,000).
 func TestSlowFollowersAreBoundedAndCutOff(t *testing.T) {
 	old := followWriteTimeout
 	followWriteTimeout = time.Second
-	defer func() { followWriteTimeout = old }()
-	base, srv := fullLogServer(t, sim.DefaultLogCapacity, Options{})
+	t.Cleanup(func() { followWriteTimeout = old }) // after the server's cleanup has stopped its handlers
+	began := time.Now()
+	const entries = 50_000
+	base, srv := fullLogServer(t, entries, Options{})
+	t.Logf("a server with a full log in %s", time.Since(began).Round(time.Millisecond))
+	gkeReadLatencies(t, base, 30) // warm up: what the first reads build stays
 	before := heapInUse()
 	for range 40 {
 		slowFollower(t, base)
@@ -160,19 +168,26 @@ func TestSlowFollowersAreBoundedAndCutOff(t *testing.T) {
 	lat := gkeReadLatencies(t, base, 300)
 	p50, p99 := lat[len(lat)/2], lat[len(lat)*99/100]
 	grown := int64(heapInUse()) - int64(before)
-	t.Logf("40 slow followers of a %d-entry log: GKE reads p50 %s, p99 %s; heap grew %.1f MiB", sim.DefaultLogCapacity, p50, p99, float64(grown)/(1<<20))
+	t.Logf("40 slow followers of a %d-entry log: GKE reads p50 %s, p99 %s; heap grew %.1f MiB", entries, p50, p99, float64(grown)/(1<<20))
 	// A generous bound for a loaded machine under the race detector (the issue measured 7 s);
 	// BenchmarkGKEReadsWithSlowFollowers measures the figure.
 	if p99 > time.Second {
 		t.Errorf("GKE reads p99 %s with 40 slow followers, want well under a second", p99)
 	}
-	// The whole log the followers asked for is ~40 MiB each; a page is ~100 KiB.
+	// The whole log each follower asked for is ~10 MiB; a page is ~100 KiB.
 	if grown > 64<<20 {
 		t.Errorf("40 slow followers grew the heap by %d MiB, want a page or so each", grown>>20)
 	}
+	// Each is cut off once its socket buffers are full and a page has waited a second: how
+	// long filling 40 sockets' buffers takes depends on the machine (minutes under the race
+	// detector on a loaded one); the bound only says it ends.
+	cutFrom := time.Now()
+	defer func() {
+		t.Logf("the slow followers were all cut off %s after the reads", time.Since(cutFrom).Round(time.Millisecond))
+	}()
 	for i := 0; srv.followersNow() > 0; i++ {
-		if i == 1000 {
-			t.Fatalf("%d slow followers still followed 10s after their connections stopped taking pages", srv.followersNow())
+		if i == 18000 {
+			t.Fatalf("%d slow followers still followed 3 minutes after their connections stopped taking pages", srv.followersNow())
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
