@@ -58,6 +58,9 @@ type Options struct {
 	// (default server.DefaultMaxWatchesPerCluster).
 	WatchHistory         int
 	MaxWatchesPerCluster int
+	// MaxEventFollowers bounds the event log's followers at once (default
+	// server.DefaultMaxEventFollowers).
+	MaxEventFollowers int
 }
 
 // DefaultReadTimeout lets the largest request body (8 MB) arrive over a 1.2 Mbit/s link.
@@ -113,6 +116,7 @@ func New(opts Options) (*Emulator, error) {
 	var saved *store.Saved
 	var w *sim.World
 	if opts.Store != nil {
+		opts.Store.SetLogger(opts.Logger)
 		if saved, err = opts.Store.Open(); err != nil {
 			return nil, fmt.Errorf("load saved state: %w", err)
 		}
@@ -144,8 +148,12 @@ func New(opts Options) (*Emulator, error) {
 		ropts.TimeScale = saved.TimeScale
 	}
 	e.Runner = sim.NewRunner(w, ropts)
-	srv, err := server.New(e.Runner, server.Options{Logger: opts.Logger, AdvertiseURL: opts.AdvertiseURL, AuthToken: opts.AuthToken,
-		ClusterCACertificate: caPEM, MaxWatchesPerCluster: opts.MaxWatchesPerCluster})
+	sopts := server.Options{Logger: opts.Logger, AdvertiseURL: opts.AdvertiseURL, AuthToken: opts.AuthToken,
+		ClusterCACertificate: caPEM, MaxWatchesPerCluster: opts.MaxWatchesPerCluster, MaxEventFollowers: opts.MaxEventFollowers}
+	if opts.Store != nil {
+		sopts.Storage = opts.Store
+	}
+	srv, err := server.New(e.Runner, sopts)
 	if err != nil {
 		if opts.Store != nil {
 			opts.Store.Close()
@@ -207,7 +215,7 @@ func (e *Emulator) Listen(addr string) (string, error) {
 	base, stop := context.WithCancel(context.Background())
 	e.stopRequests = stop
 	e.srv = &http.Server{Handler: e.handler, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: e.readTimeout,
-		BaseContext: func(net.Listener) context.Context { return base }}
+		BaseContext: func(net.Listener) context.Context { return base }, ConnContext: server.ConnContext}
 	if e.tls != nil {
 		ln = withTLS(ln, e.tls)
 	}

@@ -157,3 +157,7 @@ type peekedConn struct {
 }
 
 func (p *peekedConn) Read(b []byte) (int, error) { return p.r.Read(b) }
+
+// NetConn is the connection underneath, as tls.Conn says (server.ConnContext looks through
+// both to bound a stream's socket buffer).
+func (p *peekedConn) NetConn() net.Conn { return p.Conn }

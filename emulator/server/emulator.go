@@ -31,7 +31,8 @@ func (s *Server) emulatorRoutes() {
 	s.e.POST("/emulator/v1/clock\\:advance", s.advanceClock)
 	s.e.GET("/emulator/v1/events", s.listEvents)
 	s.emulatorLBRoutes()
-	s.e.GET("/healthz", func(c echo.Context) error { return c.String(http.StatusOK, "ok\n") })
+	s.e.GET("/healthz", s.healthz)
+	s.e.GET("/readyz", s.readyz)
 	s.e.GET("/metrics", s.metrics)
 }
 
@@ -108,7 +109,7 @@ func eventFilter(c echo.Context) (sim.EventFilter, error) {
 }
 
 // listEvents returns the event log, or with follow=true streams it as JSON lines until the
-// client goes away.
+// client goes away (events_follow.go).
 func (s *Server) listEvents(c echo.Context) error {
 	f, err := eventFilter(c)
 	if err != nil {
@@ -123,39 +124,30 @@ func (s *Server) listEvents(c echo.Context) error {
 			return &api.ListEventsResponse{Events: evs, NextSeq: next}, nil
 		})
 	}
-	ctx := c.Request().Context()
-	res := c.Response()
-	res.Header().Set(echo.HeaderContentType, "application/x-ndjson")
-	res.WriteHeader(http.StatusOK)
-	enc := json.NewEncoder(res)
-	for {
-		var evs []*api.Event
-		var changed <-chan struct{}
-		err := s.runner.Do(ctx, func(w *sim.World) error {
-			var next int64
-			evs, next = w.Events(f)
-			f.AfterSeq = next
-			changed = w.LogChanged()
-			if s.inspect != nil {
-				s.inspect(w, evs)
-			}
-			return nil
-		})
-		if err != nil {
-			return nil // the client left or the emulator is stopping
-		}
-		for _, ev := range evs {
-			if err := enc.Encode(ev); err != nil {
-				return nil
-			}
-		}
-		res.Flush()
-		select {
-		case <-changed:
-		case <-ctx.Done():
-			return nil
+	return s.followEvents(c, f)
+}
+
+// healthz is the liveness probe: the emulator answers. It says when the store cannot write,
+// but stays 200: restarting the emulator would not give the disk space back.
+func (s *Server) healthz(c echo.Context) error {
+	if s.storage != nil {
+		if err := s.storage.WriteError(); err != nil {
+			return c.String(http.StatusOK, "ok, but changes are refused: "+err.Error()+"\n")
 		}
 	}
+	return c.String(http.StatusOK, "ok\n")
+}
+
+// readyz is the readiness probe: 503, with the reason, while the store cannot write and the
+// emulator refuses changes (reads are still served); 200 once its retries succeed.
+func (s *Server) readyz(c echo.Context) error {
+	if s.storage != nil {
+		if err := s.storage.WriteError(); err != nil {
+			c.Response().Header().Set("Retry-After", "5")
+			return c.String(http.StatusServiceUnavailable, "not ready: changes are refused until the emulator can save them again: "+err.Error()+"\n")
+		}
+	}
+	return c.String(http.StatusOK, "ready\n")
 }
 
 // metrics serves Prometheus text-format gauges about the simulation.

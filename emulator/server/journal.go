@@ -3,8 +3,13 @@ package server
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
+	"mime"
 	"net/http"
+	"reflect"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -28,18 +33,50 @@ func mutating(method string) bool {
 	return true
 }
 
-// journalRequests runs a mutating request as one journaled command. The body is read before
-// the command starts (a slow client never holds the simulation) and the response is buffered
-// until the runner says the command is durable.
+// journalRequests runs a mutating request as one journaled command. Only a request that passed
+// every check reaches the journal: the guard, authentication and faults come before this
+// middleware, a route that does not exist or does not take the method is answered by the
+// router here, and a body that is too large, not JSON where JSON is declared, or an import
+// that does not read, is refused before the command starts. The body is read before the command
+// starts (a slow client never holds the simulation) and the response is buffered until the
+// runner says the command is durable. While the store cannot write, changes are refused at once
+// (nothing is run, nothing is journaled) and reads are answered from memory.
 func (s *Server) journalRequests(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		req := c.Request()
-		if !mutating(req.Method) || sim.InRunner(req.Context()) {
+		if sim.InRunner(req.Context()) {
 			return next(c)
 		}
-		body, err := io.ReadAll(io.LimitReader(req.Body, bodyLimit(req)+1))
+		if !mutating(req.Method) {
+			if s.storage != nil {
+				c.SetRequest(req.WithContext(s.storage.ForRead(req.Context())))
+			}
+			return next(c)
+		}
+		if !routed(c) {
+			return next(c) // the router's 404 or 405: nothing to journal
+		}
+		if s.storage != nil {
+			if err := s.storage.WriteError(); err != nil {
+				c.Response().Header().Set("Retry-After", "5")
+				return &sim.Error{HTTPCode: http.StatusServiceUnavailable, Status: "UNAVAILABLE", Reason: "backendError", KubeReason: "ServiceUnavailable",
+					Message: "The emulator cannot save changes now, so it refuses them (reads are still served): " + err.Error() +
+						". It retries by itself; free space or fix the data directory, and send the request again (GET /readyz says when)."}
+			}
+		}
+		body, err := readBody(req, bodyLimit(req))
 		if err != nil {
-			return badRequest("Could not read the request body: %v", err)
+			return err
+		}
+		if err := checkJSONBody(req, body); err != nil {
+			return err
+		}
+		if isImport(req) {
+			snap, err := readImport(body)
+			if err != nil {
+				return err
+			}
+			req = req.WithContext(context.WithValue(req.Context(), importKey{}, snap))
 		}
 		req.Body = io.NopCloser(bytes.NewReader(body))
 		rec := &sim.Command{Kind: sim.CommandRequest, Request: &sim.Request{
@@ -74,6 +111,69 @@ func (s *Server) journalRequests(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		return buf.sendTo(orig)
 	}
+}
+
+// routed says whether the router found a route that takes the request's method (not its 404
+// or 405 handler).
+func routed(c echo.Context) bool {
+	h := reflect.ValueOf(c.Handler()).Pointer()
+	return h != reflect.ValueOf(echo.NotFoundHandler).Pointer() && h != reflect.ValueOf(echo.MethodNotAllowedHandler).Pointer()
+}
+
+// readBody reads a request body of at most limit bytes into one buffer: of the declared
+// length when there is one (no growing copies), refused with 413 beyond the limit.
+func readBody(req *http.Request, limit int64) ([]byte, error) {
+	tooLarge := func() error {
+		return &sim.Error{HTTPCode: http.StatusRequestEntityTooLarge, Status: "INVALID_ARGUMENT", Reason: "badRequest", KubeReason: "RequestEntityTooLarge",
+			Message: fmt.Sprintf("The request body is larger than %d bytes: send less (an import: leave out what it does not read, as gkesim import does).", limit)}
+	}
+	if req.ContentLength > limit {
+		return nil, tooLarge()
+	}
+	var body []byte
+	var err error
+	if req.ContentLength >= 0 {
+		body = make([]byte, req.ContentLength)
+		_, err = io.ReadFull(req.Body, body)
+		if err == nil {
+			// A body longer than it said is refused by net/http; nothing more to read.
+			var one [1]byte
+			if n, _ := req.Body.Read(one[:]); n > 0 {
+				return nil, tooLarge()
+			}
+		}
+	} else {
+		body, err = io.ReadAll(io.LimitReader(req.Body, limit+1))
+		if err == nil && int64(len(body)) > limit {
+			return nil, tooLarge()
+		}
+	}
+	if err != nil {
+		return nil, badRequest("Could not read the request body: %v", err)
+	}
+	return body, nil
+}
+
+// checkJSONBody refuses a body declared JSON (application/json and the +json types) that is
+// not: no handler could read it. The Kubernetes-shaped routes are left to their handlers,
+// whose messages name the kind, as the API server's do.
+func checkJSONBody(req *http.Request, body []byte) error {
+	if len(bytes.TrimSpace(body)) == 0 || strings.HasPrefix(req.URL.Path, "/k8s/") {
+		return nil
+	}
+	mt, _, err := mime.ParseMediaType(req.Header.Get(echo.HeaderContentType))
+	if err != nil || mt != echo.MIMEApplicationJSON && !strings.HasSuffix(mt, "+json") {
+		return nil
+	}
+	var skip struct{} // checks the syntax without building anything
+	if err := json.Unmarshal(body, &skip); err != nil {
+		var se *json.SyntaxError
+		if !errors.As(err, &se) {
+			return nil // valid JSON, not an object: the handler says what it wants
+		}
+		return badRequest("Invalid JSON payload received. %s", describeJSONError(err))
+	}
+	return nil
 }
 
 // heldResponse keeps a response until it may be sent.

@@ -32,8 +32,9 @@ import (
 //     of the advertise URL: a page whose own host name was made to resolve to 127.0.0.1 (DNS
 //     rebinding) is same-origin to the browser but names its own host.
 //   - With a token (--auth-token, GKESIM_AUTH_TOKEN) every route requires
-//     `Authorization: Bearer TOKEN`, but /healthz, which liveness probes call without secrets
-//     and which tells nothing but "ok".
+//     `Authorization: Bearer TOKEN`, but GET and HEAD of /healthz and /readyz, which probes
+//     call without secrets and which tell nothing but the emulator's health. Any other method
+//     on them passes every check, as any other route does (then gets its 405).
 //   - Links the emulator hands out (selfLink, a cluster's endpoint) are built from the address
 //     the request arrived on, or the advertise URL, never from the Host header a client chose.
 
@@ -52,6 +53,17 @@ type Options struct {
 	// MaxWatchesPerCluster bounds the watches a cluster serves at once (0:
 	// DefaultMaxWatchesPerCluster).
 	MaxWatchesPerCluster int
+	// MaxEventFollowers bounds the event log's followers (0: DefaultMaxEventFollowers).
+	MaxEventFollowers int
+	// Storage, when set, is the store: changes are refused while it cannot write, and
+	// /readyz says so.
+	Storage Storage
+}
+
+// probe says whether r is a health probe (GET or HEAD of /healthz or /readyz): probes come
+// without secrets, from anywhere, and tell nothing but the emulator's health.
+func probe(r *http.Request) bool {
+	return (r.Method == http.MethodGet || r.Method == http.MethodHead) && (r.URL.Path == "/healthz" || r.URL.Path == "/readyz")
 }
 
 // baseKey is where guard leaves a request's base URL in the Echo context.
@@ -63,7 +75,7 @@ func (s *Server) guard(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		r := c.Request()
 		c.Set(baseKey, s.baseOf(r))
-		if r.URL.Path == "/healthz" || sim.InRunner(r.Context()) { // a replayed request passed when first served
+		if probe(r) || sim.InRunner(r.Context()) { // a replayed request passed when first served
 			return next(c)
 		}
 		if s.token == "" && !s.knownHost(r.Host) {
@@ -88,7 +100,7 @@ func (s *Server) guard(next echo.HandlerFunc) echo.HandlerFunc {
 func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		r := c.Request()
-		if s.token == "" || r.URL.Path == "/healthz" || sim.InRunner(r.Context()) {
+		if s.token == "" || probe(r) || sim.InRunner(r.Context()) {
 			return next(c)
 		}
 		scheme, token, _ := strings.Cut(r.Header.Get("Authorization"), " ")

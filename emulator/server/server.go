@@ -37,6 +37,20 @@ type Server struct {
 	fields fieldManagers
 	// reads keeps the bytes of repeated GKE reads (readcache.go).
 	reads readCache
+	// storage is the store's health, nil without one (in memory).
+	storage Storage
+	// followers counts the event log's followers (events_follow.go).
+	followers followerLimit
+}
+
+// Storage is what the server asks of the store that makes its changes durable (emulator/store
+// implements it).
+type Storage interface {
+	// WriteError says why changes cannot be made durable now, nil while they can.
+	WriteError() error
+	// ForRead marks the context of a request that only reads: while writes fail, its answer
+	// is given from memory instead of being refused.
+	ForRead(ctx context.Context) context.Context
 }
 
 // New builds the server around a running simulation.
@@ -46,7 +60,8 @@ func New(runner *sim.Runner, opts Options) (*Server, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{e: echo.New(), runner: runner, log: log, token: opts.AuthToken, crossOrigin: http.NewCrossOriginProtection(),
-		caPEM: opts.ClusterCACertificate, watches: watchLimits{max: opts.MaxWatchesPerCluster}}
+		caPEM: opts.ClusterCACertificate, watches: watchLimits{max: opts.MaxWatchesPerCluster}, storage: opts.Storage,
+		followers: followerLimit{max: opts.MaxEventFollowers}}
 	if opts.AdvertiseURL != "" {
 		u, err := ParseAdvertiseURL(opts.AdvertiseURL)
 		if err != nil {

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // The layout of a data directory.
@@ -79,8 +80,37 @@ func (d *dirBackend) readSnapshot() ([]byte, error) {
 	return b, nil
 }
 
+// tempPattern names the temporary file a snapshot is written to before it is renamed over
+// state.json. Only one snapshot is written at a time, so any such file the writer finds before
+// it starts is what a crash between writing and renaming left.
+const tempPattern = stateFile + ".*"
+
+// removePartialSnapshots deletes the temporary snapshot files crashes left behind and returns
+// their names.
+func (d *dirBackend) removePartialSnapshots() ([]string, error) {
+	names, err := filepath.Glob(filepath.Join(d.dir, tempPattern))
+	if err != nil {
+		return nil, err
+	}
+	var removed []string
+	for _, n := range names {
+		if err := os.Remove(n); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return removed, fmt.Errorf("remove %s, a partial snapshot left by a crash: %w", n, err)
+		}
+		removed = append(removed, n)
+	}
+	return removed, nil
+}
+
+// crashBeforeRename, set by tests only, runs once a snapshot's temporary file is durable and
+// before it is renamed: a test kills the process there.
+var crashBeforeRename func()
+
 func (d *dirBackend) writeSnapshot(b []byte) error {
-	tmp, err := os.CreateTemp(d.dir, stateFile+".*")
+	if _, err := d.removePartialSnapshots(); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(d.dir, tempPattern)
 	if err != nil {
 		return err
 	}
@@ -95,6 +125,9 @@ func (d *dirBackend) writeSnapshot(b []byte) error {
 	}
 	if err := tmp.Close(); err != nil {
 		return err
+	}
+	if crashBeforeRename != nil {
+		crashBeforeRename()
 	}
 	if err := os.Rename(tmp.Name(), d.snapshotName()); err != nil {
 		return err
@@ -142,8 +175,42 @@ func (d *dirBackend) truncateSegment(first uint64, size int64) error {
 	return nil
 }
 
+// keepCut writes the bytes cut from a damaged segment beside the data directory's snapshot,
+// where the journal's listing does not see them: damaged-<segment>-<unix time>.
+func (d *dirBackend) keepCut(first uint64, cut []byte) (string, error) {
+	name := filepath.Join(d.dir, fmt.Sprintf("damaged-"+segmentName+"-%d", first, time.Now().Unix()))
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return "", err
+	}
+	_, err = f.Write(cut)
+	if serr := f.Sync(); err == nil {
+		err = serr
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = syncDir(d.dir)
+	}
+	if err != nil {
+		os.Remove(name)
+		return "", err
+	}
+	return name, nil
+}
+
 func (d *dirBackend) createSegment(first uint64) (segmentFile, error) {
-	f, err := os.OpenFile(d.segmentName(first), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	// O_APPEND: after a failed write is cut (Truncate), the next write lands at the cut.
+	name := d.segmentName(first)
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_APPEND|os.O_CREATE|os.O_EXCL, 0o644)
+	if errors.Is(err, os.ErrExist) {
+		// Left by an earlier attempt that failed after creating it: names are record numbers,
+		// never reused, and Open removes an empty last segment, so it holds nothing.
+		if fi, serr := os.Stat(name); serr == nil && fi.Size() == 0 {
+			f, err = os.OpenFile(name, os.O_WRONLY|os.O_APPEND, 0o644)
+		}
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -29,19 +29,21 @@ func frameSize(data []byte) int64 { return int64(frameHeader + frameFixed + len(
 
 // appendFrame encodes one record onto b.
 func appendFrame(b []byte, seq uint64, at time.Time, data []byte) []byte {
-	body := frameFixed + len(data)
-	start := len(b)
-	b = append(b, make([]byte, frameHeader+body)...)
-	f := b[start:]
-	binary.LittleEndian.PutUint32(f[0:], uint32(body))
+	return append(append(b, frameHead(seq, at, data)...), data...)
+}
+
+// frameHead encodes a record's frame but its data: what precedes the data in the segment.
+func frameHead(seq uint64, at time.Time, data []byte) []byte {
+	f := make([]byte, frameHeader+frameFixed)
+	binary.LittleEndian.PutUint32(f[0:], uint32(frameFixed+len(data)))
 	binary.LittleEndian.PutUint64(f[8:], seq)
 	binary.LittleEndian.PutUint64(f[16:], uint64(at.UnixNano()))
 	if data != nil {
 		f[24] = kindCommand
 	}
-	copy(f[25:], data)
-	binary.LittleEndian.PutUint32(f[4:], crc32.Checksum(f[8:], crcTable))
-	return b
+	crc := crc32.Update(crc32.Checksum(f[8:], crcTable), crcTable, data)
+	binary.LittleEndian.PutUint32(f[4:], crc)
+	return f
 }
 
 var (
@@ -81,4 +83,28 @@ func parseFrames(data []byte) (recs []Record, good int, err error) {
 		off += frameHeader + body
 	}
 	return recs, len(data), nil
+}
+
+// intactFrameAfter looks for a whole record with a valid checksum that starts after byte from
+// of a segment and would come after record seq: records after damage prove the damage is not
+// a write torn by a crash (a crash tears only the last record written). It returns the offset
+// of the first such record, or -1.
+func intactFrameAfter(data []byte, from int, seq uint64) int {
+	// A record takes at least frameHeader+frameFixed bytes, which bounds the seq a record in
+	// the rest of the segment can have: a cheap test before the checksum.
+	most := seq + uint64(len(data)-from)/(frameHeader+frameFixed) + 1
+	for off := from + 1; off+frameHeader+frameFixed <= len(data); off++ {
+		rest := data[off:]
+		if s := binary.LittleEndian.Uint64(rest[frameHeader:]); s <= seq || s > most {
+			continue
+		}
+		body := int(binary.LittleEndian.Uint32(rest))
+		if body < frameFixed || body > maxFrameBody || len(rest) < frameHeader+body {
+			continue
+		}
+		if crc32.Checksum(rest[frameHeader:frameHeader+body], crcTable) == binary.LittleEndian.Uint32(rest[4:]) {
+			return off
+		}
+	}
+	return -1
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"syscall"
 )
 
 // memoryBackend keeps the store in memory, for the life of the process.
@@ -14,6 +15,23 @@ type memoryBackend struct {
 	locked   bool
 	snapshot []byte
 	segs     map[uint64]*bytes.Buffer
+	// cuts are the bytes cut from damaged segments, by name.
+	cuts map[string][]byte
+	// capacity, when positive, is how many bytes the snapshot and the segments may hold
+	// together: beyond it a write stores what fits and fails as a full disk does (tests).
+	capacity int64
+}
+
+// room is how many more bytes fit (capacity), -1 for no limit; m.mu is held.
+func (m *memoryBackend) room() int64 {
+	if m.capacity <= 0 {
+		return -1
+	}
+	used := int64(len(m.snapshot))
+	for _, b := range m.segs {
+		used += int64(b.Len())
+	}
+	return max(m.capacity-used, 0)
 }
 
 func newMemoryBackend() *memoryBackend { return &memoryBackend{segs: map[uint64]*bytes.Buffer{}} }
@@ -45,10 +63,16 @@ func (m *memoryBackend) readSnapshot() ([]byte, error) {
 	return m.snapshot, nil
 }
 
+// removePartialSnapshots has nothing to do: a memory snapshot is replaced in one step.
+func (m *memoryBackend) removePartialSnapshots() ([]string, error) { return nil, nil }
+
 func (m *memoryBackend) writeSnapshot(b []byte) error {
 	m.mu.Lock()
+	defer m.mu.Unlock()
+	if r := m.room(); r >= 0 && int64(len(b)) > r+int64(len(m.snapshot)) {
+		return fmt.Errorf("write %s: %w", m.snapshotName(), syscall.ENOSPC)
+	}
 	m.snapshot = b
-	m.mu.Unlock()
 	return nil
 }
 
@@ -84,6 +108,17 @@ func (m *memoryBackend) truncateSegment(first uint64, size int64) error {
 	return nil
 }
 
+func (m *memoryBackend) keepCut(first uint64, cut []byte) (string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.cuts == nil {
+		m.cuts = map[string][]byte{}
+	}
+	name := fmt.Sprintf("bytes cut from memory journal segment "+segmentName+" (%d)", first, len(m.cuts)+1)
+	m.cuts[name] = bytes.Clone(cut)
+	return name, nil
+}
+
 func (m *memoryBackend) createSegment(first uint64) (segmentFile, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -110,7 +145,17 @@ type memorySegment struct {
 func (s *memorySegment) Write(p []byte) (int, error) {
 	s.m.mu.Lock()
 	defer s.m.mu.Unlock()
+	if r := s.m.room(); r >= 0 && int64(len(p)) > r {
+		s.b.Write(p[:r])
+		return int(r), fmt.Errorf("write a memory journal segment: %w", syscall.ENOSPC)
+	}
 	return s.b.Write(p)
+}
+func (s *memorySegment) Truncate(size int64) error {
+	s.m.mu.Lock()
+	defer s.m.mu.Unlock()
+	s.b.Truncate(int(size))
+	return nil
 }
 func (s *memorySegment) Sync() error  { return nil }
 func (s *memorySegment) Close() error { return nil }

@@ -21,7 +21,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -68,30 +68,40 @@ type Saved struct {
 // Store is a durable home for one emulator's state. Open it once, then the runner appends to
 // it, waits on it and checkpoints through it (it implements sim.Journal); Close it last.
 type Store struct {
-	b backend
+	b   backend
+	log *slog.Logger
 
 	mu sync.Mutex
 	// opened and closing guard the life cycle.
 	opened, closing bool
+	// truncateDamaged lets Open cut a damaged last segment (SetTruncateDamagedJournal).
+	truncateDamaged bool
+	// closeTimeout bounds Close (SetCloseTimeout).
+	closeTimeout time.Duration
 	// nextSeq is the sequence number the next record gets.
 	nextSeq uint64
-	// pending is what the writer has not written yet, in order.
-	pending []chunk
+	// pending is what the writer has not taken yet, in order; unwritten what it took and could
+	// not make durable (a failed write), written again first.
+	pending, unwritten []chunk
 	// appendedAt is the latest emulated time appended (commands and marks); wantAt the latest
 	// a waiter needs durable.
 	appendedAt, wantAt time.Time
 	// durableSeq and durableAt are what is on disk.
 	durableSeq uint64
 	durableAt  time.Time
-	// err is the first write failure; after it nothing more is acknowledged.
-	err error
+	// err is why the last write failed, nil once a write succeeds again: meanwhile nothing new
+	// is acknowledged and the writer retries. failedSince is when it started failing.
+	err         error
+	failedSince time.Time
 	// flushed is closed (and replaced) after every write.
 	flushed chan struct{}
 	kick    chan struct{}
+	// abandon is closed when Close stops waiting for the disk.
+	abandon chan struct{}
 	// sinceCheckpoint counts journal bytes appended since the last checkpoint.
 	sinceCheckpoint int64
-	// snapshotBusy is set while a checkpoint's snapshot is being written; snapshotErr is the
-	// last one's failure (reported by the next Checkpoint).
+	// snapshotBusy is set while a checkpoint's snapshot is being written (retried until it is);
+	// snapshotErr is its last failure.
 	snapshotBusy bool
 	snapshotErr  error
 	snapshotDone chan struct{}
@@ -100,17 +110,28 @@ type Store struct {
 	// closedSeg are the segments closed since the last checkpoint (or left by a failed one).
 	closedSeg []uint64
 
-	// Writer-goroutine state: the segment being appended to.
-	seg      segmentFile
-	segFirst uint64
+	// Writer-goroutine state: the segment being appended to, how many of its bytes were
+	// written and how many are durable (a failed write or fsync leaves written > synced: those
+	// bytes are cut before they are written again).
+	seg                   segmentFile
+	segFirst              uint64
+	segWritten, segSynced int64
 }
 
 // chunk is a run of encoded records, or a checkpoint between two runs.
 type chunk struct {
-	data       []byte
-	first      uint64 // seq of the first record in data
-	checkpoint []byte // an encoded snapshot: the records before it are in it
+	data []byte
+	// big is a large record's data, written after its frame's head (data) as the caller gave
+	// it: an import's body is not copied once more.
+	big   []byte
+	first uint64 // seq of the first record in data
+	// records and commands count the records of the run and those that are commands.
+	records, commands int
+	checkpoint        []byte // an encoded snapshot: the records before it are in it
 }
+
+// bigRecord is the size from which a record's data is kept by reference, not copied.
+const bigRecord = 64 << 10
 
 // NewDir keeps the state in the directory dir (created if needed): state.json (the snapshot),
 // journal/ (the segments) and lock (held while an emulator uses the directory).
@@ -127,7 +148,15 @@ func NewDir(dir string) (*Store, error) {
 func NewMemory() *Store { return newStore(newMemoryBackend()) }
 
 func newStore(b backend) *Store {
-	return &Store{b: b, flushed: make(chan struct{}), kick: make(chan struct{}, 1)}
+	return &Store{b: b, log: slog.New(slog.DiscardHandler), closeTimeout: DefaultCloseTimeout,
+		flushed: make(chan struct{}), kick: make(chan struct{}, 1)}
+}
+
+// SetLogger makes the store say when its writes start failing and when they recover.
+func (s *Store) SetLogger(log *slog.Logger) {
+	s.mu.Lock()
+	s.log = log
+	s.mu.Unlock()
 }
 
 // CrashCopy returns a new memory store holding exactly what this memory store has written so
@@ -152,15 +181,26 @@ func (s *Store) Open() (*Saved, error) {
 	if err := s.b.lock(); err != nil {
 		return nil, err
 	}
+	// A crash during a checkpoint leaves the snapshot's temporary file: the snapshot it held
+	// never replaced state.json, so the file is of no use, and repeated crashes would fill the disk.
+	partial, err := s.b.removePartialSnapshots()
+	if err != nil {
+		s.b.unlock()
+		return nil, err
+	}
 	saved, last, err := s.load()
 	if err != nil {
 		s.b.unlock()
 		return nil, err
 	}
-	s.opened, s.closing, s.err, s.snapshotErr = true, false, nil, nil
+	for _, p := range partial {
+		saved.Notes = append(saved.Notes, fmt.Sprintf("removed %s, a snapshot a crash interrupted before it replaced %s", p, saved.Snapshot))
+	}
+	s.opened, s.closing, s.err, s.snapshotErr, s.failedSince = true, false, nil, nil, time.Time{}
 	s.nextSeq = last + 1
 	s.durableSeq = last
-	s.pending, s.seg, s.closedSeg, s.sinceCheckpoint = nil, nil, nil, 0
+	s.pending, s.unwritten, s.seg, s.closedSeg, s.sinceCheckpoint = nil, nil, nil, nil, 0
+	s.abandon = make(chan struct{})
 	s.durableAt = time.Time{}
 	if saved.State != nil {
 		s.durableAt = saved.State.Now
@@ -213,12 +253,11 @@ func (s *Store) load() (*Saved, uint64, error) {
 			if i != len(segs)-1 {
 				return nil, 0, fmt.Errorf("%s: %w at byte %d; a damaged journal segment that is not the last one cannot be repaired", s.b.segmentName(first), perr, good)
 			}
-			// A crash during a write leaves the tail of the last segment torn: what was
-			// not fully written was never acknowledged.
-			if err := s.b.truncateSegment(first, int64(good)); err != nil {
+			note, err := s.repairLastSegment(first, data, good, perr, recs)
+			if err != nil {
 				return nil, 0, err
 			}
-			saved.Notes = append(saved.Notes, fmt.Sprintf("%s: dropped %d bytes of a record torn by a crash before it was acknowledged", s.b.segmentName(first), len(data)-good))
+			saved.Notes = append(saved.Notes, note)
 		}
 		if len(recs) == 0 && i == len(segs)-1 {
 			// Created by a crash before its first record was written: the next record, which
@@ -240,6 +279,60 @@ func (s *Store) load() (*Saved, uint64, error) {
 		}
 	}
 	return saved, last, nil
+}
+
+// repairLastSegment deals with a bad record at byte good of the last segment, recs being the
+// records before it. A crash tears only the record being written, the last one: nothing whole
+// follows it, and it was never acknowledged, so it is cut with a note. Whole records after the
+// bad one mean the disk or someone damaged acknowledged records: Open refuses, naming the file,
+// the offset and what a cut would lose, unless the store was told to cut
+// (SetTruncateDamagedJournal), which keeps a copy of what it cuts.
+func (s *Store) repairLastSegment(first uint64, data []byte, good int, perr error, recs []Record) (string, error) {
+	name := s.b.segmentName(first)
+	lastSeq := first - 1
+	if len(recs) > 0 {
+		lastSeq = recs[len(recs)-1].Seq
+	}
+	next := intactFrameAfter(data, good, lastSeq)
+	if next < 0 {
+		if err := s.b.truncateSegment(first, int64(good)); err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("%s: dropped the last %d bytes, a record torn by a crash while it was written (never acknowledged)", name, len(data)-good), nil
+	}
+	after, _, _ := parseFrames(data[next:])
+	commands := 0
+	for _, r := range after {
+		if r.Data != nil {
+			commands++
+		}
+	}
+	lost := fmt.Sprintf("the bad record and the %d intact records after it (records %d to %d, %d of them acknowledged changes, the last at emulated time %s)",
+		len(after), after[0].Seq, after[len(after)-1].Seq, commands, after[len(after)-1].At.Format(time.RFC3339))
+	if !s.truncateDamaged {
+		return "", fmt.Errorf("%s is damaged at byte %d (%v), and intact records follow the damage: this is not a record torn by a crash but "+
+			"damage to acknowledged records, so nothing is cut silently. Cutting the segment at byte %d would lose %s. "+
+			"Restore the data directory from a backup, or start with --truncate-damaged-journal to cut it there "+
+			"(a copy of the cut bytes is kept beside the journal)", name, good, perr, good, lost)
+	}
+	copyName, err := s.b.keepCut(first, data[good:])
+	if err != nil {
+		return "", fmt.Errorf("keep a copy of what would be cut from %s: %w; nothing was cut", name, err)
+	}
+	if err := s.b.truncateSegment(first, int64(good)); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%s: cut at byte %d, where it was damaged (%v), as --truncate-damaged-journal asked: dropped %s; the %d cut bytes are kept in %s",
+		name, good, perr, lost, len(data)-good, copyName), nil
+}
+
+// SetTruncateDamagedJournal makes Open cut the last journal segment at a damaged record even
+// when intact records follow it (gkesim serve --truncate-damaged-journal), instead of refusing
+// to start. Open says how many acknowledged records the cut drops and where it kept them.
+func (s *Store) SetTruncateDamagedJournal(cut bool) {
+	s.mu.Lock()
+	s.truncateDamaged = cut
+	s.mu.Unlock()
 }
 
 func decodeSnapshot(raw []byte) (*envelope, error) {
@@ -300,7 +393,8 @@ func (s *Store) Begin(st *sim.State, timeScale float64) error {
 }
 
 // Append adds a record (nil data: none; use Wait for clock marks) and returns its sequence
-// number. It never waits for the disk; Wait does.
+// number. It never waits for the disk; Wait does. The store keeps data (a large one is written
+// as it is, not copied): the caller must not change it afterwards.
 func (s *Store) Append(at time.Time, data []byte) uint64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -312,16 +406,24 @@ func (s *Store) Append(at time.Time, data []byte) uint64 {
 func (s *Store) appendLocked(at time.Time, data []byte) uint64 {
 	seq := s.nextSeq
 	s.nextSeq++
-	frame := appendFrame(nil, seq, at, data)
-	if n := len(s.pending); n > 0 && s.pending[n-1].checkpoint == nil {
-		s.pending[n-1].data = append(s.pending[n-1].data, frame...)
-	} else {
-		s.pending = append(s.pending, chunk{data: frame, first: seq})
+	n := len(s.pending)
+	switch {
+	case len(data) >= bigRecord:
+		s.pending = append(s.pending, chunk{data: frameHead(seq, at, data), big: data, first: seq})
+	case n > 0 && s.pending[n-1].checkpoint == nil && s.pending[n-1].big == nil:
+		s.pending[n-1].data = appendFrame(s.pending[n-1].data, seq, at, data)
+	default:
+		s.pending = append(s.pending, chunk{data: appendFrame(nil, seq, at, data), first: seq})
+	}
+	last := &s.pending[len(s.pending)-1]
+	last.records++
+	if data != nil {
+		last.commands++
 	}
 	if at.After(s.appendedAt) {
 		s.appendedAt = at
 	}
-	s.sinceCheckpoint += int64(len(frame))
+	s.sinceCheckpoint += frameSize(data)
 	return seq
 }
 
@@ -333,21 +435,25 @@ func (s *Store) signal() {
 }
 
 // Wait blocks until every record up to seq is durable and the journal holds an emulated time
-// of at least at (adding a clock mark if no record does).
+// of at least at (adding a clock mark if no record does). While writes fail it returns their
+// error at once, but to a read (ForRead), which is answered from memory meanwhile.
 func (s *Store) Wait(ctx context.Context, seq uint64, at time.Time) error {
 	s.mu.Lock()
 	if at.After(s.wantAt) {
 		s.wantAt = at
 	}
 	for {
-		if s.err != nil {
-			err := s.err
-			s.mu.Unlock()
-			return err
-		}
 		if s.durableSeq >= seq && !s.durableAt.Before(at) {
 			s.mu.Unlock()
 			return nil
+		}
+		if s.err != nil {
+			err := s.err
+			s.mu.Unlock()
+			if ctx.Value(readKey{}) != nil {
+				return nil
+			}
+			return err
 		}
 		if !s.opened {
 			s.mu.Unlock()
@@ -363,6 +469,24 @@ func (s *Store) Wait(ctx context.Context, seq uint64, at time.Time) error {
 		}
 		s.mu.Lock()
 	}
+}
+
+// readKey marks the context of a request that only reads (ForRead).
+type readKey struct{}
+
+// ForRead marks the context of a request that changes nothing: while the store cannot write,
+// Wait lets its answer go from memory (what it shows may be lost in a crash meanwhile: the
+// changes of requests answered 503, and the emulated time) instead of refusing it.
+func (s *Store) ForRead(ctx context.Context) context.Context {
+	return context.WithValue(ctx, readKey{}, true)
+}
+
+// WriteError says why the store cannot make writes durable now, nil while it can. The
+// writer retries meanwhile; the emulator refuses changes and tells its readiness probe.
+func (s *Store) WriteError() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err
 }
 
 // SinceCheckpoint is the journal bytes appended since the last checkpoint.
@@ -416,145 +540,4 @@ func encodeSnapshot(seq uint64, timeScale float64, state []byte) ([]byte, error)
 	raw := make([]byte, 0, len(head)+len(state)+1)
 	raw = append(append(append(raw, head...), state...), '}')
 	return raw, nil
-}
-
-// Close writes what is pending, waits for a checkpoint being written, and unlocks the store.
-func (s *Store) Close() error {
-	s.mu.Lock()
-	if !s.opened {
-		s.mu.Unlock()
-		return nil
-	}
-	s.closing = true
-	s.signal()
-	done := s.writerDone
-	s.mu.Unlock()
-	<-done
-	s.mu.Lock()
-	snap := s.snapshotDone
-	busy := s.snapshotBusy
-	s.mu.Unlock()
-	if busy {
-		<-snap
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var errs []error
-	if s.seg != nil {
-		errs = append(errs, s.seg.Close())
-		s.seg = nil
-	}
-	errs = append(errs, s.err, s.snapshotErr, s.b.unlock())
-	s.opened = false
-	close(s.flushed) // wake waiters: they see the store closed
-	s.flushed = make(chan struct{})
-	return errors.Join(errs...)
-}
-
-// writer writes pending records and checkpoints, one batch and one fsync at a time.
-func (s *Store) writer() {
-	defer close(s.writerDone)
-	for {
-		<-s.kick
-		s.mu.Lock()
-		if s.wantAt.After(s.appendedAt) {
-			s.appendLocked(s.wantAt, nil) // a clock mark
-		}
-		work := s.pending
-		s.pending = nil
-		lastSeq, lastAt, closing := s.nextSeq-1, s.appendedAt, s.closing
-		failed := s.err != nil
-		s.mu.Unlock()
-
-		var err error
-		if !failed {
-			err = s.write(work)
-		}
-		s.mu.Lock()
-		if err != nil && s.err == nil {
-			s.err = fmt.Errorf("write the journal in %s: %w", s.b.describe(), err)
-		}
-		if s.err == nil {
-			s.durableSeq = lastSeq
-			if lastAt.After(s.durableAt) {
-				s.durableAt = lastAt
-			}
-		}
-		close(s.flushed)
-		s.flushed = make(chan struct{})
-		more := len(s.pending) > 0
-		s.mu.Unlock()
-		if closing && !more {
-			return
-		}
-		if more {
-			s.signal()
-		}
-	}
-}
-
-// write puts a batch on disk: records into the current segment (fsynced once at the end), a
-// checkpoint closes the segment and hands the snapshot to a background writer.
-func (s *Store) write(work []chunk) error {
-	dirty := false
-	for _, ch := range work {
-		if ch.checkpoint != nil {
-			if s.seg != nil {
-				if err := s.seg.Sync(); err != nil {
-					return err
-				}
-				if err := s.seg.Close(); err != nil {
-					return err
-				}
-				s.mu.Lock()
-				s.closedSeg = append(s.closedSeg, s.segFirst)
-				s.mu.Unlock()
-				s.seg, dirty = nil, false
-			}
-			s.mu.Lock()
-			covered := s.closedSeg
-			s.closedSeg = nil
-			s.mu.Unlock()
-			go s.writeSnapshot(ch.checkpoint, covered)
-			continue
-		}
-		if s.seg == nil {
-			seg, err := s.b.createSegment(ch.first)
-			if err != nil {
-				return err
-			}
-			s.seg, s.segFirst = seg, ch.first
-		}
-		if _, err := s.seg.Write(ch.data); err != nil {
-			return err
-		}
-		dirty = true
-	}
-	if dirty {
-		return s.seg.Sync()
-	}
-	return nil
-}
-
-// writeSnapshot makes a checkpoint durable, then deletes the segments it covers.
-func (s *Store) writeSnapshot(raw []byte, covered []uint64) {
-	err := s.b.writeSnapshot(raw)
-	if err == nil {
-		sort.Slice(covered, func(i, j int) bool { return covered[i] < covered[j] })
-		for _, first := range covered {
-			if rerr := s.b.removeSegment(first); rerr != nil {
-				err = rerr
-				break
-			}
-		}
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err != nil {
-		s.snapshotErr = fmt.Errorf("write a checkpoint in %s: %w", s.b.describe(), err)
-		// The journal keeps what the checkpoint would have replaced; the next one retries.
-		s.closedSeg = append(covered, s.closedSeg...)
-	}
-	s.snapshotBusy = false
-	close(s.snapshotDone)
 }

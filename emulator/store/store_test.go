@@ -393,22 +393,30 @@ func (s *Store) pendingRecords() int {
 	return n
 }
 
-// After a write fails nothing more is acknowledged.
+// After a write fails nothing more is acknowledged while it keeps failing, and Close, bounded,
+// says what it could not save.
 func TestWriteFailureIsNotAcknowledged(t *testing.T) {
 	dir := t.TempDir()
 	st, _ := NewDir(dir)
 	open(t, st)
+	st.SetCloseTimeout(300 * time.Millisecond)
 	if err := st.Begin(sim.New(sim.Options{Start: start}).State(), 0); err != nil {
 		t.Fatal(err)
 	}
-	// The journal directory disappears: creating the segment fails.
+	// The journal directory disappears: creating the segment fails, and keeps failing.
 	os.RemoveAll(filepath.Join(dir, journalDir))
 	err := st.Wait(context.Background(), st.Append(start, []byte(`{}`)), time.Time{})
 	if err == nil || !strings.Contains(err.Error(), "write the journal in the data directory") {
 		t.Fatalf("Wait = %v, want the write failure", err)
 	}
-	if err := st.Wait(context.Background(), 0, time.Time{}); err == nil {
-		t.Fatal("a later Wait succeeded after a failed write")
+	if err := st.Wait(context.Background(), st.Append(start, []byte(`{"n":2}`)), time.Time{}); err == nil {
+		t.Fatal("a later Wait succeeded while writes fail")
 	}
-	st.Close()
+	if err := st.WriteError(); err == nil {
+		t.Fatal("WriteError is nil while writes fail")
+	}
+	err = st.Close()
+	if err == nil || !strings.Contains(err.Error(), "could not save journal records 1 to 2 (2 changes") {
+		t.Fatalf("Close = %v, want it to say which records it could not save", err)
+	}
 }

@@ -34,7 +34,9 @@ func newEventsCmd(g *globals) *cobra.Command {
 					q.Set(k, v)
 				}
 			}
-			if f.afterSeq > 0 {
+			// A follower starts at the newest entry unless told where; the command shows the
+			// log from its start (or --after-seq) and then follows it.
+			if f.afterSeq > 0 || f.follow {
 				q.Set("afterSeq", strconv.FormatInt(f.afterSeq, 10))
 			}
 			if f.limit > 0 {

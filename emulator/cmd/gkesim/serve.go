@@ -101,6 +101,7 @@ func serve(cmd *cobra.Command, cfg serveconfig.Config, out, errOut io.Writer) er
 		if err != nil {
 			return err
 		}
+		d.SetTruncateDamagedJournal(cfg.TruncateDamagedJournal)
 		opts.Store = d
 	}
 	e, err := emulator.New(opts)

@@ -42,6 +42,9 @@ type Config struct {
 	Start time.Time
 	// DataDir keeps the state across restarts; empty means in memory.
 	DataDir string
+	// TruncateDamagedJournal lets the store cut the last journal segment where it is damaged
+	// even though intact, acknowledged records follow (they are dropped; a copy is kept).
+	TruncateDamagedJournal bool
 	// LogLevel is the lowest level logged.
 	LogLevel slog.Level
 	// AuthToken, when not empty, is required as Authorization: Bearer on every route but
@@ -70,6 +73,10 @@ var envNames = map[string]string{
 	"advertise-url": "GKESIM_ADVERTISE_URL",
 }
 
+// commandLineOnly are the flags without a variable: a repair that loses acknowledged records
+// is asked for once, on the command line, never left set in an environment for the next damage.
+var commandLineOnly = map[string]bool{"truncate-damaged-journal": true}
+
 // EnvName is the environment variable of a flag ("" if it has none).
 func EnvName(flag string) string { return envNames[flag] }
 
@@ -82,6 +89,7 @@ type Flags struct {
 	seed                                           uint64
 	checkpointBytes                                int64
 	checkpointEvents                               int
+	truncateDamaged                                bool
 	// fromEnv holds the flags Resolve filled from the environment.
 	fromEnv map[string]bool
 }
@@ -95,6 +103,7 @@ func Register(fs *pflag.FlagSet) *Flags {
 	fs.Uint64Var(&f.seed, "seed", 1, "seed for names, ids, addresses and timing jitter (env GKESIM_SEED)")
 	fs.StringVar(&f.startTime, "start-time", "", "emulated time to start at, RFC 3339 (default: now; env GKESIM_START_TIME)")
 	fs.StringVar(&f.dataDir, "data-dir", "", "keep the state in `DIR` across restarts, every acknowledged change on disk (default: in memory; env GKESIM_DATA_DIR)")
+	fs.BoolVar(&f.truncateDamaged, "truncate-damaged-journal", false, "start even though the journal is damaged in the middle of its last segment: cut it there, dropping the acknowledged records after the damage (a copy of the cut bytes is kept in the data directory)")
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error (env GKESIM_LOG_LEVEL)")
 	fs.StringVar(&f.authToken, "auth-token", "", "require Authorization: Bearer TOKEN on every route but /healthz (env GKESIM_AUTH_TOKEN)")
 	fs.StringVar(&f.advertiseURL, "advertise-url", "", "base URL clients reach the emulator at, behind a proxy: links (selfLink, cluster endpoints) are built from it (env GKESIM_ADVERTISE_URL)")
@@ -142,7 +151,11 @@ func (f *Flags) Resolve(getenv func(string) string) (Config, error) {
 	}
 	c := Config{Listen: f.listen, AddrFile: f.addrFile, TimeScale: f.timeScale, Seed: f.seed, DataDir: f.dataDir,
 		AuthToken: f.authToken, AdvertiseURL: f.advertiseURL,
-		TimeScaleGiven: f.fs.Changed("time-scale"), CheckpointBytes: f.checkpointBytes, CheckpointEvents: f.checkpointEvents}
+		TimeScaleGiven: f.fs.Changed("time-scale"), CheckpointBytes: f.checkpointBytes, CheckpointEvents: f.checkpointEvents,
+		TruncateDamagedJournal: f.truncateDamaged}
+	if f.truncateDamaged && f.dataDir == "" {
+		errs = append(errs, errors.New("--truncate-damaged-journal repairs the journal of a --data-dir: give the data directory too"))
+	}
 	if err := checkListen(f.listen); err != nil {
 		errs = append(errs, f.invalid("listen", f.listen, err.Error()))
 	}

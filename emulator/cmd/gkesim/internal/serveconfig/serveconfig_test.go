@@ -112,12 +112,13 @@ func TestLoad(t *testing.T) {
 	}
 }
 
-// Every flag but the hidden checkpoint ones has a variable, and its help says which.
+// Every flag but the hidden checkpoint ones and the command-line-only repair has a variable,
+// and its help says which.
 func TestEveryFlagHasItsVariable(t *testing.T) {
 	fs := pflag.NewFlagSet("serve", pflag.ContinueOnError)
 	Register(fs)
 	fs.VisitAll(func(f *pflag.Flag) {
-		if f.Hidden {
+		if f.Hidden || commandLineOnly[f.Name] {
 			return
 		}
 		name := EnvName(f.Name)
@@ -129,4 +130,18 @@ func TestEveryFlagHasItsVariable(t *testing.T) {
 			t.Errorf("--%s: help %q does not name %s", f.Name, f.Usage, want)
 		}
 	})
+}
+
+// The journal repair is asked for on the command line, for a data directory, and has no variable.
+func TestTruncateDamagedJournalNeedsADataDir(t *testing.T) {
+	c, err := Load([]string{"--data-dir", "/var/gkesim", "--truncate-damaged-journal"}, func(string) string { return "" })
+	if err != nil || !c.TruncateDamagedJournal {
+		t.Fatalf("Load = %+v, %v; want the repair asked for", c, err)
+	}
+	if _, err := Load([]string{"--truncate-damaged-journal"}, func(string) string { return "" }); err == nil || !strings.Contains(err.Error(), "give the data directory") {
+		t.Fatalf("Load without --data-dir = %v, want an error asking for it", err)
+	}
+	if c, _ := Load([]string{"--data-dir", "d"}, func(k string) string { return map[string]string{"GKESIM_TRUNCATE_DAMAGED_JOURNAL": "true"}[k] }); c.TruncateDamagedJournal {
+		t.Fatal("the repair was taken from the environment")
+	}
 }
