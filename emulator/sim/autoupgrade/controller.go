@@ -1,6 +1,6 @@
 // Package autoupgrade is GKE's automatic maintenance of a cluster on a release channel: the
 // control plane's and node pools' auto-upgrades when the maintenance policy allows them
-// (R-AU-*, R-MW-4), and node auto-repair.
+// (R-MW-4, R-MW-5), and node auto-repair.
 package autoupgrade
 
 import (
