@@ -31,9 +31,11 @@ import (
 
 // indexDrift describes how w's derived indexes differ from a rebuild, or "".
 func (w *World) indexDrift() string {
-	fresh := &World{st: w.st, engine: w.engine, core: core.New(w.st, w.engine, 0)}
+	// Fresh parts on the same engine (its queue rebuilds the "already queued" marks), with no
+	// handlers registered again.
+	fresh := &World{st: w.st}
+	fresh.makeControllers(w.engine, 0)
 	fresh.core.FeedRender, fresh.core.OpWork = w.core.FeedRender, w.core.OpWork
-	fresh.loadbalancers = loadbalancers.New(w.st, w.engine, fresh.core)
 	for _, key := range model.SortedKeys(w.st.Clusters) {
 		c := w.st.Clusters[key]
 		if _, built := w.core.K8s[c]; built {

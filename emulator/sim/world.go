@@ -5,8 +5,9 @@ package sim
 
 import (
 	"fmt"
-	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/views"
 	"time"
+
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/views"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/autoscaler"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/autoupgrade"
@@ -131,11 +132,9 @@ func (w *World) buildIndexes() {
 	}
 }
 
-func (w *World) init(watchHistory int) error {
-	e, err := engine.New(w.st)
-	if err != nil {
-		return err
-	}
+// makeControllers makes the world's parts on engine e, each with the parts it stands on (no
+// handlers registered, nothing wired).
+func (w *World) makeControllers(e *engine.Engine, watchHistory int) {
 	w.engine = e
 	w.maintenance = maintenance.New(w.st, e)
 	w.core = core.New(w.st, e, watchHistory)
@@ -145,6 +144,14 @@ func (w *World) init(watchHistory int) error {
 	w.upgrade = upgrade.New(w.st, e, w.core, w.maintenance)
 	w.autoupgrade = autoupgrade.New(w.st, e, w.core, w.maintenance, w.upgrade)
 	w.views = views.New(w.st, e, w.core, w.maintenance, w.loadbalancers, w.upgrade)
+}
+
+func (w *World) init(watchHistory int) error {
+	e, err := engine.New(w.st)
+	if err != nil {
+		return err
+	}
+	w.makeControllers(e, watchHistory)
 	w.core.RegisterOperationHandlers()
 	w.registerWorkHandlers()
 	w.core.RegisterNodeHandlers()
