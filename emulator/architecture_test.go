@@ -30,7 +30,9 @@ var allowedImports = map[string][]string{
 		"emulator/sim/maintenance", "emulator/sim/upgrade"},
 	"emulator/sim/views": {"emulator/api", "emulator/sim/catalog", "emulator/sim/window", "emulator/sim/model", "emulator/sim/engine", "emulator/sim/core",
 		"emulator/sim/maintenance", "emulator/sim/loadbalancers", "emulator/sim/upgrade"},
-	"emulator/sim": {"emulator/api", "emulator/sim/views", "emulator/sim/catalog", "emulator/sim/eventq", "emulator/sim/window", "emulator/sim/model", "emulator/sim/engine",
+	"emulator/sim/gke": {"emulator/api", "emulator/sim/catalog", "emulator/sim/model", "emulator/sim/engine", "emulator/sim/core",
+		"emulator/sim/maintenance", "emulator/sim/loadbalancers", "emulator/sim/kubeapi", "emulator/sim/upgrade", "emulator/sim/autoupgrade"},
+	"emulator/sim": {"emulator/api", "emulator/sim/gke", "emulator/sim/views", "emulator/sim/catalog", "emulator/sim/eventq", "emulator/sim/window", "emulator/sim/model", "emulator/sim/engine",
 		"emulator/sim/maintenance", "emulator/sim/core", "emulator/sim/loadbalancers", "emulator/sim/autoscaler", "emulator/sim/kubeapi",
 		"emulator/sim/upgrade", "emulator/sim/autoupgrade"},
 	"emulator/store":           {"emulator/sim"},
@@ -92,7 +94,7 @@ func TestSimulationReadsNoWallClock(t *testing.T) {
 	wallClock := map[string]bool{"Now": true, "Since": true, "Until": true, "After": true, "AfterFunc": true, "Sleep": true,
 		"NewTimer": true, "NewTicker": true, "Tick": true}
 	for _, pkg := range []string{"emulator/sim", "emulator/sim/catalog", "emulator/sim/window", "emulator/sim/eventq", "emulator/sim/model", "emulator/sim/engine", "emulator/sim/maintenance", "emulator/sim/core",
-		"emulator/sim/loadbalancers", "emulator/sim/autoscaler", "emulator/sim/kubeapi", "emulator/sim/upgrade", "emulator/sim/autoupgrade", "emulator/sim/views"} {
+		"emulator/sim/loadbalancers", "emulator/sim/autoscaler", "emulator/sim/kubeapi", "emulator/sim/upgrade", "emulator/sim/autoupgrade", "emulator/sim/views", "emulator/sim/gke"} {
 		dir := filepath.Join(root, pkg)
 		bp, err := build.Default.ImportDir(dir, 0)
 		if err != nil {

@@ -29,14 +29,14 @@ var systemPool = &api.NodePool{Name: "system", InitialNodeCount: 1, Config: &api
 func autoscaledCluster(t *testing.T, location string, zones []string, pool *api.NodePool) (*World, *model.Cluster) {
 	t.Helper()
 	w := newTestWorld(t)
-	op, err := w.CreateCluster("proj", location, &api.CreateClusterRequest{Cluster: &api.Cluster{Name: "c1", Locations: zones,
+	op, err := w.gke.CreateCluster("proj", location, &api.CreateClusterRequest{Cluster: &api.Cluster{Name: "c1", Locations: zones,
 		NodePools: []*api.NodePool{{Name: systemPool.Name, InitialNodeCount: 1, Config: systemPool.Config, Locations: zones[:1]}}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	runOp(t, w, op, time.Hour)
 	advance(w, time.Minute)
-	op, err = w.CreateNodePool("proj", location, "c1", &api.CreateNodePoolRequest{NodePool: pool})
+	op, err = w.gke.CreateNodePool("proj", location, "c1", &api.CreateNodePoolRequest{NodePool: pool})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +154,7 @@ func TestAutoscalerLocationPolicy(t *testing.T) {
 func TestAutoscalerPrefersSpot(t *testing.T) {
 	w, c := autoscaledCluster(t, "us-central1-a", []string{"us-central1-a"}, &api.NodePool{Name: "ondemand", InitialNodeCount: 0,
 		Config: &api.NodeConfig{MachineType: "e2-standard-4"}, Autoscaling: &api.NodePoolAutoscaling{Enabled: true, MaxNodeCount: 10}})
-	op, err := w.CreateNodePool("proj", "us-central1-a", "c1", &api.CreateNodePoolRequest{NodePool: &api.NodePool{Name: "spot", InitialNodeCount: 0,
+	op, err := w.gke.CreateNodePool("proj", "us-central1-a", "c1", &api.CreateNodePoolRequest{NodePool: &api.NodePool{Name: "spot", InitialNodeCount: 0,
 		Config: &api.NodeConfig{MachineType: "e2-standard-4", Spot: true}, Autoscaling: &api.NodePoolAutoscaling{Enabled: true, MaxNodeCount: 10}}})
 	if err != nil {
 		t.Fatal(err)
@@ -280,7 +280,7 @@ func TestAutoscalerSizeVersusLimits(t *testing.T) {
 		return &api.NodePool{Name: "auto", InitialNodeCount: 3, Config: &api.NodeConfig{MachineType: "e2-standard-2"}, Autoscaling: limits}
 	}
 	resize := func(t *testing.T, w *World, n int32) {
-		op, err := w.SetNodePoolSize("proj", "us-central1-a", "c1", "auto", &api.SetNodePoolSizeRequest{NodeCount: n})
+		op, err := w.gke.SetNodePoolSize("proj", "us-central1-a", "c1", "auto", &api.SetNodePoolSizeRequest{NodeCount: n})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -331,7 +331,7 @@ func TestAutoscalerSizeVersusLimits(t *testing.T) {
 // R-CA-5: a Standard cluster never scales to zero nodes.
 func TestAutoscalerNeverEmptiesTheCluster(t *testing.T) {
 	w := newTestWorld(t)
-	op, err := w.CreateCluster("proj", "us-central1-a", &api.CreateClusterRequest{Cluster: &api.Cluster{Name: "c1",
+	op, err := w.gke.CreateCluster("proj", "us-central1-a", &api.CreateClusterRequest{Cluster: &api.Cluster{Name: "c1",
 		NodePools: []*api.NodePool{{Name: "auto", InitialNodeCount: 2, Config: &api.NodeConfig{MachineType: "e2-standard-4"},
 			Autoscaling: &api.NodePoolAutoscaling{Enabled: true, MinNodeCount: 0, MaxNodeCount: 3}}}}})
 	if err != nil {
@@ -591,7 +591,7 @@ func TestAutoscalerDuringBlueGreen(t *testing.T) {
 	if _, err := w.kubeapi.SetScale(c, "default", "burst", 2, ""); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.CancelOperation("proj", "us-central1-a", c.Pool("pool-a").Upgrade.Op); err != nil {
+	if err := w.gke.CancelOperation("proj", "us-central1-a", c.Pool("pool-a").Upgrade.Op); err != nil {
 		t.Fatal(err)
 	}
 	bg = c.Pool("pool-a").Upgrade.BG
@@ -719,7 +719,7 @@ func TestAutoscaledBlueGreenCancelResumeNoRollback(t *testing.T) {
 	advance(w, time.Minute)
 	op := startUpgrade(t, w, "auto", reg[0].String())
 	advance(w, 10*time.Minute)
-	if err := w.CancelOperation("proj", "us-central1-a", op.ID); err != nil {
+	if err := w.gke.CancelOperation("proj", "us-central1-a", op.ID); err != nil {
 		t.Fatal(err)
 	}
 	u := c.Pool("auto").Upgrade
@@ -777,7 +777,7 @@ func computeClassCluster(t *testing.T, class, computeClass string) (*World, *mod
 				Taints: []*api.NodeTaint{{Key: core.ComputeClassLabel, Value: class, Effect: "NO_SCHEDULE"}}}}
 	}
 	w, c := autoscaledCluster(t, "us-central1-a", []string{"us-central1-a"}, pool("ondemand-n2", "n2-standard-4", false))
-	op, err := w.CreateNodePool("proj", "us-central1-a", "c1", &api.CreateNodePoolRequest{NodePool: pool("spot-e2", "e2-standard-4", true)})
+	op, err := w.gke.CreateNodePool("proj", "us-central1-a", "c1", &api.CreateNodePoolRequest{NodePool: pool("spot-e2", "e2-standard-4", true)})
 	if err != nil {
 		t.Fatal(err)
 	}

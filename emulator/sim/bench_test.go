@@ -25,7 +25,7 @@ func BenchmarkCreatePool3000Nodes(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		w := benchWorld()
-		op, err := w.CreateCluster("p", "us-central1", &api.CreateClusterRequest{Cluster: &api.Cluster{
+		op, err := w.gke.CreateCluster("p", "us-central1", &api.CreateClusterRequest{Cluster: &api.Cluster{
 			Name: "big", NodePools: []*api.NodePool{{Name: "pool", InitialNodeCount: 1000}}}})
 		if err != nil {
 			b.Fatal(err)
@@ -51,7 +51,7 @@ func BenchmarkSurgeUpgrade1000Nodes(b *testing.B) {
 		if from.Minor != to.Minor {
 			b.Skip("no two patches of one minor at the test date")
 		}
-		op, err := w.CreateCluster("p", "us-central1-a", &api.CreateClusterRequest{Cluster: &api.Cluster{
+		op, err := w.gke.CreateCluster("p", "us-central1-a", &api.CreateClusterRequest{Cluster: &api.Cluster{
 			Name: "big", InitialClusterVersion: to.String(),
 			NodePools: []*api.NodePool{{Name: "pool", InitialNodeCount: 1000, Version: from.String(),
 				UpgradeSettings: &api.UpgradeSettings{MaxSurge: 20}}}}})
@@ -60,7 +60,7 @@ func BenchmarkSurgeUpgrade1000Nodes(b *testing.B) {
 		}
 		runUntilDone(b, w, op)
 		b.StartTimer()
-		up, err := w.UpdateNodePool("p", "us-central1-a", "big", "pool", &api.UpdateNodePoolRequest{NodeVersion: to.String()})
+		up, err := w.gke.UpdateNodePool("p", "us-central1-a", "big", "pool", &api.UpdateNodePoolRequest{NodeVersion: to.String()})
 		if err != nil {
 			b.Fatal(err)
 		}

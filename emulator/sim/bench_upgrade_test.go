@@ -9,6 +9,7 @@ import (
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/autoscaler"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/gke"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
@@ -39,13 +40,13 @@ func benchVersions(b testing.TB, w *World) (from, to catalog.Version) {
 func upgradeEachPool(b testing.TB, w *World, c *model.Cluster, version string) time.Duration {
 	start := w.engine.Now()
 	for _, p := range c.Pools {
-		op, err := w.UpdateNodePool(c.Project, c.Location, c.Name, p.Name, &api.UpdateNodePoolRequest{NodeVersion: version})
+		op, err := w.gke.UpdateNodePool(c.Project, c.Location, c.Name, p.Name, &api.UpdateNodePoolRequest{NodeVersion: version})
 		if err != nil {
 			b.Fatal(err)
 		}
 		runUntilDone(b, w, op)
-		if n := nodesOn(c, p.Name, version); n != poolSize(p) {
-			b.Fatalf("pool %s: %d of %d nodes on %s", p.Name, n, poolSize(p), version)
+		if n := nodesOn(c, p.Name, version); n != gke.PoolSize(p) {
+			b.Fatalf("pool %s: %d of %d nodes on %s", p.Name, n, gke.PoolSize(p), version)
 		}
 	}
 	return w.engine.Now().Sub(start)
@@ -142,7 +143,7 @@ func blueGreenReadyCluster(b testing.TB) (*World, *model.Cluster, catalog.Versio
 				StandardRolloutPolicy: &api.StandardRolloutPolicy{BatchPercentage: &pct, BatchSoakDuration: "60s"},
 				NodePoolSoakDuration:  "600s"}}})
 	}
-	op, err := w.CreateCluster("p", "us-central1-a", &api.CreateClusterRequest{Cluster: &api.Cluster{
+	op, err := w.gke.CreateCluster("p", "us-central1-a", &api.CreateClusterRequest{Cluster: &api.Cluster{
 		Name: "big", InitialClusterVersion: to.String(), NodePools: pools}})
 	if err != nil {
 		b.Fatal(err)

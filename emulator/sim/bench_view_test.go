@@ -14,12 +14,12 @@ import (
 // console asks for a view at most about once a second while events flow).
 func BenchmarkConsoleViews15000(b *testing.B) {
 	w, c, to := surgeReadyBigCluster(b)
-	op, err := w.UpdateNodePool(c.Project, c.Location, c.Name, "pool-0", &api.UpdateNodePoolRequest{NodeVersion: to.String()})
+	op, err := w.gke.UpdateNodePool(c.Project, c.Location, c.Name, "pool-0", &api.UpdateNodePoolRequest{NodeVersion: to.String()})
 	if err != nil {
 		b.Fatal(err)
 	}
 	runUntilDone(b, w, op)
-	if _, err := w.UpdateNodePool(c.Project, c.Location, c.Name, "pool-1", &api.UpdateNodePoolRequest{NodeVersion: to.String()}); err != nil {
+	if _, err := w.gke.UpdateNodePool(c.Project, c.Location, c.Name, "pool-1", &api.UpdateNodePoolRequest{NodeVersion: to.String()}); err != nil {
 		b.Fatal(err)
 	}
 	w.RunUntil(w.engine.Now().Add(time.Hour))

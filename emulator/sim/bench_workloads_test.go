@@ -37,7 +37,7 @@ func bigCluster(b testing.TB, mutate ...func(*api.Cluster)) (*World, *model.Clus
 	for _, p := range in.NodePools {
 		want += int(p.InitialNodeCount) * 3
 	}
-	op, err := w.CreateCluster("p", "us-central1", &api.CreateClusterRequest{Cluster: in})
+	op, err := w.gke.CreateCluster("p", "us-central1", &api.CreateClusterRequest{Cluster: in})
 	if err != nil {
 		b.Fatal(err)
 	}

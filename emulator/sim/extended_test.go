@@ -27,7 +27,7 @@ func extendedCluster(t *testing.T, autopilot bool) (*World, *model.Cluster, cata
 	} else {
 		cl.NodePools = []*api.NodePool{{Name: "default-pool", InitialNodeCount: 2, Config: &api.NodeConfig{MachineType: "e2-standard-4"}}}
 	}
-	op, err := w.CreateCluster("proj", "us-central1-a", &api.CreateClusterRequest{Cluster: cl})
+	op, err := w.gke.CreateCluster("proj", "us-central1-a", &api.CreateClusterRequest{Cluster: cl})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +40,7 @@ func extendedCluster(t *testing.T, autopilot bool) (*World, *model.Cluster, cata
 	if running, _ := podCounts(c, "batch"); running != 2 {
 		t.Fatalf("batch: %d running before the upgrade", running)
 	}
-	op, err = w.UpdateCluster("proj", "us-central1-a", "c1", &api.UpdateClusterRequest{Update: &api.ClusterUpdate{DesiredMasterVersion: to.String()}})
+	op, err = w.gke.UpdateCluster("proj", "us-central1-a", "c1", &api.UpdateClusterRequest{Update: &api.ClusterUpdate{DesiredMasterVersion: to.String()}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +114,7 @@ func TestExtendedDurationRulesOnAutopilot(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "Spot Pods cannot use extended run duration") {
 		t.Fatalf("Spot extended-duration pod: %v", err)
 	}
-	if _, err := w.CreateNodePool("proj", "us-central1-a", "c1", &api.CreateNodePoolRequest{NodePool: &api.NodePool{Name: "mine", InitialNodeCount: 1}}); err == nil {
+	if _, err := w.gke.CreateNodePool("proj", "us-central1-a", "c1", &api.CreateNodePoolRequest{NodePool: &api.NodePool{Name: "mine", InitialNodeCount: 1}}); err == nil {
 		t.Fatal("an Autopilot cluster accepted a user node pool")
 	}
 	if s := c.Pool("default-pool").UpgradeSettings.Strategy; s != api.StrategySurge {
@@ -200,7 +200,7 @@ func TestAutopilotAcceptsTheDefaultPoolGcloudSends(t *testing.T) {
 	if err := json.Unmarshal([]byte(gcloudBody), &req); err != nil {
 		t.Fatal(err)
 	}
-	op, err := w.CreateCluster("proj", "us-central1", &req)
+	op, err := w.gke.CreateCluster("proj", "us-central1", &req)
 	if err != nil {
 		t.Fatalf("create-auto's request refused: %v", err)
 	}
@@ -213,7 +213,7 @@ func TestAutopilotAcceptsTheDefaultPoolGcloudSends(t *testing.T) {
 	if ev := mustEvents(w, "ClusterCreating"); len(ev) != 2 || !strings.Contains(ev[1].Message, "managed by Autopilot") {
 		t.Fatalf("ClusterCreating events %v: want one saying Autopilot replaces the requested default-pool", ev)
 	}
-	_, err = w.CreateCluster("proj", "us-central1", &api.CreateClusterRequest{Cluster: &api.Cluster{Name: "ap2", Autopilot: &api.Autopilot{Enabled: true},
+	_, err = w.gke.CreateCluster("proj", "us-central1", &api.CreateClusterRequest{Cluster: &api.Cluster{Name: "ap2", Autopilot: &api.Autopilot{Enabled: true},
 		NodePools: []*api.NodePool{{Name: "a", InitialNodeCount: 1}, {Name: "b", InitialNodeCount: 1}}}})
 	if e, ok := model.AsError(err); !ok || e.HTTPCode != 400 || !strings.Contains(e.Message, "cluster.nodePools") || !strings.Contains(e.Message, "Autopilot") {
 		t.Fatalf("Autopilot with two node pools: %v, want a 400 naming cluster.nodePools", err)

@@ -32,7 +32,7 @@ var goldenScenarios = map[string]func(t *testing.T) *World{
 	"surge-upgrade": func(t *testing.T) *World {
 		w := newTestWorld(t)
 		from, to := upgradeVersions(t, w)
-		op, err := w.CreateCluster("proj", "us-central1", &api.CreateClusterRequest{Cluster: &api.Cluster{
+		op, err := w.gke.CreateCluster("proj", "us-central1", &api.CreateClusterRequest{Cluster: &api.Cluster{
 			Name: "c1", InitialClusterVersion: to.String(), ReleaseChannel: &api.ReleaseChannel{Channel: api.ChannelUnspecified},
 			NodePools: []*api.NodePool{{Name: "web", InitialNodeCount: 2, Version: from.String(),
 				UpgradeSettings: &api.UpgradeSettings{MaxSurge: 1}}}}})
@@ -46,7 +46,7 @@ var goldenScenarios = map[string]func(t *testing.T) *World{
 			t.Fatal(err)
 		}
 		advance(w, time.Minute)
-		op, err = w.UpdateNodePool("proj", "us-central1", "c1", "web", &api.UpdateNodePoolRequest{NodeVersion: to.String()})
+		op, err = w.gke.UpdateNodePool("proj", "us-central1", "c1", "web", &api.UpdateNodePoolRequest{NodeVersion: to.String()})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/gke"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/loadbalancers"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
@@ -95,7 +96,7 @@ func (w *World) ImportSnapshot(project, location string, s *Snapshot) (*api.Impo
 	if location == "" {
 		location = s.location
 	}
-	loc, err := parseLocationArg(location)
+	loc, err := gke.ParseLocationArg(location)
 	if err != nil {
 		return nil, err
 	}
@@ -132,7 +133,7 @@ func (im *importer) buildCluster(project, location string, loc catalog.Location)
 	if !ok {
 		return model.InvalidField("cluster.currentMasterVersion", fmt.Sprintf("%q", in.CurrentMasterVersion), "A GKE version is 1.X.Y-gke.N")
 	}
-	zones, err := clusterZones(loc, in.Locations, "cluster.locations")
+	zones, err := gke.ClusterZones(loc, in.Locations, "cluster.locations")
 	if err != nil {
 		return err
 	}
@@ -149,7 +150,7 @@ func (im *importer) buildCluster(project, location string, loc catalog.Location)
 		MasterVersion: master.String(), InitialVersion: in.InitialClusterVersion, ReleaseChannel: channel,
 		Status: model.ClusterRunning, CreateTime: now, Network: "default", Subnetwork: "default",
 		ResourceLabels: cloneMap(in.ResourceLabels), AutoscalingProfile: api.ProfileBalanced, InitialNodeCount: in.InitialNodeCount,
-		ServicesIPv4CIDR: defaultServicesCIDR, ControlPlaneReady: true, Extra: in.Extra.Clone(),
+		ServicesIPv4CIDR: gke.DefaultServicesCIDR, ControlPlaneReady: true, Extra: in.Extra.Clone(),
 		Imported: &model.ImportRecord{SnapshotTime: im.s.time, Time: now},
 	}
 	c.InitMaps()
@@ -182,7 +183,7 @@ func (im *importer) buildCluster(project, location string, loc catalog.Location)
 		}
 		c.AutoscalingExtra = in.Autoscaling.Extra.Clone()
 	}
-	c.ClusterIPv4CIDR, c.NodeIPBase = im.w.clusterRanges(c, in.ClusterIpv4Cidr)
+	c.ClusterIPv4CIDR, c.NodeIPBase = im.w.gke.ClusterRanges(c, in.ClusterIpv4Cidr)
 	if in.ServicesIpv4Cidr != "" {
 		if _, _, err := net.ParseCIDR(in.ServicesIpv4Cidr); err != nil {
 			return model.InvalidField("cluster.servicesIpv4Cidr", fmt.Sprintf("%q", in.ServicesIpv4Cidr), "A CIDR block, e.g. \"34.118.224.0/20\"")
@@ -320,20 +321,20 @@ func (im *importer) buildPool(in *api.NodePool, field string, loc catalog.Locati
 			return nil, err
 		}
 	}
-	if err := validateSpec(c, spec, memberOf(field+".config")); err != nil {
+	if err := gke.ValidateSpec(c, spec, gke.MemberOf(field+".config")); err != nil {
 		return nil, err
 	}
-	taints, err := convertTaints(cfg.Taints, field+".config.taints")
+	taints, err := gke.ConvertTaints(cfg.Taints, field+".config.taints")
 	if err != nil {
 		return nil, err
 	}
 	zones := c.Locations
 	if len(in.Locations) > 0 {
-		if zones, err = clusterZones(catalog.Location{Name: loc.Region, Region: loc.Region}, in.Locations, field+".locations"); err != nil {
+		if zones, err = gke.ClusterZones(catalog.Location{Name: loc.Region, Region: loc.Region}, in.Locations, field+".locations"); err != nil {
 			return nil, err
 		}
 	}
-	as, err := normalizeAutoscaling(in.Autoscaling, field+".autoscaling", spec.Spot)
+	as, err := gke.NormalizeAutoscaling(in.Autoscaling, field+".autoscaling", spec.Spot)
 	if err != nil {
 		return nil, err
 	}
@@ -350,7 +351,7 @@ func (im *importer) buildPool(in *api.NodePool, field string, loc catalog.Locati
 	}
 	p.ShortLived = p.FlexStart || p.QueuedProvisioning
 	if p.PodIPv4CIDRSize == 0 {
-		p.PodIPv4CIDRSize = podCIDRSize(maxPods)
+		p.PodIPv4CIDRSize = gke.PodCIDRSize(maxPods)
 	}
 	if p.Etag == "" {
 		p.Etag = model.UidOf(c.ID, "pool", p.Name)[:16]

@@ -314,7 +314,7 @@ func TestImportRefusesBadInput(t *testing.T) {
 func TestImportedClusterRestoresAndUpgrades(t *testing.T) {
 	w, c, _ := importShop(t)
 	compareWithRestored(t, w, 2*time.Minute)
-	op, err := w.UpdateNodePool(c.Project, c.Location, c.Name, "default-pool", &api.UpdateNodePoolRequest{NodeVersion: "-",
+	op, err := w.gke.UpdateNodePool(c.Project, c.Location, c.Name, "default-pool", &api.UpdateNodePoolRequest{NodeVersion: "-",
 		UpgradeSettings: &api.UpgradeSettings{Strategy: api.StrategySurge, MaxSurge: 3}})
 	if err != nil {
 		t.Fatal(err)

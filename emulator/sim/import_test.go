@@ -24,12 +24,12 @@ import (
 func exportCluster(t testing.TB, w *World, c *model.Cluster) *api.ImportClusterRequest {
 	t.Helper()
 	links := core.Links{ContainerBase: "https://container.googleapis.com/v1/", ComputeBase: "https://www.googleapis.com/compute/v1/"}
-	cj, err := json.Marshal(w.RenderCluster(c, links, "127.0.0.1/k8s/"+c.Key()))
+	cj, err := json.Marshal(w.gke.RenderCluster(c, links, "127.0.0.1/k8s/"+c.Key()))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var items []any
-	for _, n := range w.K8sNodes(c) {
+	for _, n := range w.gke.K8sNodes(c) {
 		items = append(items, n)
 	}
 	for _, p := range w.kubeapi.ListPods(c, core.ListOptions{}).Items {

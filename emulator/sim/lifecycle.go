@@ -23,7 +23,7 @@ func (w *World) wireControllers() {
 	// The change feeds render Services and stored kinds as their owners do.
 	w.core.FeedRender = core.FeedRenderers{Service: func(c *model.Cluster, s *model.Service) runtime.Object { return w.loadbalancers.RenderService(c, s) }, Stored: kubeapi.RenderStored}
 	// An operation's work is its type's (work.go).
-	w.core.OpWork = core.OpWork{Begin: w.beginWork, Done: w.workDone, Complete: w.completeWork}
+	w.core.OpWork = core.OpWork{Begin: w.gke.BeginWork, Done: w.gke.WorkDone, Complete: w.gke.CompleteWork}
 	// The event log's entries reach the cluster's change feed (Kubernetes Events).
 	h.EntryLogged = w.core.RecordChange
 	// Automatic maintenance follows the cluster's release channel from its creation; the

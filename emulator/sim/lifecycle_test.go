@@ -46,7 +46,7 @@ func runOp(t *testing.T, w *World, op *model.Operation, limit time.Duration) tim
 
 func createTestCluster(t *testing.T, w *World, location string, pools ...*api.NodePool) *model.Cluster {
 	t.Helper()
-	op, err := w.CreateCluster("proj", location, &api.CreateClusterRequest{Cluster: &api.Cluster{Name: "c1", NodePools: pools}})
+	op, err := w.gke.CreateCluster("proj", location, &api.CreateClusterRequest{Cluster: &api.Cluster{Name: "c1", NodePools: pools}})
 	if err != nil {
 		t.Fatalf("CreateCluster: %v", err)
 	}
@@ -59,7 +59,7 @@ func createTestCluster(t *testing.T, w *World, location string, pools ...*api.No
 
 func TestCreateClusterOperationLifecycle(t *testing.T) {
 	w := newTestWorld(t)
-	op, err := w.CreateCluster("proj", "us-central1", &api.CreateClusterRequest{Cluster: &api.Cluster{
+	op, err := w.gke.CreateCluster("proj", "us-central1", &api.CreateClusterRequest{Cluster: &api.Cluster{
 		Name: "c1", NodePools: []*api.NodePool{{Name: "pool-a", InitialNodeCount: 2}},
 	}})
 	if err != nil {
@@ -77,7 +77,7 @@ func TestCreateClusterOperationLifecycle(t *testing.T) {
 		t.Fatalf("after 2s operation status = %s, want RUNNING", op.Status)
 	}
 	// A second mutation while the create holds the cluster gets GKE's "please wait".
-	_, err = w.CreateNodePool("proj", "us-central1", "c1", &api.CreateNodePoolRequest{NodePool: &api.NodePool{Name: "pool-b", InitialNodeCount: 1}})
+	_, err = w.gke.CreateNodePool("proj", "us-central1", "c1", &api.CreateNodePoolRequest{NodePool: &api.NodePool{Name: "pool-b", InitialNodeCount: 1}})
 	e, ok := model.AsError(err)
 	if !ok || e.Status != "FAILED_PRECONDITION" || e.HTTPCode != 400 {
 		t.Fatalf("concurrent mutation: got %v, want 400 FAILED_PRECONDITION", err)
@@ -110,7 +110,7 @@ func TestCreateClusterOperationLifecycle(t *testing.T) {
 func TestResizeAndDeleteNodePool(t *testing.T) {
 	w := newTestWorld(t)
 	c := createTestCluster(t, w, "us-central1-a", &api.NodePool{Name: "pool-a", InitialNodeCount: 3})
-	op, err := w.SetNodePoolSize("proj", "us-central1-a", "c1", "pool-a", &api.SetNodePoolSizeRequest{NodeCount: 1})
+	op, err := w.gke.SetNodePoolSize("proj", "us-central1-a", "c1", "pool-a", &api.SetNodePoolSizeRequest{NodeCount: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +123,7 @@ func TestResizeAndDeleteNodePool(t *testing.T) {
 	if len(evs) != 2 {
 		t.Fatalf("NodeDeleted events = %d, want 2", len(evs))
 	}
-	op, err = w.DeleteNodePool("proj", "us-central1-a", "c1", "pool-a")
+	op, err = w.gke.DeleteNodePool("proj", "us-central1-a", "c1", "pool-a")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +131,7 @@ func TestResizeAndDeleteNodePool(t *testing.T) {
 	if c.Pool("pool-a") != nil || len(c.Nodes) != 0 {
 		t.Fatalf("pool still there or nodes left: %d", len(c.Nodes))
 	}
-	op, err = w.DeleteCluster("proj", "us-central1-a", "c1")
+	op, err = w.gke.DeleteCluster("proj", "us-central1-a", "c1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +156,7 @@ func TestSurgeUpgradeReplacesEveryNode(t *testing.T) {
 			}
 		}
 	}
-	op, err := w.CreateCluster("proj", "us-central1-a", &api.CreateClusterRequest{Cluster: &api.Cluster{
+	op, err := w.gke.CreateCluster("proj", "us-central1-a", &api.CreateClusterRequest{Cluster: &api.Cluster{
 		Name: "c1", InitialClusterVersion: to.String(),
 		NodePools: []*api.NodePool{{Name: "pool-a", InitialNodeCount: 5, Version: from.String(),
 			UpgradeSettings: &api.UpgradeSettings{MaxSurge: 2, MaxUnavailable: 1}}},
@@ -166,7 +166,7 @@ func TestSurgeUpgradeReplacesEveryNode(t *testing.T) {
 	}
 	runOp(t, w, op, time.Hour)
 	c := w.core.Cluster("proj", "us-central1-a", "c1")
-	op, err = w.UpdateNodePool("proj", "us-central1-a", "c1", "pool-a", &api.UpdateNodePoolRequest{NodeVersion: to.String()})
+	op, err = w.gke.UpdateNodePool("proj", "us-central1-a", "c1", "pool-a", &api.UpdateNodePoolRequest{NodeVersion: to.String()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,7 +211,7 @@ func TestCancelSurgeUpgradeLeavesTwoVersions(t *testing.T) {
 	w := newTestWorld(t)
 	reg := catalog.VersionsAt(w.engine.Now()).Channels[api.ChannelRegular].Valid
 	from, to := reg[1], reg[0]
-	op, err := w.CreateCluster("proj", "us-central1-a", &api.CreateClusterRequest{Cluster: &api.Cluster{
+	op, err := w.gke.CreateCluster("proj", "us-central1-a", &api.CreateClusterRequest{Cluster: &api.Cluster{
 		Name: "c1", InitialClusterVersion: to.String(),
 		NodePools: []*api.NodePool{{Name: "pool-a", InitialNodeCount: 6, Version: from.String()}},
 	}})
@@ -220,13 +220,13 @@ func TestCancelSurgeUpgradeLeavesTwoVersions(t *testing.T) {
 	}
 	runOp(t, w, op, time.Hour)
 	c := w.core.Cluster("proj", "us-central1-a", "c1")
-	up, err := w.UpdateNodePool("proj", "us-central1-a", "c1", "pool-a", &api.UpdateNodePoolRequest{NodeVersion: to.String()})
+	up, err := w.gke.UpdateNodePool("proj", "us-central1-a", "c1", "pool-a", &api.UpdateNodePoolRequest{NodeVersion: to.String()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// maxSurge 1: one node at a time, about 2 minutes each. Cancel after the second starts.
 	advance(w, 4*time.Minute)
-	if err := w.CancelOperation("proj", "us-central1-a", up.ID); err != nil {
+	if err := w.gke.CancelOperation("proj", "us-central1-a", up.ID); err != nil {
 		t.Fatal(err)
 	}
 	runOp(t, w, up, time.Hour)
@@ -244,8 +244,8 @@ func TestCancelSurgeUpgradeLeavesTwoVersions(t *testing.T) {
 		t.Fatalf("pool after cancel: version %s status %s", p.Spec.Version, p.Status)
 	}
 	// Only node-pool upgrades can be cancelled.
-	del, _ := w.DeleteNodePool("proj", "us-central1-a", "c1", "pool-a")
-	if err := w.CancelOperation("proj", "us-central1-a", del.ID); err == nil {
+	del, _ := w.gke.DeleteNodePool("proj", "us-central1-a", "c1", "pool-a")
+	if err := w.gke.CancelOperation("proj", "us-central1-a", del.ID); err == nil {
 		t.Fatal("cancelling DELETE_NODE_POOL succeeded; GKE only cancels node-pool upgrades")
 	}
 }

@@ -317,7 +317,7 @@ func TestBuiltLBKeepsBackendsWhenNewNodesAreHeld(t *testing.T) {
 	ilb := mustCreateService(t, w, c, lbService("ilb", internalLB))
 	advance(w, 2*time.Minute)
 	ip := ingressIP(w, c, ilb)
-	op, err := w.CreateNodePool("proj", igZone, "c1", &api.CreateNodePoolRequest{NodePool: &api.NodePool{Name: "pool-b", InitialNodeCount: 2}})
+	op, err := w.gke.CreateNodePool("proj", igZone, "c1", &api.CreateNodePoolRequest{NodePool: &api.NodePool{Name: "pool-b", InitialNodeCount: 2}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -485,7 +485,7 @@ func TestUserComputeObjectsPersistAndOutliveTheCluster(t *testing.T) {
 		t.Errorf("another run:\n%s\nwant:\n%s", again, before)
 	}
 
-	op, err := w2.DeleteCluster("proj", igZone, "c1")
+	op, err := w2.gke.DeleteCluster("proj", igZone, "c1")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,7 +26,7 @@ var testLinks = core.Links{ContainerBase: "http://gkesim/v1/", ComputeBase: "htt
 // lbTestCluster is a running cluster c1 with GKE subsetting on or off.
 func lbTestCluster(t *testing.T, w *World, location string, subsetting bool, pools ...*api.NodePool) *model.Cluster {
 	t.Helper()
-	op, err := w.CreateCluster("proj", location, &api.CreateClusterRequest{Cluster: &api.Cluster{Name: "c1", NodePools: pools,
+	op, err := w.gke.CreateCluster("proj", location, &api.CreateClusterRequest{Cluster: &api.Cluster{Name: "c1", NodePools: pools,
 		NetworkConfig: &api.NetworkConfig{EnableL4IlbSubsetting: subsetting}}})
 	if err != nil {
 		t.Fatalf("CreateCluster: %v", err)
@@ -88,7 +88,7 @@ func TestLoadBalancerKindsPerRLB2(t *testing.T) {
 		t.Fatalf("%d nodes, want 6 (2 pools x 3 zones)", len(c.Nodes))
 	}
 	ilbIG := mustCreateService(t, w, c, lbService("ilb-ig", internalLB))
-	op, err := w.UpdateCluster("proj", "us-central1", "c1", &api.UpdateClusterRequest{Update: &api.ClusterUpdate{
+	op, err := w.gke.UpdateCluster("proj", "us-central1", "c1", &api.UpdateClusterRequest{Update: &api.ClusterUpdate{
 		DesiredL4ilbSubsettingConfig: &api.ILBSubsettingConfig{Enabled: true}}})
 	if err != nil {
 		t.Fatal(err)
@@ -225,7 +225,7 @@ func TestLoadBalancerKindsPerRLB2(t *testing.T) {
 // setSize resizes a pool (per zone) and runs the operation.
 func setSize(t *testing.T, w *World, location, pool string, n int32) {
 	t.Helper()
-	op, err := w.SetNodePoolSize("proj", location, "c1", pool, &api.SetNodePoolSizeRequest{NodeCount: n})
+	op, err := w.gke.SetNodePoolSize("proj", location, "c1", pool, &api.SetNodePoolSizeRequest{NodeCount: n})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -286,7 +286,7 @@ func TestNEGSubsetClusterPolicy25Of30(t *testing.T) {
 	// Unrelated nodes come: a second pool of 3 per zone. While they boot the zones' node counts
 	// differ, and subsetting orders zones by node count, so at most one endpoint per zone moves
 	// (a zone's share of the 25 goes from 8 to 9 and back); the rest stay.
-	op, err := w.CreateNodePool("proj", "us-central1", "c1", &api.CreateNodePoolRequest{NodePool: &api.NodePool{Name: "pool-b", InitialNodeCount: 3}})
+	op, err := w.gke.CreateNodePool("proj", "us-central1", "c1", &api.CreateNodePoolRequest{NodePool: &api.NodePool{Name: "pool-b", InitialNodeCount: 3}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -354,7 +354,7 @@ func TestNEGMembershipFollowsSurgeUpgrade(t *testing.T) {
 			}
 		}
 	}
-	op, err := w.CreateCluster("proj", "us-central1-a", &api.CreateClusterRequest{Cluster: &api.Cluster{Name: "c1", InitialClusterVersion: to.String(),
+	op, err := w.gke.CreateCluster("proj", "us-central1-a", &api.CreateClusterRequest{Cluster: &api.Cluster{Name: "c1", InitialClusterVersion: to.String(),
 		NetworkConfig: &api.NetworkConfig{EnableL4IlbSubsetting: true},
 		NodePools: []*api.NodePool{{Name: "pool-a", InitialNodeCount: 30, Version: from.String(),
 			Config: &api.NodeConfig{MachineType: "e2-standard-4"}, UpgradeSettings: &api.UpgradeSettings{MaxSurge: 5}}}}})
@@ -384,7 +384,7 @@ func TestNEGMembershipFollowsSurgeUpgrade(t *testing.T) {
 	if n := len(localSvc.LB.Members); n < 2 || n > 8 {
 		t.Fatalf("8 pods of 1 CPU run on %d nodes", n)
 	}
-	op, err = w.UpdateNodePool("proj", "us-central1-a", "c1", "pool-a", &api.UpdateNodePoolRequest{NodeVersion: to.String()})
+	op, err = w.gke.UpdateNodePool("proj", "us-central1-a", "c1", "pool-a", &api.UpdateNodePoolRequest{NodeVersion: to.String()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -755,7 +755,7 @@ func TestInternalLBNodeLimitAndSubsettingPrereqs(t *testing.T) {
 		t.Errorf("status: %d backends, warnings %v", st.BackendCount, st.Warnings)
 	}
 	c.Extra = api.Extra{"addonsConfig": json.RawMessage(`{"httpLoadBalancing":{"disabled":true}}`)}
-	_, err := w.UpdateCluster("proj", "us-central1-a", "c1", &api.UpdateClusterRequest{Update: &api.ClusterUpdate{
+	_, err := w.gke.UpdateCluster("proj", "us-central1-a", "c1", &api.UpdateClusterRequest{Update: &api.ClusterUpdate{
 		DesiredL4ilbSubsettingConfig: &api.ILBSubsettingConfig{Enabled: true}}})
 	if e, ok := model.AsError(err); !ok || !strings.Contains(e.Message, "HttpLoadBalancing") || !strings.Contains(e.Message, "#r-lb-4") {
 		t.Errorf("enabling subsetting without HttpLoadBalancing: %v", err)

@@ -20,7 +20,7 @@ func maintenanceCluster(t *testing.T, start time.Time, mutate ...func(*api.Clust
 	for _, m := range mutate {
 		m(in)
 	}
-	op, err := w.CreateCluster("proj", "us-central1-a", &api.CreateClusterRequest{Cluster: in})
+	op, err := w.gke.CreateCluster("proj", "us-central1-a", &api.CreateClusterRequest{Cluster: in})
 	if err != nil {
 		t.Fatalf("CreateCluster: %v", err)
 	}
@@ -31,7 +31,7 @@ func maintenanceCluster(t *testing.T, start time.Time, mutate ...func(*api.Clust
 // setPolicy sets a maintenance policy and waits for its operation.
 func setPolicy(t *testing.T, w *World, c *model.Cluster, win *api.MaintenanceWindow) {
 	t.Helper()
-	op, err := w.SetMaintenancePolicy(c.Project, c.Location, c.Name, &api.SetMaintenancePolicyRequest{
+	op, err := w.gke.SetMaintenancePolicy(c.Project, c.Location, c.Name, &api.SetMaintenancePolicyRequest{
 		MaintenancePolicy: &api.MaintenancePolicy{Window: win, ResourceVersion: c.PolicyVersion}})
 	if err != nil {
 		t.Fatalf("SetMaintenancePolicy: %v", err)
@@ -153,7 +153,7 @@ func TestAvailabilityRule(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w, c := maintenanceCluster(t, testStart)
-			_, err := w.SetMaintenancePolicy("proj", "us-central1-a", "c1", &api.SetMaintenancePolicyRequest{
+			_, err := w.gke.SetMaintenancePolicy("proj", "us-central1-a", "c1", &api.SetMaintenancePolicyRequest{
 				MaintenancePolicy: &api.MaintenancePolicy{Window: tc.win}})
 			if tc.want == "" {
 				if err != nil {
@@ -230,7 +230,7 @@ func TestMaintenancePolicyValidation(t *testing.T) {
 				}
 			})
 			before := c.PolicyVersion
-			_, err := w.SetMaintenancePolicy("proj", "us-central1-a", "c1", &api.SetMaintenancePolicyRequest{MaintenancePolicy: &api.MaintenancePolicy{Window: tc.win}})
+			_, err := w.gke.SetMaintenancePolicy("proj", "us-central1-a", "c1", &api.SetMaintenancePolicyRequest{MaintenancePolicy: &api.MaintenancePolicy{Window: tc.win}})
 			e, ok := model.AsError(err)
 			if !ok || e.HTTPCode != 400 || e.Status != "INVALID_ARGUMENT" || !strings.Contains(e.Message, tc.want) {
 				t.Fatalf("got %v, want a 400 INVALID_ARGUMENT containing %q", err, tc.want)
@@ -253,7 +253,7 @@ func TestMaintenancePolicyValidation(t *testing.T) {
 func TestExclusionEndOfSupport(t *testing.T) {
 	w, c := maintenanceCluster(t, testStart, func(in *api.Cluster) { in.InitialClusterVersion = "1.34" })
 	eos := catalog.ScheduleOf(34).EndOfStandard // 2027-01-15, within 180 days of the start
-	_, err := w.SetMaintenancePolicy("proj", "us-central1-a", "c1", &api.SetMaintenancePolicyRequest{MaintenancePolicy: &api.MaintenancePolicy{
+	_, err := w.gke.SetMaintenancePolicy("proj", "us-central1-a", "c1", &api.SetMaintenancePolicyRequest{MaintenancePolicy: &api.MaintenancePolicy{
 		Window: &api.MaintenanceWindow{MaintenanceExclusions: map[string]*api.TimeWindow{
 			"hold": exclusion("2026-12-01T00:00:00Z", eos.Add(model.Day).Format(time.RFC3339), api.ScopeNoMinorUpgrades)}}}})
 	if e, ok := model.AsError(err); !ok || e.HTTPCode != 400 || !strings.Contains(e.Message, "past the end of support of the cluster's minor version 1.34 on "+eos.Format(time.RFC3339)) {
@@ -308,7 +308,7 @@ func TestMaintenancePolicyRenderAndResourceVersion(t *testing.T) {
 		t.Errorf("NO_UPGRADES exclusion sent with options renders options %+v, want {}", o)
 	}
 	// A write based on the old resourceVersion is stale.
-	_, err := w.SetMaintenancePolicy("proj", "us-central1-a", "c1", &api.SetMaintenancePolicyRequest{MaintenancePolicy: &api.MaintenancePolicy{ResourceVersion: rv0}})
+	_, err := w.gke.SetMaintenancePolicy("proj", "us-central1-a", "c1", &api.SetMaintenancePolicyRequest{MaintenancePolicy: &api.MaintenancePolicy{ResourceVersion: rv0}})
 	if e, ok := model.AsError(err); !ok || e.HTTPCode != 409 || e.Status != "ABORTED" || !strings.Contains(e.Message, "is stale") {
 		t.Fatalf("stale resourceVersion: got %v, want 409 ABORTED", err)
 	}
@@ -361,7 +361,7 @@ func TestCreateClusterWithMaintenancePolicy(t *testing.T) {
 		t.Fatalf("created with %+v", mp)
 	}
 	w2 := New(Options{Seed: 42, Start: testStart})
-	_, err := w2.CreateCluster("proj", "us-central1-a", &api.CreateClusterRequest{Cluster: &api.Cluster{Name: "c1", InitialNodeCount: 1,
+	_, err := w2.gke.CreateCluster("proj", "us-central1-a", &api.CreateClusterRequest{Cluster: &api.Cluster{Name: "c1", InitialNodeCount: 1,
 		MaintenancePolicy: &api.MaintenancePolicy{Window: &api.MaintenanceWindow{RecurringWindow: recurring("2026-11-08T02:00:00Z", "2026-11-08T06:00:00Z", "FREQ=WEEKLY;BYDAY=SU")}}}})
 	if e, ok := model.AsError(err); !ok || !strings.HasPrefix(e.Message, maintenance.AvailabilityMessage) || w2.core.Cluster("proj", "us-central1-a", "c1") != nil {
 		t.Fatalf("create with a policy that breaks R-EX-4a: %v", err)

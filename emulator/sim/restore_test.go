@@ -239,11 +239,11 @@ func (ch *churn) step() {
 	base := w.core.Cluster("proj", "us-central1-a", "base")
 	switch rng.IntN(11) {
 	case 0:
-		w.CreateCluster("proj", "us-central1-a", &api.CreateClusterRequest{Cluster: &api.Cluster{Name: fmt.Sprintf("c%d", ch.n), InitialNodeCount: 1}})
+		w.gke.CreateCluster("proj", "us-central1-a", &api.CreateClusterRequest{Cluster: &api.Cluster{Name: fmt.Sprintf("c%d", ch.n), InitialNodeCount: 1}})
 	case 1:
 		for _, c := range w.core.ClustersIn("proj", "-") {
 			if c.Name != "base" {
-				w.DeleteCluster("proj", c.Location, c.Name)
+				w.gke.DeleteCluster("proj", c.Location, c.Name)
 				break
 			}
 		}
@@ -258,9 +258,9 @@ func (ch *churn) step() {
 		}
 	case 4:
 		mt := []string{"e2-standard-2", "e2-standard-4"}[rng.IntN(2)]
-		w.UpdateNodePool("proj", "us-central1-a", "base", "web", &api.UpdateNodePoolRequest{MachineType: mt})
+		w.gke.UpdateNodePool("proj", "us-central1-a", "base", "web", &api.UpdateNodePoolRequest{MachineType: mt})
 	case 5:
-		w.SetNodePoolSize("proj", "us-central1-a", "base", "web", &api.SetNodePoolSizeRequest{NodeCount: int32(2 + rng.IntN(3))})
+		w.gke.SetNodePoolSize("proj", "us-central1-a", "base", "web", &api.SetNodePoolSizeRequest{NodeCount: int32(2 + rng.IntN(3))})
 	case 6:
 		w.core.AddFault(model.Fault{Kind: core.FaultStockout, Zone: "us-central1-a", MachineFamily: "e2"})
 	case 7:
@@ -284,7 +284,7 @@ func (ch *churn) step() {
 			w.loadbalancers.CreateService(base, "default", svc)
 		}
 	case 10:
-		w.SetNodePoolAutoscaling("proj", "us-central1-a", "base", "web", &api.SetNodePoolAutoscalingRequest{
+		w.gke.SetNodePoolAutoscaling("proj", "us-central1-a", "base", "web", &api.SetNodePoolAutoscalingRequest{
 			Autoscaling: &api.NodePoolAutoscaling{Enabled: rng.IntN(2) == 0, MinNodeCount: 1, MaxNodeCount: 6}})
 	}
 }
@@ -296,7 +296,7 @@ func TestRestoredWorldContinuesIdentically(t *testing.T) {
 	for seed := range uint64(4) {
 		t.Run(fmt.Sprint("seed ", seed), func(t *testing.T) {
 			w := New(Options{Seed: seed, Start: testStart})
-			if _, err := w.CreateCluster("proj", "us-central1-a", &api.CreateClusterRequest{Cluster: &api.Cluster{Name: "base",
+			if _, err := w.gke.CreateCluster("proj", "us-central1-a", &api.CreateClusterRequest{Cluster: &api.Cluster{Name: "base",
 				NodePools: []*api.NodePool{{Name: "web", InitialNodeCount: 3}}}}); err != nil {
 				t.Fatal(err)
 			}

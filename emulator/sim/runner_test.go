@@ -42,7 +42,7 @@ func TestRunnerPacesEmulatedTimeByScale(t *testing.T) {
 	var op *model.Operation
 	err := r.Do(context.Background(), func(w *World) error {
 		var err error
-		op, err = w.CreateCluster("p", "us-central1-a", &api.CreateClusterRequest{Cluster: &api.Cluster{Name: "c", InitialNodeCount: 1}})
+		op, err = w.gke.CreateCluster("p", "us-central1-a", &api.CreateClusterRequest{Cluster: &api.Cluster{Name: "c", InitialNodeCount: 1}})
 		return err
 	})
 	if err != nil {
@@ -98,7 +98,7 @@ func TestRunnerWakesWhenAnEventFallsDue(t *testing.T) {
 	var op *model.Operation
 	err := r.Do(context.Background(), func(w *World) error {
 		var err error
-		op, err = w.CreateCluster("p", "us-central1-a", &api.CreateClusterRequest{Cluster: &api.Cluster{Name: "c", InitialNodeCount: 1}})
+		op, err = w.gke.CreateCluster("p", "us-central1-a", &api.CreateClusterRequest{Cluster: &api.Cluster{Name: "c", InitialNodeCount: 1}})
 		changed = w.engine.LogChanged()
 		return err
 	})
@@ -196,7 +196,7 @@ func TestRunnerCheckpointsOnJournalSizeAndEvents(t *testing.T) {
 	r, _ := startRunner(t, 0, func(o *RunnerOptions) { o.Journal, o.CheckpointEvents, o.CheckpointBytes = j, 20, 1<<20 })
 	err := r.DoRecorded(context.Background(), &Command{Kind: CommandRequest, Request: &Request{Method: "POST", URI: "/x"}}, func(ctx context.Context) error {
 		return r.Do(ctx, func(w *World) error {
-			_, err := w.CreateCluster("p", "us-central1-a", &api.CreateClusterRequest{Cluster: &api.Cluster{Name: "c", InitialNodeCount: 3}})
+			_, err := w.gke.CreateCluster("p", "us-central1-a", &api.CreateClusterRequest{Cluster: &api.Cluster{Name: "c", InitialNodeCount: 3}})
 			return err
 		})
 	})
@@ -255,7 +255,7 @@ func TestRunnerGenerationMovesOnlyWithChange(t *testing.T) {
 		t.Fatalf("the clock alone moved the generation from %d to %d", g0, g)
 	}
 	if err := r.Do(ctx, func(w *World) error {
-		_, err := w.CreateCluster("p", "us-central1-a", &api.CreateClusterRequest{Cluster: &api.Cluster{Name: "c", InitialNodeCount: 1}})
+		_, err := w.gke.CreateCluster("p", "us-central1-a", &api.CreateClusterRequest{Cluster: &api.Cluster{Name: "c", InitialNodeCount: 1}})
 		return err
 	}); err != nil {
 		t.Fatal(err)

@@ -153,7 +153,7 @@ func runSurgeShape(t *testing.T, sh surgeShape) *surgeObserver {
 	t.Helper()
 	w := newTestWorld(t)
 	from, to := upgradeVersions(t, w)
-	op, err := w.CreateCluster("proj", sh.location, &api.CreateClusterRequest{Cluster: &api.Cluster{
+	op, err := w.gke.CreateCluster("proj", sh.location, &api.CreateClusterRequest{Cluster: &api.Cluster{
 		Name: "c1", InitialClusterVersion: to.String(), ReleaseChannel: &api.ReleaseChannel{Channel: api.ChannelUnspecified},
 		NodePools: []*api.NodePool{{Name: "pool-a", InitialNodeCount: sh.perZone, Version: from.String(),
 			Config:          &api.NodeConfig{MachineType: "e2-standard-4", Spot: sh.spot},
@@ -168,7 +168,7 @@ func runSurgeShape(t *testing.T, sh surgeShape) *surgeObserver {
 		mustCreateDeployment(t, w, c, deployment("web", sh.replicas, "500m"))
 	}
 	advance(w, 2*time.Minute)
-	up, err := w.UpdateNodePool("proj", sh.location, "c1", "pool-a", &api.UpdateNodePoolRequest{NodeVersion: to.String()})
+	up, err := w.gke.UpdateNodePool("proj", sh.location, "c1", "pool-a", &api.UpdateNodePoolRequest{NodeVersion: to.String()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,7 +37,7 @@ func upgradeCluster(t *testing.T, pool *api.NodePool) (*World, *model.Cluster, c
 	w := newTestWorld(t)
 	from, to := upgradeVersions(t, w)
 	pool.Version = from.String()
-	op, err := w.CreateCluster("proj", "us-central1-a", &api.CreateClusterRequest{Cluster: &api.Cluster{
+	op, err := w.gke.CreateCluster("proj", "us-central1-a", &api.CreateClusterRequest{Cluster: &api.Cluster{
 		Name: "c1", InitialClusterVersion: to.String(), ReleaseChannel: &api.ReleaseChannel{Channel: api.ChannelUnspecified},
 		NodePools: []*api.NodePool{pool},
 	}})
@@ -51,7 +51,7 @@ func upgradeCluster(t *testing.T, pool *api.NodePool) (*World, *model.Cluster, c
 
 func startUpgrade(t *testing.T, w *World, pool, version string) *model.Operation {
 	t.Helper()
-	op, err := w.UpdateNodePool("proj", "us-central1-a", "c1", pool, &api.UpdateNodePoolRequest{NodeVersion: version})
+	op, err := w.gke.UpdateNodePool("proj", "us-central1-a", "c1", pool, &api.UpdateNodePoolRequest{NodeVersion: version})
 	if err != nil {
 		t.Fatalf("UpdateNodePool: %v", err)
 	}
@@ -181,7 +181,7 @@ func TestSurgeCancelResumeRollback(t *testing.T) {
 	w, c, from, to := upgradeCluster(t, &api.NodePool{Name: "pool-a", InitialNodeCount: 6})
 	op := startUpgrade(t, w, "pool-a", to.String())
 	advance(w, 5*time.Minute)
-	if err := w.CancelOperation("proj", "us-central1-a", op.ID); err != nil {
+	if err := w.gke.CancelOperation("proj", "us-central1-a", op.ID); err != nil {
 		t.Fatal(err)
 	}
 	runOp(t, w, op, time.Hour)
@@ -222,7 +222,7 @@ func TestSurgeCancelResumeRollback(t *testing.T) {
 	w2, c2, _, to2 := upgradeCluster(t, &api.NodePool{Name: "pool-a", InitialNodeCount: 4})
 	op = startUpgrade(t, w2, "pool-a", to2.String())
 	advance(w2, 4*time.Minute)
-	w2.CancelOperation("proj", "us-central1-a", op.ID)
+	w2.gke.CancelOperation("proj", "us-central1-a", op.ID)
 	runOp(t, w2, op, time.Hour)
 	op = startUpgrade(t, w2, "pool-a", to2.String())
 	runOp(t, w2, op, time.Hour)
@@ -407,7 +407,7 @@ func TestBlueGreenRollbackFromEachPhase(t *testing.T) {
 			if phase != model.PhaseCreatingGreen {
 				advanceToPhase(t, w, c, phase)
 			}
-			if err := w.CancelOperation("proj", "us-central1-a", op.ID); err != nil {
+			if err := w.gke.CancelOperation("proj", "us-central1-a", op.ID); err != nil {
 				t.Fatal(err)
 			}
 			if op.Status != api.OpStatusDone || op.ErrorCode != core.CodeCancelled || !c.Pool("pool-a").Upgrade.Paused {
@@ -444,7 +444,7 @@ func TestBlueGreenCompleteCancelResume(t *testing.T) {
 	if err := w.upgrade.CompleteNodePoolUpgrade("proj", "us-central1-a", "c1", "pool-a"); err == nil {
 		t.Fatal("completeUpgrade accepted outside the soak phase")
 	}
-	if err := w.CancelOperation("proj", "us-central1-a", op.ID); err != nil {
+	if err := w.gke.CancelOperation("proj", "us-central1-a", op.ID); err != nil {
 		t.Fatal(err)
 	}
 	paused := w.engine.Now()
@@ -453,7 +453,7 @@ func TestBlueGreenCompleteCancelResume(t *testing.T) {
 		t.Fatalf("paused upgrade moved to %s", p.Upgrade.BG.Phase)
 	}
 	// A different version is refused while paused; the same one resumes.
-	if _, err := w.UpdateNodePool("proj", "us-central1-a", "c1", "pool-a", &api.UpdateNodePoolRequest{NodeVersion: c.Pool("pool-a").Spec.Version}); err == nil {
+	if _, err := w.gke.UpdateNodePool("proj", "us-central1-a", "c1", "pool-a", &api.UpdateNodePoolRequest{NodeVersion: c.Pool("pool-a").Spec.Version}); err == nil {
 		t.Fatal("a different target accepted while paused")
 	}
 	op = startUpgrade(t, w, "pool-a", to.String())
@@ -468,7 +468,7 @@ func TestBlueGreenCompleteCancelResume(t *testing.T) {
 	if phase := c.Pool("pool-a").Upgrade.BG.Phase; phase != model.PhaseDeletingBlue {
 		t.Fatalf("after completeUpgrade the phase is %s, want DELETING_BLUE_POOL", phase)
 	}
-	if err := w.CancelOperation("proj", "us-central1-a", op.ID); err == nil || !strings.Contains(err.Error(), "cannot be paused") {
+	if err := w.gke.CancelOperation("proj", "us-central1-a", op.ID); err == nil || !strings.Contains(err.Error(), "cannot be paused") {
 		t.Fatalf("cancel in the delete phase: %v", err)
 	}
 	runOp(t, w, op, time.Hour)
@@ -510,14 +510,14 @@ func TestAutoscaledBlueGreenValidation(t *testing.T) {
 	w := newTestWorld(t)
 	abg := &api.UpgradeSettings{Strategy: api.StrategyBlueGreen, BlueGreenSettings: &api.BlueGreenSettings{
 		AutoscaledRolloutPolicy: &api.AutoscaledRolloutPolicy{}}}
-	_, err := w.CreateCluster("proj", "us-central1-a", &api.CreateClusterRequest{Cluster: &api.Cluster{Name: "c1",
+	_, err := w.gke.CreateCluster("proj", "us-central1-a", &api.CreateClusterRequest{Cluster: &api.Cluster{Name: "c1",
 		NodePools: []*api.NodePool{{Name: "p", InitialNodeCount: 1, UpgradeSettings: abg}}}})
 	if err == nil || !strings.Contains(err.Error(), "#r-abg-1") || !strings.Contains(err.Error(), "autoscaler") {
 		t.Fatalf("without autoscaling: %v", err)
 	}
 	// A control plane older than 1.34.0-gke.2201000: at a date when 1.34.0 is the newest minor.
 	old := New(Options{Seed: 1, Start: catalog.ScheduleOf(34).RapidEntry.Add(time.Hour)})
-	_, err = old.CreateCluster("proj", "us-central1-a", &api.CreateClusterRequest{Cluster: &api.Cluster{Name: "c1",
+	_, err = old.gke.CreateCluster("proj", "us-central1-a", &api.CreateClusterRequest{Cluster: &api.Cluster{Name: "c1",
 		InitialClusterVersion: "1.34", ReleaseChannel: &api.ReleaseChannel{Channel: api.ChannelRapid},
 		NodePools: []*api.NodePool{{Name: "p", InitialNodeCount: 1, UpgradeSettings: abg,
 			Autoscaling: &api.NodePoolAutoscaling{Enabled: true, MaxNodeCount: 3}}}}})
@@ -558,30 +558,30 @@ func TestAutoscaledBlueGreenValidation(t *testing.T) {
 			t.Fatalf("%s: %v, want a 400 INVALID_ARGUMENT naming upgradeSettings.blueGreenSettings.autoscaledRolloutPolicy and R-ABG-6", what, err)
 		}
 	}
-	_, err = w.CreateNodePool("proj", "us-central1-a", "c1", &api.CreateNodePoolRequest{NodePool: nap(abg)})
+	_, err = w.gke.CreateNodePool("proj", "us-central1-a", "c1", &api.CreateNodePoolRequest{NodePool: nap(abg)})
 	wantABG6("creating an auto-provisioned pool with autoscaled blue-green", err)
-	op, err := w.CreateNodePool("proj", "us-central1-a", "c1", &api.CreateNodePoolRequest{NodePool: nap(nil)})
+	op, err := w.gke.CreateNodePool("proj", "us-central1-a", "c1", &api.CreateNodePoolRequest{NodePool: nap(nil)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	runOp(t, w, op, time.Hour)
-	_, err = w.UpdateNodePool("proj", "us-central1-a", "c1", "nap-1", &api.UpdateNodePoolRequest{UpgradeSettings: abg})
+	_, err = w.gke.UpdateNodePool("proj", "us-central1-a", "c1", "nap-1", &api.UpdateNodePoolRequest{UpgradeSettings: abg})
 	wantABG6("switching an auto-provisioned pool to autoscaled blue-green", err)
 	if s := w.core.Cluster("proj", "us-central1-a", "c1").Pool("nap-1").UpgradeSettings.Strategy; s != api.StrategySurge {
 		t.Fatalf("the refused update changed the strategy to %s", s)
 	}
-	_, err = w.CreateNodePool("proj", "us-central1-a", "c1", &api.CreateNodePoolRequest{NodePool: &api.NodePool{Name: "mine", InitialNodeCount: 1,
+	_, err = w.gke.CreateNodePool("proj", "us-central1-a", "c1", &api.CreateNodePoolRequest{NodePool: &api.NodePool{Name: "mine", InitialNodeCount: 1,
 		UpgradeSettings: abg, Autoscaling: &api.NodePoolAutoscaling{Enabled: true, MaxNodeCount: 3}}})
 	if err != nil {
 		t.Fatalf("a user-created autoscaled pool with autoscaled blue-green: %v", err)
 	}
 	ap := New(Options{Seed: 1, Start: testStart})
-	op, err = ap.CreateCluster("proj", "us-central1", &api.CreateClusterRequest{Cluster: &api.Cluster{Name: "c1", Autopilot: &api.Autopilot{Enabled: true}}})
+	op, err = ap.gke.CreateCluster("proj", "us-central1", &api.CreateClusterRequest{Cluster: &api.Cluster{Name: "c1", Autopilot: &api.Autopilot{Enabled: true}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	runOp(t, ap, op, time.Hour)
-	_, err = ap.UpdateNodePool("proj", "us-central1", "c1", "default-pool", &api.UpdateNodePoolRequest{UpgradeSettings: abg})
+	_, err = ap.gke.UpdateNodePool("proj", "us-central1", "c1", "default-pool", &api.UpdateNodePoolRequest{UpgradeSettings: abg})
 	if err == nil || !strings.Contains(err.Error(), "#r-upg-3") {
 		t.Fatalf("autoscaled blue-green on Autopilot's auto-provisioned pool: %v, want refused (R-UPG-3)", err)
 	}
@@ -603,7 +603,7 @@ func TestShortLivedTransition(t *testing.T) {
 	if nodesOn(c, "pool-a", to.String()) != 4 || len(c.Nodes) != 4 {
 		t.Fatalf("after 7 days: %d of %d nodes on %s (R-SL-1)", nodesOn(c, "pool-a", to.String()), len(c.Nodes), to)
 	}
-	if _, err := w.UpdateNodePool("proj", "us-central1-a", "c1", "pool-a", &api.UpdateNodePoolRequest{
+	if _, err := w.gke.UpdateNodePool("proj", "us-central1-a", "c1", "pool-a", &api.UpdateNodePoolRequest{
 		UpgradeSettings: &api.UpgradeSettings{Strategy: api.StrategySurge, MaxSurge: 1}}); err == nil {
 		t.Fatal("a flex-start pool accepted the SURGE strategy (R-UPG-3)")
 	}
@@ -616,7 +616,7 @@ func TestShortLivedTransition(t *testing.T) {
 func TestSurgeDefaultsOneSurgeNoUnavailable(t *testing.T) {
 	w := newTestWorld(t)
 	from, to := upgradeVersions(t, w)
-	op, err := w.CreateCluster("proj", "us-central1", &api.CreateClusterRequest{Cluster: &api.Cluster{
+	op, err := w.gke.CreateCluster("proj", "us-central1", &api.CreateClusterRequest{Cluster: &api.Cluster{
 		Name: "c1", InitialClusterVersion: to.String(), ReleaseChannel: &api.ReleaseChannel{Channel: api.ChannelUnspecified},
 		NodePools: []*api.NodePool{{Name: "pool-a", InitialNodeCount: 2, Version: from.String()}},
 	}})
@@ -625,17 +625,17 @@ func TestSurgeDefaultsOneSurgeNoUnavailable(t *testing.T) {
 	}
 	runOp(t, w, op, time.Hour)
 	c := w.core.Cluster("proj", "us-central1", "c1")
-	us := w.RenderNodePool(c, c.Pool("pool-a"), testLinks).UpgradeSettings
+	us := w.gke.RenderNodePool(c, c.Pool("pool-a"), testLinks).UpgradeSettings
 	if got := mustJSON(us); got != `{"maxSurge":1,"strategy":"SURGE"}` {
 		t.Fatalf("default upgradeSettings %s, want maxSurge 1, maxUnavailable 0 (omitted), SURGE (R-SURGE-1)", got)
 	}
-	_, err = w.UpdateNodePool("proj", "us-central1", "c1", "pool-a", &api.UpdateNodePoolRequest{
+	_, err = w.gke.UpdateNodePool("proj", "us-central1", "c1", "pool-a", &api.UpdateNodePoolRequest{
 		UpgradeSettings: &api.UpgradeSettings{Strategy: api.StrategySurge}})
 	if e, ok := model.AsError(err); !ok || e.HTTPCode != 400 || !strings.Contains(e.Message, "upgradeSettings") || !strings.Contains(e.Message, "#r-surge-1") {
 		t.Fatalf("maxSurge 0 and maxUnavailable 0: %v, want a 400 naming upgradeSettings and R-SURGE-1", err)
 	}
 
-	op, err = w.UpdateNodePool("proj", "us-central1", "c1", "pool-a", &api.UpdateNodePoolRequest{NodeVersion: to.String()})
+	op, err = w.gke.UpdateNodePool("proj", "us-central1", "c1", "pool-a", &api.UpdateNodePoolRequest{NodeVersion: to.String()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -809,7 +809,7 @@ func TestBlueGreenCarriesVersionAndMachineChanges(t *testing.T) {
 			if req.NodeVersion != "" {
 				req.NodeVersion = to.String()
 			}
-			op, err := w.UpdateNodePool("proj", "us-central1-a", "c1", "pool-a", &req)
+			op, err := w.gke.UpdateNodePool("proj", "us-central1-a", "c1", "pool-a", &req)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -877,7 +877,7 @@ func TestFinishedUpgradeOperationShowsNoStaleProgress(t *testing.T) {
 				advance(w, 10*time.Second)
 				sawETA = sawETA || (op.Status == api.OpStatusRunning && strings.Contains(op.Detail, "; ETA "))
 				if tc.cancelAt > 0 && w.engine.Now().Sub(op.StartTime) >= tc.cancelAt && op.Status == api.OpStatusRunning {
-					if err := w.CancelOperation("proj", "us-central1-a", op.ID); err != nil {
+					if err := w.gke.CancelOperation("proj", "us-central1-a", op.ID); err != nil {
 						t.Fatal(err)
 					}
 					runOp(t, w, op, time.Hour)
@@ -929,7 +929,7 @@ func TestSettingsThatNeedNewVMsRecreateNodesThroughSurge(t *testing.T) {
 				if err := json.Unmarshal([]byte(extra), req); err != nil {
 					t.Fatal(err)
 				}
-				op, err := w.UpdateNodePool("proj", "us-central1-a", "c1", "pool-a", req)
+				op, err := w.gke.UpdateNodePool("proj", "us-central1-a", "c1", "pool-a", req)
 				if err != nil {
 					t.Fatal(err)
 				}

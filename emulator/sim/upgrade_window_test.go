@@ -98,7 +98,7 @@ func TestBlueGreenAutoUpgradeRunsPastTheWindow(t *testing.T) {
 // a manual version upgrade does not.
 func TestManualNodeRecreationWaitsForTheWindow(t *testing.T) {
 	w, c, from, to := windowCluster(t, &api.NodePool{Name: "pool-a", InitialNodeCount: 3}, "03:00")
-	op, err := w.UpdateNodePool("proj", "us-central1-a", "c1", "pool-a", &api.UpdateNodePoolRequest{MachineType: "e2-standard-4"})
+	op, err := w.gke.UpdateNodePool("proj", "us-central1-a", "c1", "pool-a", &api.UpdateNodePoolRequest{MachineType: "e2-standard-4"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,12 +131,12 @@ func TestManualNodeRecreationWaitsForTheWindow(t *testing.T) {
 // Cancelling a waiting change drops it without touching a node.
 func TestDeferredChangeAppliedNowOrCancelled(t *testing.T) {
 	w, c, from, _ := windowCluster(t, &api.NodePool{Name: "pool-a", InitialNodeCount: 2}, "03:00")
-	op, err := w.UpdateNodePool("proj", "us-central1-a", "c1", "pool-a", &api.UpdateNodePoolRequest{MachineType: "e2-standard-4"})
+	op, err := w.gke.UpdateNodePool("proj", "us-central1-a", "c1", "pool-a", &api.UpdateNodePoolRequest{MachineType: "e2-standard-4"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	advance(w, 10*time.Minute)
-	now, err := w.UpdateNodePool("proj", "us-central1-a", "c1", "pool-a", &api.UpdateNodePoolRequest{NodeVersion: from.String()})
+	now, err := w.gke.UpdateNodePool("proj", "us-central1-a", "c1", "pool-a", &api.UpdateNodePoolRequest{NodeVersion: from.String()})
 	if err != nil || now.ID != op.ID {
 		t.Fatalf("same-version upgrade: op %v, err %v; want the waiting operation %s", now, err, op.ID)
 	}
@@ -145,12 +145,12 @@ func TestDeferredChangeAppliedNowOrCancelled(t *testing.T) {
 		t.Fatalf("after the same-version upgrade: %d nodes changed", machineCount(c, "e2-standard-4"))
 	}
 
-	op, err = w.UpdateNodePool("proj", "us-central1-a", "c1", "pool-a", &api.UpdateNodePoolRequest{DiskSizeGb: 200})
+	op, err = w.gke.UpdateNodePool("proj", "us-central1-a", "c1", "pool-a", &api.UpdateNodePoolRequest{DiskSizeGb: 200})
 	if err != nil {
 		t.Fatal(err)
 	}
 	advance(w, 10*time.Minute)
-	if err := w.CancelOperation("proj", "us-central1-a", op.ID); err != nil {
+	if err := w.gke.CancelOperation("proj", "us-central1-a", op.ID); err != nil {
 		t.Fatal(err)
 	}
 	advance(w, time.Minute)
@@ -183,18 +183,18 @@ func TestDeferredChangeAppliedNowThroughEveryPath(t *testing.T) {
 		apply func(w *World, version string) (*model.Operation, error)
 	}{
 		{"PUT nodePools/pool-a", func(w *World, v string) (*model.Operation, error) {
-			return w.UpdateNodePool("proj", "us-central1-a", "c1", "pool-a", &api.UpdateNodePoolRequest{NodeVersion: v})
+			return w.gke.UpdateNodePool("proj", "us-central1-a", "c1", "pool-a", &api.UpdateNodePoolRequest{NodeVersion: v})
 		}},
 		{"PUT clusters/c1 desiredNodePoolId + desiredNodeVersion", func(w *World, v string) (*model.Operation, error) {
-			return w.UpdateCluster("proj", "us-central1-a", "c1", &api.UpdateClusterRequest{Update: &api.ClusterUpdate{DesiredNodePoolId: "pool-a", DesiredNodeVersion: v}})
+			return w.gke.UpdateCluster("proj", "us-central1-a", "c1", &api.UpdateClusterRequest{Update: &api.ClusterUpdate{DesiredNodePoolId: "pool-a", DesiredNodeVersion: v}})
 		}},
 		{"PUT clusters/c1 desiredNodeVersion of its only pool", func(w *World, v string) (*model.Operation, error) {
-			return w.UpdateCluster("proj", "us-central1-a", "c1", &api.UpdateClusterRequest{Update: &api.ClusterUpdate{DesiredNodeVersion: v}})
+			return w.gke.UpdateCluster("proj", "us-central1-a", "c1", &api.UpdateClusterRequest{Update: &api.ClusterUpdate{DesiredNodeVersion: v}})
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w, c, from, _ := windowCluster(t, &api.NodePool{Name: "pool-a", InitialNodeCount: 2}, "03:00")
-			op, err := w.UpdateNodePool("proj", "us-central1-a", "c1", "pool-a", &api.UpdateNodePoolRequest{MachineType: "e2-standard-4"})
+			op, err := w.gke.UpdateNodePool("proj", "us-central1-a", "c1", "pool-a", &api.UpdateNodePoolRequest{MachineType: "e2-standard-4"})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -221,8 +221,8 @@ func TestClusterNodeSummaryDuringBlueGreen(t *testing.T) {
 	if got[from.String()+" cordoned"]+got[from.String()+" draining"] == 0 || got[to.String()+" ready"] != 10 {
 		t.Fatalf("counts %v: want blue nodes cordoned or draining on %s and 10 green ready on %s", got, from, to)
 	}
-	if int32(sum.Cluster.CurrentNodeCount) != w.RenderCluster(c, core.Links{}, "").CurrentNodeCount {
-		t.Errorf("currentNodeCount %d, the cluster says %d", sum.Cluster.CurrentNodeCount, w.RenderCluster(c, core.Links{}, "").CurrentNodeCount)
+	if int32(sum.Cluster.CurrentNodeCount) != w.gke.RenderCluster(c, core.Links{}, "").CurrentNodeCount {
+		t.Errorf("currentNodeCount %d, the cluster says %d", sum.Cluster.CurrentNodeCount, w.gke.RenderCluster(c, core.Links{}, "").CurrentNodeCount)
 	}
 	if fmt.Sprint(sum.Versions) != fmt.Sprint([]string{from.String(), to.String()}) {
 		t.Errorf("versions %v, want %s then %s", sum.Versions, from, to)
@@ -421,13 +421,13 @@ func TestTimelineCancelResumeRollbackMarks(t *testing.T) {
 	w, c, _, to := upgradeCluster(t, bgPool("600s", "3600s"))
 	first := startUpgrade(t, w, "pool-a", to.String())
 	advanceToPhase(t, w, c, model.PhaseDrainingBlue)
-	if err := w.CancelOperation("proj", "us-central1-a", first.ID); err != nil {
+	if err := w.gke.CancelOperation("proj", "us-central1-a", first.ID); err != nil {
 		t.Fatal(err)
 	}
 	advance(w, 30*time.Minute)
 	second := startUpgrade(t, w, "pool-a", to.String())
 	advance(w, 5*time.Minute)
-	if err := w.CancelOperation("proj", "us-central1-a", second.ID); err != nil {
+	if err := w.gke.CancelOperation("proj", "us-central1-a", second.ID); err != nil {
 		t.Fatal(err)
 	}
 	rb, err := w.upgrade.RollbackNodePool("proj", "us-central1-a", "c1", "pool-a", &api.RollbackNodePoolUpgradeRequest{})

@@ -15,6 +15,7 @@ import (
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/engine"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/gke"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/loadbalancers"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/maintenance"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
@@ -40,6 +41,8 @@ type World struct {
 	upgrade       *upgrade.Upgrades
 	autoupgrade   *autoupgrade.AutoUpgrades
 	views         *views.Views
+	// gke is the GKE API's clusters, node pools and operations' work.
+	gke *gke.GKE
 }
 
 // Options configure a new World.
@@ -144,6 +147,7 @@ func (w *World) makeControllers(e *engine.Engine, watchHistory int) {
 	w.upgrade = upgrade.New(w.st, e, w.core, w.maintenance)
 	w.autoupgrade = autoupgrade.New(w.st, e, w.core, w.maintenance, w.upgrade)
 	w.views = views.New(w.st, e, w.core, w.maintenance, w.loadbalancers, w.upgrade)
+	w.gke = gke.New(w.st, e, w.core, w.maintenance, w.loadbalancers, w.kubeapi, w.upgrade, w.autoupgrade)
 }
 
 func (w *World) init(watchHistory int) error {
@@ -153,7 +157,7 @@ func (w *World) init(watchHistory int) error {
 	}
 	w.makeControllers(e, watchHistory)
 	w.core.RegisterOperationHandlers()
-	w.registerWorkHandlers()
+	w.gke.RegisterWorkHandlers()
 	w.core.RegisterNodeHandlers()
 	w.core.RegisterPodHandlers()
 	w.autoupgrade.RegisterMaintenanceHandlers()

@@ -1,4 +1,4 @@
-package sim
+package gke
 
 import (
 	"crypto/sha256"
@@ -14,7 +14,7 @@ import (
 // SetMaintenancePolicy replaces a cluster's maintenance policy (clusters.setMaintenancePolicy).
 // An empty policy clears it. A resourceVersion other than the current one is a stale read and
 // is rejected, as GKE's optimistic concurrency does.
-func (w *World) SetMaintenancePolicy(project, location, name string, req *api.SetMaintenancePolicyRequest) (*model.Operation, error) {
+func (w *GKE) SetMaintenancePolicy(project, location, name string, req *api.SetMaintenancePolicyRequest) (*model.Operation, error) {
 	c, err := w.core.GetCluster(project, location, name)
 	if err != nil {
 		return nil, err
@@ -42,7 +42,7 @@ func (w *World) SetMaintenancePolicy(project, location, name string, req *api.Se
 }
 
 // initMaintenancePolicy applies the maintenancePolicy of a cluster being created.
-func (w *World) initMaintenancePolicy(c *model.Cluster, in *api.MaintenancePolicy) error {
+func (w *GKE) initMaintenancePolicy(c *model.Cluster, in *api.MaintenancePolicy) error {
 	if in == nil {
 		return nil
 	}
@@ -56,7 +56,7 @@ func (w *World) initMaintenancePolicy(c *model.Cluster, in *api.MaintenancePolic
 
 // applyMaintenancePolicy stores a validated policy and gives it a new resourceVersion: a hash
 // of the previous version and the new policy.
-func (w *World) applyMaintenancePolicy(c *model.Cluster, p *model.MaintenancePolicy) {
+func (w *GKE) applyMaintenancePolicy(c *model.Cluster, p *model.MaintenancePolicy) {
 	if p.Empty() {
 		p = nil
 	}

@@ -1,4 +1,4 @@
-package sim
+package gke
 
 import (
 	"crypto/sha256"
@@ -18,7 +18,7 @@ import (
 // The node-pools half of the GKE v1 API.
 
 // CreateNodePool validates and adds a pool; its nodes come up over CREATE_NODE_POOL.
-func (w *World) CreateNodePool(project, location, cluster string, req *api.CreateNodePoolRequest) (*model.Operation, error) {
+func (w *GKE) CreateNodePool(project, location, cluster string, req *api.CreateNodePoolRequest) (*model.Operation, error) {
 	c, err := w.core.GetCluster(project, location, cluster)
 	if err != nil {
 		return nil, err
@@ -39,7 +39,7 @@ func (w *World) CreateNodePool(project, location, cluster string, req *api.Creat
 	if err != nil {
 		return nil, err
 	}
-	if total := len(c.Nodes) + poolSize(p); total > maxNodesPerCluster {
+	if total := len(c.Nodes) + PoolSize(p); total > maxNodesPerCluster {
 		return nil, model.InvalidArgument("The cluster would have %d nodes; a GKE cluster has at most %d nodes.", total, maxNodesPerCluster)
 	}
 	p.Status = model.PoolProvisioning
@@ -52,8 +52,8 @@ func (w *World) CreateNodePool(project, location, cluster string, req *api.Creat
 	return op, nil
 }
 
-// poolSize is the number of nodes a pool is meant to have.
-func poolSize(p *model.NodePool) int {
+// PoolSize is the number of nodes a pool is meant to have.
+func PoolSize(p *model.NodePool) int {
 	n := 0
 	for _, g := range p.Groups {
 		n += g.TargetSize
@@ -63,7 +63,7 @@ func poolSize(p *model.NodePool) int {
 
 // buildNodePool validates a NodePool of a request and builds the model of it. field is the
 // request path of the pool, used in error messages.
-func (w *World) buildNodePool(c *model.Cluster, in *api.NodePool, field string) (*model.NodePool, error) {
+func (w *GKE) buildNodePool(c *model.Cluster, in *api.NodePool, field string) (*model.NodePool, error) {
 	if err := model.ValidateResourceName(field+".name", in.Name); err != nil {
 		return nil, err
 	}
@@ -77,7 +77,7 @@ func (w *World) buildNodePool(c *model.Cluster, in *api.NodePool, field string) 
 	zones := c.Locations
 	if len(in.Locations) > 0 {
 		loc, _ := catalog.ParseLocation(c.Location)
-		zones, err = clusterZones(catalog.Location{Name: loc.Region, Region: loc.Region}, in.Locations, field+".locations")
+		zones, err = ClusterZones(catalog.Location{Name: loc.Region, Region: loc.Region}, in.Locations, field+".locations")
 		if err != nil {
 			return nil, err
 		}
@@ -93,7 +93,7 @@ func (w *World) buildNodePool(c *model.Cluster, in *api.NodePool, field string) 
 	if err != nil {
 		return nil, err
 	}
-	as, err := normalizeAutoscaling(in.Autoscaling, field+".autoscaling", spec.Spot)
+	as, err := NormalizeAutoscaling(in.Autoscaling, field+".autoscaling", spec.Spot)
 	if err != nil {
 		return nil, err
 	}
@@ -121,7 +121,7 @@ func (w *World) buildNodePool(c *model.Cluster, in *api.NodePool, field string) 
 	p := &model.NodePool{
 		Name: in.Name, Spec: spec, Labels: labels, Taints: taints, ConfigExtra: extra,
 		InitialNodeCount: in.InitialNodeCount, Locations: zones, AutoUpgrade: autoUpgrade, AutoRepair: autoRepair,
-		Autoscaling: as, UpgradeSettings: us, MaxPodsPerNode: maxPods, PodIPv4CIDRSize: podCIDRSize(maxPods),
+		Autoscaling: as, UpgradeSettings: us, MaxPodsPerNode: maxPods, PodIPv4CIDRSize: PodCIDRSize(maxPods),
 		FlexStart: flexStart, QueuedProvisioning: queued, ShortLived: flexStart || queued,
 		Extra: in.Extra, CreateTime: w.st.Now, Etag: w.engine.RandHex(16),
 	}
@@ -131,8 +131,8 @@ func (w *World) buildNodePool(c *model.Cluster, in *api.NodePool, field string) 
 	return p, nil
 }
 
-// podCIDRSize is the per-node pod range: twice the max pods, rounded up to a power of two.
-func podCIDRSize(maxPods int64) int32 {
+// PodCIDRSize is the per-node pod range: twice the max pods, rounded up to a power of two.
+func PodCIDRSize(maxPods int64) int32 {
 	return int32(32 - bits.Len64(uint64(2*maxPods-1)))
 }
 
@@ -166,13 +166,13 @@ func nodeConfig(in *api.NodeConfig, field string) (model.NodeSpec, map[string]st
 	}
 	spec.Spot, spec.Preemptible = in.Spot, in.Preemptible
 	spec.Settings = settingsFingerprint(in.Extra)
-	if err := validateSpec(nil, spec, memberOf(field)); err != nil {
+	if err := ValidateSpec(nil, spec, MemberOf(field)); err != nil {
 		return spec, nil, nil, nil, err
 	}
 	if in.Spot && in.Preemptible {
 		return spec, nil, nil, nil, model.InvalidArgument("Invalid value for field %q: both spot and preemptible are set. Spot VMs replace preemptible VMs; set only spot.", field)
 	}
-	taints, err := convertTaints(in.Taints, field+".taints")
+	taints, err := ConvertTaints(in.Taints, field+".taints")
 	if err != nil {
 		return spec, nil, nil, nil, err
 	}
@@ -182,9 +182,9 @@ func nodeConfig(in *api.NodeConfig, field string) (model.NodeSpec, map[string]st
 	return spec, in.Labels, taints, in.Extra, nil
 }
 
-// memberOf names the members of the request object at path prefix ("" is the request itself),
+// MemberOf names the members of the request object at path prefix ("" is the request itself),
 // for error messages.
-func memberOf(prefix string) func(member string) string {
+func MemberOf(prefix string) func(member string) string {
 	return func(member string) string {
 		if prefix == "" {
 			return member
@@ -193,11 +193,11 @@ func memberOf(prefix string) func(member string) string {
 	}
 }
 
-// validateSpec checks the machine attributes of a node spec against the catalogue. field names
+// ValidateSpec checks the machine attributes of a node spec against the catalogue. field names
 // the request member that carries each attribute.
 // c, when given, is the cluster the nodes are for: an imported cluster knows the machine types
 // its nodes had (imported.go).
-func validateSpec(c *model.Cluster, spec model.NodeSpec, field func(member string) string) error {
+func ValidateSpec(c *model.Cluster, spec model.NodeSpec, field func(member string) string) error {
 	known := c != nil && c.KnowsMachineType(spec.MachineType)
 	if _, ok := catalog.LookupMachineType(spec.MachineType); !ok && !known {
 		return model.InvalidField(field("machineType"), fmt.Sprintf("%q", spec.MachineType),
@@ -215,7 +215,7 @@ func validateSpec(c *model.Cluster, spec model.NodeSpec, field func(member strin
 	return nil
 }
 
-func convertTaints(in []*api.NodeTaint, field string) ([]model.Taint, error) {
+func ConvertTaints(in []*api.NodeTaint, field string) ([]model.Taint, error) {
 	var out []model.Taint
 	for i, t := range in {
 		f := fmt.Sprintf("%s[%d]", field, i)
@@ -242,9 +242,9 @@ func validateLabels(labels map[string]string, field string) error {
 	return nil
 }
 
-// normalizeAutoscaling validates NodePoolAutoscaling (R-CA-3 limits) and fills the location
+// NormalizeAutoscaling validates NodePoolAutoscaling (R-CA-3 limits) and fills the location
 // policy default (BALANCED, or ANY for Spot pools: R-CA-6).
-func normalizeAutoscaling(in *api.NodePoolAutoscaling, field string, spot bool) (api.NodePoolAutoscaling, error) {
+func NormalizeAutoscaling(in *api.NodePoolAutoscaling, field string, spot bool) (api.NodePoolAutoscaling, error) {
 	if in == nil || !in.Enabled {
 		return api.NodePoolAutoscaling{}, nil
 	}
@@ -295,7 +295,7 @@ func describeAutoscaling(as api.NodePoolAutoscaling) string {
 }
 
 // UpdateNodePool applies an UpdateNodePoolRequest (PUT nodePools/{np}).
-func (w *World) UpdateNodePool(project, location, cluster, name string, req *api.UpdateNodePoolRequest) (*model.Operation, error) {
+func (w *GKE) UpdateNodePool(project, location, cluster, name string, req *api.UpdateNodePoolRequest) (*model.Operation, error) {
 	c, p, err := w.core.GetNodePool(project, location, cluster, name)
 	if err != nil {
 		return nil, err
@@ -306,7 +306,7 @@ func (w *World) UpdateNodePool(project, location, cluster, name string, req *api
 	if req.Etag != "" && req.Etag != p.Etag {
 		return nil, model.Aborted("The etag %q does not match the node pool's current etag; read the node pool again and retry.", req.Etag)
 	}
-	return w.requestNodePoolUpdate(c, p, req, memberOf(""))
+	return w.requestNodePoolUpdate(c, p, req, MemberOf(""))
 }
 
 // requestNodePoolUpdate is every way the API offers to update a node pool's nodes: PUT
@@ -317,7 +317,7 @@ func (w *World) UpdateNodePool(project, location, cluster, name string, req *api
 // An update to the version the pool runs, with nothing else, while a node-recreating change
 // waits for a maintenance window, starts that change now (R-MW-5); it is answered before the
 // cluster-busy check, since the waiting change's operation holds the cluster.
-func (w *World) requestNodePoolUpdate(c *model.Cluster, p *model.NodePool, req *api.UpdateNodePoolRequest, f func(member string) string) (*model.Operation, error) {
+func (w *GKE) requestNodePoolUpdate(c *model.Cluster, p *model.NodePool, req *api.UpdateNodePoolRequest, f func(member string) string) (*model.Operation, error) {
 	if req.NodeVersion != "" && p.Upgrade != nil && p.Upgrade.Deferred {
 		v, err := w.core.ResolveNodeVersion(c, req.NodeVersion, f("nodeVersion"), p.AutoUpgrade)
 		if err != nil {
@@ -336,7 +336,7 @@ func (w *World) requestNodePoolUpdate(c *model.Cluster, p *model.NodePool, req *
 // updateNodePool validates the whole request first, then applies it: in-place changes at once,
 // node-recreating changes through an upgrade (R-UPG-1), location changes by resizing groups.
 // f names the member of the client's request that carries each UpdateNodePoolRequest member.
-func (w *World) updateNodePool(c *model.Cluster, p *model.NodePool, req *api.UpdateNodePoolRequest, f func(member string) string) (*model.Operation, error) {
+func (w *GKE) updateNodePool(c *model.Cluster, p *model.NodePool, req *api.UpdateNodePoolRequest, f func(member string) string) (*model.Operation, error) {
 	target := p.Spec
 	if p.Upgrade != nil {
 		target = p.Upgrade.Target
@@ -364,13 +364,13 @@ func (w *World) updateNodePool(c *model.Cluster, p *model.NodePool, req *api.Upd
 		mergeExtra(&config, api.Extra{k: unwrapUpdateMember(k, v)})
 	}
 	target.Settings = settingsFingerprint(config)
-	if err := validateSpec(c, target, f); err != nil {
+	if err := ValidateSpec(c, target, f); err != nil {
 		return nil, err
 	}
 	var zones []string
 	if len(req.Locations) > 0 {
 		loc, _ := catalog.ParseLocation(c.Location)
-		if zones, err = clusterZones(catalog.Location{Name: loc.Region, Region: loc.Region}, req.Locations, f("locations")); err != nil {
+		if zones, err = ClusterZones(catalog.Location{Name: loc.Region, Region: loc.Region}, req.Locations, f("locations")); err != nil {
 			return nil, err
 		}
 	}
@@ -384,7 +384,7 @@ func (w *World) updateNodePool(c *model.Cluster, p *model.NodePool, req *api.Upd
 	}
 	var taints []model.Taint
 	if req.Taints != nil {
-		if taints, err = convertTaints(req.Taints.Taints, f("taints.taints")); err != nil {
+		if taints, err = ConvertTaints(req.Taints.Taints, f("taints.taints")); err != nil {
 			return nil, err
 		}
 	}
@@ -461,7 +461,7 @@ func unwrapUpdateMember(key string, raw json.RawMessage) json.RawMessage {
 
 // setPoolLocations moves a pool to a new set of zones: new zones get a group of the pool's
 // per-zone size, dropped zones have their nodes retired.
-func (w *World) setPoolLocations(c *model.Cluster, p *model.NodePool, zones []string) {
+func (w *GKE) setPoolLocations(c *model.Cluster, p *model.NodePool, zones []string) {
 	perZone := int(p.InitialNodeCount)
 	if len(p.Groups) > 0 {
 		perZone = p.Groups[0].TargetSize
@@ -482,7 +482,7 @@ func (w *World) setPoolLocations(c *model.Cluster, p *model.NodePool, zones []st
 }
 
 // dropEmptyGroups removes the groups of zones a pool left once their nodes are gone.
-func (w *World) dropEmptyGroups(p *model.NodePool) {
+func (w *GKE) dropEmptyGroups(p *model.NodePool) {
 	out := p.Groups[:0]
 	for _, g := range p.Groups {
 		if g.TargetSize == 0 && len(g.Nodes) == 0 && !model.Contains(p.Locations, g.Zone) {
@@ -495,7 +495,7 @@ func (w *World) dropEmptyGroups(p *model.NodePool) {
 }
 
 // DeleteNodePool drains and deletes a pool's nodes, then the pool.
-func (w *World) DeleteNodePool(project, location, cluster, name string) (*model.Operation, error) {
+func (w *GKE) DeleteNodePool(project, location, cluster, name string) (*model.Operation, error) {
 	c, p, err := w.core.GetNodePool(project, location, cluster, name)
 	if err != nil {
 		return nil, err
@@ -505,12 +505,12 @@ func (w *World) DeleteNodePool(project, location, cluster, name string) (*model.
 	}
 	w.core.TouchCluster(c)
 	op := w.core.StartOperation(api.OpDeleteNodePool, c, p.Name, true)
-	w.engine.Record("NodePoolDeleting", c, p.Name, "", op.ID, "deleting node pool %s (%d nodes)", p.Name, poolSize(p))
+	w.engine.Record("NodePoolDeleting", c, p.Name, "", op.ID, "deleting node pool %s (%d nodes)", p.Name, PoolSize(p))
 	return op, nil
 }
 
 // SetNodePoolSize sets the number of nodes per zone.
-func (w *World) SetNodePoolSize(project, location, cluster, name string, req *api.SetNodePoolSizeRequest) (*model.Operation, error) {
+func (w *GKE) SetNodePoolSize(project, location, cluster, name string, req *api.SetNodePoolSizeRequest) (*model.Operation, error) {
 	c, p, err := w.core.GetNodePool(project, location, cluster, name)
 	if err != nil {
 		return nil, err
@@ -524,7 +524,7 @@ func (w *World) SetNodePoolSize(project, location, cluster, name string, req *ap
 	if err := w.core.CheckClusterFree(c); err != nil {
 		return nil, err
 	}
-	others := len(c.Nodes) - poolSize(p)
+	others := len(c.Nodes) - PoolSize(p)
 	if total := others + int(req.NodeCount)*len(p.Locations); total > maxNodesPerCluster {
 		return nil, model.InvalidArgument("The cluster would have %d nodes; a GKE cluster has at most %d nodes.", total, maxNodesPerCluster)
 	}
@@ -543,7 +543,7 @@ func (w *World) SetNodePoolSize(project, location, cluster, name string, req *ap
 
 // SetNodePoolManagement changes auto-upgrade / auto-repair. It only changes metadata and, as in
 // GKE, may run alongside other operations.
-func (w *World) SetNodePoolManagement(project, location, cluster, name string, req *api.SetNodePoolManagementRequest) (*model.Operation, error) {
+func (w *GKE) SetNodePoolManagement(project, location, cluster, name string, req *api.SetNodePoolManagementRequest) (*model.Operation, error) {
 	c, p, err := w.core.GetNodePool(project, location, cluster, name)
 	if err != nil {
 		return nil, err
@@ -563,7 +563,7 @@ func (w *World) SetNodePoolManagement(project, location, cluster, name string, r
 }
 
 // SetNodePoolAutoscaling replaces a pool's autoscaling settings.
-func (w *World) SetNodePoolAutoscaling(project, location, cluster, name string, req *api.SetNodePoolAutoscalingRequest) (*model.Operation, error) {
+func (w *GKE) SetNodePoolAutoscaling(project, location, cluster, name string, req *api.SetNodePoolAutoscalingRequest) (*model.Operation, error) {
 	c, p, err := w.core.GetNodePool(project, location, cluster, name)
 	if err != nil {
 		return nil, err
@@ -578,8 +578,8 @@ func (w *World) SetNodePoolAutoscaling(project, location, cluster, name string, 
 // nodePools/{np}:setAutoscaling and the cluster-level update.desiredNodePoolAutoscaling with
 // desiredNodePoolId (what `gcloud container clusters update --node-pool --enable-autoscaling`
 // sends). field names the request member that carries the settings.
-func (w *World) setNodePoolAutoscaling(c *model.Cluster, p *model.NodePool, in *api.NodePoolAutoscaling, field string) (*model.Operation, error) {
-	as, err := normalizeAutoscaling(in, field, p.Spec.Spot)
+func (w *GKE) setNodePoolAutoscaling(c *model.Cluster, p *model.NodePool, in *api.NodePoolAutoscaling, field string) (*model.Operation, error) {
+	as, err := NormalizeAutoscaling(in, field, p.Spec.Spot)
 	if err != nil {
 		return nil, err
 	}
@@ -596,7 +596,7 @@ func (w *World) setNodePoolAutoscaling(c *model.Cluster, p *model.NodePool, in *
 }
 
 // NodeCounts returns how many of a pool's nodes are in each state.
-func (w *World) NodeCounts(c *model.Cluster, p *model.NodePool) map[model.NodeState]int {
+func (w *GKE) NodeCounts(c *model.Cluster, p *model.NodePool) map[model.NodeState]int {
 	out := map[model.NodeState]int{}
 	for _, g := range p.Groups {
 		for s, n := range w.core.Index(c, g).ByState {

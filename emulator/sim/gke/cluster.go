@@ -1,4 +1,4 @@
-package sim
+package gke
 
 import (
 	"crypto/sha256"
@@ -25,10 +25,10 @@ const (
 	maxNodesPerCluster     = 15000
 )
 
-// defaultServicesCIDR is the services range GKE gives new clusters.
-const defaultServicesCIDR = "34.118.224.0/20"
+// DefaultServicesCIDR is the services range GKE gives new clusters.
+const DefaultServicesCIDR = "34.118.224.0/20"
 
-func parseLocationArg(location string) (catalog.Location, error) {
+func ParseLocationArg(location string) (catalog.Location, error) {
 	loc, ok := catalog.ParseLocation(location)
 	if !ok {
 		return catalog.Location{}, model.InvalidArgument("Location %q does not exist. Use a region (e.g. us-central1) or a zone (e.g. us-central1-a); known regions: %s.",
@@ -38,9 +38,9 @@ func parseLocationArg(location string) (catalog.Location, error) {
 }
 
 // ListClusters lists a project's clusters in a location; "-" lists every location.
-func (w *World) ListClusters(project, location string) ([]*model.Cluster, error) {
+func (w *GKE) ListClusters(project, location string) ([]*model.Cluster, error) {
 	if location != "-" {
-		if _, err := parseLocationArg(location); err != nil {
+		if _, err := ParseLocationArg(location); err != nil {
 			return nil, err
 		}
 	}
@@ -49,8 +49,8 @@ func (w *World) ListClusters(project, location string) ([]*model.Cluster, error)
 
 // CreateCluster validates and creates a cluster; its control plane and nodes come up over the
 // CREATE_CLUSTER operation.
-func (w *World) CreateCluster(project, location string, req *api.CreateClusterRequest) (*model.Operation, error) {
-	loc, err := parseLocationArg(location)
+func (w *GKE) CreateCluster(project, location string, req *api.CreateClusterRequest) (*model.Operation, error) {
+	loc, err := ParseLocationArg(location)
 	if err != nil {
 		return nil, err
 	}
@@ -64,7 +64,7 @@ func (w *World) CreateCluster(project, location string, req *api.CreateClusterRe
 	if w.core.Cluster(project, location, in.Name) != nil {
 		return nil, model.AlreadyExists("projects/%s/locations/%s/clusters/%s.", project, location, in.Name)
 	}
-	zones, err := clusterZones(loc, in.Locations, "cluster.locations")
+	zones, err := ClusterZones(loc, in.Locations, "cluster.locations")
 	if err != nil {
 		return nil, err
 	}
@@ -134,8 +134,8 @@ func (w *World) CreateCluster(project, location string, req *api.CreateClusterRe
 			return nil, err
 		}
 	}
-	c.ClusterIPv4CIDR, c.NodeIPBase = w.clusterRanges(c, in.ClusterIpv4Cidr)
-	c.ServicesIPv4CIDR = defaultServicesCIDR
+	c.ClusterIPv4CIDR, c.NodeIPBase = w.ClusterRanges(c, in.ClusterIpv4Cidr)
+	c.ServicesIPv4CIDR = DefaultServicesCIDR
 
 	poolReqs := in.NodePools
 	switch {
@@ -166,7 +166,7 @@ func (w *World) CreateCluster(project, location string, req *api.CreateClusterRe
 		if err != nil {
 			return nil, err
 		}
-		total += poolSize(p)
+		total += PoolSize(p)
 		c.Pools = append(c.Pools, p)
 	}
 	if total > maxNodesPerCluster {
@@ -202,9 +202,9 @@ func poolNames(pools []*api.NodePool) []string {
 	return names
 }
 
-// clusterZones validates the node zones of a cluster: each a zone of the cluster's region; a
+// ClusterZones validates the node zones of a cluster: each a zone of the cluster's region; a
 // zonal cluster's own zone is always among them.
-func clusterZones(loc catalog.Location, requested []string, field string) ([]string, error) {
+func ClusterZones(loc catalog.Location, requested []string, field string) ([]string, error) {
 	if len(requested) == 0 {
 		return loc.DefaultZones(), nil
 	}
@@ -225,9 +225,9 @@ func clusterZones(loc catalog.Location, requested []string, field string) ([]str
 	return append([]string(nil), requested...), nil
 }
 
-// clusterRanges picks the cluster's pod range (a /14 per cluster unless requested) and the base
+// ClusterRanges picks the cluster's pod range (a /14 per cluster unless requested) and the base
 // of its node addresses (a /16 of the 10.128.0.0/9 node space, from a hash of the cluster).
-func (w *World) clusterRanges(c *model.Cluster, requested string) (string, uint32) {
+func (w *GKE) ClusterRanges(c *model.Cluster, requested string) (string, uint32) {
 	h := fnv.New32a()
 	h.Write([]byte(c.Key()))
 	n := h.Sum32()
@@ -241,7 +241,7 @@ func (w *World) clusterRanges(c *model.Cluster, requested string) (string, uint3
 // UpdateCluster applies one ClusterUpdate. As in GKE, exactly one update per request; the
 // node-pool qualifiers (desiredNodePoolId, desiredImageType with desiredNodeVersion) and etag
 // do not count.
-func (w *World) UpdateCluster(project, location, name string, req *api.UpdateClusterRequest) (*model.Operation, error) {
+func (w *GKE) UpdateCluster(project, location, name string, req *api.UpdateClusterRequest) (*model.Operation, error) {
 	c, err := w.core.GetCluster(project, location, name)
 	if err != nil {
 		return nil, err
@@ -284,7 +284,7 @@ func (w *World) UpdateCluster(project, location, name string, req *api.UpdateClu
 		return w.upgrade.UpgradeMaster(c, u.DesiredMasterVersion)
 	case "desiredLocations":
 		loc, _ := catalog.ParseLocation(c.Location)
-		zones, err := clusterZones(loc, u.DesiredLocations, "update.desiredLocations")
+		zones, err := ClusterZones(loc, u.DesiredLocations, "update.desiredLocations")
 		if err != nil {
 			return nil, err
 		}
@@ -382,7 +382,7 @@ func setFields(u *api.ClusterUpdate) []string {
 }
 
 // metadataUpdate starts an UPDATE_CLUSTER operation for a change that is already applied.
-func (w *World) metadataUpdate(c *model.Cluster, pool, format string, args ...any) *model.Operation {
+func (w *GKE) metadataUpdate(c *model.Cluster, pool, format string, args ...any) *model.Operation {
 	w.core.TouchCluster(c)
 	op := w.core.StartOperation(api.OpUpdateCluster, c, pool, true)
 	w.engine.Record("ClusterUpdated", c, pool, "", op.ID, format, args...)
@@ -408,7 +408,7 @@ func hasMinor(list []catalog.Version, minor int) bool {
 }
 
 // DeleteCluster deletes a cluster and all its nodes over a DELETE_CLUSTER operation.
-func (w *World) DeleteCluster(project, location, name string) (*model.Operation, error) {
+func (w *GKE) DeleteCluster(project, location, name string) (*model.Operation, error) {
 	c, err := w.core.GetCluster(project, location, name)
 	if err != nil {
 		return nil, err
@@ -422,8 +422,8 @@ func (w *World) DeleteCluster(project, location, name string) (*model.Operation,
 }
 
 // ServerConfig is the version table at the current emulated time.
-func (w *World) ServerConfig(location string) (*api.ServerConfig, error) {
-	if _, err := parseLocationArg(location); err != nil {
+func (w *GKE) ServerConfig(location string) (*api.ServerConfig, error) {
+	if _, err := ParseLocationArg(location); err != nil {
 		return nil, err
 	}
 	return catalog.VersionsAt(w.st.Now).ServerConfig(), nil
@@ -431,7 +431,7 @@ func (w *World) ServerConfig(location string) (*api.ServerConfig, error) {
 
 // SetClusterField sets one stored, not simulated, cluster field: what the setLogging-style
 // custom methods do. value is the field's JSON.
-func (w *World) SetClusterField(project, location, name, field string, value []byte) (*model.Operation, error) {
+func (w *GKE) SetClusterField(project, location, name, field string, value []byte) (*model.Operation, error) {
 	c, err := w.core.GetCluster(project, location, name)
 	if err != nil {
 		return nil, err
@@ -449,7 +449,7 @@ func (w *World) SetClusterField(project, location, name, field string, value []b
 // SetResourceLabels is clusters.setResourceLabels. As in GKE, the request carries the
 // labelFingerprint the client read with the cluster; one that no longer matches the labels
 // (someone changed them since, or none was sent) is refused, so that no change is lost.
-func (w *World) SetResourceLabels(project, location, name string, labels map[string]string, fingerprint string) (*model.Operation, error) {
+func (w *GKE) SetResourceLabels(project, location, name string, labels map[string]string, fingerprint string) (*model.Operation, error) {
 	c, err := w.core.GetCluster(project, location, name)
 	if err != nil {
 		return nil, err

@@ -1,4 +1,4 @@
-package sim
+package gke
 
 import (
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
@@ -7,7 +7,7 @@ import (
 
 // CancelOperation is best effort, as in GKE: only node-pool upgrades can be cancelled, and only
 // while they run. Nodes mid-upgrade finish; nodes not started are left as they are (R-SURGE-9).
-func (w *World) CancelOperation(project, location, id string) error {
+func (w *GKE) CancelOperation(project, location, id string) error {
 	op, err := w.core.GetOperation(project, location, id)
 	if err != nil {
 		return err

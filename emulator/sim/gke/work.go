@@ -1,4 +1,4 @@
-package sim
+package gke
 
 import (
 	"time"
@@ -27,7 +27,7 @@ const (
 	teardownBase         = 120 * time.Second
 )
 
-func (w *World) registerWorkHandlers() {
+func (w *GKE) RegisterWorkHandlers() {
 	w.engine.On(evOpCheck, func(ev model.Event) {
 		if c := w.st.Clusters[ev.Cluster]; c != nil {
 			w.core.CheckOperations(c)
@@ -47,8 +47,8 @@ func minDuration(typ string) time.Duration {
 	return 0
 }
 
-// beginWork starts what op does.
-func (w *World) beginWork(c *model.Cluster, op *model.Operation) {
+// BeginWork starts what op does.
+func (w *GKE) BeginWork(c *model.Cluster, op *model.Operation) {
 	if d := minDuration(op.Type); d > 0 {
 		w.engine.Schedule(d, model.Event{Kind: evOpCheck, Cluster: c.Key(), Op: op.ID})
 	}
@@ -111,8 +111,8 @@ func (w *World) beginWork(c *model.Cluster, op *model.Operation) {
 	}
 }
 
-// workDone says whether op's work is complete.
-func (w *World) workDone(c *model.Cluster, op *model.Operation) bool {
+// WorkDone says whether op's work is complete.
+func (w *GKE) WorkDone(c *model.Cluster, op *model.Operation) bool {
 	if w.st.Now.Before(op.StartTime.Add(core.OpStartDelay + minDuration(op.Type))) {
 		return false
 	}
@@ -161,8 +161,8 @@ func (w *World) workDone(c *model.Cluster, op *model.Operation) bool {
 	return false
 }
 
-// completeWork settles statuses and finishes op.
-func (w *World) completeWork(c *model.Cluster, op *model.Operation) {
+// CompleteWork settles statuses and finishes op.
+func (w *GKE) CompleteWork(c *model.Cluster, op *model.Operation) {
 	p := c.Pool(op.Pool)
 	switch op.Type {
 	case api.OpCreateCluster:
@@ -193,7 +193,7 @@ func (w *World) completeWork(c *model.Cluster, op *model.Operation) {
 	w.core.FinishOperation(op, 0, "")
 }
 
-func (w *World) onControlPlaneReady(ev model.Event) {
+func (w *GKE) onControlPlaneReady(ev model.Event) {
 	c := w.st.Clusters[ev.Cluster]
 	op := w.st.Operations[ev.Op]
 	if c == nil || op == nil || op.Status != api.OpStatusRunning {
@@ -214,7 +214,7 @@ func (w *World) onControlPlaneReady(ev model.Event) {
 	w.core.CheckOperations(c)
 }
 
-func (w *World) onMasterUpgraded(ev model.Event) {
+func (w *GKE) onMasterUpgraded(ev model.Event) {
 	c := w.st.Clusters[ev.Cluster]
 	op := w.st.Operations[ev.Op]
 	if c == nil || op == nil || op.Status != api.OpStatusRunning {
@@ -229,7 +229,7 @@ func (w *World) onMasterUpgraded(ev model.Event) {
 	w.core.FinishOperation(op, 0, "")
 }
 
-func (w *World) onClusterTeardown(ev model.Event) {
+func (w *GKE) onClusterTeardown(ev model.Event) {
 	c := w.st.Clusters[ev.Cluster]
 	op := w.st.Operations[ev.Op]
 	if c == nil || op == nil {
@@ -255,7 +255,7 @@ func (w *World) onClusterTeardown(ev model.Event) {
 }
 
 // removePool forgets a node pool whose nodes are gone.
-func (w *World) removePool(c *model.Cluster, p *model.NodePool) {
+func (w *GKE) removePool(c *model.Cluster, p *model.NodePool) {
 	w.dropIndexes(p)
 	for i, x := range c.Pools {
 		if x == p {
@@ -266,7 +266,7 @@ func (w *World) removePool(c *model.Cluster, p *model.NodePool) {
 	w.engine.Record("NodePoolDeleted", c, p.Name, "", "", "node pool %s deleted", p.Name)
 }
 
-func (w *World) dropIndexes(p *model.NodePool) {
+func (w *GKE) dropIndexes(p *model.NodePool) {
 	for _, g := range p.Groups {
 		delete(w.core.Groups, g)
 	}

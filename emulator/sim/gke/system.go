@@ -1,4 +1,4 @@
-package sim
+package gke
 
 import (
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
@@ -9,7 +9,7 @@ import (
 )
 
 // initKubernetes creates the namespaces and kube-system Deployments of a new cluster.
-func (w *World) initKubernetes(c *model.Cluster) {
+func (w *GKE) initKubernetes(c *model.Cluster) {
 	for _, ns := range core.SystemNamespaces {
 		n := &model.Namespace{Name: ns, UID: model.UidOf(c.ID, "ns", ns), CreateTime: w.st.Now, Labels: map[string]string{"kubernetes.io/metadata.name": ns}}
 		c.Namespaces[ns] = n

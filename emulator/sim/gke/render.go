@@ -1,4 +1,4 @@
-package sim
+package gke
 
 import (
 	"fmt"
@@ -18,7 +18,7 @@ import (
 // Rendering the model in GKE's and Kubernetes' JSON shapes.
 
 // RenderCluster renders a cluster. endpoint is the address of its Kubernetes-shaped API.
-func (w *World) RenderCluster(c *model.Cluster, links core.Links, endpoint string) *api.Cluster {
+func (w *GKE) RenderCluster(c *model.Cluster, links core.Links, endpoint string) *api.Cluster {
 	out := &api.Cluster{
 		Name:                  c.Name,
 		Description:           c.Description,
@@ -87,7 +87,7 @@ func (w *World) RenderCluster(c *model.Cluster, links core.Links, endpoint strin
 }
 
 // RenderNodePool renders a node pool.
-func (w *World) RenderNodePool(c *model.Cluster, p *model.NodePool, links core.Links) *api.NodePool {
+func (w *GKE) RenderNodePool(c *model.Cluster, p *model.NodePool, links core.Links) *api.NodePool {
 	cfg := &api.NodeConfig{
 		MachineType: p.Spec.MachineType, DiskSizeGb: p.Spec.DiskSizeGb, DiskType: p.Spec.DiskType,
 		ImageType: p.Spec.ImageType, Labels: maps.Clone(p.Labels), Spot: p.Spec.Spot, Preemptible: p.Spec.Preemptible,
@@ -150,7 +150,7 @@ func (w *World) RenderNodePool(c *model.Cluster, p *model.NodePool, links core.L
 
 // K8sNodes renders the registered nodes of a cluster (VMs still booting are not nodes yet),
 // sorted by name, as Kubernetes Node objects.
-func (w *World) K8sNodes(c *model.Cluster) []corev1.Node {
+func (w *GKE) K8sNodes(c *model.Cluster) []corev1.Node {
 	names := core.SortedNodeNames(c)
 	out := make([]corev1.Node, 0, len(names))
 	for _, name := range names {
