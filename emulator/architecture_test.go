@@ -32,7 +32,9 @@ var allowedImports = map[string][]string{
 		"emulator/sim/maintenance", "emulator/sim/loadbalancers", "emulator/sim/upgrade"},
 	"emulator/sim/gke": {"emulator/api", "emulator/sim/catalog", "emulator/sim/model", "emulator/sim/engine", "emulator/sim/core",
 		"emulator/sim/maintenance", "emulator/sim/loadbalancers", "emulator/sim/kubeapi", "emulator/sim/upgrade", "emulator/sim/autoupgrade"},
-	"emulator/sim": {"emulator/api", "emulator/sim/gke", "emulator/sim/views", "emulator/sim/catalog", "emulator/sim/eventq", "emulator/sim/window", "emulator/sim/model", "emulator/sim/engine",
+	"emulator/sim/clusterimport": {"emulator/api", "emulator/sim/catalog", "emulator/sim/model", "emulator/sim/engine", "emulator/sim/core",
+		"emulator/sim/maintenance", "emulator/sim/loadbalancers", "emulator/sim/autoupgrade", "emulator/sim/gke"},
+	"emulator/sim": {"emulator/api", "emulator/sim/clusterimport", "emulator/sim/gke", "emulator/sim/views", "emulator/sim/catalog", "emulator/sim/eventq", "emulator/sim/window", "emulator/sim/model", "emulator/sim/engine",
 		"emulator/sim/maintenance", "emulator/sim/core", "emulator/sim/loadbalancers", "emulator/sim/autoscaler", "emulator/sim/kubeapi",
 		"emulator/sim/upgrade", "emulator/sim/autoupgrade"},
 	"emulator/store":           {"emulator/sim"},
@@ -94,7 +96,7 @@ func TestSimulationReadsNoWallClock(t *testing.T) {
 	wallClock := map[string]bool{"Now": true, "Since": true, "Until": true, "After": true, "AfterFunc": true, "Sleep": true,
 		"NewTimer": true, "NewTicker": true, "Tick": true}
 	for _, pkg := range []string{"emulator/sim", "emulator/sim/catalog", "emulator/sim/window", "emulator/sim/eventq", "emulator/sim/model", "emulator/sim/engine", "emulator/sim/maintenance", "emulator/sim/core",
-		"emulator/sim/loadbalancers", "emulator/sim/autoscaler", "emulator/sim/kubeapi", "emulator/sim/upgrade", "emulator/sim/autoupgrade", "emulator/sim/views", "emulator/sim/gke"} {
+		"emulator/sim/loadbalancers", "emulator/sim/autoscaler", "emulator/sim/kubeapi", "emulator/sim/upgrade", "emulator/sim/autoupgrade", "emulator/sim/views", "emulator/sim/gke", "emulator/sim/clusterimport"} {
 		dir := filepath.Join(root, pkg)
 		bp, err := build.Default.ImportDir(dir, 0)
 		if err != nil {

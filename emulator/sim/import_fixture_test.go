@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/clusterimport"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/loadbalancers"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
@@ -35,12 +36,12 @@ func shopRequest(t testing.TB) *api.ImportClusterRequest {
 // importShop imports the fixture into a fresh world at the snapshot's time.
 func importShop(t testing.TB) (*World, *model.Cluster, *api.ImportSummary) {
 	t.Helper()
-	s, err := ReadSnapshot(shopRequest(t))
+	s, err := clusterimport.ReadSnapshot(shopRequest(t))
 	if err != nil {
 		t.Fatal(err)
 	}
 	w := New(Options{Seed: 1, Start: s.Time()})
-	sum, err := w.ImportSnapshot("", "", s)
+	sum, err := w.clusterimport.ImportSnapshot("", "", s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,12 +205,12 @@ func TestImportListsWhatItDoesNotSimulate(t *testing.T) {
 		`{"apiVersion":"v1","kind":"Secret","metadata":{"name":"db-password","namespace":"default"},"type":"Opaque","data":{"password":12345}}`,
 		`{"apiVersion":"autoscaling/v2","kind":"HorizontalPodAutoscaler","metadata":{"name":"web","namespace":"default"},"spec":{"maxReplicas":"many"}}`,
 		`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"migrate-x1","namespace":"default"},"spec":{"nodeName":"gke-shop-default-pool-3f9a6c2e-7k2p","containers":[{"name":"m","image":"m"}]},"status":{"phase":"Succeeded"}}`)
-	s, err := ReadSnapshot(req)
+	s, err := clusterimport.ReadSnapshot(req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	w := New(Options{Seed: 1, Start: s.Time()})
-	sum, err := w.ImportSnapshot("", "", s)
+	sum, err := w.clusterimport.ImportSnapshot("", "", s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -277,9 +278,9 @@ func TestImportRefusesBadInput(t *testing.T) {
 				req.Objects = json.RawMessage(tc.objects)
 			}
 			w := New(Options{Seed: 1, Start: testStart})
-			s, err := ReadSnapshot(req)
+			s, err := clusterimport.ReadSnapshot(req)
 			if err == nil {
-				_, err = w.ImportSnapshot("", "", s)
+				_, err = w.clusterimport.ImportSnapshot("", "", s)
 			}
 			if err == nil {
 				t.Fatal("imported")
@@ -300,8 +301,8 @@ func TestImportRefusesBadInput(t *testing.T) {
 	// An import of a cluster that exists is refused, and the one there is untouched.
 	w, c, _ := importShop(t)
 	pods := len(c.Pods)
-	s, _ := ReadSnapshot(shopRequest(t))
-	if _, err := w.ImportSnapshot("", "", s); err == nil || !strings.Contains(err.Error(), "delete it first") {
+	s, _ := clusterimport.ReadSnapshot(shopRequest(t))
+	if _, err := w.clusterimport.ImportSnapshot("", "", s); err == nil || !strings.Contains(err.Error(), "delete it first") {
 		t.Errorf("a second import: %v", err)
 	}
 	if len(c.Pods) != pods || len(w.st.Clusters) != 1 {

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/clusterimport"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
@@ -62,11 +63,11 @@ func exportCluster(t testing.TB, w *World, c *model.Cluster) *api.ImportClusterR
 
 func mustImport(t testing.TB, w *World, req *api.ImportClusterRequest) (*model.Cluster, *api.ImportSummary) {
 	t.Helper()
-	s, err := ReadSnapshot(req)
+	s, err := clusterimport.ReadSnapshot(req)
 	if err != nil {
 		t.Fatalf("ReadSnapshot: %v", err)
 	}
-	sum, err := w.ImportSnapshot("proj", "", s)
+	sum, err := w.clusterimport.ImportSnapshot("proj", "", s)
 	if err != nil {
 		t.Fatalf("ImportSnapshot: %v", err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/autoupgrade"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/kubeapi"
 
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/clusterimport"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/engine"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/gke"
@@ -43,6 +44,8 @@ type World struct {
 	views         *views.Views
 	// gke is the GKE API's clusters, node pools and operations' work.
 	gke *gke.GKE
+	// clusterimport recreates real clusters from their snapshots.
+	clusterimport *clusterimport.Imports
 }
 
 // Options configure a new World.
@@ -148,6 +151,7 @@ func (w *World) makeControllers(e *engine.Engine, watchHistory int) {
 	w.autoupgrade = autoupgrade.New(w.st, e, w.core, w.maintenance, w.upgrade)
 	w.views = views.New(w.st, e, w.core, w.maintenance, w.loadbalancers, w.upgrade)
 	w.gke = gke.New(w.st, e, w.core, w.maintenance, w.loadbalancers, w.kubeapi, w.upgrade, w.autoupgrade)
+	w.clusterimport = clusterimport.New(w.st, e, w.core, w.maintenance, w.loadbalancers, w.autoupgrade, w.gke)
 }
 
 func (w *World) init(watchHistory int) error {

@@ -1,4 +1,4 @@
-package sim
+package clusterimport
 
 import (
 	"encoding/binary"
@@ -34,7 +34,7 @@ import (
 
 // importer builds one cluster from a snapshot.
 type importer struct {
-	w *World
+	w *Imports
 	s *Snapshot
 	c *model.Cluster
 	// notes by section and text, objects in the order noted.
@@ -86,7 +86,7 @@ func (im *importer) section(name string) []*api.ImportNote {
 
 // ImportSnapshot recreates the snapshot's cluster in project and location (its own location
 // when empty) at the current emulated time, and says what it did.
-func (w *World) ImportSnapshot(project, location string, s *Snapshot) (*api.ImportSummary, error) {
+func (w *Imports) ImportSnapshot(project, location string, s *Snapshot) (*api.ImportSummary, error) {
 	if project == "" {
 		project = s.project
 	}
