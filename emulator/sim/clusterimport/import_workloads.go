@@ -3,6 +3,7 @@ package clusterimport
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"sort"
 	"strconv"
 	"strings"
@@ -220,7 +221,7 @@ func (im *importer) buildNamespaces() {
 		ns := &model.Namespace{Name: name, UID: model.UidOf(c.ID, "ns", name), CreateTime: c.CreateTime, RV: c.NextRV(),
 			Labels: map[string]string{"kubernetes.io/metadata.name": name}}
 		if in := s.namespaces[name]; in != nil {
-			ns.UID, ns.Labels = string(in.UID), cloneMap(in.Labels)
+			ns.UID, ns.Labels = string(in.UID), maps.Clone(in.Labels)
 			ns.CreateTime = im.past(in.CreationTimestamp.Time, c.CreateTime)
 		}
 		c.Namespaces[name] = ns
@@ -250,8 +251,8 @@ func (im *importer) buildDaemonSets(owners map[string]*ownedPods, templates map[
 	c, s := im.c, im.s
 	for _, key := range model.SortedKeys(s.daemonSets) {
 		in := s.daemonSets[key]
-		c.DaemonSets[key] = &model.DaemonSet{Namespace: in.Namespace, Name: in.Name, UID: string(in.UID), Labels: cloneMap(in.Labels),
-			Annotations: cloneMap(in.Annotations), Spec: *in.Spec.DeepCopy(), Generation: max(in.Generation, 1),
+		c.DaemonSets[key] = &model.DaemonSet{Namespace: in.Namespace, Name: in.Name, UID: string(in.UID), Labels: maps.Clone(in.Labels),
+			Annotations: maps.Clone(in.Annotations), Spec: *in.Spec.DeepCopy(), Generation: max(in.Generation, 1),
 			CreateTime: im.past(in.CreationTimestamp.Time, c.CreateTime)}
 		im.counts["DaemonSet"]++
 	}
@@ -270,8 +271,8 @@ func (im *importer) buildDaemonSets(owners map[string]*ownedPods, templates map[
 			if a := t.Spec.Affinity; a != nil && a.NodeAffinity != nil {
 				t.Spec.Affinity = nil
 			}
-			ds = &model.DaemonSet{Namespace: o.ns, Name: o.name, UID: o.uid, Labels: cloneMap(rep.Labels), Static: o.kind == ownerStatic,
-				Spec:       appsv1.DaemonSetSpec{Selector: &metav1.LabelSelector{MatchLabels: cloneMap(t.Labels)}, Template: t},
+			ds = &model.DaemonSet{Namespace: o.ns, Name: o.name, UID: o.uid, Labels: maps.Clone(rep.Labels), Static: o.kind == ownerStatic,
+				Spec:       appsv1.DaemonSetSpec{Selector: &metav1.LabelSelector{MatchLabels: maps.Clone(t.Labels)}, Template: t},
 				Generation: 1, CreateTime: c.CreateTime}
 			if ds.UID == "" {
 				ds.UID = model.UidOf(c.ID, "ds", key)
@@ -309,8 +310,8 @@ func (im *importer) buildDeployment(op *ownedPods, templates map[string]*corev1.
 	c, s := im.c, im.s
 	o := op.owner
 	in := s.deployments[o.ns+"/"+o.name]
-	d := &model.Deployment{Namespace: in.Namespace, Name: in.Name, UID: string(in.UID), Labels: cloneMap(in.Labels),
-		Annotations: cloneMap(in.Annotations), Spec: *in.Spec.DeepCopy(), Generation: max(in.Generation, 1),
+	d := &model.Deployment{Namespace: in.Namespace, Name: in.Name, UID: string(in.UID), Labels: maps.Clone(in.Labels),
+		Annotations: maps.Clone(in.Annotations), Spec: *in.Spec.DeepCopy(), Generation: max(in.Generation, 1),
 		CreateTime: im.past(in.CreationTimestamp.Time, c.CreateTime), RV: c.NextRV(), Templates: map[string]*corev1.PodTemplateSpec{}}
 	delete(d.Annotations, "deployment.kubernetes.io/revision")
 	// The status as the real controller reported it: its conditions keep their times while
@@ -456,7 +457,7 @@ func (im *importer) buildStandIn(op *ownedPods, templates map[string]*corev1.Pod
 			selector = in.Spec.Selector.DeepCopy()
 			ctl.Parallel = in.Spec.PodManagementPolicy == appsv1.ParallelPodManagement
 			ctl.Spec, _ = json.Marshal(in.Spec)
-			d.UID, d.Labels, d.Annotations, d.Generation = string(in.UID), cloneMap(in.Labels), cloneMap(in.Annotations), max(in.Generation, 1)
+			d.UID, d.Labels, d.Annotations, d.Generation = string(in.UID), maps.Clone(in.Labels), maps.Clone(in.Annotations), max(in.Generation, 1)
 			d.CreateTime = im.past(in.CreationTimestamp.Time, c.CreateTime)
 		} else {
 			note = "StatefulSet not in the objects (print statefulsets too): its pods are kept, and recreated under their own names once gone, by gkesim's stand-in controller"
@@ -471,7 +472,7 @@ func (im *importer) buildStandIn(op *ownedPods, templates map[string]*corev1.Pod
 			}
 			selector = in.Spec.Selector.DeepCopy()
 			ctl.Spec, _ = json.Marshal(in.Spec)
-			d.UID, d.Labels, d.Annotations = string(in.UID), cloneMap(in.Labels), cloneMap(in.Annotations)
+			d.UID, d.Labels, d.Annotations = string(in.UID), maps.Clone(in.Labels), maps.Clone(in.Annotations)
 			d.CreateTime = im.past(in.CreationTimestamp.Time, c.CreateTime)
 		}
 	case core.KindJob:
@@ -481,7 +482,7 @@ func (im *importer) buildStandIn(op *ownedPods, templates map[string]*corev1.Pod
 	}
 	im.note(noteApprox, note, o.kind+" "+key)
 	if selector == nil {
-		selector = &metav1.LabelSelector{MatchLabels: cloneMap(t.Labels)}
+		selector = &metav1.LabelSelector{MatchLabels: maps.Clone(t.Labels)}
 	}
 	if d.UID == "" {
 		d.UID = model.UidOf(c.ID, o.kind, key)
@@ -497,8 +498,8 @@ func (im *importer) buildStandIn(op *ownedPods, templates map[string]*corev1.Pod
 // buildPod keeps one pod, on its node (or pending), with its spec or its controller's.
 func (im *importer) buildPod(kp *corev1.Pod, o podOwner, tmpl *corev1.PodSpec) {
 	c := im.c
-	p := &model.Pod{Namespace: kp.Namespace, Name: kp.Name, LegacyUID: string(kp.UID), Labels: cloneMap(kp.Labels),
-		Annotation: cloneMap(kp.Annotations), Node: kp.Spec.NodeName, Phase: model.PodPending, IP: kp.Status.PodIP,
+	p := &model.Pod{Namespace: kp.Namespace, Name: kp.Name, LegacyUID: string(kp.UID), Labels: maps.Clone(kp.Labels),
+		Annotation: maps.Clone(kp.Annotations), Node: kp.Spec.NodeName, Phase: model.PodPending, IP: kp.Status.PodIP,
 		CreateTime: im.past(kp.CreationTimestamp.Time, im.w.st.Now), RV: c.NextRV()}
 	if p.LegacyUID == "" {
 		p.LegacyUID = model.UidOf(c.ID, "pod", p.Key())
@@ -555,7 +556,7 @@ func (im *importer) buildPod(kp *corev1.Pod, o podOwner, tmpl *corev1.PodSpec) {
 func (im *importer) buildPDBs() {
 	c := im.c
 	for _, in := range im.s.pdbs {
-		b := &model.PDB{Namespace: in.Namespace, Name: in.Name, UID: string(in.UID), Labels: cloneMap(in.Labels), Annotations: cloneMap(in.Annotations),
+		b := &model.PDB{Namespace: in.Namespace, Name: in.Name, UID: string(in.UID), Labels: maps.Clone(in.Labels), Annotations: maps.Clone(in.Annotations),
 			Spec: *in.Spec.DeepCopy(), Generation: max(in.Generation, 1), CreateTime: im.past(in.CreationTimestamp.Time, c.CreateTime), RV: c.NextRV()}
 		if b.UID == "" {
 			b.UID = model.UidOf(c.ID, "pdb", b.Key())
@@ -574,7 +575,7 @@ func (im *importer) buildServices() {
 	c, now := im.c, im.w.st.Now
 	for _, in := range im.s.services {
 		key := in.Namespace + "/" + in.Name
-		s := &model.Service{Namespace: in.Namespace, Name: in.Name, UID: string(in.UID), Labels: cloneMap(in.Labels),
+		s := &model.Service{Namespace: in.Namespace, Name: in.Name, UID: string(in.UID), Labels: maps.Clone(in.Labels),
 			Annotations: loadbalancers.UserAnnotations(in.Annotations), Spec: *in.Spec.DeepCopy(), CreateTime: im.past(in.CreationTimestamp.Time, c.CreateTime),
 			RV: c.NextRV(), System: key == "default/kubernetes" || key == "kube-system/kube-dns"}
 		if s.UID == "" {
