@@ -16,7 +16,7 @@ type LoadBalancers struct {
 	st     *model.State
 	engine *engine.Engine
 	core   *core.Core
-	// Svcs holds each cluster's derived Service index (services.go), rebuilt on demand.
+	// Svcs holds each cluster's derived Service index (services_index.go), rebuilt on demand.
 	Svcs map[*model.Cluster]*SvcIndex
 }
 
