@@ -10,6 +10,7 @@ import (
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/workloads"
 )
 
 // What moved out of this package keeps its name here for the server, the store and the rehearsals.
@@ -38,12 +39,12 @@ const ComputeClassLabel = core.ComputeClassLabel
 
 // ListDaemonSets: see core.Core.ListDaemonSets.
 func (w *World) ListDaemonSets(c *model.Cluster, o ListOptions) *appsv1.DaemonSetList {
-	return w.core.ListDaemonSets(c, o)
+	return w.workloads.ListDaemonSets(c, o)
 }
 
 // GetDaemonSet: see core.Core.GetDaemonSet.
 func (w *World) GetDaemonSet(c *model.Cluster, ns string, name string) (*appsv1.DaemonSet, error) {
-	return w.core.GetDaemonSet(c, ns, name)
+	return w.workloads.GetDaemonSet(c, ns, name)
 }
 
 type ListOptions = core.ListOptions
@@ -79,12 +80,12 @@ func (w *World) RenderK8sNode(c *model.Cluster, n *model.Node) *corev1.Node {
 
 // ListReplicaSets: see core.Core.ListReplicaSets.
 func (w *World) ListReplicaSets(c *model.Cluster, o ListOptions) *appsv1.ReplicaSetList {
-	return w.core.ListReplicaSets(c, o)
+	return w.workloads.ListReplicaSets(c, o)
 }
 
 // GetReplicaSet: see core.Core.GetReplicaSet.
 func (w *World) GetReplicaSet(c *model.Cluster, ns string, name string) (*appsv1.ReplicaSet, error) {
-	return w.core.GetReplicaSet(c, ns, name)
+	return w.workloads.GetReplicaSet(c, ns, name)
 }
 
 const DefaultWatchHistory = core.DefaultWatchHistory
@@ -130,11 +131,11 @@ func (w *World) EventResourceVersions(c *model.Cluster) (map[int64]int64, int64)
 	return w.core.EventResourceVersions(c)
 }
 
-const KindStatefulSet = core.KindStatefulSet
-const KindReplicaSet = core.KindReplicaSet
-const KindJob = core.KindJob
+const KindStatefulSet = workloads.KindStatefulSet
+const KindReplicaSet = workloads.KindReplicaSet
+const KindJob = workloads.KindJob
 
 // ListStatefulSets: see core.Core.ListStatefulSets.
 func (w *World) ListStatefulSets(c *model.Cluster, o ListOptions) *appsv1.StatefulSetList {
-	return w.core.ListStatefulSets(c, o)
+	return w.workloads.ListStatefulSets(c, o)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/loadbalancers"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/workloads"
 )
 
 // The fixtures are a GKE cluster as `gcloud container clusters describe --format json` prints it
@@ -142,7 +143,7 @@ func TestImportFixture(t *testing.T) {
 	if d := c.Deployments["default/web"]; d == nil || d.Current != "6b9d8c7f5a" || len(d.Templates) != 1 {
 		t.Errorf("web deployment %+v", d)
 	}
-	if d := c.Deployments["default/"+core.StandInName(core.KindStatefulSet, "db")]; d == nil || !d.Controller.Ordinals || core.ReplicasOf(d) != 3 {
+	if d := c.Deployments["default/"+workloads.StandInName(workloads.KindStatefulSet, "db")]; d == nil || !d.Controller.Ordinals || core.ReplicasOf(d) != 3 {
 		t.Errorf("db stand-in %+v", d)
 	}
 	// PDBs count the pods they protect.
@@ -366,7 +367,7 @@ func TestImportedClusterRestoresAndUpgrades(t *testing.T) {
 			counts[p.Owner]++
 		}
 	}
-	if counts[core.StandInName("Rollout", "checkout")] != 2 || counts[core.StandInName(core.KindJob, "report-29051040")] != 1 || counts["web"] != 6 {
+	if counts[workloads.StandInName("Rollout", "checkout")] != 2 || counts[workloads.StandInName(workloads.KindJob, "report-29051040")] != 1 || counts["web"] != 6 {
 		t.Errorf("pods per owner %v", counts)
 	}
 	for _, p := range c.Pods {

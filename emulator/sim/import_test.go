@@ -39,13 +39,13 @@ func exportCluster(t testing.TB, w *World, c *model.Cluster) *api.ImportClusterR
 	for _, d := range w.kubeapi.ListDeployments(c, core.ListOptions{}).Items {
 		items = append(items, d)
 	}
-	for _, rs := range w.core.ListReplicaSets(c, core.ListOptions{}).Items {
+	for _, rs := range w.workloads.ListReplicaSets(c, core.ListOptions{}).Items {
 		items = append(items, rs)
 	}
-	for _, s := range w.core.ListStatefulSets(c, core.ListOptions{}).Items {
+	for _, s := range w.workloads.ListStatefulSets(c, core.ListOptions{}).Items {
 		items = append(items, s)
 	}
-	for _, ds := range w.core.ListDaemonSets(c, core.ListOptions{}).Items {
+	for _, ds := range w.workloads.ListDaemonSets(c, core.ListOptions{}).Items {
 		items = append(items, ds)
 	}
 	for _, b := range w.kubeapi.ListPDBs(c, core.ListOptions{}).Items {

@@ -7,6 +7,7 @@ import (
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/engine"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/kubeapi"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/workloads"
 )
 
 // How the controllers hear about nodes and pods.
@@ -21,7 +22,19 @@ import (
 func (w *World) wireControllers() {
 	h := &w.engine.Hooks
 	// The change feeds render Services and stored kinds as their owners do.
-	w.core.FeedRender = core.FeedRenderers{Service: func(c *model.Cluster, s *model.Service) runtime.Object { return w.loadbalancers.RenderService(c, s) }, Stored: kubeapi.RenderStored}
+	w.core.FeedRender = core.FeedRenderers{
+		Service: func(c *model.Cluster, s *model.Service) runtime.Object { return w.loadbalancers.RenderService(c, s) },
+		Stored:  kubeapi.RenderStored,
+		ReplicaSet: func(c *model.Cluster, d *model.Deployment, rs *model.ReplicaSet) runtime.Object {
+			return w.workloads.RenderReplicaSet(c, d, rs)
+		},
+		DaemonSet: func(c *model.Cluster, ds *core.GKEDaemonSet, st *model.DaemonSetState) runtime.Object {
+			return w.workloads.RenderDaemonSet(c, ds, st)
+		},
+	}
+	// The workload controllers' steps inside the core's: an imported cluster's own DaemonSet
+	// pods on a node that became ready, and the statuses they derive before a publish.
+	w.core.Workloads = core.WorkloadSteps{StartOwnDaemonPods: w.workloads.StartOwnDaemonPods, SyncStatus: w.workloads.SyncStatus}
 	// An operation's work is its type's (work.go).
 	w.core.OpWork = core.OpWork{Begin: w.gke.BeginWork, Done: w.gke.WorkDone, Complete: w.gke.CompleteWork}
 	// The event log's entries reach the cluster's change feed (Kubernetes Events).
@@ -68,11 +81,11 @@ func (w *World) wireControllers() {
 			if what == engine.PodStarted {
 				// Readiness matters to a Deployment only while it rolls out a new template, and to a
 				// StatefulSet's stand-in that creates its pods in order.
-				if d := c.Deployments[p.Namespace+"/"+p.Owner]; p.OwnerKind != model.OwnerDeployment || d == nil || (len(d.Templates) < 2 && !core.OrderedPods(d)) {
+				if d := c.Deployments[p.Namespace+"/"+p.Owner]; p.OwnerKind != model.OwnerDeployment || d == nil || (len(d.Templates) < 2 && !workloads.OrderedPods(d)) {
 					return
 				}
 			}
-			w.core.OwnerChanged(c, p)
+			w.workloads.OwnerChanged(c, p)
 		},
 		func(c *model.Cluster, p *model.Pod, _ engine.PodChange) { w.loadbalancers.SvcPodChanged(c, p) })
 }

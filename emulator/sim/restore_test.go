@@ -35,7 +35,7 @@ func (w *World) indexDrift() string {
 	// handlers registered again.
 	fresh := &World{st: w.st}
 	fresh.makeControllers(w.engine, 0)
-	fresh.core.FeedRender, fresh.core.OpWork = w.core.FeedRender, w.core.OpWork
+	fresh.core.FeedRender, fresh.core.OpWork, fresh.core.Workloads = w.core.FeedRender, w.core.OpWork, w.core.Workloads
 	for _, key := range model.SortedKeys(w.st.Clusters) {
 		c := w.st.Clusters[key]
 		if _, built := w.core.K8s[c]; built {

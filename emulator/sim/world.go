@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/views"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/workloads"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/autoscaler"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/autoupgrade"
@@ -36,6 +37,7 @@ type World struct {
 	// maintenance evaluates the clusters' maintenance policies.
 	maintenance *maintenance.Maintenance
 	// The controllers, each a package of its own (ARCHITECTURE.md).
+	workloads     *workloads.Workloads
 	loadbalancers *loadbalancers.LoadBalancers
 	autoscaler    *autoscaler.Autoscaler
 	kubeapi       *kubeapi.API
@@ -144,14 +146,15 @@ func (w *World) makeControllers(e *engine.Engine, watchHistory int) {
 	w.engine = e
 	w.maintenance = maintenance.New(w.st, e)
 	w.core = core.New(w.st, e, watchHistory)
+	w.workloads = workloads.New(w.st, e, w.core)
 	w.loadbalancers = loadbalancers.New(w.st, e, w.core)
-	w.autoscaler = autoscaler.New(w.st, e, w.core)
-	w.kubeapi = kubeapi.New(w.st, e, w.core, w.loadbalancers)
+	w.autoscaler = autoscaler.New(w.st, e, w.core, w.workloads)
+	w.kubeapi = kubeapi.New(w.st, e, w.core, w.loadbalancers, w.workloads)
 	w.upgrade = upgrade.New(w.st, e, w.core, w.maintenance)
 	w.autoupgrade = autoupgrade.New(w.st, e, w.core, w.maintenance, w.upgrade)
 	w.views = views.New(w.st, e, w.core, w.maintenance, w.loadbalancers, w.upgrade)
-	w.gke = gke.New(w.st, e, w.core, w.maintenance, w.loadbalancers, w.kubeapi, w.upgrade, w.autoupgrade)
-	w.clusterimport = clusterimport.New(w.st, e, w.core, w.maintenance, w.loadbalancers, w.autoupgrade, w.gke)
+	w.gke = gke.New(w.st, e, w.core, w.maintenance, w.loadbalancers, w.kubeapi, w.upgrade, w.autoupgrade, w.workloads)
+	w.clusterimport = clusterimport.New(w.st, e, w.core, w.maintenance, w.loadbalancers, w.autoupgrade, w.gke, w.workloads)
 }
 
 func (w *World) init(watchHistory int) error {
@@ -170,7 +173,7 @@ func (w *World) init(watchHistory int) error {
 	w.upgrade.RegisterShortLivedHandlers()
 	w.core.RegisterCapacityHandlers()
 	w.autoscaler.RegisterAutoscalerHandlers()
-	w.core.RegisterReplicaSetHandlers()
+	w.workloads.RegisterHandlers()
 	w.wireControllers()
 	return nil
 }

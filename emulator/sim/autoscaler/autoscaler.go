@@ -219,7 +219,7 @@ func (w *Autoscaler) templateOf(c *model.Cluster, p *model.NodePool, g *model.In
 		}
 	}
 	mt, _ := c.MachineType(spec.MachineType)
-	dsReq, dsPods := w.core.DaemonPodsFor(c, n)
+	dsReq, dsPods := w.workloads.DaemonPodsFor(c, n)
 	free := c.TypeAllocatable(spec.MachineType).Sub(dsReq)
 	price := mt.PricePerHour
 	if spec.Spot || spec.Preemptible {
@@ -270,7 +270,7 @@ func (w *Autoscaler) scaleUp(c *model.Cluster, pending []*model.Pod, roles map[s
 		if len(r.up) == 0 {
 			continue
 		}
-		rank, refused := w.core.ClassRank(c, p)
+		rank, refused := w.ClassRank(c, p)
 		if refused != "" {
 			continue
 		}
@@ -550,8 +550,8 @@ func (w *Autoscaler) noScaleUpReason(c *model.Cluster, pod *model.Pod, roles map
 			reasons = append(reasons, p.Name+": autoscaling off")
 		case len(roles[p.Name].up) == 0:
 			reasons = append(reasons, p.Name+": upgrading, no scale-up")
-		case w.core.ClassRefuses(c, p, spec) != "":
-			reasons = append(reasons, p.Name+": "+w.core.ClassRefuses(c, p, spec))
+		case w.ClassRefuses(c, p, spec) != "":
+			reasons = append(reasons, p.Name+": "+w.ClassRefuses(c, p, spec))
 		default:
 			t := w.templateOf(c, p, p.Groups[0])
 			switch {

@@ -308,7 +308,7 @@ func (im *importer) join() {
 	}
 	w.core.QueueSchedule(c)
 	for _, key := range model.SortedKeys(c.Deployments) {
-		w.core.QueueSync(c, key)
+		w.workloads.QueueSync(c, key)
 	}
 	for _, key := range model.SortedKeys(c.Services) {
 		s := c.Services[key]

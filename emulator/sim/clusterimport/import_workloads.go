@@ -12,6 +12,7 @@ import (
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/loadbalancers"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/workloads"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -66,7 +67,7 @@ func (im *importer) ownerOf(p *corev1.Pod) podOwner {
 	}
 	o := podOwner{kind: ref.Kind, apiVersion: ref.APIVersion, ns: p.Namespace, name: ref.Name, uid: string(ref.UID)}
 	switch ref.Kind {
-	case core.KindReplicaSet:
+	case workloads.KindReplicaSet:
 		if rs := s.replicaSets[p.Namespace+"/"+ref.Name]; rs != nil {
 			if dref := controllerOf(rs.OwnerReferences); dref != nil && dref.Kind == "Deployment" {
 				if d := s.deployments[p.Namespace+"/"+dref.Name]; d != nil {
@@ -266,7 +267,7 @@ func (im *importer) buildDaemonSets(owners map[string]*ownedPods, templates map[
 		ds := c.DaemonSets[key]
 		if ds == nil {
 			rep := representative(op.pods, "", o)
-			t := core.TemplateFromPod(rep)
+			t := workloads.TemplateFromPod(rep)
 			// A DaemonSet pod's affinity pins it to its node; the DaemonSet's template does not.
 			if a := t.Spec.Affinity; a != nil && a.NodeAffinity != nil {
 				t.Spec.Affinity = nil
@@ -364,7 +365,7 @@ func (im *importer) buildDeployment(op *ownedPods, templates map[string]*corev1.
 		if rs := byHash[hash]; rs != nil {
 			t = rs.Spec.Template.DeepCopy()
 		} else if rep := representative(op.pods, hash, o); rep != nil {
-			t.Spec = core.TemplateFromPod(rep).Spec
+			t.Spec = workloads.TemplateFromPod(rep).Spec
 		}
 		if t.Labels == nil {
 			t.Labels = map[string]string{}
@@ -400,7 +401,7 @@ func (im *importer) buildDeployment(op *ownedPods, templates map[string]*corev1.
 			top++
 			rs.Revision = top
 		}
-		rs.Annotations = core.ReplicaSetAnnotations(d, rs)
+		rs.Annotations = workloads.ReplicaSetAnnotations(d, rs)
 		rs.RV = c.NextRV()
 		d.ReplicaSets[hash] = rs
 	}
@@ -435,15 +436,15 @@ func (im *importer) buildStandIn(op *ownedPods, templates map[string]*corev1.Pod
 	o := op.owner
 	key := o.ns + "/" + o.name
 	rep := representative(op.pods, "", o)
-	t := core.TemplateFromPod(rep)
+	t := workloads.TemplateFromPod(rep)
 	replicas := int32(len(op.pods))
 	ctl := &model.ControllerRef{APIVersion: o.apiVersion, Kind: o.kind, Name: o.name}
-	d := &model.Deployment{Namespace: o.ns, Name: core.StandInName(o.kind, o.name), UID: o.uid, Generation: 1, CreateTime: c.CreateTime, RV: c.NextRV(),
+	d := &model.Deployment{Namespace: o.ns, Name: workloads.StandInName(o.kind, o.name), UID: o.uid, Generation: 1, CreateTime: c.CreateTime, RV: c.NextRV(),
 		Controller: ctl, Templates: map[string]*corev1.PodTemplateSpec{}}
 	var selector *metav1.LabelSelector
 	var note string
 	switch o.kind {
-	case core.KindStatefulSet:
+	case workloads.KindStatefulSet:
 		ctl.Ordinals = true
 		note = "StatefulSet: gkesim's stand-in controller keeps its pods and recreates an evicted one under its own name once the old one is gone, one at a time (or at once with podManagementPolicy Parallel); its volumes are not simulated"
 		if in := s.statefulSets[key]; in != nil {
@@ -464,7 +465,7 @@ func (im *importer) buildStandIn(op *ownedPods, templates map[string]*corev1.Pod
 		}
 		delete(t.Labels, appsv1.StatefulSetPodNameLabel)
 		delete(t.Labels, appsv1.PodIndexLabel)
-	case core.KindReplicaSet:
+	case workloads.KindReplicaSet:
 		note = "ReplicaSet without a Deployment: gkesim's stand-in controller keeps its pods and recreates an evicted one, as the ReplicaSet controller does"
 		if in := s.replicaSets[key]; in != nil {
 			if in.Spec.Replicas != nil {
@@ -475,7 +476,7 @@ func (im *importer) buildStandIn(op *ownedPods, templates map[string]*corev1.Pod
 			d.UID, d.Labels, d.Annotations = string(in.UID), maps.Clone(in.Labels), maps.Clone(in.Annotations)
 			d.CreateTime = im.past(in.CreationTimestamp.Time, c.CreateTime)
 		}
-	case core.KindJob:
+	case workloads.KindJob:
 		note = "Job: its running pods are kept and an evicted one is recreated, as the Job controller does until the Job completes; gkesim does not run them to completion"
 	default:
 		note = fmt.Sprintf("pods of a custom controller (%s %s): gkesim's stand-in controller keeps as many as there were and recreates an evicted one from the spec of one of them; the controller's own logic (rollouts, scaling) is not simulated", o.apiVersion, o.kind)
@@ -515,7 +516,7 @@ func (im *importer) buildPod(kp *corev1.Pod, o podOwner, tmpl *corev1.PodSpec) {
 			p.Template = d.Current
 		}
 	default:
-		d := c.Deployments[o.ns+"/"+core.StandInName(o.kind, o.name)]
+		d := c.Deployments[o.ns+"/"+workloads.StandInName(o.kind, o.name)]
 		p.OwnerKind, p.Owner, p.Template = model.OwnerDeployment, d.Name, d.Current
 	}
 	spec := tmpl

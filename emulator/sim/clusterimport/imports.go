@@ -13,6 +13,7 @@ import (
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/loadbalancers"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/maintenance"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/workloads"
 )
 
 // Imports imports snapshots into a State.
@@ -24,10 +25,11 @@ type Imports struct {
 	loadbalancers *loadbalancers.LoadBalancers
 	autoupgrade   *autoupgrade.AutoUpgrades
 	gke           *gke.GKE
+	workloads     *workloads.Workloads
 }
 
 // New makes the importer of snapshots into st.
 func New(st *model.State, e *engine.Engine, c *core.Core, m *maintenance.Maintenance, lb *loadbalancers.LoadBalancers,
-	au *autoupgrade.AutoUpgrades, g *gke.GKE) *Imports {
-	return &Imports{st: st, engine: e, core: c, maintenance: m, loadbalancers: lb, autoupgrade: au, gke: g}
+	au *autoupgrade.AutoUpgrades, g *gke.GKE, wl *workloads.Workloads) *Imports {
+	return &Imports{st: st, engine: e, core: c, maintenance: m, loadbalancers: lb, autoupgrade: au, gke: g, workloads: wl}
 }

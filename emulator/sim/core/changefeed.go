@@ -123,8 +123,8 @@ type ChangeFeed struct {
 	// nodes are the nodes as last published, the visible ones (registered with the API):
 	// which changes are ADDED or DELETED, and what a DELETED carries.
 	nodes map[*model.Node]*nodeSnap
-	// dsLive and dsReady are GKE's DaemonSet pods, by DaemonSet, not terminating and ready.
-	dsLive, dsReady map[string]map[*model.Pod]struct{}
+	// DaemonPodsLive and DaemonPodsReady are GKE's DaemonSet pods, by DaemonSet, not terminating and ready.
+	DaemonPodsLive, DaemonPodsReady map[string]map[*model.Pod]struct{}
 	// queued: the cluster is in World.dirtyFeeds.
 	queued bool
 	// recording: entries are taken (someone follows the cluster); when false the window is
@@ -158,9 +158,9 @@ func (w *Core) NewFeed(c *model.Cluster) *ChangeFeed {
 	}
 	f := &ChangeFeed{Ring: make([]*Change, w.WatchHistory()), start: c.RV, wake: make(chan struct{}),
 		pending: map[any]*pendingChange{}, Deployments: map[*model.Deployment]struct{}{}, Pdbs: map[*model.PDB]struct{}{},
-		nodes: map[*model.Node]*nodeSnap{}, dsLive: map[string]map[*model.Pod]struct{}{}, dsReady: map[string]map[*model.Pod]struct{}{}}
+		nodes: map[*model.Node]*nodeSnap{}, DaemonPodsLive: map[string]map[*model.Pod]struct{}{}, DaemonPodsReady: map[string]map[*model.Pod]struct{}{}}
 	for _, ds := range SystemDaemonSets {
-		f.dsLive[ds.name], f.dsReady[ds.name] = map[*model.Pod]struct{}{}, map[*model.Pod]struct{}{}
+		f.DaemonPodsLive[ds.Name], f.DaemonPodsReady[ds.Name] = map[*model.Pod]struct{}{}, map[*model.Pod]struct{}{}
 	}
 	for _, n := range c.Nodes {
 		if n.State != model.NodeProvisioning {
@@ -186,10 +186,10 @@ func (w *Core) DropFeed(c *model.Cluster) {
 
 // trackDaemonPod keeps the DaemonSet counts of a GKE DaemonSet pod.
 func (f *ChangeFeed) trackDaemonPod(p *model.Pod) {
-	if p.OwnerKind != model.OwnerDaemonSet || f.dsLive[p.Owner] == nil {
+	if p.OwnerKind != model.OwnerDaemonSet || f.DaemonPodsLive[p.Owner] == nil {
 		return
 	}
-	live, ready := f.dsLive[p.Owner], f.dsReady[p.Owner]
+	live, ready := f.DaemonPodsLive[p.Owner], f.DaemonPodsReady[p.Owner]
 	if p.Terminating {
 		delete(live, p)
 	} else {
@@ -204,9 +204,9 @@ func (f *ChangeFeed) trackDaemonPod(p *model.Pod) {
 }
 
 func (f *ChangeFeed) untrackDaemonPod(p *model.Pod) {
-	if p.OwnerKind == model.OwnerDaemonSet && f.dsLive[p.Owner] != nil {
-		delete(f.dsLive[p.Owner], p)
-		delete(f.dsReady[p.Owner], p)
+	if p.OwnerKind == model.OwnerDaemonSet && f.DaemonPodsLive[p.Owner] != nil {
+		delete(f.DaemonPodsLive[p.Owner], p)
+		delete(f.DaemonPodsReady[p.Owner], p)
 		f.DaemonSets = true
 	}
 }
@@ -376,11 +376,13 @@ func (w *Core) RecordChange(c *model.Cluster, e *model.LogEntry) {
 }
 
 // FeedRenderers render the kinds whose API objects other parts of the simulation own: a
-// Service (its load balancer's annotations and status) and a stored kind (wired by
-// wireControllers).
+// Service (its load balancer's annotations and status), a stored kind, a Deployment's
+// ReplicaSet and GKE's DaemonSets (their controllers' status), wired by wireControllers.
 type FeedRenderers struct {
-	Service func(c *model.Cluster, s *model.Service) runtime.Object
-	Stored  func(o *model.StoredObject) runtime.Object
+	Service    func(c *model.Cluster, s *model.Service) runtime.Object
+	Stored     func(o *model.StoredObject) runtime.Object
+	ReplicaSet func(c *model.Cluster, d *model.Deployment, rs *model.ReplicaSet) runtime.Object
+	DaemonSet  func(c *model.Cluster, ds *GKEDaemonSet, state *model.DaemonSetState) runtime.Object
 }
 
 // changeOf is the change entry of an object as it is now, at its resourceVersion.
@@ -396,9 +398,9 @@ func (w *Core) changeOf(c *model.Cluster, obj any) *Change {
 		return &Change{RV: o.RV, Resource: ResourceDeployments, Namespace: o.Namespace, Name: o.Name, snap: renderedSnap{w.RenderDeployment(c, o)}}
 	case *model.ReplicaSet:
 		d := c.Deployments[o.Deployment]
-		return &Change{RV: o.RV, Resource: ResourceReplicaSets, Namespace: d.Namespace, Name: o.Name(d), snap: renderedSnap{w.renderReplicaSet(c, d, o)}}
+		return &Change{RV: o.RV, Resource: ResourceReplicaSets, Namespace: d.Namespace, Name: o.Name(d), snap: renderedSnap{w.FeedRender.ReplicaSet(c, d, o)}}
 	case *model.DaemonSetState:
-		return &Change{RV: o.RV, Resource: ResourceDaemonSets, Namespace: "kube-system", Name: o.Name, snap: renderedSnap{w.renderDaemonSet(c, systemDaemonSet(o.Name), o)}}
+		return &Change{RV: o.RV, Resource: ResourceDaemonSets, Namespace: "kube-system", Name: o.Name, snap: renderedSnap{w.FeedRender.DaemonSet(c, SystemDaemonSetNamed(o.Name), o)}}
 	case *model.PDB:
 		return &Change{RV: o.RV, Resource: ResourcePDBs, Namespace: o.Namespace, Name: o.Name, snap: renderedSnap{w.RenderPDB(c, o)}}
 	case *model.Service:
@@ -454,7 +456,8 @@ func (w *Core) Publish() {
 }
 
 func (w *Core) publishCluster(c *model.Cluster, f *ChangeFeed) {
-	w.syncDerivedStatus(c, f)
+	w.Workloads.SyncStatus(c, f)
+	w.syncPDBStatus(c, f)
 	changes := f.pendingLog
 	for _, pc := range f.pendingOrder {
 		obj := pc.obj

@@ -23,6 +23,9 @@ type Core struct {
 	FeedRender FeedRenderers
 	// OpWork runs the work of the operations' types.
 	OpWork OpWork
+	// Workloads are the steps of the workload controllers (package workloads) that the
+	// core's own steps take.
+	Workloads WorkloadSteps
 	// Groups holds derived per-group indexes, rebuilt on demand after a restore.
 	Groups map[*model.InstanceGroup]*GroupIndex
 	// K8s holds each cluster's derived Kubernetes indexes, rebuilt on demand.
@@ -43,4 +46,13 @@ type Core struct {
 // DefaultWatchHistory).
 func New(st *model.State, e *engine.Engine, watchHistory int) *Core {
 	return &Core{st: st, engine: e, WatchCap: watchHistory}
+}
+
+// WorkloadSteps are the workload controllers' steps (package workloads) that belong inside the
+// core's own: a node that became ready gets the pods of an imported cluster's own DaemonSets,
+// and a publish first sets the statuses the controllers derive from the pods (Deployments,
+// their ReplicaSets, GKE's DaemonSets). The root package wires them.
+type WorkloadSteps struct {
+	StartOwnDaemonPods func(c *model.Cluster, n *model.Node)
+	SyncStatus         func(c *model.Cluster, f *ChangeFeed)
 }

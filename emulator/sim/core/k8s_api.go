@@ -69,10 +69,17 @@ func (w *Core) RenderDeployment(c *model.Cluster, d *model.Deployment) *appsv1.D
 	}
 }
 
+// AnnotationRevision is a Deployment's (and its ReplicaSets') revision annotation.
+const AnnotationRevision = "deployment.kubernetes.io/revision"
+
+// EvDeploymentSync is the event of one Deployment controller pass (package workloads); the
+// pod index keeps which passes are queued.
+const EvDeploymentSync = "deployment.sync"
+
 func withRevision(a map[string]string, rev int64) map[string]string {
-	out := map[string]string{annotationRevision: strconv.FormatInt(rev, 10)}
+	out := map[string]string{AnnotationRevision: strconv.FormatInt(rev, 10)}
 	for k, v := range a {
-		if k != annotationRevision {
+		if k != AnnotationRevision {
 			out[k] = v
 		}
 	}

@@ -64,7 +64,7 @@ func (w *Core) PodIndex(c *model.Cluster) *K8sIndex {
 		switch ev.Kind {
 		case evSchedule:
 			ix.ScheduleQueued = true
-		case evDeploymentSync:
+		case EvDeploymentSync:
 			ix.SyncQueued[ev.Node] = true
 		}
 	})

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"reflect"
 	"sort"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -157,4 +158,25 @@ func (w *Core) EvictionBlocker(c *model.Cluster, p *model.Pod) *model.PDB {
 		return b
 	}
 	return nil
+}
+
+// syncPDBStatus sets the budgets' statuses (allowed disruptions), derived from the pods that
+// changed in this batch, after the workload controllers' statuses.
+func (w *Core) syncPDBStatus(c *model.Cluster, f *ChangeFeed) {
+	if len(f.Pdbs) > 0 {
+		bs := make([]*model.PDB, 0, len(f.Pdbs))
+		for b := range f.Pdbs {
+			if c.PDBs[b.Key()] == b {
+				bs = append(bs, b)
+			}
+		}
+		sort.Slice(bs, func(i, j int) bool { return bs[i].Key() < bs[j].Key() })
+		for _, b := range bs {
+			if st := w.PdbStatus(c, b); !reflect.DeepEqual(st, b.Status) {
+				b.Status = st
+				w.TouchObject(c, b, false)
+			}
+		}
+		clear(f.Pdbs)
+	}
 }

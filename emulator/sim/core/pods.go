@@ -25,7 +25,6 @@ func (w *Core) RegisterPodHandlers() {
 	w.engine.On(EvPodStarted, w.onPodStarted)
 	w.engine.On(evPodGone, w.onPodGone)
 	w.registerSchedulerHandlers()
-	w.registerDeploymentHandlers()
 	w.registerDrainHandlers()
 }
 
@@ -45,8 +44,8 @@ func (w *Core) PodSpec(c *model.Cluster, p *model.Pod) *corev1.PodSpec {
 		if ds := c.DaemonSets[p.Namespace+"/"+p.Owner]; ds != nil {
 			return &ds.Spec.Template.Spec
 		}
-		if ds := systemDaemonSet(p.Owner); ds != nil {
-			return &ds.spec
+		if ds := SystemDaemonSetNamed(p.Owner); ds != nil {
+			return &ds.Spec
 		}
 	}
 	return &corev1.PodSpec{}
@@ -233,11 +232,4 @@ func (w *Core) NodeGone(c *model.Cluster, node string) {
 	}
 	delete(ix.PodsOnNode, node)
 	delete(ix.Requested, node)
-}
-
-// OwnerChanged tells a pod's Deployment that one of its pods changed.
-func (w *Core) OwnerChanged(c *model.Cluster, p *model.Pod) {
-	if p.OwnerKind == model.OwnerDeployment {
-		w.QueueSync(c, p.Namespace+"/"+p.Owner)
-	}
 }

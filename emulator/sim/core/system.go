@@ -14,9 +14,10 @@ import (
 // SystemNamespaces exist in every cluster.
 var SystemNamespaces = []string{"default", "kube-system", "kube-public", "kube-node-lease"}
 
-type daemonSet struct {
-	name string
-	spec corev1.PodSpec
+// GKEDaemonSet is one of the DaemonSets GKE runs in kube-system on every node.
+type GKEDaemonSet struct {
+	Name string
+	Spec corev1.PodSpec
 }
 
 func requests(cpu, mem string) corev1.ResourceRequirements {
@@ -33,7 +34,7 @@ func systemSpec(priorityClass string, containers ...corev1.Container) corev1.Pod
 }
 
 // SystemDaemonSets run one pod on every node; drains leave them and they go with the node.
-var SystemDaemonSets = []*daemonSet{
+var SystemDaemonSets = []*GKEDaemonSet{
 	{"kube-proxy", systemSpec("system-node-critical", corev1.Container{Name: "kube-proxy", Image: "gke.gcr.io/kube-proxy-amd64", Resources: requests("100m", "0")})},
 	{"fluentbit-gke", systemSpec("system-node-critical",
 		corev1.Container{Name: "fluentbit", Image: "gke.gcr.io/fluent-bit", Resources: requests("50m", "100Mi")},
@@ -47,14 +48,15 @@ var SystemDaemonSets = []*daemonSet{
 var daemonSetLabels = func() map[string]map[string]string {
 	out := map[string]map[string]string{}
 	for _, ds := range SystemDaemonSets {
-		out[ds.name] = map[string]string{"k8s-app": ds.name}
+		out[ds.Name] = map[string]string{"k8s-app": ds.Name}
 	}
 	return out
 }()
 
-func systemDaemonSet(name string) *daemonSet {
+// SystemDaemonSetNamed is GKE's kube-system DaemonSet of that name, or nil.
+func SystemDaemonSetNamed(name string) *GKEDaemonSet {
 	for _, ds := range SystemDaemonSets {
-		if ds.name == name {
+		if ds.Name == name {
 			return ds
 		}
 	}
@@ -83,17 +85,17 @@ var SystemDeployments = []struct {
 // startDaemonPods puts GKE's DaemonSet pods on a node that just became ready.
 func (w *Core) startDaemonPods(c *model.Cluster, n *model.Node) {
 	if c.OwnDaemonSets() {
-		w.startClusterDaemonPods(c, n) // an imported cluster runs its own (daemonsets_cluster.go)
+		w.Workloads.StartOwnDaemonPods(c, n) // an imported cluster runs its own (package workloads)
 		return
 	}
 	if c.Autopilot {
 		return
 	}
 	for _, ds := range SystemDaemonSets {
-		name := ds.name + "-" + w.randSafe(5)
-		if ds.name == "kube-proxy" {
+		name := ds.Name + "-" + w.RandSafe(5)
+		if ds.Name == "kube-proxy" {
 			name = "kube-proxy-" + n.Name // a static pod, named after its node
 		}
-		w.AddPod(c, &model.Pod{Namespace: "kube-system", Name: name, OwnerKind: model.OwnerDaemonSet, Owner: ds.name, Node: n.Name, Labels: daemonSetLabels[ds.name]})
+		w.AddPod(c, &model.Pod{Namespace: "kube-system", Name: name, OwnerKind: model.OwnerDaemonSet, Owner: ds.Name, Node: n.Name, Labels: daemonSetLabels[ds.Name]})
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/maintenance"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/upgrade"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/workloads"
 )
 
 // GKE serves the GKE API's requests on a State.
@@ -28,10 +29,11 @@ type GKE struct {
 	kubeapi       *kubeapi.API
 	upgrade       *upgrade.Upgrades
 	autoupgrade   *autoupgrade.AutoUpgrades
+	workloads     *workloads.Workloads
 }
 
 // New makes the GKE surface of st over the parts it starts.
 func New(st *model.State, e *engine.Engine, c *core.Core, m *maintenance.Maintenance, lb *loadbalancers.LoadBalancers,
-	k *kubeapi.API, u *upgrade.Upgrades, au *autoupgrade.AutoUpgrades) *GKE {
-	return &GKE{st: st, engine: e, core: c, maintenance: m, loadbalancers: lb, kubeapi: k, upgrade: u, autoupgrade: au}
+	k *kubeapi.API, u *upgrade.Upgrades, au *autoupgrade.AutoUpgrades, wl *workloads.Workloads) *GKE {
+	return &GKE{st: st, engine: e, core: c, maintenance: m, loadbalancers: lb, kubeapi: k, upgrade: u, autoupgrade: au, workloads: wl}
 }

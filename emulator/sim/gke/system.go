@@ -37,7 +37,7 @@ func (w *GKE) initKubernetes(c *model.Cluster) {
 		}
 		c.Deployments[d.Key()] = d
 		w.core.TouchObject(c, d, true)
-		w.core.RollOut(c, d, corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: lbls}, Spec: sd.Spec})
-		w.core.QueueSync(c, d.Key())
+		w.workloads.RollOut(c, d, corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: lbls}, Spec: sd.Spec})
+		w.workloads.QueueSync(c, d.Key())
 	}
 }

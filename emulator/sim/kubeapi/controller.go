@@ -9,6 +9,7 @@ import (
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/engine"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/loadbalancers"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/workloads"
 )
 
 // API is the controller; the root package makes one per simulation and wires it in.
@@ -17,9 +18,10 @@ type API struct {
 	engine        *engine.Engine
 	core          *core.Core
 	loadbalancers *loadbalancers.LoadBalancers
+	workloads     *workloads.Workloads
 }
 
 // New makes the controller of st.
-func New(st *model.State, e *engine.Engine, c *core.Core, loadbalancers *loadbalancers.LoadBalancers) *API {
-	return &API{st: st, engine: e, core: c, loadbalancers: loadbalancers}
+func New(st *model.State, e *engine.Engine, c *core.Core, loadbalancers *loadbalancers.LoadBalancers, wl *workloads.Workloads) *API {
+	return &API{st: st, engine: e, core: c, loadbalancers: loadbalancers, workloads: wl}
 }

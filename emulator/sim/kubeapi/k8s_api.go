@@ -221,9 +221,9 @@ func (w *API) CreateDeployment(c *model.Cluster, ns string, in *appsv1.Deploymen
 		Annotations: in.Annotations, Spec: in.Spec, Generation: 1, CreateTime: w.st.Now, ManagedFields: in.ManagedFields}
 	c.Deployments[d.Key()] = d
 	w.core.TouchObject(c, d, true)
-	w.core.RollOut(c, d, in.Spec.Template)
+	w.workloads.RollOut(c, d, in.Spec.Template)
 	w.engine.Record("DeploymentCreated", c, "", "", "", "deployment %s created: %d replicas of %s", d.Key(), core.ReplicasOf(d), describeRequests(in.Spec.Template.Spec))
-	w.core.QueueSync(c, d.Key())
+	w.workloads.QueueSync(c, d.Key())
 	return w.core.RenderDeployment(c, d), nil
 }
 
@@ -262,12 +262,12 @@ func (w *API) UpdateDeployment(c *model.Cluster, ns, name string, in *appsv1.Dep
 	before := d.Current
 	d.Spec, d.Labels, d.Annotations, d.ManagedFields = in.Spec, in.Labels, in.Annotations, in.ManagedFields
 	w.core.TouchObject(c, d, false)
-	w.core.RollOut(c, d, in.Spec.Template)
-	w.core.ReplicasChanged(c, d)
+	w.workloads.RollOut(c, d, in.Spec.Template)
+	w.workloads.ReplicasChanged(c, d)
 	if d.Current != before {
 		w.engine.Record("DeploymentRollout", c, "", "", "", "deployment %s rolling out template %s (%s)", d.Key(), d.Current, describeRequests(in.Spec.Template.Spec))
 	}
-	w.core.QueueSync(c, d.Key())
+	w.workloads.QueueSync(c, d.Key())
 	return w.core.RenderDeployment(c, d), nil
 }
 
@@ -312,8 +312,8 @@ func (w *API) ScaleDeployment(c *model.Cluster, ns, name string, replicas int32,
 			d.ManagedFields = managedFields
 		}
 		w.core.TouchObject(c, d, false)
-		w.core.ReplicasChanged(c, d)
-		w.core.QueueSync(c, d.Key())
+		w.workloads.ReplicasChanged(c, d)
+		w.workloads.QueueSync(c, d.Key())
 	}
 	return w.GetScale(c, ns, name)
 }
@@ -334,7 +334,7 @@ func (w *API) deleteDeployment(c *model.Cluster, d *model.Deployment) {
 		w.core.ObjectRemoved(c, d.ReplicaSets[h])
 	}
 	w.core.ObjectRemoved(c, d)
-	w.core.ReplicasChanged(c, d)
+	w.workloads.ReplicasChanged(c, d)
 	delete(c.Deployments, d.Key())
 	delete(w.core.PodIndex(c).Selectors, d)
 	w.engine.Record("DeploymentDeleted", c, "", "", "", "deployment %s deleted", d.Key())

@@ -129,7 +129,7 @@ var StoredKinds = []*StoredKind{
 		generation: true,
 		newObject:  func() runtime.Object { return &unstructured.Unstructured{} },
 		newList:    func() runtime.Object { return &unstructured.UnstructuredList{} },
-		validate:   core.ValidateComputeClass, nameFn: apivalidation.NameIsDNSSubdomain},
+		validate:   ValidateComputeClass, nameFn: apivalidation.NameIsDNSSubdomain},
 }
 
 // StoredKindOf finds a stored kind by its resource name.

@@ -1,4 +1,4 @@
-package core
+package workloads
 
 import (
 	"encoding/json"
@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 	appsv1 "k8s.io/api/apps/v1"
@@ -39,14 +41,14 @@ func StandInName(kind, name string) string { return name + "~" + strings.ToLower
 // syncOrdinals is the controller pass of a StatefulSet's stand-in: each missing ordinal gets its
 // pod, with the pod's own name; a pod still terminating holds its name. OrderedReady creates
 // one pod at a time and waits for every pod before it to be ready.
-func (w *Core) syncOrdinals(c *model.Cluster, d *model.Deployment) {
-	ix := w.PodIndex(c)
+func (w *Workloads) syncOrdinals(c *model.Cluster, d *model.Deployment) {
+	ix := w.core.PodIndex(c)
 	byName := make(map[string]*model.Pod, len(ix.PodsOf[d.Key()]))
 	for p := range ix.PodsOf[d.Key()] {
 		byName[p.Name] = p
 	}
 	ordered := !d.Controller.Parallel
-	for i := range ReplicasOf(d) {
+	for i := range core.ReplicasOf(d) {
 		name := d.Controller.Name + "-" + strconv.Itoa(i)
 		if p := byName[name]; p != nil {
 			if ordered && !p.Ready {
@@ -61,7 +63,7 @@ func (w *Core) syncOrdinals(c *model.Cluster, d *model.Deployment) {
 		lbls := maps.Clone(t.Labels)
 		lbls[appsv1.StatefulSetPodNameLabel] = name
 		lbls[appsv1.PodIndexLabel] = strconv.Itoa(i)
-		w.AddPod(c, &model.Pod{Namespace: d.Namespace, Name: name, OwnerKind: model.OwnerDeployment, Owner: d.Name, Template: d.Current,
+		w.core.AddPod(c, &model.Pod{Namespace: d.Namespace, Name: name, OwnerKind: model.OwnerDeployment, Owner: d.Name, Template: d.Current,
 			Labels: lbls, Annotation: t.Annotations})
 		if ordered {
 			return
@@ -75,47 +77,8 @@ func OrderedPods(d *model.Deployment) bool {
 	return d.Controller != nil && d.Controller.Ordinals && !d.Controller.Parallel
 }
 
-// podOwner is the generateName and ownerReferences of a pod whose controller is not one the
-// Deployment and DaemonSet renderings describe; ok is false for those.
-func (w *Core) podOwner(c *model.Cluster, p *model.Pod) (generateName string, refs []metav1.OwnerReference, ok bool) {
-	truth := true
-	ref := func(apiVersion, kind, name, uid string) []metav1.OwnerReference {
-		return []metav1.OwnerReference{{APIVersion: apiVersion, Kind: kind, Name: name, UID: types.UID(uid), Controller: &truth, BlockOwnerDeletion: &truth}}
-	}
-	switch p.OwnerKind {
-	case model.OwnerDeployment:
-		d := c.Deployments[p.Namespace+"/"+p.Owner]
-		if d == nil || d.Controller == nil {
-			return "", nil, false
-		}
-		if !d.Controller.Ordinals {
-			generateName = d.Controller.Name + "-"
-		}
-		return generateName, ref(d.Controller.APIVersion, d.Controller.Kind, d.Controller.Name, d.UID), true
-	case model.OwnerDaemonSet:
-		ds := c.DaemonSets[p.Namespace+"/"+p.Owner]
-		switch {
-		case ds == nil:
-			return "", nil, false
-		case ds.Static:
-			truth := false // a mirror pod's node is not its controller
-			return "", []metav1.OwnerReference{{APIVersion: "v1", Kind: "Node", Name: p.Node, UID: types.UID(model.UidOf(c.ID, p.Node)), Controller: &truth}}, true
-		}
-		return daemonPodGenerateName(p), ref("apps/v1", "DaemonSet", ds.Name, ds.UID), true
-	}
-	return "", nil, false
-}
-
-// daemonPodGenerateName is a DaemonSet pod's generateName: none for a pod named after its node.
-func daemonPodGenerateName(p *model.Pod) string {
-	if p.Node != "" && p.Name == p.Owner+"-"+p.Node {
-		return ""
-	}
-	return p.Owner + "-"
-}
-
 // standIns lists the workloads standing in for controllers of a kind, by namespace and name.
-func standIns(c *model.Cluster, kind string, o ListOptions) []*model.Deployment {
+func standIns(c *model.Cluster, kind string, o core.ListOptions) []*model.Deployment {
 	var out []*model.Deployment
 	for _, d := range c.Deployments {
 		if d.Controller != nil && d.Controller.Kind == kind && o.Matches(d.Namespace, d.Labels) {
@@ -132,8 +95,8 @@ func standIns(c *model.Cluster, kind string, o ListOptions) []*model.Deployment 
 }
 
 // podCounts counts a workload's pods of template tmpl ("" for all): not terminating, and ready.
-func (w *Core) podCounts(c *model.Cluster, d *model.Deployment, tmpl string) (pods, ready int32) {
-	for p := range w.PodIndex(c).PodsOf[d.Key()] {
+func (w *Workloads) podCounts(c *model.Cluster, d *model.Deployment, tmpl string) (pods, ready int32) {
+	for p := range w.core.PodIndex(c).PodsOf[d.Key()] {
 		if p.Terminating || (tmpl != "" && p.Template != tmpl) {
 			continue
 		}
@@ -147,13 +110,13 @@ func (w *Core) podCounts(c *model.Cluster, d *model.Deployment, tmpl string) (po
 
 // ListStatefulSets lists an imported cluster's StatefulSets (read-only: the emulator keeps their
 // pods, its own controller recreates them).
-func (w *Core) ListStatefulSets(c *model.Cluster, o ListOptions) *appsv1.StatefulSetList {
+func (w *Workloads) ListStatefulSets(c *model.Cluster, o core.ListOptions) *appsv1.StatefulSetList {
 	out := &appsv1.StatefulSetList{TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: "StatefulSetList"},
 		ListMeta: metav1.ListMeta{ResourceVersion: model.RvString(c.RV)}, Items: []appsv1.StatefulSet{}}
 	for _, d := range standIns(c, KindStatefulSet, o) {
 		var spec appsv1.StatefulSetSpec
 		_ = json.Unmarshal(d.Controller.Spec, &spec)
-		replicas := int32(ReplicasOf(d))
+		replicas := int32(core.ReplicasOf(d))
 		spec.Replicas = &replicas
 		pods, ready := w.podCounts(c, d, "")
 		out.Items = append(out.Items, appsv1.StatefulSet{
@@ -170,12 +133,12 @@ func (w *Core) ListStatefulSets(c *model.Cluster, o ListOptions) *appsv1.Statefu
 
 // standInReplicaSets renders an imported cluster's ReplicaSets of their own (not a
 // Deployment's), which stand-in controllers run (read-only).
-func (w *Core) standInReplicaSets(c *model.Cluster, o ListOptions) []appsv1.ReplicaSet {
+func (w *Workloads) standInReplicaSets(c *model.Cluster, o core.ListOptions) []appsv1.ReplicaSet {
 	var out []appsv1.ReplicaSet
 	for _, d := range standIns(c, KindReplicaSet, o) {
 		var spec appsv1.ReplicaSetSpec
 		_ = json.Unmarshal(d.Controller.Spec, &spec)
-		replicas := int32(ReplicasOf(d))
+		replicas := int32(core.ReplicasOf(d))
 		spec.Replicas = &replicas
 		pods, ready := w.podCounts(c, d, "")
 		out = append(out, appsv1.ReplicaSet{
@@ -195,6 +158,6 @@ func (w *Core) standInReplicaSets(c *model.Cluster, o ListOptions) []appsv1.Repl
 func TemplateFromPod(pod *corev1.Pod) corev1.PodTemplateSpec {
 	spec := pod.Spec.DeepCopy()
 	spec.NodeName = ""
-	WithoutAdmittedToken(spec)
+	core.WithoutAdmittedToken(spec)
 	return corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: maps.Clone(pod.Labels), Annotations: maps.Clone(pod.Annotations)}, Spec: *spec}
 }

@@ -1,4 +1,4 @@
-package core
+package workloads
 
 import (
 	"maps"
@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 	appsv1 "k8s.io/api/apps/v1"
@@ -28,12 +30,11 @@ import (
 const (
 	evDeploymentProgress = "deployment.progress"
 
-	annotationRevision        = "deployment.kubernetes.io/revision"
 	annotationDesiredReplicas = "deployment.kubernetes.io/desired-replicas"
 	annotationMaxReplicas     = "deployment.kubernetes.io/max-replicas"
 )
 
-func (w *Core) RegisterReplicaSetHandlers() {
+func (w *Workloads) registerReplicaSetHandlers() {
 	w.engine.On(evDeploymentProgress, func(ev model.Event) {
 		c := w.st.Clusters[ev.Cluster]
 		if c == nil {
@@ -41,9 +42,9 @@ func (w *Core) RegisterReplicaSetHandlers() {
 		}
 		if d := c.Deployments[ev.Node]; d != nil && !d.ProgressCheck.After(w.st.Now) {
 			d.ProgressCheck = time.Time{}
-			if f := w.Feed(c); f != nil {
+			if f := w.core.Feed(c); f != nil {
 				f.Deployments[d] = struct{}{} // its status may change: then it is touched
-				w.NoteDirty(c, f)
+				w.core.NoteDirty(c, f)
 			}
 		}
 	})
@@ -52,7 +53,7 @@ func (w *Core) RegisterReplicaSetHandlers() {
 // RollOut makes t the Deployment's pod template: a new template gets a ReplicaSet with the next
 // revision; going back to an older one (kubectl rollout undo) gives that ReplicaSet the next
 // revision, as Kubernetes does.
-func (w *Core) RollOut(c *model.Cluster, d *model.Deployment, t corev1.PodTemplateSpec) {
+func (w *Workloads) RollOut(c *model.Cluster, d *model.Deployment, t corev1.PodTemplateSpec) {
 	d.SetTemplate(t)
 	if d.ReplicaSets == nil {
 		d.ReplicaSets = map[string]*model.ReplicaSet{}
@@ -68,12 +69,12 @@ func (w *Core) RollOut(c *model.Cluster, d *model.Deployment, t corev1.PodTempla
 			Template: d.Templates[d.Current]}
 		rs.Annotations = ReplicaSetAnnotations(d, rs)
 		d.ReplicaSets[d.Current] = rs
-		w.TouchObject(c, rs, true)
+		w.core.TouchObject(c, rs, true)
 	case rs.Revision != top:
 		rs.Revision = top + 1
 		rs.Template = d.Templates[d.Current]
 		rs.Annotations = ReplicaSetAnnotations(d, rs)
-		w.TouchObject(c, rs, false)
+		w.core.TouchObject(c, rs, false)
 	}
 }
 
@@ -86,7 +87,7 @@ func ReplicaSetAnnotations(d *model.Deployment, rs *model.ReplicaSet) map[string
 			out[k] = v
 		}
 	}
-	out[annotationRevision], out[annotationDesiredReplicas], out[annotationMaxReplicas] = controllerAnnotations(d, rs)
+	out[core.AnnotationRevision], out[annotationDesiredReplicas], out[annotationMaxReplicas] = controllerAnnotations(d, rs)
 	return out
 }
 
@@ -94,7 +95,7 @@ func ReplicaSetAnnotations(d *model.Deployment, rs *model.ReplicaSet) map[string
 // its current ReplicaSet: revision, desired replicas, max replicas (desired + surge).
 func controllerAnnotations(d *model.Deployment, rs *model.ReplicaSet) (revision, desired, maxReplicas string) {
 	surge, _ := rollingParams(d)
-	return strconv.FormatInt(rs.Revision, 10), strconv.Itoa(ReplicasOf(d)), strconv.Itoa(ReplicasOf(d) + surge)
+	return strconv.FormatInt(rs.Revision, 10), strconv.Itoa(core.ReplicasOf(d)), strconv.Itoa(core.ReplicasOf(d) + surge)
 }
 
 // copiedToReplicaSet says whether a Deployment's annotation k is copied to its ReplicaSets
@@ -116,27 +117,28 @@ func hasReplicaSetAnnotations(d *model.Deployment, rs *model.ReplicaSet) bool {
 		}
 	}
 	revision, desired, maxReplicas := controllerAnnotations(d, rs)
-	return len(rs.Annotations) == n && rs.Annotations[annotationRevision] == revision &&
+	return len(rs.Annotations) == n && rs.Annotations[core.AnnotationRevision] == revision &&
 		rs.Annotations[annotationDesiredReplicas] == desired && rs.Annotations[annotationMaxReplicas] == maxReplicas
 }
 
 // ReplicasChanged tells the budgets of a Deployment's namespace that the pods they expect may
 // have changed (a budget expects a Deployment's replicas, not its pods).
-func (w *Core) ReplicasChanged(c *model.Cluster, d *model.Deployment) {
-	f := w.Feed(c)
+func (w *Workloads) ReplicasChanged(c *model.Cluster, d *model.Deployment) {
+	f := w.core.Feed(c)
 	if f == nil {
 		return
 	}
 	for _, b := range c.PDBs {
 		if b.Namespace == d.Namespace {
 			f.Pdbs[b] = struct{}{}
-			w.NoteDirty(c, f)
+			w.core.NoteDirty(c, f)
 		}
 	}
 }
 
-// syncDerivedStatus sets the statuses derived from other objects that changed in this batch.
-func (w *Core) syncDerivedStatus(c *model.Cluster, f *ChangeFeed) {
+// SyncStatus sets the Deployments' and GKE's DaemonSets' statuses, derived from the pods that
+// changed in this batch (before a publish, core.WorkloadSteps).
+func (w *Workloads) SyncStatus(c *model.Cluster, f *core.ChangeFeed) {
 	if len(f.Deployments) > 0 {
 		ds := make([]*model.Deployment, 0, len(f.Deployments))
 		for d := range f.Deployments {
@@ -154,32 +156,16 @@ func (w *Core) syncDerivedStatus(c *model.Cluster, f *ChangeFeed) {
 		f.DaemonSets = false
 		w.syncDaemonSetStatus(c, f)
 	}
-	if len(f.Pdbs) > 0 {
-		bs := make([]*model.PDB, 0, len(f.Pdbs))
-		for b := range f.Pdbs {
-			if c.PDBs[b.Key()] == b {
-				bs = append(bs, b)
-			}
-		}
-		sort.Slice(bs, func(i, j int) bool { return bs[i].Key() < bs[j].Key() })
-		for _, b := range bs {
-			if st := w.PdbStatus(c, b); !reflect.DeepEqual(st, b.Status) {
-				b.Status = st
-				w.TouchObject(c, b, false)
-			}
-		}
-		clear(f.Pdbs)
-	}
 }
 
 // syncDeploymentStatus is the controller's status update of d and its ReplicaSets.
-func (w *Core) syncDeploymentStatus(c *model.Cluster, d *model.Deployment) {
-	counts := w.PodIndex(c).TmplCounts[d.Key()]
+func (w *Workloads) syncDeploymentStatus(c *model.Cluster, d *model.Deployment) {
+	counts := w.core.PodIndex(c).TmplCounts[d.Key()]
 	cur := counts[d.Current]
 	if cur == nil {
 		cur = &model.TemplateCount{}
 	}
-	replicas := int32(ReplicasOf(d))
+	replicas := int32(core.ReplicasOf(d))
 	var total, ready, oldLive int32
 	for h, t := range counts {
 		total += t.Live
@@ -198,7 +184,7 @@ func (w *Core) syncDeploymentStatus(c *model.Cluster, d *model.Deployment) {
 		st.Conditions = w.deploymentConditions(d, st, complete)
 		if !reflect.DeepEqual(st, d.Status) {
 			d.Status = st
-			w.TouchObject(c, d, false)
+			w.core.TouchObject(c, d, false)
 		}
 		d.Synced = in
 	}
@@ -213,7 +199,7 @@ func (w *Core) syncDeploymentStatus(c *model.Cluster, d *model.Deployment) {
 
 // progressDeadlinePassed says whether d's Progressing condition is due to turn
 // ProgressDeadlineExceeded (the one change of its status that time alone makes).
-func (w *Core) progressDeadlinePassed(d *model.Deployment) bool {
+func (w *Workloads) progressDeadlinePassed(d *model.Deployment) bool {
 	old := condition(d.Status.Conditions, appsv1.DeploymentProgressing)
 	return old != nil && d.Spec.ProgressDeadlineSeconds != nil && old.Status == corev1.ConditionTrue &&
 		old.Reason != "ProgressDeadlineExceeded" &&
@@ -221,8 +207,8 @@ func (w *Core) progressDeadlinePassed(d *model.Deployment) bool {
 }
 
 // deploymentConditions are the Available and Progressing conditions for status st.
-func (w *Core) deploymentConditions(d *model.Deployment, st appsv1.DeploymentStatus, complete bool) []appsv1.DeploymentCondition {
-	now := APITime(w.st.Now)
+func (w *Workloads) deploymentConditions(d *model.Deployment, st appsv1.DeploymentStatus, complete bool) []appsv1.DeploymentCondition {
+	now := core.APITime(w.st.Now)
 	set := func(t appsv1.DeploymentConditionType, status corev1.ConditionStatus, reason, msg string, progressed bool) appsv1.DeploymentCondition {
 		out := appsv1.DeploymentCondition{Type: t, Status: status, Reason: reason, Message: msg, LastUpdateTime: now, LastTransitionTime: now}
 		if old := condition(d.Status.Conditions, t); old != nil {
@@ -237,7 +223,7 @@ func (w *Core) deploymentConditions(d *model.Deployment, st appsv1.DeploymentSta
 	}
 	_, unavailable := rollingParams(d)
 	var avail appsv1.DeploymentCondition
-	if st.AvailableReplicas >= int32(ReplicasOf(d)-unavailable) {
+	if st.AvailableReplicas >= int32(core.ReplicasOf(d)-unavailable) {
 		avail = set(appsv1.DeploymentAvailable, corev1.ConditionTrue, "MinimumReplicasAvailable", "Deployment has minimum availability.", false)
 	} else {
 		avail = set(appsv1.DeploymentAvailable, corev1.ConditionFalse, "MinimumReplicasUnavailable", "Deployment does not have minimum availability.", false)
@@ -276,7 +262,7 @@ func condition(cs []appsv1.DeploymentCondition, t appsv1.DeploymentConditionType
 
 // syncReplicaSets sets each ReplicaSet's replicas and status, and deletes retired ones beyond
 // the revision history limit, oldest first.
-func (w *Core) syncReplicaSets(c *model.Cluster, d *model.Deployment, counts map[string]*model.TemplateCount, oldLive int32) {
+func (w *Workloads) syncReplicaSets(c *model.Cluster, d *model.Deployment, counts map[string]*model.TemplateCount, oldLive int32) {
 	var retired []*model.ReplicaSet
 	for _, h := range model.SortedKeys(d.ReplicaSets) {
 		rs := d.ReplicaSets[h]
@@ -286,7 +272,7 @@ func (w *Core) syncReplicaSets(c *model.Cluster, d *model.Deployment, counts map
 		}
 		want := t.Live
 		if h == d.Current && oldLive == 0 {
-			want = int32(ReplicasOf(d))
+			want = int32(core.ReplicasOf(d))
 		}
 		changed := false
 		if want != rs.Replicas {
@@ -301,7 +287,7 @@ func (w *Core) syncReplicaSets(c *model.Cluster, d *model.Deployment, counts map
 			rs.Annotations, changed = ReplicaSetAnnotations(d, rs), true
 		}
 		if changed {
-			w.TouchObject(c, rs, false)
+			w.core.TouchObject(c, rs, false)
 		}
 		if h != d.Current && t.All == 0 && rs.Replicas == 0 {
 			retired = append(retired, rs)
@@ -313,12 +299,12 @@ func (w *Core) syncReplicaSets(c *model.Cluster, d *model.Deployment, counts map
 	}
 	sort.Slice(retired, func(i, j int) bool { return retired[i].Revision < retired[j].Revision })
 	for _, rs := range retired[:max(len(retired)-limit, 0)] {
-		w.ObjectRemoved(c, rs)
+		w.core.ObjectRemoved(c, rs)
 		delete(d.ReplicaSets, rs.Hash)
 	}
 }
 
-func (w *Core) renderReplicaSet(c *model.Cluster, d *model.Deployment, rs *model.ReplicaSet) *appsv1.ReplicaSet {
+func (w *Workloads) RenderReplicaSet(c *model.Cluster, d *model.Deployment, rs *model.ReplicaSet) *appsv1.ReplicaSet {
 	truth := true
 	sel := d.Spec.Selector.DeepCopy()
 	if sel == nil {
@@ -344,7 +330,7 @@ func (w *Core) renderReplicaSet(c *model.Cluster, d *model.Deployment, rs *model
 
 // ListReplicaSets lists the Deployments' ReplicaSets, and an imported cluster's ReplicaSets of
 // their own, by namespace and name.
-func (w *Core) ListReplicaSets(c *model.Cluster, o ListOptions) *appsv1.ReplicaSetList {
+func (w *Workloads) ListReplicaSets(c *model.Cluster, o core.ListOptions) *appsv1.ReplicaSetList {
 	out := &appsv1.ReplicaSetList{TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: "ReplicaSetList"},
 		ListMeta: metav1.ListMeta{ResourceVersion: model.RvString(c.RV)}, Items: w.standInReplicaSets(c, o)}
 	if out.Items == nil {
@@ -358,7 +344,7 @@ func (w *Core) ListReplicaSets(c *model.Cluster, o ListOptions) *appsv1.ReplicaS
 		for _, h := range model.SortedKeys(d.ReplicaSets) {
 			rs := d.ReplicaSets[h]
 			if o.Matches(d.Namespace, rs.Template.Labels) {
-				out.Items = append(out.Items, *w.renderReplicaSet(c, d, rs))
+				out.Items = append(out.Items, *w.RenderReplicaSet(c, d, rs))
 			}
 		}
 	}
@@ -373,11 +359,11 @@ func (w *Core) ListReplicaSets(c *model.Cluster, o ListOptions) *appsv1.ReplicaS
 }
 
 // GetReplicaSet finds a ReplicaSet by name.
-func (w *Core) GetReplicaSet(c *model.Cluster, ns, name string) (*appsv1.ReplicaSet, error) {
+func (w *Workloads) GetReplicaSet(c *model.Cluster, ns, name string) (*appsv1.ReplicaSet, error) {
 	if i := strings.LastIndexByte(name, '-'); i > 0 {
 		if d := c.Deployments[ns+"/"+name[:i]]; d != nil {
 			if rs := d.ReplicaSets[name[i+1:]]; rs != nil {
-				return w.renderReplicaSet(c, d, rs), nil
+				return w.RenderReplicaSet(c, d, rs), nil
 			}
 		}
 	}

@@ -1,8 +1,10 @@
-package core
+package workloads
 
 import (
 	"maps"
 	"sort"
+
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 	appsv1 "k8s.io/api/apps/v1"
@@ -16,8 +18,8 @@ import (
 // controller places them; drains leave them, and they go with their node.
 
 // clusterDaemonSetsOn lists, in key order, the cluster's DaemonSets that run on node n.
-func (w *Core) clusterDaemonSetsOn(c *model.Cluster, n *model.Node) []*model.DaemonSet {
-	k := w.RenderK8sNode(c, n)
+func (w *Workloads) clusterDaemonSetsOn(c *model.Cluster, n *model.Node) []*model.DaemonSet {
+	k := w.core.RenderK8sNode(c, n)
 	var out []*model.DaemonSet
 	for _, key := range model.SortedKeys(c.DaemonSets) {
 		if ds := c.DaemonSets[key]; ds.RunsOn(k.Labels, k.Spec.Taints) {
@@ -27,15 +29,15 @@ func (w *Core) clusterDaemonSetsOn(c *model.Cluster, n *model.Node) []*model.Dae
 	return out
 }
 
-// startClusterDaemonPods puts a pod of every DaemonSet of an imported cluster that runs on n.
-func (w *Core) startClusterDaemonPods(c *model.Cluster, n *model.Node) {
+// StartOwnDaemonPods puts a pod of every DaemonSet of an imported cluster that runs on n.
+func (w *Workloads) StartOwnDaemonPods(c *model.Cluster, n *model.Node) {
 	for _, ds := range w.clusterDaemonSetsOn(c, n) {
 		var name string
 		if ds.Static || ds.NodeNamed {
 			name = ds.Name + "-" + n.Name
 		} else {
 			for {
-				name = ds.Name + "-" + w.randSafe(5)
+				name = ds.Name + "-" + w.core.RandSafe(5)
 				if c.Pods[ds.Namespace+"/"+name] == nil {
 					break
 				}
@@ -44,38 +46,38 @@ func (w *Core) startClusterDaemonPods(c *model.Cluster, n *model.Node) {
 		if c.Pods[ds.Namespace+"/"+name] != nil {
 			continue // a static pod of the node's previous life is still going
 		}
-		w.AddPod(c, &model.Pod{Namespace: ds.Namespace, Name: name, OwnerKind: model.OwnerDaemonSet, Owner: ds.Name, Node: n.Name,
+		w.core.AddPod(c, &model.Pod{Namespace: ds.Namespace, Name: name, OwnerKind: model.OwnerDaemonSet, Owner: ds.Name, Node: n.Name,
 			Labels: ds.Spec.Template.Labels, Annotation: ds.Spec.Template.Annotations})
 	}
 }
 
 // DaemonPodsFor is what the DaemonSet pods of a new node like n request, and how many there
 // are: the autoscaler leaves that room out when it simulates new nodes.
-func (w *Core) DaemonPodsFor(c *model.Cluster, n *model.Node) (model.Resources, int) {
+func (w *Workloads) DaemonPodsFor(c *model.Cluster, n *model.Node) (model.Resources, int) {
 	var req model.Resources
 	switch {
 	case c.OwnDaemonSets():
 		dss := w.clusterDaemonSetsOn(c, n)
 		for _, ds := range dss {
-			req = req.Add(EffectiveRequests(&ds.Spec.Template.Spec))
+			req = req.Add(core.EffectiveRequests(&ds.Spec.Template.Spec))
 		}
 		return req, len(dss)
 	case c.Autopilot:
 		return req, 0
 	}
-	for _, ds := range SystemDaemonSets {
-		req = req.Add(EffectiveRequests(&ds.spec))
+	for _, ds := range core.SystemDaemonSets {
+		req = req.Add(core.EffectiveRequests(&ds.Spec))
 	}
-	return req, len(SystemDaemonSets)
+	return req, len(core.SystemDaemonSets)
 }
 
 // renderClusterDaemonSet renders an imported cluster's DaemonSet with its status now.
-func (w *Core) renderClusterDaemonSet(c *model.Cluster, ds *model.DaemonSet) *appsv1.DaemonSet {
+func (w *Workloads) renderClusterDaemonSet(c *model.Cluster, ds *model.DaemonSet) *appsv1.DaemonSet {
 	st := appsv1.DaemonSetStatus{ObservedGeneration: ds.Generation}
-	for _, name := range SortedNodeNames(c) {
+	for _, name := range core.SortedNodeNames(c) {
 		n := c.Nodes[name]
 		if n.State != model.NodeProvisioning && n.State != model.NodeDeleting {
-			k := w.RenderK8sNode(c, n)
+			k := w.core.RenderK8sNode(c, n)
 			if ds.RunsOn(k.Labels, k.Spec.Taints) {
 				st.DesiredNumberScheduled++
 			}
@@ -104,7 +106,7 @@ func (w *Core) renderClusterDaemonSet(c *model.Cluster, ds *model.DaemonSet) *ap
 }
 
 // listClusterDaemonSets lists an imported cluster's DaemonSets (not the static pods' stand-ins).
-func (w *Core) listClusterDaemonSets(c *model.Cluster, o ListOptions) []appsv1.DaemonSet {
+func (w *Workloads) listClusterDaemonSets(c *model.Cluster, o core.ListOptions) []appsv1.DaemonSet {
 	var out []appsv1.DaemonSet
 	for _, key := range model.SortedKeys(c.DaemonSets) {
 		ds := c.DaemonSets[key]

@@ -1,12 +1,12 @@
-package core
+package workloads
 
 import (
 	"sort"
-	"time"
+
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
@@ -14,15 +14,13 @@ import (
 // pods of the current template, replaces evicted or deleted pods at once, and rolls a template
 // change out with maxSurge / maxUnavailable (25% / 25% by default), as Kubernetes does.
 
-const evDeploymentSync = "deployment.sync"
-
-func (w *Core) registerDeploymentHandlers() {
-	w.engine.On(evDeploymentSync, func(ev model.Event) {
+func (w *Workloads) registerDeploymentHandlers() {
+	w.engine.On(core.EvDeploymentSync, func(ev model.Event) {
 		c := w.st.Clusters[ev.Cluster]
 		if c == nil {
 			return
 		}
-		delete(w.PodIndex(c).SyncQueued, ev.Node)
+		delete(w.core.PodIndex(c).SyncQueued, ev.Node)
 		if d := c.Deployments[ev.Node]; d != nil {
 			w.syncDeployment(c, d)
 		}
@@ -30,33 +28,18 @@ func (w *Core) registerDeploymentHandlers() {
 }
 
 // QueueSync schedules one controller pass for a deployment at the current instant.
-func (w *Core) QueueSync(c *model.Cluster, key string) {
-	ix := w.PodIndex(c)
+func (w *Workloads) QueueSync(c *model.Cluster, key string) {
+	ix := w.core.PodIndex(c)
 	if ix.SyncQueued[key] || c.Deployments[key] == nil {
 		return
 	}
 	ix.SyncQueued[key] = true
-	w.engine.Schedule(0, model.Event{Kind: evDeploymentSync, Cluster: c.Key(), Node: key})
-}
-
-func (w *Core) randSafe(n int) string {
-	b := make([]byte, n)
-	for i := range b {
-		b[i] = model.SafeChars[w.engine.Rng.IntN(len(model.SafeChars))]
-	}
-	return string(b)
-}
-
-func ReplicasOf(d *model.Deployment) int {
-	if d.Spec.Replicas == nil {
-		return 1
-	}
-	return int(*d.Spec.Replicas)
+	w.engine.Schedule(0, model.Event{Kind: core.EvDeploymentSync, Cluster: c.Key(), Node: key})
 }
 
 // rollingParams resolves maxSurge and maxUnavailable against the replica count.
 func rollingParams(d *model.Deployment) (surge, unavailable int) {
-	replicas := ReplicasOf(d)
+	replicas := core.ReplicasOf(d)
 	ms, mu := intstr.FromString("25%"), intstr.FromString("25%")
 	if ru := d.Spec.Strategy.RollingUpdate; ru != nil {
 		if ru.MaxSurge != nil {
@@ -75,13 +58,13 @@ func rollingParams(d *model.Deployment) (surge, unavailable int) {
 }
 
 // syncDeployment is one controller pass.
-func (w *Core) syncDeployment(c *model.Cluster, d *model.Deployment) {
+func (w *Workloads) syncDeployment(c *model.Cluster, d *model.Deployment) {
 	if d.Controller != nil && d.Controller.Ordinals {
 		w.syncOrdinals(c, d) // a StatefulSet's stand-in (workloads_other.go)
 		return
 	}
-	ix := w.PodIndex(c)
-	replicas := ReplicasOf(d)
+	ix := w.core.PodIndex(c)
+	replicas := core.ReplicasOf(d)
 	// Most passes find nothing to do (a pod started): count before sorting anything.
 	nCur, nOld := 0, 0
 	for tmpl, t := range ix.TmplCounts[d.Key()] {
@@ -101,7 +84,7 @@ func (w *Core) syncDeployment(c *model.Cluster, d *model.Deployment) {
 		return
 	}
 	var cur, old []*model.Pod
-	for _, p := range SortedPods(ix.PodsOf[d.Key()]) {
+	for _, p := range core.SortedPods(ix.PodsOf[d.Key()]) {
 		if p.Terminating {
 			continue
 		}
@@ -114,7 +97,7 @@ func (w *Core) syncDeployment(c *model.Cluster, d *model.Deployment) {
 	if d.Spec.Strategy.Type == appsv1.RecreateDeploymentStrategyType && len(old) > 0 {
 		// Recreate: every old pod goes before any new one is made.
 		for _, p := range old {
-			w.TerminatePod(c, p, GraceOf(w.PodSpec(c, p), 0))
+			w.core.TerminatePod(c, p, core.GraceOf(w.core.PodSpec(c, p), 0))
 		}
 		return
 	}
@@ -146,13 +129,13 @@ func (w *Core) syncDeployment(c *model.Cluster, d *model.Deployment) {
 		if p.Ready {
 			canGo--
 		}
-		w.TerminatePod(c, p, GraceOf(w.PodSpec(c, p), 0))
+		w.core.TerminatePod(c, p, core.GraceOf(w.core.PodSpec(c, p), 0))
 	}
 }
 
 // scaleTo brings the pods of the current template to n: new pods, or the least useful go
 // first (pending, then not ready, then newest).
-func (w *Core) scaleTo(c *model.Cluster, d *model.Deployment, cur []*model.Pod, n int) {
+func (w *Workloads) scaleTo(c *model.Cluster, d *model.Deployment, cur []*model.Pod, n int) {
 	for i := len(cur); i < n; i++ {
 		w.newDeploymentPod(c, d)
 	}
@@ -170,17 +153,17 @@ func (w *Core) scaleTo(c *model.Cluster, d *model.Deployment, cur []*model.Pod, 
 		return a.CreateTime.After(b.CreateTime)
 	})
 	for _, p := range cur[:len(cur)-n] {
-		w.TerminatePod(c, p, GraceOf(w.PodSpec(c, p), 0))
+		w.core.TerminatePod(c, p, core.GraceOf(w.core.PodSpec(c, p), 0))
 	}
 }
 
 // dropOldTemplates forgets templates no pod uses any more.
-func (w *Core) dropOldTemplates(c *model.Cluster, d *model.Deployment) {
+func (w *Workloads) dropOldTemplates(c *model.Cluster, d *model.Deployment) {
 	if len(d.Templates) == 1 {
 		return
 	}
 	used := map[string]bool{d.Current: true}
-	for p := range w.PodIndex(c).PodsOf[d.Key()] {
+	for p := range w.core.PodIndex(c).PodsOf[d.Key()] {
 		used[p.Template] = true
 	}
 	for h := range d.Templates {
@@ -190,7 +173,7 @@ func (w *Core) dropOldTemplates(c *model.Cluster, d *model.Deployment) {
 	}
 }
 
-func (w *Core) newDeploymentPod(c *model.Cluster, d *model.Deployment) *model.Pod {
+func (w *Workloads) newDeploymentPod(c *model.Cluster, d *model.Deployment) *model.Pod {
 	t := d.Templates[d.Current]
 	prefix := d.Name + "-" + d.Current + "-"
 	if d.Controller != nil {
@@ -198,22 +181,20 @@ func (w *Core) newDeploymentPod(c *model.Cluster, d *model.Deployment) *model.Po
 	}
 	var name string
 	for {
-		name = prefix + w.randSafe(5)
+		name = prefix + w.core.RandSafe(5)
 		if c.Pods[d.Namespace+"/"+name] == nil {
 			break
 		}
 	}
 	p := &model.Pod{Namespace: d.Namespace, Name: name, OwnerKind: model.OwnerDeployment, Owner: d.Name, Template: d.Current,
 		Labels: t.Labels, Annotation: t.Annotations}
-	w.AddPod(c, p)
+	w.core.AddPod(c, p)
 	return p
 }
 
-// GraceOf is a pod's termination grace period, capped at limit when limit > 0.
-func GraceOf(spec *corev1.PodSpec, limit time.Duration) time.Duration {
-	g := time.Duration(GraceSeconds(spec)) * time.Second
-	if limit > 0 && g > limit {
-		g = limit
+// OwnerChanged tells a pod's Deployment that one of its pods changed.
+func (w *Workloads) OwnerChanged(c *model.Cluster, p *model.Pod) {
+	if p.OwnerKind == model.OwnerDeployment {
+		w.QueueSync(c, p.Namespace+"/"+p.Owner)
 	}
-	return g
 }

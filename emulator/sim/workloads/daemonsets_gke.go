@@ -1,8 +1,10 @@
-package core
+package workloads
 
 import (
 	"reflect"
 	"sort"
+
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 	appsv1 "k8s.io/api/apps/v1"
@@ -18,16 +20,16 @@ import (
 
 const resDaemonSets = "daemonsets.apps"
 
-func (w *Core) renderDaemonSet(c *model.Cluster, ds *daemonSet, state *model.DaemonSetState) *appsv1.DaemonSet {
-	lbls := map[string]string{"k8s-app": ds.name}
+func (w *Workloads) RenderDaemonSet(c *model.Cluster, ds *core.GKEDaemonSet, state *model.DaemonSetState) *appsv1.DaemonSet {
+	lbls := map[string]string{"k8s-app": ds.Name}
 	maxUnavailable := intstr.FromInt32(1)
 	return &appsv1.DaemonSet{
 		TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: "DaemonSet"},
-		ObjectMeta: metav1.ObjectMeta{Name: ds.name, Namespace: "kube-system", UID: types.UID(model.UidOf(c.ID, "ds", ds.name)),
+		ObjectMeta: metav1.ObjectMeta{Name: ds.Name, Namespace: "kube-system", UID: types.UID(model.UidOf(c.ID, "ds", ds.Name)),
 			ResourceVersion: model.RvString(state.RV), Generation: 1, CreationTimestamp: metav1.NewTime(c.CreateTime), Labels: lbls},
 		Spec: appsv1.DaemonSetSpec{
 			Selector: &metav1.LabelSelector{MatchLabels: lbls},
-			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: lbls}, Spec: *ds.spec.DeepCopy()},
+			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: lbls}, Spec: *ds.Spec.DeepCopy()},
 			UpdateStrategy: appsv1.DaemonSetUpdateStrategy{Type: appsv1.RollingUpdateDaemonSetStrategyType,
 				RollingUpdate: &appsv1.RollingUpdateDaemonSet{MaxUnavailable: &maxUnavailable}},
 		},
@@ -37,38 +39,38 @@ func (w *Core) renderDaemonSet(c *model.Cluster, ds *daemonSet, state *model.Dae
 
 // syncDaemonSetStatus is the DaemonSet controller's status update: a pod wanted on every
 // registered node, and how many run and are ready.
-func (w *Core) syncDaemonSetStatus(c *model.Cluster, f *ChangeFeed) {
+func (w *Workloads) syncDaemonSetStatus(c *model.Cluster, f *core.ChangeFeed) {
 	if c.Autopilot || c.OwnDaemonSets() {
 		return
 	}
 	desired := int32(0)
 	for _, p := range c.Pools {
 		for _, g := range p.Groups {
-			desired += int32(len(g.Nodes) - w.Index(c, g).ByState[model.NodeProvisioning])
+			desired += int32(len(g.Nodes) - w.core.Index(c, g).ByState[model.NodeProvisioning])
 		}
 	}
 	if c.DaemonSetStates == nil {
 		c.DaemonSetStates = map[string]*model.DaemonSetState{}
 	}
-	for _, ds := range SystemDaemonSets {
-		live, ready := int32(len(f.dsLive[ds.name])), int32(len(f.dsReady[ds.name]))
+	for _, ds := range core.SystemDaemonSets {
+		live, ready := int32(len(f.DaemonPodsLive[ds.Name])), int32(len(f.DaemonPodsReady[ds.Name]))
 		st := appsv1.DaemonSetStatus{ObservedGeneration: 1, DesiredNumberScheduled: desired, CurrentNumberScheduled: live,
 			UpdatedNumberScheduled: live, NumberReady: ready, NumberAvailable: ready, NumberUnavailable: max(desired-ready, 0)}
-		state := c.DaemonSetStates[ds.name]
+		state := c.DaemonSetStates[ds.Name]
 		switch {
 		case state == nil:
-			state = &model.DaemonSetState{Name: ds.name, Status: st}
-			c.DaemonSetStates[ds.name] = state
-			w.TouchObject(c, state, true)
+			state = &model.DaemonSetState{Name: ds.Name, Status: st}
+			c.DaemonSetStates[ds.Name] = state
+			w.core.TouchObject(c, state, true)
 		case !reflect.DeepEqual(state.Status, st):
 			state.Status = st
-			w.TouchObject(c, state, false)
+			w.core.TouchObject(c, state, false)
 		}
 	}
 }
 
 // ListDaemonSets lists GKE's system DaemonSets (none on Autopilot clusters) by name.
-func (w *Core) ListDaemonSets(c *model.Cluster, o ListOptions) *appsv1.DaemonSetList {
+func (w *Workloads) ListDaemonSets(c *model.Cluster, o core.ListOptions) *appsv1.DaemonSetList {
 	out := &appsv1.DaemonSetList{TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: "DaemonSetList"},
 		ListMeta: metav1.ListMeta{ResourceVersion: model.RvString(c.RV)}, Items: []appsv1.DaemonSet{}}
 	if c.OwnDaemonSets() {
@@ -78,9 +80,9 @@ func (w *Core) ListDaemonSets(c *model.Cluster, o ListOptions) *appsv1.DaemonSet
 	if c.Autopilot || (o.Namespace != "" && o.Namespace != "kube-system") {
 		return out
 	}
-	for _, ds := range SystemDaemonSets {
-		if state := c.DaemonSetStates[ds.name]; state != nil && o.Matches("kube-system", map[string]string{"k8s-app": ds.name}) {
-			out.Items = append(out.Items, *w.renderDaemonSet(c, ds, state))
+	for _, ds := range core.SystemDaemonSets {
+		if state := c.DaemonSetStates[ds.Name]; state != nil && o.Matches("kube-system", map[string]string{"k8s-app": ds.Name}) {
+			out.Items = append(out.Items, *w.RenderDaemonSet(c, ds, state))
 		}
 	}
 	sort.Slice(out.Items, func(i, j int) bool { return out.Items[i].Name < out.Items[j].Name })
@@ -88,16 +90,16 @@ func (w *Core) ListDaemonSets(c *model.Cluster, o ListOptions) *appsv1.DaemonSet
 }
 
 // GetDaemonSet gets one of GKE's system DaemonSets.
-func (w *Core) GetDaemonSet(c *model.Cluster, ns, name string) (*appsv1.DaemonSet, error) {
+func (w *Workloads) GetDaemonSet(c *model.Cluster, ns, name string) (*appsv1.DaemonSet, error) {
 	if c.OwnDaemonSets() {
 		if ds := c.DaemonSets[ns+"/"+name]; ds != nil && !ds.Static {
 			return w.renderClusterDaemonSet(c, ds), nil
 		}
 		return nil, model.KubeNotFound(resDaemonSets, name)
 	}
-	ds := systemDaemonSet(name)
+	ds := core.SystemDaemonSetNamed(name)
 	if ds == nil || ns != "kube-system" || c.Autopilot || c.DaemonSetStates[name] == nil {
 		return nil, model.KubeNotFound(resDaemonSets, name)
 	}
-	return w.renderDaemonSet(c, ds, c.DaemonSetStates[name]), nil
+	return w.RenderDaemonSet(c, ds, c.DaemonSetStates[name]), nil
 }
