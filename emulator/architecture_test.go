@@ -24,6 +24,7 @@ var allowedImports = map[string][]string{
 	"emulator/sim/core":          {"emulator/api", "emulator/sim/catalog", "emulator/sim/model", "emulator/sim/engine"},
 	"emulator/sim/workloads":     {"emulator/sim/model", "emulator/sim/engine", "emulator/sim/core"},
 	"emulator/sim/loadbalancers": {"emulator/api", "emulator/sim/catalog", "emulator/sim/model", "emulator/sim/engine", "emulator/sim/core"},
+	"emulator/sim/compute":       {"emulator/api", "emulator/sim/catalog", "emulator/sim/model", "emulator/sim/engine", "emulator/sim/core", "emulator/sim/loadbalancers"},
 	"emulator/sim/autoscaler":    {"emulator/api", "emulator/sim/model", "emulator/sim/engine", "emulator/sim/core", "emulator/sim/workloads"},
 	"emulator/sim/kubeapi":       {"emulator/sim/model", "emulator/sim/engine", "emulator/sim/core", "emulator/sim/workloads", "emulator/sim/loadbalancers"},
 	"emulator/sim/upgrade":       {"emulator/api", "emulator/sim/catalog", "emulator/sim/model", "emulator/sim/engine", "emulator/sim/core", "emulator/sim/maintenance"},
@@ -37,7 +38,7 @@ var allowedImports = map[string][]string{
 		"emulator/sim/maintenance", "emulator/sim/loadbalancers", "emulator/sim/autoupgrade", "emulator/sim/gke", "emulator/sim/workloads"},
 	"emulator/sim": {"emulator/api", "emulator/sim/clusterimport", "emulator/sim/gke", "emulator/sim/views", "emulator/sim/catalog", "emulator/sim/eventq", "emulator/sim/window", "emulator/sim/model", "emulator/sim/engine",
 		"emulator/sim/maintenance", "emulator/sim/core", "emulator/sim/loadbalancers", "emulator/sim/autoscaler", "emulator/sim/kubeapi",
-		"emulator/sim/upgrade", "emulator/sim/autoupgrade", "emulator/sim/workloads"},
+		"emulator/sim/upgrade", "emulator/sim/autoupgrade", "emulator/sim/workloads", "emulator/sim/compute"},
 	"emulator/store":           {"emulator/sim"},
 	"emulator/server":          {"emulator/api", "emulator/console", "emulator/googlejson", "emulator/sim"},
 	"emulator/console":         {},
@@ -97,7 +98,7 @@ func TestSimulationReadsNoWallClock(t *testing.T) {
 	wallClock := map[string]bool{"Now": true, "Since": true, "Until": true, "After": true, "AfterFunc": true, "Sleep": true,
 		"NewTimer": true, "NewTicker": true, "Tick": true}
 	for _, pkg := range []string{"emulator/sim", "emulator/sim/catalog", "emulator/sim/window", "emulator/sim/eventq", "emulator/sim/model", "emulator/sim/engine", "emulator/sim/maintenance", "emulator/sim/core",
-		"emulator/sim/loadbalancers", "emulator/sim/autoscaler", "emulator/sim/kubeapi", "emulator/sim/upgrade", "emulator/sim/autoupgrade", "emulator/sim/views", "emulator/sim/gke", "emulator/sim/clusterimport", "emulator/sim/workloads"} {
+		"emulator/sim/loadbalancers", "emulator/sim/autoscaler", "emulator/sim/kubeapi", "emulator/sim/upgrade", "emulator/sim/autoupgrade", "emulator/sim/views", "emulator/sim/gke", "emulator/sim/clusterimport", "emulator/sim/workloads", "emulator/sim/compute"} {
 		dir := filepath.Join(root, pkg)
 		bp, err := build.Default.ImportDir(dir, 0)
 		if err != nil {

@@ -14,7 +14,7 @@ import (
 // zone x 3 zones), running, with GKE's DaemonSet pods (4 per node) and system Deployments.
 // Each mutate function may change the cluster before it is created.
 // benchWorld is a world as a server runs it while no client follows its clusters' Kubernetes
-// API (no watch, no request): their change feeds record nothing (changefeed.go). The
+// API (no watch, no request): their change feeds record nothing (core/changefeed.go). The
 // *Followed benchmarks measure the feeds' cost.
 func benchWorld() *World {
 	w := New(Options{Seed: 1, Start: testStart})

@@ -27,59 +27,59 @@ func (w *World) GetCluster(project string, location string, name string) (*model
 	return w.core.GetCluster(project, location, name)
 }
 
-// InstanceGroupManagers: see loadbalancers.LoadBalancers.InstanceGroupManagers.
+// InstanceGroupManagers: see compute.Compute.InstanceGroupManagers.
 func (w *World) InstanceGroupManagers(project string, zone string, links core.Links) []*api.InstanceGroupManager {
-	return w.loadbalancers.InstanceGroupManagers(project, zone, links)
+	return w.compute.InstanceGroupManagers(project, zone, links)
 }
 
-// InstanceGroupManager: see loadbalancers.LoadBalancers.InstanceGroupManager.
+// InstanceGroupManager: see compute.Compute.InstanceGroupManager.
 func (w *World) InstanceGroupManager(project string, zone string, name string, links core.Links) (*api.InstanceGroupManager, error) {
-	return w.loadbalancers.InstanceGroupManager(project, zone, name, links)
+	return w.compute.InstanceGroupManager(project, zone, name, links)
 }
 
-// ManagedInstances: see loadbalancers.LoadBalancers.ManagedInstances.
+// ManagedInstances: see compute.Compute.ManagedInstances.
 func (w *World) ManagedInstances(project string, zone string, name string, links core.Links) (*api.ManagedInstanceList, error) {
-	return w.loadbalancers.ManagedInstances(project, zone, name, links)
+	return w.compute.ManagedInstances(project, zone, name, links)
 }
 
-// ComputeOperation: see loadbalancers.LoadBalancers.ComputeOperation.
+// ComputeOperation: see compute.Compute.ComputeOperation.
 func (w *World) ComputeOperation(project string, scope string, name string, l core.Links) (*api.ComputeOperation, error) {
-	return w.loadbalancers.ComputeOperation(project, scope, name, l)
+	return w.compute.ComputeOperation(project, scope, name, l)
 }
 
-// InsertBackendService: see loadbalancers.LoadBalancers.InsertBackendService.
+// InsertBackendService: see compute.Compute.InsertBackendService.
 func (w *World) InsertBackendService(project string, region string, in *api.BackendService, l core.Links) (*api.ComputeOperation, error) {
-	return w.loadbalancers.InsertBackendService(project, region, in, l)
+	return w.compute.InsertBackendService(project, region, in, l)
 }
 
-// UpdateBackendService: see loadbalancers.LoadBalancers.UpdateBackendService.
+// UpdateBackendService: see compute.Compute.UpdateBackendService.
 func (w *World) UpdateBackendService(project string, region string, name string, in *api.BackendService, patch bool, l core.Links) (*api.ComputeOperation, error) {
-	return w.loadbalancers.UpdateBackendService(project, region, name, in, patch, l)
+	return w.compute.UpdateBackendService(project, region, name, in, patch, l)
 }
 
-// DeleteBackendService: see loadbalancers.LoadBalancers.DeleteBackendService.
+// DeleteBackendService: see compute.Compute.DeleteBackendService.
 func (w *World) DeleteBackendService(project string, region string, name string, l core.Links) (*api.ComputeOperation, error) {
-	return w.loadbalancers.DeleteBackendService(project, region, name, l)
+	return w.compute.DeleteBackendService(project, region, name, l)
 }
 
-// InsertInstanceGroup: see loadbalancers.LoadBalancers.InsertInstanceGroup.
+// InsertInstanceGroup: see compute.Compute.InsertInstanceGroup.
 func (w *World) InsertInstanceGroup(project string, zone string, in *api.InstanceGroup, l core.Links) (*api.ComputeOperation, error) {
-	return w.loadbalancers.InsertInstanceGroup(project, zone, in, l)
+	return w.compute.InsertInstanceGroup(project, zone, in, l)
 }
 
-// DeleteInstanceGroup: see loadbalancers.LoadBalancers.DeleteInstanceGroup.
+// DeleteInstanceGroup: see compute.Compute.DeleteInstanceGroup.
 func (w *World) DeleteInstanceGroup(project string, zone string, name string, l core.Links) (*api.ComputeOperation, error) {
-	return w.loadbalancers.DeleteInstanceGroup(project, zone, name, l)
+	return w.compute.DeleteInstanceGroup(project, zone, name, l)
 }
 
-// AddInstances: see loadbalancers.LoadBalancers.AddInstances.
+// AddInstances: see compute.Compute.AddInstances.
 func (w *World) AddInstances(project string, zone string, name string, refs []*api.InstanceReference, l core.Links) (*api.ComputeOperation, error) {
-	return w.loadbalancers.AddInstances(project, zone, name, refs, l)
+	return w.compute.AddInstances(project, zone, name, refs, l)
 }
 
-// RemoveInstances: see loadbalancers.LoadBalancers.RemoveInstances.
+// RemoveInstances: see compute.Compute.RemoveInstances.
 func (w *World) RemoveInstances(project string, zone string, name string, refs []*api.InstanceReference, l core.Links) (*api.ComputeOperation, error) {
-	return w.loadbalancers.RemoveInstances(project, zone, name, refs, l)
+	return w.compute.RemoveInstances(project, zone, name, refs, l)
 }
 
 // ListNamespaces: see kubeapi.API.ListNamespaces.
@@ -108,7 +108,7 @@ func (w *World) DeleteNamespace(c *model.Cluster, name string) (*corev1.Namespac
 }
 
 // ListDeployments: see kubeapi.API.ListDeployments.
-func (w *World) ListDeployments(c *model.Cluster, o core.ListOptions) *appsv1.DeploymentList {
+func (w *World) ListDeployments(c *model.Cluster, o model.ListOptions) *appsv1.DeploymentList {
 	return w.kubeapi.ListDeployments(c, o)
 }
 
@@ -148,7 +148,7 @@ func (w *World) DeleteDeployment(c *model.Cluster, ns string, name string) (*app
 }
 
 // ListPods: see kubeapi.API.ListPods.
-func (w *World) ListPods(c *model.Cluster, o core.ListOptions) *corev1.PodList {
+func (w *World) ListPods(c *model.Cluster, o model.ListOptions) *corev1.PodList {
 	return w.kubeapi.ListPods(c, o)
 }
 
@@ -178,7 +178,7 @@ func (w *World) EvictPod(c *model.Cluster, ns string, name string) error {
 }
 
 // ListPDBs: see kubeapi.API.ListPDBs.
-func (w *World) ListPDBs(c *model.Cluster, o core.ListOptions) *policyv1.PodDisruptionBudgetList {
+func (w *World) ListPDBs(c *model.Cluster, o model.ListOptions) *policyv1.PodDisruptionBudgetList {
 	return w.kubeapi.ListPDBs(c, o)
 }
 
@@ -247,94 +247,94 @@ const LBInternalIG = loadbalancers.LBInternalIG
 const LBExternalRBS = loadbalancers.LBExternalRBS
 const LBExternalTargetPool = loadbalancers.LBExternalTargetPool
 
-// ForwardingRules: see loadbalancers.LoadBalancers.ForwardingRules.
+// ForwardingRules: see compute.Compute.ForwardingRules.
 func (w *World) ForwardingRules(project string, region string, l core.Links) []*api.ForwardingRule {
-	return w.loadbalancers.ForwardingRules(project, region, l)
+	return w.compute.ForwardingRules(project, region, l)
 }
 
-// ForwardingRule: see loadbalancers.LoadBalancers.ForwardingRule.
+// ForwardingRule: see compute.Compute.ForwardingRule.
 func (w *World) ForwardingRule(project string, region string, name string, l core.Links) (*api.ForwardingRule, error) {
-	return w.loadbalancers.ForwardingRule(project, region, name, l)
+	return w.compute.ForwardingRule(project, region, name, l)
 }
 
-// BackendServices: see loadbalancers.LoadBalancers.BackendServices.
+// BackendServices: see compute.Compute.BackendServices.
 func (w *World) BackendServices(project string, region string, l core.Links) []*api.BackendService {
-	return w.loadbalancers.BackendServices(project, region, l)
+	return w.compute.BackendServices(project, region, l)
 }
 
-// BackendService: see loadbalancers.LoadBalancers.BackendService.
+// BackendService: see compute.Compute.BackendService.
 func (w *World) BackendService(project string, region string, name string, l core.Links) (*api.BackendService, error) {
-	return w.loadbalancers.BackendService(project, region, name, l)
+	return w.compute.BackendService(project, region, name, l)
 }
 
-// BackendServiceHealth: see loadbalancers.LoadBalancers.BackendServiceHealth.
+// BackendServiceHealth: see compute.Compute.BackendServiceHealth.
 func (w *World) BackendServiceHealth(project string, region string, name string, group string, l core.Links) (*api.BackendServiceGroupHealth, error) {
-	return w.loadbalancers.BackendServiceHealth(project, region, name, group, l)
+	return w.compute.BackendServiceHealth(project, region, name, group, l)
 }
 
-// TargetPools: see loadbalancers.LoadBalancers.TargetPools.
+// TargetPools: see compute.Compute.TargetPools.
 func (w *World) TargetPools(project string, region string, l core.Links) []*api.TargetPool {
-	return w.loadbalancers.TargetPools(project, region, l)
+	return w.compute.TargetPools(project, region, l)
 }
 
-// TargetPool: see loadbalancers.LoadBalancers.TargetPool.
+// TargetPool: see compute.Compute.TargetPool.
 func (w *World) TargetPool(project string, region string, name string, l core.Links) (*api.TargetPool, error) {
-	return w.loadbalancers.TargetPool(project, region, name, l)
+	return w.compute.TargetPool(project, region, name, l)
 }
 
-// TargetPoolHealth: see loadbalancers.LoadBalancers.TargetPoolHealth.
+// TargetPoolHealth: see compute.Compute.TargetPoolHealth.
 func (w *World) TargetPoolHealth(project string, region string, name string, instance string, l core.Links) (*api.TargetPoolInstanceHealth, error) {
-	return w.loadbalancers.TargetPoolHealth(project, region, name, instance, l)
+	return w.compute.TargetPoolHealth(project, region, name, instance, l)
 }
 
-// NetworkEndpointGroups: see loadbalancers.LoadBalancers.NetworkEndpointGroups.
+// NetworkEndpointGroups: see compute.Compute.NetworkEndpointGroups.
 func (w *World) NetworkEndpointGroups(project string, zone string, l core.Links) []*api.NetworkEndpointGroup {
-	return w.loadbalancers.NetworkEndpointGroups(project, zone, l)
+	return w.compute.NetworkEndpointGroups(project, zone, l)
 }
 
-// NetworkEndpointGroup: see loadbalancers.LoadBalancers.NetworkEndpointGroup.
+// NetworkEndpointGroup: see compute.Compute.NetworkEndpointGroup.
 func (w *World) NetworkEndpointGroup(project string, zone string, name string, l core.Links) (*api.NetworkEndpointGroup, error) {
-	return w.loadbalancers.NetworkEndpointGroup(project, zone, name, l)
+	return w.compute.NetworkEndpointGroup(project, zone, name, l)
 }
 
-// NetworkEndpoints: see loadbalancers.LoadBalancers.NetworkEndpoints.
+// NetworkEndpoints: see compute.Compute.NetworkEndpoints.
 func (w *World) NetworkEndpoints(project string, zone string, name string, withHealth bool, l core.Links) (*api.NetworkEndpointGroupsListNetworkEndpoints, error) {
-	return w.loadbalancers.NetworkEndpoints(project, zone, name, withHealth, l)
+	return w.compute.NetworkEndpoints(project, zone, name, withHealth, l)
 }
 
-// InstanceGroups: see loadbalancers.LoadBalancers.InstanceGroups.
+// InstanceGroups: see compute.Compute.InstanceGroups.
 func (w *World) InstanceGroups(project string, zone string, l core.Links) []*api.InstanceGroup {
-	return w.loadbalancers.InstanceGroups(project, zone, l)
+	return w.compute.InstanceGroups(project, zone, l)
 }
 
-// InstanceGroup: see loadbalancers.LoadBalancers.InstanceGroup.
+// InstanceGroup: see compute.Compute.InstanceGroup.
 func (w *World) InstanceGroup(project string, zone string, name string, l core.Links) (*api.InstanceGroup, error) {
-	return w.loadbalancers.InstanceGroup(project, zone, name, l)
+	return w.compute.InstanceGroup(project, zone, name, l)
 }
 
-// InstanceGroupInstances: see loadbalancers.LoadBalancers.InstanceGroupInstances.
+// InstanceGroupInstances: see compute.Compute.InstanceGroupInstances.
 func (w *World) InstanceGroupInstances(project string, zone string, name string, l core.Links) (*api.InstanceGroupsListInstances, error) {
-	return w.loadbalancers.InstanceGroupInstances(project, zone, name, l)
+	return w.compute.InstanceGroupInstances(project, zone, name, l)
 }
 
-// HealthChecks: see loadbalancers.LoadBalancers.HealthChecks.
+// HealthChecks: see compute.Compute.HealthChecks.
 func (w *World) HealthChecks(project string, collection string, region string, l core.Links) []any {
-	return w.loadbalancers.HealthChecks(project, collection, region, l)
+	return w.compute.HealthChecks(project, collection, region, l)
 }
 
-// HealthCheck: see loadbalancers.LoadBalancers.HealthCheck.
+// HealthCheck: see compute.Compute.HealthCheck.
 func (w *World) HealthCheck(project string, collection string, region string, name string, l core.Links) (any, error) {
-	return w.loadbalancers.HealthCheck(project, collection, region, name, l)
+	return w.compute.HealthCheck(project, collection, region, name, l)
 }
 
-// Firewalls: see loadbalancers.LoadBalancers.Firewalls.
+// Firewalls: see compute.Compute.Firewalls.
 func (w *World) Firewalls(project string, l core.Links) []*api.Firewall {
-	return w.loadbalancers.Firewalls(project, l)
+	return w.compute.Firewalls(project, l)
 }
 
-// Firewall: see loadbalancers.LoadBalancers.Firewall.
+// Firewall: see compute.Compute.Firewall.
 func (w *World) Firewall(project string, name string, l core.Links) (*api.Firewall, error) {
-	return w.loadbalancers.Firewall(project, name, l)
+	return w.compute.Firewall(project, name, l)
 }
 
 // LoadBalancers: see loadbalancers.LoadBalancers.LoadBalancers.
@@ -384,7 +384,7 @@ const AnnotationUDPForwardingRule = loadbalancers.AnnotationUDPForwardingRule
 const AnnotationNEGStatus = loadbalancers.AnnotationNEGStatus
 
 // ListServices: see loadbalancers.LoadBalancers.ListServices.
-func (w *World) ListServices(c *model.Cluster, o core.ListOptions) *corev1.ServiceList {
+func (w *World) ListServices(c *model.Cluster, o model.ListOptions) *corev1.ServiceList {
 	return w.loadbalancers.ListServices(c, o)
 }
 

@@ -47,7 +47,7 @@ func (w *World) GetDaemonSet(c *model.Cluster, ns string, name string) (*appsv1.
 	return w.workloads.GetDaemonSet(c, ns, name)
 }
 
-type ListOptions = core.ListOptions
+type ListOptions = model.ListOptions
 
 // APITime: see core.APITime.
 func APITime(t time.Time) metav1.Time { return core.APITime(t) }

@@ -19,7 +19,7 @@ import (
 
 // The fixtures are a GKE cluster as `gcloud container clusters describe --format json` prints it
 // and its objects as `kubectl get nodes,pods,deployments,replicasets,statefulsets,daemonsets,pdb,
-// services -A -o json` prints them (emulator/testdata/snapshot; gen/main.go describes them).
+// services -A -o json` prints them (emulator/testdata/snapshot; testdata/snapshot/gen/main.go describes them).
 
 func shopRequest(t testing.TB) *api.ImportClusterRequest {
 	t.Helper()
@@ -147,12 +147,12 @@ func TestImportFixture(t *testing.T) {
 		t.Errorf("db stand-in %+v", d)
 	}
 	// PDBs count the pods they protect.
-	if st := w.core.PdbStatus(c, c.PDBs["default/payments"]); st.ExpectedPods != 2 || st.CurrentHealthy != 2 || st.DisruptionsAllowed != 0 {
+	if st := w.core.PDBStatus(c, c.PDBs["default/payments"]); st.ExpectedPods != 2 || st.CurrentHealthy != 2 || st.DisruptionsAllowed != 0 {
 		t.Errorf("payments PDB %+v", st)
 	}
 	// The LoadBalancer Service keeps its address and gets its backends.
 	s := c.Services["default/web"]
-	if s.LB == nil || s.LB.IP != "34.140.77.12" || s.LB.State != loadbalancers.LbReady || s.LB.Kind != loadbalancers.LBExternalTargetPool {
+	if s.LB == nil || s.LB.IP != "34.140.77.12" || s.LB.State != loadbalancers.LBReady || s.LB.Kind != loadbalancers.LBExternalTargetPool {
 		t.Fatalf("web load balancer %+v", s.LB)
 	}
 	advance(w, time.Minute)
@@ -345,7 +345,7 @@ func TestImportedClusterRestoresAndUpgrades(t *testing.T) {
 			t.Errorf("node %s labels %v", n.Name, k.Labels)
 		}
 		var ds []string
-		for _, p := range w.kubeapi.ListPods(c, core.ListOptions{NodeName: n.Name}).Items {
+		for _, p := range w.kubeapi.ListPods(c, model.ListOptions{NodeName: n.Name}).Items {
 			if ref := p.OwnerReferences; len(ref) > 0 && (ref[0].Kind == "DaemonSet" || ref[0].Kind == "Node") {
 				ds = append(ds, p.Name)
 			}

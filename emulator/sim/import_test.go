@@ -33,25 +33,25 @@ func exportCluster(t testing.TB, w *World, c *model.Cluster) *api.ImportClusterR
 	for _, n := range w.gke.K8sNodes(c) {
 		items = append(items, n)
 	}
-	for _, p := range w.kubeapi.ListPods(c, core.ListOptions{}).Items {
+	for _, p := range w.kubeapi.ListPods(c, model.ListOptions{}).Items {
 		items = append(items, p)
 	}
-	for _, d := range w.kubeapi.ListDeployments(c, core.ListOptions{}).Items {
+	for _, d := range w.kubeapi.ListDeployments(c, model.ListOptions{}).Items {
 		items = append(items, d)
 	}
-	for _, rs := range w.workloads.ListReplicaSets(c, core.ListOptions{}).Items {
+	for _, rs := range w.workloads.ListReplicaSets(c, model.ListOptions{}).Items {
 		items = append(items, rs)
 	}
-	for _, s := range w.workloads.ListStatefulSets(c, core.ListOptions{}).Items {
+	for _, s := range w.workloads.ListStatefulSets(c, model.ListOptions{}).Items {
 		items = append(items, s)
 	}
-	for _, ds := range w.workloads.ListDaemonSets(c, core.ListOptions{}).Items {
+	for _, ds := range w.workloads.ListDaemonSets(c, model.ListOptions{}).Items {
 		items = append(items, ds)
 	}
-	for _, b := range w.kubeapi.ListPDBs(c, core.ListOptions{}).Items {
+	for _, b := range w.kubeapi.ListPDBs(c, model.ListOptions{}).Items {
 		items = append(items, b)
 	}
-	for _, s := range w.loadbalancers.ListServices(c, core.ListOptions{}).Items {
+	for _, s := range w.loadbalancers.ListServices(c, model.ListOptions{}).Items {
 		items = append(items, s)
 	}
 	oj, err := json.Marshal(map[string]any{"apiVersion": "v1", "kind": "List", "items": items, "metadata": map[string]string{"resourceVersion": ""}})

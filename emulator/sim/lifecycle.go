@@ -12,7 +12,7 @@ import (
 
 // How the controllers hear about nodes and pods.
 //
-// The core (nodes.go, pods.go) changes nodes and pods and says what happened through the hooks
+// The core (core/nodes.go, core/pods.go) changes nodes and pods and says what happened through the hooks
 // below; it never calls a controller by name. Each controller registers what it must hear in
 // wireControllers, the one place that shows who reacts to what and in which order. The order
 // matters: the scheduler's view must be current before a load balancer re-reads a node, and an
@@ -35,7 +35,7 @@ func (w *World) wireControllers() {
 	// The workload controllers' steps inside the core's: an imported cluster's own DaemonSet
 	// pods on a node that became ready, and the statuses they derive before a publish.
 	w.core.Workloads = core.WorkloadSteps{StartOwnDaemonPods: w.workloads.StartOwnDaemonPods, SyncStatus: w.workloads.SyncStatus}
-	// An operation's work is its type's (work.go).
+	// An operation's work is its type's (gke/work.go).
 	w.core.OpWork = core.OpWork{Begin: w.gke.BeginWork, Done: w.gke.WorkDone, Complete: w.gke.CompleteWork}
 	// The event log's entries reach the cluster's change feed (Kubernetes Events).
 	h.EntryLogged = w.core.RecordChange
@@ -48,12 +48,12 @@ func (w *World) wireControllers() {
 		func(c *model.Cluster, n *model.Node, _ engine.NodeChange) { w.core.SchedNodeChanged(c, n) },
 		func(c *model.Cluster, n *model.Node, what engine.NodeChange) {
 			if what != engine.NodeCordonChanged { // load balancers follow node states, not cordons
-				w.loadbalancers.LbNodeChanged(c, n)
+				w.loadbalancers.LBNodeChanged(c, n)
 			}
 		},
 		func(c *model.Cluster, n *model.Node, what engine.NodeChange) {
 			if what == engine.NodeForgotten { // a VM that is gone leaves users' instance groups
-				w.loadbalancers.UserGroupsNodeGone(c, n)
+				w.compute.UserGroupsNodeGone(c, n)
 			}
 		},
 		// A surge upgrade's view of its zone notes nodes changed by anything but itself.
@@ -87,5 +87,5 @@ func (w *World) wireControllers() {
 			}
 			w.workloads.OwnerChanged(c, p)
 		},
-		func(c *model.Cluster, p *model.Pod, _ engine.PodChange) { w.loadbalancers.SvcPodChanged(c, p) })
+		func(c *model.Cluster, p *model.Pod, _ engine.PodChange) { w.loadbalancers.ServicePodChanged(c, p) })
 }

@@ -23,7 +23,7 @@ func newTestWorld(t *testing.T) *World {
 }
 
 // unfollowedFeeds makes newTestWorld's worlds run as a server does when no client follows
-// their clusters: the change feeds record nothing (changefeed.go). Only non-parallel tests set
+// their clusters: the change feeds record nothing (core/changefeed.go). Only non-parallel tests set
 // it, and put it back.
 var unfollowedFeeds bool
 

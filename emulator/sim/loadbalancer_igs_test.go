@@ -29,7 +29,7 @@ func insertUserBS(w *World, name, scheme string, groups ...string) (*api.Compute
 	for _, g := range groups {
 		bs.Backends = append(bs.Backends, &api.Backend{Group: "projects/proj/zones/" + igZone + "/instanceGroups/" + g})
 	}
-	return w.loadbalancers.InsertBackendService("proj", "us-central1", bs, testLinks)
+	return w.compute.InsertBackendService("proj", "us-central1", bs, testLinks)
 }
 
 func mustInsertUserBS(t *testing.T, w *World, name, scheme string, groups ...string) {
@@ -47,13 +47,13 @@ func mustInsertUserBS(t *testing.T, w *World, name, scheme string, groups ...str
 // mustCustomGroup creates an unmanaged instance group outside GKE holding nodes.
 func mustCustomGroup(t *testing.T, w *World, name string, nodes ...string) {
 	t.Helper()
-	if _, err := w.loadbalancers.InsertInstanceGroup("proj", igZone, &api.InstanceGroup{Name: name}, testLinks); err != nil {
+	if _, err := w.compute.InsertInstanceGroup("proj", igZone, &api.InstanceGroup{Name: name}, testLinks); err != nil {
 		t.Fatalf("insert instance group %s: %v", name, err)
 	}
 	if len(nodes) == 0 {
 		return
 	}
-	if _, err := w.loadbalancers.AddInstances("proj", igZone, name, instanceRefs(nodes...), testLinks); err != nil {
+	if _, err := w.compute.AddInstances("proj", igZone, name, instanceRefs(nodes...), testLinks); err != nil {
 		t.Fatalf("addInstances %s: %v", name, err)
 	}
 }
@@ -125,7 +125,7 @@ func TestUserBackendServiceOnPoolMIGBlocksIGKindsPerRLB5(t *testing.T) {
 				return
 			}
 			// Attempts at 0, 5, 15, 35 and 75 s in two minutes; the next at 155 s.
-			if len(evs) != 5 || ingressIP(w, c, s) != "" || s.LB.State != loadbalancers.LbProvisioning || s.LB.Blocked.Attempts != 5 {
+			if len(evs) != 5 || ingressIP(w, c, s) != "" || s.LB.State != loadbalancers.LBProvisioning || s.LB.Blocked.Attempts != 5 {
 				t.Fatalf("after 2 min: IP %q, state %s, %d failure events, block %+v", ingressIP(w, c, s), s.LB.State, len(evs), s.LB.Blocked)
 			}
 			st, _ := w.loadbalancers.GetLoadBalancer(c, "default", "web")
@@ -146,7 +146,7 @@ func TestUserBackendServiceBlocksInternalLBUntilDeleted(t *testing.T) {
 	c := lbTestCluster(t, w, igZone, false, &api.NodePool{Name: "pool-a", InitialNodeCount: 3})
 	mig := poolMIG(c, "pool-a")
 	mustInsertUserBS(t, w, "user-bs", "INTERNAL", mig)
-	if bs, err := w.loadbalancers.BackendService("proj", "us-central1", "user-bs", testLinks); err != nil || len(bs.Backends) != 1 ||
+	if bs, err := w.compute.BackendService("proj", "us-central1", "user-bs", testLinks); err != nil || len(bs.Backends) != 1 ||
 		bs.Backends[0].Group != "http://gkesim/compute/v1/projects/proj/zones/"+igZone+"/instanceGroups/"+mig || bs.Backends[0].BalancingMode != "CONNECTION" {
 		t.Fatalf("backend service: %v %s", err, mustJSON(bs))
 	}
@@ -172,7 +172,7 @@ func TestUserBackendServiceBlocksInternalLBUntilDeleted(t *testing.T) {
 			t.Errorf("event %q does not say %q", evs[6].Message, f)
 		}
 	}
-	if ip := ingressIP(w, c, ilb); ip != "" || ilb.LB.State != loadbalancers.LbProvisioning || len(ilb.LB.Members) != 0 {
+	if ip := ingressIP(w, c, ilb); ip != "" || ilb.LB.State != loadbalancers.LBProvisioning || len(ilb.LB.Members) != 0 {
 		t.Fatalf("after 10 min: IP %q, state %s, %d backends", ip, ilb.LB.State, len(ilb.LB.Members))
 	}
 	st, _ := w.loadbalancers.GetLoadBalancer(c, "default", "ilb")
@@ -184,13 +184,13 @@ func TestUserBackendServiceBlocksInternalLBUntilDeleted(t *testing.T) {
 	if err != nil || tr.Result != "DROPPED" || !strings.Contains(tr.Reason, "GKE could not build") || !strings.Contains(tr.Reason, "user-bs") {
 		t.Errorf("trace: %v %s", err, mustJSON(tr))
 	}
-	if len(w.loadbalancers.ForwardingRules("proj", "us-central1", testLinks)) != 0 {
+	if len(w.compute.ForwardingRules("proj", "us-central1", testLinks)) != 0 {
 		t.Errorf("a forwarding rule for a load balancer GKE could not build")
 	}
 
 	// The user deletes the backend service at 600 s; GKE does not watch Compute Engine: its
 	// next try, at 615 s, builds the load balancer.
-	if op, err := w.loadbalancers.DeleteBackendService("proj", "us-central1", "user-bs", testLinks); err != nil || op.OperationType != "delete" || op.Status != "DONE" {
+	if op, err := w.compute.DeleteBackendService("proj", "us-central1", "user-bs", testLinks); err != nil || op.OperationType != "delete" || op.Status != "DONE" {
 		t.Fatalf("delete: %v %s", err, mustJSON(op))
 	}
 	deleted := w.engine.Now()
@@ -198,7 +198,7 @@ func TestUserBackendServiceBlocksInternalLBUntilDeleted(t *testing.T) {
 	if ev, _ := w.engine.Events(engine.EventFilter{Type: "EnsuringLoadBalancer", Since: deleted}); len(ev) != 0 {
 		t.Fatalf("GKE retried before its backoff: %s", mustJSON(ev))
 	}
-	advance(w, loadbalancers.LbRetryMax+loadbalancers.LbProvisionBase+loadbalancers.LbProvisionSpread)
+	advance(w, loadbalancers.LBRetryMax+loadbalancers.LBProvisionBase+loadbalancers.LBProvisionSpread)
 	ens, _ := w.engine.Events(engine.EventFilter{Type: "EnsuringLoadBalancer", Since: deleted})
 	if at, _ := time.Parse(time.RFC3339, ens[0].Time); len(ens) != 1 || at.Sub(created) != 615*time.Second || !strings.Contains(ens[0].Message, "attempt 8") {
 		t.Errorf("retry: %s", mustJSON(ens))
@@ -206,14 +206,14 @@ func TestUserBackendServiceBlocksInternalLBUntilDeleted(t *testing.T) {
 	if ip := ingressIP(w, c, ilb); ip == "" || ip != ilb.LB.IP || ilb.LB.Blocked != nil || ilb.LB.Failed != "" || len(ilb.LB.Members) != 3 {
 		t.Fatalf("after the delete: IP %q, %+v", ip, ilb.LB)
 	}
-	if took := ilb.LB.ReadyTime.Sub(deleted); took > 15*time.Second+loadbalancers.LbProvisionBase+loadbalancers.LbProvisionSpread {
-		t.Errorf("ready %s after the delete, want at most %s", took, 15*time.Second+loadbalancers.LbProvisionBase+loadbalancers.LbProvisionSpread)
+	if took := ilb.LB.ReadyTime.Sub(deleted); took > 15*time.Second+loadbalancers.LBProvisionBase+loadbalancers.LBProvisionSpread {
+		t.Errorf("ready %s after the delete, want at most %s", took, 15*time.Second+loadbalancers.LBProvisionBase+loadbalancers.LBProvisionSpread)
 	}
 	if len(syncFailures(w)) != 7 {
 		t.Errorf("%d failures, want no more than the 7", len(syncFailures(w)))
 	}
 	// GKE's group now holds every node (R-LB-5: one load-balanced group per VM).
-	inst, err := w.loadbalancers.InstanceGroupInstances("proj", igZone, loadbalancers.GkeInstanceGroupName(c), testLinks)
+	inst, err := w.compute.InstanceGroupInstances("proj", igZone, loadbalancers.GKEInstanceGroupName(c), testLinks)
 	if err != nil || len(inst.Items) != 3 {
 		t.Errorf("GKE's group: %v %s", err, mustJSON(inst))
 	}
@@ -247,17 +247,17 @@ func TestCustomUnmanagedGroupBlocksRBSNetLB(t *testing.T) {
 			t.Errorf("event %q does not say %q", evs[4].Message, f)
 		}
 	}
-	if inst, err := w.loadbalancers.InstanceGroupInstances("proj", igZone, "custom", testLinks); err != nil || len(inst.Items) != 2 || inst.Items[0].Status != "RUNNING" {
+	if inst, err := w.compute.InstanceGroupInstances("proj", igZone, "custom", testLinks); err != nil || len(inst.Items) != 2 || inst.Items[0].Status != "RUNNING" {
 		t.Errorf("custom group: %v %s", err, mustJSON(inst))
 	}
 
 	// Taking the nodes out of the group (still a backend, now empty) is enough.
-	op, err := w.loadbalancers.RemoveInstances("proj", igZone, "custom", instanceRefs(nodes[0], nodes[1]), testLinks)
+	op, err := w.compute.RemoveInstances("proj", igZone, "custom", instanceRefs(nodes[0], nodes[1]), testLinks)
 	if err != nil || op.OperationType != "compute.instanceGroups.removeInstances" || !strings.HasSuffix(op.Zone, "/zones/"+igZone) {
 		t.Fatalf("removeInstances: %v %s", err, mustJSON(op))
 	}
 	removed := w.engine.Now()
-	advance(w, loadbalancers.LbRetryMax+loadbalancers.LbProvisionBase+loadbalancers.LbProvisionSpread)
+	advance(w, loadbalancers.LBRetryMax+loadbalancers.LBProvisionBase+loadbalancers.LBProvisionSpread)
 	ens, _ := w.engine.Events(engine.EventFilter{Type: "EnsuringLoadBalancer", Since: removed})
 	if at, _ := time.Parse(time.RFC3339, ens[0].Time); len(ens) != 1 || at.Sub(created) != 155*time.Second {
 		t.Errorf("retry: %s", mustJSON(ens))
@@ -281,8 +281,8 @@ func TestAttachingNodesInGKEGroupsIsRefused(t *testing.T) {
 	}
 	nodes := core.SortedNodeNames(c)
 	mig := poolMIG(c, "pool-a")
-	gkeGroup := "projects/proj/zones/" + igZone + "/instanceGroups/" + loadbalancers.GkeInstanceGroupName(c)
-	gkeBS := "projects/proj/regions/us-central1/backendServices/" + w.loadbalancers.LbNamesOf(c, ilb).BackendService
+	gkeGroup := "projects/proj/zones/" + igZone + "/instanceGroups/" + loadbalancers.GKEInstanceGroupName(c)
+	gkeBS := "projects/proj/regions/us-central1/backendServices/" + w.loadbalancers.LBNamesOf(c, ilb).BackendService
 
 	_, err := insertUserBS(w, "on-mig", "INTERNAL", mig)
 	wantComputeError(t, err, http.StatusBadRequest, "instanceInMultipleLoadBalancedIgs",
@@ -295,10 +295,10 @@ func TestAttachingNodesInGKEGroupsIsRefused(t *testing.T) {
 
 	mustCustomGroup(t, w, "empty")
 	mustInsertUserBS(t, w, "on-empty", "EXTERNAL", "empty") // nothing in it: allowed
-	_, err = w.loadbalancers.AddInstances("proj", igZone, "empty", instanceRefs(nodes[0]), testLinks)
+	_, err = w.compute.AddInstances("proj", igZone, "empty", instanceRefs(nodes[0]), testLinks)
 	wantComputeError(t, err, http.StatusBadRequest, "instanceInMultipleLoadBalancedIgs", "instances/"+nodes[0]+"'", gkeGroup, "instanceGroups/empty'")
 
-	bss := w.loadbalancers.BackendServices("proj", "us-central1", testLinks)
+	bss := w.compute.BackendServices("proj", "us-central1", testLinks)
 	if len(bss) != 2 || bss[1].Name != "on-empty" {
 		t.Errorf("backend services: %s", mustJSON(bss))
 	}
@@ -325,7 +325,7 @@ func TestBuiltLBKeepsBackendsWhenNewNodesAreHeld(t *testing.T) {
 	runOp(t, w, op, time.Hour)
 	advance(w, time.Minute)
 
-	if ingressIP(w, c, ilb) != ip || ilb.LB.State != loadbalancers.LbReady || len(ilb.LB.Members) != 3 || ilb.LB.Blocked == nil {
+	if ingressIP(w, c, ilb) != ip || ilb.LB.State != loadbalancers.LBReady || len(ilb.LB.Members) != 3 || ilb.LB.Blocked == nil {
 		t.Fatalf("while held: IP %q (was %s), state %s, %d members, block %+v", ingressIP(w, c, ilb), ip, ilb.LB.State, len(ilb.LB.Members), ilb.LB.Blocked)
 	}
 	for node := range ilb.LB.Members {
@@ -346,14 +346,14 @@ func TestBuiltLBKeepsBackendsWhenNewNodesAreHeld(t *testing.T) {
 		t.Errorf("trace hops: %s", mustJSON(tr.Hops))
 	}
 
-	if _, err := w.loadbalancers.DeleteBackendService("proj", "us-central1", "user-bs", testLinks); err != nil {
+	if _, err := w.compute.DeleteBackendService("proj", "us-central1", "user-bs", testLinks); err != nil {
 		t.Fatal(err)
 	}
-	advance(w, loadbalancers.LbRetryMax+time.Minute)
+	advance(w, loadbalancers.LBRetryMax+time.Minute)
 	if len(ilb.LB.Members) != 5 || ilb.LB.Blocked != nil || ingressIP(w, c, ilb) != ip {
 		t.Errorf("after the delete: %d members, block %+v", len(ilb.LB.Members), ilb.LB.Blocked)
 	}
-	if ok, _ := w.engine.Events(engine.EventFilter{Type: "EnsuredLoadBalancer", Since: w.engine.Now().Add(-loadbalancers.LbRetryMax - time.Minute)}); len(ok) != 1 || !strings.Contains(ok[0].Message, "no node is in a load-balanced instance group created outside GKE any more") {
+	if ok, _ := w.engine.Events(engine.EventFilter{Type: "EnsuredLoadBalancer", Since: w.engine.Now().Add(-loadbalancers.LBRetryMax - time.Minute)}); len(ok) != 1 || !strings.Contains(ok[0].Message, "no node is in a load-balanced instance group created outside GKE any more") {
 		t.Errorf("recovery events: %s", mustJSON(ok))
 	}
 }
@@ -364,7 +364,7 @@ func TestComputeUserWritesValidation(t *testing.T) {
 	c := lbTestCluster(t, w, igZone, false, &api.NodePool{Name: "pool-a", InitialNodeCount: 2})
 	ilb := mustCreateService(t, w, c, lbService("ilb", internalLB))
 	advance(w, 2*time.Minute)
-	gkeBS := w.loadbalancers.LbNamesOf(c, ilb).BackendService
+	gkeBS := w.loadbalancers.LBNamesOf(c, ilb).BackendService
 	node := core.SortedNodeNames(c)[0]
 	mig := poolMIG(c, "pool-a")
 	mustCustomGroup(t, w, "custom")
@@ -373,7 +373,7 @@ func TestComputeUserWritesValidation(t *testing.T) {
 		return func() error {
 			in := &api.BackendService{Name: "bs", LoadBalancingScheme: "INTERNAL"}
 			mut(in)
-			_, err := w.loadbalancers.InsertBackendService("proj", "us-central1", in, testLinks)
+			_, err := w.compute.InsertBackendService("proj", "us-central1", in, testLinks)
 			return err
 		}
 	}
@@ -390,7 +390,7 @@ func TestComputeUserWritesValidation(t *testing.T) {
 		{"user's name taken", bs(func(b *api.BackendService) { b.Name = "taken" }), 409, "alreadyExists", "The resource 'projects/proj/regions/us-central1/backendServices/taken' already exists"},
 		{"GKE's name taken", bs(func(b *api.BackendService) { b.Name = gkeBS }), 409, "alreadyExists", "backendServices/" + gkeBS + "' already exists"},
 		{"unknown region", func() error {
-			_, err := w.loadbalancers.InsertBackendService("proj", "mars-north1", &api.BackendService{Name: "bs"}, testLinks)
+			_, err := w.compute.InsertBackendService("proj", "mars-north1", &api.BackendService{Name: "bs"}, testLinks)
 			return err
 		}, 400, "invalid", "Unknown region"},
 		{"unknown scheme", bs(func(b *api.BackendService) { b.LoadBalancingScheme = "GLOBAL" }), 400, "invalid", "'resource.loadBalancingScheme': 'GLOBAL'"},
@@ -409,51 +409,51 @@ func TestComputeUserWritesValidation(t *testing.T) {
 			b.Backends = []*api.Backend{{Group: "zones/" + igZone + "/instanceGroups/custom"}, {Group: "projects/proj/zones/" + igZone + "/instanceGroups/custom"}}
 		}), 400, "invalid", "already a backend of this backend service"},
 		{"delete GKE's backend service", func() error {
-			_, err := w.loadbalancers.DeleteBackendService("proj", "us-central1", gkeBS, testLinks)
+			_, err := w.compute.DeleteBackendService("proj", "us-central1", gkeBS, testLinks)
 			return err
 		}, 400, "resourceInUseByAnotherResource", "is already being used by 'projects/proj/regions/us-central1/forwardingRules/"},
 		{"delete a missing backend service", func() error {
-			_, err := w.loadbalancers.DeleteBackendService("proj", "us-central1", "nope", testLinks)
+			_, err := w.compute.DeleteBackendService("proj", "us-central1", "nope", testLinks)
 			return err
 		}, 404, "notFound", "backendServices/nope' was not found"},
 		{"group name taken by a node pool", func() error {
-			_, err := w.loadbalancers.InsertInstanceGroup("proj", igZone, &api.InstanceGroup{Name: mig}, testLinks)
+			_, err := w.compute.InsertInstanceGroup("proj", igZone, &api.InstanceGroup{Name: mig}, testLinks)
 			return err
 		}, 409, "alreadyExists", mig + "' already exists"},
 		{"delete a group in use", func() error {
-			_, err := w.loadbalancers.DeleteInstanceGroup("proj", igZone, "custom", testLinks)
+			_, err := w.compute.DeleteInstanceGroup("proj", igZone, "custom", testLinks)
 			return err
 		}, 400, "resourceInUseByAnotherResource", "The instance_group resource 'projects/proj/zones/" + igZone + "/instanceGroups/custom' is already being used by 'projects/proj/regions/us-central1/backendServices/taken'"},
 		{"delete a node pool's group", func() error {
-			_, err := w.loadbalancers.DeleteInstanceGroup("proj", igZone, mig, testLinks)
+			_, err := w.compute.DeleteInstanceGroup("proj", igZone, mig, testLinks)
 			return err
 		}, 400, "resourceInUseByAnotherResource", "instanceGroupManagers/" + mig},
 		{"delete GKE's group", func() error {
-			_, err := w.loadbalancers.DeleteInstanceGroup("proj", igZone, loadbalancers.GkeInstanceGroupName(c), testLinks)
+			_, err := w.compute.DeleteInstanceGroup("proj", igZone, loadbalancers.GKEInstanceGroupName(c), testLinks)
 			return err
 		}, 400, "resourceInUseByAnotherResource", "backendServices/" + gkeBS},
 		{"add to a node pool's group", func() error {
-			_, err := w.loadbalancers.AddInstances("proj", igZone, mig, instanceRefs(node), testLinks)
+			_, err := w.compute.AddInstances("proj", igZone, mig, instanceRefs(node), testLinks)
 			return err
 		}, 400, "invalid", "is managed by instance group manager"},
 		{"add a missing VM", func() error {
-			_, err := w.loadbalancers.AddInstances("proj", igZone, "custom", instanceRefs("nope"), testLinks)
+			_, err := w.compute.AddInstances("proj", igZone, "custom", instanceRefs("nope"), testLinks)
 			return err
 		}, 404, "notFound", "instances/nope' was not found"},
 		{"add a VM of another zone", func() error {
-			_, err := w.loadbalancers.AddInstances("proj", igZone, "custom", []*api.InstanceReference{{Instance: "zones/us-central1-b/instances/" + node}}, testLinks)
+			_, err := w.compute.AddInstances("proj", igZone, "custom", []*api.InstanceReference{{Instance: "zones/us-central1-b/instances/" + node}}, testLinks)
 			return err
 		}, 400, "invalid", "the instance group's project and zone"},
 		{"add nothing", func() error {
-			_, err := w.loadbalancers.AddInstances("proj", igZone, "custom", nil, testLinks)
+			_, err := w.compute.AddInstances("proj", igZone, "custom", nil, testLinks)
 			return err
 		}, 400, "required", "'resource.instances'"},
 		{"add a VM twice", func() error {
-			_, err := w.loadbalancers.AddInstances("proj", igZone, "custom", instanceRefs(node, node), testLinks)
+			_, err := w.compute.AddInstances("proj", igZone, "custom", instanceRefs(node, node), testLinks)
 			return err
 		}, 400, "memberAlreadyExists", "Resource 'projects/proj/zones/" + igZone + "/instances/" + node + "' is already a member of 'projects/proj/zones/" + igZone + "/instanceGroups/custom'."},
 		{"remove a non-member", func() error {
-			_, err := w.loadbalancers.RemoveInstances("proj", igZone, "custom", instanceRefs(node), testLinks)
+			_, err := w.compute.RemoveInstances("proj", igZone, "custom", instanceRefs(node), testLinks)
 			return err
 		}, 400, "invalid", "is not a member of"},
 	} {
@@ -469,10 +469,10 @@ func TestUserComputeObjectsPersistAndOutliveTheCluster(t *testing.T) {
 	nodes := core.SortedNodeNames(c)
 	mustCustomGroup(t, w, "custom", nodes[0], nodes[2])
 	mustInsertUserBS(t, w, "user-bs", "EXTERNAL", "custom")
-	before := mustJSON(w.loadbalancers.BackendServices("proj", "us-central1", testLinks)) + mustJSON(w.loadbalancers.InstanceGroups("proj", igZone, testLinks))
+	before := mustJSON(w.compute.BackendServices("proj", "us-central1", testLinks)) + mustJSON(w.compute.InstanceGroups("proj", igZone, testLinks))
 
 	w2 := restoredCopy(t, w)
-	if after := mustJSON(w2.loadbalancers.BackendServices("proj", "us-central1", testLinks)) + mustJSON(w2.loadbalancers.InstanceGroups("proj", igZone, testLinks)); after != before {
+	if after := mustJSON(w2.compute.BackendServices("proj", "us-central1", testLinks)) + mustJSON(w2.compute.InstanceGroups("proj", igZone, testLinks)); after != before {
 		t.Fatalf("restored:\n%s\nwant:\n%s", after, before)
 	}
 	// Deterministic: the same calls on the same seed give the same ids and operation names.
@@ -481,7 +481,7 @@ func TestUserComputeObjectsPersistAndOutliveTheCluster(t *testing.T) {
 	n3 := core.SortedNodeNames(c3)
 	mustCustomGroup(t, w3, "custom", n3[0], n3[2])
 	mustInsertUserBS(t, w3, "user-bs", "EXTERNAL", "custom")
-	if again := mustJSON(w3.loadbalancers.BackendServices("proj", "us-central1", testLinks)) + mustJSON(w3.loadbalancers.InstanceGroups("proj", igZone, testLinks)); again != before {
+	if again := mustJSON(w3.compute.BackendServices("proj", "us-central1", testLinks)) + mustJSON(w3.compute.InstanceGroups("proj", igZone, testLinks)); again != before {
 		t.Errorf("another run:\n%s\nwant:\n%s", again, before)
 	}
 
@@ -493,11 +493,11 @@ func TestUserComputeObjectsPersistAndOutliveTheCluster(t *testing.T) {
 	if w2.core.Cluster("proj", igZone, "c1") != nil {
 		t.Fatal("cluster not deleted")
 	}
-	igs := w2.loadbalancers.InstanceGroups("proj", igZone, testLinks)
+	igs := w2.compute.InstanceGroups("proj", igZone, testLinks)
 	if len(igs) != 1 || igs[0].Name != "custom" || igs[0].Size != 0 {
 		t.Errorf("instance groups after the cluster: %s", mustJSON(igs))
 	}
-	if bs, err := w2.loadbalancers.BackendService("proj", "us-central1", "user-bs", testLinks); err != nil || len(bs.Backends) != 1 {
+	if bs, err := w2.compute.BackendService("proj", "us-central1", "user-bs", testLinks); err != nil || len(bs.Backends) != 1 {
 		t.Errorf("backend service after the cluster: %v %s", err, mustJSON(bs))
 	}
 	if evs, _ := w2.engine.Events(engine.EventFilter{Type: "ComputeInstanceGroupInstancesRemoved"}); len(evs) != 2 || !strings.Contains(evs[0].Message, "the VM was deleted") {
@@ -527,7 +527,7 @@ func TestBackendServiceUpdateAndPatch(t *testing.T) {
 	}
 
 	// From group one to group two, both holding nodes[0]: one stops being load-balanced.
-	op, err := w.loadbalancers.UpdateBackendService("proj", "us-central1", "user-bs", &api.BackendService{Name: "user-bs", LoadBalancingScheme: "EXTERNAL", Backends: group("two"),
+	op, err := w.compute.UpdateBackendService("proj", "us-central1", "user-bs", &api.BackendService{Name: "user-bs", LoadBalancingScheme: "EXTERNAL", Backends: group("two"),
 		HealthChecks: []string{"regions/us-central1/healthChecks/hc"}}, false, testLinks)
 	if err != nil || op.OperationType != "update" {
 		t.Fatalf("update: %v %s", err, mustJSON(op))
@@ -535,8 +535,8 @@ func TestBackendServiceUpdateAndPatch(t *testing.T) {
 	_, err = insertUserBS(w, "other", "EXTERNAL", "one")
 	wantComputeError(t, err, http.StatusBadRequest, "instanceInMultipleLoadBalancedIgs", "instanceGroups/two'", "instanceGroups/one'")
 
-	op, err = w.loadbalancers.UpdateBackendService("proj", "us-central1", "user-bs", &api.BackendService{Description: "mine"}, true, testLinks)
-	bs, _ := w.loadbalancers.BackendService("proj", "us-central1", "user-bs", testLinks)
+	op, err = w.compute.UpdateBackendService("proj", "us-central1", "user-bs", &api.BackendService{Description: "mine"}, true, testLinks)
+	bs, _ := w.compute.BackendService("proj", "us-central1", "user-bs", testLinks)
 	if err != nil || op.OperationType != "patch" || bs.Description != "mine" || bs.LoadBalancingScheme != "EXTERNAL" || len(bs.Backends) != 1 ||
 		!strings.HasSuffix(bs.Backends[0].Group, "/instanceGroups/two") || len(bs.HealthChecks) != 1 || bs.HealthChecks[0] != "http://gkesim/compute/v1/projects/proj/regions/us-central1/healthChecks/hc" {
 		t.Fatalf("patch: %v %s", err, mustJSON(bs))
@@ -548,17 +548,17 @@ func TestBackendServiceUpdateAndPatch(t *testing.T) {
 		t.Fatalf("built while nodes[0] is behind user-bs: %+v", ilb.LB)
 	}
 	// Emptying the backends lets GKE build it; then the pool's group cannot go behind user-bs.
-	if _, err := w.loadbalancers.UpdateBackendService("proj", "us-central1", "user-bs", &api.BackendService{Backends: []*api.Backend{}}, true, testLinks); err != nil {
+	if _, err := w.compute.UpdateBackendService("proj", "us-central1", "user-bs", &api.BackendService{Backends: []*api.Backend{}}, true, testLinks); err != nil {
 		t.Fatal(err)
 	}
-	advance(w, loadbalancers.LbRetryMax+loadbalancers.LbProvisionBase+loadbalancers.LbProvisionSpread)
+	advance(w, loadbalancers.LBRetryMax+loadbalancers.LBProvisionBase+loadbalancers.LBProvisionSpread)
 	if ingressIP(w, c, ilb) == "" {
 		t.Fatalf("not built after the backends were emptied: %+v", ilb.LB)
 	}
-	_, err = w.loadbalancers.UpdateBackendService("proj", "us-central1", "user-bs", &api.BackendService{Backends: group(poolMIG(c, "pool-a"))}, true, testLinks)
-	wantComputeError(t, err, http.StatusBadRequest, "instanceInMultipleLoadBalancedIgs", loadbalancers.GkeInstanceGroupName(c))
-	_, err = w.loadbalancers.UpdateBackendService("proj", "us-central1", w.loadbalancers.LbNamesOf(c, ilb).BackendService, &api.BackendService{Description: "x"}, true, testLinks)
+	_, err = w.compute.UpdateBackendService("proj", "us-central1", "user-bs", &api.BackendService{Backends: group(poolMIG(c, "pool-a"))}, true, testLinks)
+	wantComputeError(t, err, http.StatusBadRequest, "instanceInMultipleLoadBalancedIgs", loadbalancers.GKEInstanceGroupName(c))
+	_, err = w.compute.UpdateBackendService("proj", "us-central1", w.loadbalancers.LBNamesOf(c, ilb).BackendService, &api.BackendService{Description: "x"}, true, testLinks)
 	wantComputeError(t, err, http.StatusBadRequest, "invalid", "is GKE's")
-	_, err = w.loadbalancers.UpdateBackendService("proj", "us-central1", "user-bs", &api.BackendService{Name: "renamed"}, false, testLinks)
+	_, err = w.compute.UpdateBackendService("proj", "us-central1", "user-bs", &api.BackendService{Name: "renamed"}, false, testLinks)
 	wantComputeError(t, err, http.StatusBadRequest, "invalid", "cannot change")
 }

@@ -97,7 +97,7 @@ func TestLoadBalancerKindsPerRLB2(t *testing.T) {
 	ilbNEG := mustCreateService(t, w, c, lbService("ilb-neg", internalLB))
 	rbs := mustCreateService(t, w, c, lbService("netlb-rbs", annotate(loadbalancers.AnnotationL4RBS, "enabled")))
 	tp := mustCreateService(t, w, c, lbService("netlb-tp"))
-	if ilbNEG.LB.State != loadbalancers.LbProvisioning || len(w.loadbalancers.RenderService(c, ilbNEG).Status.LoadBalancer.Ingress) != 0 {
+	if ilbNEG.LB.State != loadbalancers.LBProvisioning || len(w.loadbalancers.RenderService(c, ilbNEG).Status.LoadBalancer.Ingress) != 0 {
 		t.Fatalf("a new load balancer is ready at once: %+v", ilbNEG.LB)
 	}
 	advance(w, 2*time.Minute)
@@ -117,11 +117,11 @@ func TestLoadBalancerKindsPerRLB2(t *testing.T) {
 		{tp, loadbalancers.LBExternalTargetPool, false, false, "service.kubernetes.io/load-balancer-cleanup"},
 	} {
 		lb := tc.s.LB
-		if lb.Kind != tc.kind || lb.State != loadbalancers.LbReady {
+		if lb.Kind != tc.kind || lb.State != loadbalancers.LBReady {
 			t.Errorf("%s: kind %s state %s, want %s READY", tc.s.Name, lb.Kind, lb.State, tc.kind)
 		}
-		if took := lb.ReadyTime.Sub(lb.Start); took < loadbalancers.LbProvisionBase || took > loadbalancers.LbProvisionBase+loadbalancers.LbProvisionSpread {
-			t.Errorf("%s: provisioned in %s, want %s..%s", tc.s.Name, took, loadbalancers.LbProvisionBase, loadbalancers.LbProvisionBase+loadbalancers.LbProvisionSpread)
+		if took := lb.ReadyTime.Sub(lb.Start); took < loadbalancers.LBProvisionBase || took > loadbalancers.LBProvisionBase+loadbalancers.LBProvisionSpread {
+			t.Errorf("%s: provisioned in %s, want %s..%s", tc.s.Name, took, loadbalancers.LBProvisionBase, loadbalancers.LBProvisionBase+loadbalancers.LBProvisionSpread)
 		}
 		ip := net.ParseIP(lb.IP)
 		if tc.internal && !nodeNet.Contains(ip) || !tc.internal && !public.Contains(ip) {
@@ -150,16 +150,16 @@ func TestLoadBalancerKindsPerRLB2(t *testing.T) {
 	}
 
 	// The Compute view: what each row created.
-	frs := w.loadbalancers.ForwardingRules("proj", "us-central1", testLinks)
-	bss := w.loadbalancers.BackendServices("proj", "us-central1", testLinks)
-	tps := w.loadbalancers.TargetPools("proj", "us-central1", testLinks)
+	frs := w.compute.ForwardingRules("proj", "us-central1", testLinks)
+	bss := w.compute.BackendServices("proj", "us-central1", testLinks)
+	tps := w.compute.TargetPools("proj", "us-central1", testLinks)
 	if len(frs) != 4 || len(bss) != 3 || len(tps) != 1 {
 		t.Fatalf("%d forwarding rules, %d backend services, %d target pools; want 4, 3, 1", len(frs), len(bss), len(tps))
 	}
 	for _, bs := range bss {
 		for _, b := range bs.Backends {
 			neg := strings.Contains(b.Group, "/networkEndpointGroups/")
-			if want := bs.Name == w.loadbalancers.LbNamesOf(c, ilbNEG).BackendService; neg != want {
+			if want := bs.Name == w.loadbalancers.LBNamesOf(c, ilbNEG).BackendService; neg != want {
 				t.Errorf("backend service %s has backend %s", bs.Name, b.Group)
 			}
 		}
@@ -170,22 +170,22 @@ func TestLoadBalancerKindsPerRLB2(t *testing.T) {
 	if len(tps[0].Instances) != 6 {
 		t.Errorf("target pool has %d instances, want every node (6)", len(tps[0].Instances))
 	}
-	ig := w.loadbalancers.LbNamesOf(c, ilbIG).InstanceGroup
-	if ig != w.loadbalancers.LbNamesOf(c, rbs).InstanceGroup {
-		t.Errorf("ILB and RBS NetLB use different instance groups: %s, %s (R-LB-2: one shared group per zone)", ig, w.loadbalancers.LbNamesOf(c, rbs).InstanceGroup)
+	ig := w.loadbalancers.LBNamesOf(c, ilbIG).InstanceGroup
+	if ig != w.loadbalancers.LBNamesOf(c, rbs).InstanceGroup {
+		t.Errorf("ILB and RBS NetLB use different instance groups: %s, %s (R-LB-2: one shared group per zone)", ig, w.loadbalancers.LBNamesOf(c, rbs).InstanceGroup)
 	}
 	inGroups := map[string]int{}
 	for _, z := range c.Locations {
-		negs := w.loadbalancers.NetworkEndpointGroups("proj", z, testLinks)
+		negs := w.compute.NetworkEndpointGroups("proj", z, testLinks)
 		if len(negs) != 1 || negs[0].Size != 2 || negs[0].NetworkEndpointType != "GCE_VM_IP" {
 			t.Errorf("zone %s NEGs: %s", z, mustJSON(negs))
 		}
-		for _, g := range w.loadbalancers.LbGroups("proj", z) {
+		for _, g := range w.loadbalancers.LBGroups("proj", z) {
 			for _, n := range g.Nodes {
 				inGroups[n]++
 			}
 		}
-		inst, err := w.loadbalancers.InstanceGroupInstances("proj", z, ig, testLinks)
+		inst, err := w.compute.InstanceGroupInstances("proj", z, ig, testLinks)
 		if err != nil || len(inst.Items) != 2 {
 			t.Errorf("zone %s listInstances of %s: %v %v", z, ig, err, mustJSON(inst))
 		}
@@ -195,10 +195,10 @@ func TestLoadBalancerKindsPerRLB2(t *testing.T) {
 			t.Errorf("node %s is in %d load-balanced instance groups, want exactly 1 (R-LB-5)", n, inGroups[n])
 		}
 	}
-	if hcs := w.loadbalancers.HealthChecks("proj", "httpHealthChecks", "", testLinks); len(hcs) != 1 || hcs[0].(*api.HttpHealthCheck).Port != loadbalancers.KubeProxyHealthPort {
+	if hcs := w.compute.HealthChecks("proj", "httpHealthChecks", "", testLinks); len(hcs) != 1 || hcs[0].(*api.HttpHealthCheck).Port != loadbalancers.KubeProxyHealthPort {
 		t.Errorf("target pool health checks: %s", mustJSON(hcs))
 	}
-	if hcs := w.loadbalancers.HealthChecks("proj", "healthChecks", "us-central1", testLinks); len(hcs) != 1 || !strings.HasSuffix(hcs[0].(*api.HealthCheck).Name, "-l4-shared-hc") {
+	if hcs := w.compute.HealthChecks("proj", "healthChecks", "us-central1", testLinks); len(hcs) != 1 || !strings.HasSuffix(hcs[0].(*api.HealthCheck).Name, "-l4-shared-hc") {
 		t.Errorf("regional health checks (RBS NetLB): %s", mustJSON(hcs))
 	}
 
@@ -213,7 +213,7 @@ func TestLoadBalancerKindsPerRLB2(t *testing.T) {
 		if _, err := w.loadbalancers.UpdateService(c, "default", ch.s.Name, in); err != nil {
 			t.Fatal(err)
 		}
-		if ch.s.LB.Kind != ch.kind || ch.s.LB.State != loadbalancers.LbReady {
+		if ch.s.LB.Kind != ch.kind || ch.s.LB.State != loadbalancers.LBReady {
 			t.Errorf("%s after changing l4-rbs: %s %s, want %s kept", ch.s.Name, ch.s.LB.Kind, ch.s.LB.State, ch.kind)
 		}
 	}
@@ -246,7 +246,7 @@ func TestNEGSubsetClusterPolicy25Of30(t *testing.T) {
 	}
 	w, c, s := subset(42)
 	got := members(s)
-	if len(c.Nodes) != 30 || len(got) != loadbalancers.NegClusterLimit {
+	if len(c.Nodes) != 30 || len(got) != loadbalancers.NEGClusterLimit {
 		t.Fatalf("%d nodes, %d NEG endpoints; want 30 and exactly 25 (R-LB-3)", len(c.Nodes), len(got))
 	}
 	perZone := map[string]int{}
@@ -373,7 +373,7 @@ func TestNEGMembershipFollowsSurgeUpgrade(t *testing.T) {
 	}
 	check := func(when string) {
 		t.Helper()
-		if got := len(cluster.LB.Members); got != loadbalancers.NegClusterLimit {
+		if got := len(cluster.LB.Members); got != loadbalancers.NEGClusterLimit {
 			t.Errorf("%s: Cluster policy has %d endpoints, want 25", when, got)
 		}
 		if got, want := strings.Join(members(localSvc), ","), strings.Join(servingNodes(w, c, localSvc), ","); got != want {
@@ -412,7 +412,7 @@ func TestNEGMembershipFollowsSurgeUpgrade(t *testing.T) {
 			}
 		}
 	}
-	if maxCluster > loadbalancers.NegClusterLimit {
+	if maxCluster > loadbalancers.NEGClusterLimit {
 		t.Errorf("Cluster policy reached %d endpoints during the upgrade", maxCluster)
 	}
 	t.Logf("surge upgrade of 30 nodes (maxSurge 5) took %s; %d distinct nodes were Cluster-policy endpoints over %d samples; Local endpoints after: %d",
@@ -678,7 +678,7 @@ func TestServiceAPI(t *testing.T) {
 		t.Fatal(err)
 	}
 	advance(w, 2*time.Minute)
-	if s.LB == nil || s.LB.IP != ip || s.LB.State != loadbalancers.LbReady {
+	if s.LB == nil || s.LB.IP != ip || s.LB.State != loadbalancers.LBReady {
 		t.Fatalf("back to LoadBalancer: %+v (address was %s)", s.LB, ip)
 	}
 	// Deletion: the finalizer holds the Service until the load balancer is gone.
@@ -695,7 +695,7 @@ func TestServiceAPI(t *testing.T) {
 	if _, err := w.loadbalancers.UpdateService(c, "default", "web", in); err != nil {
 		t.Fatal(err)
 	}
-	advance(w, loadbalancers.LbDeleteBase+loadbalancers.LbDeleteSpread+time.Second)
+	advance(w, loadbalancers.LBDeleteBase+loadbalancers.LBDeleteSpread+time.Second)
 	if _, err := w.loadbalancers.GetService(c, "default", "web"); err == nil {
 		t.Fatal("service still there after its load balancer was deleted")
 	}
@@ -720,14 +720,14 @@ func TestServiceAPI(t *testing.T) {
 		t.Fatal(err)
 	}
 	advance(w, 2*time.Minute)
-	if mixed.LB.Failed != "" || mixed.LB.State != loadbalancers.LbReady {
+	if mixed.LB.Failed != "" || mixed.LB.State != loadbalancers.LBReady {
 		t.Errorf("after fixing the ports: %+v", mixed.LB)
 	}
 	if _, err := w.loadbalancers.DeleteService(c, "default", "mixed"); err != nil {
 		t.Fatal(err)
 	}
 	advance(w, time.Minute)
-	if list := w.loadbalancers.ListServices(c, core.ListOptions{}); len(list.Items) != 3 {
+	if list := w.loadbalancers.ListServices(c, model.ListOptions{}); len(list.Items) != 3 {
 		t.Errorf("%d services, want kubernetes, kube-dns and web2", len(list.Items))
 	}
 	// The state survives a restore with its indexes rebuilt.
@@ -813,7 +813,7 @@ func TestLoadBalancerTypeAnnotations(t *testing.T) {
 	check := func(name string, internal bool, kind string) {
 		t.Helper()
 		lb := svcs[name].LB
-		if lb == nil || lb.State != loadbalancers.LbReady || lb.Internal != internal || lb.Kind != kind {
+		if lb == nil || lb.State != loadbalancers.LBReady || lb.Internal != internal || lb.Kind != kind {
 			t.Fatalf("%s: load balancer %+v, want a ready %s (internal %v)", name, lb, kind, internal)
 		}
 		ip, inRange, scheme := net.ParseIP(lb.IP), public, "EXTERNAL"
@@ -824,7 +824,7 @@ func TestLoadBalancerTypeAnnotations(t *testing.T) {
 			t.Fatalf("%s: address %s outside %s", name, lb.IP, inRange)
 		}
 		found := false
-		for _, fr := range w.loadbalancers.ForwardingRules("proj", "us-central1", testLinks) {
+		for _, fr := range w.compute.ForwardingRules("proj", "us-central1", testLinks) {
 			if fr.IPAddress == lb.IP {
 				found = true
 				if fr.LoadBalancingScheme != scheme {

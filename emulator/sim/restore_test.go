@@ -62,8 +62,8 @@ func (w *World) indexDrift() string {
 			}
 		}
 		for _, b := range c.PDBs {
-			if cnt, built := w.core.PdbCount[b]; built {
-				if f := fresh.core.PdbCounts(c, b); cnt.Healthy != f.Healthy || cnt.Bare != f.Bare || !sameCounts(cnt.Owners, f.Owners) {
+			if cnt, built := w.core.PDBCount[b]; built {
+				if f := fresh.core.PDBCounts(c, b); cnt.Healthy != f.Healthy || cnt.Bare != f.Bare || !sameCounts(cnt.Owners, f.Owners) {
 					return fmt.Sprintf("%s: PDB %s counts %+v, rebuilt %+v", key, b.Key(), *cnt, *f)
 				}
 			}
@@ -184,7 +184,7 @@ func diffK8sIndex(a, b *core.K8sIndex) string {
 	return ""
 }
 
-func diffSvcIndex(a, b *loadbalancers.SvcIndex) string {
+func diffSvcIndex(a, b *loadbalancers.ServiceIndex) string {
 	if !reflect.DeepEqual(a.NodePorts, b.NodePorts) || !reflect.DeepEqual(a.ClusterIPs, b.ClusterIPs) {
 		return "node ports or cluster IPs differ"
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/compute"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/views"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/workloads"
 
@@ -38,6 +39,7 @@ type World struct {
 	maintenance *maintenance.Maintenance
 	// The controllers, each a package of its own (ARCHITECTURE.md).
 	workloads     *workloads.Workloads
+	compute       *compute.Compute
 	loadbalancers *loadbalancers.LoadBalancers
 	autoscaler    *autoscaler.Autoscaler
 	kubeapi       *kubeapi.API
@@ -134,7 +136,7 @@ func (w *World) buildIndexes() {
 			}
 		}
 		for _, k := range model.SortedKeys(c.PDBs) {
-			w.core.PdbCounts(c, c.PDBs[k])
+			w.core.PDBCounts(c, c.PDBs[k])
 		}
 		w.core.Feed(c)
 	}
@@ -148,6 +150,7 @@ func (w *World) makeControllers(e *engine.Engine, watchHistory int) {
 	w.core = core.New(w.st, e, watchHistory)
 	w.workloads = workloads.New(w.st, e, w.core)
 	w.loadbalancers = loadbalancers.New(w.st, e, w.core)
+	w.compute = compute.New(w.st, e, w.core, w.loadbalancers)
 	w.autoscaler = autoscaler.New(w.st, e, w.core, w.workloads)
 	w.kubeapi = kubeapi.New(w.st, e, w.core, w.loadbalancers, w.workloads)
 	w.upgrade = upgrade.New(w.st, e, w.core, w.maintenance)

@@ -13,7 +13,7 @@ import (
 
 // Automatic upgrades, governed by the maintenance policy.
 //
-// A release channel's upgrade target (its default version, versions.go) changes as emulated
+// A release channel's upgrade target (its default version, catalog/versions.go) changes as emulated
 // time passes. Each change is rolled out: it reaches a cluster a few days later (a fixed offset
 // per cluster, up to rolloutSpread), and from then on the cluster is due to move to the target:
 // the control plane first (a minor upgrade one minor at a time, or a patch upgrade within its

@@ -155,7 +155,7 @@ func (im *importer) buildCluster(project, location string, loc catalog.Location)
 	c.InitMaps()
 	c.MachineShapes, c.DaemonSets = map[string]*model.MachineShape{}, map[string]*model.DaemonSet{}
 	if c.ID == "" {
-		c.ID = strings.ReplaceAll(model.UidOf(project, location, in.Name), "-", "")
+		c.ID = strings.ReplaceAll(model.UIDOf(project, location, in.Name), "-", "")
 	}
 	if c.InitialVersion == "" {
 		c.InitialVersion = c.MasterVersion
@@ -192,7 +192,7 @@ func (im *importer) buildCluster(project, location string, loc catalog.Location)
 	if _, _, err := net.ParseCIDR(c.ClusterIPv4CIDR); err != nil {
 		return model.InvalidField("cluster.clusterIpv4Cidr", fmt.Sprintf("%q", in.ClusterIpv4Cidr), "A CIDR block, e.g. \"10.64.0.0/14\"")
 	}
-	c.PolicyVersion = model.UidOf(c.ID, "policy")[:16]
+	c.PolicyVersion = model.UIDOf(c.ID, "policy")[:16]
 	im.c = c
 	return im.buildMaintenancePolicy()
 }
@@ -286,7 +286,7 @@ func (im *importer) join() {
 		}
 	}
 	for _, k := range model.SortedKeys(c.PDBs) {
-		w.core.PdbCounts(c, c.PDBs[k])
+		w.core.PDBCounts(c, c.PDBs[k])
 	}
 	// The controllers report the imported objects' statuses when this change is published.
 	if f := w.core.Feed(c); f != nil {

@@ -128,7 +128,7 @@ func (im *importer) buildPool(in *api.NodePool, field string, loc catalog.Locati
 		p.PodIPv4CIDRSize = gke.PodCIDRSize(maxPods)
 	}
 	if p.Etag == "" {
-		p.Etag = model.UidOf(c.ID, "pool", p.Name)[:16]
+		p.Etag = model.UIDOf(c.ID, "pool", p.Name)[:16]
 	}
 	if m := in.Management; m != nil {
 		p.AutoUpgrade, p.AutoRepair = m.AutoUpgrade, m.AutoRepair
@@ -326,7 +326,7 @@ func (im *importer) buildNodes(pn *poolNodes) error {
 
 func (im *importer) addImportedGroup(p *model.NodePool, zone, hash string) *model.InstanceGroup {
 	if hash == "" {
-		hash = strings.ReplaceAll(model.UidOf(im.c.ID, p.Name, zone), "-", "")[:8]
+		hash = strings.ReplaceAll(model.UIDOf(im.c.ID, p.Name, zone), "-", "")[:8]
 	}
 	g := &model.InstanceGroup{Name: model.InstanceGroupName(im.c.Name, p.Name, hash), Zone: zone, Hash: hash}
 	p.Groups = append(p.Groups, g)
@@ -442,7 +442,7 @@ func (im *importer) poolLabels(pn *poolNodes, built []*model.Node) {
 		return
 	}
 	base := func(n *model.Node) map[string]string {
-		l := core.GkeNodeLabels(n)
+		l := core.GKENodeLabels(n)
 		for k, v := range p.Labels {
 			l[k] = v
 		}

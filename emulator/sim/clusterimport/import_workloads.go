@@ -19,7 +19,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// The workloads of an imported cluster (import.go): namespaces, the controllers of its pods,
+// The workloads of an imported cluster (clusterimport/import.go): namespaces, the controllers of its pods,
 // the pods, PodDisruptionBudgets and Services.
 //
 // Every pod keeps its name, node, labels and annotations. Its spec is its controller's pod
@@ -219,7 +219,7 @@ func (im *importer) buildNamespaces() {
 		}
 	}
 	for _, name := range model.SortedKeys(names) {
-		ns := &model.Namespace{Name: name, UID: model.UidOf(c.ID, "ns", name), CreateTime: c.CreateTime, RV: c.NextRV(),
+		ns := &model.Namespace{Name: name, UID: model.UIDOf(c.ID, "ns", name), CreateTime: c.CreateTime, RV: c.NextRV(),
 			Labels: map[string]string{"kubernetes.io/metadata.name": name}}
 		if in := s.namespaces[name]; in != nil {
 			ns.UID, ns.Labels = string(in.UID), maps.Clone(in.Labels)
@@ -276,7 +276,7 @@ func (im *importer) buildDaemonSets(owners map[string]*ownedPods, templates map[
 				Spec:       appsv1.DaemonSetSpec{Selector: &metav1.LabelSelector{MatchLabels: maps.Clone(t.Labels)}, Template: t},
 				Generation: 1, CreateTime: c.CreateTime}
 			if ds.UID == "" {
-				ds.UID = model.UidOf(c.ID, "ds", key)
+				ds.UID = model.UIDOf(c.ID, "ds", key)
 			}
 			c.DaemonSets[key] = ds
 			if ds.Static {
@@ -430,7 +430,7 @@ func (im *importer) assignTemplates(op *ownedPods, d *model.Deployment, template
 	}
 }
 
-// buildStandIn makes the stand-in of a controller gkesim has no model of (workloads_other.go).
+// buildStandIn makes the stand-in of a controller gkesim has no model of (workloads/standins.go).
 func (im *importer) buildStandIn(op *ownedPods, templates map[string]*corev1.PodSpec) {
 	c, s := im.c, im.s
 	o := op.owner
@@ -486,7 +486,7 @@ func (im *importer) buildStandIn(op *ownedPods, templates map[string]*corev1.Pod
 		selector = &metav1.LabelSelector{MatchLabels: maps.Clone(t.Labels)}
 	}
 	if d.UID == "" {
-		d.UID = model.UidOf(c.ID, o.kind, key)
+		d.UID = model.UIDOf(c.ID, o.kind, key)
 	}
 	d.Spec = appsv1.DeploymentSpec{Replicas: &replicas, Selector: selector, Template: *t.DeepCopy()}
 	hash := model.TemplateHash(&t)
@@ -503,7 +503,7 @@ func (im *importer) buildPod(kp *corev1.Pod, o podOwner, tmpl *corev1.PodSpec) {
 		Annotation: maps.Clone(kp.Annotations), Node: kp.Spec.NodeName, Phase: model.PodPending, IP: kp.Status.PodIP,
 		CreateTime: im.past(kp.CreationTimestamp.Time, im.w.st.Now), RV: c.NextRV()}
 	if p.LegacyUID == "" {
-		p.LegacyUID = model.UidOf(c.ID, "pod", p.Key())
+		p.LegacyUID = model.UIDOf(c.ID, "pod", p.Key())
 	}
 	switch o.kind {
 	case "":
@@ -560,7 +560,7 @@ func (im *importer) buildPDBs() {
 		b := &model.PDB{Namespace: in.Namespace, Name: in.Name, UID: string(in.UID), Labels: maps.Clone(in.Labels), Annotations: maps.Clone(in.Annotations),
 			Spec: *in.Spec.DeepCopy(), Generation: max(in.Generation, 1), CreateTime: im.past(in.CreationTimestamp.Time, c.CreateTime), RV: c.NextRV()}
 		if b.UID == "" {
-			b.UID = model.UidOf(c.ID, "pdb", b.Key())
+			b.UID = model.UIDOf(c.ID, "pdb", b.Key())
 		}
 		if p := b.Spec.UnhealthyPodEvictionPolicy; p != nil && *p == policyv1.AlwaysAllow {
 			im.note(noteApprox, "unhealthyPodEvictionPolicy AlwaysAllow: gkesim evicts unready pods only while the budget is met (IfHealthyBudget)", "PodDisruptionBudget "+b.Key())
@@ -580,7 +580,7 @@ func (im *importer) buildServices() {
 			Annotations: loadbalancers.UserAnnotations(in.Annotations), Spec: *in.Spec.DeepCopy(), CreateTime: im.past(in.CreationTimestamp.Time, c.CreateTime),
 			RV: c.NextRV(), System: key == "default/kubernetes" || key == "kube-system/kube-dns"}
 		if s.UID == "" {
-			s.UID = model.UidOf(c.ID, "svc", key)
+			s.UID = model.UIDOf(c.ID, "svc", key)
 		}
 		c.ServicesByName()[key] = s
 		im.counts["Service"]++
@@ -598,8 +598,8 @@ func (im *importer) buildServices() {
 			im.note(noteWarning, "LoadBalancer Service had no address yet: GKE goes on building its load balancer at the import", "Service "+key)
 			continue
 		}
-		kind, _ := loadbalancers.LbKindFor(c, s)
-		s.LB = &model.LoadBalancer{Kind: kind, Internal: loadbalancers.InternalRequested(s.Annotations), Gen: c.NextRV(), State: loadbalancers.LbReady, IP: ip,
+		kind, _ := loadbalancers.LBKindFor(c, s)
+		s.LB = &model.LoadBalancer{Kind: kind, Internal: loadbalancers.InternalRequested(s.Annotations), Gen: c.NextRV(), State: loadbalancers.LBReady, IP: ip,
 			Start: now, ReadyTime: now, Members: map[string]string{}, Health: map[string]*model.BackendHealth{}, Warned: map[string]bool{}}
 		im.counts["LoadBalancer"]++
 		im.note(noteApprox, "load balancer kind read from the Service's annotations and the cluster's GKE subsetting, as GKE chooses it for a new Service; its backends are the nodes' as gkesim computes them", "Service "+key+" ("+kind+")")

@@ -30,8 +30,8 @@ type Core struct {
 	Groups map[*model.InstanceGroup]*GroupIndex
 	// K8s holds each cluster's derived Kubernetes indexes, rebuilt on demand.
 	K8s map[*model.Cluster]*K8sIndex
-	// PdbCount holds each PodDisruptionBudget's pod counts, rebuilt on demand.
-	PdbCount map[*model.PDB]*PdbCount
+	// PDBCount holds each PodDisruptionBudget's pod counts, rebuilt on demand.
+	PDBCount map[*model.PDB]*PDBCount
 	// Feeds are the clusters' change feeds (changefeed.go); dirtyFeeds the clusters with
 	// changes to publish; WatchCap the feeds' history window (0: DefaultWatchHistory).
 	Feeds      map[*model.Cluster]*ChangeFeed

@@ -133,7 +133,7 @@ func (w *Core) drainStep(c *model.Cluster, n *model.Node) {
 			}
 			if !d.Blocked[p.Key()] {
 				d.Blocked[p.Key()] = true
-				st := w.PdbStatus(c, b)
+				st := w.PDBStatus(c, b)
 				w.engine.Record("EvictionBlocked", c, n.Pool, n.Name, "", "cannot evict pod %s: PodDisruptionBudget %s allows %d disruptions (%d healthy, %d needed); retrying until %s",
 					p.Key(), b.Key(), st.DisruptionsAllowed, st.CurrentHealthy, st.DesiredHealthy, d.Start.Add(d.Policy.PDBTimeout).Format(time.RFC3339))
 			}
@@ -189,13 +189,13 @@ func MaxTime(a, b time.Time) time.Time {
 	return b
 }
 
-// PdbTimeoutReached is how the log says a pod was deleted because its drain's PDB timeout
+// PDBTimeoutReached is how the log says a pod was deleted because its drain's PDB timeout
 // passed (the forced end of R-SURGE-3's hour); the operation timeline marks it.
-const PdbTimeoutReached = "PodDisruptionBudget timeout of "
+const PDBTimeoutReached = "PodDisruptionBudget timeout of "
 
 func forcedWhy(d *model.DrainState) string {
 	if d.Policy.RespectPDB {
-		return ": " + PdbTimeoutReached + d.Policy.PDBTimeout.String() + " reached"
+		return ": " + PDBTimeoutReached + d.Policy.PDBTimeout.String() + " reached"
 	}
 	return " (deleted without eviction)"
 }
@@ -203,7 +203,7 @@ func forcedWhy(d *model.DrainState) string {
 // blockedForGood says a budget will not allow a disruption unless something outside changes
 // it: every pod it protects is healthy and still none may go (e.g. minAvailable 100%).
 func (w *Core) blockedForGood(c *model.Cluster, b *model.PDB) bool {
-	st := w.PdbStatus(c, b)
+	st := w.PDBStatus(c, b)
 	return st.DisruptionsAllowed == 0 && st.CurrentHealthy >= st.ExpectedPods
 }
 

@@ -35,7 +35,7 @@ type GroupIndex struct {
 	ByState map[model.NodeState]int
 	Nodes   []*model.Node
 	// view is a controller's own view of the group's node order (a surge upgrade's view of its
-	// zone, upgrade.go), when one keeps it.
+	// zone, upgrade/upgrade.go), when one keeps it.
 	View GroupView
 	// joins counts the nodes that joined the group since the index was built.
 	Joins int
@@ -299,3 +299,14 @@ func (w *Core) PoolSettled(c *model.Cluster, p *model.NodePool) bool {
 
 // kubeletVersion is the Kubernetes version a GKE version runs: 1.X.Y-gke.N -> v1.X.Y-gke.N.
 func kubeletVersion(v string) string { return "v" + v }
+
+// poolNodesChanged lets the controllers that wait on a pool's nodes take their next step,
+// then finishes the cluster's operations whose work is done.
+func (w *Core) poolNodesChanged(c *model.Cluster, pool string) {
+	if p := c.Pool(pool); p != nil {
+		for _, h := range w.engine.Hooks.PoolNodesChanged {
+			h(c, p)
+		}
+	}
+	w.CheckOperations(c)
+}

@@ -18,7 +18,7 @@ import (
 // themselves. Each budget keeps counts of its pods, adjusted as pods change, so an eviction
 // check does not scan the cluster.
 
-type PdbCount struct {
+type PDBCount struct {
 	Healthy int
 	Bare    int
 	// owners counts the selected, not terminating pods of each Deployment.
@@ -26,7 +26,7 @@ type PdbCount struct {
 }
 
 // expected is the number of pods the budget protects.
-func (cnt *PdbCount) expected(c *model.Cluster) int {
+func (cnt *PDBCount) expected(c *model.Cluster) int {
 	n := cnt.Bare
 	for key, pods := range cnt.Owners {
 		if d := c.Deployments[key]; d != nil && pods > 0 {
@@ -38,7 +38,7 @@ func (cnt *PdbCount) expected(c *model.Cluster) int {
 	return n
 }
 
-func (cnt *PdbCount) add(p *model.Pod, d int) {
+func (cnt *PDBCount) add(p *model.Pod, d int) {
 	if p.OwnerKind == model.OwnerDeployment {
 		cnt.Owners[p.Namespace+"/"+p.Owner] += d
 	} else {
@@ -77,9 +77,9 @@ func (w *Core) PdbsOf(c *model.Cluster, p *model.Pod) []*model.PDB {
 	return out
 }
 
-// PdbTrack adds (or removes) pod p's contribution to the counts of the budgets selecting it.
+// PDBTrack adds (or removes) pod p's contribution to the counts of the budgets selecting it.
 // Callers remove it before changing the pod and add it back after.
-func (w *Core) PdbTrack(c *model.Cluster, p *model.Pod, add bool) {
+func (w *Core) PDBTrack(c *model.Cluster, p *model.Pod, add bool) {
 	if len(c.PDBs) == 0 || p.Terminating {
 		return
 	}
@@ -89,7 +89,7 @@ func (w *Core) PdbTrack(c *model.Cluster, p *model.Pod, add bool) {
 	}
 	f := w.Feed(c)
 	for _, b := range w.PdbsOf(c, p) {
-		w.PdbCounts(c, b).add(p, d)
+		w.PDBCounts(c, b).add(p, d)
 		if f != nil { // its status may change
 			f.Pdbs[b] = struct{}{}
 			w.NoteDirty(c, f)
@@ -97,35 +97,35 @@ func (w *Core) PdbTrack(c *model.Cluster, p *model.Pod, add bool) {
 	}
 }
 
-// PdbCounts returns a budget's counts, counting its pods on first use.
-func (w *Core) PdbCounts(c *model.Cluster, b *model.PDB) *PdbCount {
-	if w.PdbCount == nil {
-		w.PdbCount = map[*model.PDB]*PdbCount{}
+// PDBCounts returns a budget's counts, counting its pods on first use.
+func (w *Core) PDBCounts(c *model.Cluster, b *model.PDB) *PDBCount {
+	if w.PDBCount == nil {
+		w.PDBCount = map[*model.PDB]*PDBCount{}
 	}
-	if cnt, ok := w.PdbCount[b]; ok {
+	if cnt, ok := w.PDBCount[b]; ok {
 		return cnt
 	}
-	cnt := &PdbCount{Owners: map[string]int{}}
+	cnt := &PDBCount{Owners: map[string]int{}}
 	sel := w.SelectorOf(c, b, b.Spec.Selector)
 	for _, p := range c.Pods {
 		if p.Namespace == b.Namespace && !p.Terminating && sel.Matches(labels.Set(p.Labels)) {
 			cnt.add(p, 1)
 		}
 	}
-	w.PdbCount[b] = cnt
+	w.PDBCount[b] = cnt
 	return cnt
 }
 
 // ForgetPDB drops a budget's derived data (it was changed or deleted).
 func (w *Core) ForgetPDB(c *model.Cluster, b *model.PDB) {
-	delete(w.PdbCount, b)
+	delete(w.PDBCount, b)
 	delete(w.PodIndex(c).Selectors, b)
 }
 
-// PdbStatus computes a budget's status: desiredHealthy from minAvailable (rounded up) or from
+// PDBStatus computes a budget's status: desiredHealthy from minAvailable (rounded up) or from
 // expected - maxUnavailable (rounded up), and the disruptions allowed now.
-func (w *Core) PdbStatus(c *model.Cluster, b *model.PDB) policyv1.PodDisruptionBudgetStatus {
-	cnt := w.PdbCounts(c, b)
+func (w *Core) PDBStatus(c *model.Cluster, b *model.PDB) policyv1.PodDisruptionBudgetStatus {
+	cnt := w.PDBCounts(c, b)
 	expected := cnt.expected(c)
 	desired := 0
 	switch {
@@ -148,7 +148,7 @@ func (w *Core) PdbStatus(c *model.Cluster, b *model.PDB) policyv1.PodDisruptionB
 // be evicted while its budgets are satisfied (the default unhealthyPodEvictionPolicy).
 func (w *Core) EvictionBlocker(c *model.Cluster, p *model.Pod) *model.PDB {
 	for _, b := range w.PdbsOf(c, p) {
-		st := w.PdbStatus(c, b)
+		st := w.PDBStatus(c, b)
 		if p.Ready && st.DisruptionsAllowed > 0 {
 			continue
 		}
@@ -172,7 +172,7 @@ func (w *Core) syncPDBStatus(c *model.Cluster, f *ChangeFeed) {
 		}
 		sort.Slice(bs, func(i, j int) bool { return bs[i].Key() < bs[j].Key() })
 		for _, b := range bs {
-			if st := w.PdbStatus(c, b); !reflect.DeepEqual(st, b.Status) {
+			if st := w.PDBStatus(c, b); !reflect.DeepEqual(st, b.Status) {
 				b.Status = st
 				w.TouchObject(c, b, false)
 			}

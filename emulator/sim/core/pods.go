@@ -116,7 +116,7 @@ func (w *Core) AddPod(c *model.Cluster, p *model.Pod) {
 	w.podCreated(c, p)
 	// The indexes first: one built now, on first use, must not count the pod twice.
 	ix := w.PodIndex(c)
-	w.PdbTrack(c, p, true)
+	w.PDBTrack(c, p, true)
 	c.Pods[p.Key()] = p
 	ix.track(p)
 	if p.Node != "" {
@@ -151,7 +151,7 @@ func (w *Core) onPodStarted(ev model.Event) {
 	if w.waitForMounts(c, p) {
 		return
 	}
-	w.PdbTrack(c, p, false)
+	w.PDBTrack(c, p, false)
 	ix := w.PodIndex(c)
 	ix.countTemplate(p, -1)
 	p.Phase = model.PodRunning
@@ -160,7 +160,7 @@ func (w *Core) onPodStarted(ev model.Event) {
 	p.StartTime = w.st.Now
 	p.ReadyTime = w.st.Now
 	w.TouchPod(c, p)
-	w.PdbTrack(c, p, true)
+	w.PDBTrack(c, p, true)
 	w.engine.EmitPodChanged(c, p, engine.PodStarted)
 }
 
@@ -175,7 +175,7 @@ func (w *Core) TerminatePod(c *model.Cluster, p *model.Pod, grace time.Duration)
 		}
 		return
 	}
-	w.PdbTrack(c, p, false)
+	w.PDBTrack(c, p, false)
 	ix := w.PodIndex(c)
 	ix.countTemplate(p, -1)
 	p.Terminating = true
@@ -203,7 +203,7 @@ func (w *Core) onPodGone(ev model.Event) {
 // removePod forgets a pod and frees its node's resources.
 func (w *Core) removePod(c *model.Cluster, p *model.Pod) {
 	ix := w.PodIndex(c)
-	w.PdbTrack(c, p, false)
+	w.PDBTrack(c, p, false)
 	if p.Node != "" {
 		ix.Sched.countOwnerZone(c, p, -1)
 	}
@@ -233,3 +233,6 @@ func (w *Core) NodeGone(c *model.Cluster, node string) {
 	delete(ix.PodsOnNode, node)
 	delete(ix.Requested, node)
 }
+
+// SafeToEvictAnnotation marks pods the autoscaler must not evict (R-CA-2, R-EXT-*).
+const SafeToEvictAnnotation = "cluster-autoscaler.kubernetes.io/safe-to-evict"

@@ -412,14 +412,14 @@ func packs(a, b *schedNode, mostAllocated bool) bool {
 func (w *Core) bindPod(c *model.Cluster, p *model.Pod, sn *schedNode) {
 	ix := w.PodIndex(c)
 	ix.Pending.remove(p)
-	w.PdbTrack(c, p, false)
+	w.PDBTrack(c, p, false)
 	p.Node = sn.Name
 	p.IP = w.allocatePodIP(c)
 	p.Unschedulable = ""
 	w.TouchPod(c, p)
 	ix.bind(p)
 	ix.Sched.countOwnerZone(c, p, 1)
-	w.PdbTrack(c, p, true)
+	w.PDBTrack(c, p, true)
 	w.SchedNodeChanged(c, c.Nodes[sn.Name])
 	w.TouchNode(c, c.Nodes[sn.Name])
 	w.engine.Record("Scheduled", c, c.Nodes[sn.Name].Pool, sn.Name, "", "pod %s scheduled to %s", p.Key(), sn.Name)

@@ -58,7 +58,7 @@ func (w *Core) podOwner(c *model.Cluster, p *model.Pod) (generateName string, re
 			return "", nil, false
 		case ds.Static:
 			truth := false // a mirror pod's node is not its controller
-			return "", []metav1.OwnerReference{{APIVersion: "v1", Kind: "Node", Name: p.Node, UID: types.UID(model.UidOf(c.ID, p.Node)), Controller: &truth}}, true
+			return "", []metav1.OwnerReference{{APIVersion: "v1", Kind: "Node", Name: p.Node, UID: types.UID(model.UIDOf(c.ID, p.Node)), Controller: &truth}}, true
 		}
 		return daemonPodGenerateName(p), ref("apps/v1", "DaemonSet", ds.Name, ds.UID), true
 	}

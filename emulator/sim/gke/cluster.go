@@ -333,7 +333,7 @@ func (w *GKE) UpdateCluster(project, location, name string, req *api.UpdateClust
 			if err := loadbalancers.SubsettingPrereqs(c, "update.desiredL4ilbSubsettingConfig.enabled"); err != nil {
 				return nil, err
 			}
-			w.loadbalancers.LbSubsettingEnabled(c)
+			w.loadbalancers.LBSubsettingEnabled(c)
 		}
 		c.L4ILBSubsetting = enabled
 		return w.metadataUpdate(c, "", "L4 ILB subsetting of %s enabled=%v", c.Name, enabled), nil

@@ -196,7 +196,7 @@ func MemberOf(prefix string) func(member string) string {
 // ValidateSpec checks the machine attributes of a node spec against the catalogue. field names
 // the request member that carries each attribute.
 // c, when given, is the cluster the nodes are for: an imported cluster knows the machine types
-// its nodes had (imported.go).
+// its nodes had (core/allocatable.go).
 func ValidateSpec(c *model.Cluster, spec model.NodeSpec, field func(member string) string) error {
 	known := c != nil && c.KnowsMachineType(spec.MachineType)
 	if _, ok := catalog.LookupMachineType(spec.MachineType); !ok && !known {

@@ -11,7 +11,7 @@ import (
 // initKubernetes creates the namespaces and kube-system Deployments of a new cluster.
 func (w *GKE) initKubernetes(c *model.Cluster) {
 	for _, ns := range core.SystemNamespaces {
-		n := &model.Namespace{Name: ns, UID: model.UidOf(c.ID, "ns", ns), CreateTime: w.st.Now, Labels: map[string]string{"kubernetes.io/metadata.name": ns}}
+		n := &model.Namespace{Name: ns, UID: model.UIDOf(c.ID, "ns", ns), CreateTime: w.st.Now, Labels: map[string]string{"kubernetes.io/metadata.name": ns}}
 		c.Namespaces[ns] = n
 		w.core.TouchObject(c, n, true)
 		w.kubeapi.CreateDefaultServiceAccount(c, ns)
@@ -28,7 +28,7 @@ func (w *GKE) initKubernetes(c *model.Cluster) {
 		replicas := sd.Replicas
 		lbls := map[string]string{"k8s-app": sd.Name}
 		d := &model.Deployment{
-			Namespace: "kube-system", Name: sd.Name, UID: model.UidOf(c.ID, "deploy", sd.Name), Labels: lbls,
+			Namespace: "kube-system", Name: sd.Name, UID: model.UIDOf(c.ID, "deploy", sd.Name), Labels: lbls,
 			Spec: appsv1.DeploymentSpec{
 				Replicas: &replicas,
 				Selector: &metav1.LabelSelector{MatchLabels: lbls},

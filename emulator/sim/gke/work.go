@@ -10,8 +10,8 @@ import (
 )
 
 // What each kind of operation does once it starts, when its work is complete, and what it
-// leaves behind. Node-level work (boot, drain, delete) and upgrades live in nodes.go and
-// upgrade.go; this file only sequences them per operation type.
+// leaves behind. Node-level work (boot, drain, delete) and upgrades live in core/nodes.go and
+// upgrade/upgrade.go; this file only sequences them per operation type.
 
 const (
 	evOpCheck           = "operation.check"
@@ -247,7 +247,7 @@ func (w *GKE) onClusterTeardown(ev model.Event) {
 	delete(w.loadbalancers.Svcs, c)
 	w.core.DropFeed(c)
 	for _, b := range c.PDBs {
-		delete(w.core.PdbCount, b)
+		delete(w.core.PDBCount, b)
 	}
 	delete(w.st.Clusters, c.Key())
 	w.engine.Record("ClusterDeleted", c, "", "", op.ID, "cluster %s deleted", c.Name)

@@ -28,7 +28,7 @@ import (
 
 // ListNamespaces lists a cluster's namespaces by name.
 func (w *API) ListNamespaces(c *model.Cluster) *corev1.NamespaceList {
-	out := &corev1.NamespaceList{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "NamespaceList"}, ListMeta: metav1.ListMeta{ResourceVersion: model.RvString(c.RV)}}
+	out := &corev1.NamespaceList{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "NamespaceList"}, ListMeta: metav1.ListMeta{ResourceVersion: model.RVString(c.RV)}}
 	names := make([]string, 0, len(c.Namespaces))
 	for n := range c.Namespaces {
 		names = append(names, n)
@@ -61,7 +61,7 @@ func (w *API) CreateNamespace(c *model.Cluster, in *corev1.Namespace) (*corev1.N
 	for k, v := range in.Labels {
 		lbls[k] = v
 	}
-	n := &model.Namespace{Name: in.Name, UID: model.UidOf(c.ID, "ns", in.Name, w.engine.RandHex(8)), Labels: lbls, Annotations: in.Annotations,
+	n := &model.Namespace{Name: in.Name, UID: model.UIDOf(c.ID, "ns", in.Name, w.engine.RandHex(8)), Labels: lbls, Annotations: in.Annotations,
 		CreateTime: w.st.Now, ManagedFields: in.ManagedFields}
 	c.Namespaces[n.Name] = n
 	w.core.TouchObject(c, n, true)
@@ -79,7 +79,7 @@ func (w *API) UpdateNamespace(c *model.Cluster, name string, in *corev1.Namespac
 	if in.Name != "" && in.Name != name {
 		return nil, model.KubeError(http.StatusBadRequest, "BadRequest", "the name of the object (%s) does not match the name on the URL (%s)", in.Name, name)
 	}
-	if err := core.CheckRV(in.ResourceVersion, n.RV, model.ResNamespaces, name); err != nil {
+	if err := model.CheckRV(in.ResourceVersion, n.RV, model.ResNamespaces, name); err != nil {
 		return nil, err
 	}
 	in = in.DeepCopy()
@@ -93,7 +93,7 @@ func (w *API) UpdateNamespace(c *model.Cluster, name string, in *corev1.Namespac
 			lbls[k] = v
 		}
 	}
-	if maps.Equal(lbls, n.Labels) && maps.Equal(in.Annotations, n.Annotations) && core.EqualJSON(in.ManagedFields, n.ManagedFields) {
+	if maps.Equal(lbls, n.Labels) && maps.Equal(in.Annotations, n.Annotations) && model.EqualJSON(in.ManagedFields, n.ManagedFields) {
 		return w.core.RenderNamespace(n), nil
 	}
 	n.Labels, n.Annotations, n.ManagedFields = lbls, in.Annotations, in.ManagedFields
@@ -165,8 +165,8 @@ func defaultDeployment(d *appsv1.Deployment) {
 }
 
 // ListDeployments lists Deployments by namespace and name.
-func (w *API) ListDeployments(c *model.Cluster, o core.ListOptions) *appsv1.DeploymentList {
-	out := &appsv1.DeploymentList{TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: "DeploymentList"}, ListMeta: metav1.ListMeta{ResourceVersion: model.RvString(c.RV)}}
+func (w *API) ListDeployments(c *model.Cluster, o model.ListOptions) *appsv1.DeploymentList {
+	out := &appsv1.DeploymentList{TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: "DeploymentList"}, ListMeta: metav1.ListMeta{ResourceVersion: model.RVString(c.RV)}}
 	keys := make([]string, 0, len(c.Deployments))
 	for k, d := range c.Deployments {
 		if d.Controller == nil && o.Matches(d.Namespace, d.Labels) {
@@ -217,7 +217,7 @@ func (w *API) CreateDeployment(c *model.Cluster, ns string, in *appsv1.Deploymen
 	if err := w.core.CheckExtended(c, "Deployment.apps", in.Name, &in.Spec.Template.Spec, in.Spec.Template.Annotations, ""); err != nil {
 		return nil, err
 	}
-	d := &model.Deployment{Namespace: ns, Name: in.Name, UID: model.UidOf(c.ID, "deploy", ns, in.Name, w.engine.RandHex(8)), Labels: in.Labels,
+	d := &model.Deployment{Namespace: ns, Name: in.Name, UID: model.UIDOf(c.ID, "deploy", ns, in.Name, w.engine.RandHex(8)), Labels: in.Labels,
 		Annotations: in.Annotations, Spec: in.Spec, Generation: 1, CreateTime: w.st.Now, ManagedFields: in.ManagedFields}
 	c.Deployments[d.Key()] = d
 	w.core.TouchObject(c, d, true)
@@ -241,7 +241,7 @@ func (w *API) UpdateDeployment(c *model.Cluster, ns, name string, in *appsv1.Dep
 	if in.Name != "" && in.Name != name {
 		return nil, model.KubeError(http.StatusBadRequest, "BadRequest", "the name of the object (%s) does not match the name on the URL (%s)", in.Name, name)
 	}
-	if err := core.CheckRV(in.ResourceVersion, d.RV, model.ResDeployments, name); err != nil {
+	if err := model.CheckRV(in.ResourceVersion, d.RV, model.ResDeployments, name); err != nil {
 		return nil, err
 	}
 	in = in.DeepCopy()
@@ -256,7 +256,7 @@ func (w *API) UpdateDeployment(c *model.Cluster, ns, name string, in *appsv1.Dep
 	if sel, _ := metav1.LabelSelectorAsSelector(in.Spec.Selector); sel.String() != w.core.SelectorOf(c, d, d.Spec.Selector).String() {
 		return nil, model.KubeInvalid("Deployment.apps", name, "spec.selector: Invalid value: "+sel.String()+": field is immutable")
 	}
-	if !core.EqualJSON(in.Spec, d.Spec) {
+	if !model.EqualJSON(in.Spec, d.Spec) {
 		d.Generation++
 	}
 	before := d.Current
@@ -281,7 +281,7 @@ func (w *API) GetScale(c *model.Cluster, ns, name string) (*autoscalingv1.Scale,
 	sel, _ := metav1.LabelSelectorAsSelector(d.Spec.Selector)
 	return &autoscalingv1.Scale{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "autoscaling/v1", Kind: "Scale"},
-		ObjectMeta: metav1.ObjectMeta{Name: d.Name, Namespace: d.Namespace, UID: types.UID(d.UID), ResourceVersion: model.RvString(d.RV), CreationTimestamp: metav1.NewTime(d.CreateTime)},
+		ObjectMeta: metav1.ObjectMeta{Name: d.Name, Namespace: d.Namespace, UID: types.UID(d.UID), ResourceVersion: model.RVString(d.RV), CreationTimestamp: metav1.NewTime(d.CreateTime)},
 		Spec:       autoscalingv1.ScaleSpec{Replicas: int32(core.ReplicasOf(d))},
 		Status:     autoscalingv1.ScaleStatus{Replicas: st.Replicas, Selector: sel.String()},
 	}, nil
@@ -298,7 +298,7 @@ func (w *API) ScaleDeployment(c *model.Cluster, ns, name string, replicas int32,
 	if err != nil {
 		return nil, err
 	}
-	if err := core.CheckRV(rv, d.RV, model.ResDeployments, name); err != nil {
+	if err := model.CheckRV(rv, d.RV, model.ResDeployments, name); err != nil {
 		return nil, err
 	}
 	if replicas < 0 {
@@ -350,8 +350,8 @@ func (w *API) RenderPod(c *model.Cluster, p *model.Pod) *corev1.Pod {
 }
 
 // ListPods lists pods by namespace and name.
-func (w *API) ListPods(c *model.Cluster, o core.ListOptions) *corev1.PodList {
-	out := &corev1.PodList{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "PodList"}, ListMeta: metav1.ListMeta{ResourceVersion: model.RvString(c.RV)}}
+func (w *API) ListPods(c *model.Cluster, o model.ListOptions) *corev1.PodList {
+	out := &corev1.PodList{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "PodList"}, ListMeta: metav1.ListMeta{ResourceVersion: model.RVString(c.RV)}}
 	var list []*model.Pod
 	if o.NodeName != "" {
 		list = w.core.PodIndex(c).PodsOnNode[o.NodeName]
@@ -427,7 +427,7 @@ func (w *API) UpdatePod(c *model.Cluster, ns, name string, in *corev1.Pod) (*cor
 	if in.Name != "" && in.Name != name {
 		return nil, model.KubeError(http.StatusBadRequest, "BadRequest", "the name of the object (%s) does not match the name on the URL (%s)", in.Name, name)
 	}
-	if err := core.CheckRV(in.ResourceVersion, p.RV, model.ResPods, name); err != nil {
+	if err := model.CheckRV(in.ResourceVersion, p.RV, model.ResPods, name); err != nil {
 		return nil, err
 	}
 	in = in.DeepCopy()
@@ -446,17 +446,17 @@ func (w *API) UpdatePod(c *model.Cluster, ns, name string, in *corev1.Pod) (*cor
 		}
 	}
 	have.ActiveDeadlineSeconds = want.ActiveDeadlineSeconds
-	if len(want.Tolerations) >= len(have.Tolerations) && core.EqualJSON(want.Tolerations[:len(have.Tolerations)], have.Tolerations) {
+	if len(want.Tolerations) >= len(have.Tolerations) && model.EqualJSON(want.Tolerations[:len(have.Tolerations)], have.Tolerations) {
 		have.Tolerations = want.Tolerations
 	}
-	if !core.EqualJSON(have, want) {
+	if !model.EqualJSON(have, want) {
 		return nil, model.KubeInvalid("Pod", name, podUpdateForbidden)
 	}
 	if images && p.OwnerKind != "" {
 		return nil, model.KubeInvalid("Pod", name, fmt.Sprintf("spec.containers: Forbidden: gkesim runs the pods of %s %s with its template's spec: change the image in the template (kubectl set image %s/%s)",
 			strings.ToLower(p.OwnerKind), p.Owner, strings.ToLower(p.OwnerKind), p.Owner))
 	}
-	w.core.PdbTrack(c, p, false)
+	w.core.PDBTrack(c, p, false)
 	p.Labels, p.Annotation, p.ManagedFields = in.Labels, in.Annotations, in.ManagedFields
 	if images {
 		spec := p.Spec.DeepCopy()
@@ -469,9 +469,9 @@ func (w *API) UpdatePod(c *model.Cluster, ns, name string, in *corev1.Pod) (*cor
 		p.Spec = spec
 		w.engine.Record("PodUpdated", c, "", p.Node, "", "pod %s: container images changed", p.Key())
 	}
-	w.core.PdbTrack(c, p, true)
+	w.core.PDBTrack(c, p, true)
 	w.core.TouchPod(c, p)
-	w.loadbalancers.SvcPodChanged(c, p)
+	w.loadbalancers.ServicePodChanged(c, p)
 	return w.RenderPod(c, p), nil
 }
 
@@ -503,7 +503,7 @@ func (w *API) EvictPod(c *model.Cluster, ns, name string) error {
 	if b := w.core.EvictionBlocker(c, p); b != nil {
 		return model.KubeError(http.StatusTooManyRequests, "TooManyRequests",
 			"Cannot evict pod as it would violate the pod's disruption budget. The disruption budget %s needs %d healthy pods and has %d currently",
-			b.Name, w.core.PdbStatus(c, b).DesiredHealthy, w.core.PdbStatus(c, b).CurrentHealthy)
+			b.Name, w.core.PDBStatus(c, b).DesiredHealthy, w.core.PDBStatus(c, b).CurrentHealthy)
 	}
 	grace := core.GraceOf(w.core.PodSpec(c, p), 0)
 	w.engine.Record("PodEvicted", c, "", p.Node, "", "pod %s evicted through the API (grace %s)", p.Key(), grace)
@@ -513,9 +513,9 @@ func (w *API) EvictPod(c *model.Cluster, ns, name string) error {
 
 // ---- PodDisruptionBudgets ----
 
-func (w *API) ListPDBs(c *model.Cluster, o core.ListOptions) *policyv1.PodDisruptionBudgetList {
+func (w *API) ListPDBs(c *model.Cluster, o model.ListOptions) *policyv1.PodDisruptionBudgetList {
 	out := &policyv1.PodDisruptionBudgetList{TypeMeta: metav1.TypeMeta{APIVersion: "policy/v1", Kind: "PodDisruptionBudgetList"},
-		ListMeta: metav1.ListMeta{ResourceVersion: model.RvString(c.RV)}}
+		ListMeta: metav1.ListMeta{ResourceVersion: model.RVString(c.RV)}}
 	keys := make([]string, 0, len(c.PDBs))
 	for k, b := range c.PDBs {
 		if o.Matches(b.Namespace, b.Labels) {
@@ -558,10 +558,10 @@ func (w *API) CreatePDB(c *model.Cluster, ns string, in *policyv1.PodDisruptionB
 	if c.PDBs[ns+"/"+in.Name] != nil {
 		return nil, model.KubeAlreadyExists(model.ResPDBs, in.Name)
 	}
-	b := &model.PDB{Namespace: ns, Name: in.Name, UID: model.UidOf(c.ID, "pdb", ns, in.Name, w.engine.RandHex(8)), Labels: in.Labels,
+	b := &model.PDB{Namespace: ns, Name: in.Name, UID: model.UIDOf(c.ID, "pdb", ns, in.Name, w.engine.RandHex(8)), Labels: in.Labels,
 		Annotations: in.Annotations, Spec: *in.Spec.DeepCopy(), Generation: 1, CreateTime: w.st.Now, ManagedFields: in.ManagedFields}
 	c.PDBs[b.Key()] = b
-	b.Status = w.core.PdbStatus(c, b)
+	b.Status = w.core.PDBStatus(c, b)
 	w.core.TouchObject(c, b, true)
 	st := b.Status
 	w.engine.Record("PDBCreated", c, "", "", "", "PodDisruptionBudget %s created: %d pods, %d healthy needed, %d disruptions allowed",
@@ -574,7 +574,7 @@ func (w *API) UpdatePDB(c *model.Cluster, ns, name string, in *policyv1.PodDisru
 	if err != nil {
 		return nil, err
 	}
-	if err := core.CheckRV(in.ResourceVersion, b.RV, model.ResPDBs, name); err != nil {
+	if err := model.CheckRV(in.ResourceVersion, b.RV, model.ResPDBs, name); err != nil {
 		return nil, err
 	}
 	in = in.DeepCopy()
@@ -582,14 +582,14 @@ func (w *API) UpdatePDB(c *model.Cluster, ns, name string, in *policyv1.PodDisru
 	if errs := validatePDB(in, ns); len(errs) > 0 {
 		return nil, kubeInvalidErrs("PodDisruptionBudget.policy", name, errs)
 	}
-	if !core.EqualJSON(in.Spec, b.Spec) {
+	if !model.EqualJSON(in.Spec, b.Spec) {
 		b.Generation++
 	}
 	w.core.ForgetPDB(c, b)
 	b.Spec, b.Labels, b.Annotations, b.ManagedFields = in.Spec, in.Labels, in.Annotations, in.ManagedFields
 	// The disruption controller's status for the new spec, at once (as on create): the answer
 	// and every read after it show what the budget allows now.
-	b.Status = w.core.PdbStatus(c, b)
+	b.Status = w.core.PDBStatus(c, b)
 	w.core.TouchObject(c, b, false)
 	return w.core.RenderPDB(c, b), nil
 }

@@ -27,7 +27,7 @@ import (
 // ServiceAccounts, RBAC (Roles, ClusterRoles and their bindings), HorizontalPodAutoscalers
 // (stored only: nothing scales on them) and GKE's ComputeClass (which the cluster autoscaler
 // reads, computeclass.go). An ordinary application manifest applies whole, and a pod that
-// mounts a ConfigMap or Secret waits for it (volumes.go). Each object is kept as the JSON of
+// mounts a ConfigMap or Secret waits for it (core/volumes.go). Each object is kept as the JSON of
 // its API type, validated as kube-apiserver validates it.
 
 // StoredKind is a kind the API stores without simulating it.
@@ -160,7 +160,7 @@ func RenderStored(o *model.StoredObject) runtime.Object {
 		obj.GetObjectKind().SetGroupVersionKind(k.gvk())
 	}
 	m, _ := meta.Accessor(obj)
-	m.SetResourceVersion(model.RvString(o.RV))
+	m.SetResourceVersion(model.RVString(o.RV))
 	return obj
 }
 
@@ -177,7 +177,7 @@ func (w *API) ListStored(c *model.Cluster, k *StoredKind, ns string) runtime.Obj
 	if u, ok := list.(*unstructured.UnstructuredList); ok {
 		u.SetAPIVersion(k.APIVersion())
 		u.SetKind(k.Kind + "List")
-		u.SetResourceVersion(model.RvString(c.RV))
+		u.SetResourceVersion(model.RVString(c.RV))
 		for _, it := range items {
 			u.Items = append(u.Items, *it.(*unstructured.Unstructured))
 		}
@@ -188,7 +188,7 @@ func (w *API) ListStored(c *model.Cluster, k *StoredKind, ns string) runtime.Obj
 		panic(err)
 	}
 	lm, _ := meta.ListAccessor(list)
-	lm.SetResourceVersion(model.RvString(c.RV))
+	lm.SetResourceVersion(model.RVString(c.RV))
 	return list
 }
 
@@ -240,7 +240,7 @@ func (w *API) CreateStored(c *model.Cluster, k *StoredKind, ns string, in runtim
 		return nil, model.KubeAlreadyExists(k.qualified(), m.GetName())
 	}
 	m.SetNamespace(ns)
-	m.SetUID(types.UID(model.UidOf(c.ID, k.Resource, ns, m.GetName(), w.engine.RandHex(8))))
+	m.SetUID(types.UID(model.UIDOf(c.ID, k.Resource, ns, m.GetName(), w.engine.RandHex(8))))
 	m.SetCreationTimestamp(core.APITime(w.st.Now))
 	m.SetResourceVersion("")
 	m.SetDeletionTimestamp(nil)
@@ -274,7 +274,7 @@ func (w *API) UpdateStored(c *model.Cluster, k *StoredKind, ns, name string, in 
 	if m.GetName() != "" && m.GetName() != name {
 		return nil, model.KubeError(http.StatusBadRequest, "BadRequest", "the name of the object (%s) does not match the name on the URL (%s)", m.GetName(), name)
 	}
-	if err := core.CheckRV(m.GetResourceVersion(), o.RV, k.qualified(), name); err != nil {
+	if err := model.CheckRV(m.GetResourceVersion(), o.RV, k.qualified(), name); err != nil {
 		return nil, err
 	}
 	old := RenderStored(o)
@@ -295,7 +295,7 @@ func (w *API) UpdateStored(c *model.Cluster, k *StoredKind, ns, name string, in 
 		m.SetGeneration(om.GetGeneration() + 1)
 	}
 	om.SetResourceVersion("")
-	if core.EqualJSON(in, old) {
+	if model.EqualJSON(in, old) {
 		return RenderStored(o), nil // nothing changed: no new resourceVersion, as on the API server
 	}
 	if err := o.Set(in); err != nil {
@@ -354,7 +354,7 @@ func (w *API) deleteStoredIn(c *model.Cluster, ns string) {
 // ServiceAccount controller does.
 func (w *API) CreateDefaultServiceAccount(c *model.Cluster, ns string) {
 	k := StoredKindOf("serviceaccounts")
-	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns, UID: types.UID(model.UidOf(c.ID, "sa", ns, "default")),
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns, UID: types.UID(model.UIDOf(c.ID, "sa", ns, "default")),
 		CreationTimestamp: core.APITime(w.st.Now)}}
 	o := &model.StoredObject{Resource: k.Resource, Namespace: ns, Name: "default"}
 	if err := o.Set(sa); err != nil {

@@ -1,8 +1,9 @@
 // Package loadbalancers is what GKE builds in Compute Engine for LoadBalancer Services: the
 // Services themselves (cluster IPs, node ports, endpoints), the load balancers of each kind
 // (target pool, backend service with instance groups or GCE_VM_IP NEGs, subsetting), their
-// backends and health checks, the users' own Compute objects that GKE's instance groups may
-// join, and the read-only Compute API that shows them (R-LB-*).
+// backends and health checks, the rule that a VM serves in one load-balanced instance group
+// only (R-LB-5, with the users' own groups), and the path of a packet (R-LB-7). Package compute
+// shows all of it through the Compute API (R-LB-*).
 package loadbalancers
 
 import (
@@ -17,7 +18,7 @@ type LoadBalancers struct {
 	engine *engine.Engine
 	core   *core.Core
 	// Svcs holds each cluster's derived Service index (services_index.go), rebuilt on demand.
-	Svcs map[*model.Cluster]*SvcIndex
+	Svcs map[*model.Cluster]*ServiceIndex
 }
 
 // New makes the controller of st.

@@ -40,8 +40,8 @@ const (
 
 // Load balancer states.
 const (
-	LbProvisioning = "PROVISIONING"
-	LbReady        = "READY"
+	LBProvisioning = "PROVISIONING"
+	LBReady        = "READY"
 	lbDeleting     = "DELETING"
 )
 
@@ -57,16 +57,16 @@ const (
 	evLBSync        = "lb.sync"
 	evLBHealth      = "lb.health"
 
-	LbProvisionBase   = 45 * time.Second
-	LbProvisionSpread = 30 * time.Second
-	LbDeleteBase      = 20 * time.Second
-	LbDeleteSpread    = 20 * time.Second
+	LBProvisionBase   = 45 * time.Second
+	LBProvisionSpread = 30 * time.Second
+	LBDeleteBase      = 20 * time.Second
+	LBDeleteSpread    = 20 * time.Second
 	// lbSyncDelay is how soon after a node or endpoint change GKE's syncers update backends.
 	lbSyncDelay = 5 * time.Second
 
 	// R-LB-3: NEG endpoints with externalTrafficPolicy Cluster (a subset of up to 25 nodes) and
 	// Local (nodes with serving pods, up to 250).
-	NegClusterLimit = 25
+	NEGClusterLimit = 25
 	negLocalLimit   = 250
 	// R-LB-4: without subsetting an internal load balancer distributes to at most 250 VMs.
 	ilbBackendLimit = 250
@@ -88,8 +88,8 @@ func InternalRequested(a map[string]string) bool {
 	return a[AnnotationLBType] == "Internal" || a[AnnotationLBTypeLegacy] == "Internal"
 }
 
-// LbKindFor is R-LB-2: the kind of load balancer a Service gets when it is created.
-func LbKindFor(c *model.Cluster, s *model.Service) (kind, why string) {
+// LBKindFor is R-LB-2: the kind of load balancer a Service gets when it is created.
+func LBKindFor(c *model.Cluster, s *model.Service) (kind, why string) {
 	if InternalRequested(s.Annotations) {
 		if c.L4ILBSubsetting {
 			return LBInternalNEG, "internal, GKE subsetting enabled: internal passthrough Network Load Balancer, backend service with one GCE_VM_IP NEG per zone"
@@ -102,9 +102,9 @@ func LbKindFor(c *model.Cluster, s *model.Service) (kind, why string) {
 	return LBExternalTargetPool, "external without cloud.google.com/l4-rbs: target pool-based external passthrough Network Load Balancer, every node a member"
 }
 
-// gkeL4Controller says whether ingress-gce's L4 controllers own the kind (NEG ILBs and RBS
+// GKEL4Controller says whether ingress-gce's L4 controllers own the kind (NEG ILBs and RBS
 // NetLBs); the others are the cloud provider's (legacy ILB, target pools).
-func gkeL4Controller(kind string) bool { return kind == LBInternalNEG || kind == LBExternalRBS }
+func GKEL4Controller(kind string) bool { return kind == LBInternalNEG || kind == LBExternalRBS }
 
 // ReconcileLB brings a Service's load balancer in line with its spec after a create (before
 // nil) or an update.
@@ -143,10 +143,10 @@ func (w *LoadBalancers) ReconcileLB(c *model.Cluster, s *model.Service, before *
 		w.engine.Record("LoadBalancerKindKept", c, "", "", "", "service %s: cloud.google.com/l4-rbs changed after creation; GKE keeps its %s load balancer: the annotation only matters at creation, and existing Services are not migrated",
 			s.Key(), lb.Kind)
 	}
-	if !core.EqualJSON(before.spec, s.Spec) {
+	if !model.EqualJSON(before.spec, s.Spec) {
 		w.engine.Record("UpdatedLoadBalancer", c, "", "", "", "service %s: load balancer %s updated (ports %s, externalTrafficPolicy %s)", s.Key(), lb.Kind,
 			describePorts(&s.Spec), s.Spec.ExternalTrafficPolicy)
-		if lb.State == LbReady {
+		if lb.State == LBReady {
 			for _, node := range model.SortedKeys(lb.Health) {
 				w.evalHealth(c, s, node, true)
 			}
@@ -157,8 +157,8 @@ func (w *LoadBalancers) ReconcileLB(c *model.Cluster, s *model.Service, before *
 
 // ensureLB starts building a load balancer for s.
 func (w *LoadBalancers) ensureLB(c *model.Cluster, s *model.Service) {
-	kind, why := LbKindFor(c, s)
-	lb := &model.LoadBalancer{Kind: kind, Internal: InternalRequested(s.Annotations), Gen: c.NextRV(), State: LbProvisioning, Start: w.st.Now,
+	kind, why := LBKindFor(c, s)
+	lb := &model.LoadBalancer{Kind: kind, Internal: InternalRequested(s.Annotations), Gen: c.NextRV(), State: LBProvisioning, Start: w.st.Now,
 		Members: map[string]string{}, Health: map[string]*model.BackendHealth{}}
 	lb.IP = w.AllocateLBIP(c, s, lb.Internal)
 	s.LB = lb
@@ -181,7 +181,7 @@ func (w *LoadBalancers) ensureLB(c *model.Cluster, s *model.Service) {
 // startProvisioning has GKE create the load balancer's resources; it is ready after a while.
 func (w *LoadBalancers) startProvisioning(c *model.Cluster, s *model.Service, why string) {
 	w.engine.Record("EnsuringLoadBalancer", c, "", "", "", "service %s: ensuring load balancer (%s)", s.Key(), why)
-	w.engine.Schedule(w.engine.Jitter(LbProvisionBase, LbProvisionSpread), model.Event{Kind: evLBProvisioned, Cluster: c.Key(), Service: s.Key(), Op: strconv.FormatInt(s.LB.Gen, 10)})
+	w.engine.Schedule(w.engine.Jitter(LBProvisionBase, LBProvisionSpread), model.Event{Kind: evLBProvisioned, Cluster: c.Key(), Service: s.Key(), Op: strconv.FormatInt(s.LB.Gen, 10)})
 }
 
 // lbUnsupported says why GKE cannot build a kind of load balancer for these ports.
@@ -193,7 +193,7 @@ func lbUnsupported(kind string, sp *corev1.ServiceSpec) string {
 	if protos[corev1.ProtocolSCTP] {
 		return "protocol SCTP is not supported by Google Cloud passthrough load balancers; use TCP or UDP"
 	}
-	if len(protos) > 1 && !gkeL4Controller(kind) {
+	if len(protos) > 1 && !GKEL4Controller(kind) {
 		return fmt.Sprintf("mixed protocols (TCP and UDP) are not supported by the %s load balancer; use one protocol, or GKE subsetting (internal) or cloud.google.com/l4-rbs (external)", kind)
 	}
 	return ""
@@ -214,7 +214,7 @@ func (w *LoadBalancers) lbEvent(ev model.Event) (*model.Cluster, *model.Service)
 
 func (w *LoadBalancers) onLBProvisioned(ev model.Event) {
 	c, s := w.lbEvent(ev)
-	if s == nil || s.LB.State != LbProvisioning {
+	if s == nil || s.LB.State != LBProvisioning {
 		return
 	}
 	lb := s.LB
@@ -225,7 +225,7 @@ func (w *LoadBalancers) onLBProvisioned(ev model.Event) {
 			return
 		}
 	}
-	lb.State, lb.ReadyTime = LbReady, w.st.Now
+	lb.State, lb.ReadyTime = LBReady, w.st.Now
 	w.core.TouchObject(c, s, false)
 	w.engine.Record("EnsuredLoadBalancer", c, "", "", "", "service %s: ensured load balancer %s at %s after %s (%s)", s.Key(), lb.Kind, lb.IP,
 		w.st.Now.Sub(lb.Start).Round(time.Second), strings.Join(w.lbResourcePaths(c, s), ", "))
@@ -237,7 +237,7 @@ func (w *LoadBalancers) deleteLB(c *model.Cluster, s *model.Service) {
 	lb := s.LB
 	lb.State = lbDeleting
 	w.engine.Record("DeletingLoadBalancer", c, "", "", "", "service %s: deleting load balancer %s", s.Key(), lb.Kind)
-	w.engine.Schedule(w.engine.Jitter(LbDeleteBase, LbDeleteSpread), model.Event{Kind: evLBDeleted, Cluster: c.Key(), Service: s.Key(), Op: strconv.FormatInt(lb.Gen, 10)})
+	w.engine.Schedule(w.engine.Jitter(LBDeleteBase, LBDeleteSpread), model.Event{Kind: evLBDeleted, Cluster: c.Key(), Service: s.Key(), Op: strconv.FormatInt(lb.Gen, 10)})
 }
 
 func (w *LoadBalancers) onLBDeleted(ev model.Event) {
@@ -277,7 +277,7 @@ func (w *LoadBalancers) AllocateLBIP(c *model.Cluster, s *model.Service, interna
 	if !internal {
 		base, span = ipToUint(net.IPv4(35, 184, 0, 0)), 1<<19
 	}
-	h := uint32(w.hashOf(c.Key(), "lbIP", s.Key(), strconv.FormatBool(internal)) % uint64(span))
+	h := uint32(w.HashOf(c.Key(), "lbIP", s.Key(), strconv.FormatBool(internal)) % uint64(span))
 	for i := uint32(0); i < span; i++ {
 		v := base + (h+i)%span
 		if b := v & 0xff; b == 0 || b == 255 {
@@ -315,14 +315,14 @@ func (w *LoadBalancers) GetLoadBalancer(c *model.Cluster, ns, name string) (*api
 
 func (w *LoadBalancers) loadBalancerStatus(c *model.Cluster, s *model.Service) *api.LoadBalancerStatus {
 	lb := s.LB
-	kind, why := LbKindFor(c, s)
+	kind, why := LBKindFor(c, s)
 	if kind != lb.Kind {
 		why = "the kind was fixed when the load balancer was created and is kept (" + lb.Kind + ")"
 	}
-	n := w.LbNamesOf(c, s)
-	out := &api.LoadBalancerStatus{Service: s.Key(), Kind: lb.Kind, Scheme: scheme(lb), State: lb.State, ExternalTrafficPolicy: string(s.Spec.ExternalTrafficPolicy),
-		Why: why, BackendService: n.BackendService, TargetPool: n.targetPool, Backends: []*api.LoadBalancerNode{}}
-	if lb.State != LbProvisioning {
+	n := w.LBNamesOf(c, s)
+	out := &api.LoadBalancerStatus{Service: s.Key(), Kind: lb.Kind, Scheme: Scheme(lb), State: lb.State, ExternalTrafficPolicy: string(s.Spec.ExternalTrafficPolicy),
+		Why: why, BackendService: n.BackendService, TargetPool: n.TargetPool, Backends: []*api.LoadBalancerNode{}}
+	if lb.State != LBProvisioning {
 		out.IP = lb.IP
 		out.ProvisionedTime = lb.ReadyTime.Format(time.RFC3339)
 		out.Resources = w.lbResourcePaths(c, s)
@@ -337,21 +337,21 @@ func (w *LoadBalancers) loadBalancerStatus(c *model.Cluster, s *model.Service) *
 			out.Warnings = append(out.Warnings, "GKE cannot add new nodes to its instance groups; the load balancer keeps its backends: "+b.Message)
 		}
 	}
-	for _, p := range lbProtocols(&s.Spec) {
-		out.ForwardingRules = append(out.ForwardingRules, n.forwardingRules[p])
+	for _, p := range LBProtocols(&s.Spec) {
+		out.ForwardingRules = append(out.ForwardingRules, n.ForwardingRules[p])
 	}
 	for _, z := range c.Locations {
-		if n.neg != "" {
-			out.NetworkEndpointGroups = append(out.NetworkEndpointGroups, "zones/"+z+"/networkEndpointGroups/"+n.neg)
+		if n.NEG != "" {
+			out.NetworkEndpointGroups = append(out.NetworkEndpointGroups, "zones/"+z+"/networkEndpointGroups/"+n.NEG)
 		}
 		if n.InstanceGroup != "" {
 			out.InstanceGroups = append(out.InstanceGroups, "zones/"+z+"/instanceGroups/"+n.InstanceGroup)
 		}
 	}
-	interval, unhealthy := hcParams(lb, s.Local())
-	out.HealthCheck = &api.LoadBalancerHC{Name: n.healthCheck, Collection: n.hcCollection, Port: w.hcPort(s), RequestPath: "/healthz",
-		CheckIntervalSec: int32(interval / time.Second), HealthyThreshold: 1, UnhealthyThreshold: int32(unhealthy), Shared: n.hcShared}
-	out.FirewallRules = []string{n.firewall, n.hcFirewall}
+	interval, unhealthy := HCParams(lb, s.Local())
+	out.HealthCheck = &api.LoadBalancerHC{Name: n.HealthCheck, Collection: n.HCCollection, Port: w.HCPort(s), RequestPath: "/healthz",
+		CheckIntervalSec: int32(interval / time.Second), HealthyThreshold: 1, UnhealthyThreshold: int32(unhealthy), Shared: n.HCShared}
+	out.FirewallRules = []string{n.Firewall, n.HCFirewall}
 	perNode := w.ServiceIndex(c).PerNode[s.Key()]
 	for _, node := range model.SortedKeys(lb.Members) {
 		h := lb.Health[node]
@@ -372,7 +372,7 @@ func (w *LoadBalancers) loadBalancerStatus(c *model.Cluster, s *model.Service) *
 	}
 	out.BackendCount = len(out.Backends)
 	if lb.Kind == LBInternalNEG {
-		sub := &api.LoadBalancerSubsets{Limit: NegClusterLimit, PerZone: map[string]int{}}
+		sub := &api.LoadBalancerSubsets{Limit: NEGClusterLimit, PerZone: map[string]int{}}
 		if s.Local() {
 			sub.Limit = negLocalLimit
 		}

@@ -49,7 +49,7 @@ func (w *LoadBalancers) onLBSync(ev model.Event) {
 		return
 	}
 	delete(w.ServiceIndex(c).SyncQueued, ev.Service)
-	if s := c.Services[ev.Service]; s != nil && s.LB != nil && s.LB.State == LbReady {
+	if s := c.Services[ev.Service]; s != nil && s.LB != nil && s.LB.State == LBReady {
 		w.SyncLB(c, s)
 	}
 }
@@ -76,7 +76,7 @@ func (w *LoadBalancers) SyncLB(c *model.Cluster, s *model.Service) {
 	}
 	var desired map[string]string
 	if neg {
-		limit := NegClusterLimit
+		limit := NEGClusterLimit
 		if s.Local() {
 			limit = negLocalLimit
 		}
@@ -236,7 +236,7 @@ func (w *LoadBalancers) pickSubset(nodes []*model.Node, count int, salt string, 
 	}
 	byHash := func(list []*model.Node) {
 		sort.Slice(list, func(i, j int) bool {
-			return w.hashOf(salt, list[i].Name) < w.hashOf(salt, list[j].Name)
+			return w.HashOf(salt, list[i].Name) < w.HashOf(salt, list[j].Name)
 		})
 	}
 	byHash(kept)
@@ -249,11 +249,11 @@ func (w *LoadBalancers) pickSubset(nodes []*model.Node, count int, salt string, 
 
 // ---- health (R-LB-6) ----
 
-// hcParams are the health check's probe interval and unhealthy threshold (R-LB-6): GKE's L4
+// HCParams are the health check's probe interval and unhealthy threshold (R-LB-6): GKE's L4
 // controllers probe shared (Cluster) checks every 8 s with threshold 3 and Local ones every
 // 3 s with threshold 2; the cloud provider's checks are 8 s x 3. The healthy threshold is 1.
-func hcParams(lb *model.LoadBalancer, local bool) (interval time.Duration, unhealthy int) {
-	if gkeL4Controller(lb.Kind) && local {
+func HCParams(lb *model.LoadBalancer, local bool) (interval time.Duration, unhealthy int) {
+	if GKEL4Controller(lb.Kind) && local {
 		return 3 * time.Second, 2
 	}
 	return 8 * time.Second, 3
@@ -276,7 +276,7 @@ func (w *LoadBalancers) probePasses(c *model.Cluster, s *model.Service, node str
 // nextProbe is the first probe of node after now: every interval, at an offset per load
 // balancer and node (the probers are not synchronised).
 func (w *LoadBalancers) nextProbe(s *model.Service, node string, interval time.Duration) time.Time {
-	phase := time.Duration(w.hashOf("probe", s.UID, node)%uint64(interval/time.Second)) * time.Second
+	phase := time.Duration(w.HashOf("probe", s.UID, node)%uint64(interval/time.Second)) * time.Second
 	since := w.st.Now.Sub(time.Unix(0, 0)) - phase
 	k := since/interval + 1
 	return time.Unix(0, 0).Add(phase + k*interval).UTC()
@@ -298,7 +298,7 @@ func (w *LoadBalancers) evalHealth(c *model.Cluster, s *model.Service, node stri
 	}
 	h.Passing = pass
 	h.Due = time.Time{}
-	interval, threshold := hcParams(lb, s.Local())
+	interval, threshold := HCParams(lb, s.Local())
 	switch {
 	case pass && h.State == HealthUnhealthy:
 		h.Due = w.nextProbe(s, node, interval)
@@ -312,7 +312,7 @@ func (w *LoadBalancers) evalHealth(c *model.Cluster, s *model.Service, node stri
 
 func (w *LoadBalancers) onLBHealth(ev model.Event) {
 	c, s := w.lbEvent(ev)
-	if s == nil || s.LB.State != LbReady {
+	if s == nil || s.LB.State != LBReady {
 		return
 	}
 	h := s.LB.Health[ev.Node]
@@ -321,8 +321,8 @@ func (w *LoadBalancers) onLBHealth(ev model.Event) {
 	}
 	h.Due = time.Time{}
 	h.Since = w.st.Now
-	interval, threshold := hcParams(s.LB, s.Local())
-	port := w.hcPort(s)
+	interval, threshold := HCParams(s.LB, s.Local())
+	port := w.HCPort(s)
 	if h.Passing {
 		h.State = HealthHealthy
 		if h.WasHealthy {
@@ -336,9 +336,9 @@ func (w *LoadBalancers) onLBHealth(ev model.Event) {
 		s.Key(), ev.Node, threshold, port, interval)
 }
 
-// hcPort is the port the load balancer probes: kube-proxy's 10256 (Cluster) or the Service's
+// HCPort is the port the load balancer probes: kube-proxy's 10256 (Cluster) or the Service's
 // healthCheckNodePort (Local: the Service's own health check port, allocated or set).
-func (w *LoadBalancers) hcPort(s *model.Service) int32 {
+func (w *LoadBalancers) HCPort(s *model.Service) int32 {
 	if s.Local() && s.Spec.HealthCheckNodePort != 0 {
 		return s.Spec.HealthCheckNodePort
 	}
@@ -347,14 +347,14 @@ func (w *LoadBalancers) hcPort(s *model.Service) int32 {
 
 // ---- hooks: what the rest of the simulation tells the load balancers ----
 
-// LbNodeChanged is called when a node changes state or goes: its probes may answer otherwise,
+// LBNodeChanged is called when a node changes state or goes: its probes may answer otherwise,
 // and the backends follow the nodes a few seconds later.
-func (w *LoadBalancers) LbNodeChanged(c *model.Cluster, n *model.Node) {
+func (w *LoadBalancers) LBNodeChanged(c *model.Cluster, n *model.Node) {
 	if len(c.Services) == 0 {
 		return
 	}
 	for _, s := range w.ServiceIndex(c).SortedLBs() {
-		if s.LB.State != LbReady {
+		if s.LB.State != LBReady {
 			continue
 		}
 		if _, member := s.LB.Members[n.Name]; member {
@@ -366,7 +366,7 @@ func (w *LoadBalancers) LbNodeChanged(c *model.Cluster, n *model.Node) {
 
 // lbServingChanged is called when node gains its first or loses its last serving pod of s.
 func (w *LoadBalancers) lbServingChanged(c *model.Cluster, s *model.Service, node string) {
-	if s.LB == nil || s.LB.State != LbReady || !s.Local() {
+	if s.LB == nil || s.LB.State != LBReady || !s.Local() {
 		return
 	}
 	w.evalHealth(c, s, node, false)
@@ -375,9 +375,9 @@ func (w *LoadBalancers) lbServingChanged(c *model.Cluster, s *model.Service, nod
 	}
 }
 
-// LbSubsettingEnabled notes, when GKE subsetting is turned on, that existing internal load
+// LBSubsettingEnabled notes, when GKE subsetting is turned on, that existing internal load
 // balancers keep their instance groups (R-LB-4).
-func (w *LoadBalancers) LbSubsettingEnabled(c *model.Cluster) {
+func (w *LoadBalancers) LBSubsettingEnabled(c *model.Cluster) {
 	for _, key := range model.SortedKeys(c.Services) {
 		if s := c.Services[key]; s.LB != nil && s.LB.Kind == LBInternalIG {
 			w.engine.Record("LoadBalancerKindKept", c, "", "", "", "service %s keeps its instance-group backends: only internal LoadBalancer Services created after GKE subsetting is enabled use GCE_VM_IP NEGs", key)

@@ -38,15 +38,15 @@ const (
 
 	// lbRetryMin and lbRetryMax are the service controller's backoff after a failed sync.
 	lbRetryMin = 5 * time.Second
-	LbRetryMax = 5 * time.Minute
+	LBRetryMax = 5 * time.Minute
 )
 
 // usesInstanceGroups says whether GKE backs a kind of load balancer with its shared instance
 // groups (R-LB-2, R-LB-5).
 func usesInstanceGroups(kind string) bool { return kind == LBInternalIG || kind == LBExternalRBS }
 
-// GkeInstanceGroupName is the name of GKE's shared unmanaged instance group in each zone.
-func GkeInstanceGroupName(c *model.Cluster) string {
+// GKEInstanceGroupName is the name of GKE's shared unmanaged instance group in each zone.
+func GKEInstanceGroupName(c *model.Cluster) string {
 	_, legacy := clusterUIDs(c)
 	return "k8s-ig--" + legacy
 }
@@ -54,10 +54,10 @@ func GkeInstanceGroupName(c *model.Cluster) string {
 // lbRetryDelay is the wait after the n-th failed attempt in a row.
 func lbRetryDelay(n int) time.Duration {
 	d := lbRetryMin
-	for i := 1; i < n && d < LbRetryMax; i++ {
+	for i := 1; i < n && d < LBRetryMax; i++ {
 		d *= 2
 	}
-	return min(d, LbRetryMax)
+	return min(d, LBRetryMax)
 }
 
 // lbMembership is a load-balanced instance group a VM is in, and a backend service that has the
@@ -82,15 +82,15 @@ func (w *LoadBalancers) loadBalancedIGs(project string, gke bool, except string)
 		out[vm] = append(out[vm], m)
 	}
 	if gke {
-		for _, r := range w.projectLBs(project) {
-			if r.n.InstanceGroup == "" {
+		for _, r := range w.ProjectLBs(project) {
+			if r.Names.InstanceGroup == "" {
 				continue
 			}
-			bs := backendServicePath(project, RegionOf(r.c), r.n.BackendService)
-			what := fmt.Sprintf("GKE's shared instance group of cluster %s", r.c.Name)
-			for _, node := range model.SortedKeys(r.s.LB.Members) {
-				z := r.s.LB.Members[node]
-				add(instancePath(project, z, node), lbMembership{group: instanceGroupPath(project, z, r.n.InstanceGroup), backendService: bs, what: what})
+			bs := BackendServicePath(project, RegionOf(r.Cluster), r.Names.BackendService)
+			what := fmt.Sprintf("GKE's shared instance group of cluster %s", r.Cluster.Name)
+			for _, node := range model.SortedKeys(r.Service.LB.Members) {
+				z := r.Service.LB.Members[node]
+				add(InstancePath(project, z, node), lbMembership{group: InstanceGroupPath(project, z, r.Names.InstanceGroup), backendService: bs, what: what})
 			}
 		}
 	}
@@ -104,13 +104,13 @@ func (w *LoadBalancers) loadBalancedIGs(project string, gke bool, except string)
 			continue
 		}
 		for _, b := range bs.Backends {
-			ref, _ := parseComputeRef(b.Group, project)
-			g, ok := w.findInstanceGroup(project, ref.scope, ref.name)
+			ref, _ := ParseComputeRef(b.Group, project)
+			g, ok := w.FindInstanceGroup(project, ref.Scope, ref.Name)
 			if !ok {
 				continue // a node pool deleted since
 			}
-			for _, node := range g.members() {
-				add(instancePath(project, ref.scope, node), lbMembership{group: g.path, backendService: key, what: g.describe()})
+			for _, node := range g.Members() {
+				add(InstancePath(project, ref.Scope, node), lbMembership{group: g.Path, backendService: key, what: g.Describe()})
 			}
 		}
 	}
@@ -124,24 +124,24 @@ type igConflict struct {
 	other                 lbMembership
 }
 
-// computeError is Compute Engine's refusal.
-func (cf *igConflict) computeError() *model.Error {
+// ComputeError is Compute Engine's refusal.
+func (cf *igConflict) ComputeError() *model.Error {
 	return model.ComputeError(http.StatusBadRequest, "instanceInMultipleLoadBalancedIgs",
 		"Validation failed for instance '%s': instance may belong to at most one load-balanced instance group. It is in instance group '%s' (%s), a backend of backend service '%s', so instance group '%s' cannot be load-balanced with it too (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/load-balancers#r-lb-5).",
 		cf.instance, cf.other.group, cf.other.what, cf.other.backendService, cf.group)
 }
 
-// igAttach is an instance group about to become load-balanced, or to take new VMs while it is.
-type igAttach struct {
-	group, zone string
-	nodes       []string
+// IGAttach is an instance group about to become load-balanced, or to take new VMs while it is.
+type IGAttach struct {
+	Group, Zone string
+	Nodes       []string
 }
 
-// attachConflict is Compute's check of R-LB-5 before backend service bs takes the groups (or
+// AttachConflict is Compute's check of R-LB-5 before backend service bs takes the groups (or
 // an attached group takes new VMs): no VM may already be in another load-balanced group,
 // GKE's or a user's, nor in two of the groups at once. With rewrite, bs's current backends do
 // not count: they are being replaced.
-func (w *LoadBalancers) attachConflict(project, bs string, attach []igAttach, rewrite bool) *igConflict {
+func (w *LoadBalancers) AttachConflict(project, bs string, attach []IGAttach, rewrite bool) *igConflict {
 	except := ""
 	if rewrite {
 		except = bs
@@ -149,17 +149,17 @@ func (w *LoadBalancers) attachConflict(project, bs string, attach []igAttach, re
 	idx := w.loadBalancedIGs(project, true, except)
 	taking := map[string]string{}
 	for _, a := range attach {
-		for _, node := range a.nodes {
-			vm := instancePath(project, a.zone, node)
+		for _, node := range a.Nodes {
+			vm := InstancePath(project, a.Zone, node)
 			for _, m := range idx[vm] {
-				if m.group != a.group {
-					return &igConflict{instance: vm, node: node, group: a.group, other: m}
+				if m.group != a.Group {
+					return &igConflict{instance: vm, node: node, group: a.Group, other: m}
 				}
 			}
-			if g, ok := taking[vm]; ok && g != a.group {
-				return &igConflict{instance: vm, node: node, group: a.group, other: lbMembership{group: g, backendService: bs, what: "another backend of the same backend service"}}
+			if g, ok := taking[vm]; ok && g != a.Group {
+				return &igConflict{instance: vm, node: node, group: a.Group, other: lbMembership{group: g, backendService: bs, what: "another backend of the same backend service"}}
 			}
-			taking[vm] = a.group
+			taking[vm] = a.Group
 		}
 	}
 	return nil
@@ -176,15 +176,15 @@ func (w *LoadBalancers) gkeIGConflicts(c *model.Cluster, nodes []string) []*igCo
 	if len(idx) == 0 {
 		return nil
 	}
-	own := GkeInstanceGroupName(c)
+	own := GKEInstanceGroupName(c)
 	var out []*igConflict
 	for _, name := range nodes {
 		n := c.Nodes[name]
 		if n == nil {
 			continue
 		}
-		vm := instancePath(c.Project, n.Zone, name)
-		group := instanceGroupPath(c.Project, n.Zone, own)
+		vm := InstancePath(c.Project, n.Zone, name)
+		group := InstanceGroupPath(c.Project, n.Zone, own)
 		for _, m := range idx[vm] {
 			if m.group != group { // a user may put GKE's own group behind a backend service
 				out = append(out, &igConflict{instance: vm, node: name, group: group, other: m})
@@ -253,7 +253,7 @@ func (w *LoadBalancers) blockLB(c *model.Cluster, s *model.Service, cf *igConfli
 	delay := lbRetryDelay(b.Attempts)
 	b.RetryAt = w.st.Now.Add(delay)
 	b.Message = gkeConflictMessage(c, s, cf)
-	if lb.State == LbProvisioning {
+	if lb.State == LBProvisioning {
 		lb.Failed = b.Message
 	}
 	w.engine.Record("SyncLoadBalancerFailed", c, "", "", "", "service %s: %s GKE tries again in %s (attempt %d).", s.Key(), b.Message, delay, b.Attempts)
@@ -293,7 +293,7 @@ func (w *LoadBalancers) onLBRetry(ev model.Event) {
 		return
 	}
 	switch s.LB.State {
-	case LbProvisioning:
+	case LBProvisioning:
 		if cfs := w.gkeBuildConflicts(c); len(cfs) > 0 {
 			w.blockLB(c, s, cfs[0])
 			return
@@ -301,7 +301,7 @@ func (w *LoadBalancers) onLBRetry(ev model.Event) {
 		attempts := s.LB.Blocked.Attempts
 		w.unblockLB(c, s)
 		w.startProvisioning(c, s, fmt.Sprintf("attempt %d: no node is in a load-balanced instance group created outside GKE any more", attempts+1))
-	case LbReady:
+	case LBReady:
 		w.SyncLB(c, s)
 	}
 }

@@ -53,7 +53,7 @@ func (w *LoadBalancers) TracePacket(c *model.Cluster, req TraceRequest) (*api.Pa
 	out := &api.PacketTrace{Destination: fmt.Sprintf("%s:%d", req.IP, req.Port), Protocol: req.Protocol, Hops: []string{}}
 	hop := func(format string, args ...any) { out.Hops = append(out.Hops, fmt.Sprintf(format, args...)) }
 	pick := func(n int, what string) int {
-		return int(w.hashOf("trace", what, req.Client, strconv.Itoa(int(req.ClientPort)), req.IP, strconv.Itoa(int(req.Port)), req.Protocol) % uint64(n))
+		return int(w.HashOf("trace", what, req.Client, strconv.Itoa(int(req.ClientPort)), req.IP, strconv.Itoa(int(req.Port)), req.Protocol) % uint64(n))
 	}
 
 	s, sp, via, node := w.traceTarget(c, req)
@@ -82,7 +82,7 @@ func (w *LoadBalancers) TracePacket(c *model.Cluster, req TraceRequest) (*api.Pa
 		case lb.Failed != "":
 			out.Result, out.Reason = "DROPPED", fmt.Sprintf("GKE could not build the load balancer of service %s: %s", s.Key(), lb.Failed)
 			return out, nil
-		case lb.State != LbReady:
+		case lb.State != LBReady:
 			out.Result, out.Reason = "DROPPED", fmt.Sprintf("the load balancer of service %s is %s", s.Key(), strings.ToLower(lb.State))
 			return out, nil
 		}
@@ -90,8 +90,8 @@ func (w *LoadBalancers) TracePacket(c *model.Cluster, req TraceRequest) (*api.Pa
 			out.Result, out.Reason = "DROPPED", fmt.Sprintf("%s is an internal passthrough Network Load Balancer address: only clients in the VPC network (or connected networks) reach it, not %s", lb.IP, req.Client)
 			return out, nil
 		}
-		n := w.LbNamesOf(c, s)
-		hop("forwarding rule %s (%s %s %s:%d) -> %s", n.forwardingRules[sp.Protocol], scheme(lb), req.Protocol, lb.IP, req.Port, describeBackend(lb.Kind, n))
+		n := w.LBNamesOf(c, s)
+		hop("forwarding rule %s (%s %s %s:%d) -> %s", n.ForwardingRules[sp.Protocol], Scheme(lb), req.Protocol, lb.IP, req.Port, describeBackend(lb.Kind, n))
 		if b := lb.Blocked; b != nil {
 			hop("GKE's last %d syncs of its instance groups failed (%s is in %s, a backend of %s, and a VM may be in one load-balanced instance group only); the backends are those from before", b.Attempts, model.LastSegment(b.Instance), b.Group, b.BackendService)
 		}
@@ -111,7 +111,7 @@ func (w *LoadBalancers) TracePacket(c *model.Cluster, req TraceRequest) (*api.Pa
 			cands = all
 			hop("no backend is healthy: the load balancer spreads new connections over all %d backends (failover to all when every backend is unhealthy)", len(all))
 		default:
-			hop("%d of %d backends healthy (health check %s on port %d)", len(healthy), len(all), n.healthCheck, w.hcPort(s))
+			hop("%d of %d backends healthy (health check %s on port %d)", len(healthy), len(all), n.HealthCheck, w.HCPort(s))
 		}
 		node = c.Nodes[cands[pick(len(cands), "node")]]
 		out.Node = &api.TraceNode{Name: node.Name, Zone: node.Zone, IP: node.InternalIP, Health: lb.Health[node.Name].State, Candidates: len(cands)}
@@ -260,12 +260,12 @@ func targetPortOf(spec *corev1.PodSpec, sp corev1.ServicePort) (int32, string) {
 	return 0, fmt.Sprintf("the pod has no container port named %q (targetPort of port %d): the connection is refused", sp.TargetPort.StrVal, sp.Port)
 }
 
-func describeBackend(kind string, n lbNames) string {
+func describeBackend(kind string, n LBNames) string {
 	switch kind {
 	case LBInternalNEG:
-		return "backend service " + n.BackendService + " (GCE_VM_IP NEGs " + n.neg + ")"
+		return "backend service " + n.BackendService + " (GCE_VM_IP NEGs " + n.NEG + ")"
 	case LBExternalTargetPool:
-		return "target pool " + n.targetPool
+		return "target pool " + n.TargetPool
 	}
 	return "backend service " + n.BackendService + " (instance groups " + n.InstanceGroup + ")"
 }

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -78,9 +77,9 @@ func lbFinalizer(kind string) string {
 }
 
 func (w *LoadBalancers) RenderService(c *model.Cluster, s *model.Service) *corev1.Service {
-	meta := metav1.ObjectMeta{Name: s.Name, Namespace: s.Namespace, UID: types.UID(s.UID), ResourceVersion: model.RvString(s.RV),
+	meta := metav1.ObjectMeta{Name: s.Name, Namespace: s.Namespace, UID: types.UID(s.UID), ResourceVersion: model.RVString(s.RV),
 		CreationTimestamp: metav1.NewTime(s.CreateTime), Labels: maps.Clone(s.Labels), Annotations: w.serviceAnnotations(c, s),
-		ManagedFields: core.CloneManagedFields(s.ManagedFields)}
+		ManagedFields: model.CloneManagedFields(s.ManagedFields)}
 	if s.LB != nil {
 		meta.Finalizers = []string{lbFinalizer(s.LB.Kind)}
 	}
@@ -90,7 +89,7 @@ func (w *LoadBalancers) RenderService(c *model.Cluster, s *model.Service) *corev
 		meta.DeletionTimestamp, meta.DeletionGracePeriodSeconds = &t, &zero
 	}
 	out := &corev1.Service{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Service"}, ObjectMeta: meta, Spec: *s.Spec.DeepCopy()}
-	if lb := s.LB; lb != nil && lb.State == LbReady {
+	if lb := s.LB; lb != nil && lb.State == LBReady {
 		vip := corev1.LoadBalancerIPModeVIP
 		out.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: lb.IP, IPMode: &vip}}
 	}
@@ -98,8 +97,8 @@ func (w *LoadBalancers) RenderService(c *model.Cluster, s *model.Service) *corev
 }
 
 // ListServices lists Services by namespace and name.
-func (w *LoadBalancers) ListServices(c *model.Cluster, o core.ListOptions) *corev1.ServiceList {
-	out := &corev1.ServiceList{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ServiceList"}, ListMeta: metav1.ListMeta{ResourceVersion: model.RvString(c.RV)}}
+func (w *LoadBalancers) ListServices(c *model.Cluster, o model.ListOptions) *corev1.ServiceList {
+	out := &corev1.ServiceList{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ServiceList"}, ListMeta: metav1.ListMeta{ResourceVersion: model.RVString(c.RV)}}
 	out.Items = []corev1.Service{}
 	for _, k := range model.SortedKeys(c.Services) {
 		if s := c.Services[k]; o.Matches(s.Namespace, s.Labels) {
@@ -161,7 +160,7 @@ func (w *LoadBalancers) CreateService(c *model.Cluster, ns string, in *corev1.Se
 	if errs := w.allocateService(c, key, &in.Spec); len(errs) > 0 {
 		return nil, model.KubeInvalid("Service", in.Name, errs...)
 	}
-	s := &model.Service{Namespace: ns, Name: in.Name, UID: model.UidOf(c.ID, "svc", ns, in.Name, w.engine.RandHex(8)), Labels: in.Labels,
+	s := &model.Service{Namespace: ns, Name: in.Name, UID: model.UIDOf(c.ID, "svc", ns, in.Name, w.engine.RandHex(8)), Labels: in.Labels,
 		Annotations: UserAnnotations(in.Annotations), Spec: in.Spec, CreateTime: w.st.Now, ManagedFields: in.ManagedFields}
 	w.addService(c, s)
 	w.core.TouchObject(c, s, true)
@@ -243,7 +242,7 @@ func (w *LoadBalancers) UpdateService(c *model.Cluster, ns, name string, in *cor
 	if in.Name != "" && in.Name != name {
 		return nil, model.KubeError(http.StatusBadRequest, "BadRequest", "the name of the object (%s) does not match the name on the URL (%s)", in.Name, name)
 	}
-	if err := core.CheckRV(in.ResourceVersion, s.RV, resServices, name); err != nil {
+	if err := model.CheckRV(in.ResourceVersion, s.RV, resServices, name); err != nil {
 		return nil, err
 	}
 	in = in.DeepCopy()
@@ -275,7 +274,7 @@ func (w *LoadBalancers) UpdateService(c *model.Cluster, ns, name string, in *cor
 	w.core.TouchObject(c, s, false)
 	ix.track(s)
 	w.rescanEndpoints(c, s)
-	if !core.EqualJSON(old, s.Spec) {
+	if !model.EqualJSON(old, s.Spec) {
 		w.engine.Record("ServiceUpdated", c, "", "", "", "service %s updated: type %s, ports %s, externalTrafficPolicy %s", s.Key(), s.Spec.Type,
 			describePorts(&s.Spec), orDash(string(s.Spec.ExternalTrafficPolicy)))
 	}
@@ -351,7 +350,7 @@ func (w *LoadBalancers) InitSystemServices(c *model.Cluster) {
 		svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: spec}
 		defaultService(svc)
 		svc.Spec.ClusterIPs = []string{svc.Spec.ClusterIP}
-		s := &model.Service{Namespace: ns, Name: name, UID: model.UidOf(c.ID, "svc", ns, name), Labels: lbls, Spec: svc.Spec,
+		s := &model.Service{Namespace: ns, Name: name, UID: model.UIDOf(c.ID, "svc", ns, name), Labels: lbls, Spec: svc.Spec,
 			CreateTime: w.st.Now, System: true}
 		w.addService(c, s)
 		w.core.TouchObject(c, s, true)

@@ -11,9 +11,9 @@ import (
 // A cluster's Service index: what its Services hold (cluster IPs, node ports), which have a
 // load balancer, and their endpoints (the serving pods, per node), kept current as pods change.
 
-// SvcIndex is a cluster's derived view of its Services: allocations and endpoints. It is
+// ServiceIndex is a cluster's derived view of its Services: allocations and endpoints. It is
 // rebuilt from the state on first use and kept current by every change.
-type SvcIndex struct {
+type ServiceIndex struct {
 	NodePorts  map[int32]string  // node port (healthCheckNodePort too) -> service key
 	ClusterIPs map[string]string // cluster IP -> service key
 	byNS       map[string]map[string]*model.Service
@@ -28,14 +28,14 @@ type SvcIndex struct {
 }
 
 // ServiceIndex returns the Service index of c, building it if needed.
-func (w *LoadBalancers) ServiceIndex(c *model.Cluster) *SvcIndex {
+func (w *LoadBalancers) ServiceIndex(c *model.Cluster) *ServiceIndex {
 	if w.Svcs == nil {
-		w.Svcs = map[*model.Cluster]*SvcIndex{}
+		w.Svcs = map[*model.Cluster]*ServiceIndex{}
 	}
 	if ix, ok := w.Svcs[c]; ok {
 		return ix
 	}
-	ix := &SvcIndex{NodePorts: map[int32]string{}, ClusterIPs: map[string]string{}, byNS: map[string]map[string]*model.Service{},
+	ix := &ServiceIndex{NodePorts: map[int32]string{}, ClusterIPs: map[string]string{}, byNS: map[string]map[string]*model.Service{},
 		selectors: map[string]labels.Selector{}, serving: map[string]map[*model.Pod]string{}, PerNode: map[string]map[string]int{},
 		Lbs: map[string]*model.Service{}, SyncQueued: map[string]bool{}}
 	w.Svcs[c] = ix
@@ -54,7 +54,7 @@ func (w *LoadBalancers) ServiceIndex(c *model.Cluster) *SvcIndex {
 }
 
 // track adds a Service's allocations to the index.
-func (ix *SvcIndex) track(s *model.Service) {
+func (ix *ServiceIndex) track(s *model.Service) {
 	key := s.Key()
 	for _, p := range allocatedNodePorts(&s.Spec) {
 		ix.NodePorts[p] = key
@@ -76,7 +76,7 @@ func (ix *SvcIndex) track(s *model.Service) {
 }
 
 // untrack removes a Service's allocations from the index.
-func (ix *SvcIndex) untrack(s *model.Service) {
+func (ix *ServiceIndex) untrack(s *model.Service) {
 	key := s.Key()
 	for _, p := range allocatedNodePorts(&s.Spec) {
 		if ix.NodePorts[p] == key {
@@ -129,10 +129,10 @@ func (w *LoadBalancers) rescanEndpoints(c *model.Cluster, s *model.Service) {
 	}
 }
 
-// SvcPodChanged keeps the endpoints of the Services selecting p current: called when a pod
+// ServicePodChanged keeps the endpoints of the Services selecting p current: called when a pod
 // starts, becomes ready, starts terminating or goes. Nodes that gain their first or lose their
 // last serving pod change the load balancer's view (R-LB-3 Local membership, R-LB-6 health).
-func (w *LoadBalancers) SvcPodChanged(c *model.Cluster, p *model.Pod) {
+func (w *LoadBalancers) ServicePodChanged(c *model.Cluster, p *model.Pod) {
 	if len(c.Services) == 0 {
 		return
 	}
@@ -168,7 +168,7 @@ func (w *LoadBalancers) SvcPodChanged(c *model.Cluster, p *model.Pod) {
 }
 
 // sortedServices lists services with a load balancer by key.
-func (ix *SvcIndex) SortedLBs() []*model.Service {
+func (ix *ServiceIndex) SortedLBs() []*model.Service {
 	out := make([]*model.Service, 0, len(ix.Lbs))
 	for _, s := range ix.Lbs {
 		out = append(out, s)

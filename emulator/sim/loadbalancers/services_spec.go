@@ -29,9 +29,9 @@ func UintToIP(v uint32) string {
 	return ip.String()
 }
 
-// hashOf is a stable 64-bit hash of the seed and parts: allocations that do not depend on the
+// HashOf is a stable 64-bit hash of the seed and parts: allocations that do not depend on the
 // order of requests, stable per object for a seed.
-func (w *LoadBalancers) hashOf(parts ...string) uint64 {
+func (w *LoadBalancers) HashOf(parts ...string) uint64 {
 	h := fnv.New64a()
 	h.Write([]byte(strconv.FormatUint(w.st.Seed, 10)))
 	for _, p := range parts {
@@ -70,7 +70,7 @@ func (w *LoadBalancers) allocateClusterIP(c *model.Cluster, key, want string) (s
 	}
 	// Dynamic addresses avoid the network address, broadcast and the first 16 (static ones).
 	span := size - 18
-	start := uint32(w.hashOf(c.Key(), "clusterIP", key) % uint64(span))
+	start := uint32(w.HashOf(c.Key(), "clusterIP", key) % uint64(span))
 	for i := uint32(0); i < span; i++ {
 		ip := UintToIP(base + 17 + (start+i)%span)
 		if _, taken := ix.ClusterIPs[ip]; !taken {
@@ -99,7 +99,7 @@ func (w *LoadBalancers) allocateNodePort(c *model.Cluster, key, field string, wa
 		return want, ""
 	}
 	const span = nodePortMax - nodePortMin + 1
-	start := int32(w.hashOf(c.Key(), "nodePort", key, what) % span)
+	start := int32(w.HashOf(c.Key(), "nodePort", key, what) % span)
 	for i := int32(0); i < span; i++ {
 		p := nodePortMin + (start+i)%span
 		if free(p) && ix.NodePorts[p] == "" {

@@ -14,7 +14,7 @@ const (
 	ResNodes       = "nodes"
 )
 
-func RvString(rv int64) string { return strconv.FormatInt(rv, 10) }
+func RVString(rv int64) string { return strconv.FormatInt(rv, 10) }
 
 // NamespaceFor checks that a namespace exists and takes objects.
 func (c *Cluster) NamespaceFor(ns string) error {

@@ -67,7 +67,7 @@ type Deployment struct {
 	// ProgressCheck is when the controller next checks the progress deadline.
 	ProgressCheck time.Time `json:"progressCheck,omitempty"`
 	// Controller, when set, is the controller this workload stands in for in an imported
-	// cluster (a StatefulSet, a Job ...; workloads_other.go).
+	// cluster (a StatefulSet, a Job ...; workloads/standins.go).
 	Controller *ControllerRef `json:"controller,omitempty"`
 	// synced is what the status was last computed from (not saved: a restored world computes
 	// it once again, to the same status).
@@ -138,7 +138,7 @@ type Pod struct {
 	Priority    int32     `json:"priority,omitempty"`
 	RV          int64     `json:"rv"`
 	// MountWait is why the kubelet cannot start the pod's containers yet: a ConfigMap or Secret
-	// it mounts is missing (volumes.go).
+	// it mounts is missing (core/volumes.go).
 	MountWait string `json:"mountWait,omitempty"`
 	// ManagedFields are a bare pod's field owners (server-side apply).
 	ManagedFields []metav1.ManagedFieldsEntry `json:"managedFields,omitempty"`
@@ -165,7 +165,7 @@ func PodUID(c *Cluster, p *Pod) string {
 	}
 	var salt [4]byte
 	binary.BigEndian.PutUint32(salt[:], p.UIDSalt)
-	return UidOf(c.ID, p.Key(), hex.EncodeToString(salt[:]))
+	return UIDOf(c.ID, p.Key(), hex.EncodeToString(salt[:]))
 }
 
 // PDB is a policy/v1 PodDisruptionBudget.

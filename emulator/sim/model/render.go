@@ -5,8 +5,8 @@ import (
 	"strings"
 )
 
-// UidOf derives a stable UUID-shaped id from names.
-func UidOf(parts ...string) string {
+// UIDOf derives a stable UUID-shaped id from names.
+func UIDOf(parts ...string) string {
 	var h [16]byte
 	x := uint64(1469598103934665603)
 	for _, p := range parts {

@@ -26,7 +26,7 @@ type Upgrade struct {
 	// Drain is how replaced nodes are drained.
 	Drain DrainPolicy `json:"drain"`
 	// Policy, when set, is the kind of maintenance this upgrade is: it respects the cluster's
-	// maintenance policy (upgrade_window.go). Deferred: it has not begun, waiting for a window
+	// maintenance policy (upgrade/upgrade_window.go). Deferred: it has not begun, waiting for a window
 	// (R-MW-5). OpenUntil caches until when maintenance is allowed; WaitingUntil is when a
 	// paused or deferred upgrade looks again (R-MW-3).
 	Policy       UpgradeKind `json:"policy,omitempty"`

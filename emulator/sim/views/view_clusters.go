@@ -62,7 +62,7 @@ func (w *Views) clusterSummary(c *model.Cluster) *api.ClusterSummary {
 	for _, n := range c.Nodes {
 		s.NodesByState[ConsoleState(c, n)]++
 		versions[n.Spec.Version] = true
-		// As the cluster's currentNodeCount counts (render.go).
+		// As the cluster's currentNodeCount counts (gke/render.go).
 		if n.State != model.NodeProvisioning && n.State != model.NodeDeleting {
 			s.CurrentNodeCount++
 		}

@@ -250,7 +250,7 @@ func (b *timelineBuilder) nodeEntry(e *model.LogEntry, at float64, zone string) 
 			r.move(spanHeld, at)
 		}
 	case "PodDeleted":
-		if r := b.rows[e.Node]; r != nil && strings.Contains(e.Message, core.PdbTimeoutReached) {
+		if r := b.rows[e.Node]; r != nil && strings.Contains(e.Message, core.PDBTimeoutReached) {
 			if r.state == spanHeld {
 				r.mark("DrainForced", at, e.Message)
 				r.move(api.NodeStateDraining, at)

@@ -25,8 +25,8 @@ func (w *Workloads) RenderDaemonSet(c *model.Cluster, ds *core.GKEDaemonSet, sta
 	maxUnavailable := intstr.FromInt32(1)
 	return &appsv1.DaemonSet{
 		TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: "DaemonSet"},
-		ObjectMeta: metav1.ObjectMeta{Name: ds.Name, Namespace: "kube-system", UID: types.UID(model.UidOf(c.ID, "ds", ds.Name)),
-			ResourceVersion: model.RvString(state.RV), Generation: 1, CreationTimestamp: metav1.NewTime(c.CreateTime), Labels: lbls},
+		ObjectMeta: metav1.ObjectMeta{Name: ds.Name, Namespace: "kube-system", UID: types.UID(model.UIDOf(c.ID, "ds", ds.Name)),
+			ResourceVersion: model.RVString(state.RV), Generation: 1, CreationTimestamp: metav1.NewTime(c.CreateTime), Labels: lbls},
 		Spec: appsv1.DaemonSetSpec{
 			Selector: &metav1.LabelSelector{MatchLabels: lbls},
 			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: lbls}, Spec: *ds.Spec.DeepCopy()},
@@ -70,9 +70,9 @@ func (w *Workloads) syncDaemonSetStatus(c *model.Cluster, f *core.ChangeFeed) {
 }
 
 // ListDaemonSets lists GKE's system DaemonSets (none on Autopilot clusters) by name.
-func (w *Workloads) ListDaemonSets(c *model.Cluster, o core.ListOptions) *appsv1.DaemonSetList {
+func (w *Workloads) ListDaemonSets(c *model.Cluster, o model.ListOptions) *appsv1.DaemonSetList {
 	out := &appsv1.DaemonSetList{TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: "DaemonSetList"},
-		ListMeta: metav1.ListMeta{ResourceVersion: model.RvString(c.RV)}, Items: []appsv1.DaemonSet{}}
+		ListMeta: metav1.ListMeta{ResourceVersion: model.RVString(c.RV)}, Items: []appsv1.DaemonSet{}}
 	if c.OwnDaemonSets() {
 		out.Items = append(out.Items, w.listClusterDaemonSets(c, o)...)
 		return out

@@ -12,8 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 )
 
-// An imported cluster's own DaemonSets (import.go): the real cluster's, GKE's among them, which
-// take the place of gkesim's built-in ones (system.go). A node that becomes ready gets a pod of
+// An imported cluster's own DaemonSets (clusterimport/import.go): the real cluster's, GKE's among them, which
+// take the place of gkesim's built-in ones (core/kube_system.go). A node that becomes ready gets a pod of
 // every DaemonSet whose template selects it and tolerates its taints, as the DaemonSet
 // controller places them; drains leave them, and they go with their node.
 
@@ -97,7 +97,7 @@ func (w *Workloads) renderClusterDaemonSet(c *model.Cluster, ds *model.DaemonSet
 	st.NumberUnavailable = max(st.DesiredNumberScheduled-st.NumberAvailable, 0)
 	return &appsv1.DaemonSet{
 		TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: "DaemonSet"},
-		ObjectMeta: metav1.ObjectMeta{Name: ds.Name, Namespace: ds.Namespace, UID: types.UID(ds.UID), ResourceVersion: model.RvString(c.RV),
+		ObjectMeta: metav1.ObjectMeta{Name: ds.Name, Namespace: ds.Namespace, UID: types.UID(ds.UID), ResourceVersion: model.RVString(c.RV),
 			Generation: ds.Generation, CreationTimestamp: metav1.NewTime(ds.CreateTime), Labels: maps.Clone(ds.Labels),
 			Annotations: maps.Clone(ds.Annotations)},
 		Spec:   *ds.Spec.DeepCopy(),
@@ -106,7 +106,7 @@ func (w *Workloads) renderClusterDaemonSet(c *model.Cluster, ds *model.DaemonSet
 }
 
 // listClusterDaemonSets lists an imported cluster's DaemonSets (not the static pods' stand-ins).
-func (w *Workloads) listClusterDaemonSets(c *model.Cluster, o core.ListOptions) []appsv1.DaemonSet {
+func (w *Workloads) listClusterDaemonSets(c *model.Cluster, o model.ListOptions) []appsv1.DaemonSet {
 	var out []appsv1.DaemonSet
 	for _, key := range model.SortedKeys(c.DaemonSets) {
 		ds := c.DaemonSets[key]

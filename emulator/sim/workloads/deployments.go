@@ -60,7 +60,7 @@ func rollingParams(d *model.Deployment) (surge, unavailable int) {
 // syncDeployment is one controller pass.
 func (w *Workloads) syncDeployment(c *model.Cluster, d *model.Deployment) {
 	if d.Controller != nil && d.Controller.Ordinals {
-		w.syncOrdinals(c, d) // a StatefulSet's stand-in (workloads_other.go)
+		w.syncOrdinals(c, d) // a StatefulSet's stand-in (standins.go)
 		return
 	}
 	ix := w.core.PodIndex(c)

@@ -25,7 +25,7 @@ import (
 // that `kubectl rollout status` and `kubectl wait` read, with the progress deadline
 // (spec.progressDeadlineSeconds, 600 s by default) after which Progressing turns False with
 // ProgressDeadlineExceeded. The statuses are set when a batch of changes is published
-// (changefeed.go), once per Deployment whose pods changed.
+// (core/changefeed.go), once per Deployment whose pods changed.
 
 const (
 	evDeploymentProgress = "deployment.progress"
@@ -318,8 +318,8 @@ func (w *Workloads) RenderReplicaSet(c *model.Cluster, d *model.Deployment, rs *
 	tmpl := rs.Template.DeepCopy()
 	return &appsv1.ReplicaSet{
 		TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: "ReplicaSet"},
-		ObjectMeta: metav1.ObjectMeta{Name: rs.Name(d), Namespace: d.Namespace, UID: types.UID(model.UidOf(c.ID, "rs", d.Namespace, d.Name, rs.Hash)),
-			ResourceVersion: model.RvString(rs.RV), Generation: rs.Generation, CreationTimestamp: metav1.NewTime(rs.CreateTime),
+		ObjectMeta: metav1.ObjectMeta{Name: rs.Name(d), Namespace: d.Namespace, UID: types.UID(model.UIDOf(c.ID, "rs", d.Namespace, d.Name, rs.Hash)),
+			ResourceVersion: model.RVString(rs.RV), Generation: rs.Generation, CreationTimestamp: metav1.NewTime(rs.CreateTime),
 			Labels: maps.Clone(tmpl.Labels), Annotations: maps.Clone(rs.Annotations),
 			OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "Deployment", Name: d.Name, UID: types.UID(d.UID),
 				Controller: &truth, BlockOwnerDeletion: &truth}}},
@@ -330,9 +330,9 @@ func (w *Workloads) RenderReplicaSet(c *model.Cluster, d *model.Deployment, rs *
 
 // ListReplicaSets lists the Deployments' ReplicaSets, and an imported cluster's ReplicaSets of
 // their own, by namespace and name.
-func (w *Workloads) ListReplicaSets(c *model.Cluster, o core.ListOptions) *appsv1.ReplicaSetList {
+func (w *Workloads) ListReplicaSets(c *model.Cluster, o model.ListOptions) *appsv1.ReplicaSetList {
 	out := &appsv1.ReplicaSetList{TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: "ReplicaSetList"},
-		ListMeta: metav1.ListMeta{ResourceVersion: model.RvString(c.RV)}, Items: w.standInReplicaSets(c, o)}
+		ListMeta: metav1.ListMeta{ResourceVersion: model.RVString(c.RV)}, Items: w.standInReplicaSets(c, o)}
 	if out.Items == nil {
 		out.Items = []appsv1.ReplicaSet{}
 	}

@@ -16,7 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 )
 
-// Controllers gkesim has no model of, in an imported cluster (import.go): StatefulSets, Jobs,
+// Controllers gkesim has no model of, in an imported cluster (clusterimport/import.go): StatefulSets, Jobs,
 // ReplicaSets of their own and custom controllers (an Argo Rollout ...). Their pods are kept as
 // the controller made them, and the Deployment controller (deployments.go) stands in for the
 // controller: it keeps the number of pods the controller had and recreates a pod that is
@@ -78,7 +78,7 @@ func OrderedPods(d *model.Deployment) bool {
 }
 
 // standIns lists the workloads standing in for controllers of a kind, by namespace and name.
-func standIns(c *model.Cluster, kind string, o core.ListOptions) []*model.Deployment {
+func standIns(c *model.Cluster, kind string, o model.ListOptions) []*model.Deployment {
 	var out []*model.Deployment
 	for _, d := range c.Deployments {
 		if d.Controller != nil && d.Controller.Kind == kind && o.Matches(d.Namespace, d.Labels) {
@@ -110,9 +110,9 @@ func (w *Workloads) podCounts(c *model.Cluster, d *model.Deployment, tmpl string
 
 // ListStatefulSets lists an imported cluster's StatefulSets (read-only: the emulator keeps their
 // pods, its own controller recreates them).
-func (w *Workloads) ListStatefulSets(c *model.Cluster, o core.ListOptions) *appsv1.StatefulSetList {
+func (w *Workloads) ListStatefulSets(c *model.Cluster, o model.ListOptions) *appsv1.StatefulSetList {
 	out := &appsv1.StatefulSetList{TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: "StatefulSetList"},
-		ListMeta: metav1.ListMeta{ResourceVersion: model.RvString(c.RV)}, Items: []appsv1.StatefulSet{}}
+		ListMeta: metav1.ListMeta{ResourceVersion: model.RVString(c.RV)}, Items: []appsv1.StatefulSet{}}
 	for _, d := range standIns(c, KindStatefulSet, o) {
 		var spec appsv1.StatefulSetSpec
 		_ = json.Unmarshal(d.Controller.Spec, &spec)
@@ -121,7 +121,7 @@ func (w *Workloads) ListStatefulSets(c *model.Cluster, o core.ListOptions) *apps
 		pods, ready := w.podCounts(c, d, "")
 		out.Items = append(out.Items, appsv1.StatefulSet{
 			TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: KindStatefulSet},
-			ObjectMeta: metav1.ObjectMeta{Name: d.Controller.Name, Namespace: d.Namespace, UID: types.UID(d.UID), ResourceVersion: model.RvString(d.RV),
+			ObjectMeta: metav1.ObjectMeta{Name: d.Controller.Name, Namespace: d.Namespace, UID: types.UID(d.UID), ResourceVersion: model.RVString(d.RV),
 				Generation: d.Generation, CreationTimestamp: metav1.NewTime(d.CreateTime), Labels: maps.Clone(d.Labels), Annotations: maps.Clone(d.Annotations)},
 			Spec: spec,
 			Status: appsv1.StatefulSetStatus{ObservedGeneration: d.Generation, Replicas: pods, ReadyReplicas: ready, CurrentReplicas: pods,
@@ -133,7 +133,7 @@ func (w *Workloads) ListStatefulSets(c *model.Cluster, o core.ListOptions) *apps
 
 // standInReplicaSets renders an imported cluster's ReplicaSets of their own (not a
 // Deployment's), which stand-in controllers run (read-only).
-func (w *Workloads) standInReplicaSets(c *model.Cluster, o core.ListOptions) []appsv1.ReplicaSet {
+func (w *Workloads) standInReplicaSets(c *model.Cluster, o model.ListOptions) []appsv1.ReplicaSet {
 	var out []appsv1.ReplicaSet
 	for _, d := range standIns(c, KindReplicaSet, o) {
 		var spec appsv1.ReplicaSetSpec
@@ -143,7 +143,7 @@ func (w *Workloads) standInReplicaSets(c *model.Cluster, o core.ListOptions) []a
 		pods, ready := w.podCounts(c, d, "")
 		out = append(out, appsv1.ReplicaSet{
 			TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: KindReplicaSet},
-			ObjectMeta: metav1.ObjectMeta{Name: d.Controller.Name, Namespace: d.Namespace, UID: types.UID(d.UID), ResourceVersion: model.RvString(d.RV),
+			ObjectMeta: metav1.ObjectMeta{Name: d.Controller.Name, Namespace: d.Namespace, UID: types.UID(d.UID), ResourceVersion: model.RVString(d.RV),
 				Generation: d.Generation, CreationTimestamp: metav1.NewTime(d.CreateTime), Labels: maps.Clone(d.Labels), Annotations: maps.Clone(d.Annotations)},
 			Spec:   spec,
 			Status: appsv1.ReplicaSetStatus{Replicas: pods, FullyLabeledReplicas: pods, ReadyReplicas: ready, AvailableReplicas: ready, ObservedGeneration: d.Generation},

@@ -1,11 +1,62 @@
 package core
 
 import (
+	"sort"
 	"strings"
 
+	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
+
+// Finding clusters and node pools (GKE's 404s), a pool's instance groups, node versions.
+
+// Cluster finds a cluster by project, location and name.
+func (w *Core) Cluster(project, location, name string) *model.Cluster {
+	return w.st.Clusters[model.ClusterKey(project, location, name)]
+}
+
+// ClustersIn lists the clusters of a project in a location ("-" = every location), by name.
+func (w *Core) ClustersIn(project, location string) []*model.Cluster {
+	var out []*model.Cluster
+	for _, c := range w.st.Clusters {
+		if c.Project == project && (location == "-" || c.Location == location) {
+			out = append(out, c)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Location != out[j].Location {
+			return out[i].Location < out[j].Location
+		}
+		return out[i].Name < out[j].Name
+	})
+	return out
+}
+
+// TouchCluster gives cluster c a new etag after a change.
+func (w *Core) TouchCluster(c *model.Cluster) { c.Etag = w.engine.RandHex(16) }
+
+// GetCluster finds a cluster or returns GKE's 404.
+func (w *Core) GetCluster(project, location, name string) (*model.Cluster, error) {
+	c := w.Cluster(project, location, name)
+	if c == nil {
+		return nil, model.NotFound("projects/%s/locations/%s/clusters/%s.", project, location, name)
+	}
+	return c, nil
+}
+
+func UnsupportedVersion(field, what, requested, channel string, valid []catalog.Version) error {
+	list := catalog.VersionStrings(valid)
+	if len(list) > 6 {
+		list = list[:6]
+	}
+	where := "in release channel " + channel
+	if channel == api.ChannelUnspecified || channel == "" {
+		where = "for clusters without a release channel"
+	}
+	return model.InvalidArgument("Invalid value for field %q: %s version %q is unsupported. Versions available %s include %s (see serverConfig); aliases latest, 1.X and 1.X.Y also work.",
+		field, what, requested, where, strings.Join(list, ", "))
+}
 
 // GetNodePool finds a pool or returns GKE's 404.
 func (w *Core) GetNodePool(project, location, cluster, name string) (*model.Cluster, *model.NodePool, error) {

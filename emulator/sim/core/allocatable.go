@@ -7,7 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
-// What an imported cluster (import.go) keeps of the real one that a cluster created here derives
+// What an imported cluster (clusterimport/import.go) keeps of the real one that a cluster created here derives
 // from the catalogue: the capacity and allocatable its nodes reported per machine type (which
 // also lets it have machine types the catalogue lacks), the labels GKE put on every node of a
 // pool, and what single nodes had of their own. Nodes GKE creates later (an upgrade's surge

@@ -52,7 +52,7 @@ type nodeSnap struct {
 	project, clusterID string
 	poolLabels         map[string]string
 	poolTaints         []model.Taint
-	// nodeLabels and zoneLabels are an imported pool's labels on every node (imported.go).
+	// nodeLabels and zoneLabels are an imported pool's labels on every node (core/allocatable.go).
 	nodeLabels      map[string]string
 	zoneLabels      []string
 	maxPods         int64
@@ -97,7 +97,7 @@ var nodeConditions = []struct {
 
 func (s *nodeSnap) renderNode() *corev1.Node {
 	n := &s.node
-	labels := GkeNodeLabels(n)
+	labels := GKENodeLabels(n)
 	for k, v := range s.nodeLabels {
 		labels[k] = v
 	}
@@ -121,8 +121,8 @@ func (s *nodeSnap) renderNode() *corev1.Node {
 	return s.renderNodeObject(labels, taints, heartbeat)
 }
 
-// GkeNodeLabels are the labels GKE puts on a node of its own accord.
-func GkeNodeLabels(n *model.Node) map[string]string {
+// GKENodeLabels are the labels GKE puts on a node of its own accord.
+func GKENodeLabels(n *model.Node) map[string]string {
 	region := n.Zone[:max(strings.LastIndexByte(n.Zone, '-'), 0)]
 	labels := map[string]string{
 		"cloud.google.com/gke-nodepool":          n.Pool,
@@ -162,14 +162,14 @@ func (s *nodeSnap) renderNodeObject(labels map[string]string, taints []corev1.Ta
 	}
 	conditions = append(conditions, ready)
 	disk := int64(n.Spec.DiskSizeGb) << 30
-	uid := model.UidOf(s.clusterID, n.Name)
+	uid := model.UIDOf(s.clusterID, n.Name)
 	return &corev1.Node{
 		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Node"},
 		ObjectMeta: metav1.ObjectMeta{
 			Name: n.Name, UID: types.UID(uid), CreationTimestamp: metav1.NewTime(n.CreateTime),
 			ResourceVersion: strconv.FormatInt(n.RV, 10), Labels: labels,
 			Annotations: map[string]string{
-				"container.googleapis.com/instance_id":                   model.UidOf(n.Name, "instance")[:19],
+				"container.googleapis.com/instance_id":                   model.UIDOf(n.Name, "instance")[:19],
 				"node.alpha.kubernetes.io/ttl":                           "0",
 				"volumes.kubernetes.io/controller-managed-attach-detach": "true",
 				AnnotationRequestedCPU:                                   fmt.Sprintf("%dm", s.requested.MilliCPU),
@@ -201,8 +201,8 @@ func (s *nodeSnap) renderNodeObject(labels map[string]string, taints []corev1.Ta
 				{Type: corev1.NodeHostName, Address: n.Name},
 			},
 			NodeInfo: corev1.NodeSystemInfo{
-				MachineID: strings.ReplaceAll(model.UidOf(n.Name, "machine"), "-", ""), SystemUUID: model.UidOf(n.Name, "vm"),
-				BootID: model.UidOf(n.Name, n.CreateTime.UTC().Truncate(time.Second).Format(time.RFC3339), "boot"), KernelVersion: kernelVersion(n.Spec.ImageType),
+				MachineID: strings.ReplaceAll(model.UIDOf(n.Name, "machine"), "-", ""), SystemUUID: model.UIDOf(n.Name, "vm"),
+				BootID: model.UIDOf(n.Name, n.CreateTime.UTC().Truncate(time.Second).Format(time.RFC3339), "boot"), KernelVersion: kernelVersion(n.Spec.ImageType),
 				KubeletVersion: kubeletVersion(n.Spec.Version),
 				OSImage:        osImage(n.Spec.ImageType), ContainerRuntimeVersion: "containerd://1.7.27",
 				OperatingSystem: "linux", Architecture: "amd64",

@@ -9,29 +9,19 @@ import (
 	"strings"
 	"time"
 
-	"encoding/json"
-
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
-// ListOptions filter a list.
-type ListOptions struct {
-	Namespace string // "" = all namespaces
-	Labels    labels.Selector
-	// NodeName and Phase are the field selectors kubectl uses (spec.nodeName, status.phase).
-	NodeName, Phase string
-}
-
-func (o ListOptions) Matches(ns string, lbls map[string]string) bool {
-	return (o.Namespace == "" || o.Namespace == ns) && (o.Labels == nil || o.Labels.Matches(labels.Set(lbls)))
-}
+// The core's Kubernetes objects as the API serves them (namespaces, Deployments, pods,
+// budgets), what the API server does to a pod it admits, and object metadata.
 
 func (w *Core) RenderNamespace(n *model.Namespace) *corev1.Namespace {
 	phase := corev1.NamespaceActive
@@ -40,9 +30,9 @@ func (w *Core) RenderNamespace(n *model.Namespace) *corev1.Namespace {
 	}
 	return &corev1.Namespace{
 		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
-		ObjectMeta: metav1.ObjectMeta{Name: n.Name, UID: types.UID(n.UID), ResourceVersion: model.RvString(n.RV),
+		ObjectMeta: metav1.ObjectMeta{Name: n.Name, UID: types.UID(n.UID), ResourceVersion: model.RVString(n.RV),
 			CreationTimestamp: metav1.NewTime(n.CreateTime), Labels: maps.Clone(n.Labels), Annotations: maps.Clone(n.Annotations),
-			ManagedFields: CloneManagedFields(n.ManagedFields)},
+			ManagedFields: model.CloneManagedFields(n.ManagedFields)},
 		Spec:   corev1.NamespaceSpec{Finalizers: []corev1.FinalizerName{corev1.FinalizerKubernetes}},
 		Status: corev1.NamespaceStatus{Phase: phase},
 	}
@@ -61,9 +51,9 @@ func (w *Core) RenderDeployment(c *model.Cluster, d *model.Deployment) *appsv1.D
 	}
 	return &appsv1.Deployment{
 		TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"},
-		ObjectMeta: metav1.ObjectMeta{Name: d.Name, Namespace: d.Namespace, UID: types.UID(d.UID), ResourceVersion: model.RvString(d.RV),
+		ObjectMeta: metav1.ObjectMeta{Name: d.Name, Namespace: d.Namespace, UID: types.UID(d.UID), ResourceVersion: model.RVString(d.RV),
 			Generation: d.Generation, CreationTimestamp: metav1.NewTime(d.CreateTime), Labels: maps.Clone(d.Labels),
-			Annotations: withRevision(d.Annotations, revision), ManagedFields: CloneManagedFields(d.ManagedFields)},
+			Annotations: withRevision(d.Annotations, revision), ManagedFields: model.CloneManagedFields(d.ManagedFields)},
 		Spec:   spec,
 		Status: *d.Status.DeepCopy(),
 	}
@@ -82,18 +72,6 @@ func withRevision(a map[string]string, rev int64) map[string]string {
 		if k != AnnotationRevision {
 			out[k] = v
 		}
-	}
-	return out
-}
-
-// CloneManagedFields copies an object's field owners.
-func CloneManagedFields(mf []metav1.ManagedFieldsEntry) []metav1.ManagedFieldsEntry {
-	if len(mf) == 0 {
-		return nil
-	}
-	out := make([]metav1.ManagedFieldsEntry, len(mf))
-	for i := range mf {
-		mf[i].DeepCopyInto(&out[i])
 	}
 	return out
 }
@@ -136,9 +114,9 @@ func (s *podSnap) RenderPod() *corev1.Pod {
 		spec.SchedulerName = p.Scheduler
 	}
 	admitPodSpec(spec, s.uid)
-	meta := metav1.ObjectMeta{Name: p.Name, Namespace: p.Namespace, UID: types.UID(s.uid), ResourceVersion: model.RvString(p.RV),
+	meta := metav1.ObjectMeta{Name: p.Name, Namespace: p.Namespace, UID: types.UID(s.uid), ResourceVersion: model.RVString(p.RV),
 		CreationTimestamp: metav1.NewTime(p.CreateTime), Labels: maps.Clone(p.Labels), Annotations: maps.Clone(p.Annotation),
-		ManagedFields: CloneManagedFields(p.ManagedFields)}
+		ManagedFields: model.CloneManagedFields(p.ManagedFields)}
 	truth := true
 	switch {
 	case s.ownerOK:
@@ -146,11 +124,11 @@ func (s *podSnap) RenderPod() *corev1.Pod {
 	case p.OwnerKind == model.OwnerDeployment:
 		meta.GenerateName = p.Owner + "-" + p.Template + "-"
 		meta.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: p.Owner + "-" + p.Template,
-			UID: types.UID(model.UidOf(s.clusterID, "rs", p.Namespace, p.Owner, p.Template)), Controller: &truth, BlockOwnerDeletion: &truth}}
+			UID: types.UID(model.UIDOf(s.clusterID, "rs", p.Namespace, p.Owner, p.Template)), Controller: &truth, BlockOwnerDeletion: &truth}}
 	case p.OwnerKind == model.OwnerDaemonSet:
 		meta.GenerateName = daemonPodGenerateName(p)
 		meta.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "DaemonSet", Name: p.Owner,
-			UID: types.UID(model.UidOf(s.clusterID, "ds", p.Owner)), Controller: &truth, BlockOwnerDeletion: &truth}}
+			UID: types.UID(model.UIDOf(s.clusterID, "ds", p.Owner)), Controller: &truth, BlockOwnerDeletion: &truth}}
 	}
 	if p.Terminating {
 		t := metav1.NewTime(p.DeletionTime)
@@ -199,7 +177,7 @@ func (s *podSnap) RenderPod() *corev1.Pod {
 			if running {
 				cs.State.Running = &corev1.ContainerStateRunning{StartedAt: metav1.NewTime(p.StartTime)}
 				cs.ImageID = imageID(ct.Image)
-				cs.ContainerID = "containerd://" + strings.ReplaceAll(model.UidOf(s.uid, ct.Name, "container")+model.UidOf(s.uid, ct.Name), "-", "")
+				cs.ContainerID = "containerd://" + strings.ReplaceAll(model.UIDOf(s.uid, ct.Name, "container")+model.UIDOf(s.uid, ct.Name), "-", "")
 			} else {
 				cs.State.Waiting = &corev1.ContainerStateWaiting{Reason: "ContainerCreating"}
 			}
@@ -225,7 +203,7 @@ func admitPodSpec(spec *corev1.PodSpec, uid string) {
 		return slices.ContainsFunc(c.VolumeMounts, func(m corev1.VolumeMount) bool { return m.MountPath == serviceAccountMount })
 	})
 	if !mounted && (spec.AutomountServiceAccountToken == nil || *spec.AutomountServiceAccountToken) {
-		vol := "kube-api-access-" + strings.ReplaceAll(model.UidOf(uid, "token"), "-", "")[:5]
+		vol := "kube-api-access-" + strings.ReplaceAll(model.UIDOf(uid, "token"), "-", "")[:5]
 		expiry := int64(3607)
 		mode := int32(0o644)
 		spec.Volumes = append(spec.Volumes, corev1.Volume{Name: vol, VolumeSource: corev1.VolumeSource{Projected: &corev1.ProjectedVolumeSource{
@@ -308,7 +286,7 @@ func imageID(image string) string {
 		}
 		repo = "docker.io/" + repo
 	}
-	return repo + "@sha256:" + strings.ReplaceAll(model.UidOf(image, "digest")+model.UidOf(image), "-", "")[:64]
+	return repo + "@sha256:" + strings.ReplaceAll(model.UIDOf(image, "digest")+model.UIDOf(image), "-", "")[:64]
 }
 
 func (w *Core) RenderPDB(c *model.Cluster, b *model.PDB) *policyv1.PodDisruptionBudget {
@@ -321,9 +299,9 @@ func (w *Core) RenderPDB(c *model.Cluster, b *model.PDB) *policyv1.PodDisruption
 		ObservedGeneration: b.Generation, LastTransitionTime: metav1.NewTime(b.CreateTime)}}
 	return &policyv1.PodDisruptionBudget{
 		TypeMeta: metav1.TypeMeta{APIVersion: "policy/v1", Kind: "PodDisruptionBudget"},
-		ObjectMeta: metav1.ObjectMeta{Name: b.Name, Namespace: b.Namespace, UID: types.UID(b.UID), ResourceVersion: model.RvString(b.RV),
+		ObjectMeta: metav1.ObjectMeta{Name: b.Name, Namespace: b.Namespace, UID: types.UID(b.UID), ResourceVersion: model.RVString(b.RV),
 			Generation: b.Generation, CreationTimestamp: metav1.NewTime(b.CreateTime), Labels: maps.Clone(b.Labels), Annotations: maps.Clone(b.Annotations),
-			ManagedFields: CloneManagedFields(b.ManagedFields)},
+			ManagedFields: model.CloneManagedFields(b.ManagedFields)},
 		Spec:   *b.Spec.DeepCopy(),
 		Status: st,
 	}
@@ -369,18 +347,27 @@ func WithoutAdmittedToken(spec *corev1.PodSpec) {
 	}
 }
 
-// CheckRV enforces optimistic concurrency: a request carrying a resourceVersion must carry the
-// current one.
-func CheckRV(sent string, current int64, resource, name string) error {
-	if sent != "" && sent != model.RvString(current) {
-		return model.KubeConflict(resource, name)
+// GenerateName gives an object that asks for one (metadata.generateName) its name, as the API
+// server does before validating: the prefix and five random characters.
+func (w *Core) GenerateName(meta *metav1.ObjectMeta) {
+	if meta.Name != "" || meta.GenerateName == "" {
+		return
 	}
-	return nil
+	const alphabet = "bcdfghjklmnpqrstvwxz2456789" // the API server's: no vowels, no look-alikes
+	b := make([]byte, 5)
+	for i := range b {
+		b[i] = alphabet[w.engine.Rng.IntN(len(alphabet))]
+	}
+	meta.Name = meta.GenerateName + string(b)
 }
 
-// EqualJSON compares two API values by their JSON form.
-func EqualJSON(a, b any) bool {
-	ja, err1 := json.Marshal(a)
-	jb, err2 := json.Marshal(b)
-	return err1 == nil && err2 == nil && string(ja) == string(jb)
+// ValidateMeta checks metadata as the API server does on create; namespaced objects carry the
+// namespace of the request's path.
+func ValidateMeta(meta metav1.ObjectMeta, namespace string, nameFn apivalidation.ValidateNameFunc) field.ErrorList {
+	meta.Namespace = namespace
+	return apivalidation.ValidateObjectMeta(&meta, namespace != "", nameFn, field.NewPath("metadata"))
 }
+
+// APITime is a time as the API server keeps it in an object (metav1.Time, whole seconds): a
+// time stamped into an object that is saved reads back the same after a restart.
+func APITime(t time.Time) metav1.Time { return metav1.NewTime(t.Truncate(time.Second)) }

@@ -1,4 +1,4 @@
-package loadbalancers
+package compute
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/loadbalancers"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
@@ -16,7 +18,7 @@ import (
 // addInstances and removeInstances; compute_user.go), and what a deleted VM does to them.
 
 // InsertInstanceGroup is instanceGroups.insert: an empty unmanaged instance group.
-func (w *LoadBalancers) InsertInstanceGroup(project, zone string, in *api.InstanceGroup, l core.Links) (*api.ComputeOperation, error) {
+func (w *Compute) InsertInstanceGroup(project, zone string, in *api.InstanceGroup, l core.Links) (*api.ComputeOperation, error) {
 	if err := validateZone(zone); err != nil {
 		return nil, err
 	}
@@ -29,8 +31,8 @@ func (w *LoadBalancers) InsertInstanceGroup(project, zone string, in *api.Instan
 	if err := validateNamedPorts(in.NamedPorts); err != nil {
 		return nil, err
 	}
-	path := instanceGroupPath(project, zone, in.Name)
-	if _, found := w.findInstanceGroup(project, zone, in.Name); found {
+	path := loadbalancers.InstanceGroupPath(project, zone, in.Name)
+	if _, found := w.loadbalancers.FindInstanceGroup(project, zone, in.Name); found {
 		return nil, model.ComputeError(http.StatusConflict, "alreadyExists", "The resource '%s' already exists", path)
 	}
 	ig := &model.UserInstanceGroup{Project: project, Zone: zone, Name: in.Name, Description: in.Description, CreateTime: w.st.Now}
@@ -53,53 +55,53 @@ func (w *LoadBalancers) InsertInstanceGroup(project, zone string, in *api.Instan
 // DeleteInstanceGroup is instanceGroups.delete: a user's group that no backend service uses.
 // A node pool's group belongs to its instance group manager; GKE's shared group is in use by
 // GKE's backend services.
-func (w *LoadBalancers) DeleteInstanceGroup(project, zone, name string, l core.Links) (*api.ComputeOperation, error) {
-	g, found := w.findInstanceGroup(project, zone, name)
+func (w *Compute) DeleteInstanceGroup(project, zone, name string, l core.Links) (*api.ComputeOperation, error) {
+	g, found := w.loadbalancers.FindInstanceGroup(project, zone, name)
 	switch {
 	case !found:
-		return nil, computeNotFound(instanceGroupPath(project, zone, name))
-	case g.managed != nil:
-		return nil, resourceInUse("instance_group", g.path, "projects/"+project+"/zones/"+zone+"/instanceGroupManagers/"+name)
-	case g.gke != nil:
-		return nil, resourceInUse("instance_group", g.path, w.gkeBackendServiceOf(project, g.path))
+		return nil, computeNotFound(loadbalancers.InstanceGroupPath(project, zone, name))
+	case g.Managed != nil:
+		return nil, resourceInUse("instance_group", g.Path, "projects/"+project+"/zones/"+zone+"/instanceGroupManagers/"+name)
+	case g.GKE != nil:
+		return nil, resourceInUse("instance_group", g.Path, w.gkeBackendServiceOf(project, g.Path))
 	}
-	if bs := w.userBackendServiceOf(g.path); bs != "" {
-		return nil, resourceInUse("instance_group", g.path, bs)
+	if bs := w.userBackendServiceOf(g.Path); bs != "" {
+		return nil, resourceInUse("instance_group", g.Path, bs)
 	}
-	delete(w.st.Compute.InstanceGroups, g.path)
-	w.engine.Record("ComputeInstanceGroupDeleted", nil, "", "", "", "instance group %s deleted", g.path)
-	return w.computeOp(project, "zones/"+zone, "delete", g.path, g.user.ID, l), nil
+	delete(w.st.Compute.InstanceGroups, g.Path)
+	w.engine.Record("ComputeInstanceGroupDeleted", nil, "", "", "", "instance group %s deleted", g.Path)
+	return w.computeOp(project, "zones/"+zone, "delete", g.Path, g.User.ID, l), nil
 }
 
 // gkeBackendServiceOf names the first of GKE's backend services that has GKE's shared group as
 // a backend.
-func (w *LoadBalancers) gkeBackendServiceOf(project, group string) string {
-	for _, r := range w.projectLBs(project) {
-		if r.n.InstanceGroup == model.LastSegment(group) {
-			return backendServicePath(project, RegionOf(r.c), r.n.BackendService)
+func (w *Compute) gkeBackendServiceOf(project, group string) string {
+	for _, r := range w.loadbalancers.ProjectLBs(project) {
+		if r.Names.InstanceGroup == model.LastSegment(group) {
+			return loadbalancers.BackendServicePath(project, loadbalancers.RegionOf(r.Cluster), r.Names.BackendService)
 		}
 	}
 	return ""
 }
 
 // userGroupFor finds a group users may change the members of.
-func (w *LoadBalancers) userGroupFor(project, zone, name string) (instanceGroupFound, error) {
-	g, found := w.findInstanceGroup(project, zone, name)
+func (w *Compute) userGroupFor(project, zone, name string) (loadbalancers.InstanceGroupFound, error) {
+	g, found := w.loadbalancers.FindInstanceGroup(project, zone, name)
 	switch {
 	case !found:
-		return g, computeNotFound(instanceGroupPath(project, zone, name))
-	case g.managed != nil:
+		return g, computeNotFound(loadbalancers.InstanceGroupPath(project, zone, name))
+	case g.Managed != nil:
 		return g, model.ComputeError(http.StatusBadRequest, "invalid", "Instance group '%s' is managed by instance group manager 'projects/%s/zones/%s/instanceGroupManagers/%s': change its instances through the instance group manager (for a GKE node pool, resize the node pool).",
-			g.path, project, zone, name)
-	case g.gke != nil:
-		return g, model.ComputeError(http.StatusBadRequest, "invalid", "Instance group '%s' is %s: GKE keeps every node in it and would undo the change. Use an unmanaged instance group of your own.", g.path, g.describe())
+			g.Path, project, zone, name)
+	case g.GKE != nil:
+		return g, model.ComputeError(http.StatusBadRequest, "invalid", "Instance group '%s' is %s: GKE keeps every node in it and would undo the change. Use an unmanaged instance group of your own.", g.Path, g.Describe())
 	}
 	return g, nil
 }
 
 // membershipRequest resolves an addInstances or removeInstances request: the user's group and
 // the VM names (in the group's zone) it names.
-func (w *LoadBalancers) membershipRequest(project, zone, name string, refs []*api.InstanceReference) (*model.UserInstanceGroup, string, []string, error) {
+func (w *Compute) membershipRequest(project, zone, name string, refs []*api.InstanceReference) (*model.UserInstanceGroup, string, []string, error) {
 	g, err := w.userGroupFor(project, zone, name)
 	if err != nil {
 		return nil, "", nil, err
@@ -114,43 +116,43 @@ func (w *LoadBalancers) membershipRequest(project, zone, name string, refs []*ap
 		if r != nil {
 			link = r.Instance
 		}
-		ref, ok := parseComputeRef(link, project)
+		ref, ok := loadbalancers.ParseComputeRef(link, project)
 		switch {
-		case !ok || ref.scopeKind != "zones" || ref.collection != "instances":
+		case !ok || ref.ScopeKind != "zones" || ref.Collection != "instances":
 			return nil, "", nil, model.ComputeError(http.StatusBadRequest, "invalid", "Invalid value for field '%s': '%s'. The URL is malformed: give projects/{project}/zones/{zone}/instances/{name}.", field, link)
-		case ref.project != project || ref.scope != zone:
+		case ref.Project != project || ref.Scope != zone:
 			return nil, "", nil, model.ComputeError(http.StatusBadRequest, "invalid", "Invalid value for field '%s': '%s'. The instance must be in the instance group's project and zone (projects/%s/zones/%s).", field, link, project, zone)
 		}
-		out = append(out, ref.name)
+		out = append(out, ref.Name)
 	}
-	return g.user, g.path, out, nil
+	return g.User, g.Path, out, nil
 }
 
 // AddInstances is instanceGroups.addInstances. When the group is load-balanced (a backend of
 // some backend service), Compute refuses a VM that is already in another load-balanced
 // instance group (R-LB-5).
-func (w *LoadBalancers) AddInstances(project, zone, name string, refs []*api.InstanceReference, l core.Links) (*api.ComputeOperation, error) {
+func (w *Compute) AddInstances(project, zone, name string, refs []*api.InstanceReference, l core.Links) (*api.ComputeOperation, error) {
 	ig, path, names, err := w.membershipRequest(project, zone, name, refs)
 	if err != nil {
 		return nil, err
 	}
 	var added []string
 	for _, n := range names {
-		if _, node := w.findVM(project, zone, n); node == nil {
-			return nil, computeNotFound(instancePath(project, zone, n))
+		if _, node := w.loadbalancers.FindVM(project, zone, n); node == nil {
+			return nil, computeNotFound(loadbalancers.InstancePath(project, zone, n))
 		}
 		if model.Contains(ig.Instances, n) || model.Contains(added, n) {
-			return nil, model.ComputeError(http.StatusBadRequest, "memberAlreadyExists", "Resource '%s' is already a member of '%s'.", instancePath(project, zone, n), path)
+			return nil, model.ComputeError(http.StatusBadRequest, "memberAlreadyExists", "Resource '%s' is already a member of '%s'.", loadbalancers.InstancePath(project, zone, n), path)
 		}
 		added = append(added, n)
 	}
 	if bs := w.userBackendServiceOf(path); bs != "" {
-		if cf := w.attachConflict(project, bs, []igAttach{{group: path, zone: zone, nodes: added}}, false); cf != nil {
-			return nil, cf.computeError()
+		if cf := w.loadbalancers.AttachConflict(project, bs, []loadbalancers.IGAttach{{Group: path, Zone: zone, Nodes: added}}, false); cf != nil {
+			return nil, cf.ComputeError()
 		}
 	}
 	if ig.Network == "" {
-		c, _ := w.findVM(project, zone, added[0])
+		c, _ := w.loadbalancers.FindVM(project, zone, added[0])
 		ig.Network = "projects/" + project + "/global/networks/" + model.LastSegment(c.Network)
 	}
 	ig.Instances = append(ig.Instances, added...)
@@ -160,14 +162,14 @@ func (w *LoadBalancers) AddInstances(project, zone, name string, refs []*api.Ins
 }
 
 // RemoveInstances is instanceGroups.removeInstances.
-func (w *LoadBalancers) RemoveInstances(project, zone, name string, refs []*api.InstanceReference, l core.Links) (*api.ComputeOperation, error) {
+func (w *Compute) RemoveInstances(project, zone, name string, refs []*api.InstanceReference, l core.Links) (*api.ComputeOperation, error) {
 	ig, path, names, err := w.membershipRequest(project, zone, name, refs)
 	if err != nil {
 		return nil, err
 	}
 	for _, n := range names {
 		if !model.Contains(ig.Instances, n) {
-			return nil, model.ComputeError(http.StatusBadRequest, "invalid", "Resource '%s' is not a member of '%s'.", instancePath(project, zone, n), path)
+			return nil, model.ComputeError(http.StatusBadRequest, "invalid", "Resource '%s' is not a member of '%s'.", loadbalancers.InstancePath(project, zone, n), path)
 		}
 	}
 	ig.Remove(names...)
@@ -177,7 +179,7 @@ func (w *LoadBalancers) RemoveInstances(project, zone, name string, refs []*api.
 
 // UserGroupsNodeGone drops a deleted VM from the users' unmanaged instance groups, as Compute
 // Engine does.
-func (w *LoadBalancers) UserGroupsNodeGone(c *model.Cluster, n *model.Node) {
+func (w *Compute) UserGroupsNodeGone(c *model.Cluster, n *model.Node) {
 	uc := w.st.Compute
 	if uc == nil || len(uc.InstanceGroups) == 0 {
 		return
@@ -192,10 +194,10 @@ func (w *LoadBalancers) UserGroupsNodeGone(c *model.Cluster, n *model.Node) {
 	}
 }
 
-func (w *LoadBalancers) renderUserInstanceGroup(path string, ig *model.UserInstanceGroup, l core.Links) *api.InstanceGroup {
+func (w *Compute) renderUserInstanceGroup(path string, ig *model.UserInstanceGroup, l core.Links) *api.InstanceGroup {
 	zoneURL := l.Compute("projects/%s/zones/%s", ig.Project, ig.Zone)
 	out := &api.InstanceGroup{Kind: "compute#instanceGroup", Id: ig.ID, CreationTimestamp: computeTime(ig.CreateTime), Name: ig.Name, Description: ig.Description,
-		Fingerprint: contentHash(path+"/"+strings.Join(ig.Instances, ","), 12), Zone: zoneURL, Size: int32(len(ig.Instances)), SelfLink: l.Compute("%s", path)}
+		Fingerprint: loadbalancers.ContentHash(path+"/"+strings.Join(ig.Instances, ","), 12), Zone: zoneURL, Size: int32(len(ig.Instances)), SelfLink: l.Compute("%s", path)}
 	if ig.Network != "" {
 		out.Network = l.Compute("%s", ig.Network)
 	}
@@ -206,7 +208,7 @@ func (w *LoadBalancers) renderUserInstanceGroup(path string, ig *model.UserInsta
 }
 
 // userInstanceGroups lists a zone's instance groups created outside GKE.
-func (w *LoadBalancers) userInstanceGroups(project, zone string) []string {
+func (w *Compute) userInstanceGroups(project, zone string) []string {
 	var out []string
 	if uc := w.st.Compute; uc != nil {
 		for _, key := range model.SortedKeys(uc.InstanceGroups) {

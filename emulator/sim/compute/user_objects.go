@@ -1,4 +1,4 @@
-package loadbalancers
+package compute
 
 import (
 	"fmt"
@@ -27,6 +27,8 @@ import (
 // backend services are in compute_user_backend_services.go, the instance groups in
 // compute_user_instance_groups.go.
 
+// ---- operations ----
+
 // maxComputeOps is how many write operations are kept for operations.get.
 const maxComputeOps = 1000
 
@@ -38,48 +40,6 @@ var (
 )
 
 func passthroughScheme(s string) bool { return s == "INTERNAL" || s == "EXTERNAL" }
-
-func backendServicePath(project, region, name string) string {
-	return "projects/" + project + "/regions/" + region + "/backendServices/" + name
-}
-
-func instanceGroupPath(project, zone, name string) string {
-	return "projects/" + project + "/zones/" + zone + "/instanceGroups/" + name
-}
-
-func instancePath(project, zone, name string) string {
-	return "projects/" + project + "/zones/" + zone + "/instances/" + name
-}
-
-// computePathOf reduces a Compute Engine URL, or a path relative to the project, to its path
-// from "projects/" on.
-func computePathOf(link, project string) string {
-	if i := strings.Index(link, "projects/"); i >= 0 {
-		return link[i:]
-	}
-	return "projects/" + project + "/" + strings.TrimPrefix(link, "/")
-}
-
-// computeRef is a zonal or regional resource named by a URL, a path (projects/P/zones/Z/...)
-// or a path relative to the project (zones/Z/...).
-type computeRef struct{ project, scopeKind, scope, collection, name string }
-
-func parseComputeRef(link, project string) (computeRef, bool) {
-	parts := strings.Split(computePathOf(link, project), "/")
-	if len(parts) != 6 || (parts[2] != "zones" && parts[2] != "regions") {
-		return computeRef{}, false
-	}
-	for _, s := range parts {
-		if s == "" {
-			return computeRef{}, false
-		}
-	}
-	return computeRef{parts[1], parts[2], parts[3], parts[4], parts[5]}, true
-}
-
-func (r computeRef) path() string {
-	return strings.Join([]string{"projects", r.project, r.scopeKind, r.scope, r.collection, r.name}, "/")
-}
 
 // Compute Engine names (RFC 1035): 1-63 characters.
 var computeNameRE = regexp.MustCompile(`^[a-z](?:[-a-z0-9]{0,61}[a-z0-9])?$`)
@@ -159,7 +119,7 @@ func resourceInUse(kind, path, user string) error {
 }
 
 // userCompute returns the user's Compute objects, making them on first use.
-func (w *LoadBalancers) userCompute() *model.UserCompute {
+func (w *Compute) userCompute() *model.UserCompute {
 	uc := w.st.Compute
 	if uc == nil {
 		uc = &model.UserCompute{}
@@ -174,14 +134,12 @@ func (w *LoadBalancers) userCompute() *model.UserCompute {
 	return uc
 }
 
-// ---- operations ----
-
 // computeOp records a finished write and renders its Operation.
-func (w *LoadBalancers) computeOp(project, scope, typ, target, targetID string, l core.Links) *api.ComputeOperation {
+func (w *Compute) computeOp(project, scope, typ, target, targetID string, l core.Links) *api.ComputeOperation {
 	uc := w.userCompute()
 	uc.Seq++
 	seq := strconv.FormatInt(uc.Seq, 10)
-	hex := fmt.Sprintf("%016x%016x", w.hashOf("compute-op", seq), w.hashOf("compute-op-2", seq))
+	hex := fmt.Sprintf("%016x%016x", w.loadbalancers.HashOf("compute-op", seq), w.loadbalancers.HashOf("compute-op-2", seq))
 	name := fmt.Sprintf("operation-%d-%s-%s-%s", w.st.Now.UnixMilli(), hex[:13], hex[13:21], hex[21:29])
 	op := &model.ComputeOp{Name: name, ID: w.computeID("op", project, name), Project: project, Scope: scope, Type: typ, Target: target, TargetID: targetID, Time: w.st.Now}
 	uc.Operations = append(uc.Operations, op)
@@ -206,7 +164,7 @@ func renderComputeOp(op *model.ComputeOp, l core.Links) *api.ComputeOperation {
 
 // ComputeOperation is zoneOperations.get and regionOperations.get (scope zones/Z or
 // regions/R): the write operations, all DONE.
-func (w *LoadBalancers) ComputeOperation(project, scope, name string, l core.Links) (*api.ComputeOperation, error) {
+func (w *Compute) ComputeOperation(project, scope, name string, l core.Links) (*api.ComputeOperation, error) {
 	if uc := w.st.Compute; uc != nil {
 		for _, op := range uc.Operations {
 			if op.Project == project && op.Scope == scope && op.Name == name {

@@ -1,10 +1,12 @@
-package loadbalancers
+package compute
 
 import (
 	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/loadbalancers"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
@@ -19,14 +21,14 @@ import (
 // InsertBackendService is regionBackendServices.insert: a backend service created outside GKE,
 // with instance groups as backends. Compute refuses a group with a VM that is already in
 // another load-balanced instance group (R-LB-5).
-func (w *LoadBalancers) InsertBackendService(project, region string, in *api.BackendService, l core.Links) (*api.ComputeOperation, error) {
+func (w *Compute) InsertBackendService(project, region string, in *api.BackendService, l core.Links) (*api.ComputeOperation, error) {
 	if err := validateRegion(region); err != nil {
 		return nil, err
 	}
 	if err := validateComputeName(in.Name); err != nil {
 		return nil, err
 	}
-	path := backendServicePath(project, region, in.Name)
+	path := loadbalancers.BackendServicePath(project, region, in.Name)
 	_, gkeErr := w.backendService(project, region, in.Name)
 	if w.userBackendService(project, region, in.Name) != nil || gkeErr == nil {
 		return nil, model.ComputeError(http.StatusConflict, "alreadyExists", "The resource '%s' already exists", path)
@@ -46,8 +48,8 @@ func (w *LoadBalancers) InsertBackendService(project, region string, in *api.Bac
 // UpdateBackendService is regionBackendServices.update (PUT, the whole resource) and, with
 // patch, regionBackendServices.patch (the fields sent; backends when sent). gcloud's
 // backend-services add-backend and remove-backend go through update. R-LB-5 holds as on insert.
-func (w *LoadBalancers) UpdateBackendService(project, region, name string, in *api.BackendService, patch bool, l core.Links) (*api.ComputeOperation, error) {
-	path := backendServicePath(project, region, name)
+func (w *Compute) UpdateBackendService(project, region, name string, in *api.BackendService, patch bool, l core.Links) (*api.ComputeOperation, error) {
+	path := loadbalancers.BackendServicePath(project, region, name)
 	cur := w.userBackendService(project, region, name)
 	if cur == nil {
 		if _, err := w.backendService(project, region, name); err == nil {
@@ -78,7 +80,7 @@ func (w *LoadBalancers) UpdateBackendService(project, region, name string, in *a
 
 // mergeBackendService is a patch request applied to a backend service: the fields sent
 // replace the current ones.
-func (w *LoadBalancers) mergeBackendService(path string, cur *model.UserBackendService, in *api.BackendService) api.BackendService {
+func (w *Compute) mergeBackendService(path string, cur *model.UserBackendService, in *api.BackendService) api.BackendService {
 	out := *w.renderUserBackendService(path, cur, core.Links{})
 	for _, f := range []struct {
 		to   *string
@@ -117,7 +119,7 @@ func describeBackends(bs *model.UserBackendService) string {
 
 // buildBackendService validates a backend service of a request (insert, update or patch) at
 // path, with Compute's defaults, and checks R-LB-5 against every other load-balanced group.
-func (w *LoadBalancers) buildBackendService(project, region, path string, in *api.BackendService) (*model.UserBackendService, error) {
+func (w *Compute) buildBackendService(project, region, path string, in *api.BackendService) (*model.UserBackendService, error) {
 	bs := &model.UserBackendService{Project: project, Region: region, Name: model.LastSegment(path), Description: in.Description, LoadBalancingScheme: in.LoadBalancingScheme,
 		Protocol: in.Protocol, SessionAffinity: in.SessionAffinity, TimeoutSec: in.TimeoutSec, PortName: in.PortName}
 	if err := validateComputeDescription(in.Description); err != nil {
@@ -164,41 +166,41 @@ func (w *LoadBalancers) buildBackendService(project, region, path string, in *ap
 		return nil, invalidComputeValue("resource.sessionAffinity", bs.SessionAffinity, "Must be one of %s.", strings.Join(sessionAffinities, ", "))
 	}
 	if in.Network != "" {
-		bs.Network = computePathOf(in.Network, project)
+		bs.Network = loadbalancers.ComputePathOf(in.Network, project)
 	}
 	if passthrough && len(in.HealthChecks) > 1 {
 		return nil, model.ComputeError(http.StatusBadRequest, "invalid", "Invalid value for field 'resource.healthChecks': %q. A backend service with load balancing scheme %s takes at most one health check.",
 			in.HealthChecks, bs.LoadBalancingScheme)
 	}
 	for _, hc := range in.HealthChecks {
-		bs.HealthChecks = append(bs.HealthChecks, computePathOf(hc, project))
+		bs.HealthChecks = append(bs.HealthChecks, loadbalancers.ComputePathOf(hc, project))
 	}
-	var attach []igAttach
+	var attach []loadbalancers.IGAttach
 	for i, b := range in.Backends {
 		field := fmt.Sprintf("resource.backends[%d].group", i)
 		if b == nil || b.Group == "" {
 			return nil, model.ComputeError(http.StatusBadRequest, "required", "Required field '%s' not specified", field)
 		}
-		ref, ok := parseComputeRef(b.Group, project)
+		ref, ok := loadbalancers.ParseComputeRef(b.Group, project)
 		switch {
-		case ok && ref.collection == "networkEndpointGroups":
+		case ok && ref.Collection == "networkEndpointGroups":
 			return nil, model.ComputeError(http.StatusBadRequest, "invalid", "Invalid value for field '%s': '%s'. gkesim takes instance groups as the backends of backend services created outside GKE; network endpoint groups are not emulated for them.", field, b.Group)
-		case !ok || ref.scopeKind != "zones" || ref.collection != "instanceGroups":
+		case !ok || ref.ScopeKind != "zones" || ref.Collection != "instanceGroups":
 			return nil, model.ComputeError(http.StatusBadRequest, "invalid", "Invalid value for field '%s': '%s'. The URL is malformed: give projects/{project}/zones/{zone}/instanceGroups/{name}.", field, b.Group)
-		case ref.project != project:
+		case ref.Project != project:
 			return nil, model.ComputeError(http.StatusBadRequest, "invalid", "Invalid value for field '%s': '%s'. gkesim resolves backends in the backend service's project (%s) only.", field, b.Group, project)
 		}
-		zone, zok := catalog.ParseLocation(ref.scope)
+		zone, zok := catalog.ParseLocation(ref.Scope)
 		if passthrough && zok && zone.Region != region {
 			return nil, model.ComputeError(http.StatusBadRequest, "invalid", "Invalid value for field '%s': '%s'. A backend service with load balancing scheme %s takes instance groups of its own region (%s).",
 				field, b.Group, bs.LoadBalancingScheme, region)
 		}
-		g, found := w.findInstanceGroup(project, ref.scope, ref.name)
+		g, found := w.loadbalancers.FindInstanceGroup(project, ref.Scope, ref.Name)
 		if !found {
-			return nil, computeNotFound(ref.path())
+			return nil, computeNotFound(ref.Path())
 		}
 		for _, prev := range bs.Backends {
-			if prev.Group == g.path {
+			if prev.Group == g.Path {
 				return nil, model.ComputeError(http.StatusBadRequest, "invalid", "Invalid value for field '%s': '%s'. The instance group is already a backend of this backend service.", field, b.Group)
 			}
 		}
@@ -214,19 +216,19 @@ func (w *LoadBalancers) buildBackendService(project, region, path string, in *ap
 			return nil, model.ComputeError(http.StatusBadRequest, "invalid", "Invalid value for field 'resource.backends[%d].balancingMode': '%s'. Balancing mode must be CONNECTION for a backend service with load balancing scheme %s.",
 				i, mode, bs.LoadBalancingScheme)
 		}
-		bs.Backends = append(bs.Backends, model.UserBackend{Group: g.path, BalancingMode: mode})
-		attach = append(attach, igAttach{group: g.path, zone: ref.scope, nodes: g.members()})
+		bs.Backends = append(bs.Backends, model.UserBackend{Group: g.Path, BalancingMode: mode})
+		attach = append(attach, loadbalancers.IGAttach{Group: g.Path, Zone: ref.Scope, Nodes: g.Members()})
 	}
-	if cf := w.attachConflict(project, path, attach, true); cf != nil {
-		return nil, cf.computeError()
+	if cf := w.loadbalancers.AttachConflict(project, path, attach, true); cf != nil {
+		return nil, cf.ComputeError()
 	}
 	return bs, nil
 }
 
 // DeleteBackendService is regionBackendServices.delete. GKE's backend services are in use by
 // their forwarding rules.
-func (w *LoadBalancers) DeleteBackendService(project, region, name string, l core.Links) (*api.ComputeOperation, error) {
-	path := backendServicePath(project, region, name)
+func (w *Compute) DeleteBackendService(project, region, name string, l core.Links) (*api.ComputeOperation, error) {
+	path := loadbalancers.BackendServicePath(project, region, name)
 	bs := w.userBackendService(project, region, name)
 	if bs == nil {
 		r, err := w.backendService(project, region, name)
@@ -234,8 +236,8 @@ func (w *LoadBalancers) DeleteBackendService(project, region, name string, l cor
 			return nil, computeNotFound(path)
 		}
 		fr := ""
-		for _, p := range lbProtocols(&r.s.Spec) {
-			fr = "projects/" + project + "/regions/" + region + "/forwardingRules/" + r.n.forwardingRules[p]
+		for _, p := range loadbalancers.LBProtocols(&r.Service.Spec) {
+			fr = "projects/" + project + "/regions/" + region + "/forwardingRules/" + r.Names.ForwardingRules[p]
 			break
 		}
 		return nil, resourceInUse("backend_service", path, fr)
@@ -245,12 +247,12 @@ func (w *LoadBalancers) DeleteBackendService(project, region, name string, l cor
 	return w.computeOp(project, "regions/"+region, "delete", path, bs.ID, l), nil
 }
 
-func (w *LoadBalancers) renderUserBackendService(path string, bs *model.UserBackendService, l core.Links) *api.BackendService {
+func (w *Compute) renderUserBackendService(path string, bs *model.UserBackendService, l core.Links) *api.BackendService {
 	out := &api.BackendService{Kind: "compute#backendService", Id: bs.ID, CreationTimestamp: computeTime(bs.CreateTime), Name: bs.Name,
 		Description: bs.Description, Region: l.Compute("projects/%s/regions/%s", bs.Project, bs.Region), Backends: []*api.Backend{}, HealthChecks: []string{},
 		Protocol: bs.Protocol, LoadBalancingScheme: bs.LoadBalancingScheme, SessionAffinity: bs.SessionAffinity,
 		ConnectionDraining: &api.ConnectionDraining{DrainingTimeoutSec: bs.DrainingTimeoutSec}, TimeoutSec: bs.TimeoutSec, PortName: bs.PortName,
-		SelfLink: l.Compute("%s", path), Fingerprint: contentHash(path+bs.ID, 12)}
+		SelfLink: l.Compute("%s", path), Fingerprint: loadbalancers.ContentHash(path+bs.ID, 12)}
 	if out.TimeoutSec == 0 {
 		out.TimeoutSec = defaultTimeoutSec
 	}
@@ -267,7 +269,7 @@ func (w *LoadBalancers) renderUserBackendService(path string, bs *model.UserBack
 }
 
 // userBackendServices lists a region's backend services created outside GKE.
-func (w *LoadBalancers) userBackendServices(project, region string, l core.Links) []*api.BackendService {
+func (w *Compute) userBackendServices(project, region string, l core.Links) []*api.BackendService {
 	var out []*api.BackendService
 	if uc := w.st.Compute; uc != nil {
 		for _, key := range model.SortedKeys(uc.BackendServices) {
@@ -280,16 +282,16 @@ func (w *LoadBalancers) userBackendServices(project, region string, l core.Links
 }
 
 // userBackendService finds a backend service created outside GKE.
-func (w *LoadBalancers) userBackendService(project, region, name string) *model.UserBackendService {
+func (w *Compute) userBackendService(project, region, name string) *model.UserBackendService {
 	if uc := w.st.Compute; uc != nil {
-		return uc.BackendServices[backendServicePath(project, region, name)]
+		return uc.BackendServices[loadbalancers.BackendServicePath(project, region, name)]
 	}
 	return nil
 }
 
 // userBackendServiceOf names the first backend service created outside GKE that has the group
 // as a backend, or "".
-func (w *LoadBalancers) userBackendServiceOf(group string) string {
+func (w *Compute) userBackendServiceOf(group string) string {
 	uc := w.st.Compute
 	if uc == nil {
 		return ""
