@@ -15,6 +15,7 @@ import (
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/internal/aliascheck"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/server/k8s"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim"
 )
 
@@ -56,7 +57,7 @@ func TestAnswersDoNotAliasTheModel(t *testing.T) {
 	var missed []string
 	for _, r := range e.srv.e.Routes() {
 		key := r.Method + " " + strings.Replace(r.Path, "/v1beta1/", "/v1/", 1)
-		if _, refused := refusedRoutes[strings.TrimPrefix(r.Path, "/k8s/projects/:project/locations/:location/clusters/:cluster")]; refused {
+		if k8s.Refused(strings.TrimPrefix(r.Path, "/k8s/projects/:project/locations/:location/clusters/:cluster")) {
 			continue // answered with a Status only
 		}
 		if !served[key] && r.Path != "/healthz" && r.Path != "/readyz" {
@@ -118,9 +119,14 @@ func driveEveryRoute(e *env) {
 	e.advance(3 * time.Minute)
 
 	// Kubernetes reads, writes and discovery.
-	for _, gv := range k8sGroupVersions {
-		e.k8sOK("GET", k8sBase+"/"+gv.path(), "", "", nil)
-		e.k8sOK("GET", k8sBase+"/openapi/v3/"+gv.path(), "", "", nil)
+	// Every group version discovery lists, by the OpenAPI v3 index (its paths are theirs).
+	var index struct {
+		Paths map[string]any `json:"paths"`
+	}
+	e.k8sOK("GET", k8sBase+"/openapi/v3", "", "", &index)
+	for gv := range index.Paths {
+		e.k8sOK("GET", k8sBase+"/"+gv, "", "", nil)
+		e.k8sOK("GET", k8sBase+"/openapi/v3/"+gv, "", "", nil)
 	}
 	for _, p := range []string{"/version", "/api", "/apis", "/openapi/v3",
 		"/api/v1/namespaces", "/api/v1/namespaces/team", "/api/v1/nodes", "/api/v1/pods", "/api/v1/namespaces/default/pods",

@@ -255,8 +255,8 @@ func TestWatchInitialEventsBookmarksAndTimeout(t *testing.T) {
 			t.Fatal("the stream ended before the initial-events bookmark")
 		}
 		if ev.Type == "BOOKMARK" {
-			if ev.meta(t).Annotations[initialEventsEnd] != "true" {
-				t.Errorf("first BOOKMARK without %s: %s", initialEventsEnd, ev.Object)
+			if ev.meta(t).Annotations[metav1.InitialEventsAnnotationKey] != "true" {
+				t.Errorf("first BOOKMARK without %s: %s", metav1.InitialEventsAnnotationKey, ev.Object)
 			}
 			break
 		}
@@ -430,11 +430,7 @@ func TestWatchEventsOfTheEventLog(t *testing.T) {
 // nothing.
 func TestTheFeedRecordsWhileTheClusterIsFollowed(t *testing.T) {
 	e := newEnv(t)
-	setGrace := func(d time.Duration) {
-		e.srv.watches.mu.Lock()
-		defer e.srv.watches.mu.Unlock()
-		e.srv.watches.grace = d
-	}
+	setGrace := e.srv.kube.SetFollowGrace
 	setGrace(50 * time.Millisecond)
 	e.withBase()
 	key := sim.ClusterKey("proj", "us-central1-a", "base")
@@ -456,7 +452,7 @@ func TestTheFeedRecordsWhileTheClusterIsFollowed(t *testing.T) {
 	// The watch closed and the grace passed: nobody follows. A change made through the GKE
 	// API alone (a resize) is not recorded, and the window starts after it.
 	deadline := time.Now().Add(eventWait)
-	for e.srv.watches.followed(key) {
+	for e.srv.kube.Followed(key) {
 		if time.Now().After(deadline) {
 			t.Fatal("the cluster is still followed long after its watch closed")
 		}
