@@ -6,6 +6,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/server/internal/httpio"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim"
 )
 
@@ -129,7 +130,7 @@ func (s *Server) emulatorLBRoutes() {
 			}
 			n, err := strconv.ParseInt(v, 10, 32)
 			if err != nil {
-				return badRequest("Invalid value for parameter %q: %q. It must be a port number.", p.name, v)
+				return httpio.BadRequest("Invalid value for parameter %q: %q. It must be a port number.", p.name, v)
 			}
 			*p.into = int32(n)
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/console"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/server/internal/httpio"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim"
 )
 
@@ -100,7 +101,7 @@ func timeParam(c echo.Context, name string) (time.Time, error) {
 	}
 	t, err := time.Parse(time.RFC3339, v)
 	if err != nil {
-		return time.Time{}, badRequest("Invalid value for query parameter %q: %q. It must be an RFC 3339 time, as 2026-05-01T10:00:00Z.", name, v)
+		return time.Time{}, httpio.BadRequest("Invalid value for query parameter %q: %q. It must be an RFC 3339 time, as 2026-05-01T10:00:00Z.", name, v)
 	}
 	return t, nil
 }
@@ -113,7 +114,7 @@ func intParam(c echo.Context, name string, most int) (int, error) {
 	}
 	n, err := strconv.Atoi(v)
 	if err != nil || n < 1 || n > most {
-		return 0, badRequest("Invalid value for query parameter %q: %q. Give a whole number from 1 to %d.", name, v, most)
+		return 0, httpio.BadRequest("Invalid value for query parameter %q: %q. Give a whole number from 1 to %d.", name, v, most)
 	}
 	return n, nil
 }

@@ -16,7 +16,7 @@ func TestConsoleFiles(t *testing.T) {
 	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	get := func(method, path string) (*http.Response, string) {
 		t.Helper()
-		req, _ := http.NewRequest(method, e.url+path, nil)
+		req, _ := http.NewRequest(method, e.URL+path, nil)
 		res, err := client.Do(req)
 		if err != nil {
 			t.Fatal(err)
@@ -59,12 +59,12 @@ func TestConsoleViews(t *testing.T) {
 	e := newEnv(t).withBase()
 	cl := "/emulator/v1/projects/proj/locations/us-central1-a/clusters/base"
 	var sum api.ClusterSummaryList
-	e.ok("GET", "/emulator/v1/clusters", nil, &sum)
+	e.OK("GET", "/emulator/v1/clusters", nil, &sum)
 	if len(sum.Clusters) != 1 || sum.Clusters[0].Name != "base" || sum.Clusters[0].CurrentNodeCount == 0 {
 		t.Fatalf("clusters %+v", sum.Clusters)
 	}
 	var nodes api.ClusterNodes
-	e.ok("GET", cl+"/nodeSummary", nil, &nodes)
+	e.OK("GET", cl+"/nodeSummary", nil, &nodes)
 	total := 0
 	for _, p := range nodes.Pools {
 		total += p.Nodes
@@ -73,14 +73,14 @@ func TestConsoleViews(t *testing.T) {
 		t.Fatalf("node summary counts %d nodes, the cluster %d", total, sum.Clusters[0].CurrentNodeCount)
 	}
 	var ops api.ListOperationsResponse
-	e.ok("GET", "/v1/projects/proj/locations/-/operations", nil, &ops)
+	e.OK("GET", "/v1/projects/proj/locations/-/operations", nil, &ops)
 	var tl api.OperationTimeline
-	e.ok("GET", "/emulator/v1/projects/proj/locations/us-central1-a/operations/"+ops.Operations[0].Name+"/timeline", nil, &tl)
+	e.OK("GET", "/emulator/v1/projects/proj/locations/us-central1-a/operations/"+ops.Operations[0].Name+"/timeline", nil, &tl)
 	if tl.Operation.Type != api.OpCreateCluster || len(tl.Nodes) != total {
 		t.Fatalf("timeline of %s: %d rows, want one per node (%d)", tl.Operation.Type, len(tl.Nodes), total)
 	}
 	for _, path := range []string{cl + "/autoscaler", cl + "/loadBalancerHistory", cl + "/maintenanceCalendar?days=30"} {
-		e.ok("GET", path, nil, nil)
+		e.OK("GET", path, nil, nil)
 	}
 	for path, want := range map[string]string{
 		cl + "/autoscaler?since=yesterday":                                             `query parameter \"since\": \"yesterday\". It must be an RFC 3339 time`,
@@ -89,7 +89,7 @@ func TestConsoleViews(t *testing.T) {
 		"/emulator/v1/projects/proj/locations/us-central1-a/operations/nope/timeline":  `Operation \"nope\" not found`,
 		"/emulator/v1/projects/proj/locations/us-central1-a/clusters/nope/nodeSummary": `nope`,
 	} {
-		code, b := e.call("GET", path, nil)
+		code, b := e.Call("GET", path, nil)
 		if code/100 != 4 || !strings.Contains(string(b), want) {
 			t.Errorf("GET %s: %d %s, want a 4xx saying %s", path, code, b, want)
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/server/internal/httpio"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim"
 )
 
@@ -54,10 +55,10 @@ func (s *Server) setClock(c echo.Context) error {
 		return err
 	}
 	if req.TimeScale == nil {
-		return badRequest("Required field \"timeScale\" is missing: send {\"timeScale\": 600} (emulated seconds per wall second; 0 freezes the clock).")
+		return httpio.BadRequest("Required field \"timeScale\" is missing: send {\"timeScale\": 600} (emulated seconds per wall second; 0 freezes the clock).")
 	}
 	if ts := *req.TimeScale; !(ts >= 0 && ts <= sim.MaxTimeScale) {
-		return badRequest("Invalid value for field \"timeScale\": %g. It must be 0 (frozen) or positive and at most %d emulated seconds per wall second: "+
+		return httpio.BadRequest("Invalid value for field \"timeScale\": %g. It must be 0 (frozen) or positive and at most %d emulated seconds per wall second: "+
 			"faster, the simulation falls behind the wall clock. Jump further ahead with POST /emulator/v1/clock:advance.", ts, sim.MaxTimeScale)
 	}
 	if err := s.runner.SetTimeScale(c.Request().Context(), *req.TimeScale); err != nil {
@@ -73,7 +74,7 @@ func (s *Server) advanceClock(c echo.Context) error {
 	}
 	d, err := api.ParseDuration(req.Duration)
 	if err != nil || d < 0 || d > maxAdvance {
-		return badRequest("Invalid value for field \"duration\": %q. Give a non-negative duration of at most 400 days (%s), as \"3600s\" or \"1h\"; advance further in several calls.", req.Duration, api.FormatDuration(maxAdvance))
+		return httpio.BadRequest("Invalid value for field \"duration\": %q. Give a non-negative duration of at most 400 days (%s), as \"3600s\" or \"1h\"; advance further in several calls.", req.Duration, api.FormatDuration(maxAdvance))
 	}
 	if err := s.runner.Advance(c.Request().Context(), d); err != nil {
 		return err
@@ -87,21 +88,21 @@ func eventFilter(c echo.Context) (sim.EventFilter, error) {
 	if v := q.Get("afterSeq"); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil {
-			return f, badRequest("Invalid value for query parameter \"afterSeq\": %q. It must be an integer.", v)
+			return f, httpio.BadRequest("Invalid value for query parameter \"afterSeq\": %q. It must be an integer.", v)
 		}
 		f.AfterSeq = n
 	}
 	if v := q.Get("since"); v != "" {
 		t, err := time.Parse(time.RFC3339, v)
 		if err != nil {
-			return f, badRequest("Invalid value for query parameter \"since\": %q. It must be an RFC 3339 time.", v)
+			return f, httpio.BadRequest("Invalid value for query parameter \"since\": %q. It must be an RFC 3339 time.", v)
 		}
 		f.Since = t
 	}
 	if v := q.Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 {
-			return f, badRequest("Invalid value for query parameter \"limit\": %q. It must be a non-negative integer.", v)
+			return f, httpio.BadRequest("Invalid value for query parameter \"limit\": %q. It must be a non-negative integer.", v)
 		}
 		f.Limit = n
 	}

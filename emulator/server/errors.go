@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/server/internal/httpio"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim"
 )
 
@@ -47,15 +47,6 @@ func googleError(code int, status, reason, message string) *api.ErrorBody {
 		Code: code, Message: message, Status: status,
 		Errors: []*api.ErrorEntry{{Message: message, Domain: "global", Reason: reason}},
 	}}
-}
-
-// badRequest is a request the server could not decode; it never reaches the simulation.
-func badRequest(format string, args ...any) error {
-	return &sim.Error{HTTPCode: http.StatusBadRequest, Status: "INVALID_ARGUMENT", Reason: "badRequest", Message: fmt.Sprintf(format, args...)}
-}
-
-func notFoundf(format string, args ...any) error {
-	return &sim.Error{HTTPCode: http.StatusNotFound, Status: "NOT_FOUND", Reason: "notFound", Message: fmt.Sprintf(format, args...)}
 }
 
 // errorHandler is Echo's HTTPErrorHandler.
@@ -98,7 +89,7 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 	if isK8sPath(c.Request().URL.Path) && errors.As(err, &apiStatus) {
 		st := apiStatus.Status()
 		st.TypeMeta = metav1.TypeMeta{APIVersion: "v1", Kind: "Status"}
-		_ = writeJSON(c, int(st.Code), &st)
+		_ = httpio.WriteJSON(c, int(st.Code), &st)
 		return
 	}
 	if isK8sPath(c.Request().URL.Path) {
@@ -106,7 +97,7 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 		if e, ok := sim.AsError(err); ok && e.KubeReason != "" {
 			kr = metav1.StatusReason(e.KubeReason)
 		}
-		_ = writeJSON(c, code, &metav1.Status{
+		_ = httpio.WriteJSON(c, code, &metav1.Status{
 			TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Status"}, Status: metav1.StatusFailure,
 			Message: message, Reason: kr, Code: int32(code),
 		})
@@ -114,7 +105,7 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 	}
 	body := googleError(code, status, reason, message)
 	body.Error.Details = details
-	_ = writeJSON(c, code, body)
+	_ = httpio.WriteJSON(c, code, body)
 }
 
 func k8sReason(code int) string {
@@ -137,17 +128,14 @@ func k8sReason(code int) string {
 
 func isK8sPath(p string) bool { return strings.HasPrefix(p, "/k8s/") }
 
-// maxBodyBytes bounds request bodies.
-const maxBodyBytes = 8 << 20
-
 // decode reads a JSON request body into v. An empty body decodes as {}.
 func decode(c echo.Context, v any) error {
-	body, err := io.ReadAll(io.LimitReader(c.Request().Body, maxBodyBytes+1))
+	body, err := io.ReadAll(io.LimitReader(c.Request().Body, httpio.MaxBodyBytes+1))
 	if err != nil {
-		return badRequest("Could not read the request body: %v", err)
+		return httpio.BadRequest("Could not read the request body: %v", err)
 	}
-	if len(body) > maxBodyBytes {
-		return badRequest("The request body is larger than %d bytes.", maxBodyBytes)
+	if len(body) > httpio.MaxBodyBytes {
+		return httpio.BadRequest("The request body is larger than %d bytes.", httpio.MaxBodyBytes)
 	}
 	if len(strings.TrimSpace(string(body))) == 0 {
 		return nil
@@ -184,39 +172,4 @@ func jsonTypeName(t reflect.Type) string {
 		return jsonTypeName(t.Elem())
 	}
 	return t.String()
-}
-
-// writeJSON writes v, pretty-printed unless the client asked for prettyPrint=false (as the Go
-// client does).
-func writeJSON(c echo.Context, code int, v any) error {
-	b, err := encodeJSON(c, v)
-	if err != nil {
-		return err
-	}
-	return c.Blob(code, echo.MIMEApplicationJSON, b)
-}
-
-// encodeJSON renders v as the answer's body: indented unless the request says prettyPrint=false
-// (every Google client does), with a final newline.
-func encodeJSON(c echo.Context, v any) ([]byte, error) {
-	var b []byte
-	var err error
-	if m, ok := v.(json.Marshaler); ok {
-		b, err = m.MarshalJSON() // ours: valid already, not worth encoding/json's re-validation
-	} else {
-		b, err = json.Marshal(v)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if c.QueryParam("prettyPrint") != "false" {
-		var out bytes.Buffer
-		out.Grow(len(b) * 2)
-		if err := json.Indent(&out, b, "", "  "); err != nil {
-			return nil, err
-		}
-		out.WriteByte('\n')
-		return out.Bytes(), nil
-	}
-	return append(b, '\n'), nil
 }

@@ -13,11 +13,11 @@ func TestAPIErrorFaultsFireIndependently(t *testing.T) {
 	run := func(t *testing.T, faults []sim.Fault, n int) map[int]int {
 		e := newEnv(t).withBase()
 		for _, f := range faults {
-			e.ok("POST", "/emulator/v1/faults", f, nil)
+			e.OK("POST", "/emulator/v1/faults", f, nil)
 		}
 		got := map[int]int{}
 		for i := 0; i < n; i++ {
-			code, _ := e.call("GET", poolA, nil)
+			code, _ := e.Call("GET", poolA, nil)
 			got[code]++
 		}
 		return got

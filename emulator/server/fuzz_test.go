@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/server/internal/servertest"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/wall"
 )
@@ -60,7 +61,7 @@ func (f *fuzzEnv) rebuild(tb testing.TB) {
 	for _, s := range []struct{ method, path, body string }{
 		{"POST", clusters, `{"cluster": {"name": "base", "nodePools": [{"name": "pool-a", "initialNodeCount": 2}]}}`},
 		{"POST", "/emulator/v1/clock:advance", `{"duration": "900s"}`},
-		{"POST", k8sDeploy, deploymentJSON("web", 2, "10m")},
+		{"POST", k8sDeploy, servertest.DeploymentJSON("web", 2, "10m")},
 		{"POST", k8sBase + "/apis/policy/v1/namespaces/default/poddisruptionbudgets", `{"metadata": {"name": "web"}, "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "web"}}}}`},
 		{"POST", k8sSvcs, `{"metadata": {"name": "web"}, "spec": {"type": "LoadBalancer", "selector": {"app": "web"}, "ports": [{"port": 80}]}}`},
 		{"POST", computeProj + "/zones/us-central1-a/instanceGroups", `{"name": "ig"}`},

@@ -4,6 +4,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/server/internal/httpio"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim"
 )
 
@@ -50,7 +51,7 @@ func params(c echo.Context) gkePath {
 // noVerb rejects a custom method on a route that takes none.
 func (p gkePath) noVerb(c echo.Context) error {
 	if p.verb != "" {
-		return notFoundf("Method %q is not supported by %s %s.", p.verb, c.Request().Method, c.Request().URL.Path)
+		return httpio.NotFoundf("Method %q is not supported by %s %s.", p.verb, c.Request().Method, c.Request().URL.Path)
 	}
 	return nil
 }
@@ -155,7 +156,7 @@ func (s *Server) clusterVerb(c echo.Context) error {
 	case "setMaintenancePolicy":
 		return s.setMaintenancePolicy(c, p)
 	default:
-		return notFoundf("Method %q is not supported on clusters by gkesim; supported: updateMaster, setLocations, setLogging, setMonitoring, setAddons, setLegacyAbac, setNetworkPolicy, setResourceLabels, setMasterAuth, setMaintenancePolicy.", p.verb)
+		return httpio.NotFoundf("Method %q is not supported on clusters by gkesim; supported: updateMaster, setLocations, setLogging, setMonitoring, setAddons, setLegacyAbac, setNetworkPolicy, setResourceLabels, setMasterAuth, setMaintenancePolicy.", p.verb)
 	}
 	return s.operation(c, func(w *sim.World) (*sim.Operation, error) {
 		return w.UpdateCluster(p.project, p.location, p.cluster, &api.UpdateClusterRequest{Update: update})
@@ -181,7 +182,7 @@ func (s *Server) setStoredField(c echo.Context, p gkePath) error {
 	m := storedFieldVerbs[p.verb]
 	value, ok := req[m.member]
 	if !ok {
-		return badRequest("Required field %q is missing from the %s request.", m.member, p.verb)
+		return httpio.BadRequest("Required field %q is missing from the %s request.", m.member, p.verb)
 	}
 	if p.verb == "setLegacyAbac" {
 		value = rawJSON(`{"enabled":` + string(value) + `}`)
@@ -325,7 +326,7 @@ func (s *Server) nodePoolVerb(c echo.Context) error {
 			return &api.Empty{}, nil
 		})
 	}
-	return notFoundf("Method %q is not supported on node pools by gkesim; supported: setSize, setManagement, setAutoscaling, rollback, completeUpgrade.", p.verb)
+	return httpio.NotFoundf("Method %q is not supported on node pools by gkesim; supported: setSize, setManagement, setAutoscaling, rollback, completeUpgrade.", p.verb)
 }
 
 func (s *Server) listOperations(c echo.Context) error {
@@ -343,7 +344,7 @@ func (s *Server) getOperation(c echo.Context) error {
 	p := params(c)
 	id, verb := splitVerb(c.Param("op"))
 	if verb != "" {
-		return notFoundf("Method %q is not supported by GET on operations.", verb)
+		return httpio.NotFoundf("Method %q is not supported by GET on operations.", verb)
 	}
 	return s.read(c, func(w *sim.World) (any, error) {
 		op, err := w.GetOperation(p.project, p.location, id)
@@ -358,7 +359,7 @@ func (s *Server) operationVerb(c echo.Context) error {
 	p := params(c)
 	id, verb := splitVerb(c.Param("op"))
 	if verb != "cancel" {
-		return notFoundf("Method %q is not supported on operations; only cancel is.", verb)
+		return httpio.NotFoundf("Method %q is not supported on operations; only cancel is.", verb)
 	}
 	var req api.CancelOperationRequest
 	if err := decode(c, &req); err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/server/internal/httpio"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim"
 )
 
@@ -34,7 +35,7 @@ func bodyLimit(r *http.Request) int64 {
 	if isImport(r) {
 		return maxImportBytes
 	}
-	return maxBodyBytes
+	return httpio.MaxBodyBytes
 }
 
 // isImport says whether r is a clusters:import.
@@ -63,13 +64,13 @@ func readImport(body []byte) (*sim.Snapshot, error) {
 	}
 	for name := range members {
 		if !importRequestMembers[name] {
-			return nil, badRequest("Invalid JSON payload received. Unknown name %q: an import is {\"cluster\": ..., \"objects\": ..., \"snapshotTime\": ...}.", name)
+			return nil, httpio.BadRequest("Invalid JSON payload received. Unknown name %q: an import is {\"cluster\": ..., \"objects\": ..., \"snapshotTime\": ...}.", name)
 		}
 	}
 	req := &api.ImportClusterRequest{Cluster: members["cluster"], Objects: members["objects"]}
 	if t := bytes.TrimSpace(members["snapshotTime"]); len(t) > 0 {
 		if err := json.Unmarshal(t, &req.SnapshotTime); err != nil {
-			return nil, badRequest("Invalid value at \"snapshotTime\": an RFC 3339 time as a JSON string.")
+			return nil, httpio.BadRequest("Invalid value at \"snapshotTime\": an RFC 3339 time as a JSON string.")
 		}
 	}
 	return sim.ReadSnapshot(req)
@@ -79,7 +80,7 @@ func readImport(body []byte) (*sim.Snapshot, error) {
 func topLevelMembers(body []byte) (map[string]json.RawMessage, error) {
 	var skip struct{} // checks the syntax (and that it is an object) without building anything
 	if err := json.Unmarshal(body, &skip); err != nil {
-		return nil, badRequest("Invalid JSON payload received. %s", describeJSONError(err))
+		return nil, httpio.BadRequest("Invalid JSON payload received. %s", describeJSONError(err))
 	}
 	members := map[string]json.RawMessage{}
 	i := bytes.IndexByte(body, '{') + 1
@@ -91,7 +92,7 @@ func topLevelMembers(body []byte) (map[string]json.RawMessage, error) {
 		end := skipValue(body, i) // the key, a string
 		var name string
 		if err := json.Unmarshal(body[i:end], &name); err != nil {
-			return nil, badRequest("Invalid JSON payload received. %s", describeJSONError(err))
+			return nil, httpio.BadRequest("Invalid JSON payload received. %s", describeJSONError(err))
 		}
 		i = skipSpace(body, skipSpace(body, end)+1) // past the colon
 		end = skipValue(body, i)
@@ -159,7 +160,7 @@ func (s *Server) importCluster(c echo.Context) error {
 	}
 	if ahead := snap.Time().Sub(now); ahead > 0 {
 		if ahead > maxAdvance {
-			return badRequest("The snapshot was taken at %s, more than 400 days after the emulator's clock (%s): start gkesim serve --start-time %s.",
+			return httpio.BadRequest("The snapshot was taken at %s, more than 400 days after the emulator's clock (%s): start gkesim serve --start-time %s.",
 				snap.Time().Format(time.RFC3339), now.Format(time.RFC3339), snap.Time().Format(time.RFC3339))
 		}
 		if err := s.runner.Advance(c.Request().Context(), ahead); err != nil {

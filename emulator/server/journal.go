@@ -14,6 +14,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/gkesim/terraform-provider-gkesim/emulator/server/internal/httpio"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim"
 )
 
@@ -149,7 +150,7 @@ func readBody(req *http.Request, limit int64) ([]byte, error) {
 		}
 	}
 	if err != nil {
-		return nil, badRequest("Could not read the request body: %v", err)
+		return nil, httpio.BadRequest("Could not read the request body: %v", err)
 	}
 	return body, nil
 }
@@ -171,7 +172,7 @@ func checkJSONBody(req *http.Request, body []byte) error {
 		if !errors.As(err, &se) {
 			return nil // valid JSON, not an object: the handler says what it wants
 		}
-		return badRequest("Invalid JSON payload received. %s", describeJSONError(err))
+		return httpio.BadRequest("Invalid JSON payload received. %s", describeJSONError(err))
 	}
 	return nil
 }

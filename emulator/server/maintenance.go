@@ -7,6 +7,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/server/internal/httpio"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim"
 )
 
@@ -53,7 +54,7 @@ func (s *Server) maintenanceSchedule(c echo.Context) error {
 	if v := c.QueryParam("windows"); v != "" {
 		var err error
 		if n, err = strconv.Atoi(v); err != nil || n < 1 || n > maxScheduleWindows {
-			return badRequest("Invalid value for query parameter \"windows\": %q. Ask for 1 to %d windows.", v, maxScheduleWindows)
+			return httpio.BadRequest("Invalid value for query parameter \"windows\": %q. Ask for 1 to %d windows.", v, maxScheduleWindows)
 		}
 	}
 	return s.do(c, func(w *sim.World) (any, error) {
@@ -65,7 +66,7 @@ func (s *Server) nodeVerb(c echo.Context) error {
 	p := params(c)
 	node, verb := splitVerb(c.Param("node"))
 	if verb != "fail" {
-		return notFoundf("Method %q is not supported on nodes; only fail is (POST .../nodes/NAME:fail).", verb)
+		return httpio.NotFoundf("Method %q is not supported on nodes; only fail is (POST .../nodes/NAME:fail).", verb)
 	}
 	return s.do(c, func(w *sim.World) (any, error) {
 		n, err := w.FailNode(p.project, p.location, p.cluster, node)

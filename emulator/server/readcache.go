@@ -6,6 +6,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/gkesim/terraform-provider-gkesim/emulator/server/internal/httpio"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim"
 )
 
@@ -51,7 +52,7 @@ func (rc *readCache) put(key string, gen uint64, body []byte) {
 // the same request was rendered, else by rendering it on the simulation goroutine (fn must not
 // change the model) and keeping the bytes. Errors are never kept.
 func (s *Server) read(c echo.Context, fn func(w *sim.World) (any, error)) error {
-	key := baseURL(c) + c.Request().URL.RequestURI()
+	key := httpio.BaseURL(c) + c.Request().URL.RequestURI()
 	if body, ok := s.reads.get(key, s.runner.Generation()); ok {
 		return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, body)
 	}
@@ -66,7 +67,7 @@ func (s *Server) read(c echo.Context, fn func(w *sim.World) (any, error)) error 
 	if err != nil {
 		return err
 	}
-	body, err := encodeJSON(c, out)
+	body, err := httpio.EncodeJSON(c, out)
 	if err != nil {
 		return err
 	}

@@ -19,7 +19,7 @@ import (
 func TestReadsAnsweredWhileTheSimulationIsBusy(t *testing.T) {
 	e := newEnv(t).withBase()
 	path := poolA + "?prettyPrint=false"
-	code, first := e.call("GET", path, nil)
+	code, first := e.Call("GET", path, nil)
 	if code != http.StatusOK {
 		t.Fatalf("GET %s: HTTP %d: %s", path, code, first)
 	}
@@ -37,7 +37,7 @@ func TestReadsAnsweredWhileTheSimulationIsBusy(t *testing.T) {
 	<-held
 	// The timeout bounds a failure (a read queued behind the held command); it times nothing.
 	client := &http.Client{Timeout: 10 * time.Second}
-	resp, err := client.Get(e.url + path)
+	resp, err := client.Get(e.URL + path)
 	if err != nil {
 		close(release)
 		t.Fatalf("GET %s while the simulation was busy: %v (the read waited for it)", path, err)
@@ -55,21 +55,21 @@ func TestReadsAnsweredWhileTheSimulationIsBusy(t *testing.T) {
 
 	// A mutation is seen at once, and so are the events the clock runs afterwards.
 	var op api.Operation
-	e.ok("POST", poolA+":setSize", `{"nodeCount": 3}`, &op)
+	e.OK("POST", poolA+":setSize", `{"nodeCount": 3}`, &op)
 	var np api.NodePool
-	e.ok("GET", path, nil, &np)
+	e.OK("GET", path, nil, &np)
 	if np.Status != "RECONCILING" {
 		t.Fatalf("pool is %s right after setSize was accepted, want RECONCILING", np.Status)
 	}
-	e.wait(&op)
-	e.ok("GET", path, nil, &np)
+	e.Wait(&op)
+	e.OK("GET", path, nil, &np)
 	if np.Status != "RUNNING" {
 		t.Fatalf("pool is %s after its resize finished, want RUNNING", np.Status)
 	}
 	// What the cache answers is what a render gives: the pretty form (a different request) says
 	// the same.
-	_, compact := e.call("GET", path, nil)
-	_, pretty := e.call("GET", poolA, nil)
+	_, compact := e.Call("GET", path, nil)
+	_, pretty := e.Call("GET", poolA, nil)
 	var a, b any
 	if json.Unmarshal(compact, &a) != nil || json.Unmarshal(pretty, &b) != nil || !reflect.DeepEqual(a, b) {
 		t.Fatalf("cached compact answer and a fresh pretty one differ:\n%s\n%s", compact, pretty)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/googlejson"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/server/internal/httpio"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim"
 )
 
@@ -126,13 +127,13 @@ func decodeChecked(c echo.Context, body []byte, v any) error {
 	msg, root := schemaOf(c, v)
 	normalized, violations, err := msg.Check(body, root)
 	if err != nil {
-		return badRequest("Invalid JSON payload received. %s", describeJSONError(err))
+		return httpio.BadRequest("Invalid JSON payload received. %s", describeJSONError(err))
 	}
 	if len(violations) > 0 {
 		return invalidJSONPayload(violations)
 	}
 	if err := json.Unmarshal(normalized, v); err != nil {
-		return badRequest("Invalid JSON payload received. %s", describeJSONError(err))
+		return httpio.BadRequest("Invalid JSON payload received. %s", describeJSONError(err))
 	}
 	return nil
 }

@@ -15,6 +15,8 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/server/internal/httpio"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/server/k8s"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim"
 )
 
@@ -60,21 +62,22 @@ type Options struct {
 	Storage Storage
 }
 
+// DefaultMaxWatchesPerCluster bounds the watches a cluster serves at once when
+// Options.MaxWatchesPerCluster is 0.
+const DefaultMaxWatchesPerCluster = k8s.DefaultMaxWatchesPerCluster
+
 // probe says whether r is a health probe (GET or HEAD of /healthz or /readyz): probes come
 // without secrets, from anywhere, and tell nothing but the emulator's health.
 func probe(r *http.Request) bool {
 	return (r.Method == http.MethodGet || r.Method == http.MethodHead) && (r.URL.Path == "/healthz" || r.URL.Path == "/readyz")
 }
 
-// baseKey is where guard leaves a request's base URL in the Echo context.
-const baseKey = "gkesim.baseURL"
-
 // guard refuses cross-site requests and requests naming a host the emulator does not answer
 // to, and records the base URL of the request's links.
 func (s *Server) guard(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		r := c.Request()
-		c.Set(baseKey, s.baseOf(r))
+		httpio.SetBaseURL(c, s.baseOf(r))
 		if probe(r) || sim.InRunner(r.Context()) { // a replayed request passed when first served
 			return next(c)
 		}

@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/server/internal/servertest"
 )
 
 // request is one request with full control of its headers and Host.
@@ -20,14 +21,14 @@ type request struct {
 }
 
 func (e *env) do(r request) (int, http.Header, []byte) {
-	e.t.Helper()
+	e.T.Helper()
 	var body io.Reader
 	if r.body != "" {
 		body = strings.NewReader(r.body)
 	}
-	req, err := http.NewRequest(r.method, e.url+r.path, body)
+	req, err := http.NewRequest(r.method, e.URL+r.path, body)
 	if err != nil {
-		e.t.Fatal(err)
+		e.T.Fatal(err)
 	}
 	if r.host != "" {
 		req.Host = r.host
@@ -37,7 +38,7 @@ func (e *env) do(r request) (int, http.Header, []byte) {
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		e.t.Fatal(err)
+		e.T.Fatal(err)
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
@@ -101,7 +102,7 @@ func TestCrossSiteRequestsAreRefused(t *testing.T) {
 	}
 	// The emulator's own pages (a console under /ui/) and programs are served.
 	for _, hdr := range []map[string]string{
-		{"Origin": e.url, "Sec-Fetch-Site": "same-origin", "Content-Type": "application/json"},
+		{"Origin": e.URL, "Sec-Fetch-Site": "same-origin", "Content-Type": "application/json"},
 		{"Content-Type": "application/json; charset=utf-8"},
 		{"Sec-Fetch-Site": "none", "Content-Type": "application/json"},
 	} {
@@ -119,16 +120,16 @@ func TestCrossSiteRequestsAreRefused(t *testing.T) {
 // header. The probe: the Host header was copied into selfLink and the cluster endpoint.
 func TestLinksDoNotComeFromTheHostHeader(t *testing.T) {
 	e := newEnv(t).withBase()
-	addr := strings.TrimPrefix(e.url, "http://")
+	addr := strings.TrimPrefix(e.URL, "http://")
 	var cl api.Cluster
 	for _, host := range []string{"localhost:1", "127.0.0.2:9999", addr} {
 		_, _, b := e.do(request{"GET", base, host, "", nil})
 		if err := json.Unmarshal(b, &cl); err != nil {
 			t.Fatalf("Host %s: %s", host, b)
 		}
-		if cl.SelfLink != e.url+base || cl.Endpoint != addr+"/k8s/projects/proj/locations/us-central1-a/clusters/base" ||
-			!strings.HasPrefix(cl.InstanceGroupUrls[0], e.url+"/compute/v1/") {
-			t.Errorf("Host %s: selfLink %s, endpoint %s, instance groups %v; want them on %s", host, cl.SelfLink, cl.Endpoint, cl.InstanceGroupUrls, e.url)
+		if cl.SelfLink != e.URL+base || cl.Endpoint != addr+"/k8s/projects/proj/locations/us-central1-a/clusters/base" ||
+			!strings.HasPrefix(cl.InstanceGroupUrls[0], e.URL+"/compute/v1/") {
+			t.Errorf("Host %s: selfLink %s, endpoint %s, instance groups %v; want them on %s", host, cl.SelfLink, cl.Endpoint, cl.InstanceGroupUrls, e.URL)
 		}
 	}
 	var apis metav1.APIVersions
@@ -168,7 +169,7 @@ func TestAuthToken(t *testing.T) {
 		{"not a bearer token", map[string]string{"Authorization": "Basic " + token}}} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, h, b := e.do(request{"GET", "/v1/projects/proj/locations/-/clusters", "", "", tc.header})
-			wantError(t, code, b, http.StatusUnauthorized, "UNAUTHENTICATED", "authError", "Request had invalid authentication credentials", "Authorization: Bearer TOKEN")
+			servertest.WantError(t, code, b, http.StatusUnauthorized, "UNAUTHENTICATED", "authError", "Request had invalid authentication credentials", "Authorization: Bearer TOKEN")
 			if h.Get("WWW-Authenticate") != `Bearer realm="gkesim"` {
 				t.Errorf("WWW-Authenticate %q", h.Get("WWW-Authenticate"))
 			}
@@ -180,7 +181,7 @@ func TestAuthToken(t *testing.T) {
 		}
 	}
 	code, _, b := e.do(request{"GET", k8sBase + "/api/v1/nodes", "", "", nil})
-	wantStatus(t, code, b, http.StatusUnauthorized, metav1.StatusReasonUnauthorized, "Unauthorized")
+	servertest.WantStatus(t, code, b, http.StatusUnauthorized, metav1.StatusReasonUnauthorized, "Unauthorized")
 	if code, _, b := e.do(request{"GET", "/healthz", "", "", nil}); code != http.StatusOK || string(b) != "ok\n" {
 		t.Errorf("healthz without a token: HTTP %d %s", code, b)
 	}
@@ -189,7 +190,7 @@ func TestAuthToken(t *testing.T) {
 	if code, _, b := e.do(request{"POST", clusters, "gkesim.internal:8790", `{"cluster": {"name": "c", "initialNodeCount": 1}}`, bearer}); code != http.StatusOK {
 		t.Errorf("with the token: HTTP %d %s", code, b)
 	}
-	u, _ := url.Parse(e.url)
+	u, _ := url.Parse(e.URL)
 	if code, _, _ := e.do(request{"GET", "/v1/projects/proj/locations/-/clusters", u.Host, "", map[string]string{"authorization": "bearer " + token}}); code != http.StatusOK {
 		t.Errorf("scheme names are case-insensitive: HTTP %d", code)
 	}

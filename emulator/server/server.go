@@ -1,6 +1,10 @@
 // Package server is the emulator's HTTP front: Echo routes that decode a request, call the
-// simulation through its runner, and encode the answer. Every Echo import of the project lives
-// in this package, so that moving to Echo v5 is a change to one package.
+// simulation through its runner, and encode the answer. It serves the GKE API, Compute, the
+// emulator's own control API and the web console itself, and mounts the clusters' Kubernetes
+// API, which is the package emulator/server/k8s. What both write alike (JSON answers, the
+// request's base URL, the errors of refused requests) is in emulator/server/internal/httpio.
+// Every Echo import of the project lives in this package and the ones under it, so that moving
+// to Echo v5 is a change to this tree alone.
 package server
 
 import (
@@ -13,6 +17,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/gkesim/terraform-provider-gkesim/emulator/server/internal/httpio"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/server/k8s"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim"
 )
 
@@ -31,10 +37,8 @@ type Server struct {
 	// inspect, when set (by tests), sees every answer on the simulation goroutine, before the
 	// answer leaves it.
 	inspect func(w *sim.World, out any)
-	// watches counts each cluster's open watches (k8s_watch.go).
-	watches watchLimits
-	// fields are the field managers of the kinds the API stores (k8s_fields.go).
-	fields fieldManagers
+	// kube is the clusters' Kubernetes API (emulator/server/k8s).
+	kube *k8s.Server
 	// reads keeps the bytes of repeated GKE reads (readcache.go).
 	reads readCache
 	// storage is the store's health, nil without one (in memory).
@@ -60,8 +64,12 @@ func New(runner *sim.Runner, opts Options) (*Server, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{e: echo.New(), runner: runner, log: log, token: opts.AuthToken, crossOrigin: http.NewCrossOriginProtection(),
-		caPEM: opts.ClusterCACertificate, watches: watchLimits{max: opts.MaxWatchesPerCluster}, storage: opts.Storage,
-		followers: followerLimit{max: opts.MaxEventFollowers}}
+		caPEM: opts.ClusterCACertificate, storage: opts.Storage, followers: followerLimit{max: opts.MaxEventFollowers}}
+	s.kube = k8s.New(runner, k8s.Options{MaxWatchesPerCluster: opts.MaxWatchesPerCluster, Inspect: func(w *sim.World, out any) {
+		if s.inspect != nil { // set by tests after New
+			s.inspect(w, out)
+		}
+	}})
 	if opts.AdvertiseURL != "" {
 		u, err := ParseAdvertiseURL(opts.AdvertiseURL)
 		if err != nil {
@@ -74,10 +82,10 @@ func New(runner *sim.Runner, opts Options) (*Server, error) {
 	s.e.HTTPErrorHandler = s.errorHandler
 	// Requests refused by the guard, authentication or an injected fault never reach the
 	// journal; a replayed request (sim.InRunner) passes all three, as it did the first time.
-	s.e.Use(s.logRequests, s.guard, s.authenticate, s.injectFaults, s.journalRequests, s.followFeed)
+	s.e.Use(s.logRequests, s.guard, s.authenticate, s.injectFaults, s.journalRequests, s.kube.FollowFeed)
 	s.routes()
 	// A cluster's change feed records only while someone follows it (see sim.World.FollowFeed).
-	runner.SetFeedFollowed(s.watches.followed)
+	runner.SetFeedFollowed(s.kube.Followed)
 	return s, nil
 }
 
@@ -97,7 +105,7 @@ func (s *Server) routes() {
 	for _, v := range []string{"/v1", "/v1beta1"} {
 		s.gkeRoutes(s.e.Group(v))
 	}
-	s.k8sRoutes(s.e.Group("/k8s/projects/:project/locations/:location/clusters/:cluster"))
+	s.kube.Routes(s.e.Group("/k8s/projects/:project/locations/:location/clusters/:cluster"))
 	s.computeRoutes(s.e.Group("/compute/v1/projects/:project"))
 	s.emulatorRoutes()
 	s.maintenanceRoutes()
@@ -133,16 +141,7 @@ func (s *Server) do(c echo.Context, fn func(w *sim.World) (any, error)) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(c, http.StatusOK, out)
-}
-
-// baseURL is the scheme and address of self links: the advertise URL, or the address the
-// request arrived on (guard records it; never the Host header, which the client chooses).
-func baseURL(c echo.Context) string {
-	if b, ok := c.Get(baseKey).(string); ok {
-		return b
-	}
-	return "http://localhost"
+	return httpio.WriteJSON(c, http.StatusOK, out)
 }
 
 // links builds the self-link bases for a request under GKE API version v ("v1" or "v1beta1").
@@ -151,23 +150,15 @@ func links(c echo.Context) sim.Links {
 	if strings.HasPrefix(c.Request().URL.Path, "/v1beta1/") {
 		v = "v1beta1"
 	}
-	base := baseURL(c)
+	base := httpio.BaseURL(c)
 	return sim.Links{ContainerBase: base + "/" + v + "/", ComputeBase: base + "/compute/v1/"}
 }
 
 // k8sEndpoint is a cluster's Kubernetes-shaped API address, host and path without a scheme,
 // as GKE's endpoint field is a bare address.
 func k8sEndpoint(c echo.Context, cl *sim.Cluster) string {
-	_, addr, _ := strings.Cut(baseURL(c), "://")
+	_, addr, _ := strings.Cut(httpio.BaseURL(c), "://")
 	return addr + "/k8s/" + cl.Key()
-}
-
-// serverAddress is the host and port of baseURL.
-func serverAddress(c echo.Context) string {
-	if u, err := url.Parse(baseURL(c)); err == nil {
-		return u.Host
-	}
-	return ""
 }
 
 // splitVerb splits "name:verb" (GKE's custom methods) into its parts.

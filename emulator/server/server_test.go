@@ -2,13 +2,10 @@ package server
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -17,27 +14,30 @@ import (
 	"time"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/server/internal/servertest"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim"
-	"github.com/gkesim/terraform-provider-gkesim/emulator/wall"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
-var testStart = time.Date(2026, 11, 2, 10, 0, 0, 0, time.UTC)
+// The paths and the start time of servertest's bench, by the names this package's tests use.
+var testStart = servertest.Start
 
 const (
-	locPath  = "/v1/projects/proj/locations/us-central1-a"
-	clusters = locPath + "/clusters"
-	base     = clusters + "/base"
-	pools    = base + "/nodePools"
-	poolA    = pools + "/pool-a"
+	locPath   = servertest.LocPath
+	clusters  = servertest.Clusters
+	base      = servertest.Base
+	pools     = servertest.Pools
+	poolA     = servertest.PoolA
+	k8sBase   = servertest.K8sBase
+	k8sDeploy = servertest.K8sDeploy
+	k8sPods   = servertest.K8sPods
+	k8sSvcs   = servertest.K8sSvcs
 )
 
-// env is an emulator on a frozen virtual clock behind an httptest server: emulated time moves
-// only through POST /emulator/v1/clock:advance, so every run of a test sees the same world.
+// env is servertest's bench around this package's Server, which tests reach as srv.
 type env struct {
-	t   *testing.T
-	url string
+	*servertest.Env
 	srv *Server
 }
 
@@ -48,172 +48,39 @@ func newEnv(t *testing.T) *env {
 
 func newEnvWith(t *testing.T, opts Options) *env {
 	t.Helper()
-	return newEnvWithWorld(t, opts, sim.Options{Seed: 7, Start: testStart})
+	return newEnvWithWorld(t, opts, servertest.World())
 }
 
 // newEnvWithWorld is newEnvWith a world of its own options.
 func newEnvWithWorld(t *testing.T, opts Options, wopts sim.Options) *env {
 	t.Helper()
-	w := sim.New(wopts)
-	r := sim.NewRunner(w, sim.RunnerOptions{Wall: wall.System{}, TimeScale: 0})
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- r.Run(ctx) }()
-	srv, err := New(r, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(srv)
-	t.Cleanup(func() {
-		ts.Close()
-		cancel()
-		<-done
+	e := &env{}
+	e.Env = servertest.New(t, wopts, func(r *sim.Runner) (http.Handler, error) {
+		srv, err := New(r, opts)
+		e.srv = srv
+		return srv, err
 	})
-	return &env{t: t, url: ts.URL, srv: srv}
+	return e
 }
 
-// call sends a request and returns the status code and body. body is nil, a raw JSON string,
-// or a value to encode.
-func (e *env) call(method, path string, body any) (int, []byte) {
-	e.t.Helper()
-	var rd io.Reader
-	switch b := body.(type) {
-	case nil:
-	case string:
-		rd = strings.NewReader(b)
-	default:
-		enc, err := json.Marshal(b)
-		if err != nil {
-			e.t.Fatal(err)
-		}
-		rd = bytes.NewReader(enc)
-	}
-	code, _, out := e.send(method, path, http.Header{"Content-Type": {"application/json"}}, rd)
-	return code, out
-}
-
-// send sends a request with headers and returns the status code, the headers and the body.
-func (e *env) send(method, path string, header http.Header, body io.Reader) (int, http.Header, []byte) {
-	e.t.Helper()
-	req, err := http.NewRequest(method, e.url+path, body)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	req.Header = header
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		e.t.Fatalf("%s %s: %v", method, path, err)
-	}
-	defer resp.Body.Close()
-	out, err := io.ReadAll(resp.Body)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	return resp.StatusCode, resp.Header, out
-}
-
-// ok sends a request that must succeed and decodes the answer into out (if not nil).
-func (e *env) ok(method, path string, body, out any) {
-	e.t.Helper()
-	code, b := e.call(method, path, body)
-	if code != http.StatusOK {
-		e.t.Fatalf("%s %s: HTTP %d: %s", method, path, code, b)
-	}
-	if out != nil {
-		if err := json.Unmarshal(b, out); err != nil {
-			e.t.Fatalf("%s %s: decode %s: %v", method, path, b, err)
-		}
-	}
-}
-
-func (e *env) advance(d time.Duration) *api.Clock {
-	e.t.Helper()
-	var c api.Clock
-	e.ok("POST", "/emulator/v1/clock:advance", &api.AdvanceClockRequest{Duration: fmt.Sprintf("%gs", d.Seconds())}, &c)
-	return &c
-}
-
-func (e *env) operation(location, name string) *api.Operation {
-	e.t.Helper()
-	var op api.Operation
-	e.ok("GET", "/v1/projects/proj/locations/"+location+"/operations/"+name, nil, &op)
-	return &op
-}
-
-// wait advances the clock in 30 s steps until op is DONE, for at most two emulated hours.
-func (e *env) wait(op *api.Operation) *api.Operation {
-	e.t.Helper()
-	for range 240 {
-		got := e.operation(op.Location, op.Name)
-		if got.Status == api.OpStatusDone {
-			if got.StatusMessage != "" {
-				e.t.Fatalf("operation %s (%s) failed: %s", got.Name, got.OperationType, got.StatusMessage)
-			}
-			return got
-		}
-		e.advance(30 * time.Second)
-	}
-	e.t.Fatalf("operation %s (%s) not DONE after two emulated hours", op.Name, op.OperationType)
-	return nil
-}
-
-// mutate sends a mutation that must return an operation, and waits for it.
-func (e *env) mutate(method, path string, body any) *api.Operation {
-	e.t.Helper()
-	var op api.Operation
-	e.ok(method, path, body, &op)
-	return e.wait(&op)
-}
-
-// withBase creates the cluster most tests start from: base in us-central1-a (release channel
-// REGULAR by default) with pool-a of two nodes, all operations done.
+// withBase creates the cluster most tests start from (servertest's Env.WithBase).
 func (e *env) withBase() *env {
-	e.t.Helper()
-	e.mutate("POST", clusters, `{"cluster": {"name": "base", "nodePools": [{"name": "pool-a", "initialNodeCount": 2}]}}`)
+	e.T.Helper()
+	e.WithBase()
 	return e
 }
 
 // snapshot is everything a client can read about the model. With the clock frozen, a request
 // that changed nothing leaves it byte for byte the same.
 func (e *env) snapshot() string {
-	e.t.Helper()
+	e.T.Helper()
 	var b strings.Builder
 	for _, p := range []string{"/v1/projects/proj/locations/-/clusters", pools, "/v1/projects/proj/locations/-/operations",
 		"/emulator/v1/clock", "/emulator/v1/events", "/metrics"} {
-		code, body := e.call("GET", p, nil)
+		code, body := e.Call("GET", p, nil)
 		fmt.Fprintf(&b, "GET %s: %d\n%s\n", p, code, body)
 	}
 	return b.String()
-}
-
-// wantError checks Google's error envelope: code, canonical status, one errors[] entry with the
-// legacy reason and the same message, and the message fragments.
-func wantError(t *testing.T, gotCode int, body []byte, code int, status, reason string, fragments ...string) {
-	t.Helper()
-	if gotCode != code {
-		t.Fatalf("HTTP %d, want %d: %s", gotCode, code, body)
-	}
-	var eb api.ErrorBody
-	if err := json.Unmarshal(body, &eb); err != nil || eb.Error == nil {
-		t.Fatalf("not a Google error envelope (%v): %s", err, body)
-	}
-	d := eb.Error
-	if d.Code != code || d.Status != status {
-		t.Errorf("error code/status = %d %s, want %d %s", d.Code, d.Status, code, status)
-	}
-	if len(d.Errors) != 1 || d.Errors[0].Reason != reason || d.Errors[0].Message != d.Message || d.Errors[0].Domain != "global" {
-		t.Errorf("errors[] = %s, want one entry with reason %q, domain global and the message", mustJSON(d.Errors), reason)
-	}
-	for _, f := range fragments {
-		if !strings.Contains(d.Message, f) {
-			t.Errorf("message %q does not contain %q", d.Message, f)
-		}
-	}
-}
-
-func mustJSON(v any) string {
-	b, _ := json.Marshal(v)
-	return string(b)
 }
 
 // Malformed requests get 400 INVALID_ARGUMENT naming the field, and change nothing.
@@ -289,8 +156,8 @@ func TestMalformedRequestsAreRejected(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			before := e.snapshot()
-			code, body := e.call(tc.method, tc.path, tc.body)
-			wantError(t, code, body, http.StatusBadRequest, "INVALID_ARGUMENT", "badRequest", tc.want...)
+			code, body := e.Call(tc.method, tc.path, tc.body)
+			servertest.WantError(t, code, body, http.StatusBadRequest, "INVALID_ARGUMENT", "badRequest", tc.want...)
 			if after := e.snapshot(); after != before {
 				t.Errorf("the rejected request changed the model:\nbefore:\n%s\nafter:\n%s", before, after)
 			}
@@ -317,8 +184,8 @@ func TestNotFound(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			code, body := e.call(tc.method, tc.path, "{}")
-			wantError(t, code, body, http.StatusNotFound, "NOT_FOUND", "notFound", tc.want...)
+			code, body := e.Call(tc.method, tc.path, "{}")
+			servertest.WantError(t, code, body, http.StatusNotFound, "NOT_FOUND", "notFound", tc.want...)
 		})
 	}
 }
@@ -326,10 +193,10 @@ func TestNotFound(t *testing.T) {
 func TestDuplicatesAreAlreadyExists(t *testing.T) {
 	e := newEnv(t).withBase()
 	before := e.snapshot()
-	code, body := e.call("POST", clusters, `{"cluster": {"name": "base", "initialNodeCount": 1}}`)
-	wantError(t, code, body, http.StatusConflict, "ALREADY_EXISTS", "alreadyExists", "Already exists: projects/proj/locations/us-central1-a/clusters/base")
-	code, body = e.call("POST", pools, `{"nodePool": {"name": "pool-a", "initialNodeCount": 1}}`)
-	wantError(t, code, body, http.StatusConflict, "ALREADY_EXISTS", "alreadyExists", "clusters/base/nodePools/pool-a")
+	code, body := e.Call("POST", clusters, `{"cluster": {"name": "base", "initialNodeCount": 1}}`)
+	servertest.WantError(t, code, body, http.StatusConflict, "ALREADY_EXISTS", "alreadyExists", "Already exists: projects/proj/locations/us-central1-a/clusters/base")
+	code, body = e.Call("POST", pools, `{"nodePool": {"name": "pool-a", "initialNodeCount": 1}}`)
+	servertest.WantError(t, code, body, http.StatusConflict, "ALREADY_EXISTS", "alreadyExists", "clusters/base/nodePools/pool-a")
 	if after := e.snapshot(); after != before {
 		t.Errorf("duplicates changed the model:\nbefore:\n%s\nafter:\n%s", before, after)
 	}
@@ -340,7 +207,7 @@ func TestDuplicatesAreAlreadyExists(t *testing.T) {
 func TestMutationWhileOperationRunsIsFailedPrecondition(t *testing.T) {
 	e := newEnv(t).withBase()
 	var op api.Operation
-	e.ok("POST", poolA+":setSize", `{"nodeCount": 3}`, &op)
+	e.OK("POST", poolA+":setSize", `{"nodeCount": 3}`, &op)
 	if op.Status != api.OpStatusPending || op.OperationType != api.OpSetNodePoolSize {
 		t.Fatalf("setSize returned %s %s, want a PENDING SET_NODE_POOL_SIZE operation", op.OperationType, op.Status)
 	}
@@ -355,58 +222,58 @@ func TestMutationWhileOperationRunsIsFailedPrecondition(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			code, body := e.call(tc.method, tc.path, tc.body)
-			wantError(t, code, body, http.StatusBadRequest, "FAILED_PRECONDITION", "failedPrecondition", wantMsg)
+			code, body := e.Call(tc.method, tc.path, tc.body)
+			servertest.WantError(t, code, body, http.StatusBadRequest, "FAILED_PRECONDITION", "failedPrecondition", wantMsg)
 		})
 	}
 	// setManagement only changes metadata, so it may run while another operation holds the cluster.
 	var mgmt api.Operation
-	e.ok("POST", poolA+":setManagement", `{"management": {"autoUpgrade": true, "autoRepair": true}}`, &mgmt)
+	e.OK("POST", poolA+":setManagement", `{"management": {"autoUpgrade": true, "autoRepair": true}}`, &mgmt)
 	if mgmt.OperationType != api.OpSetNodePoolManagement {
 		t.Errorf("setManagement operation type %s", mgmt.OperationType)
 	}
-	e.wait(&op)
-	e.wait(&mgmt)
+	e.Wait(&op)
+	e.Wait(&mgmt)
 	// Once the operation is done the cluster takes mutations again.
-	e.mutate("POST", poolA+":setSize", `{"nodeCount": 1}`)
+	e.Mutate("POST", poolA+":setSize", `{"nodeCount": 1}`)
 }
 
 // Operations go PENDING -> RUNNING -> DONE on the emulated clock, stepped by clock:advance.
 func TestOperationLifecycle(t *testing.T) {
 	e := newEnv(t)
 	var op api.Operation
-	e.ok("POST", clusters, `{"cluster": {"name": "life", "nodePools": [{"name": "pool-a", "initialNodeCount": 1}]}}`, &op)
+	e.OK("POST", clusters, `{"cluster": {"name": "life", "nodePools": [{"name": "pool-a", "initialNodeCount": 1}]}}`, &op)
 	if op.Status != api.OpStatusPending || op.OperationType != api.OpCreateCluster || op.EndTime != "" {
 		t.Fatalf("create returned %s %s endTime %q, want PENDING CREATE_CLUSTER without endTime", op.OperationType, op.Status, op.EndTime)
 	}
 	if op.StartTime != testStart.Format(time.RFC3339Nano) || op.Location != "us-central1-a" || op.Zone != "us-central1-a" {
 		t.Errorf("startTime %s location %s zone %s", op.StartTime, op.Location, op.Zone)
 	}
-	if want := e.url + "/v1/projects/proj/locations/us-central1-a/clusters/life"; op.TargetLink != want {
+	if want := e.URL + "/v1/projects/proj/locations/us-central1-a/clusters/life"; op.TargetLink != want {
 		t.Errorf("targetLink %s, want %s", op.TargetLink, want)
 	}
-	if got := e.operation("us-central1-a", op.Name); got.Status != api.OpStatusPending {
+	if got := e.Operation("us-central1-a", op.Name); got.Status != api.OpStatusPending {
 		t.Fatalf("operations.get before any time passed: %s, want PENDING", got.Status)
 	}
-	if c := e.advance(time.Second); c.Now != testStart.Add(time.Second).Format(time.RFC3339Nano) {
+	if c := e.Advance(time.Second); c.Now != testStart.Add(time.Second).Format(time.RFC3339Nano) {
 		t.Errorf("clock after advancing 1s: %s", c.Now)
 	}
-	running := e.operation("us-central1-a", op.Name)
+	running := e.Operation("us-central1-a", op.Name)
 	if running.Status != api.OpStatusRunning || running.EndTime != "" || running.Progress == nil {
 		t.Fatalf("after 1s: status %s endTime %q progress %v, want RUNNING with progress and no endTime", running.Status, running.EndTime, running.Progress)
 	}
 	var cl api.Cluster
-	e.ok("GET", clusters+"/life", nil, &cl)
+	e.OK("GET", clusters+"/life", nil, &cl)
 	if cl.Status != sim.ClusterProvisioning {
 		t.Errorf("cluster status while creating: %s, want PROVISIONING", cl.Status)
 	}
 	// The operation is also visible through the all-locations list.
 	var list api.ListOperationsResponse
-	e.ok("GET", "/v1/projects/proj/locations/-/operations", nil, &list)
+	e.OK("GET", "/v1/projects/proj/locations/-/operations", nil, &list)
 	if len(list.Operations) != 1 || list.Operations[0].Name != op.Name {
-		t.Errorf("operations.list: %s", mustJSON(list.Operations))
+		t.Errorf("operations.list: %s", servertest.MustJSON(list.Operations))
 	}
-	done := e.wait(&op)
+	done := e.Wait(&op)
 	end, err := time.Parse(time.RFC3339Nano, done.EndTime)
 	if err != nil || !end.After(testStart) {
 		t.Errorf("DONE operation endTime %q (%v), want a time after the start", done.EndTime, err)
@@ -414,7 +281,7 @@ func TestOperationLifecycle(t *testing.T) {
 	if done.Error != nil || done.StatusMessage != "" || done.StartTime != op.StartTime {
 		t.Errorf("DONE operation: error %v statusMessage %q startTime %s", done.Error, done.StatusMessage, done.StartTime)
 	}
-	e.ok("GET", clusters+"/life", nil, &cl)
+	e.OK("GET", clusters+"/life", nil, &cl)
 	if cl.Status != sim.ClusterRunning || cl.CurrentNodeCount != 1 {
 		t.Errorf("cluster after create: %s with %d nodes, want RUNNING with 1", cl.Status, cl.CurrentNodeCount)
 	}
@@ -423,9 +290,9 @@ func TestOperationLifecycle(t *testing.T) {
 func TestClock(t *testing.T) {
 	e := newEnv(t)
 	var c api.Clock
-	e.ok("GET", "/emulator/v1/clock", nil, &c)
+	e.OK("GET", "/emulator/v1/clock", nil, &c)
 	if c.Now != testStart.Format(time.RFC3339Nano) || c.TimeScale != 0 || c.PendingEvents != 0 || c.NextEventTime != "" {
-		t.Fatalf("fresh clock: %s", mustJSON(c))
+		t.Fatalf("fresh clock: %s", servertest.MustJSON(c))
 	}
 	for _, tc := range []struct {
 		duration string
@@ -433,38 +300,38 @@ func TestClock(t *testing.T) {
 	}{{"90s", 90 * time.Second}, {"1h30m", 90 * time.Minute}, {"0.5s", 500 * time.Millisecond}, {"0s", 0}} {
 		before := e.clockNow()
 		var after api.Clock
-		e.ok("POST", "/emulator/v1/clock:advance", &api.AdvanceClockRequest{Duration: tc.duration}, &after)
+		e.OK("POST", "/emulator/v1/clock:advance", &api.AdvanceClockRequest{Duration: tc.duration}, &after)
 		if got := mustTime(t, after.Now).Sub(before); got != tc.want {
 			t.Errorf("advance %s moved the clock by %s", tc.duration, got)
 		}
 	}
 	for _, bad := range []string{`{"duration": "-1s"}`, `{"duration": "soon"}`, `{}`, `{"duration": "10000h"}`, `{"duration": "1e300s"}`, `{"duration": "NaNs"}`} {
-		code, body := e.call("POST", "/emulator/v1/clock:advance", bad)
-		wantError(t, code, body, http.StatusBadRequest, "INVALID_ARGUMENT", "badRequest", `"duration"`, "at most 400 days (34560000s)")
+		code, body := e.Call("POST", "/emulator/v1/clock:advance", bad)
+		servertest.WantError(t, code, body, http.StatusBadRequest, "INVALID_ARGUMENT", "badRequest", `"duration"`, "at most 400 days (34560000s)")
 	}
 	// The probe: a time scale of 1e12 broke the clock (decades jumped, then a spinning runner).
 	for _, bad := range []string{`{"timeScale": 1e12}`, `{"timeScale": 100001}`, `{"timeScale": -1}`} {
-		code, body := e.call("PATCH", "/emulator/v1/clock", bad)
-		wantError(t, code, body, http.StatusBadRequest, "INVALID_ARGUMENT", "badRequest", `"timeScale"`, "at most 100000 emulated seconds per wall second")
+		code, body := e.Call("PATCH", "/emulator/v1/clock", bad)
+		servertest.WantError(t, code, body, http.StatusBadRequest, "INVALID_ARGUMENT", "badRequest", `"timeScale"`, "at most 100000 emulated seconds per wall second")
 	}
-	e.ok("PATCH", "/emulator/v1/clock", `{"timeScale": 100000}`, &c)
-	e.ok("PATCH", "/emulator/v1/clock", `{"timeScale": 0}`, &c)
+	e.OK("PATCH", "/emulator/v1/clock", `{"timeScale": 100000}`, &c)
+	e.OK("PATCH", "/emulator/v1/clock", `{"timeScale": 0}`, &c)
 	if c.TimeScale != 0 {
 		t.Fatalf("time scale after setting 0: %g", c.TimeScale)
 	}
 	// A pending event shows up on the clock.
-	e.ok("POST", clusters, `{"cluster": {"name": "c1", "initialNodeCount": 1}}`, nil)
-	e.ok("GET", "/emulator/v1/clock", nil, &c)
+	e.OK("POST", clusters, `{"cluster": {"name": "c1", "initialNodeCount": 1}}`, nil)
+	e.OK("GET", "/emulator/v1/clock", nil, &c)
 	if c.PendingEvents == 0 || c.NextEventTime == "" {
-		t.Errorf("clock with an operation pending: %s", mustJSON(c))
+		t.Errorf("clock with an operation pending: %s", servertest.MustJSON(c))
 	}
 }
 
 func (e *env) clockNow() time.Time {
-	e.t.Helper()
+	e.T.Helper()
 	var c api.Clock
-	e.ok("GET", "/emulator/v1/clock", nil, &c)
-	return mustTime(e.t, c.Now)
+	e.OK("GET", "/emulator/v1/clock", nil, &c)
+	return mustTime(e.T, c.Now)
 }
 
 func mustTime(t *testing.T, s string) time.Time {
@@ -478,12 +345,12 @@ func mustTime(t *testing.T, s string) time.Time {
 
 func TestEventsFilters(t *testing.T) {
 	e := newEnv(t).withBase()
-	e.mutate("POST", "/v1/projects/proj/locations/us-east1-b/clusters", `{"cluster": {"name": "other", "initialNodeCount": 1}}`)
+	e.Mutate("POST", "/v1/projects/proj/locations/us-east1-b/clusters", `{"cluster": {"name": "other", "initialNodeCount": 1}}`)
 	const baseKey = "projects/proj/locations/us-central1-a/clusters/base"
 	events := func(query string) *api.ListEventsResponse {
 		t.Helper()
 		var r api.ListEventsResponse
-		e.ok("GET", "/emulator/v1/events?"+query, nil, &r)
+		e.OK("GET", "/emulator/v1/events?"+query, nil, &r)
 		return &r
 	}
 	all := events("")
@@ -500,18 +367,18 @@ func TestEventsFilters(t *testing.T) {
 		t.Errorf("the resource name matched %d events, the bare name %d", len(full.Events), len(byCluster.Events))
 	}
 	if r := events("cluster=base&type=ClusterRunning"); len(r.Events) != 1 || r.Events[0].Type != "ClusterRunning" {
-		t.Errorf("cluster=base&type=ClusterRunning: %s", mustJSON(r.Events))
+		t.Errorf("cluster=base&type=ClusterRunning: %s", servertest.MustJSON(r.Events))
 	}
 	if r := events("cluster=base&type=NodeReady"); len(r.Events) != 2 {
 		t.Errorf("base has 2 nodes, NodeReady events: %d", len(r.Events))
 	}
 	// afterSeq returns only what happened since.
 	last := all.NextSeq
-	code, body := e.call("GET", "/emulator/v1/events?afterSeq="+fmt.Sprint(last), nil)
+	code, body := e.Call("GET", "/emulator/v1/events?afterSeq="+fmt.Sprint(last), nil)
 	if code != http.StatusOK || !bytes.Contains(body, []byte(`"events": []`)) {
 		t.Errorf("nothing new: HTTP %d %s, want an empty events array", code, body)
 	}
-	e.mutate("POST", poolA+":setSize", `{"nodeCount": 3}`)
+	e.Mutate("POST", poolA+":setSize", `{"nodeCount": 3}`)
 	newer := events(fmt.Sprintf("cluster=base&afterSeq=%d", last))
 	if len(newer.Events) == 0 {
 		t.Fatal("no events after the resize")
@@ -522,18 +389,18 @@ func TestEventsFilters(t *testing.T) {
 		}
 	}
 	if r := events(fmt.Sprintf("type=NodePoolResizing&afterSeq=%d", last)); len(r.Events) != 1 || r.Events[0].NodePool != "pool-a" {
-		t.Errorf("NodePoolResizing after the resize: %s", mustJSON(r.Events))
+		t.Errorf("NodePoolResizing after the resize: %s", servertest.MustJSON(r.Events))
 	}
-	code, body = e.call("GET", "/emulator/v1/events?afterSeq=x", nil)
-	wantError(t, code, body, http.StatusBadRequest, "INVALID_ARGUMENT", "badRequest", `"afterSeq"`)
+	code, body = e.Call("GET", "/emulator/v1/events?afterSeq=x", nil)
+	servertest.WantError(t, code, body, http.StatusBadRequest, "INVALID_ARGUMENT", "badRequest", `"afterSeq"`)
 }
 
 func TestHealthAndMetrics(t *testing.T) {
 	e := newEnv(t).withBase()
-	if code, body := e.call("GET", "/healthz", nil); code != http.StatusOK || string(body) != "ok\n" {
+	if code, body := e.Call("GET", "/healthz", nil); code != http.StatusOK || string(body) != "ok\n" {
 		t.Errorf("/healthz: %d %q", code, body)
 	}
-	code, body := e.call("GET", "/metrics", nil)
+	code, body := e.Call("GET", "/metrics", nil)
 	if code != http.StatusOK {
 		t.Fatalf("/metrics: %d", code)
 	}
@@ -548,22 +415,22 @@ func TestHealthAndMetrics(t *testing.T) {
 func TestClusterUpdateRules(t *testing.T) {
 	e := newEnv(t).withBase()
 	for _, body := range []string{`{}`, `{"update": {}}`, `{"update": {"etag": "x", "desiredNodePoolId": "pool-a"}}`} {
-		code, resp := e.call("PUT", base, body)
-		wantError(t, code, resp, http.StatusBadRequest, "INVALID_ARGUMENT", "badRequest", "Must provide an update.")
+		code, resp := e.Call("PUT", base, body)
+		servertest.WantError(t, code, resp, http.StatusBadRequest, "INVALID_ARGUMENT", "badRequest", "Must provide an update.")
 	}
-	code, resp := e.call("PUT", base, `{"update": {"desiredReleaseChannel": {"channel": "STABLE"}, "desiredL4ilbSubsettingConfig": {"enabled": true}}}`)
-	wantError(t, code, resp, http.StatusBadRequest, "INVALID_ARGUMENT", "badRequest", "desiredReleaseChannel", "desiredL4ilbSubsettingConfig")
+	code, resp := e.Call("PUT", base, `{"update": {"desiredReleaseChannel": {"channel": "STABLE"}, "desiredL4ilbSubsettingConfig": {"enabled": true}}}`)
+	servertest.WantError(t, code, resp, http.StatusBadRequest, "INVALID_ARGUMENT", "badRequest", "desiredReleaseChannel", "desiredL4ilbSubsettingConfig")
 
 	// R-LB-4: GKE subsetting for L4 ILBs can be enabled but never disabled again.
-	e.mutate("PUT", base, `{"update": {"desiredL4ilbSubsettingConfig": {"enabled": true}}}`)
+	e.Mutate("PUT", base, `{"update": {"desiredL4ilbSubsettingConfig": {"enabled": true}}}`)
 	var cl api.Cluster
-	e.ok("GET", base, nil, &cl)
+	e.OK("GET", base, nil, &cl)
 	if cl.NetworkConfig == nil || !cl.NetworkConfig.EnableL4IlbSubsetting {
-		t.Fatalf("networkConfig after enabling subsetting: %s", mustJSON(cl.NetworkConfig))
+		t.Fatalf("networkConfig after enabling subsetting: %s", servertest.MustJSON(cl.NetworkConfig))
 	}
 	before := e.snapshot()
-	code, resp = e.call("PUT", base, `{"update": {"desiredL4ilbSubsettingConfig": {"enabled": false}}}`)
-	wantError(t, code, resp, http.StatusBadRequest, "INVALID_ARGUMENT", "badRequest", `"update.desiredL4ilbSubsettingConfig.enabled"`, "#r-lb-4")
+	code, resp = e.Call("PUT", base, `{"update": {"desiredL4ilbSubsettingConfig": {"enabled": false}}}`)
+	servertest.WantError(t, code, resp, http.StatusBadRequest, "INVALID_ARGUMENT", "badRequest", `"update.desiredL4ilbSubsettingConfig.enabled"`, "#r-lb-4")
 	if after := e.snapshot(); after != before {
 		t.Errorf("the rejected disable changed the model")
 	}
@@ -572,13 +439,13 @@ func TestClusterUpdateRules(t *testing.T) {
 // Members the emulator stores but does not simulate are accepted and read back as written.
 func TestUnknownClusterFieldsAreEchoed(t *testing.T) {
 	e := newEnv(t)
-	e.mutate("POST", clusters, `{"cluster": {"name": "echo", "initialNodeCount": 1,
+	e.Mutate("POST", clusters, `{"cluster": {"name": "echo", "initialNodeCount": 1,
 		"addonsConfig": {"httpLoadBalancing": {"disabled": true}, "gcePersistentDiskCsiDriverConfig": {"enabled": true}},
 		"loggingService": "logging.googleapis.com/kubernetes",
 		"ipAllocationPolicy": {"useIpAliases": true},
 		"networkConfig": {"datapathProvider": "ADVANCED_DATAPATH"}}}`)
 	var got map[string]json.RawMessage
-	e.ok("GET", clusters+"/echo", nil, &got)
+	e.OK("GET", clusters+"/echo", nil, &got)
 	want := map[string]string{
 		"addonsConfig":       `{"gcePersistentDiskCsiDriverConfig":{"enabled":true},"httpLoadBalancing":{"disabled":true}}`,
 		"loggingService":     `"logging.googleapis.com/kubernetes"`,
@@ -633,8 +500,8 @@ func TestUnknownFieldsAreRefusedAsGoogleDoes(t *testing.T) {
 			"", `Invalid JSON payload received. Unknown name "scale": Cannot find field.`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			code, b := e.call(tc.method, tc.path, tc.body)
-			wantError(t, code, b, http.StatusBadRequest, "INVALID_ARGUMENT", "badRequest")
+			code, b := e.Call(tc.method, tc.path, tc.body)
+			servertest.WantError(t, code, b, http.StatusBadRequest, "INVALID_ARGUMENT", "badRequest")
 			var eb struct {
 				Error struct {
 					Message string
@@ -656,10 +523,10 @@ func TestUnknownFieldsAreRefusedAsGoogleDoes(t *testing.T) {
 	}
 
 	// v1beta1 knows its own fields; proto names are read as JSON names.
-	e.mutate("POST", "/v1beta1/projects/proj/locations/us-central1-a/clusters", `{"cluster": {"name": "beta", "initial_node_count": 1,
+	e.Mutate("POST", "/v1beta1/projects/proj/locations/us-central1-a/clusters", `{"cluster": {"name": "beta", "initial_node_count": 1,
 		"podSecurityPolicyConfig": {"enabled": false}}}`)
 	var got map[string]json.RawMessage
-	e.ok("GET", "/v1beta1/projects/proj/locations/us-central1-a/clusters/beta", nil, &got)
+	e.OK("GET", "/v1beta1/projects/proj/locations/us-central1-a/clusters/beta", nil, &got)
 	if compact(t, got["podSecurityPolicyConfig"]) != `{"enabled":false}` || compact(t, got["currentNodeCount"]) != "1" {
 		t.Errorf("v1beta1 cluster: podSecurityPolicyConfig %s, currentNodeCount %s", got["podSecurityPolicyConfig"], got["currentNodeCount"])
 	}
@@ -686,7 +553,7 @@ func TestGoldenShapes(t *testing.T) {
 	if err := json.Unmarshal(pending, &created); err != nil {
 		t.Fatal(err)
 	}
-	e.wait(&created)
+	e.Wait(&created)
 	e.golden("operation_done.json", "GET", locPath+"/operations/"+created.Name, nil)
 	cluster := e.golden("cluster.json", "GET", clusters+"/golden", nil)
 
@@ -712,28 +579,28 @@ func TestGoldenShapes(t *testing.T) {
 // golden sends a request, normalises the server's host:port to HOST and compares the body
 // with testdata/name (or rewrites it with -update). It returns the normalised body.
 func (e *env) golden(name, method, path string, body any) []byte {
-	e.t.Helper()
-	code, got := e.call(method, path, body)
+	e.T.Helper()
+	code, got := e.Call(method, path, body)
 	if code != http.StatusOK {
-		e.t.Fatalf("%s %s: HTTP %d: %s", method, path, code, got)
+		e.T.Fatalf("%s %s: HTTP %d: %s", method, path, code, got)
 	}
-	got = bytes.ReplaceAll(got, []byte(strings.TrimPrefix(e.url, "http://")), []byte("HOST"))
+	got = bytes.ReplaceAll(got, []byte(strings.TrimPrefix(e.URL, "http://")), []byte("HOST"))
 	file := filepath.Join("testdata", name)
 	if *update {
 		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			e.t.Fatal(err)
+			e.T.Fatal(err)
 		}
 		if err := os.WriteFile(file, got, 0o644); err != nil {
-			e.t.Fatal(err)
+			e.T.Fatal(err)
 		}
 		return got
 	}
 	want, err := os.ReadFile(file)
 	if err != nil {
-		e.t.Fatalf("%v (run with -update to create it)", err)
+		e.T.Fatalf("%v (run with -update to create it)", err)
 	}
 	if !bytes.Equal(got, want) {
-		e.t.Errorf("%s %s differs from %s (run with -update if the change is intended):\ngot:\n%s\nwant:\n%s", method, path, file, got, want)
+		e.T.Errorf("%s %s differs from %s (run with -update if the change is intended):\ngot:\n%s\nwant:\n%s", method, path, file, got, want)
 	}
 	return got
 }
@@ -746,11 +613,11 @@ func TestNodePoolLocationsChange(t *testing.T) {
 		t.Helper()
 		var np api.NodePool
 		var cl api.Cluster
-		e.ok("GET", poolA, nil, &np)
-		e.ok("GET", base, nil, &cl)
+		e.OK("GET", poolA, nil, &np)
+		e.OK("GET", base, nil, &cl)
 		return &np, &cl
 	}
-	op := e.mutate("PUT", poolA, `{"locations": ["us-central1-a", "us-central1-b"]}`)
+	op := e.Mutate("PUT", poolA, `{"locations": ["us-central1-a", "us-central1-b"]}`)
 	if op.OperationType != api.OpUpgradeNodes {
 		t.Errorf("operation type %s", op.OperationType)
 	}
@@ -760,7 +627,7 @@ func TestNodePoolLocationsChange(t *testing.T) {
 			np.Locations, len(np.InstanceGroupUrls), np.Status, cl.CurrentNodeCount)
 	}
 	kept := np.InstanceGroupUrls[1]
-	e.mutate("PUT", poolA, `{"locations": ["us-central1-b"]}`)
+	e.Mutate("PUT", poolA, `{"locations": ["us-central1-b"]}`)
 	np, cl = pool()
 	if !slices.Equal(np.Locations, []string{"us-central1-b"}) || !slices.Equal(np.InstanceGroupUrls, []string{kept}) || cl.CurrentNodeCount != 2 {
 		t.Fatalf("after leaving us-central1-a: locations %v, instance groups %v, %d nodes; want only %s with 2 nodes",

@@ -2,6 +2,8 @@ package server
 
 import (
 	"github.com/labstack/echo/v4"
+
+	"github.com/gkesim/terraform-provider-gkesim/emulator/server/internal/httpio"
 )
 
 // The one Service Usage call gcloud makes before creating a cluster ("is container.googleapis.com
@@ -24,6 +26,6 @@ func (s *Server) serviceUsageRoutes() {
 			state = "ENABLED"
 		}
 		parent := "projects/" + c.Param("project")
-		return writeJSON(c, 200, &serviceState{Name: parent + "/services/" + svc, Parent: parent, State: state})
+		return httpio.WriteJSON(c, 200, &serviceState{Name: parent + "/services/" + svc, Parent: parent, State: state})
 	})
 }

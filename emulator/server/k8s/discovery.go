@@ -1,9 +1,10 @@
-package server
+package k8s
 
 import (
 	"fmt"
 	"hash/fnv"
 	"net/http"
+	"net/url"
 	"runtime"
 	"slices"
 	"strconv"
@@ -13,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/version"
 
+	"github.com/gkesim/terraform-provider-gkesim/emulator/server/internal/httpio"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim"
 )
 
@@ -46,7 +48,7 @@ func (gv k8sGroupVersion) path() string {
 var (
 	verbsCRUD     = metav1.Verbs{"create", "delete", "get", "list", "patch", "update", "watch"}
 	verbsReadOnly = metav1.Verbs{"get", "list", "watch"}
-	// verbsRefused are the subresources gkesim answers with a Status (k8s_stored.go).
+	// verbsRefused are the subresources gkesim answers with a Status (stored.go).
 	verbsRefused = metav1.Verbs{"create", "get"}
 )
 
@@ -144,6 +146,15 @@ func (s *Server) k8sDiscoveryRoutes(g *echo.Group) {
 		}
 		return map[string]any{"paths": paths}, nil
 	}))
+}
+
+// serverAddress is the host and port of the request's base URL: the address the API server
+// gives in /api's serverAddressByClientCIDRs.
+func serverAddress(c echo.Context) string {
+	if u, err := url.Parse(httpio.BaseURL(c)); err == nil {
+		return u.Host
+	}
+	return ""
 }
 
 // versionInfo is /version for a control plane on GKE version v (1.36.6-gke.2078000).

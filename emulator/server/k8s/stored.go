@@ -1,4 +1,4 @@
-package server
+package k8s
 
 import (
 	"fmt"
@@ -11,7 +11,7 @@ import (
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim"
 )
 
-// The kinds the API stores without simulating them (sim/k8s_stored.go): ConfigMaps, Secrets,
+// The kinds the API stores without simulating them (sim/kubeapi/k8s_stored.go): ConfigMaps, Secrets,
 // ServiceAccounts, RBAC, HorizontalPodAutoscalers and GKE's ComputeClass, each with create,
 // get, list, watch, update, patch (server-side apply included) and delete, as the API server
 // serves them.
@@ -64,6 +64,13 @@ var refusedRoutes = map[string]string{
 	"/api/v1/namespaces/:ns/services/:name/proxy/*": "proxying to services (kubectl proxy)",
 	"/api/v1/nodes/:name/proxy":                     "proxying to the kubelet (kubectl top, kubectl debug node)",
 	"/api/v1/nodes/:name/proxy/*":                   "proxying to the kubelet (kubectl top, kubectl debug node)",
+}
+
+// Refused says whether a route under a cluster's endpoint prefix is one of those gkesim answers
+// only with a Status, because it runs no containers (logs, exec, attach, port-forward, proxies).
+func Refused(path string) bool {
+	_, ok := refusedRoutes[path]
+	return ok
 }
 
 // k8sUnsupportedRoutes answers the refused routes with the API server's Status and what to do

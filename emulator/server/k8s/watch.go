@@ -1,4 +1,4 @@
-package server
+package k8s
 
 import (
 	"context"
@@ -142,6 +142,18 @@ func (l *watchLimits) followed(cluster string) bool {
 	}
 	return ok
 }
+
+// SetFollowGrace replaces FeedFollowGrace for this server (tests shorten it).
+func (s *Server) SetFollowGrace(d time.Duration) {
+	s.watches.mu.Lock()
+	defer s.watches.mu.Unlock()
+	s.watches.grace = d
+}
+
+// Followed says whether anyone follows cluster's change feed: a watch of it is open, or its
+// Kubernetes API was requested within FeedFollowGrace. The simulation asks it at publish
+// points (give it to sim.Runner.SetFeedFollowed).
+func (s *Server) Followed(cluster string) bool { return s.watches.followed(cluster) }
 
 func (l *watchLimits) acquire(cluster string) bool {
 	l.mu.Lock()

@@ -1,4 +1,18 @@
-package server
+// Package k8s is the Kubernetes API server of every emulated cluster, as HTTP: the routes under
+// a cluster's endpoint, /k8s/projects/{p}/locations/{l}/clusters/{c}, that kubectl, client-go
+// and this project's provider (its workload resources) call. It decodes requests as the API server does (JSON or
+// protobuf, fieldValidation, the four patch types and server-side apply with field ownership),
+// calls the simulation through its runner, and answers in Kubernetes JSON, as a Table for
+// kubectl get (table.go), or as a watch stream of the cluster's change feed (watch.go); the
+// discovery documents kubectl reads first are in discovery.go.
+//
+// The objects themselves, their validation and the change feeds are the simulation's
+// (emulator/sim; its sim/kubeapi package is the API server's create/get/list/update/delete):
+// this package is only the HTTP side, named after the /k8s/ prefix it serves. emulator/server
+// mounts it (Server.Routes) beside the GKE API, behind its guard, authentication and journal,
+// and renders the errors it returns (a Kubernetes Status on /k8s/ paths); the helpers both
+// share, such as writing JSON and the request's base URL, are in server/internal/httpio.
+package k8s
 
 import (
 	"encoding/json"
@@ -27,15 +41,46 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 	kjson "sigs.k8s.io/json"
 
+	"github.com/gkesim/terraform-provider-gkesim/emulator/server/internal/httpio"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim"
 )
 
-// The Kubernetes-shaped API of each cluster, under its endpoint prefix
-// /k8s/projects/{p}/locations/{l}/clusters/{c}: namespaces, nodes, pods (and their eviction),
-// Deployments (and their scale), PodDisruptionBudgets, Services (k8s_services.go), and read-only
-// DaemonSets and Events, in Kubernetes JSON or, when kubectl asks for one, as a Table (k8s_table.go).
+// Server serves the Kubernetes-shaped API of every cluster. It is safe for concurrent use.
+type Server struct {
+	runner *sim.Runner
+	// inspect, when set (by tests), sees every answer on the simulation goroutine, before the
+	// answer leaves it.
+	inspect func(w *sim.World, out any)
+	// watches counts each cluster's open watches (watch.go).
+	watches watchLimits
+	// fields are the field managers of the kinds the API stores (fields.go).
+	fields fieldManagers
+}
 
-func (s *Server) k8sRoutes(g *echo.Group) {
+// Options configure a Server.
+type Options struct {
+	// MaxWatchesPerCluster bounds the watches a cluster serves at once (0:
+	// DefaultMaxWatchesPerCluster).
+	MaxWatchesPerCluster int
+	// Inspect, when set (by tests), sees every answer on the simulation goroutine, before the
+	// answer leaves it.
+	Inspect func(w *sim.World, out any)
+}
+
+// New makes the Kubernetes API of the clusters of a running simulation. The caller mounts it
+// with Routes, runs FollowFeed on every request, and tells the simulation who follows its
+// change feeds with Followed (sim.Runner.SetFeedFollowed).
+func New(runner *sim.Runner, opts Options) *Server {
+	return &Server{runner: runner, inspect: opts.Inspect, watches: watchLimits{max: opts.MaxWatchesPerCluster}}
+}
+
+// Routes mounts the API on g, the group of a cluster's endpoint prefix
+// (/k8s/projects/:project/locations/:location/clusters/:cluster): namespaces, nodes, pods (and
+// their eviction), Deployments (and their scale), PodDisruptionBudgets, Services
+// (services.go), the stored kinds (stored.go), node leases (leases.go) and read-only
+// DaemonSets and Events, in Kubernetes JSON or, when kubectl asks for one, as a Table
+// (table.go).
+func (s *Server) Routes(g *echo.Group) {
 	s.k8sDiscoveryRoutes(g)
 	s.k8sLeaseRoutes(g)
 
@@ -209,9 +254,9 @@ func (s *Server) k8sRoutes(g *echo.Group) {
 type k8sHandler func(w *sim.World, cl *sim.Cluster, c echo.Context) (any, error)
 type k8sBodyHandler func(w *sim.World, cl *sim.Cluster, c echo.Context, in any) (any, error)
 
-// followFeed notes each request to a cluster's Kubernetes API: its change feed records while
-// the cluster is followed (watchLimits.followed).
-func (s *Server) followFeed(next echo.HandlerFunc) echo.HandlerFunc {
+// FollowFeed is a middleware that notes each request to a cluster's Kubernetes API: its change
+// feed records while the cluster is followed (Followed).
+func (s *Server) FollowFeed(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		if strings.HasPrefix(c.Path(), "/k8s/") && c.Param("cluster") != "" {
 			s.watches.touch(sim.ClusterKey(c.Param("project"), c.Param("location"), c.Param("cluster")))
@@ -224,7 +269,7 @@ func (s *Server) followFeed(next echo.HandlerFunc) echo.HandlerFunc {
 func k8sCluster(c echo.Context, w *sim.World) (*sim.Cluster, error) {
 	cl := w.Cluster(c.Param("project"), c.Param("location"), c.Param("cluster"))
 	if cl == nil {
-		return nil, notFoundf("cluster %q not found in projects/%s/locations/%s", c.Param("cluster"), c.Param("project"), c.Param("location"))
+		return nil, httpio.NotFoundf("cluster %q not found in projects/%s/locations/%s", c.Param("cluster"), c.Param("project"), c.Param("location"))
 	}
 	if !cl.ControlPlaneReady {
 		return nil, &sim.Error{HTTPCode: http.StatusServiceUnavailable, Status: "ServiceUnavailable", KubeReason: "ServiceUnavailable",
@@ -270,10 +315,10 @@ func (s *Server) k8s(fn k8sHandler) echo.HandlerFunc {
 				return err
 			}
 			if ok {
-				return writeJSON(c, code, t)
+				return httpio.WriteJSON(c, code, t)
 			}
 		}
-		return writeJSON(c, code, out)
+		return httpio.WriteJSON(c, code, out)
 	}
 }
 
@@ -281,7 +326,7 @@ func (s *Server) k8s(fn k8sHandler) echo.HandlerFunc {
 // for hints of its own).
 type listFunc func(w *sim.World, cl *sim.Cluster, o sim.ListOptions, f listFilter) runtime.Object
 
-// k8sList serves a list, or with watch=true its watch (k8s_watch.go): list builds it, then the
+// k8sList serves a list, or with watch=true its watch (watch.go): list builds it, then the
 // request's selectors filter its items.
 func (s *Server) k8sList(resource string, list listFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
@@ -323,15 +368,15 @@ func (s *Server) k8sBody(proto any, fn k8sBodyHandler) echo.HandlerFunc {
 	}
 }
 
-// readK8sBody reads a request body of at most maxBodyBytes.
+// readK8sBody reads a request body of at most httpio.MaxBodyBytes.
 func readK8sBody(c echo.Context) ([]byte, error) {
-	body, err := io.ReadAll(io.LimitReader(c.Request().Body, maxBodyBytes+1))
+	body, err := io.ReadAll(io.LimitReader(c.Request().Body, httpio.MaxBodyBytes+1))
 	if err != nil {
 		return nil, kubeBadRequest(fmt.Errorf("could not read the request body: %v", err))
 	}
-	if len(body) > maxBodyBytes {
+	if len(body) > httpio.MaxBodyBytes {
 		return nil, &sim.Error{HTTPCode: http.StatusRequestEntityTooLarge, Status: "RequestEntityTooLarge", KubeReason: "RequestEntityTooLarge",
-			Message: fmt.Sprintf("the request body is larger than %d bytes", maxBodyBytes)}
+			Message: fmt.Sprintf("the request body is larger than %d bytes", httpio.MaxBodyBytes)}
 	}
 	return body, nil
 }
@@ -424,7 +469,7 @@ const (
 // k8sPatch applies a patch to the current object and stores the result with update: a JSON
 // merge patch, a strategic merge patch (what kubectl apply, cordon, label and annotate send;
 // lists merge by their patch keys, as on the API server), a JSON patch (kubectl patch --type
-// json), or a server-side apply (kubectl apply --server-side, k8s_fields.go), which creates the
+// json), or a server-side apply (kubectl apply --server-side, fields.go), which creates the
 // object with create when it does not exist (create nil: it must exist).
 func (s *Server) k8sPatch(proto any, get k8sHandler, update k8sBodyHandler, create ...k8sBodyHandler) echo.HandlerFunc {
 	_, custom := proto.(*unstructured.Unstructured)

@@ -1,9 +1,7 @@
-package server
+package k8s_test
 
 import (
 	"encoding/json"
-	"fmt"
-	"io"
 	"net/http"
 	"slices"
 	"strings"
@@ -15,82 +13,29 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/version"
+
+	"github.com/gkesim/terraform-provider-gkesim/emulator/server"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/server/internal/servertest"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim"
 )
 
 // The Kubernetes-shaped API as the API server answers: Status bodies on errors, selectors,
 // subresources, patches, server-side printing and the discovery documents kubectl reads.
 
-const (
-	k8sBase   = "/k8s/projects/proj/locations/us-central1-a/clusters/base"
-	k8sDeploy = k8sBase + "/apis/apps/v1/namespaces/default/deployments"
-	k8sPods   = k8sBase + "/api/v1/namespaces/default/pods"
-	tableV1   = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json"
-)
+// newEnv is servertest's bench around the emulator's server, which mounts this package.
+func newEnv(t *testing.T) *servertest.Env { return newEnvWith(t, server.Options{}, servertest.World()) }
 
-// k8sCall sends a request with a content type and an Accept header ("" for none).
-func (e *env) k8sCall(method, path, contentType, accept, body string) (int, http.Header, []byte) {
-	e.t.Helper()
-	h := http.Header{}
-	if contentType != "" {
-		h.Set("Content-Type", contentType)
-	}
-	if accept != "" {
-		h.Set("Accept", accept)
-	}
-	var rd io.Reader
-	if body != "" {
-		rd = strings.NewReader(body)
-	}
-	return e.send(method, path, h, rd)
-}
-
-// k8sOK sends a request that must succeed (2xx) and decodes the answer into out.
-func (e *env) k8sOK(method, path, contentType, body string, out any) {
-	e.t.Helper()
-	code, _, b := e.k8sCall(method, path, contentType, "application/json", body)
-	if code/100 != 2 {
-		e.t.Fatalf("%s %s: HTTP %d: %s", method, path, code, b)
-	}
-	if out != nil {
-		if err := json.Unmarshal(b, out); err != nil {
-			e.t.Fatalf("%s %s: decode %s: %v", method, path, b, err)
-		}
-	}
-}
-
-// wantStatus checks a Kubernetes Status error body.
-func wantStatus(t *testing.T, code int, body []byte, wantCode int, reason metav1.StatusReason, fragments ...string) {
+// newEnvWith is newEnv with the server's options and a world of its own options.
+func newEnvWith(t *testing.T, opts server.Options, wopts sim.Options) *servertest.Env {
 	t.Helper()
-	if code != wantCode {
-		t.Fatalf("HTTP %d, want %d: %s", code, wantCode, body)
-	}
-	var st metav1.Status
-	if err := json.Unmarshal(body, &st); err != nil {
-		t.Fatalf("not a Status: %v: %s", err, body)
-	}
-	if st.Kind != "Status" || st.APIVersion != "v1" || st.Status != metav1.StatusFailure || st.Code != int32(wantCode) || st.Reason != reason {
-		t.Errorf("Status = %s %s %s code %d reason %s, want Status v1 Failure %d %s", st.Kind, st.APIVersion, st.Status, st.Code, st.Reason, wantCode, reason)
-	}
-	for _, f := range fragments {
-		if !strings.Contains(st.Message, f) {
-			t.Errorf("Status message %q does not contain %q", st.Message, f)
-		}
-	}
-}
-
-// deploymentJSON is a Deployment of replicas pods labelled app=name, each requesting cpu.
-func deploymentJSON(name string, replicas int, cpu string) string {
-	return fmt.Sprintf(`{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": %[1]q, "labels": {"app": %[1]q}},
-		"spec": {"replicas": %[2]d, "selector": {"matchLabels": {"app": %[1]q}},
-		"template": {"metadata": {"labels": {"app": %[1]q}}, "spec": {"containers": [{"name": "app", "image": "nginx:1.27",
-		"resources": {"requests": {"cpu": %[3]q, "memory": "32Mi"}}}]}}}}`, name, replicas, cpu)
+	return servertest.New(t, wopts, func(r *sim.Runner) (http.Handler, error) { return server.New(r, opts) })
 }
 
 func TestK8sErrorsAreStatusBodies(t *testing.T) {
-	e := newEnv(t).withBase()
-	e.k8sOK("POST", k8sDeploy, "application/json", deploymentJSON("web", 1, "10m"), nil)
+	e := newEnv(t).WithBase()
+	e.K8sOK("POST", servertest.K8sDeploy, "application/json", servertest.DeploymentJSON("web", 1, "10m"), nil)
 	var d appsv1.Deployment
-	e.k8sOK("GET", k8sDeploy+"/web", "", "", &d)
+	e.K8sOK("GET", servertest.K8sDeploy+"/web", "", "", &d)
 
 	stale := d.DeepCopy()
 	stale.ResourceVersion = "1"
@@ -101,81 +46,69 @@ func TestK8sErrorsAreStatusBodies(t *testing.T) {
 		reason                                metav1.StatusReason
 		fragments                             []string
 	}{
-		{"get missing", "GET", k8sDeploy + "/nope", "", "", 404, metav1.StatusReasonNotFound, []string{`deployments.apps "nope" not found`}},
-		{"unknown resource", "GET", k8sBase + "/apis/batch/v1/namespaces/default/jobs", "", "", 404, metav1.StatusReasonNotFound,
+		{"get missing", "GET", servertest.K8sDeploy + "/nope", "", "", 404, metav1.StatusReasonNotFound, []string{`deployments.apps "nope" not found`}},
+		{"unknown resource", "GET", servertest.K8sBase + "/apis/batch/v1/namespaces/default/jobs", "", "", 404, metav1.StatusReasonNotFound,
 			[]string{"the server could not find the requested resource"}},
 		{"unknown cluster", "GET", "/k8s/projects/proj/locations/us-central1-a/clusters/nope/api/v1/nodes", "", "", 404, metav1.StatusReasonNotFound,
 			[]string{`cluster "nope" not found`}},
-		{"create twice", "POST", k8sDeploy, "application/json", deploymentJSON("web", 1, "10m"), 409, metav1.StatusReasonAlreadyExists,
+		{"create twice", "POST", servertest.K8sDeploy, "application/json", servertest.DeploymentJSON("web", 1, "10m"), 409, metav1.StatusReasonAlreadyExists,
 			[]string{`deployments.apps "web" already exists`}},
-		{"invalid", "POST", k8sDeploy, "application/json", deploymentJSON("bad", -1, "10m"), 422, metav1.StatusReasonInvalid,
+		{"invalid", "POST", servertest.K8sDeploy, "application/json", servertest.DeploymentJSON("bad", -1, "10m"), 422, metav1.StatusReasonInvalid,
 			[]string{`Deployment.apps "bad" is invalid`, "spec.replicas: Invalid value: -1: must be greater than or equal to 0"}},
-		{"stale resourceVersion", "PUT", k8sDeploy + "/web", "application/json", string(staleJSON), 409, metav1.StatusReasonConflict,
+		{"stale resourceVersion", "PUT", servertest.K8sDeploy + "/web", "application/json", string(staleJSON), 409, metav1.StatusReasonConflict,
 			[]string{`Operation cannot be fulfilled on deployments.apps "web": the object has been modified`}},
-		{"strict unknown field", "POST", k8sDeploy + "?fieldValidation=Strict", "application/json",
-			strings.Replace(deploymentJSON("typo", 1, "10m"), `"replicas"`, `"replica"`, 1), 400, metav1.StatusReasonBadRequest,
+		{"strict unknown field", "POST", servertest.K8sDeploy + "?fieldValidation=Strict", "application/json",
+			strings.Replace(servertest.DeploymentJSON("typo", 1, "10m"), `"replicas"`, `"replica"`, 1), 400, metav1.StatusReasonBadRequest,
 			[]string{`Deployment in version "v1" cannot be handled as a Deployment: strict decoding error: unknown field "spec.replica"`}},
-		{"field names are case-sensitive", "POST", k8sDeploy + "?fieldValidation=Strict", "application/json",
-			strings.Replace(deploymentJSON("case", 1, "10m"), `"replicas"`, `"Replicas"`, 1), 400, metav1.StatusReasonBadRequest,
+		{"field names are case-sensitive", "POST", servertest.K8sDeploy + "?fieldValidation=Strict", "application/json",
+			strings.Replace(servertest.DeploymentJSON("case", 1, "10m"), `"replicas"`, `"Replicas"`, 1), 400, metav1.StatusReasonBadRequest,
 			[]string{`unknown field "spec.Replicas"`}},
-		{"bad fieldValidation", "POST", k8sDeploy + "?fieldValidation=Loud", "application/json",
-			strings.Replace(deploymentJSON("loud", 1, "10m"), `"replicas"`, `"replica"`, 1), 400, metav1.StatusReasonBadRequest,
+		{"bad fieldValidation", "POST", servertest.K8sDeploy + "?fieldValidation=Loud", "application/json",
+			strings.Replace(servertest.DeploymentJSON("loud", 1, "10m"), `"replicas"`, `"replica"`, 1), 400, metav1.StatusReasonBadRequest,
 			[]string{`fieldValidation: Unsupported value: "Loud": supported values: "", "Ignore", "Strict", "Warn"`}},
-		{"not JSON", "POST", k8sDeploy, "application/json", `{"metadata": `, 400, metav1.StatusReasonBadRequest, []string{"cannot be handled as a Deployment"}},
-		{"unsupported patch type", "PATCH", k8sDeploy + "/web", "application/yaml", `{}`, 415, metav1.StatusReasonUnsupportedMediaType,
+		{"not JSON", "POST", servertest.K8sDeploy, "application/json", `{"metadata": `, 400, metav1.StatusReasonBadRequest, []string{"cannot be handled as a Deployment"}},
+		{"unsupported patch type", "PATCH", servertest.K8sDeploy + "/web", "application/yaml", `{}`, 415, metav1.StatusReasonUnsupportedMediaType,
 			[]string{"application/merge-patch+json", "application/apply-patch+yaml"}},
-		{"apply without a field manager", "PATCH", k8sDeploy + "/web", "application/apply-patch+yaml", `{}`, 400, metav1.StatusReasonBadRequest,
+		{"apply without a field manager", "PATCH", servertest.K8sDeploy + "/web", "application/apply-patch+yaml", `{}`, 400, metav1.StatusReasonBadRequest,
 			[]string{"fieldManager: Required value: is required for apply patch"}},
-		{"unsupported field selector", "GET", k8sPods + "?fieldSelector=spec.hostname%3Dx", "", "", 400, metav1.StatusReasonBadRequest,
+		{"unsupported field selector", "GET", servertest.K8sPods + "?fieldSelector=spec.hostname%3Dx", "", "", 400, metav1.StatusReasonBadRequest,
 			[]string{"field label not supported: spec.hostname"}},
-		{"watch from a version that is not one", "GET", k8sPods + "?watch=true&resourceVersion=abc", "", "", 422, metav1.StatusReasonInvalid,
+		{"watch from a version that is not one", "GET", servertest.K8sPods + "?watch=true&resourceVersion=abc", "", "", 422, metav1.StatusReasonInvalid,
 			[]string{`resourceVersion: Invalid value: "abc"`}},
-		{"logs", "GET", k8sPods + "/web-x/log", "", "", 400, metav1.StatusReasonBadRequest, []string{"gkesim does not serve container logs"}},
-		{"exec", "POST", k8sPods + "/web-x/exec?command=sh", "", "", 400, metav1.StatusReasonBadRequest, []string{"exec into containers"}},
-		{"port-forward", "POST", k8sPods + "/web-x/portforward", "", "", 400, metav1.StatusReasonBadRequest, []string{"port forwarding"}},
-		{"proxy", "GET", k8sBase + "/api/v1/namespaces/default/services/web:80/proxy/healthz", "", "", 400, metav1.StatusReasonBadRequest,
+		{"logs", "GET", servertest.K8sPods + "/web-x/log", "", "", 400, metav1.StatusReasonBadRequest, []string{"gkesim does not serve container logs"}},
+		{"exec", "POST", servertest.K8sPods + "/web-x/exec?command=sh", "", "", 400, metav1.StatusReasonBadRequest, []string{"exec into containers"}},
+		{"port-forward", "POST", servertest.K8sPods + "/web-x/portforward", "", "", 400, metav1.StatusReasonBadRequest, []string{"port forwarding"}},
+		{"proxy", "GET", servertest.K8sBase + "/api/v1/namespaces/default/services/web:80/proxy/healthz", "", "", 400, metav1.StatusReasonBadRequest,
 			[]string{"proxying to services"}},
-		{"method not served", "DELETE", k8sBase + "/api/v1/nodes/x", "", "", 405, metav1.StatusReasonMethodNotAllowed, []string{"does not implement DELETE"}},
-		{"node labels", "PATCH", k8sBase + "/api/v1/nodes/" + e.nodeNames()[0], "application/strategic-merge-patch+json",
+		{"method not served", "DELETE", servertest.K8sBase + "/api/v1/nodes/x", "", "", 405, metav1.StatusReasonMethodNotAllowed, []string{"does not implement DELETE"}},
+		{"node labels", "PATCH", servertest.K8sBase + "/api/v1/nodes/" + e.NodeNames()[0], "application/strategic-merge-patch+json",
 			`{"metadata": {"labels": {"team": "a"}}}`, 422, metav1.StatusReasonInvalid,
 			[]string{"metadata.labels: Forbidden: gkesim nodes take their labels", "node pool pool-a"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			code, _, body := e.k8sCall(tc.method, tc.path, tc.contentType, "", tc.body)
-			wantStatus(t, code, body, tc.code, tc.reason, tc.fragments...)
+			code, _, body := e.K8sCall(tc.method, tc.path, tc.contentType, "", tc.body)
+			servertest.WantStatus(t, code, body, tc.code, tc.reason, tc.fragments...)
 		})
 	}
 
 	// fieldValidation=Warn (the default) accepts the object and says what it dropped.
-	code, h, body := e.k8sCall("POST", k8sDeploy, "application/json", "", strings.Replace(deploymentJSON("warned", 1, "10m"), `"replicas"`, `"replica"`, 1))
+	code, h, body := e.K8sCall("POST", servertest.K8sDeploy, "application/json", "", strings.Replace(servertest.DeploymentJSON("warned", 1, "10m"), `"replicas"`, `"replica"`, 1))
 	if code != http.StatusCreated || !slices.Contains(h.Values("Warning"), `299 - "unknown field \"spec.replica\""`) {
 		t.Errorf("POST with an unknown field, default fieldValidation: HTTP %d, Warning %q: %s", code, h.Values("Warning"), body)
 	}
 }
 
-// nodeNames lists the registered nodes of base through the Kubernetes-shaped API.
-func (e *env) nodeNames() []string {
-	e.t.Helper()
-	var nodes corev1.NodeList
-	e.k8sOK("GET", k8sBase+"/api/v1/nodes", "", "", &nodes)
-	var out []string
-	for _, n := range nodes.Items {
-		out = append(out, n.Name)
-	}
-	return out
-}
-
 func TestK8sListSelectors(t *testing.T) {
-	e := newEnv(t).withBase()
-	e.k8sOK("POST", k8sDeploy, "application/json", deploymentJSON("small", 2, "10m"), nil)
-	e.k8sOK("POST", k8sDeploy, "application/json", deploymentJSON("huge", 2, "4"), nil) // more than an e2-medium has
-	e.advance(time.Minute)
+	e := newEnv(t).WithBase()
+	e.K8sOK("POST", servertest.K8sDeploy, "application/json", servertest.DeploymentJSON("small", 2, "10m"), nil)
+	e.K8sOK("POST", servertest.K8sDeploy, "application/json", servertest.DeploymentJSON("huge", 2, "4"), nil) // more than an e2-medium has
+	e.Advance(time.Minute)
 
 	pods := func(query string) []corev1.Pod {
 		t.Helper()
 		var l corev1.PodList
-		e.k8sOK("GET", k8sBase+"/api/v1/pods?"+query, "", "", &l)
+		e.K8sOK("GET", servertest.K8sBase+"/api/v1/pods?"+query, "", "", &l)
 		return l.Items
 	}
 	small := pods("labelSelector=app%3Dsmall")
@@ -205,82 +138,82 @@ func TestK8sListSelectors(t *testing.T) {
 	}
 	// kubectl delete --wait lists by name.
 	var dl appsv1.DeploymentList
-	e.k8sOK("GET", k8sDeploy+"?fieldSelector=metadata.name%3Dsmall", "", "", &dl)
+	e.K8sOK("GET", servertest.K8sDeploy+"?fieldSelector=metadata.name%3Dsmall", "", "", &dl)
 	if len(dl.Items) != 1 || dl.Items[0].Name != "small" {
 		t.Errorf("deployments metadata.name=small: %d items", len(dl.Items))
 	}
 	var nl corev1.NodeList
-	e.k8sOK("GET", k8sBase+"/api/v1/nodes?labelSelector=cloud.google.com%2Fgke-nodepool%3Dpool-a", "", "", &nl)
-	e.k8sOK("GET", k8sBase+"/api/v1/nodes?labelSelector=cloud.google.com%2Fgke-nodepool%3Dother", "", "", &dl)
+	e.K8sOK("GET", servertest.K8sBase+"/api/v1/nodes?labelSelector=cloud.google.com%2Fgke-nodepool%3Dpool-a", "", "", &nl)
+	e.K8sOK("GET", servertest.K8sBase+"/api/v1/nodes?labelSelector=cloud.google.com%2Fgke-nodepool%3Dother", "", "", &dl)
 	if len(nl.Items) != 2 || len(dl.Items) != 0 {
 		t.Errorf("nodes of pool-a: %d (want 2); of pool other: %d (want 0)", len(nl.Items), len(dl.Items))
 	}
 }
 
 func TestK8sScaleAndPatches(t *testing.T) {
-	e := newEnv(t).withBase()
-	e.k8sOK("POST", k8sDeploy, "application/json", deploymentJSON("web", 2, "10m"), nil)
+	e := newEnv(t).WithBase()
+	e.K8sOK("POST", servertest.K8sDeploy, "application/json", servertest.DeploymentJSON("web", 2, "10m"), nil)
 
 	var sc autoscalingv1.Scale
-	e.k8sOK("GET", k8sDeploy+"/web/scale", "", "", &sc)
+	e.K8sOK("GET", servertest.K8sDeploy+"/web/scale", "", "", &sc)
 	if sc.Kind != "Scale" || sc.APIVersion != "autoscaling/v1" || sc.Spec.Replicas != 2 || sc.Status.Selector != "app=web" {
 		t.Fatalf("GET scale: %+v", sc)
 	}
 	// kubectl scale sends a merge patch to the subresource.
-	e.k8sOK("PATCH", k8sDeploy+"/web/scale", "application/merge-patch+json", `{"spec": {"replicas": 5}}`, &sc)
+	e.K8sOK("PATCH", servertest.K8sDeploy+"/web/scale", "application/merge-patch+json", `{"spec": {"replicas": 5}}`, &sc)
 	if sc.Spec.Replicas != 5 {
 		t.Errorf("scale after merge patch: %d replicas, want 5", sc.Spec.Replicas)
 	}
 	stale := sc
 	stale.ResourceVersion, stale.Spec.Replicas = "1", 7
 	body, _ := json.Marshal(&stale)
-	code, _, b := e.k8sCall("PUT", k8sDeploy+"/web/scale", "application/json", "", string(body))
-	wantStatus(t, code, b, 409, metav1.StatusReasonConflict, "the object has been modified")
+	code, _, b := e.K8sCall("PUT", servertest.K8sDeploy+"/web/scale", "application/json", "", string(body))
+	servertest.WantStatus(t, code, b, 409, metav1.StatusReasonConflict, "the object has been modified")
 
 	var d appsv1.Deployment
-	e.k8sOK("PATCH", k8sDeploy+"/web", "application/merge-patch+json", `{"metadata": {"labels": {"tier": "front"}}}`, &d)
+	e.K8sOK("PATCH", servertest.K8sDeploy+"/web", "application/merge-patch+json", `{"metadata": {"labels": {"tier": "front"}}}`, &d)
 	if d.Labels["tier"] != "front" || d.Labels["app"] != "web" || *d.Spec.Replicas != 5 {
 		t.Errorf("after merge patch: labels %v replicas %d", d.Labels, *d.Spec.Replicas)
 	}
 	// A strategic merge patch merges containers by name (a merge patch would replace the list).
-	e.k8sOK("PATCH", k8sDeploy+"/web", "application/strategic-merge-patch+json",
+	e.K8sOK("PATCH", servertest.K8sDeploy+"/web", "application/strategic-merge-patch+json",
 		`{"spec": {"template": {"spec": {"containers": [{"name": "app", "image": "nginx:1.28"}]}}}}`, &d)
 	ct := d.Spec.Template.Spec.Containers
 	if len(ct) != 1 || ct[0].Image != "nginx:1.28" || ct[0].Resources.Requests.Cpu().String() != "10m" {
 		t.Errorf("after strategic merge patch: containers %+v", ct)
 	}
-	e.k8sOK("PATCH", k8sDeploy+"/web", "application/json-patch+json", `[{"op": "replace", "path": "/spec/replicas", "value": 3}]`, &d)
+	e.K8sOK("PATCH", servertest.K8sDeploy+"/web", "application/json-patch+json", `[{"op": "replace", "path": "/spec/replicas", "value": 3}]`, &d)
 	if *d.Spec.Replicas != 3 {
 		t.Errorf("after JSON patch: %d replicas, want 3", *d.Spec.Replicas)
 	}
 
 	// cordon and uncordon as kubectl sends them: the uncordon patch sets the field to null.
-	node := e.nodeNames()[0]
+	node := e.NodeNames()[0]
 	var n corev1.Node
-	e.k8sOK("PATCH", k8sBase+"/api/v1/nodes/"+node, "application/strategic-merge-patch+json", `{"spec": {"unschedulable": true}}`, &n)
+	e.K8sOK("PATCH", servertest.K8sBase+"/api/v1/nodes/"+node, "application/strategic-merge-patch+json", `{"spec": {"unschedulable": true}}`, &n)
 	if !n.Spec.Unschedulable || !slices.ContainsFunc(n.Spec.Taints, func(t corev1.Taint) bool { return t.Key == corev1.TaintNodeUnschedulable }) {
 		t.Errorf("after cordon: unschedulable %v taints %v", n.Spec.Unschedulable, n.Spec.Taints)
 	}
 	var un corev1.Node
-	e.k8sOK("PATCH", k8sBase+"/api/v1/nodes/"+node, "application/strategic-merge-patch+json", `{"spec": {"unschedulable": null}}`, &un)
+	e.K8sOK("PATCH", servertest.K8sBase+"/api/v1/nodes/"+node, "application/strategic-merge-patch+json", `{"spec": {"unschedulable": null}}`, &un)
 	if un.Spec.Unschedulable || len(un.Spec.Taints) != 0 {
 		t.Errorf("after uncordon: unschedulable %v taints %v", un.Spec.Unschedulable, un.Spec.Taints)
 	}
 }
 
 // table fetches path as a Table.
-func (e *env) table(path string) metav1.Table {
-	e.t.Helper()
-	code, _, b := e.k8sCall("GET", path, "", tableV1, "")
+func table(e *servertest.Env, path string) metav1.Table {
+	e.T.Helper()
+	code, _, b := e.K8sCall("GET", path, "", servertest.TableV1, "")
 	if code != http.StatusOK {
-		e.t.Fatalf("GET %s as Table: HTTP %d: %s", path, code, b)
+		e.T.Fatalf("GET %s as Table: HTTP %d: %s", path, code, b)
 	}
 	var t metav1.Table
 	if err := json.Unmarshal(b, &t); err != nil {
-		e.t.Fatal(err)
+		e.T.Fatal(err)
 	}
 	if t.Kind != "Table" || t.APIVersion != "meta.k8s.io/v1" {
-		e.t.Fatalf("GET %s as Table: kind %s apiVersion %s", path, t.Kind, t.APIVersion)
+		e.T.Fatalf("GET %s as Table: kind %s apiVersion %s", path, t.Kind, t.APIVersion)
 	}
 	return t
 }
@@ -297,12 +230,12 @@ func columns(t metav1.Table, wide bool) []string {
 }
 
 func TestK8sTables(t *testing.T) {
-	e := newEnv(t).withBase()
-	e.k8sOK("POST", k8sDeploy, "application/json", deploymentJSON("small", 2, "10m"), nil)
-	e.k8sOK("POST", k8sDeploy, "application/json", deploymentJSON("huge", 1, "4"), nil)
-	e.k8sOK("POST", k8sBase+"/apis/policy/v1/namespaces/default/poddisruptionbudgets", "application/json",
+	e := newEnv(t).WithBase()
+	e.K8sOK("POST", servertest.K8sDeploy, "application/json", servertest.DeploymentJSON("small", 2, "10m"), nil)
+	e.K8sOK("POST", servertest.K8sDeploy, "application/json", servertest.DeploymentJSON("huge", 1, "4"), nil)
+	e.K8sOK("POST", servertest.K8sBase+"/apis/policy/v1/namespaces/default/poddisruptionbudgets", "application/json",
 		`{"metadata": {"name": "small"}, "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "small"}}}}`, nil)
-	e.advance(time.Hour)
+	e.Advance(time.Hour)
 
 	cases := []struct {
 		path       string
@@ -321,7 +254,7 @@ func TestK8sTables(t *testing.T) {
 	}
 	tables := map[string]metav1.Table{}
 	for _, tc := range cases {
-		tb := e.table(k8sBase + tc.path)
+		tb := table(e, servertest.K8sBase+tc.path)
 		tables[tc.path] = tb
 		if got := columns(tb, false); !slices.Equal(got, tc.cols) {
 			t.Errorf("%s columns %q, want %q", tc.path, got, tc.cols)
@@ -351,7 +284,7 @@ func TestK8sTables(t *testing.T) {
 		t.Fatalf("nodes table: %d rows", len(nodes.Rows))
 	}
 	var cl struct{ CurrentMasterVersion string }
-	e.ok("GET", base, nil, &cl)
+	e.OK("GET", servertest.Base, nil, &cl)
 	// The nodes were created with the cluster an hour ago (emulated); AGE is on the emulated clock.
 	if c := nodes.Rows[0].Cells; c[1] != "Ready" || c[2] != "<none>" || !strings.HasSuffix(c[3].(string), "m") || c[4] != "v"+cl.CurrentMasterVersion {
 		t.Errorf("node row %v, want Ready <none> <age>m v%s", c, cl.CurrentMasterVersion)
@@ -387,21 +320,21 @@ func TestK8sTables(t *testing.T) {
 
 	// A deleted pod shows Terminating for its grace period.
 	var running corev1.PodList
-	e.k8sOK("GET", k8sPods+"?labelSelector=app%3Dsmall", "", "", &running)
+	e.K8sOK("GET", servertest.K8sPods+"?labelSelector=app%3Dsmall", "", "", &running)
 	pod := running.Items[0].Name
-	e.k8sOK("DELETE", k8sPods+"/"+pod, "application/json", `{}`, nil)
-	tb := e.table(k8sPods + "?fieldSelector=metadata.name%3D" + pod)
+	e.K8sOK("DELETE", servertest.K8sPods+"/"+pod, "application/json", `{}`, nil)
+	tb := table(e, servertest.K8sPods+"?fieldSelector=metadata.name%3D"+pod)
 	if len(tb.Rows) != 1 || tb.Rows[0].Cells[2] != "Terminating" {
 		t.Errorf("pod %s just deleted: %v, want Terminating", pod, tb.Rows)
 	}
 
 	// includeObject: None leaves the object out, Object puts it in whole; one object is a one-row Table.
-	code, _, b := e.k8sCall("GET", k8sDeploy+"/small?includeObject=None", "", tableV1, "")
+	code, _, b := e.K8sCall("GET", servertest.K8sDeploy+"/small?includeObject=None", "", servertest.TableV1, "")
 	var one metav1.Table
 	if err := json.Unmarshal(b, &one); err != nil || code != 200 || len(one.Rows) != 1 || one.Rows[0].Object.Raw != nil {
 		t.Errorf("GET one deployment as Table, includeObject=None: HTTP %d %s", code, b)
 	}
-	_, _, b = e.k8sCall("GET", k8sDeploy+"/small?includeObject=Object", "", tableV1, "")
+	_, _, b = e.K8sCall("GET", servertest.K8sDeploy+"/small?includeObject=Object", "", servertest.TableV1, "")
 	var full struct {
 		Rows []struct{ Object appsv1.Deployment } `json:"rows"`
 	}
@@ -409,7 +342,7 @@ func TestK8sTables(t *testing.T) {
 		t.Errorf("GET one deployment as Table, includeObject=Object: %s", b)
 	}
 	// Without the Table media type, plain JSON (kubectl get -o yaml|json).
-	_, _, b = e.k8sCall("GET", k8sDeploy+"/small", "", "application/json", "")
+	_, _, b = e.K8sCall("GET", servertest.K8sDeploy+"/small", "", "application/json", "")
 	var d appsv1.Deployment
 	if err := json.Unmarshal(b, &d); err != nil || d.Kind != "Deployment" || d.Name != "small" {
 		t.Errorf("GET deployment as JSON: %s", b)
@@ -417,21 +350,21 @@ func TestK8sTables(t *testing.T) {
 }
 
 func TestK8sDiscovery(t *testing.T) {
-	e := newEnv(t).withBase()
+	e := newEnv(t).WithBase()
 	var cl struct{ CurrentMasterVersion string }
-	e.ok("GET", base, nil, &cl)
+	e.OK("GET", servertest.Base, nil, &cl)
 	var v version.Info
-	e.k8sOK("GET", k8sBase+"/version", "", "", &v)
+	e.K8sOK("GET", servertest.K8sBase+"/version", "", "", &v)
 	if v.GitVersion != "v"+cl.CurrentMasterVersion || v.Major != "1" || !strings.HasPrefix(cl.CurrentMasterVersion, "1."+v.Minor+".") {
 		t.Errorf("/version %+v, want gitVersion v%s", v, cl.CurrentMasterVersion)
 	}
 	var av metav1.APIVersions
-	e.k8sOK("GET", k8sBase+"/api", "", "", &av)
+	e.K8sOK("GET", servertest.K8sBase+"/api", "", "", &av)
 	if av.Kind != "APIVersions" || !slices.Equal(av.Versions, []string{"v1"}) {
 		t.Errorf("/api: %+v", av)
 	}
 	var groups metav1.APIGroupList
-	e.k8sOK("GET", k8sBase+"/apis", "", "", &groups)
+	e.K8sOK("GET", servertest.K8sBase+"/apis", "", "", &groups)
 	var names []string
 	for _, g := range groups.Groups {
 		names = append(names, g.PreferredVersion.GroupVersion)
@@ -442,7 +375,7 @@ func TestK8sDiscovery(t *testing.T) {
 	resource := func(gv, name string) metav1.APIResource {
 		t.Helper()
 		var l metav1.APIResourceList
-		e.k8sOK("GET", k8sBase+"/"+map[bool]string{true: "api", false: "apis"}[gv == "v1"]+"/"+gv, "", "", &l)
+		e.K8sOK("GET", servertest.K8sBase+"/"+map[bool]string{true: "api", false: "apis"}[gv == "v1"]+"/"+gv, "", "", &l)
 		for _, r := range l.APIResources {
 			if r.Name == name {
 				return r
@@ -471,7 +404,7 @@ func TestK8sDiscovery(t *testing.T) {
 	var root struct {
 		Paths map[string]struct{ ServerRelativeURL string }
 	}
-	e.k8sOK("GET", k8sBase+"/openapi/v3", "", "", &root)
+	e.K8sOK("GET", servertest.K8sBase+"/openapi/v3", "", "", &root)
 	ref := root.Paths["apis/apps/v1"].ServerRelativeURL
 	if ref != "/openapi/v3/apis/apps/v1" {
 		t.Fatalf("openapi/v3 apis/apps/v1 at %q", ref)
@@ -484,7 +417,7 @@ func TestK8sDiscovery(t *testing.T) {
 			}
 		}
 	}
-	e.k8sOK("GET", k8sBase+ref, "", "", &doc)
+	e.K8sOK("GET", servertest.K8sBase+ref, "", "", &doc)
 	p := doc.Paths["/apis/apps/v1/namespaces/{namespace}/deployments/{name}"].Patch
 	if p.GVK["kind"] != "Deployment" || p.GVK["group"] != "apps" || len(p.Parameters) != 1 || p.Parameters[0].Name != "fieldValidation" || p.Parameters[0].In != "query" {
 		t.Errorf("PATCH deployment in the apps/v1 OpenAPI document: %+v", p)
@@ -492,17 +425,17 @@ func TestK8sDiscovery(t *testing.T) {
 }
 
 func TestK8sEventsAndDaemonSets(t *testing.T) {
-	e := newEnv(t).withBase()
-	e.k8sOK("POST", k8sDeploy, "application/json", deploymentJSON("web", 1, "10m"), nil)
-	e.k8sOK("POST", k8sDeploy, "application/json", deploymentJSON("huge", 1, "4"), nil)
-	e.advance(time.Minute)
+	e := newEnv(t).WithBase()
+	e.K8sOK("POST", servertest.K8sDeploy, "application/json", servertest.DeploymentJSON("web", 1, "10m"), nil)
+	e.K8sOK("POST", servertest.K8sDeploy, "application/json", servertest.DeploymentJSON("huge", 1, "4"), nil)
+	e.Advance(time.Minute)
 
 	var pods corev1.PodList
-	e.k8sOK("GET", k8sPods+"?labelSelector=app%3Dweb", "", "", &pods)
+	e.K8sOK("GET", servertest.K8sPods+"?labelSelector=app%3Dweb", "", "", &pods)
 	p := pods.Items[0]
 	// What kubectl describe pod asks for.
 	var evs corev1.EventList
-	e.k8sOK("GET", k8sBase+"/api/v1/namespaces/default/events?fieldSelector=involvedObject.name%3D"+p.Name+
+	e.K8sOK("GET", servertest.K8sBase+"/api/v1/namespaces/default/events?fieldSelector=involvedObject.name%3D"+p.Name+
 		"%2CinvolvedObject.namespace%3Ddefault%2CinvolvedObject.kind%3DPod%2CinvolvedObject.uid%3D"+string(p.UID), "", "", &evs)
 	if len(evs.Items) != 1 {
 		t.Fatalf("events of pod %s: %+v, want its Scheduled event", p.Name, evs.Items)
@@ -512,13 +445,13 @@ func TestK8sEventsAndDaemonSets(t *testing.T) {
 		!strings.Contains(sched.Message, "scheduled to "+p.Spec.NodeName) || sched.InvolvedObject.UID != p.UID || sched.LastTimestamp.IsZero() {
 		t.Errorf("Scheduled event %+v", sched)
 	}
-	e.k8sOK("GET", k8sBase+"/api/v1/namespaces/default/events?fieldSelector=type%3DWarning%2Creason%3DFailedScheduling", "", "", &evs)
+	e.K8sOK("GET", servertest.K8sBase+"/api/v1/namespaces/default/events?fieldSelector=type%3DWarning%2Creason%3DFailedScheduling", "", "", &evs)
 	if len(evs.Items) == 0 || evs.Items[0].InvolvedObject.Kind != "Pod" || !strings.Contains(evs.Items[0].Message, "Insufficient cpu") {
 		t.Errorf("FailedScheduling warnings: %+v", evs.Items)
 	}
 	// What kubectl describe node asks for: node events live in default, with an empty involvedObject.namespace.
-	node := e.nodeNames()[0]
-	e.k8sOK("GET", k8sBase+"/api/v1/events?fieldSelector=involvedObject.kind%3DNode%2CinvolvedObject.name%3D"+node+"%2CinvolvedObject.namespace%3D", "", "", &evs)
+	node := e.NodeNames()[0]
+	e.K8sOK("GET", servertest.K8sBase+"/api/v1/events?fieldSelector=involvedObject.kind%3DNode%2CinvolvedObject.name%3D"+node+"%2CinvolvedObject.namespace%3D", "", "", &evs)
 	var reasons []string
 	for _, ev := range evs.Items {
 		reasons = append(reasons, ev.Reason)
@@ -530,29 +463,29 @@ func TestK8sEventsAndDaemonSets(t *testing.T) {
 		t.Errorf("events of node %s: %v", node, reasons)
 	}
 	var one corev1.Event
-	e.k8sOK("GET", k8sBase+"/api/v1/namespaces/default/events/"+evs.Items[1].Name, "", "", &one)
+	e.K8sOK("GET", servertest.K8sBase+"/api/v1/namespaces/default/events/"+evs.Items[1].Name, "", "", &one)
 	if one.Reason != "NodeReady" {
 		t.Errorf("GET event %s: %+v", evs.Items[1].Name, one)
 	}
 
 	// kubectl drain looks up the DaemonSet of each DaemonSet pod.
 	var ds appsv1.DaemonSet
-	e.k8sOK("GET", k8sBase+"/apis/apps/v1/namespaces/kube-system/daemonsets/kube-proxy", "", "", &ds)
+	e.K8sOK("GET", servertest.K8sBase+"/apis/apps/v1/namespaces/kube-system/daemonsets/kube-proxy", "", "", &ds)
 	if ds.Status.DesiredNumberScheduled != 2 || ds.Status.NumberReady != 2 || ds.Spec.Selector.MatchLabels["k8s-app"] != "kube-proxy" {
 		t.Errorf("daemonset kube-proxy: %+v", ds.Status)
 	}
 	var sysPods corev1.PodList
-	e.k8sOK("GET", k8sBase+"/api/v1/namespaces/kube-system/pods?labelSelector=k8s-app%3Dkube-proxy", "", "", &sysPods)
+	e.K8sOK("GET", servertest.K8sBase+"/api/v1/namespaces/kube-system/pods?labelSelector=k8s-app%3Dkube-proxy", "", "", &sysPods)
 	if len(sysPods.Items) != 2 || sysPods.Items[0].OwnerReferences[0].UID != ds.UID {
 		t.Errorf("kube-proxy pods %d, owner %+v, want 2 owned by uid %s", len(sysPods.Items), sysPods.Items[0].OwnerReferences, ds.UID)
 	}
-	code, _, b := e.k8sCall("GET", k8sBase+"/apis/apps/v1/namespaces/default/daemonsets/kube-proxy", "", "", "")
-	wantStatus(t, code, b, 404, metav1.StatusReasonNotFound, `daemonsets.apps "kube-proxy" not found`)
+	code, _, b := e.K8sCall("GET", servertest.K8sBase+"/apis/apps/v1/namespaces/default/daemonsets/kube-proxy", "", "", "")
+	servertest.WantStatus(t, code, b, 404, metav1.StatusReasonNotFound, `daemonsets.apps "kube-proxy" not found`)
 	// Every cluster has the kubernetes Service at the first address of its services range.
 	var svc corev1.Service
-	e.k8sOK("GET", k8sBase+"/api/v1/namespaces/default/services/kubernetes", "", "", &svc)
+	e.K8sOK("GET", servertest.K8sBase+"/api/v1/namespaces/default/services/kubernetes", "", "", &svc)
 	if svc.Spec.ClusterIP != "34.118.224.1" || svc.Spec.Ports[0].Port != 443 {
-		t.Errorf("service kubernetes: %s", mustJSON(svc.Spec))
+		t.Errorf("service kubernetes: %s", servertest.MustJSON(svc.Spec))
 	}
 }
 
@@ -561,75 +494,75 @@ func TestK8sEventsAndDaemonSets(t *testing.T) {
 // emulator simulates. The probes: restartPolicy "Sometimes", a 10,000-character label value, a
 // label value with "/".
 func TestK8sValidationAsTheAPIServer(t *testing.T) {
-	e := newEnv(t).withBase()
+	e := newEnv(t).WithBase()
 	pod := func(meta, spec string) string {
 		return `{"metadata": {` + meta + `}, "spec": {` + spec + `}}`
 	}
 	ctr := `"containers": [{"name": "c", "image": "busybox"}]`
-	k8sPDBs := k8sBase + "/apis/policy/v1/namespaces/default/poddisruptionbudgets"
+	k8sPDBs := servertest.K8sBase + "/apis/policy/v1/namespaces/default/poddisruptionbudgets"
 	for _, tc := range []struct {
 		name, path, body string
 		want             string
 	}{
-		{"restart policy", k8sPods, pod(`"name": "p"`, ctr+`, "restartPolicy": "Sometimes"`),
+		{"restart policy", servertest.K8sPods, pod(`"name": "p"`, ctr+`, "restartPolicy": "Sometimes"`),
 			`Pod "p" is invalid: spec.restartPolicy: Unsupported value: "Sometimes": supported values: "Always", "OnFailure", "Never"`},
-		{"a 10,000-character label value", k8sPods, pod(`"name": "p", "labels": {"app": "`+strings.Repeat("a", 10000)+`"}`, ctr),
+		{"a 10,000-character label value", servertest.K8sPods, pod(`"name": "p", "labels": {"app": "`+strings.Repeat("a", 10000)+`"}`, ctr),
 			`must be no more than 63 bytes`},
-		{"a label value with a slash", k8sPods, pod(`"name": "p", "labels": {"app": "a/b"}`, ctr),
+		{"a label value with a slash", servertest.K8sPods, pod(`"name": "p", "labels": {"app": "a/b"}`, ctr),
 			`Pod "p" is invalid: metadata.labels: Invalid value: "a/b": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character`},
-		{"a label key", k8sPods, pod(`"name": "p", "labels": {"-app": "a"}`, ctr),
+		{"a label key", servertest.K8sPods, pod(`"name": "p", "labels": {"-app": "a"}`, ctr),
 			`Pod "p" is invalid: metadata.labels: Invalid value: "-app": name part must consist of alphanumeric characters`},
-		{"an annotation key", k8sPods, pod(`"name": "p", "annotations": {"a b": "x"}`, ctr),
+		{"an annotation key", servertest.K8sPods, pod(`"name": "p", "annotations": {"a b": "x"}`, ctr),
 			`Pod "p" is invalid: metadata.annotations: Invalid value: "a b": name part must consist of alphanumeric characters`},
-		{"a pod name", k8sPods, pod(`"name": "Bad_Name"`, ctr),
+		{"a pod name", servertest.K8sPods, pod(`"name": "Bad_Name"`, ctr),
 			`Pod "Bad_Name" is invalid: metadata.name: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters`},
-		{"no name", k8sPods, pod(``, ctr), `Pod "" is invalid: metadata.name: Required value: name or generateName is required`},
-		{"duplicate container names", k8sPods, pod(`"name": "p"`, `"containers": [{"name": "c", "image": "a"}, {"name": "c", "image": "b"}]`),
+		{"no name", servertest.K8sPods, pod(``, ctr), `Pod "" is invalid: metadata.name: Required value: name or generateName is required`},
+		{"duplicate container names", servertest.K8sPods, pod(`"name": "p"`, `"containers": [{"name": "c", "image": "a"}, {"name": "c", "image": "b"}]`),
 			`Pod "p" is invalid: spec.containers[1].name: Duplicate value: "c"`},
-		{"a container name", k8sPods, pod(`"name": "p"`, `"containers": [{"name": "C_1", "image": "a"}]`),
+		{"a container name", servertest.K8sPods, pod(`"name": "p"`, `"containers": [{"name": "C_1", "image": "a"}]`),
 			`Pod "p" is invalid: spec.containers[0].name: Invalid value: "C_1": a lowercase RFC 1123 label must consist of`},
-		{"requests above limits", k8sPods, pod(`"name": "p"`, `"containers": [{"name": "c", "image": "a", "resources": {"requests": {"cpu": "2"}, "limits": {"cpu": "1"}}}]`),
+		{"requests above limits", servertest.K8sPods, pod(`"name": "p"`, `"containers": [{"name": "c", "image": "a", "resources": {"requests": {"cpu": "2"}, "limits": {"cpu": "1"}}}]`),
 			`Pod "p" is invalid: spec.containers[0].resources.requests: Invalid value: "2": must be less than or equal to cpu limit of 1`},
-		{"a resource name", k8sPods, pod(`"name": "p"`, `"containers": [{"name": "c", "image": "a", "resources": {"requests": {"gpu": "1"}}}]`),
+		{"a resource name", servertest.K8sPods, pod(`"name": "p"`, `"containers": [{"name": "c", "image": "a", "resources": {"requests": {"gpu": "1"}}}]`),
 			`Pod "p" is invalid: spec.containers[0].resources.requests[gpu]: Invalid value: "gpu": must be a standard resource for containers`},
-		{"a toleration effect", k8sPods, pod(`"name": "p"`, ctr+`, "tolerations": [{"key": "k", "operator": "Exists", "effect": "Sometimes"}]`),
+		{"a toleration effect", servertest.K8sPods, pod(`"name": "p"`, ctr+`, "tolerations": [{"key": "k", "operator": "Exists", "effect": "Sometimes"}]`),
 			`Pod "p" is invalid: spec.tolerations[0].effect: Unsupported value: "Sometimes": supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"`},
-		{"a node selector", k8sPods, pod(`"name": "p"`, ctr+`, "nodeSelector": {"pool": "a b"}`),
+		{"a node selector", servertest.K8sPods, pod(`"name": "p"`, ctr+`, "nodeSelector": {"pool": "a b"}`),
 			`Pod "p" is invalid: spec.nodeSelector: Invalid value: "a b": a valid label must be an empty string`},
-		{"node affinity", k8sPods, pod(`"name": "p"`, ctr+`, "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [{"matchExpressions": [{"key": "zone", "operator": "In"}]}]}}}`),
+		{"node affinity", servertest.K8sPods, pod(`"name": "p"`, ctr+`, "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [{"matchExpressions": [{"key": "zone", "operator": "In"}]}]}}}`),
 			`Pod "p" is invalid: spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].values: Required value: must be specified when ` + "`operator`" + ` is 'In' or 'NotIn'`},
-		{"several errors", k8sPods, pod(`"name": "p", "labels": {"app": "a/b"}`, `"containers": [{"name": "c"}], "restartPolicy": "Sometimes"`),
+		{"several errors", servertest.K8sPods, pod(`"name": "p", "labels": {"app": "a/b"}`, `"containers": [{"name": "c"}], "restartPolicy": "Sometimes"`),
 			`Pod "p" is invalid: [metadata.labels: Invalid value: "a/b": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?'), spec.containers[0].image: Required value, spec.restartPolicy: Unsupported value: "Sometimes": supported values: "Always", "OnFailure", "Never"]`},
-		{"a Deployment's pods restart always", k8sDeploy, strings.Replace(deploymentJSON("never", 1, "10m"), `"containers"`, `"restartPolicy": "Never", "containers"`, 1),
+		{"a Deployment's pods restart always", servertest.K8sDeploy, strings.Replace(servertest.DeploymentJSON("never", 1, "10m"), `"containers"`, `"restartPolicy": "Never", "containers"`, 1),
 			`Deployment.apps "never" is invalid: spec.template.spec.restartPolicy: Unsupported value: "Never": supported values: "Always"`},
-		{"a Deployment's label", k8sDeploy, strings.Replace(deploymentJSON("lbl", 1, "10m"), `"labels": {"app": "lbl"}},`, `"labels": {"app": "lbl", "t": "x/y"}},`, 1),
+		{"a Deployment's label", servertest.K8sDeploy, strings.Replace(servertest.DeploymentJSON("lbl", 1, "10m"), `"labels": {"app": "lbl"}},`, `"labels": {"app": "lbl", "t": "x/y"}},`, 1),
 			`Deployment.apps "lbl" is invalid: metadata.labels: Invalid value: "x/y"`},
 		{"a budget above 100%", k8sPDBs, `{"metadata": {"name": "b"}, "spec": {"minAvailable": "150%", "selector": {"matchLabels": {"app": "a"}}}}`,
 			`PodDisruptionBudget.policy "b" is invalid: spec.minAvailable: Invalid value: "150%": must not be greater than 100%`},
-		{"a namespace name", k8sBase + "/api/v1/namespaces", `{"metadata": {"name": "Team"}}`,
+		{"a namespace name", servertest.K8sBase + "/api/v1/namespaces", `{"metadata": {"name": "Team"}}`,
 			`Namespace "Team" is invalid: metadata.name: Invalid value: "Team": a lowercase RFC 1123 label must consist of`},
-		{"a Service label", k8sSvcs, `{"metadata": {"name": "s", "labels": {"a": "b/c"}}, "spec": {"ports": [{"port": 80}]}}`,
+		{"a Service label", servertest.K8sSvcs, `{"metadata": {"name": "s", "labels": {"a": "b/c"}}, "spec": {"ports": [{"port": 80}]}}`,
 			`Service "s" is invalid: metadata.labels: Invalid value: "b/c"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			code, _, body := e.k8sCall("POST", tc.path, "application/json", "", tc.body)
-			wantStatus(t, code, body, http.StatusUnprocessableEntity, metav1.StatusReasonInvalid, tc.want)
+			code, _, body := e.K8sCall("POST", tc.path, "application/json", "", tc.body)
+			servertest.WantStatus(t, code, body, http.StatusUnprocessableEntity, metav1.StatusReasonInvalid, tc.want)
 		})
 	}
 
 	// metadata.generateName gets a name as on the API server: the prefix and five characters.
 	var p corev1.Pod
-	e.k8sOK("POST", k8sPods, "application/json", pod(`"generateName": "job-"`, ctr), &p)
+	e.K8sOK("POST", servertest.K8sPods, "application/json", pod(`"generateName": "job-"`, ctr), &p)
 	if !strings.HasPrefix(p.Name, "job-") || len(p.Name) != 9 || p.Spec.RestartPolicy != corev1.RestartPolicyAlways || p.Spec.DNSPolicy != corev1.DNSClusterFirst {
 		t.Errorf("generated pod: name %q, restartPolicy %q, dnsPolicy %q", p.Name, p.Spec.RestartPolicy, p.Spec.DNSPolicy)
 	}
 
 	// fieldValidation=Ignore drops unknown fields without a word; an unsupported value is refused
 	// even when nothing is unknown.
-	code, h, body := e.k8sCall("POST", k8sPods+"?fieldValidation=Ignore", "application/json", "", pod(`"name": "quiet"`, ctr+`, "restartPolicyy": "Never"`))
+	code, h, body := e.K8sCall("POST", servertest.K8sPods+"?fieldValidation=Ignore", "application/json", "", pod(`"name": "quiet"`, ctr+`, "restartPolicyy": "Never"`))
 	if code != http.StatusCreated || len(h.Values("Warning")) != 0 {
 		t.Errorf("fieldValidation=Ignore: HTTP %d, Warning %q: %s", code, h.Values("Warning"), body)
 	}
-	code, _, body = e.k8sCall("POST", k8sPods+"?fieldValidation=strict", "application/json", "", pod(`"name": "lower"`, ctr))
-	wantStatus(t, code, body, http.StatusBadRequest, metav1.StatusReasonBadRequest, `fieldValidation: Unsupported value: "strict": supported values: "", "Ignore", "Strict", "Warn"`)
+	code, _, body = e.K8sCall("POST", servertest.K8sPods+"?fieldValidation=strict", "application/json", "", pod(`"name": "lower"`, ctr))
+	servertest.WantStatus(t, code, body, http.StatusBadRequest, metav1.StatusReasonBadRequest, `fieldValidation: Unsupported value: "strict": supported values: "", "Ignore", "Strict", "Warn"`)
 }
