@@ -81,7 +81,7 @@ func (w *World) wireControllers() {
 			if what == engine.PodStarted {
 				// Readiness matters to a Deployment only while it rolls out a new template, and to a
 				// StatefulSet's stand-in that creates its pods in order.
-				if d := c.Deployments[p.Namespace+"/"+p.Owner]; p.OwnerKind != model.OwnerDeployment || d == nil || (len(d.Templates) < 2 && !workloads.OrderedPods(d)) {
+				if d := c.Deployments[p.OwnerKey()]; p.OwnerKind != model.OwnerDeployment || d == nil || (len(d.Templates) < 2 && !workloads.OrderedPods(d)) {
 					return
 				}
 			}

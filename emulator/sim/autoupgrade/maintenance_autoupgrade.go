@@ -1,7 +1,6 @@
 package autoupgrade
 
 import (
-	"hash/fnv"
 	"time"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
@@ -51,9 +50,7 @@ func (w *AutoUpgrades) StartAutoMaintenance(c *model.Cluster) {
 
 // RolloutOffset is how long after a target change the rollout reaches this cluster.
 func RolloutOffset(c *model.Cluster) time.Duration {
-	h := fnv.New32a()
-	h.Write([]byte(c.ID))
-	return time.Duration(h.Sum32()%uint32(RolloutSpread/time.Hour)) * time.Hour
+	return time.Duration(model.FNV32(c.ID)%uint32(RolloutSpread/time.Hour)) * time.Hour
 }
 
 // ChannelTarget is a channel's auto-upgrade target at t (clusters without a channel follow

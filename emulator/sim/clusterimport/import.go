@@ -13,7 +13,6 @@ import (
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
-	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/gke"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
@@ -304,7 +303,7 @@ func (im *importer) join() {
 	w.engine.EmitClusterCreated(c)
 	w.engine.EmitPoolsChanged(c)
 	for _, p := range im.starting {
-		w.engine.Schedule(w.engine.Jitter(core.PodStartBase, core.PodStartSpread), model.Event{Kind: core.EvPodStarted, Cluster: c.Key(), Node: p.Key()})
+		w.core.StartContainers(c, p)
 	}
 	w.core.QueueSchedule(c)
 	for _, key := range model.SortedKeys(c.Deployments) {

@@ -199,7 +199,7 @@ func (h objectHeader) key() string {
 	if h.Metadata.Namespace == "" {
 		return h.Metadata.Name
 	}
-	return h.Metadata.Namespace + "/" + h.Metadata.Name
+	return model.NamespacedKey(h.Metadata.Namespace, h.Metadata.Name)
 }
 
 // listItems flattens the objects document: a List (kubectl's "List", or a typed list such as
@@ -410,7 +410,7 @@ func (s *Snapshot) keep(h objectHeader, obj any) {
 	}
 }
 
-func podKey(p *corev1.Pod) string { return p.Namespace + "/" + p.Name }
+func podKey(p *corev1.Pod) string { return model.NamespacedKey(p.Namespace, p.Name) }
 
 // Labels GKE puts on its nodes.
 const (

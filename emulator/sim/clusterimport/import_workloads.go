@@ -40,7 +40,7 @@ type podOwner struct {
 
 const ownerStatic = "static"
 
-func (o podOwner) key() string { return o.kind + " " + o.ns + "/" + o.name }
+func (o podOwner) key() string { return o.kind + " " + model.NamespacedKey(o.ns, o.name) }
 
 // controllerOf is an object's controller reference (the first owner, if none is marked).
 func controllerOf(refs []metav1.OwnerReference) *metav1.OwnerReference {
@@ -68,18 +68,18 @@ func (im *importer) ownerOf(p *corev1.Pod) podOwner {
 	o := podOwner{kind: ref.Kind, apiVersion: ref.APIVersion, ns: p.Namespace, name: ref.Name, uid: string(ref.UID)}
 	switch ref.Kind {
 	case workloads.KindReplicaSet:
-		if rs := s.replicaSets[p.Namespace+"/"+ref.Name]; rs != nil {
+		if rs := s.replicaSets[model.NamespacedKey(p.Namespace, ref.Name)]; rs != nil {
 			if dref := controllerOf(rs.OwnerReferences); dref != nil && dref.Kind == "Deployment" {
-				if d := s.deployments[p.Namespace+"/"+dref.Name]; d != nil {
+				if d := s.deployments[model.NamespacedKey(p.Namespace, dref.Name)]; d != nil {
 					return podOwner{kind: "Deployment", apiVersion: "apps/v1", ns: p.Namespace, name: d.Name, uid: string(d.UID)}
 				}
-				im.note(noteApprox, "ReplicaSet of a Deployment that is not in the objects: its pods are kept and recreated as the ReplicaSet would", "ReplicaSet "+p.Namespace+"/"+ref.Name)
+				im.note(noteApprox, "ReplicaSet of a Deployment that is not in the objects: its pods are kept and recreated as the ReplicaSet would", "ReplicaSet "+model.NamespacedKey(p.Namespace, ref.Name))
 			}
 			return o
 		}
 		if h := p.Labels[appsv1.DefaultDeploymentUniqueLabelKey]; h != "" && strings.HasSuffix(ref.Name, "-"+h) {
-			if d := s.deployments[p.Namespace+"/"+strings.TrimSuffix(ref.Name, "-"+h)]; d != nil {
-				im.note(noteApprox, "ReplicaSet not in the objects (print replicasets too): its pods are taken as its Deployment's, with the pods' own spec as the template", "ReplicaSet "+p.Namespace+"/"+ref.Name)
+			if d := s.deployments[model.NamespacedKey(p.Namespace, strings.TrimSuffix(ref.Name, "-"+h))]; d != nil {
+				im.note(noteApprox, "ReplicaSet not in the objects (print replicasets too): its pods are taken as its Deployment's, with the pods' own spec as the template", "ReplicaSet "+model.NamespacedKey(p.Namespace, ref.Name))
 				return podOwner{kind: "Deployment", apiVersion: "apps/v1", ns: p.Namespace, name: d.Name, uid: string(d.UID)}
 			}
 		}
@@ -263,7 +263,7 @@ func (im *importer) buildDaemonSets(owners map[string]*ownedPods, templates map[
 		if o.kind != "DaemonSet" && o.kind != ownerStatic {
 			continue
 		}
-		key := o.ns + "/" + o.name
+		key := model.NamespacedKey(o.ns, o.name)
 		ds := c.DaemonSets[key]
 		if ds == nil {
 			rep := representative(op.pods, "", o)
@@ -310,7 +310,7 @@ func (im *importer) buildDaemonSets(owners map[string]*ownedPods, templates map[
 func (im *importer) buildDeployment(op *ownedPods, templates map[string]*corev1.PodSpec) {
 	c, s := im.c, im.s
 	o := op.owner
-	in := s.deployments[o.ns+"/"+o.name]
+	in := s.deployments[model.NamespacedKey(o.ns, o.name)]
 	d := &model.Deployment{Namespace: in.Namespace, Name: in.Name, UID: string(in.UID), Labels: maps.Clone(in.Labels),
 		Annotations: maps.Clone(in.Annotations), Spec: *in.Spec.DeepCopy(), Generation: max(in.Generation, 1),
 		CreateTime: im.past(in.CreationTimestamp.Time, c.CreateTime), RV: c.NextRV(), Templates: map[string]*corev1.PodTemplateSpec{}}
@@ -434,7 +434,7 @@ func (im *importer) assignTemplates(op *ownedPods, d *model.Deployment, template
 func (im *importer) buildStandIn(op *ownedPods, templates map[string]*corev1.PodSpec) {
 	c, s := im.c, im.s
 	o := op.owner
-	key := o.ns + "/" + o.name
+	key := model.NamespacedKey(o.ns, o.name)
 	rep := representative(op.pods, "", o)
 	t := workloads.TemplateFromPod(rep)
 	replicas := int32(len(op.pods))
@@ -512,11 +512,11 @@ func (im *importer) buildPod(kp *corev1.Pod, o podOwner, tmpl *corev1.PodSpec) {
 	case "Deployment":
 		p.OwnerKind, p.Owner = model.OwnerDeployment, o.name
 		p.Template = revisionOf(o, kp)
-		if d := c.Deployments[o.ns+"/"+o.name]; d != nil && d.Templates[p.Template] == nil {
+		if d := c.Deployments[model.NamespacedKey(o.ns, o.name)]; d != nil && d.Templates[p.Template] == nil {
 			p.Template = d.Current
 		}
 	default:
-		d := c.Deployments[o.ns+"/"+workloads.StandInName(o.kind, o.name)]
+		d := c.Deployments[model.NamespacedKey(o.ns, workloads.StandInName(o.kind, o.name))]
 		p.OwnerKind, p.Owner, p.Template = model.OwnerDeployment, d.Name, d.Current
 	}
 	spec := tmpl
@@ -575,7 +575,7 @@ func (im *importer) buildPDBs() {
 func (im *importer) buildServices() {
 	c, now := im.c, im.w.st.Now
 	for _, in := range im.s.services {
-		key := in.Namespace + "/" + in.Name
+		key := model.NamespacedKey(in.Namespace, in.Name)
 		s := &model.Service{Namespace: in.Namespace, Name: in.Name, UID: string(in.UID), Labels: maps.Clone(in.Labels),
 			Annotations: loadbalancers.UserAnnotations(in.Annotations), Spec: *in.Spec.DeepCopy(), CreateTime: im.past(in.CreationTimestamp.Time, c.CreateTime),
 			RV: c.NextRV(), System: key == "default/kubernetes" || key == "kube-system/kube-dns"}

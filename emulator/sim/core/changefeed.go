@@ -254,7 +254,7 @@ func (w *Core) podChanged(c *model.Cluster, p *model.Pod, added bool) {
 	}
 	f.trackDaemonPod(p)
 	if p.OwnerKind == model.OwnerDeployment {
-		if d := c.Deployments[p.Namespace+"/"+p.Owner]; d != nil {
+		if d := c.Deployments[p.OwnerKey()]; d != nil {
 			f.Deployments[d] = struct{}{}
 		}
 	}
@@ -272,7 +272,7 @@ func (w *Core) podRemoved(c *model.Cluster, p *model.Pod, rv int64) {
 			snap: w.PodSnapshot(c, p)}
 	}
 	if p.OwnerKind == model.OwnerDeployment {
-		if d := c.Deployments[p.Namespace+"/"+p.Owner]; d != nil {
+		if d := c.Deployments[p.OwnerKey()]; d != nil {
 			f.Deployments[d] = struct{}{}
 		}
 	}

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"slices"
 	"sort"
 	"strings"
 
@@ -86,7 +87,7 @@ func (w *Core) ResolveNodeVersion(c *model.Cluster, requested, field string, aut
 	master, _ := catalog.ParseVersion(c.MasterVersion)
 	vt := catalog.VersionsAt(w.st.Now)
 	list := vt.Node
-	if !containsVersion(list, master) {
+	if !slices.Contains(list, master) {
 		list = append([]catalog.Version{master}, list...)
 	}
 	v, ok := catalog.Resolve(requested, list, master)
@@ -104,13 +105,4 @@ func (w *Core) ResolveNodeVersion(c *model.Cluster, requested, field string, aut
 		return "", model.InvalidArgument("Auto-upgrade is enabled, node version %q must be within one minor version of master version %q", v.String(), master.String())
 	}
 	return v.String(), nil
-}
-
-func containsVersion(list []catalog.Version, v catalog.Version) bool {
-	for _, x := range list {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }

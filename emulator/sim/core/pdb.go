@@ -40,7 +40,7 @@ func (cnt *PDBCount) expected(c *model.Cluster) int {
 
 func (cnt *PDBCount) add(p *model.Pod, d int) {
 	if p.OwnerKind == model.OwnerDeployment {
-		cnt.Owners[p.Namespace+"/"+p.Owner] += d
+		cnt.Owners[p.OwnerKey()] += d
 	} else {
 		cnt.Bare += d
 	}

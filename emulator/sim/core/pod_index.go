@@ -65,7 +65,7 @@ func (w *Core) PodIndex(c *model.Cluster) *K8sIndex {
 		case evSchedule:
 			ix.ScheduleQueued = true
 		case EvDeploymentSync:
-			ix.SyncQueued[ev.Node] = true
+			ix.SyncQueued[ev.DeploymentKey()] = true
 		}
 	})
 	ix.Sched = w.buildSchedIndex(c, ix)
@@ -80,7 +80,7 @@ func (ix *K8sIndex) track(p *model.Pod) {
 		ix.Pending.add(p)
 	}
 	if p.OwnerKind == model.OwnerDeployment {
-		key := p.Namespace + "/" + p.Owner
+		key := p.OwnerKey()
 		if ix.PodsOf[key] == nil {
 			ix.PodsOf[key] = map[*model.Pod]struct{}{}
 		}
@@ -96,7 +96,7 @@ func (ix *K8sIndex) countTemplate(p *model.Pod, sign int32) {
 	if p.OwnerKind != model.OwnerDeployment {
 		return
 	}
-	key := p.Namespace + "/" + p.Owner
+	key := p.OwnerKey()
 	byTmpl := ix.TmplCounts[key]
 	if byTmpl == nil {
 		byTmpl = map[string]*model.TemplateCount{}
@@ -153,7 +153,7 @@ func (ix *K8sIndex) untrack(p *model.Pod) {
 		}
 	}
 	if p.OwnerKind == model.OwnerDeployment {
-		delete(ix.PodsOf[p.Namespace+"/"+p.Owner], p)
+		delete(ix.PodsOf[p.OwnerKey()], p)
 		ix.countTemplate(p, -1)
 	}
 }

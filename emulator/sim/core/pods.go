@@ -35,13 +35,13 @@ func (w *Core) PodSpec(c *model.Cluster, p *model.Pod) *corev1.PodSpec {
 	}
 	switch p.OwnerKind {
 	case model.OwnerDeployment:
-		if d := c.Deployments[p.Namespace+"/"+p.Owner]; d != nil {
+		if d := c.Deployments[p.OwnerKey()]; d != nil {
 			if t := d.Templates[p.Template]; t != nil {
 				return &t.Spec
 			}
 		}
 	case model.OwnerDaemonSet:
-		if ds := c.DaemonSets[p.Namespace+"/"+p.Owner]; ds != nil {
+		if ds := c.DaemonSets[p.OwnerKey()]; ds != nil {
 			return &ds.Spec.Template.Spec
 		}
 		if ds := SystemDaemonSetNamed(p.Owner); ds != nil {
@@ -128,7 +128,7 @@ func (w *Core) AddPod(c *model.Cluster, p *model.Pod) {
 			w.SchedNodeChanged(c, n)
 			w.TouchNode(c, n)
 		}
-		w.engine.Schedule(w.engine.Jitter(PodStartBase, PodStartSpread), model.Event{Kind: EvPodStarted, Cluster: c.Key(), Node: p.Key()})
+		w.StartContainers(c, p)
 		return
 	}
 	w.QueueSchedule(c)
@@ -140,7 +140,7 @@ func (w *Core) podEvent(ev model.Event) (*model.Cluster, *model.Pod) {
 	if c == nil {
 		return nil, nil
 	}
-	return c, c.Pods[ev.Node]
+	return c, c.Pods[ev.PodKey()]
 }
 
 func (w *Core) onPodStarted(ev model.Event) {
@@ -171,7 +171,7 @@ func (w *Core) TerminatePod(c *model.Cluster, p *model.Pod, grace time.Duration)
 		// A shorter grace (a force deletion) can cut a termination short.
 		if w.st.Now.Add(grace).Before(p.GoneTime) {
 			p.GoneTime = w.st.Now.Add(grace)
-			w.engine.Schedule(grace, model.Event{Kind: evPodGone, Cluster: c.Key(), Node: p.Key()})
+			w.engine.Schedule(grace, model.PodEvent(evPodGone, c.Key(), p.Key()))
 		}
 		return
 	}
@@ -189,7 +189,7 @@ func (w *Core) TerminatePod(c *model.Cluster, p *model.Pod, grace time.Duration)
 	}
 	p.GoneTime = w.st.Now.Add(grace)
 	w.engine.EmitPodChanged(c, p, engine.PodTerminating)
-	w.engine.Schedule(grace, model.Event{Kind: evPodGone, Cluster: c.Key(), Node: p.Key()})
+	w.engine.Schedule(grace, model.PodEvent(evPodGone, c.Key(), p.Key()))
 }
 
 func (w *Core) onPodGone(ev model.Event) {

@@ -206,7 +206,7 @@ func (s *schedIndex) countOwnerZone(c *model.Cluster, p *model.Pod, d int) {
 	if n == nil {
 		return
 	}
-	key := p.Namespace + "/" + p.Owner
+	key := p.OwnerKey()
 	if s.OwnerZone[key] == nil {
 		s.OwnerZone[key] = map[string]int{}
 	}
@@ -293,7 +293,7 @@ func (w *Core) pickNode(c *model.Cluster, ix *K8sIndex, groups []*SchedGroup, p 
 	total := 0
 	var best *schedNode
 	bestSpread := 0
-	spread := ix.Sched.OwnerZone[p.Namespace+"/"+p.Owner]
+	spread := ix.Sched.OwnerZone[p.OwnerKey()]
 	for _, g := range groups {
 		registered := g.Registered
 		total += registered
@@ -423,13 +423,19 @@ func (w *Core) bindPod(c *model.Cluster, p *model.Pod, sn *schedNode) {
 	w.SchedNodeChanged(c, c.Nodes[sn.Name])
 	w.TouchNode(c, c.Nodes[sn.Name])
 	w.engine.Record("Scheduled", c, c.Nodes[sn.Name].Pool, sn.Name, "", "pod %s scheduled to %s", p.Key(), sn.Name)
-	w.engine.Schedule(w.engine.Jitter(PodStartBase, PodStartSpread), model.Event{Kind: EvPodStarted, Cluster: c.Key(), Node: p.Key()})
+	w.StartContainers(c, p)
 }
 
+// How long a bound pod's containers take to start: PodStartBase plus up to PodStartSpread.
 const (
 	PodStartBase   = 2 * time.Second
 	PodStartSpread = 6 * time.Second
 )
+
+// StartContainers schedules the start of a bound pod's containers, a few seconds from now.
+func (w *Core) StartContainers(c *model.Cluster, p *model.Pod) {
+	w.engine.Schedule(w.engine.Jitter(PodStartBase, PodStartSpread), model.PodEvent(EvPodStarted, c.Key(), p.Key()))
+}
 
 // PodClass names the pods that are alike to the scheduler: a controller's pods of one
 // template. A bare pod is a class of its own.
@@ -437,5 +443,5 @@ func PodClass(p *model.Pod) string {
 	if p.OwnerKind == "" {
 		return p.Key()
 	}
-	return p.OwnerKind + "/" + p.Namespace + "/" + p.Owner + "/" + p.Template
+	return p.OwnerKind + "/" + p.OwnerKey() + "/" + p.Template
 }

@@ -28,7 +28,7 @@ func (w *Core) mountWait(c *model.Cluster, p *model.Pod) string {
 // missingSource names the ConfigMap or Secret a volume needs and the namespace lacks.
 func (w *Core) missingSource(c *model.Cluster, ns string, src corev1.VolumeSource) string {
 	check := func(resource, kind, name string, optional *bool) string {
-		if (optional != nil && *optional) || c.Objects[resource][ns+"/"+name] != nil {
+		if (optional != nil && *optional) || c.Objects[resource][model.NamespacedKey(ns, name)] != nil {
 			return ""
 		}
 		return fmt.Sprintf("%s %q", kind, name)
@@ -86,6 +86,6 @@ func (w *Core) MountSourceAppeared(c *model.Cluster, resource, ns, name string) 
 	}
 	sort.Slice(waiting, func(i, j int) bool { return waiting[i].Name < waiting[j].Name })
 	for _, p := range waiting {
-		w.engine.Schedule(w.engine.Jitter(PodStartBase, PodStartSpread), model.Event{Kind: EvPodStarted, Cluster: c.Key(), Node: p.Key()})
+		w.StartContainers(c, p)
 	}
 }

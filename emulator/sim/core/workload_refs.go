@@ -43,7 +43,7 @@ func (w *Core) podOwner(c *model.Cluster, p *model.Pod) (generateName string, re
 	}
 	switch p.OwnerKind {
 	case model.OwnerDeployment:
-		d := c.Deployments[p.Namespace+"/"+p.Owner]
+		d := c.Deployments[p.OwnerKey()]
 		if d == nil || d.Controller == nil {
 			return "", nil, false
 		}
@@ -52,7 +52,7 @@ func (w *Core) podOwner(c *model.Cluster, p *model.Pod) (generateName string, re
 		}
 		return generateName, ref(d.Controller.APIVersion, d.Controller.Kind, d.Controller.Name, d.UID), true
 	case model.OwnerDaemonSet:
-		ds := c.DaemonSets[p.Namespace+"/"+p.Owner]
+		ds := c.DaemonSets[p.OwnerKey()]
 		switch {
 		case ds == nil:
 			return "", nil, false

@@ -1,11 +1,8 @@
 package gke
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"hash/fnv"
 	"sort"
 	"strings"
 
@@ -228,9 +225,7 @@ func ClusterZones(loc catalog.Location, requested []string, field string) ([]str
 // ClusterRanges picks the cluster's pod range (a /14 per cluster unless requested) and the base
 // of its node addresses (a /16 of the 10.128.0.0/9 node space, from a hash of the cluster).
 func (w *GKE) ClusterRanges(c *model.Cluster, requested string) (string, uint32) {
-	h := fnv.New32a()
-	h.Write([]byte(c.Key()))
-	n := h.Sum32()
+	n := model.FNV32(c.Key())
 	node := uint32(10)<<24 | (128+n%128)<<16
 	if requested != "" {
 		return requested, node
@@ -476,9 +471,9 @@ func labelFingerprint(labels map[string]string) string {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	h := sha256.New()
+	var b strings.Builder
 	for _, k := range keys {
-		fmt.Fprintf(h, "%s=%s\n", k, labels[k])
+		fmt.Fprintf(&b, "%s=%s\n", k, labels[k])
 	}
-	return hex.EncodeToString(h.Sum(nil))[:8]
+	return model.Digest([]byte(b.String()), 8)
 }

@@ -1,8 +1,6 @@
 package gke
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
@@ -62,7 +60,6 @@ func (w *GKE) applyMaintenancePolicy(c *model.Cluster, p *model.MaintenancePolic
 	}
 	c.MaintenancePolicy = p
 	b, _ := json.Marshal(p)
-	h := sha256.Sum256(append([]byte(c.PolicyVersion), b...))
-	c.PolicyVersion = hex.EncodeToString(h[:8])
+	c.PolicyVersion = model.Digest(append([]byte(c.PolicyVersion), b...), 16)
 	w.upgrade.MaintenancePolicyChanged(c)
 }

@@ -1,8 +1,6 @@
 package gke
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"math/bits"
@@ -621,8 +619,7 @@ var recreatingSettings = []string{"confidentialNodes", "gcfsConfig", "gvnic", "k
 // settings, however the client spelled them (member order, false and empty values left out or
 // sent), give the same fingerprint; none set gives "".
 func settingsFingerprint(config api.Extra) string {
-	h := sha256.New()
-	set := false
+	var b strings.Builder
 	for _, k := range recreatingSettings {
 		raw, ok := config[k]
 		if !ok {
@@ -635,14 +632,13 @@ func settingsFingerprint(config api.Extra) string {
 		if v = pruneZero(v); v == nil {
 			continue
 		}
-		b, _ := json.Marshal(v) // maps marshal in key order
-		fmt.Fprintf(h, "%s=%s\n", k, b)
-		set = true
+		js, _ := json.Marshal(v) // maps marshal in key order
+		fmt.Fprintf(&b, "%s=%s\n", k, js)
 	}
-	if !set {
+	if b.Len() == 0 {
 		return ""
 	}
-	return hex.EncodeToString(h.Sum(nil)[:8])
+	return model.Digest([]byte(b.String()), 16)
 }
 
 // pruneZero drops false, zero, empty and null values from decoded JSON, recursively; nil when

@@ -182,7 +182,7 @@ func (w *API) ListDeployments(c *model.Cluster, o model.ListOptions) *appsv1.Dep
 }
 
 func (w *API) deployment(c *model.Cluster, ns, name string) (*model.Deployment, error) {
-	d := c.Deployments[ns+"/"+name]
+	d := c.Deployments[model.NamespacedKey(ns, name)]
 	if d == nil {
 		return nil, model.KubeNotFound(model.ResDeployments, name)
 	}
@@ -211,7 +211,7 @@ func (w *API) CreateDeployment(c *model.Cluster, ns string, in *appsv1.Deploymen
 	if errs := validateDeployment(in, ns); len(errs) > 0 {
 		return nil, kubeInvalidErrs("Deployment.apps", in.Name, errs)
 	}
-	if c.Deployments[ns+"/"+in.Name] != nil {
+	if c.Deployments[model.NamespacedKey(ns, in.Name)] != nil {
 		return nil, model.KubeAlreadyExists(model.ResDeployments, in.Name)
 	}
 	if err := w.core.CheckExtended(c, "Deployment.apps", in.Name, &in.Spec.Template.Spec, in.Spec.Template.Annotations, ""); err != nil {
@@ -372,7 +372,7 @@ func (w *API) ListPods(c *model.Cluster, o model.ListOptions) *corev1.PodList {
 }
 
 func (w *API) pod(c *model.Cluster, ns, name string) (*model.Pod, error) {
-	p := c.Pods[ns+"/"+name]
+	p := c.Pods[model.NamespacedKey(ns, name)]
 	if p == nil {
 		return nil, model.KubeNotFound(model.ResPods, name)
 	}
@@ -401,7 +401,7 @@ func (w *API) CreatePod(c *model.Cluster, ns string, in *corev1.Pod) (*corev1.Po
 	if errs := validatePod(in, ns); len(errs) > 0 {
 		return nil, kubeInvalidErrs("Pod", in.Name, errs)
 	}
-	if c.Pods[ns+"/"+in.Name] != nil {
+	if c.Pods[model.NamespacedKey(ns, in.Name)] != nil {
 		return nil, model.KubeAlreadyExists(model.ResPods, in.Name)
 	}
 	if err := w.core.CheckExtended(c, "Pod", in.Name, &in.Spec, in.Annotations, ""); err != nil {
@@ -531,7 +531,7 @@ func (w *API) ListPDBs(c *model.Cluster, o model.ListOptions) *policyv1.PodDisru
 }
 
 func (w *API) pdb(c *model.Cluster, ns, name string) (*model.PDB, error) {
-	b := c.PDBs[ns+"/"+name]
+	b := c.PDBs[model.NamespacedKey(ns, name)]
 	if b == nil {
 		return nil, model.KubeNotFound(model.ResPDBs, name)
 	}
@@ -555,7 +555,7 @@ func (w *API) CreatePDB(c *model.Cluster, ns string, in *policyv1.PodDisruptionB
 	if errs := validatePDB(in, ns); len(errs) > 0 {
 		return nil, kubeInvalidErrs("PodDisruptionBudget.policy", in.Name, errs)
 	}
-	if c.PDBs[ns+"/"+in.Name] != nil {
+	if c.PDBs[model.NamespacedKey(ns, in.Name)] != nil {
 		return nil, model.KubeAlreadyExists(model.ResPDBs, in.Name)
 	}
 	b := &model.PDB{Namespace: ns, Name: in.Name, UID: model.UIDOf(c.ID, "pdb", ns, in.Name, w.engine.RandHex(8)), Labels: in.Labels,

@@ -181,7 +181,7 @@ func (w *LoadBalancers) ensureLB(c *model.Cluster, s *model.Service) {
 // startProvisioning has GKE create the load balancer's resources; it is ready after a while.
 func (w *LoadBalancers) startProvisioning(c *model.Cluster, s *model.Service, why string) {
 	w.engine.Record("EnsuringLoadBalancer", c, "", "", "", "service %s: ensuring load balancer (%s)", s.Key(), why)
-	w.engine.Schedule(w.engine.Jitter(LBProvisionBase, LBProvisionSpread), model.Event{Kind: evLBProvisioned, Cluster: c.Key(), Service: s.Key(), Op: strconv.FormatInt(s.LB.Gen, 10)})
+	w.engine.Schedule(w.engine.Jitter(LBProvisionBase, LBProvisionSpread), model.LBEvent(evLBProvisioned, c.Key(), s.Key(), "", s.LB.Gen))
 }
 
 // lbUnsupported says why GKE cannot build a kind of load balancer for these ports.
@@ -206,7 +206,7 @@ func (w *LoadBalancers) lbEvent(ev model.Event) (*model.Cluster, *model.Service)
 		return nil, nil
 	}
 	s := c.Services[ev.Service]
-	if s == nil || s.LB == nil || (ev.Op != "" && ev.Op != strconv.FormatInt(s.LB.Gen, 10)) {
+	if s == nil || s.LB == nil || (ev.LBGeneration() != "" && ev.LBGeneration() != strconv.FormatInt(s.LB.Gen, 10)) {
 		return nil, nil
 	}
 	return c, s
@@ -237,7 +237,7 @@ func (w *LoadBalancers) deleteLB(c *model.Cluster, s *model.Service) {
 	lb := s.LB
 	lb.State = lbDeleting
 	w.engine.Record("DeletingLoadBalancer", c, "", "", "", "service %s: deleting load balancer %s", s.Key(), lb.Kind)
-	w.engine.Schedule(w.engine.Jitter(LBDeleteBase, LBDeleteSpread), model.Event{Kind: evLBDeleted, Cluster: c.Key(), Service: s.Key(), Op: strconv.FormatInt(lb.Gen, 10)})
+	w.engine.Schedule(w.engine.Jitter(LBDeleteBase, LBDeleteSpread), model.LBEvent(evLBDeleted, c.Key(), s.Key(), "", lb.Gen))
 }
 
 func (w *LoadBalancers) onLBDeleted(ev model.Event) {

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -307,7 +306,7 @@ func (w *LoadBalancers) evalHealth(c *model.Cluster, s *model.Service, node stri
 	default:
 		return
 	}
-	w.engine.Schedule(h.Due.Sub(w.st.Now), model.Event{Kind: evLBHealth, Cluster: c.Key(), Service: s.Key(), Node: node, Op: strconv.FormatInt(lb.Gen, 10)})
+	w.engine.Schedule(h.Due.Sub(w.st.Now), model.LBEvent(evLBHealth, c.Key(), s.Key(), node, lb.Gen))
 }
 
 func (w *LoadBalancers) onLBHealth(ev model.Event) {

@@ -3,7 +3,6 @@ package loadbalancers
 import (
 	"fmt"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
@@ -257,7 +256,7 @@ func (w *LoadBalancers) blockLB(c *model.Cluster, s *model.Service, cf *igConfli
 		lb.Failed = b.Message
 	}
 	w.engine.Record("SyncLoadBalancerFailed", c, "", "", "", "service %s: %s GKE tries again in %s (attempt %d).", s.Key(), b.Message, delay, b.Attempts)
-	w.engine.Schedule(delay, model.Event{Kind: evLBRetry, Cluster: c.Key(), Service: s.Key(), Op: strconv.FormatInt(lb.Gen, 10)})
+	w.engine.Schedule(delay, model.LBEvent(evLBRetry, c.Key(), s.Key(), "", lb.Gen))
 }
 
 // gkeConflictMessage is GKE's error as the Service's event shows it: Compute's refusal, which

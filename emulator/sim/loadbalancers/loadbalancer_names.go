@@ -1,10 +1,9 @@
 package loadbalancers
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"maps"
+	"slices"
 	"strings"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
@@ -33,8 +32,7 @@ type LBNames struct {
 }
 
 func ContentHash(s string, n int) string {
-	sum := sha256.Sum256([]byte(s))
-	return hex.EncodeToString(sum[:])[:n]
+	return model.Digest([]byte(s), n)
 }
 
 // clusterUIDs are the short cluster ids in GKE's resource names: ingress-gce's 8-character
@@ -109,20 +107,11 @@ func (w *LoadBalancers) LBNamesOf(c *model.Cluster, s *model.Service) LBNames {
 func LBProtocols(sp *corev1.ServiceSpec) []corev1.Protocol {
 	var out []corev1.Protocol
 	for _, p := range sp.Ports {
-		if !containsProto(out, p.Protocol) {
+		if !slices.Contains(out, p.Protocol) {
 			out = append(out, p.Protocol)
 		}
 	}
 	return out
-}
-
-func containsProto(list []corev1.Protocol, p corev1.Protocol) bool {
-	for _, x := range list {
-		if x == p {
-			return true
-		}
-	}
-	return false
 }
 
 // serviceAnnotations are a Service's annotations as GKE leaves them: the user's, plus, once

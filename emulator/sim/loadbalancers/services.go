@@ -109,7 +109,7 @@ func (w *LoadBalancers) ListServices(c *model.Cluster, o model.ListOptions) *cor
 }
 
 func (w *LoadBalancers) service(c *model.Cluster, ns, name string) (*model.Service, error) {
-	s := c.Services[ns+"/"+name]
+	s := c.Services[model.NamespacedKey(ns, name)]
 	if s == nil {
 		return nil, model.KubeNotFound(resServices, name)
 	}
@@ -153,7 +153,7 @@ func (w *LoadBalancers) CreateService(c *model.Cluster, ns string, in *corev1.Se
 	if errs := validateService(in, ns); len(errs) > 0 {
 		return nil, model.KubeInvalid("Service", in.Name, errs...)
 	}
-	key := ns + "/" + in.Name
+	key := model.NamespacedKey(ns, in.Name)
 	if c.Services[key] != nil {
 		return nil, model.KubeAlreadyExists(resServices, in.Name)
 	}

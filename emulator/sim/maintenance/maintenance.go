@@ -232,7 +232,7 @@ func (w *Maintenance) checkExclusion(c *model.Cluster, e *model.Exclusion, uncha
 		}
 		if d := e.End.Sub(e.Start); d > maxNoUpgradesLength {
 			return model.InvalidField(field+".endTime", e.End.Format(time.RFC3339),
-				"A maintenance exclusion with scope NO_UPGRADES lasts at most 30 days (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/maintenance#r-ex-4); this one lasts %s from %s", formatDays(d), e.Start.Format(time.RFC3339))
+				"A maintenance exclusion with scope NO_UPGRADES lasts at most 30 days (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/maintenance#r-ex-4); this one lasts %s from %s", model.DaysDuration(d), e.Start.Format(time.RFC3339))
 		}
 		return nil
 	}
@@ -261,15 +261,6 @@ func (w *Maintenance) EndOfSupport(c *model.Cluster) (string, time.Time) {
 	v, _ := catalog.ParseVersion(c.MasterVersion)
 	_, _, end := catalog.ChannelDelays(c.ReleaseChannel)
 	return v.MinorString(), end(catalog.ScheduleOf(v.Minor))
-}
-
-func formatDays(d time.Duration) string {
-	days := d / model.Day
-	rest := d - days*model.Day
-	if rest == 0 {
-		return fmt.Sprintf("%d days", days)
-	}
-	return fmt.Sprintf("%d days %s", days, rest)
 }
 
 // RenderMaintenancePolicy renders a cluster's policy as GKE does: times in UTC, a daily

@@ -53,7 +53,7 @@ func CheckAvailability(p *model.MaintenancePolicy, now time.Time) error {
 		return nil
 	}
 	return model.InvalidArgument("%s: the 32 days from %s have %s of maintenance availability (time inside the maintenance window and outside NO_UPGRADES exclusions, in stretches of at least 4h; see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/maintenance#r-ex-4a). Widen or add to the window, or shorten the NO_UPGRADES exclusions.",
-		AvailabilityMessage, start.Format(time.RFC3339), formatHours(got))
+		AvailabilityMessage, start.Format(time.RFC3339), model.HoursDuration(got))
 }
 
 // worstAvailability finds the rolling 32-day period from now on with the least availability
@@ -80,8 +80,4 @@ func worstAvailability(p *model.MaintenancePolicy, now time.Time) (time.Time, ti
 	}
 	sort.Slice(blocked, func(i, j int) bool { return blocked[i].Start.Before(blocked[j].Start) })
 	return window.WorstAvailability(NewWindowSchedule(p), blocked, now, h1.Add(-window.AvailabilityPeriod))
-}
-
-func formatHours(d time.Duration) string {
-	return fmt.Sprintf("%gh", d.Round(time.Minute).Hours())
 }

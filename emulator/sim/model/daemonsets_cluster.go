@@ -29,7 +29,7 @@ type DaemonSet struct {
 }
 
 // Key is namespace/name.
-func (d *DaemonSet) Key() string { return d.Namespace + "/" + d.Name }
+func (d *DaemonSet) Key() string { return NamespacedKey(d.Namespace, d.Name) }
 
 // RunsOn says whether the DaemonSet controller puts a pod of ds on a node with these labels and
 // taints: its node selector and required node affinity match and it tolerates the taints (the

@@ -93,7 +93,7 @@ type ReplicaSet struct {
 }
 
 // Key is namespace/name.
-func (d *Deployment) Key() string { return d.Namespace + "/" + d.Name }
+func (d *Deployment) Key() string { return NamespacedKey(d.Namespace, d.Name) }
 
 // Pod phases and owner kinds.
 const (
@@ -156,7 +156,7 @@ const OptimizeUtilizationScheduler = "gke.io/optimize-utilization-scheduler"
 func (p *Pod) Packs() bool { return p.Scheduler == OptimizeUtilizationScheduler }
 
 // Key is namespace/name.
-func (p *Pod) Key() string { return p.Namespace + "/" + p.Name }
+func (p *Pod) Key() string { return NamespacedKey(p.Namespace, p.Name) }
 
 // PodUID is the pod's metadata.uid.
 func PodUID(c *Cluster, p *Pod) string {
@@ -185,7 +185,7 @@ type PDB struct {
 }
 
 // Key is namespace/name.
-func (b *PDB) Key() string { return b.Namespace + "/" + b.Name }
+func (b *PDB) Key() string { return NamespacedKey(b.Namespace, b.Name) }
 
 // NextRV advances the cluster's resourceVersion counter and returns it.
 func (c *Cluster) NextRV() int64 {

@@ -64,3 +64,9 @@ func QuoteList(list []string) string {
 	}
 	return strings.Join(q, ", ")
 }
+
+// NamespacedKey is the key of a namespaced object: namespace/name.
+func NamespacedKey(namespace, name string) string { return namespace + "/" + name }
+
+// OwnerKey is the key (namespace/name) of the pod's owner, in the map of its owner's kind.
+func (p *Pod) OwnerKey() string { return NamespacedKey(p.Namespace, p.Owner) }

@@ -29,7 +29,7 @@ type Service struct {
 }
 
 // Key is namespace/name.
-func (s *Service) Key() string { return s.Namespace + "/" + s.Name }
+func (s *Service) Key() string { return NamespacedKey(s.Namespace, s.Name) }
 
 func (s *Service) Local() bool {
 	return s.Spec.ExternalTrafficPolicy == corev1.ServiceExternalTrafficPolicyLocal

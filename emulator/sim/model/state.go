@@ -1,6 +1,7 @@
 package model
 
 import (
+	"strconv"
 	"time"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/eventq"
@@ -8,6 +9,12 @@ import (
 
 // Event is a scheduled simulation step. It is data (a kind plus references), not a closure,
 // so that the queue can be persisted and replayed.
+//
+// Its fields are the saved form (the JSON keeps their names). An event about a pod or a
+// Deployment keeps the object's key in Node, and a load balancer's event keeps the generation it
+// is for in Op: such events are made and read through the named constructors and accessors
+// below (PodEvent and PodKey, DeploymentEvent and DeploymentKey, LBEvent and LBGeneration),
+// never through the fields.
 type Event struct {
 	Kind    string `json:"kind"`
 	Cluster string `json:"cluster,omitempty"`
@@ -17,6 +24,31 @@ type Event struct {
 	// Service is namespace/name of a Service (load balancer events).
 	Service string `json:"service,omitempty"`
 }
+
+// PodEvent is an event of kind about the pod podKey (namespace/name) of cluster.
+func PodEvent(kind, cluster, podKey string) Event {
+	return Event{Kind: kind, Cluster: cluster, Node: podKey}
+}
+
+// PodKey is the pod (namespace/name) a PodEvent is about.
+func (e Event) PodKey() string { return e.Node }
+
+// DeploymentEvent is an event of kind about the Deployment key (namespace/name) of cluster.
+func DeploymentEvent(kind, cluster, key string) Event {
+	return Event{Kind: kind, Cluster: cluster, Node: key}
+}
+
+// DeploymentKey is the Deployment (namespace/name) a DeploymentEvent is about.
+func (e Event) DeploymentKey() string { return e.Node }
+
+// LBEvent is an event of kind about the load balancer of Service service (namespace/name) of
+// cluster, at generation gen of the load balancer; node names a backend when it is about one.
+func LBEvent(kind, cluster, service, node string, gen int64) Event {
+	return Event{Kind: kind, Cluster: cluster, Service: service, Node: node, Op: strconv.FormatInt(gen, 10)}
+}
+
+// LBGeneration is the load balancer generation an LBEvent is for ("": any).
+func (e Event) LBGeneration() string { return e.Op }
 
 // State is everything the simulation knows. A store saves and restores it whole.
 type State struct {

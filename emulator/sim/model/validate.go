@@ -76,10 +76,10 @@ func (st *State) ValidateCluster(c *Cluster) error {
 		if p.Node != "" && c.Nodes[p.Node] == nil {
 			return fmt.Errorf("pod %s is bound to node %s, which is not among the cluster's nodes", k, p.Node)
 		}
-		if p.OwnerKind == OwnerDeployment && !p.Terminating && c.Deployments[p.Namespace+"/"+p.Owner] == nil {
+		if p.OwnerKind == OwnerDeployment && !p.Terminating && c.Deployments[p.OwnerKey()] == nil {
 			return fmt.Errorf("pod %s belongs to Deployment %s/%s, which does not exist", k, p.Namespace, p.Owner)
 		}
-		if p.OwnerKind == OwnerDaemonSet && c.OwnDaemonSets() && c.DaemonSets[p.Namespace+"/"+p.Owner] == nil {
+		if p.OwnerKind == OwnerDaemonSet && c.OwnDaemonSets() && c.DaemonSets[p.OwnerKey()] == nil {
 			return fmt.Errorf("pod %s belongs to DaemonSet %s/%s, which does not exist", k, p.Namespace, p.Owner)
 		}
 	}

@@ -3,7 +3,6 @@ package views
 import (
 	"fmt"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
@@ -102,22 +101,10 @@ func (w *Views) MaintenanceCalendar(project, location, name string, days int) (*
 // describeWindow says when a policy's window is open.
 func describeWindow(p *model.MaintenancePolicy) string {
 	if p.Daily != nil {
-		return fmt.Sprintf("daily at %s UTC for %s", p.Daily.StartTime, shortDuration(maintenance.DailyWindowLength))
+		return fmt.Sprintf("daily at %s UTC for %s", p.Daily.StartTime, model.ShortDuration(maintenance.DailyWindowLength))
 	}
 	r := p.Recurring
-	return fmt.Sprintf("%s, from %s UTC for %s", r.Recurrence, r.Start.Format("15:04"), shortDuration(r.End.Sub(r.Start)))
-}
-
-// shortDuration writes 4h0m0s as 4h and 1h30m0s as 1h30m.
-func shortDuration(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
+	return fmt.Sprintf("%s, from %s UTC for %s", r.Recurrence, r.Start.Format("15:04"), model.ShortDuration(r.End.Sub(r.Start)))
 }
 
 // autoUpgradeEntries lists the cluster's automatic upgrades that started (from its history)

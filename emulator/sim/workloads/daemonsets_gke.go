@@ -92,7 +92,7 @@ func (w *Workloads) ListDaemonSets(c *model.Cluster, o model.ListOptions) *appsv
 // GetDaemonSet gets one of GKE's system DaemonSets.
 func (w *Workloads) GetDaemonSet(c *model.Cluster, ns, name string) (*appsv1.DaemonSet, error) {
 	if c.OwnDaemonSets() {
-		if ds := c.DaemonSets[ns+"/"+name]; ds != nil && !ds.Static {
+		if ds := c.DaemonSets[model.NamespacedKey(ns, name)]; ds != nil && !ds.Static {
 			return w.renderClusterDaemonSet(c, ds), nil
 		}
 		return nil, model.KubeNotFound(resDaemonSets, name)

@@ -38,12 +38,12 @@ func (w *Workloads) StartOwnDaemonPods(c *model.Cluster, n *model.Node) {
 		} else {
 			for {
 				name = ds.Name + "-" + w.core.RandSafe(5)
-				if c.Pods[ds.Namespace+"/"+name] == nil {
+				if c.Pods[model.NamespacedKey(ds.Namespace, name)] == nil {
 					break
 				}
 			}
 		}
-		if c.Pods[ds.Namespace+"/"+name] != nil {
+		if c.Pods[model.NamespacedKey(ds.Namespace, name)] != nil {
 			continue // a static pod of the node's previous life is still going
 		}
 		w.core.AddPod(c, &model.Pod{Namespace: ds.Namespace, Name: name, OwnerKind: model.OwnerDaemonSet, Owner: ds.Name, Node: n.Name,

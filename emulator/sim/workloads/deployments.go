@@ -20,8 +20,8 @@ func (w *Workloads) registerDeploymentHandlers() {
 		if c == nil {
 			return
 		}
-		delete(w.core.PodIndex(c).SyncQueued, ev.Node)
-		if d := c.Deployments[ev.Node]; d != nil {
+		delete(w.core.PodIndex(c).SyncQueued, ev.DeploymentKey())
+		if d := c.Deployments[ev.DeploymentKey()]; d != nil {
 			w.syncDeployment(c, d)
 		}
 	})
@@ -34,7 +34,7 @@ func (w *Workloads) QueueSync(c *model.Cluster, key string) {
 		return
 	}
 	ix.SyncQueued[key] = true
-	w.engine.Schedule(0, model.Event{Kind: core.EvDeploymentSync, Cluster: c.Key(), Node: key})
+	w.engine.Schedule(0, model.DeploymentEvent(core.EvDeploymentSync, c.Key(), key))
 }
 
 // rollingParams resolves maxSurge and maxUnavailable against the replica count.
@@ -182,7 +182,7 @@ func (w *Workloads) newDeploymentPod(c *model.Cluster, d *model.Deployment) *mod
 	var name string
 	for {
 		name = prefix + w.core.RandSafe(5)
-		if c.Pods[d.Namespace+"/"+name] == nil {
+		if c.Pods[model.NamespacedKey(d.Namespace, name)] == nil {
 			break
 		}
 	}
@@ -195,6 +195,6 @@ func (w *Workloads) newDeploymentPod(c *model.Cluster, d *model.Deployment) *mod
 // OwnerChanged tells a pod's Deployment that one of its pods changed.
 func (w *Workloads) OwnerChanged(c *model.Cluster, p *model.Pod) {
 	if p.OwnerKind == model.OwnerDeployment {
-		w.QueueSync(c, p.Namespace+"/"+p.Owner)
+		w.QueueSync(c, p.OwnerKey())
 	}
 }

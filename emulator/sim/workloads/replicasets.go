@@ -40,7 +40,7 @@ func (w *Workloads) registerReplicaSetHandlers() {
 		if c == nil {
 			return
 		}
-		if d := c.Deployments[ev.Node]; d != nil && !d.ProgressCheck.After(w.st.Now) {
+		if d := c.Deployments[ev.DeploymentKey()]; d != nil && !d.ProgressCheck.After(w.st.Now) {
 			d.ProgressCheck = time.Time{}
 			if f := w.core.Feed(c); f != nil {
 				f.Deployments[d] = struct{}{} // its status may change: then it is touched
@@ -192,7 +192,7 @@ func (w *Workloads) syncDeploymentStatus(c *model.Cluster, d *model.Deployment) 
 		d.Spec.ProgressDeadlineSeconds != nil && d.ProgressCheck.IsZero() {
 		due := p.LastUpdateTime.Add(time.Duration(*d.Spec.ProgressDeadlineSeconds) * time.Second)
 		d.ProgressCheck = due
-		w.engine.Schedule(max(due.Sub(w.st.Now), 0), model.Event{Kind: evDeploymentProgress, Cluster: c.Key(), Node: d.Key()})
+		w.engine.Schedule(max(due.Sub(w.st.Now), 0), model.DeploymentEvent(evDeploymentProgress, c.Key(), d.Key()))
 	}
 	w.syncReplicaSets(c, d, counts, oldLive)
 }
@@ -361,7 +361,7 @@ func (w *Workloads) ListReplicaSets(c *model.Cluster, o model.ListOptions) *apps
 // GetReplicaSet finds a ReplicaSet by name.
 func (w *Workloads) GetReplicaSet(c *model.Cluster, ns, name string) (*appsv1.ReplicaSet, error) {
 	if i := strings.LastIndexByte(name, '-'); i > 0 {
-		if d := c.Deployments[ns+"/"+name[:i]]; d != nil {
+		if d := c.Deployments[model.NamespacedKey(ns, name[:i])]; d != nil {
 			if rs := d.ReplicaSets[name[i+1:]]; rs != nil {
 				return w.RenderReplicaSet(c, d, rs), nil
 			}

@@ -56,7 +56,7 @@ func (w *Workloads) syncOrdinals(c *model.Cluster, d *model.Deployment) {
 			}
 			continue
 		}
-		if c.Pods[d.Namespace+"/"+name] != nil {
+		if c.Pods[model.NamespacedKey(d.Namespace, name)] != nil {
 			continue // a pod of that name that another controller owns
 		}
 		t := d.Templates[d.Current]
