@@ -288,16 +288,13 @@ func (im *importer) join() {
 		w.core.PDBCounts(c, c.PDBs[k])
 	}
 	// The controllers report the imported objects' statuses when this change is published.
-	if f := w.core.Feed(c); f != nil {
-		for _, k := range model.SortedKeys(c.Deployments) {
-			f.Deployments[c.Deployments[k]] = struct{}{}
-		}
-		for _, k := range model.SortedKeys(c.PDBs) {
-			f.Pdbs[c.PDBs[k]] = struct{}{}
-		}
-		f.DaemonSets = true
-		w.core.NoteDirty(c, f)
+	for _, k := range model.SortedKeys(c.Deployments) {
+		w.core.MarkDeployment(c, c.Deployments[k])
 	}
+	for _, k := range model.SortedKeys(c.PDBs) {
+		w.core.MarkPDB(c, c.PDBs[k])
+	}
+	w.core.MarkDaemonSets(c)
 	w.engine.Record("ClusterImported", c, "", "", "", "cluster %s imported from a snapshot taken at %s: %s", c.Name,
 		im.s.time.Format(time.RFC3339), im.describeCounts())
 	w.engine.EmitClusterCreated(c)

@@ -116,15 +116,11 @@ type ChangeFeed struct {
 	pending      map[any]*pendingChange
 	pendingOrder []*pendingChange
 	pendingLog   []*Change
-	// Objects whose derived status a publish recomputes.
-	Deployments map[*model.Deployment]struct{}
-	Pdbs        map[*model.PDB]struct{}
-	DaemonSets  bool
+	// marks are what the controllers derive statuses from at a publish (status_marks.go).
+	marks *StatusMarks
 	// nodes are the nodes as last published, the visible ones (registered with the API):
 	// which changes are ADDED or DELETED, and what a DELETED carries.
 	nodes map[*model.Node]*nodeSnap
-	// DaemonPodsLive and DaemonPodsReady are GKE's DaemonSet pods, by DaemonSet, not terminating and ready.
-	DaemonPodsLive, DaemonPodsReady map[string]map[*model.Pod]struct{}
 	// queued: the cluster is in World.dirtyFeeds.
 	queued bool
 	// recording: entries are taken (someone follows the cluster); when false the window is
@@ -157,20 +153,16 @@ func (w *Core) NewFeed(c *model.Cluster) *ChangeFeed {
 		w.Feeds = map[*model.Cluster]*ChangeFeed{}
 	}
 	f := &ChangeFeed{Ring: make([]*Change, w.WatchHistory()), start: c.RV, wake: make(chan struct{}),
-		pending: map[any]*pendingChange{}, Deployments: map[*model.Deployment]struct{}{}, Pdbs: map[*model.PDB]struct{}{},
-		nodes: map[*model.Node]*nodeSnap{}, DaemonPodsLive: map[string]map[*model.Pod]struct{}{}, DaemonPodsReady: map[string]map[*model.Pod]struct{}{}}
-	for _, ds := range SystemDaemonSets {
-		f.DaemonPodsLive[ds.Name], f.DaemonPodsReady[ds.Name] = map[*model.Pod]struct{}{}, map[*model.Pod]struct{}{}
-	}
+		pending: map[any]*pendingChange{}, nodes: map[*model.Node]*nodeSnap{}, marks: newStatusMarks()}
 	for _, n := range c.Nodes {
 		if n.State != model.NodeProvisioning {
 			f.nodes[n] = w.nodeSnapshot(c, n)
 		}
 	}
 	for _, p := range c.Pods {
-		f.trackDaemonPod(p)
+		f.marks.trackDaemonPod(p)
 	}
-	f.DaemonSets = false // the stored statuses are those of the state as it is
+	f.marks.DaemonSets = false // the stored statuses are those of the state as it is
 	f.recording = w.followed(c)
 	w.Feeds[c] = f
 	return f
@@ -181,33 +173,6 @@ func (w *Core) DropFeed(c *model.Cluster) {
 	if f := w.Feeds[c]; f != nil {
 		close(f.wake)
 		delete(w.Feeds, c)
-	}
-}
-
-// trackDaemonPod keeps the DaemonSet counts of a GKE DaemonSet pod.
-func (f *ChangeFeed) trackDaemonPod(p *model.Pod) {
-	if p.OwnerKind != model.OwnerDaemonSet || f.DaemonPodsLive[p.Owner] == nil {
-		return
-	}
-	live, ready := f.DaemonPodsLive[p.Owner], f.DaemonPodsReady[p.Owner]
-	if p.Terminating {
-		delete(live, p)
-	} else {
-		live[p] = struct{}{}
-	}
-	if p.Ready {
-		ready[p] = struct{}{}
-	} else {
-		delete(ready, p)
-	}
-	f.DaemonSets = true
-}
-
-func (f *ChangeFeed) untrackDaemonPod(p *model.Pod) {
-	if p.OwnerKind == model.OwnerDaemonSet && f.DaemonPodsLive[p.Owner] != nil {
-		delete(f.DaemonPodsLive[p.Owner], p)
-		delete(f.DaemonPodsReady[p.Owner], p)
-		f.DaemonSets = true
 	}
 }
 
@@ -252,10 +217,10 @@ func (w *Core) podChanged(c *model.Cluster, p *model.Pod, added bool) {
 	if f == nil {
 		return
 	}
-	f.trackDaemonPod(p)
+	f.marks.trackDaemonPod(p)
 	if p.OwnerKind == model.OwnerDeployment {
 		if d := c.Deployments[p.OwnerKey()]; d != nil {
-			f.Deployments[d] = struct{}{}
+			f.marks.Deployments[d] = struct{}{}
 		}
 	}
 }
@@ -266,14 +231,14 @@ func (w *Core) podRemoved(c *model.Cluster, p *model.Pod, rv int64) {
 	if f == nil {
 		return
 	}
-	f.untrackDaemonPod(p)
+	f.marks.untrackDaemonPod(p)
 	if f.recording {
 		f.pending[p].gone = &Change{RV: rv, Type: ChangeDeleted, Resource: ResourcePods, Namespace: p.Namespace, Name: p.Name,
 			snap: w.PodSnapshot(c, p)}
 	}
 	if p.OwnerKind == model.OwnerDeployment {
 		if d := c.Deployments[p.OwnerKey()]; d != nil {
-			f.Deployments[d] = struct{}{}
+			f.marks.Deployments[d] = struct{}{}
 		}
 	}
 }
@@ -290,7 +255,7 @@ func (w *Core) TouchNode(c *model.Cluster, n *model.Node) {
 	n.ChangeTime = w.st.Now
 	if f != nil {
 		w.mark(c, n, false)
-		f.DaemonSets = true // a node in or out of service changes the DaemonSets' desired count
+		f.marks.DaemonSets = true // a node in or out of service changes the DaemonSets' desired count
 	}
 }
 
@@ -328,9 +293,9 @@ func (w *Core) TouchObject(c *model.Cluster, obj any, created bool) int64 {
 	if f := w.mark(c, obj, created); f != nil {
 		switch o := obj.(type) {
 		case *model.Deployment:
-			f.Deployments[o] = struct{}{}
+			f.marks.Deployments[o] = struct{}{}
 		case *model.PDB:
-			f.Pdbs[o] = struct{}{}
+			f.marks.PDBs[o] = struct{}{}
 		}
 	}
 	return rv
@@ -351,9 +316,9 @@ func (w *Core) ObjectRemoved(c *model.Cluster, obj any) {
 	}
 	switch o := obj.(type) {
 	case *model.Deployment:
-		delete(f.Deployments, o)
+		delete(f.marks.Deployments, o)
 	case *model.PDB:
-		delete(f.Pdbs, o)
+		delete(f.marks.PDBs, o)
 	}
 }
 
@@ -456,8 +421,8 @@ func (w *Core) Publish() {
 }
 
 func (w *Core) publishCluster(c *model.Cluster, f *ChangeFeed) {
-	w.Workloads.SyncStatus(c, f)
-	w.syncPDBStatus(c, f)
+	w.Workloads.SyncStatus(c, f.marks)
+	w.syncPDBStatus(c, f.marks)
 	changes := f.pendingLog
 	for _, pc := range f.pendingOrder {
 		obj := pc.obj

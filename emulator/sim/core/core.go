@@ -54,5 +54,5 @@ func New(st *model.State, e *engine.Engine, watchHistory int) *Core {
 // their ReplicaSets, GKE's DaemonSets). The root package wires them.
 type WorkloadSteps struct {
 	StartOwnDaemonPods func(c *model.Cluster, n *model.Node)
-	SyncStatus         func(c *model.Cluster, f *ChangeFeed)
+	SyncStatus         func(c *model.Cluster, m *StatusMarks)
 }

@@ -91,7 +91,7 @@ func (w *Core) PDBTrack(c *model.Cluster, p *model.Pod, add bool) {
 	for _, b := range w.PdbsOf(c, p) {
 		w.PDBCounts(c, b).add(p, d)
 		if f != nil { // its status may change
-			f.Pdbs[b] = struct{}{}
+			f.marks.PDBs[b] = struct{}{}
 			w.NoteDirty(c, f)
 		}
 	}
@@ -162,10 +162,10 @@ func (w *Core) EvictionBlocker(c *model.Cluster, p *model.Pod) *model.PDB {
 
 // syncPDBStatus sets the budgets' statuses (allowed disruptions), derived from the pods that
 // changed in this batch, after the workload controllers' statuses.
-func (w *Core) syncPDBStatus(c *model.Cluster, f *ChangeFeed) {
-	if len(f.Pdbs) > 0 {
-		bs := make([]*model.PDB, 0, len(f.Pdbs))
-		for b := range f.Pdbs {
+func (w *Core) syncPDBStatus(c *model.Cluster, m *StatusMarks) {
+	if len(m.PDBs) > 0 {
+		bs := make([]*model.PDB, 0, len(m.PDBs))
+		for b := range m.PDBs {
 			if c.PDBs[b.Key()] == b {
 				bs = append(bs, b)
 			}
@@ -177,6 +177,6 @@ func (w *Core) syncPDBStatus(c *model.Cluster, f *ChangeFeed) {
 				w.TouchObject(c, b, false)
 			}
 		}
-		clear(f.Pdbs)
+		clear(m.PDBs)
 	}
 }

@@ -20,10 +20,7 @@ func (w *GKE) initKubernetes(c *model.Cluster) {
 	if c.Autopilot {
 		return
 	}
-	if f := w.core.Feed(c); f != nil {
-		f.DaemonSets = true // the DaemonSets' first status
-		w.core.NoteDirty(c, f)
-	}
+	w.core.MarkDaemonSets(c) // the DaemonSets' first status
 	for _, sd := range core.SystemDeployments {
 		replicas := sd.Replicas
 		lbls := map[string]string{"k8s-app": sd.Name}

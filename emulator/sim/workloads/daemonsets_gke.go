@@ -39,7 +39,7 @@ func (w *Workloads) RenderDaemonSet(c *model.Cluster, ds *core.GKEDaemonSet, sta
 
 // syncDaemonSetStatus is the DaemonSet controller's status update: a pod wanted on every
 // registered node, and how many run and are ready.
-func (w *Workloads) syncDaemonSetStatus(c *model.Cluster, f *core.ChangeFeed) {
+func (w *Workloads) syncDaemonSetStatus(c *model.Cluster, m *core.StatusMarks) {
 	if c.Autopilot || c.OwnDaemonSets() {
 		return
 	}
@@ -53,7 +53,8 @@ func (w *Workloads) syncDaemonSetStatus(c *model.Cluster, f *core.ChangeFeed) {
 		c.DaemonSetStates = map[string]*model.DaemonSetState{}
 	}
 	for _, ds := range core.SystemDaemonSets {
-		live, ready := int32(len(f.DaemonPodsLive[ds.Name])), int32(len(f.DaemonPodsReady[ds.Name]))
+		nLive, nReady := m.DaemonPods(ds.Name)
+		live, ready := int32(nLive), int32(nReady)
 		st := appsv1.DaemonSetStatus{ObservedGeneration: 1, DesiredNumberScheduled: desired, CurrentNumberScheduled: live,
 			UpdatedNumberScheduled: live, NumberReady: ready, NumberAvailable: ready, NumberUnavailable: max(desired-ready, 0)}
 		state := c.DaemonSetStates[ds.Name]

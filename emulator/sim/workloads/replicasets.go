@@ -42,10 +42,7 @@ func (w *Workloads) registerReplicaSetHandlers() {
 		}
 		if d := c.Deployments[ev.DeploymentKey()]; d != nil && !d.ProgressCheck.After(w.st.Now) {
 			d.ProgressCheck = time.Time{}
-			if f := w.core.Feed(c); f != nil {
-				f.Deployments[d] = struct{}{} // its status may change: then it is touched
-				w.core.NoteDirty(c, f)
-			}
+			w.core.MarkDeployment(c, d) // its status may change: then it is touched
 		}
 	})
 }
@@ -124,24 +121,15 @@ func hasReplicaSetAnnotations(d *model.Deployment, rs *model.ReplicaSet) bool {
 // ReplicasChanged tells the budgets of a Deployment's namespace that the pods they expect may
 // have changed (a budget expects a Deployment's replicas, not its pods).
 func (w *Workloads) ReplicasChanged(c *model.Cluster, d *model.Deployment) {
-	f := w.core.Feed(c)
-	if f == nil {
-		return
-	}
-	for _, b := range c.PDBs {
-		if b.Namespace == d.Namespace {
-			f.Pdbs[b] = struct{}{}
-			w.core.NoteDirty(c, f)
-		}
-	}
+	w.core.MarkPDBsIn(c, d.Namespace)
 }
 
 // SyncStatus sets the Deployments' and GKE's DaemonSets' statuses, derived from the pods that
 // changed in this batch (before a publish, core.WorkloadSteps).
-func (w *Workloads) SyncStatus(c *model.Cluster, f *core.ChangeFeed) {
-	if len(f.Deployments) > 0 {
-		ds := make([]*model.Deployment, 0, len(f.Deployments))
-		for d := range f.Deployments {
+func (w *Workloads) SyncStatus(c *model.Cluster, m *core.StatusMarks) {
+	if len(m.Deployments) > 0 {
+		ds := make([]*model.Deployment, 0, len(m.Deployments))
+		for d := range m.Deployments {
 			if c.Deployments[d.Key()] == d {
 				ds = append(ds, d)
 			}
@@ -150,11 +138,11 @@ func (w *Workloads) SyncStatus(c *model.Cluster, f *core.ChangeFeed) {
 		for _, d := range ds {
 			w.syncDeploymentStatus(c, d)
 		}
-		clear(f.Deployments)
+		clear(m.Deployments)
 	}
-	if f.DaemonSets {
-		f.DaemonSets = false
-		w.syncDaemonSetStatus(c, f)
+	if m.DaemonSets {
+		m.DaemonSets = false
+		w.syncDaemonSetStatus(c, m)
 	}
 }
 
