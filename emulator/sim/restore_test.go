@@ -38,8 +38,8 @@ func (w *World) indexDrift() string {
 	fresh.core.FeedRender, fresh.core.OpWork, fresh.core.Workloads = w.core.FeedRender, w.core.OpWork, w.core.Workloads
 	for _, key := range model.SortedKeys(w.st.Clusters) {
 		c := w.st.Clusters[key]
-		if _, built := w.core.K8s[c]; built {
-			if d := diffK8sIndex(w.core.PodIndex(c), fresh.core.PodIndex(c)); d != "" {
+		if _, built := w.core.PodIndexes[c]; built {
+			if d := diffPodIndex(w.core.PodIndex(c), fresh.core.PodIndex(c)); d != "" {
 				return key + ": " + d
 			}
 		}
@@ -51,7 +51,7 @@ func (w *World) indexDrift() string {
 		for _, p := range c.Pools {
 			for _, g := range p.Groups {
 				if ix, built := w.core.Groups[g]; built {
-					f := fresh.core.Index(c, g)
+					f := fresh.core.GroupIndex(c, g)
 					if got, want := ix.ByState, f.ByState; !sameCounts(got, want) {
 						return fmt.Sprintf("%s: group %s by state %v, rebuilt %v", key, g.Name, got, want)
 					}
@@ -121,7 +121,7 @@ func podListKeys(l core.PodList) string {
 	return strings.Join(out, ",")
 }
 
-func diffK8sIndex(a, b *core.K8sIndex) string {
+func diffPodIndex(a, b *core.PodIndex) string {
 	if x, y := podKeys(a.Pending.M), podKeys(b.Pending.M); x != y {
 		return fmt.Sprintf("pending %s, rebuilt %s", x, y)
 	}

@@ -160,7 +160,7 @@ func limitsOf(p *model.NodePool) (perZone bool, min, max int) {
 
 // liveCount is the group's nodes that are not on their way out.
 func (w *Autoscaler) liveCount(c *model.Cluster, g *model.InstanceGroup) int {
-	ix := w.core.Index(c, g)
+	ix := w.core.GroupIndex(c, g)
 	return len(g.Nodes) - ix.ByState[model.NodeDraining] - ix.ByState[model.NodeDeleting]
 }
 
@@ -340,7 +340,7 @@ func (w *Autoscaler) placeOnUpcoming(c *model.Cluster, p *model.NodePool, pendin
 	var free []model.Resources
 	var tmpls []nodeTemplate
 	for _, g := range p.Groups {
-		booting := w.core.Index(c, g).ByState[model.NodeProvisioning]
+		booting := w.core.GroupIndex(c, g).ByState[model.NodeProvisioning]
 		waiting := 0
 		if p.Upgrade == nil {
 			waiting = max(g.TargetSize-w.liveCount(c, g), 0)

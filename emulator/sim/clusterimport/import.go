@@ -281,7 +281,7 @@ func (im *importer) join() {
 	w.loadbalancers.ServiceIndex(c)
 	for _, p := range c.Pools {
 		for _, g := range p.Groups {
-			w.core.Index(c, g)
+			w.core.GroupIndex(c, g)
 		}
 	}
 	for _, k := range model.SortedKeys(c.PDBs) {

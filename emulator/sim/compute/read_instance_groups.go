@@ -66,7 +66,7 @@ func (w *Compute) ManagedInstances(project, zone, name string, links core.Links)
 }
 
 func (w *Compute) renderIGM(r loadbalancers.InstanceGroupRef, links core.Links) *api.InstanceGroupManager {
-	ix := w.core.Index(r.Cluster, r.Group)
+	ix := w.core.GroupIndex(r.Cluster, r.Group)
 	acts := &api.InstanceGroupManagerAction{
 		Creating: int32(ix.ByState[model.NodeProvisioning]),
 		Deleting: int32(ix.ByState[model.NodeDeleting]),

@@ -41,7 +41,7 @@ func ownLabelsAndTaints(n *model.Node, labels map[string]string, taints []corev1
 // files it with the nodes of its new shape.
 func (w *Core) NodeRecreated(c *model.Cluster, n *model.Node) {
 	n.Own = nil
-	ix, ok := w.K8s[c]
+	ix, ok := w.PodIndexes[c]
 	if !ok || ix.Sched == nil {
 		return
 	}

@@ -262,7 +262,7 @@ func (w *Core) TouchNode(c *model.Cluster, n *model.Node) {
 // TouchPoolNodes touches every node of a pool (its labels or taints changed in place).
 func (w *Core) TouchPoolNodes(c *model.Cluster, p *model.NodePool) {
 	for _, g := range p.Groups {
-		for _, n := range w.Index(c, g).Nodes {
+		for _, n := range w.GroupIndex(c, g).Nodes {
 			w.TouchNode(c, n)
 		}
 	}

@@ -28,8 +28,8 @@ type Core struct {
 	Workloads WorkloadSteps
 	// Groups holds derived per-group indexes, rebuilt on demand after a restore.
 	Groups map[*model.InstanceGroup]*GroupIndex
-	// K8s holds each cluster's derived Kubernetes indexes, rebuilt on demand.
-	K8s map[*model.Cluster]*K8sIndex
+	// PodIndexes holds each cluster's derived Kubernetes indexes, rebuilt on demand.
+	PodIndexes map[*model.Cluster]*PodIndex
 	// PDBCount holds each PodDisruptionBudget's pod counts, rebuilt on demand.
 	PDBCount map[*model.PDB]*PDBCount
 	// Feeds are the clusters' change feeds (changefeed.go); dirtyFeeds the clusters with

@@ -47,8 +47,8 @@ func (w *Core) RegisterNodeHandlers() {
 	w.engine.On(evNodeDeleted, w.onNodeDeleted)
 }
 
-// Index returns the derived counts of group g, building them on first use (after a restore).
-func (w *Core) Index(c *model.Cluster, g *model.InstanceGroup) *GroupIndex {
+// GroupIndex returns the derived counts of group g, building them on first use (after a restore).
+func (w *Core) GroupIndex(c *model.Cluster, g *model.InstanceGroup) *GroupIndex {
 	if w.Groups == nil {
 		w.Groups = map[*model.InstanceGroup]*GroupIndex{}
 	}
@@ -87,7 +87,7 @@ func (w *Core) AddNode(c *model.Cluster, p *model.NodePool, g *model.InstanceGro
 		Name: name, Pool: p.Name, Zone: g.Zone, Group: g.Name, Spec: spec, State: model.NodeProvisioning,
 		CreateTime: w.st.Now, InternalIP: w.allocateIP(c),
 	}
-	ix := w.Index(c, g) // built before the node joins, so it is counted once
+	ix := w.GroupIndex(c, g) // built before the node joins, so it is counted once
 	c.Nodes[name] = n
 	g.Nodes = append(g.Nodes, name)
 	ix.ByState[model.NodeProvisioning]++
@@ -105,7 +105,7 @@ func (w *Core) SetNodeState(c *model.Cluster, n *model.Node, s model.NodeState) 
 		return
 	}
 	if g := w.GroupOf(c, n); g != nil {
-		ix := w.Index(c, g)
+		ix := w.GroupIndex(c, g)
 		ix.ByState[n.State]--
 		ix.ByState[s]++
 	}
@@ -214,7 +214,7 @@ func (w *Core) onNodeDeleted(ev model.Event) {
 // forgetNode removes a node from its group and the cluster.
 func (w *Core) forgetNode(c *model.Cluster, n *model.Node) {
 	if g := w.GroupOf(c, n); g != nil {
-		ix := w.Index(c, g)
+		ix := w.GroupIndex(c, g)
 		ix.ByState[n.State]--
 		for i, name := range g.Nodes {
 			if name == n.Name {
@@ -244,7 +244,7 @@ func (w *Core) ReconcilePool(c *model.Cluster, p *model.NodePool) {
 		return
 	}
 	for _, g := range p.Groups {
-		ix := w.Index(c, g)
+		ix := w.GroupIndex(c, g)
 		live := len(g.Nodes) - ix.ByState[model.NodeDraining] - ix.ByState[model.NodeDeleting]
 		for i := live; i < g.TargetSize; i++ {
 			if !w.ReserveCapacity(c, p, g.Zone, p.Spec, 1) {
@@ -286,7 +286,7 @@ func (w *Core) LiveNodes(c *model.Cluster, g *model.InstanceGroup) []*model.Node
 // PoolSettled says every group is at its target size with every node ready.
 func (w *Core) PoolSettled(c *model.Cluster, p *model.NodePool) bool {
 	for _, g := range p.Groups {
-		ix := w.Index(c, g)
+		ix := w.GroupIndex(c, g)
 		if ix.ByState[model.NodeProvisioning] > 0 || ix.ByState[model.NodeDraining] > 0 || ix.ByState[model.NodeDeleting] > 0 {
 			return false
 		}

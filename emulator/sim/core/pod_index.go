@@ -12,9 +12,9 @@ import (
 // PodDisruptionBudgets. Specs are kept as the Kubernetes API types users send (so kubectl and
 // the provider read back what they wrote); what the simulation needs from them is derived.
 
-// K8sIndex holds a cluster's derived indexes over its Kubernetes objects. It is rebuilt from
+// PodIndex holds a cluster's derived indexes over its Kubernetes objects. It is rebuilt from
 // the state on first use (after a restore) and kept up to date by every change.
-type K8sIndex struct {
+type PodIndex struct {
 	// podsOnNode: node name -> pods bound to it, by namespace and name.
 	PodsOnNode map[string]PodList
 	// workload: node name -> requests and number of the pods bound to it that are not
@@ -42,19 +42,19 @@ type K8sIndex struct {
 }
 
 // PodIndex returns the Kubernetes index of c, building it if needed.
-func (w *Core) PodIndex(c *model.Cluster) *K8sIndex {
-	if w.K8s == nil {
-		w.K8s = map[*model.Cluster]*K8sIndex{}
+func (w *Core) PodIndex(c *model.Cluster) *PodIndex {
+	if w.PodIndexes == nil {
+		w.PodIndexes = map[*model.Cluster]*PodIndex{}
 	}
-	if ix, ok := w.K8s[c]; ok {
+	if ix, ok := w.PodIndexes[c]; ok {
 		return ix
 	}
-	ix := &K8sIndex{
+	ix := &PodIndex{
 		PodsOnNode: map[string]PodList{}, Workload: map[string]nodeLoad{}, Requested: map[string]model.Resources{},
 		PodsOf: map[string]map[*model.Pod]struct{}{}, TmplCounts: map[string]map[string]*model.TemplateCount{}, Pending: newPodSet(),
 		Selectors: map[any]labels.Selector{}, SyncQueued: map[string]bool{},
 	}
-	w.K8s[c] = ix
+	w.PodIndexes[c] = ix
 	for _, p := range c.Pods {
 		ix.track(p)
 	}
@@ -73,7 +73,7 @@ func (w *Core) PodIndex(c *model.Cluster) *K8sIndex {
 }
 
 // track adds a pod to the indexes.
-func (ix *K8sIndex) track(p *model.Pod) {
+func (ix *PodIndex) track(p *model.Pod) {
 	if p.Node != "" {
 		ix.bind(p)
 	} else if !p.Terminating {
@@ -92,7 +92,7 @@ func (ix *K8sIndex) track(p *model.Pod) {
 // countTemplate adds (sign 1) or takes away (sign -1) what a deployment pod counts for in its
 // template's counts, as it is now. A change of the pod's state is counted by taking it away
 // before the change and adding it after.
-func (ix *K8sIndex) countTemplate(p *model.Pod, sign int32) {
+func (ix *PodIndex) countTemplate(p *model.Pod, sign int32) {
 	if p.OwnerKind != model.OwnerDeployment {
 		return
 	}
@@ -122,7 +122,7 @@ func (ix *K8sIndex) countTemplate(p *model.Pod, sign int32) {
 	}
 }
 
-func (ix *K8sIndex) bind(p *model.Pod) {
+func (ix *PodIndex) bind(p *model.Pod) {
 	ix.PodsOnNode[p.Node] = ix.PodsOnNode[p.Node].insert(p)
 	ix.Requested[p.Node] = ix.Requested[p.Node].Add(p.Req)
 	if p.OwnerKind != model.OwnerDaemonSet {
@@ -138,7 +138,7 @@ type nodeLoad struct {
 }
 
 // untrack removes a pod from the indexes.
-func (ix *K8sIndex) untrack(p *model.Pod) {
+func (ix *PodIndex) untrack(p *model.Pod) {
 	ix.Pending.remove(p)
 	if p.Node != "" {
 		ix.PodsOnNode[p.Node] = ix.PodsOnNode[p.Node].remove(p)

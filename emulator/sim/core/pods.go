@@ -223,7 +223,7 @@ func (w *Core) removePod(c *model.Cluster, p *model.Pod) {
 
 // NodeGone removes every pod of a deleted node at once (their VM is gone).
 func (w *Core) NodeGone(c *model.Cluster, node string) {
-	ix, ok := w.K8s[c]
+	ix, ok := w.PodIndexes[c]
 	if !ok {
 		ix = w.PodIndex(c)
 	}

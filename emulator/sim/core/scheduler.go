@@ -82,7 +82,7 @@ func (h *nodeHeap) Pop() any {
 	return n
 }
 
-func (w *Core) buildSchedIndex(c *model.Cluster, ix *K8sIndex) *schedIndex {
+func (w *Core) buildSchedIndex(c *model.Cluster, ix *PodIndex) *schedIndex {
 	s := &schedIndex{Groups: map[string]*SchedGroup{}, Nodes: map[string]*schedNode{}, OwnerZone: map[string]map[string]int{}}
 	ix.Sched = s
 	for _, name := range SortedNodeNames(c) {
@@ -142,7 +142,7 @@ func (w *Core) SchedNodeChanged(c *model.Cluster, n *model.Node) {
 // Building the view calls it for every node; it has no other effect, so that a view rebuilt
 // after a restore changes nothing the original did not.
 func (w *Core) updateSchedNode(c *model.Cluster, n *model.Node) bool {
-	ix, ok := w.K8s[c]
+	ix, ok := w.PodIndexes[c]
 	if !ok || ix.Sched == nil {
 		return false // built on first use
 	}
@@ -192,7 +192,7 @@ func (w *Core) updateSchedNode(c *model.Cluster, n *model.Node) bool {
 
 // DropSchedIndex forgets the scheduler's groups (pool labels or taints changed in place).
 func (w *Core) DropSchedIndex(c *model.Cluster) {
-	if ix, ok := w.K8s[c]; ok {
+	if ix, ok := w.PodIndexes[c]; ok {
 		ix.Sched = w.buildSchedIndex(c, ix)
 		w.QueueSchedule(c)
 	}
@@ -287,7 +287,7 @@ func (w *Core) markUnschedulable(c *model.Cluster, p *model.Pod, msg string) {
 }
 
 // pickNode chooses the node for p, or explains why there is none in kube-scheduler's words.
-func (w *Core) pickNode(c *model.Cluster, ix *K8sIndex, groups []*SchedGroup, p *model.Pod, mostAllocated bool) (*schedNode, string) {
+func (w *Core) pickNode(c *model.Cluster, ix *PodIndex, groups []*SchedGroup, p *model.Pod, mostAllocated bool) (*schedNode, string) {
 	spec := w.PodSpec(c, p)
 	reasons := map[string]int{}
 	total := 0

@@ -597,7 +597,7 @@ func (w *GKE) setNodePoolAutoscaling(c *model.Cluster, p *model.NodePool, in *ap
 func (w *GKE) NodeCounts(c *model.Cluster, p *model.NodePool) map[model.NodeState]int {
 	out := map[model.NodeState]int{}
 	for _, g := range p.Groups {
-		for s, n := range w.core.Index(c, g).ByState {
+		for s, n := range w.core.GroupIndex(c, g).ByState {
 			out[s] += n
 		}
 	}

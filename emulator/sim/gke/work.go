@@ -243,7 +243,7 @@ func (w *GKE) onClusterTeardown(ev model.Event) {
 	for _, p := range c.Pools {
 		w.dropIndexes(p)
 	}
-	delete(w.core.K8s, c)
+	delete(w.core.PodIndexes, c)
 	delete(w.loadbalancers.Svcs, c)
 	w.core.DropFeed(c)
 	for _, b := range c.PDBs {

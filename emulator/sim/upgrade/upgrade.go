@@ -327,7 +327,7 @@ func stillOld(n *model.Node, u *model.Upgrade) bool {
 
 // surgeView returns the surge upgrade's view of group g, built or brought up to date.
 func (w *Upgrades) surgeView(c *model.Cluster, p *model.NodePool, g *model.InstanceGroup) *surgeZone {
-	ix := w.core.Index(c, g)
+	ix := w.core.GroupIndex(c, g)
 	u := p.Upgrade
 	z, _ := ix.View.(*surgeZone)
 	if z == nil || z.u != u || z.dirty {

@@ -111,7 +111,7 @@ func (w *Upgrades) blueView(c *model.Cluster, p *model.NodePool) *BlueList {
 	joins := 0
 	for _, g := range p.Groups {
 		if p.Upgrade.BG.IsBlue(g.Name) {
-			joins += w.core.Index(c, g).Joins
+			joins += w.core.GroupIndex(c, g).Joins
 		}
 	}
 	if v := w.blue[p]; v != nil && v.u == p.Upgrade && v.joins == joins {
@@ -320,7 +320,7 @@ func (w *Upgrades) createGreen(c *model.Cluster, p *model.NodePool) bool {
 		if !bg.IsGreen(g.Name) {
 			continue
 		}
-		ix := w.core.Index(c, g)
+		ix := w.core.GroupIndex(c, g)
 		if ix.ByState[model.NodeProvisioning] > 0 || len(g.Nodes) < g.TargetSize {
 			return false
 		}

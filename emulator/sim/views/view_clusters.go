@@ -140,7 +140,7 @@ func (w *Views) poolNodes(c *model.Cluster, p *model.NodePool, ops []*model.Oper
 		if zones[g.Zone] == nil {
 			zones[g.Zone] = map[key]int{}
 		}
-		for _, n := range w.core.Index(c, g).Nodes {
+		for _, n := range w.core.GroupIndex(c, g).Nodes {
 			zones[g.Zone][key{n.Spec.Version, ConsoleState(c, n)}]++
 		}
 	}

@@ -74,7 +74,7 @@ func (w *Views) AutoscalerHistory(project, location, name string, since time.Tim
 	for _, p := range c.Pools {
 		ap := autoscalerPool(p)
 		for _, g := range p.Groups {
-			ix := w.core.Index(c, g)
+			ix := w.core.GroupIndex(c, g)
 			ap.Size += len(ix.Nodes)
 			ap.Ready += ix.ByState[model.NodeReady]
 		}

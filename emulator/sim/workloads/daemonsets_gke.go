@@ -46,7 +46,7 @@ func (w *Workloads) syncDaemonSetStatus(c *model.Cluster, m *core.StatusMarks) {
 	desired := int32(0)
 	for _, p := range c.Pools {
 		for _, g := range p.Groups {
-			desired += int32(len(g.Nodes) - w.core.Index(c, g).ByState[model.NodeProvisioning])
+			desired += int32(len(g.Nodes) - w.core.GroupIndex(c, g).ByState[model.NodeProvisioning])
 		}
 	}
 	if c.DaemonSetStates == nil {
