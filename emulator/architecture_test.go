@@ -5,8 +5,12 @@ import (
 	"go/build"
 	"go/parser"
 	"go/token"
+	"io/fs"
+	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -45,15 +49,22 @@ var allowedImports = map[string][]string{
 	"emulator/server/internal/servertest": {"emulator/api", "emulator/sim", "emulator/wall"},
 	"emulator/server": {"emulator/api", "emulator/console", "emulator/googlejson", "emulator/sim",
 		"emulator/server/internal/httpio", "emulator/server/k8s"},
-	"emulator/console":         {},
-	"emulator/googlejson":      {},
-	"emulator/wall":            {},
-	"emulator/kubeconfig":      {},
-	"emulator":                 {"emulator/server", "emulator/sim", "emulator/store", "emulator/wall"},
-	"emulator/emulatortest":    {"emulator", "emulator/api"},
-	"emulator/rehearse":        {"emulator/api", "emulator/sim", "emulator/sim/catalog"},
-	"provider/internal/client": {},
-	"provider":                 {"provider/internal/client"},
+	"emulator/console":      {},
+	"emulator/googlejson":   {},
+	"emulator/wall":         {},
+	"emulator/kubeconfig":   {},
+	"emulator":              {"emulator/server", "emulator/sim", "emulator/store", "emulator/wall"},
+	"emulator/emulatortest": {"emulator", "emulator/api"},
+	"emulator/rehearse":     {"emulator/api", "emulator/sim", "emulator/sim/catalog"},
+	"emulator/cmd/gkesim": {"emulator", "emulator/api", "emulator/cmd/gkesim/internal/serveconfig", "emulator/kubeconfig",
+		"emulator/rehearse", "emulator/sim", "emulator/store"},
+	"emulator/cmd/gkesim/internal/serveconfig": {"emulator", "emulator/server", "emulator/sim"},
+	"emulator/conformance":                     {},
+	"emulator/internal/aliascheck":             {},
+	"emulator/internal/tmpfs":                  {},
+	"emulator/testdata/snapshot/gen":           {},
+	"provider/internal/client":                 {},
+	"provider":                                 {"provider/internal/client"},
 }
 
 const module = "github.com/gkesim/terraform-provider-gkesim/"
@@ -61,6 +72,12 @@ const module = "github.com/gkesim/terraform-provider-gkesim/"
 func TestDependencyDirection(t *testing.T) {
 	_, file, _, _ := runtime.Caller(0)
 	root := filepath.Dir(filepath.Dir(file))
+	// Every package is listed: a new one says what it may import before it imports anything.
+	for _, pkg := range goPackages(t, root, "emulator", "provider") {
+		if _, listed := allowedImports[pkg]; !listed {
+			t.Errorf("%s is not in allowedImports: list it with the packages it may import (ARCHITECTURE.md shows the direction)", pkg)
+		}
+	}
 	for pkg, allowed := range allowedImports {
 		bp, err := build.Default.ImportDir(filepath.Join(root, pkg), 0)
 		if err != nil {
@@ -102,8 +119,13 @@ func TestSimulationReadsNoWallClock(t *testing.T) {
 	root := filepath.Dir(filepath.Dir(file))
 	wallClock := map[string]bool{"Now": true, "Since": true, "Until": true, "After": true, "AfterFunc": true, "Sleep": true,
 		"NewTimer": true, "NewTicker": true, "Tick": true}
-	for _, pkg := range []string{"emulator/sim", "emulator/sim/catalog", "emulator/sim/window", "emulator/sim/eventq", "emulator/sim/model", "emulator/sim/engine", "emulator/sim/maintenance", "emulator/sim/core",
-		"emulator/sim/loadbalancers", "emulator/sim/autoscaler", "emulator/sim/kubeapi", "emulator/sim/upgrade", "emulator/sim/autoupgrade", "emulator/sim/views", "emulator/sim/gke", "emulator/sim/clusterimport", "emulator/sim/workloads", "emulator/sim/compute"} {
+	var simPackages []string
+	for pkg := range allowedImports {
+		if pkg == "emulator/sim" || strings.HasPrefix(pkg, "emulator/sim/") {
+			simPackages = append(simPackages, pkg)
+		}
+	}
+	for _, pkg := range simPackages {
 		dir := filepath.Join(root, pkg)
 		bp, err := build.Default.ImportDir(dir, 0)
 		if err != nil {
@@ -123,6 +145,88 @@ func TestSimulationReadsNoWallClock(t *testing.T) {
 				}
 				return true
 			})
+		}
+	}
+}
+
+// goPackages lists the directories under root/dirs that hold non-test Go files, as paths
+// relative to root.
+func goPackages(t *testing.T, root string, dirs ...string) []string {
+	seen := map[string]bool{}
+	for _, d := range dirs {
+		err := filepath.WalkDir(filepath.Join(root, d), func(path string, e fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if e.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+				return nil
+			}
+			rel, _ := filepath.Rel(root, filepath.Dir(path))
+			seen[filepath.ToSlash(rel)] = true
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := make([]string, 0, len(seen))
+	for pkg := range seen {
+		out = append(out, pkg)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// fileRef is a Go file named in a comment or in ARCHITECTURE.md ("core/nodes.go").
+var fileRef = regexp.MustCompile(`(?:^|[^\w./-])((?:[a-z0-9_]+/)*[a-z0-9_]+\.go)\b`)
+
+// Comments and ARCHITECTURE.md name files to read next; every file they name exists. A Go
+// comment names a file of its own package, or a path from its package, from emulator/ or from
+// emulator/sim/; ARCHITECTURE.md names a path that some file's path ends with.
+func TestNamedFilesExist(t *testing.T) {
+	_, file, _, _ := runtime.Caller(0)
+	root := filepath.Dir(filepath.Dir(file))
+	exists := func(p string) bool { _, err := os.Stat(filepath.Join(root, p)); return err == nil }
+	for _, pkg := range goPackages(t, root, "emulator", "provider") {
+		names, _ := filepath.Glob(filepath.Join(root, pkg, "*.go"))
+		for _, name := range names {
+			f, err := parser.ParseFile(token.NewFileSet(), name, nil, parser.ParseComments|parser.PackageClauseOnly)
+			if err != nil {
+				t.Fatal(err)
+			}
+			full, err := parser.ParseFile(token.NewFileSet(), name, nil, parser.ParseComments)
+			if err == nil {
+				f = full
+			}
+			for _, cg := range f.Comments {
+				for _, m := range fileRef.FindAllStringSubmatch(cg.Text(), -1) {
+					ref := m[1]
+					if !exists(filepath.Join(pkg, ref)) && !exists(filepath.Join("emulator", ref)) && !exists(filepath.Join("emulator/sim", ref)) && !exists(ref) {
+						rel, _ := filepath.Rel(root, name)
+						t.Errorf("%s: a comment names %s, which does not exist (from its package, emulator/ or emulator/sim/)", rel, ref)
+					}
+				}
+			}
+		}
+	}
+	doc, err := os.ReadFile(filepath.Join(root, "ARCHITECTURE.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all []string
+	_ = filepath.WalkDir(root, func(path string, e fs.DirEntry, err error) error {
+		if err == nil && !e.IsDir() && strings.HasSuffix(path, ".go") {
+			all = append(all, filepath.ToSlash(path))
+		}
+		return nil
+	})
+	for _, m := range fileRef.FindAllStringSubmatch(string(doc), -1) {
+		ref, found := m[1], false
+		for _, p := range all {
+			found = found || strings.HasSuffix(p, "/"+ref)
+		}
+		if !found {
+			t.Errorf("ARCHITECTURE.md names %s, which no file's path ends with", ref)
 		}
 	}
 }

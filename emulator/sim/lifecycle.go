@@ -21,7 +21,8 @@ import (
 // wireControllers registers every controller's hooks, in the order they run.
 func (w *World) wireControllers() {
 	h := &w.engine.Hooks
-	// The change feeds render Services and stored kinds as their owners do.
+	// The change feeds render Services, stored kinds, ReplicaSets and GKE's DaemonSets as their
+	// owners do.
 	w.core.FeedRender = core.FeedRenderers{
 		Service: func(c *model.Cluster, s *model.Service) runtime.Object { return w.loadbalancers.RenderService(c, s) },
 		Stored:  kubeapi.RenderStored,

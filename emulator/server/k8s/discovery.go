@@ -83,7 +83,7 @@ var k8sGroupVersions = func() []k8sGroupVersion {
 			{Name: "deployments/scale", Namespaced: true, Group: "autoscaling", Version: "v1", Kind: "Scale", Verbs: metav1.Verbs{"get", "patch", "update"}},
 			{Name: "replicasets", SingularName: "replicaset", Namespaced: true, Kind: "ReplicaSet", Verbs: verbsReadOnly,
 				ShortNames: []string{"rs"}, Categories: []string{"all"}},
-			// An imported cluster's StatefulSets, listed as their stand-ins run them (workloads_other.go).
+			// An imported cluster's StatefulSets, listed as their stand-ins run them (sim/workloads/standins.go).
 			{Name: "statefulsets", SingularName: "statefulset", Namespaced: true, Kind: "StatefulSet", Verbs: metav1.Verbs{"list"},
 				ShortNames: []string{"sts"}, Categories: []string{"all"}},
 		}},

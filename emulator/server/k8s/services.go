@@ -13,7 +13,7 @@ import (
 
 // Services (core/v1) of a cluster's Kubernetes-shaped API: ClusterIP, NodePort and
 // LoadBalancer Services, with the API server's allocation and validation; GKE builds the load
-// balancers of LoadBalancer Services (sim/loadbalancer.go).
+// balancers of LoadBalancer Services (sim/loadbalancers/loadbalancer.go).
 
 func (s *Server) k8sServiceRoutes(g *echo.Group) {
 	svc := func(path string) string { return "/api/v1/namespaces/:ns/services" + path }

@@ -21,7 +21,7 @@ import (
 
 // Watches: ?watch=true on every list route, the Kubernetes protocol. The answer is a stream of
 // JSON WatchEvents ({"type": "ADDED", "object": {...}}), one per line, of the changes after
-// the request's resourceVersion, read from the cluster's change feed (sim/changefeed.go):
+// the request's resourceVersion, read from the cluster's change feed (sim/core/changefeed.go):
 //
 //   - resourceVersion unset or "0": the objects there are now as ADDED events, then the changes
 //     after; sendInitialEvents=true does the same and ends the initial events with a BOOKMARK

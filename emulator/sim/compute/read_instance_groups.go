@@ -14,7 +14,7 @@ import (
 
 // The Compute Engine view of instance groups, read-only, of every owner: the node pools' managed
 // instance groups (one per pool per zone) and their managers, GKE's shared unmanaged groups of
-// its instance-group load balancers, and the users' own (compute_user_instance_groups.go); and
+// its instance-group load balancers, and the users' own (user_instance_groups.go); and
 // finding a group or a VM whoever owns it.
 
 // ---- managed instance groups of the node pools ----

@@ -17,8 +17,8 @@ import (
 
 // The Compute Engine resources of GKE's load balancers, read-only, as compute.googleapis.com v1
 // shapes them: forwarding rules, backend services (GKE's beside those users created outside
-// GKE, compute_user_backend_services.go), target pools, GCE_VM_IP NEGs, health checks and
-// firewall rules. Instance groups are in compute_read_instance_groups.go.
+// GKE, user_backend_services.go), target pools, GCE_VM_IP NEGs, health checks and
+// firewall rules. Instance groups are in read_instance_groups.go.
 
 // ---- forwarding rules ----
 

@@ -15,7 +15,7 @@ import (
 )
 
 // Backend services users create outside GKE (regionBackendServices.insert, update, patch and
-// delete; compute_user.go), refused as Compute Engine refuses them when they would put a VM in
+// delete; user_objects.go), refused as Compute Engine refuses them when they would put a VM in
 // two load-balanced instance groups (R-LB-5).
 
 // InsertBackendService is regionBackendServices.insert: a backend service created outside GKE,

@@ -15,7 +15,7 @@ import (
 )
 
 // Unmanaged instance groups users create outside GKE (instanceGroups.insert, delete,
-// addInstances and removeInstances; compute_user.go), and what a deleted VM does to them.
+// addInstances and removeInstances; user_objects.go), and what a deleted VM does to them.
 
 // InsertInstanceGroup is instanceGroups.insert: an empty unmanaged instance group.
 func (w *Compute) InsertInstanceGroup(project, zone string, in *api.InstanceGroup, l core.Links) (*api.ComputeOperation, error) {

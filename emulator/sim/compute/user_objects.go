@@ -21,11 +21,11 @@ import (
 // user's, so they outlive the clusters whose VMs they name (a deleted VM leaves every unmanaged
 // group, as in Compute Engine). Compute's rule that a VM may be in only one load-balanced
 // instance group holds for them, and they are what blocks GKE's instance-group load balancers
-// (R-LB-5, loadbalancer_igs.go). Each write answers with an Operation that is already DONE.
+// (R-LB-5, loadbalancers/loadbalancer_igs.go). Each write answers with an Operation that is already DONE.
 //
 // This file holds what they share: names and paths, validation, and the Operations; the
-// backend services are in compute_user_backend_services.go, the instance groups in
-// compute_user_instance_groups.go.
+// backend services are in user_backend_services.go, the instance groups in
+// user_instance_groups.go.
 
 // ---- operations ----
 

@@ -30,26 +30,26 @@ const (
 
 // Hooks are the controllers' callbacks, run in registration order.
 type Hooks struct {
-	// clusterCreated: a cluster was accepted (its control plane is coming up).
+	// ClusterCreated: a cluster was accepted (its control plane is coming up).
 	ClusterCreated []func(c *model.Cluster)
-	// poolsChanged: the cluster's pools, or their autoscaling, changed, or its control plane
+	// PoolsChanged: the cluster's pools, or their autoscaling, changed, or its control plane
 	// came up.
 	PoolsChanged []func(c *model.Cluster)
-	// nodeChanged: a node's state, cordon or presence changed.
+	// NodeChanged: a node's state, cordon or presence changed.
 	NodeChanged []func(c *model.Cluster, n *model.Node, what NodeChange)
-	// nodeReady: a node booted and joined (after nodeChanged).
+	// NodeReady: a node booted and joined (after NodeChanged).
 	NodeReady []func(c *model.Cluster, n *model.Node)
-	// nodeDrained: a node's drain finished; the first hook that returns true takes the node
+	// NodeDrained: a node's drain finished; the first hook that returns true takes the node
 	// over (an upgrade that recreates it), otherwise the node is deleted.
 	NodeDrained []func(c *model.Cluster, n *model.Node) bool
-	// nodeDeleted: a node's VM is gone (before it is forgotten).
+	// NodeDeleted: a node's VM is gone (before it is forgotten).
 	NodeDeleted []func(c *model.Cluster, n *model.Node)
-	// poolNodesChanged: one of a pool's nodes became ready or went away; the pool's
+	// PoolNodesChanged: one of a pool's nodes became ready or went away; the pool's
 	// controller takes its next step.
 	PoolNodesChanged []func(c *model.Cluster, p *model.NodePool)
-	// podChanged: a pod started, began terminating, or was removed.
+	// PodChanged: a pod started, began terminating, or was removed.
 	PodChanged []func(c *model.Cluster, p *model.Pod, what PodChange)
-	// entryLogged: an entry about cluster c joined the event log (its change feed shows it as
+	// EntryLogged: an entry about cluster c joined the event log (its change feed shows it as
 	// a Kubernetes Event); one listener.
 	EntryLogged func(c *model.Cluster, e *model.LogEntry)
 }
