@@ -2,6 +2,7 @@ package sim
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -580,7 +581,7 @@ func TestAutoscalerDuringBlueGreen(t *testing.T) {
 	}
 	for _, e := range downs {
 		at, _ := time.Parse(time.RFC3339, e.Time)
-		if at.Before(soakStart) || at.Sub(soakStart) > 15*time.Minute || !model.Contains(greenNodes, e.Node) {
+		if at.Before(soakStart) || at.Sub(soakStart) > 15*time.Minute || !slices.Contains(greenNodes, e.Node) {
 			t.Fatalf("scale-down of %s at %s, soak from %s: want green nodes removed in the soak, once 10 minutes unneeded", e.Node, at, soakStart)
 		}
 	}

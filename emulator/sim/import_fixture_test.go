@@ -3,6 +3,7 @@ package sim
 import (
 	"encoding/json"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -350,7 +351,7 @@ func TestImportedClusterRestoresAndUpgrades(t *testing.T) {
 				ds = append(ds, p.Name)
 			}
 		}
-		if len(ds) != 5 || !model.Contains(ds, "kube-proxy-"+n.Name) {
+		if len(ds) != 5 || !slices.Contains(ds, "kube-proxy-"+n.Name) {
 			t.Errorf("node %s DaemonSet pods %v, want 5 with kube-proxy-%s", n.Name, ds, n.Name)
 		}
 	}

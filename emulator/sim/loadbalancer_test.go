@@ -3,6 +3,7 @@ package sim
 import (
 	"encoding/json"
 	"net"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -295,7 +296,7 @@ func TestNEGSubsetClusterPolicy25Of30(t *testing.T) {
 	before := members(s)
 	stayed := 0
 	for _, n := range before {
-		if model.Contains(got, n) {
+		if slices.Contains(got, n) {
 			stayed++
 		}
 	}
@@ -307,7 +308,7 @@ func TestNEGSubsetClusterPolicy25Of30(t *testing.T) {
 	after := members(s)
 	kept, gone := 0, 0
 	for _, n := range after {
-		if model.Contains(before, n) {
+		if slices.Contains(before, n) {
 			kept++
 		}
 		if c.Nodes[n] == nil {

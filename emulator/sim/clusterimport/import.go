@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"net"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -332,7 +333,7 @@ func (im *importer) describeCounts() string {
 		}
 	}
 	for _, k := range model.SortedKeys(im.counts) {
-		if !model.Contains(importedKinds, k) {
+		if !slices.Contains(importedKinds, k) {
 			parts = append(parts, fmt.Sprintf("%d %s", im.counts[k], k))
 		}
 	}
@@ -347,7 +348,7 @@ func (im *importer) summary() *api.ImportSummary {
 		}
 	}
 	for _, k := range model.SortedKeys(im.counts) {
-		if !model.Contains(importedKinds, k) {
+		if !slices.Contains(importedKinds, k) {
 			out.Imported = append(out.Imported, &api.ImportCount{Kind: k, Count: im.counts[k]})
 		}
 	}

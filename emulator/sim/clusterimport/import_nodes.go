@@ -305,7 +305,7 @@ func (im *importer) buildNodes(pn *poolNodes) error {
 		if l, ok := catalog.ParseLocation(zone); !ok || !l.Zonal || !strings.HasPrefix(zone, loadbalancers.RegionOf(c)+"-") {
 			return model.InvalidArgument("Node %s is in zone %q, which is not a zone of the cluster's region %s.", kn.Name, zone, loadbalancers.RegionOf(c))
 		}
-		if !model.Contains(p.Locations, zone) {
+		if !slices.Contains(p.Locations, zone) {
 			p.Locations = append(p.Locations, zone)
 			im.note(noteWarning, "node pool has nodes in a zone its locations do not list; the zone is added to them", "NodePool "+p.Name+" ("+zone+")")
 		}

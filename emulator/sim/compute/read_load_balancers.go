@@ -2,6 +2,7 @@ package compute
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -318,7 +319,7 @@ func (w *Compute) renderNEG(r loadbalancers.LBRef, zone string, l core.Links) *a
 func (w *Compute) NetworkEndpointGroups(project, zone string, l core.Links) []*api.NetworkEndpointGroup {
 	out := []*api.NetworkEndpointGroup{}
 	for _, r := range w.loadbalancers.ProjectLBs(project) {
-		if r.Names.NEG != "" && model.Contains(r.Cluster.Locations, zone) {
+		if r.Names.NEG != "" && slices.Contains(r.Cluster.Locations, zone) {
 			out = append(out, w.renderNEG(r, zone, l))
 		}
 	}
@@ -327,7 +328,7 @@ func (w *Compute) NetworkEndpointGroups(project, zone string, l core.Links) []*a
 
 func (w *Compute) neg(project, zone, name string) (loadbalancers.LBRef, error) {
 	for _, r := range w.loadbalancers.ProjectLBs(project) {
-		if r.Names.NEG == name && model.Contains(r.Cluster.Locations, zone) {
+		if r.Names.NEG == name && slices.Contains(r.Cluster.Locations, zone) {
 			return r, nil
 		}
 	}

@@ -3,6 +3,7 @@ package compute
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -155,14 +156,14 @@ func (w *Compute) buildBackendService(project, region, path string, in *api.Back
 	if bs.Protocol == "" {
 		bs.Protocol = protocols[0]
 	}
-	if !model.Contains(protocols, bs.Protocol) {
+	if !slices.Contains(protocols, bs.Protocol) {
 		return nil, model.ComputeError(http.StatusBadRequest, "invalid", "Invalid value for field 'resource.protocol': '%s'. A backend service with load balancing scheme %s takes protocol %s.",
 			bs.Protocol, bs.LoadBalancingScheme, strings.Join(protocols, ", "))
 	}
 	if bs.SessionAffinity == "" {
 		bs.SessionAffinity = "NONE"
 	}
-	if !model.Contains(sessionAffinities, bs.SessionAffinity) {
+	if !slices.Contains(sessionAffinities, bs.SessionAffinity) {
 		return nil, invalidComputeValue("resource.sessionAffinity", bs.SessionAffinity, "Must be one of %s.", strings.Join(sessionAffinities, ", "))
 	}
 	if in.Network != "" {
@@ -210,7 +211,7 @@ func (w *Compute) buildBackendService(project, region, path string, in *api.Back
 			mode = "CONNECTION"
 		case mode == "":
 			mode = "UTILIZATION"
-		case !model.Contains(balancingModes, mode):
+		case !slices.Contains(balancingModes, mode):
 			return nil, invalidComputeValue(fmt.Sprintf("resource.backends[%d].balancingMode", i), mode, "Must be one of %s.", strings.Join(balancingModes, ", "))
 		case passthrough && mode != "CONNECTION":
 			return nil, model.ComputeError(http.StatusBadRequest, "invalid", "Invalid value for field 'resource.backends[%d].balancingMode': '%s'. Balancing mode must be CONNECTION for a backend service with load balancing scheme %s.",

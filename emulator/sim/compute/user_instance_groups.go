@@ -3,6 +3,7 @@ package compute
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -141,7 +142,7 @@ func (w *Compute) AddInstances(project, zone, name string, refs []*api.InstanceR
 		if _, node := w.loadbalancers.FindVM(project, zone, n); node == nil {
 			return nil, computeNotFound(loadbalancers.InstancePath(project, zone, n))
 		}
-		if model.Contains(ig.Instances, n) || model.Contains(added, n) {
+		if slices.Contains(ig.Instances, n) || slices.Contains(added, n) {
 			return nil, model.ComputeError(http.StatusBadRequest, "memberAlreadyExists", "Resource '%s' is already a member of '%s'.", loadbalancers.InstancePath(project, zone, n), path)
 		}
 		added = append(added, n)
@@ -168,7 +169,7 @@ func (w *Compute) RemoveInstances(project, zone, name string, refs []*api.Instan
 		return nil, err
 	}
 	for _, n := range names {
-		if !model.Contains(ig.Instances, n) {
+		if !slices.Contains(ig.Instances, n) {
 			return nil, model.ComputeError(http.StatusBadRequest, "invalid", "Resource '%s' is not a member of '%s'.", loadbalancers.InstancePath(project, zone, n), path)
 		}
 	}
@@ -186,7 +187,7 @@ func (w *Compute) UserGroupsNodeGone(c *model.Cluster, n *model.Node) {
 	}
 	for _, key := range model.SortedKeys(uc.InstanceGroups) {
 		ig := uc.InstanceGroups[key]
-		if ig.Project != c.Project || ig.Zone != n.Zone || !model.Contains(ig.Instances, n.Name) {
+		if ig.Project != c.Project || ig.Zone != n.Zone || !slices.Contains(ig.Instances, n.Name) {
 			continue
 		}
 		ig.Remove(n.Name)

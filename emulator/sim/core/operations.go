@@ -86,7 +86,7 @@ func (w *Core) StartOperation(typ string, c *model.Cluster, pool string, holds b
 }
 
 // OpWork is what an operation's type does once it runs: begin its work, say whether the work
-// is done, and complete it (gke/work.go, wired by wireControllers).
+// is done, and complete it (gke/operation_work.go, wired by wireControllers).
 type OpWork struct {
 	Begin    func(c *model.Cluster, op *model.Operation)
 	Done     func(c *model.Cluster, op *model.Operation) bool

@@ -1,7 +1,7 @@
 // Package gke is the GKE v1 surface of the simulation: creating, updating and deleting
 // clusters and node pools (with the API's validation and GKE's defaults), setting maintenance
 // policies, cancelling operations, the work each operation's type does while it runs
-// (work.go), and rendering clusters and node pools as the API returns them. It starts what the
+// (operation_work.go), and rendering clusters and node pools as the API returns them. It starts what the
 // other parts carry out (upgrades, the autoscaler, load balancers, a cluster's Kubernetes
 // objects) by calling them; none of them calls it: an operation's work reaches the core
 // through the core's OpWork, wired by the root package.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/bits"
+	"slices"
 	"sort"
 	"strings"
 
@@ -204,10 +205,10 @@ func ValidateSpec(c *model.Cluster, spec model.NodeSpec, field func(member strin
 	if spec.DiskSizeGb < catalog.MinDiskSizeGb || spec.DiskSizeGb > catalog.MaxDiskSizeGb {
 		return model.InvalidField(field("diskSizeGb"), spec.DiskSizeGb, "Boot disks must be between %d and %d GB", catalog.MinDiskSizeGb, catalog.MaxDiskSizeGb)
 	}
-	if !model.Contains(catalog.DiskTypes, spec.DiskType) {
+	if !slices.Contains(catalog.DiskTypes, spec.DiskType) {
 		return model.InvalidField(field("diskType"), fmt.Sprintf("%q", spec.DiskType), "Must be one of %s", model.QuoteList(catalog.DiskTypes))
 	}
-	if !model.Contains(catalog.ImageTypes, spec.ImageType) {
+	if !slices.Contains(catalog.ImageTypes, spec.ImageType) {
 		return model.InvalidField(field("imageType"), fmt.Sprintf("%q", spec.ImageType), "Must be one of %s", model.QuoteList(catalog.ImageTypes))
 	}
 	return nil
@@ -483,7 +484,7 @@ func (w *GKE) setPoolLocations(c *model.Cluster, p *model.NodePool, zones []stri
 func (w *GKE) dropEmptyGroups(p *model.NodePool) {
 	out := p.Groups[:0]
 	for _, g := range p.Groups {
-		if g.TargetSize == 0 && len(g.Nodes) == 0 && !model.Contains(p.Locations, g.Zone) {
+		if g.TargetSize == 0 && len(g.Nodes) == 0 && !slices.Contains(p.Locations, g.Zone) {
 			delete(w.core.Groups, g)
 			continue
 		}
@@ -527,7 +528,7 @@ func (w *GKE) SetNodePoolSize(project, location, cluster, name string, req *api.
 		return nil, model.InvalidArgument("The cluster would have %d nodes; a GKE cluster has at most %d nodes.", total, maxNodesPerCluster)
 	}
 	for _, g := range p.Groups {
-		if model.Contains(p.Locations, g.Zone) {
+		if slices.Contains(p.Locations, g.Zone) {
 			g.TargetSize = int(req.NodeCount)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
@@ -561,7 +562,7 @@ func validateBinding(ref rbacv1.RoleRef, old *rbacv1.RoleRef, subjects []rbacv1.
 	if namespaced {
 		kinds = []string{"Role", "ClusterRole"}
 	}
-	if !model.Contains(kinds, ref.Kind) {
+	if !slices.Contains(kinds, ref.Kind) {
 		errs = append(errs, field.NotSupported(rp.Child("kind"), ref.Kind, kinds))
 	}
 	if ref.Name == "" {
@@ -655,7 +656,7 @@ func validateHPA(obj, _ runtime.Object) field.ErrorList {
 			}
 			errs = append(errs, validateMetricTarget(m.Resource.Target, p.Child("resource", "target"))...)
 		default:
-			if !model.Contains(types, string(m.Type)) {
+			if !slices.Contains(types, string(m.Type)) {
 				errs = append(errs, field.NotSupported(p.Child("type"), m.Type, types))
 			}
 		}
@@ -669,7 +670,7 @@ func validateMetricTarget(t autoscalingv2.MetricTarget, p *field.Path) field.Err
 	switch {
 	case t.Type == "":
 		errs = append(errs, field.Required(p.Child("type"), "must specify a metric target type"))
-	case !model.Contains(targets, string(t.Type)):
+	case !slices.Contains(targets, string(t.Type)):
 		errs = append(errs, field.NotSupported(p.Child("type"), t.Type, targets))
 	}
 	if t.AverageUtilization != nil && *t.AverageUtilization < 1 {

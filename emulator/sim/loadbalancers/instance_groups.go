@@ -2,6 +2,7 @@ package loadbalancers
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 
@@ -50,7 +51,7 @@ func (w *LoadBalancers) LBGroups(project, zone string) []LBGroup {
 	var out []LBGroup
 	byCluster := map[*model.Cluster]*LBGroup{}
 	for _, r := range w.ProjectLBs(project) {
-		if r.Names.InstanceGroup == "" || !model.Contains(r.Cluster.Locations, zone) {
+		if r.Names.InstanceGroup == "" || !slices.Contains(r.Cluster.Locations, zone) {
 			continue
 		}
 		g := byCluster[r.Cluster]
@@ -63,7 +64,7 @@ func (w *LoadBalancers) LBGroups(project, zone string) []LBGroup {
 			g.Since = r.Service.LB.ReadyTime
 		}
 		for node, z := range r.Service.LB.Members {
-			if z == zone && !model.Contains(g.Nodes, node) {
+			if z == zone && !slices.Contains(g.Nodes, node) {
 				g.Nodes = append(g.Nodes, node)
 			}
 		}

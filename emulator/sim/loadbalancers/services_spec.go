@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"net"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -181,7 +182,7 @@ func validateService(s *corev1.Service, namespace string) []string {
 		errs = append(errs, e.Error())
 	}
 	sp := &s.Spec
-	if !model.Contains(serviceTypes, string(sp.Type)) {
+	if !slices.Contains(serviceTypes, string(sp.Type)) {
 		errs = append(errs, fmt.Sprintf("spec.type: Unsupported value: %q: supported values: \"ClusterIP\", \"ExternalName\", \"LoadBalancer\", \"NodePort\"", sp.Type))
 		return errs
 	}

@@ -17,7 +17,7 @@ import (
 // R-EX-1..4), set with clusters.setMaintenancePolicy (or at creation) and validated against
 // GKE's limits. The evaluator that answers "may this upgrade run now?" is in
 // maintenance_eval.go, the windows and the availability rule in maintenance_window.go, the
-// automatic upgrades the policy governs in autoupgrade/maintenance_autoupgrade.go.
+// automatic upgrades the policy governs in autoupgrade/channel_upgrades.go.
 
 // Limits of maintenance policies (GKE's maintenance docs, "Limitations"; R-EX-4).
 const (

@@ -3,7 +3,6 @@ package maintenance
 import (
 	"fmt"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
@@ -105,7 +104,7 @@ func (w *Maintenance) MaintenanceAllows(c *model.Cluster, kind model.UpgradeKind
 		if len(names) > 1 {
 			what = "maintenance exclusions %s block %s until %s"
 		}
-		return false, fmt.Sprintf(what, quoteNames(names), kind.Describe(), until.Format(time.RFC3339))
+		return false, fmt.Sprintf(what, model.QuoteList(names), kind.Describe(), until.Format(time.RFC3339))
 	}
 	s, ok := w.WindowOf(c).NextOpen(t, t.Add(MaintenanceHorizon))
 	switch {
@@ -160,14 +159,6 @@ func (w *Maintenance) MaintenanceAllowedUntil(c *model.Cluster, kind model.Upgra
 		}
 	}
 	return end, true
-}
-
-func quoteNames(names []string) string {
-	q := make([]string, len(names))
-	for i, n := range names {
-		q[i] = fmt.Sprintf("%q", n)
-	}
-	return strings.Join(q, ", ")
 }
 
 // OpenWindows returns the next n stretches, from `from` on, in which maintenance may run at

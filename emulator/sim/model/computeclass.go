@@ -2,6 +2,7 @@ package model
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
@@ -58,7 +59,7 @@ func (r computeClassRule) Matches(p *NodePool) bool {
 		spot != (p.Spec.Spot || p.Spec.Preemptible),
 		r.MinCores > 0 && int(mt.VCPU) < r.MinCores,
 		r.MinMemoryGb > 0 && int(mt.MemoryMiB/1024) < r.MinMemoryGb,
-		len(r.Nodepools) > 0 && !Contains(r.Nodepools, p.Name):
+		len(r.Nodepools) > 0 && !slices.Contains(r.Nodepools, p.Name):
 		return false
 	}
 	return true

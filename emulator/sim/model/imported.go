@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-
-	corev1 "k8s.io/api/core/v1"
+	"time"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
+	corev1 "k8s.io/api/core/v1"
 )
 
 // MachineShape is a machine type as an imported cluster's nodes reported it.
@@ -95,4 +95,19 @@ func (c *Cluster) NodeCapacity(n *Node) Resources {
 func (c *Cluster) KnowsMachineType(name string) bool {
 	_, ok := c.MachineType(name)
 	return ok
+}
+
+// ImportRecord says where an imported cluster came from.
+type ImportRecord struct {
+	SnapshotTime time.Time `json:"snapshotTime"`
+	Time         time.Time `json:"time"`
+}
+
+func (p *NodePool) GroupNamed(name string) *InstanceGroup {
+	for _, g := range p.Groups {
+		if g.Name == name {
+			return g
+		}
+	}
+	return nil
 }

@@ -48,15 +48,7 @@ func NodeName(cluster, pool, hash, suffix string) string {
 	return NodeNameBase(cluster, pool) + "-" + hash + "-" + suffix
 }
 
-func Contains(list []string, v string) bool {
-	for _, x := range list {
-		if x == v {
-			return true
-		}
-	}
-	return false
-}
-
+// QuoteList writes names as a comma-separated list of quoted strings: "a", "b".
 func QuoteList(list []string) string {
 	q := make([]string, len(list))
 	for i, s := range list {
@@ -70,3 +62,10 @@ func NamespacedKey(namespace, name string) string { return namespace + "/" + nam
 
 // OwnerKey is the key (namespace/name) of the pod's owner, in the map of its owner's kind.
 func (p *Pod) OwnerKey() string { return NamespacedKey(p.Namespace, p.Owner) }
+
+func LastSegment(s string) string {
+	if i := strings.LastIndexByte(s, '/'); i >= 0 {
+		return s[i+1:]
+	}
+	return s
+}

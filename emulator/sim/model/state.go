@@ -62,7 +62,7 @@ type State struct {
 	FaultSeq   int                   `json:"faultSeq,omitempty"`
 	Queue      eventq.Queue[Event]   `json:"queue"`
 	Log        EventLog              `json:"log"`
-	// Compute is what users created in Compute Engine outside GKE (compute_user.go).
+	// Compute is what users created in Compute Engine outside GKE (loadbalancers.go; package compute serves them).
 	Compute *UserCompute `json:"compute,omitempty"`
 }
 

@@ -1,6 +1,7 @@
 package upgrade
 
 import (
+	"slices"
 	"sort"
 	"time"
 
@@ -432,7 +433,7 @@ func (w *Upgrades) deleteBlue(c *model.Cluster, p *model.NodePool) bool {
 func (w *Upgrades) removeGroups(p *model.NodePool, names []string) {
 	out := p.Groups[:0]
 	for _, g := range p.Groups {
-		if model.Contains(names, g.Name) {
+		if slices.Contains(names, g.Name) {
 			delete(w.core.Groups, g)
 			continue
 		}

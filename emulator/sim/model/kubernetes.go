@@ -3,13 +3,18 @@ package model
 import (
 	"encoding/binary"
 	"encoding/hex"
+	"encoding/json"
+	"net/http"
+	"slices"
 	"sort"
+	"strconv"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 )
 
 // Resources is an amount of the two resources the scheduler packs.
@@ -60,7 +65,7 @@ type Deployment struct {
 	Templates   map[string]*corev1.PodTemplateSpec `json:"templates"`
 	// System marks the kube-system Deployments GKE runs in every cluster.
 	System bool `json:"system,omitempty"`
-	// Status is what the Deployment controller last reported (replicasets.go).
+	// Status is what the Deployment controller last reported (workloads/replicasets.go).
 	Status        appsv1.DeploymentStatus     `json:"status"`
 	ReplicaSets   map[string]*ReplicaSet      `json:"replicaSets,omitempty"`
 	ManagedFields []metav1.ManagedFieldsEntry `json:"managedFields,omitempty"`
@@ -201,4 +206,208 @@ func SortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// Resource names as the API server spells them in messages.
+const (
+	ResNamespaces  = "namespaces"
+	ResDeployments = "deployments.apps"
+	ResPods        = "pods"
+	ResPDBs        = "poddisruptionbudgets.policy"
+	ResNodes       = "nodes"
+)
+
+func RVString(rv int64) string { return strconv.FormatInt(rv, 10) }
+
+// NamespaceFor checks that a namespace exists and takes objects.
+func (c *Cluster) NamespaceFor(ns string) error {
+	n := c.Namespaces[ns]
+	if n == nil {
+		return KubeNotFound(ResNamespaces, ns)
+	}
+	if n.Terminating {
+		return KubeError(http.StatusForbidden, "Forbidden", "unable to create new content in namespace %s because it is being terminated", ns)
+	}
+	return nil
+}
+
+// StoredObject is one object of a stored kind.
+type StoredObject struct {
+	Resource  string `json:"resource"`
+	Namespace string `json:"namespace,omitempty"`
+	Name      string `json:"name"`
+	RV        int64  `json:"rv"`
+	// Object is the object's JSON, as served but for its resourceVersion.
+	Object json.RawMessage `json:"object"`
+}
+
+// Key is namespace/name (name for cluster-scoped kinds).
+func (o *StoredObject) Key() string { return StoredKey(o.Namespace, o.Name) }
+
+func StoredKey(ns, name string) string {
+	if ns == "" {
+		return name
+	}
+	return ns + "/" + name
+}
+
+func (c *Cluster) Stored(resource string) map[string]*StoredObject {
+	if c.Objects == nil {
+		c.Objects = map[string]map[string]*StoredObject{}
+	}
+	if c.Objects[resource] == nil {
+		c.Objects[resource] = map[string]*StoredObject{}
+	}
+	return c.Objects[resource]
+}
+
+// Set stores obj's JSON.
+func (o *StoredObject) Set(obj runtime.Object) error {
+	raw, err := json.Marshal(obj)
+	if err != nil {
+		return KubeError(http.StatusInternalServerError, "InternalError", "encode %s %s: %v", o.Resource, o.Key(), err)
+	}
+	o.Object = raw
+	return nil
+}
+
+// SafeChars is the alphabet Kubernetes uses for generated names (no vowels, no confusables).
+const SafeChars = "bcdfghjklmnpqrstvwxz2456789"
+
+// SetTemplate makes t the deployment's current template (a rollout if it changed).
+func (d *Deployment) SetTemplate(t corev1.PodTemplateSpec) {
+	hash := TemplateHash(&t)
+	if d.Templates == nil {
+		d.Templates = map[string]*corev1.PodTemplateSpec{}
+	}
+	if _, ok := d.Templates[hash]; !ok {
+		tc := t.DeepCopy()
+		if tc.Labels == nil {
+			tc.Labels = map[string]string{}
+		}
+		tc.Labels[appsv1.DefaultDeploymentUniqueLabelKey] = hash
+		d.Templates[hash] = tc
+	}
+	d.Current = hash
+}
+
+// TemplateCount counts a Deployment's pods of one template.
+type TemplateCount struct{ All, Live, Ready int32 }
+
+// StatusInputs are what a Deployment's status is computed from, but the time.
+type StatusInputs struct {
+	Generation                      int64
+	Current                         string
+	Replicas, Total, Updated, Ready int32
+	Complete                        bool
+}
+
+// Name is the ReplicaSet's name: {deployment}-{pod-template-hash}.
+func (rs *ReplicaSet) Name(d *Deployment) string { return d.Name + "-" + rs.Hash }
+
+// DaemonSetState is what the DaemonSet controller last reported of one of GKE's DaemonSets.
+type DaemonSetState struct {
+	Name   string                 `json:"name"`
+	RV     int64                  `json:"rv"`
+	Status appsv1.DaemonSetStatus `json:"status"`
+}
+
+// OwnDaemonSets says whether the cluster runs DaemonSets of its own (an imported one) rather
+// than GKE's built-in ones.
+func (c *Cluster) OwnDaemonSets() bool { return c.Imported != nil }
+
+// DaemonSet is one of an imported cluster's DaemonSets. A static one stands for the static pods
+// the kubelet of every node runs from a manifest (kube-proxy on GKE): they are named
+// PREFIX-NODE and their owner is the node.
+type DaemonSet struct {
+	Namespace   string               `json:"namespace"`
+	Name        string               `json:"name"`
+	UID         string               `json:"uid"`
+	Labels      map[string]string    `json:"labels,omitempty"`
+	Annotations map[string]string    `json:"annotations,omitempty"`
+	Spec        appsv1.DaemonSetSpec `json:"spec"`
+	Generation  int64                `json:"generation"`
+	CreateTime  time.Time            `json:"createTime"`
+	Static      bool                 `json:"static,omitempty"`
+	// NodeNamed: its pods are named NAME-NODE (static pods, and kube-proxy as gkesim runs it).
+	NodeNamed bool `json:"nodeNamed,omitempty"`
+}
+
+// Key is namespace/name.
+func (d *DaemonSet) Key() string { return NamespacedKey(d.Namespace, d.Name) }
+
+// RunsOn says whether the DaemonSet controller puts a pod of ds on a node with these labels and
+// taints: its node selector and required node affinity match and it tolerates the taints (the
+// controller's own tolerations, such as the cordon's, aside).
+func (ds *DaemonSet) RunsOn(labels map[string]string, taints []corev1.Taint) bool {
+	spec := &ds.Spec.Template.Spec
+	for k, v := range spec.NodeSelector {
+		if labels[k] != v {
+			return false
+		}
+	}
+	if a := spec.Affinity; a != nil && a.NodeAffinity != nil && a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil &&
+		!MatchesNodeSelector(a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution, labels) {
+		return false
+	}
+	for _, t := range taints {
+		if t.Effect == corev1.TaintEffectPreferNoSchedule || t.Key == "node.kubernetes.io/unschedulable" || Tolerates(spec.Tolerations, t) {
+			continue
+		}
+		return false
+	}
+	return true
+}
+
+// ControllerRef is the controller that owns a workload's pods when it is not a Deployment.
+type ControllerRef struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Name       string `json:"name"`
+	// Ordinals: the pods are NAME-0 .. NAME-(replicas-1) (a StatefulSet); Parallel: they are
+	// created at once rather than each after the previous one is ready (podManagementPolicy).
+	Ordinals bool `json:"ordinals,omitempty"`
+	Parallel bool `json:"parallel,omitempty"`
+	// Spec is the controller's spec as imported, echoed when the API lists it.
+	Spec json.RawMessage `json:"spec,omitempty"`
+}
+
+func Tolerates(tols []corev1.Toleration, t corev1.Taint) bool {
+	for _, tol := range tols {
+		if tol.Effect != "" && tol.Effect != t.Effect {
+			continue
+		}
+		switch {
+		case tol.Operator == corev1.TolerationOpExists && (tol.Key == "" || tol.Key == t.Key):
+			return true
+		case tol.Key == t.Key && tol.Value == t.Value:
+			return true
+		}
+	}
+	return false
+}
+
+// MatchesNodeSelector evaluates required node affinity terms (ORed) of In, NotIn, Exists,
+// DoesNotExist expressions against node labels.
+func MatchesNodeSelector(ns *corev1.NodeSelector, lbls map[string]string) bool {
+	for _, term := range ns.NodeSelectorTerms {
+		ok := true
+		for _, e := range term.MatchExpressions {
+			v, has := lbls[e.Key]
+			switch e.Operator {
+			case corev1.NodeSelectorOpIn:
+				ok = ok && has && slices.Contains(e.Values, v)
+			case corev1.NodeSelectorOpNotIn:
+				ok = ok && !(has && slices.Contains(e.Values, v))
+			case corev1.NodeSelectorOpExists:
+				ok = ok && has
+			case corev1.NodeSelectorOpDoesNotExist:
+				ok = ok && !has
+			}
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
 }

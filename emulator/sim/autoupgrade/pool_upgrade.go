@@ -7,7 +7,7 @@ import (
 
 // StartNodeAutoUpgrade starts GKE's automatic upgrade of a node pool to a version now, as
 // automatic maintenance starts one once a release channel's rollout reaches the cluster
-// (maintenance_autoupgrade.go decides when for clusters that follow gkesim's version table; a
+// (channel_upgrades.go decides when for clusters that follow gkesim's version table; a
 // rehearsal of an imported cluster asks for it). Like every automatic upgrade it respects the
 // maintenance policy: it waits for an open window and no blocking exclusion before its first
 // node, and a surge upgrade pauses when the window closes and resumes in the next one (R-MW-1,
