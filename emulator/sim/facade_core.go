@@ -9,6 +9,7 @@ import (
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/feed"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/workloads"
 )
@@ -88,21 +89,21 @@ func (w *World) GetReplicaSet(c *model.Cluster, ns string, name string) (*appsv1
 	return w.workloads.GetReplicaSet(c, ns, name)
 }
 
-const DefaultWatchHistory = core.DefaultWatchHistory
-const ChangeAdded = core.ChangeAdded
-const ChangeModified = core.ChangeModified
-const ChangeDeleted = core.ChangeDeleted
-const ResourcePods = core.ResourcePods
-const ResourceNodes = core.ResourceNodes
-const ResourceNamespaces = core.ResourceNamespaces
-const ResourceDeployments = core.ResourceDeployments
-const ResourceReplicaSets = core.ResourceReplicaSets
-const ResourceDaemonSets = core.ResourceDaemonSets
-const ResourcePDBs = core.ResourcePDBs
-const ResourceServices = core.ResourceServices
-const ResourceEvents = core.ResourceEvents
+const DefaultWatchHistory = feed.DefaultWatchHistory
+const ChangeAdded = feed.ChangeAdded
+const ChangeModified = feed.ChangeModified
+const ChangeDeleted = feed.ChangeDeleted
+const ResourcePods = feed.ResourcePods
+const ResourceNodes = feed.ResourceNodes
+const ResourceNamespaces = feed.ResourceNamespaces
+const ResourceDeployments = feed.ResourceDeployments
+const ResourceReplicaSets = feed.ResourceReplicaSets
+const ResourceDaemonSets = feed.ResourceDaemonSets
+const ResourcePDBs = feed.ResourcePDBs
+const ResourceServices = feed.ResourceServices
+const ResourceEvents = feed.ResourceEvents
 
-type Change = core.Change
+type Change = feed.Change
 
 // FollowFeed: see core.Core.FollowFeed.
 func (w *World) FollowFeed(c *model.Cluster) { w.core.FollowFeed(c) }
@@ -115,8 +116,8 @@ func (w *World) Changes(c *model.Cluster, after int64, limit int) ([]Change, int
 	return w.core.Changes(c, after, limit)
 }
 
-// ExpiredError: see core.ExpiredError.
-func ExpiredError(rv int64, oldest int64) *model.Error { return core.ExpiredError(rv, oldest) }
+// ExpiredError: see feed.ExpiredError.
+func ExpiredError(rv int64, oldest int64) *model.Error { return feed.ExpiredError(rv, oldest) }
 
 // ChangesWaiter: see core.Core.ChangesWaiter.
 func (w *World) ChangesWaiter(c *model.Cluster) <-chan struct{} { return w.core.ChangesWaiter(c) }

@@ -152,10 +152,10 @@ func TestTheModelDoesNotDependOnWhoFollowsTheFeeds(t *testing.T) {
 			}
 			recorded, none := 0, 0
 			for _, c := range followed.st.Clusters {
-				recorded += followed.core.Feeds[c].Size
+				recorded += followed.core.Feeds[c].Len()
 			}
 			for _, c := range unfollowed.st.Clusters {
-				none += unfollowed.core.Feeds[c].Size
+				none += unfollowed.core.Feeds[c].Len()
 			}
 			if recorded == 0 || none != 0 {
 				t.Fatalf("feeds hold %d changes followed and %d unfollowed, want some and none: the comparison proves nothing", recorded, none)

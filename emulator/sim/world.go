@@ -83,9 +83,7 @@ func New(opts Options) *World {
 func (w *World) SetWatchHistory(n int) {
 	w.core.WatchCap = n
 	for _, f := range w.core.Feeds {
-		if f.Size == 0 {
-			f.Ring = make([]*core.Change, w.core.WatchHistory())
-		}
+		f.Resize(w.core.WatchHistory())
 	}
 }
 

@@ -75,7 +75,7 @@ func (w *Core) nodeSnapshot(c *model.Cluster, n *model.Node) *nodeSnap {
 	return s
 }
 
-func (s *nodeSnap) render() runtime.Object { return s.renderNode() }
+func (s *nodeSnap) Render() runtime.Object { return s.renderNode() }
 
 // nodeConditions are the conditions GKE nodes report besides Ready: the kubelet's pressure
 // conditions and those of GKE's node problem detector, all healthy.

@@ -101,7 +101,7 @@ func (w *Core) PodSnapshot(c *model.Cluster, p *model.Pod) *podSnap {
 	return s
 }
 
-func (s *podSnap) render() runtime.Object { return s.RenderPod() }
+func (s *podSnap) Render() runtime.Object { return s.RenderPod() }
 
 // serviceAccountMount is where the API server's ServiceAccount admission mounts a pod's token.
 const serviceAccountMount = "/var/run/secrets/kubernetes.io/serviceaccount"

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/feed"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
@@ -46,93 +47,40 @@ import (
 // the model derives at publish points (statuses, resourceVersions, which nodes are in view) is
 // the same either way.
 
-// DefaultWatchHistory is how many changes each cluster's feed keeps.
-const DefaultWatchHistory = 10_000
-
-// Change types, as a watch event spells them.
-const (
-	ChangeAdded    = "ADDED"
-	ChangeModified = "MODIFIED"
-	ChangeDeleted  = "DELETED"
-)
-
-// Resource names of the objects the feed carries, as the API paths spell them.
-const (
-	ResourcePods        = "pods"
-	ResourceNodes       = "nodes"
-	ResourceNamespaces  = "namespaces"
-	ResourceDeployments = "deployments"
-	ResourceReplicaSets = "replicasets"
-	ResourceDaemonSets  = "daemonsets"
-	ResourcePDBs        = "poddisruptionbudgets"
-	ResourceServices    = "services"
-	ResourceEvents      = "events"
-)
-
-// Change is one entry of a cluster's change feed: an object as it was at RV.
-type Change struct {
-	RV        int64
-	Type      string
-	Resource  string
-	Namespace string
-	Name      string
-	// Object is the Kubernetes object (nil for events, which carry Event).
-	Object runtime.Object
-	// Event is the event-log entry of an "events" change.
-	Event *api.Event
-	snap  snapshot
-}
-
-// snapshot is what an object was when it changed, from which its API object renders later.
-// Pods and nodes change far more often than anyone watches them, so theirs are copies of the
-// model, rendered only when a watcher reads them; other kinds render at once.
-type snapshot interface{ render() runtime.Object }
-
-type renderedSnap struct{ obj runtime.Object }
-
-func (s renderedSnap) render() runtime.Object { return s.obj }
-
 // pendingChange is an object that changed since the last publish.
 type pendingChange struct {
 	obj any
 	// added: it came into being (or into view) since the last publish.
 	added bool
 	// gone is its DELETED entry once it has gone.
-	gone *Change
+	gone *feed.Change
 }
 
 // ChangeFeed is a cluster's feed: a ring of the newest changes, and what changed since the last
 // publish.
 type ChangeFeed struct {
-	Ring       []*Change
-	head, Size int
-	// start: a watch from any resourceVersion >= start misses nothing the ring holds.
-	start int64
-	wake  chan struct{}
-
+	// Window holds the entries watches read.
+	*feed.Window
 	// pending: the objects changed since the last publish, by object and in the order they
 	// first changed (a publish walks the slice: walking a map that once held a large batch
 	// costs its old size, as Go maps never shrink).
 	pending      map[any]*pendingChange
 	pendingOrder []*pendingChange
-	pendingLog   []*Change
+	pendingLog   []*feed.Change
 	// marks are what the controllers derive statuses from at a publish (status_marks.go).
 	marks *StatusMarks
 	// nodes are the nodes as last published, the visible ones (registered with the API):
 	// which changes are ADDED or DELETED, and what a DELETED carries.
 	nodes map[*model.Node]*nodeSnap
-	// queued: the cluster is in World.dirtyFeeds.
+	// queued: the cluster is in Core.dirtyFeeds.
 	queued bool
-	// recording: entries are taken (someone follows the cluster); when false the window is
-	// empty and only what the model derives is kept up to date.
-	recording bool
 }
 
 func (w *Core) WatchHistory() int {
 	if w.WatchCap > 0 {
 		return w.WatchCap
 	}
-	return DefaultWatchHistory
+	return feed.DefaultWatchHistory
 }
 
 // Feed returns the change feed of c, or nil before its control plane is up (nothing is served
@@ -152,7 +100,7 @@ func (w *Core) NewFeed(c *model.Cluster) *ChangeFeed {
 	if w.Feeds == nil {
 		w.Feeds = map[*model.Cluster]*ChangeFeed{}
 	}
-	f := &ChangeFeed{Ring: make([]*Change, w.WatchHistory()), start: c.RV, wake: make(chan struct{}),
+	f := &ChangeFeed{Window: feed.NewWindow(w.WatchHistory(), c.RV),
 		pending: map[any]*pendingChange{}, nodes: map[*model.Node]*nodeSnap{}, marks: newStatusMarks()}
 	for _, n := range c.Nodes {
 		if n.State != model.NodeProvisioning {
@@ -163,7 +111,7 @@ func (w *Core) NewFeed(c *model.Cluster) *ChangeFeed {
 		f.marks.trackDaemonPod(p)
 	}
 	f.marks.DaemonSets = false // the stored statuses are those of the state as it is
-	f.recording = w.followed(c)
+	f.Recording = w.followed(c)
 	w.Feeds[c] = f
 	return f
 }
@@ -171,7 +119,7 @@ func (w *Core) NewFeed(c *model.Cluster) *ChangeFeed {
 // DropFeed forgets a deleted cluster's feed; its watchers wake and find the cluster gone.
 func (w *Core) DropFeed(c *model.Cluster) {
 	if f := w.Feeds[c]; f != nil {
-		close(f.wake)
+		f.Close()
 		delete(w.Feeds, c)
 	}
 }
@@ -182,7 +130,7 @@ func (w *Core) mark(c *model.Cluster, obj any, added bool) *ChangeFeed {
 	if f == nil {
 		return nil
 	}
-	if _, isNode := obj.(*model.Node); !f.recording && !isNode {
+	if _, isNode := obj.(*model.Node); !f.Recording && !isNode {
 		// Not recording: a publish needs only the nodes in view (they decide which node
 		// changes take a resourceVersion).
 		w.NoteDirty(c, f)
@@ -232,9 +180,9 @@ func (w *Core) podRemoved(c *model.Cluster, p *model.Pod, rv int64) {
 		return
 	}
 	f.marks.untrackDaemonPod(p)
-	if f.recording {
-		f.pending[p].gone = &Change{RV: rv, Type: ChangeDeleted, Resource: ResourcePods, Namespace: p.Namespace, Name: p.Name,
-			snap: w.PodSnapshot(c, p)}
+	if f.Recording {
+		f.pending[p].gone = &feed.Change{RV: rv, Type: feed.ChangeDeleted, Resource: feed.ResourcePods, Namespace: p.Namespace, Name: p.Name,
+			Snap: w.PodSnapshot(c, p)}
 	}
 	if p.OwnerKind == model.OwnerDeployment {
 		if d := c.Deployments[p.OwnerKey()]; d != nil {
@@ -309,9 +257,9 @@ func (w *Core) ObjectRemoved(c *model.Cluster, obj any) {
 	if f == nil {
 		return
 	}
-	if f.recording {
+	if f.Recording {
 		ch := w.changeOf(c, obj)
-		ch.RV, ch.Type = rv, ChangeDeleted
+		ch.RV, ch.Type = rv, feed.ChangeDeleted
 		f.pending[obj].gone = ch
 	}
 	switch o := obj.(type) {
@@ -331,10 +279,10 @@ func (w *Core) RecordChange(c *model.Cluster, e *model.LogEntry) {
 	}
 	w.NoteDirty(c, f)
 	rv := c.NextRV()
-	if !f.recording {
+	if !f.Recording {
 		return
 	}
-	f.pendingLog = append(f.pendingLog, &Change{RV: rv, Type: ChangeAdded, Resource: ResourceEvents, Event: &api.Event{
+	f.pendingLog = append(f.pendingLog, &feed.Change{RV: rv, Type: feed.ChangeAdded, Resource: feed.ResourceEvents, Event: &api.Event{
 		Seq: e.Seq, Time: e.Time.Format(time.RFC3339), Type: e.Type, Cluster: e.Cluster,
 		NodePool: e.Pool, Node: e.Node, Operation: e.Op, Message: e.Message,
 	}})
@@ -351,27 +299,27 @@ type FeedRenderers struct {
 }
 
 // changeOf is the change entry of an object as it is now, at its resourceVersion.
-func (w *Core) changeOf(c *model.Cluster, obj any) *Change {
+func (w *Core) changeOf(c *model.Cluster, obj any) *feed.Change {
 	switch o := obj.(type) {
 	case *model.Pod:
-		return &Change{RV: o.RV, Resource: ResourcePods, Namespace: o.Namespace, Name: o.Name, snap: w.PodSnapshot(c, o)}
+		return &feed.Change{RV: o.RV, Resource: feed.ResourcePods, Namespace: o.Namespace, Name: o.Name, Snap: w.PodSnapshot(c, o)}
 	case *model.Node:
-		return &Change{RV: o.RV, Resource: ResourceNodes, Name: o.Name, snap: w.nodeSnapshot(c, o)}
+		return &feed.Change{RV: o.RV, Resource: feed.ResourceNodes, Name: o.Name, Snap: w.nodeSnapshot(c, o)}
 	case *model.Namespace:
-		return &Change{RV: o.RV, Resource: ResourceNamespaces, Name: o.Name, snap: renderedSnap{w.RenderNamespace(o)}}
+		return &feed.Change{RV: o.RV, Resource: feed.ResourceNamespaces, Name: o.Name, Snap: feed.Rendered{Obj: w.RenderNamespace(o)}}
 	case *model.Deployment:
-		return &Change{RV: o.RV, Resource: ResourceDeployments, Namespace: o.Namespace, Name: o.Name, snap: renderedSnap{w.RenderDeployment(c, o)}}
+		return &feed.Change{RV: o.RV, Resource: feed.ResourceDeployments, Namespace: o.Namespace, Name: o.Name, Snap: feed.Rendered{Obj: w.RenderDeployment(c, o)}}
 	case *model.ReplicaSet:
 		d := c.Deployments[o.Deployment]
-		return &Change{RV: o.RV, Resource: ResourceReplicaSets, Namespace: d.Namespace, Name: o.Name(d), snap: renderedSnap{w.FeedRender.ReplicaSet(c, d, o)}}
+		return &feed.Change{RV: o.RV, Resource: feed.ResourceReplicaSets, Namespace: d.Namespace, Name: o.Name(d), Snap: feed.Rendered{Obj: w.FeedRender.ReplicaSet(c, d, o)}}
 	case *model.DaemonSetState:
-		return &Change{RV: o.RV, Resource: ResourceDaemonSets, Namespace: "kube-system", Name: o.Name, snap: renderedSnap{w.FeedRender.DaemonSet(c, SystemDaemonSetNamed(o.Name), o)}}
+		return &feed.Change{RV: o.RV, Resource: feed.ResourceDaemonSets, Namespace: "kube-system", Name: o.Name, Snap: feed.Rendered{Obj: w.FeedRender.DaemonSet(c, SystemDaemonSetNamed(o.Name), o)}}
 	case *model.PDB:
-		return &Change{RV: o.RV, Resource: ResourcePDBs, Namespace: o.Namespace, Name: o.Name, snap: renderedSnap{w.RenderPDB(c, o)}}
+		return &feed.Change{RV: o.RV, Resource: feed.ResourcePDBs, Namespace: o.Namespace, Name: o.Name, Snap: feed.Rendered{Obj: w.RenderPDB(c, o)}}
 	case *model.Service:
-		return &Change{RV: o.RV, Resource: ResourceServices, Namespace: o.Namespace, Name: o.Name, snap: renderedSnap{w.FeedRender.Service(c, o)}}
+		return &feed.Change{RV: o.RV, Resource: feed.ResourceServices, Namespace: o.Namespace, Name: o.Name, Snap: feed.Rendered{Obj: w.FeedRender.Service(c, o)}}
 	case *model.StoredObject:
-		return &Change{RV: o.RV, Resource: o.Resource, Namespace: o.Namespace, Name: o.Name, snap: renderedSnap{w.FeedRender.Stored(o)}}
+		return &feed.Change{RV: o.RV, Resource: o.Resource, Namespace: o.Namespace, Name: o.Name, Snap: feed.Rendered{Obj: w.FeedRender.Stored(o)}}
 	}
 	panic(fmt.Sprintf("sim: changeOf %T", obj))
 }
@@ -431,86 +379,52 @@ func (w *Core) publishCluster(c *model.Cluster, f *ChangeFeed) {
 			// they are recreated in place (booting again).
 			if w.exists(c, n) {
 				ch := w.changeOf(c, n)
-				ch.Type = ChangeModified
+				ch.Type = feed.ChangeModified
 				if f.nodes[n] == nil {
-					ch.Type = ChangeAdded
+					ch.Type = feed.ChangeAdded
 				}
-				f.nodes[n] = ch.snap.(*nodeSnap)
+				f.nodes[n] = ch.Snap.(*nodeSnap)
 				changes = append(changes, ch)
 			} else if last := f.nodes[n]; last != nil {
-				changes = append(changes, &Change{RV: n.RV, Type: ChangeDeleted, Resource: ResourceNodes, Name: n.Name, snap: last})
+				changes = append(changes, &feed.Change{RV: n.RV, Type: feed.ChangeDeleted, Resource: feed.ResourceNodes, Name: n.Name, Snap: last})
 				delete(f.nodes, n)
 			}
 			continue
 		}
-		if !f.recording {
+		if !f.Recording {
 			continue
 		}
 		switch {
 		case w.exists(c, obj):
 			ch := w.changeOf(c, obj)
-			ch.Type = ChangeModified
+			ch.Type = feed.ChangeModified
 			if pc.added {
-				ch.Type = ChangeAdded
+				ch.Type = feed.ChangeAdded
 			}
 			changes = append(changes, ch)
 		case pc.gone != nil && !pc.added:
 			changes = append(changes, pc.gone)
 		}
 	}
-	if f.recording {
+	if f.Recording {
 		sort.Slice(changes, func(i, j int) bool { return changes[i].RV < changes[j].RV })
-		f.append(changes)
+		f.Append(changes)
 		if !w.followed(c) {
-			f.stopRecording(c)
+			f.StopRecording(c.RV)
 		}
-	} else {
-		f.start = c.RV
 	}
 	f.resetPending()
 	f.pendingLog = nil
 	f.queued = false
-	close(f.wake)
-	f.wake = make(chan struct{})
-}
-
-// append adds changes (in resourceVersion order) to the ring; older ones fall out of the window.
-func (f *ChangeFeed) append(changes []*Change) {
-	capacity := len(f.Ring)
-	if len(changes) > capacity {
-		f.start = changes[len(changes)-capacity-1].RV
-		changes = changes[len(changes)-capacity:]
-	}
-	for _, ch := range changes {
-		if f.Size > 0 && ch.RV <= f.at(f.Size-1).RV {
-			panic(fmt.Sprintf("sim: change feed out of order: %s %s/%s at %d after %d", ch.Resource, ch.Namespace, ch.Name, ch.RV, f.at(f.Size-1).RV))
-		}
-		if f.Size == capacity {
-			f.start = f.Ring[f.head].RV
-			f.Ring[f.head] = ch
-			f.head = (f.head + 1) % capacity
-			continue
-		}
-		f.Ring[(f.head+f.Size)%capacity] = ch
-		f.Size++
-	}
-}
-
-// stopRecording empties the window: nothing is kept for watches until the feed is followed
-// again, and a watch must start from the cluster's version as it is now.
-func (f *ChangeFeed) stopRecording(c *model.Cluster) {
-	f.recording = false
-	clear(f.Ring)
-	f.head, f.Size, f.start = 0, 0, c.RV
+	f.Published(c.RV)
 }
 
 // FollowFeed says a client reads c's Kubernetes API: its feed records from now on, until the
 // function given to SetFeedFollowed says nobody follows it. Called between instants (inside
 // the runner, as every request is), so nothing of the current batch is lost.
 func (w *Core) FollowFeed(c *model.Cluster) {
-	if f := w.Feed(c); f != nil && !f.recording {
-		f.recording = true
-		f.start = c.RV
+	if f := w.Feed(c); f != nil && !f.Recording {
+		f.StartRecording(c.RV)
 	}
 }
 
@@ -518,17 +432,12 @@ func (w *Core) FollowFeed(c *model.Cluster) {
 // follows the cluster (by its key); nil (the default) keeps every feed recording. It may be
 // called from any goroutine.
 func (w *Core) SetFeedFollowed(followed func(cluster string) bool) {
-	if followed == nil {
-		w.feedFollowed.Store(nil)
-		return
-	}
-	w.feedFollowed.Store(&followed)
+	w.following.Set(followed)
 }
 
 // followed says whether anyone follows c's feed (always, when nothing was set).
 func (w *Core) followed(c *model.Cluster) bool {
-	fn := w.feedFollowed.Load()
-	return fn == nil || (*fn)(c.Key())
+	return w.following.Followed(c.Key())
 }
 
 // resetPending empties the pending set for the next batch; one that held a large batch is
@@ -545,8 +454,6 @@ func (f *ChangeFeed) resetPending() {
 	f.pendingOrder = f.pendingOrder[:0]
 }
 
-func (f *ChangeFeed) at(i int) *Change { return f.Ring[(f.head+i)%len(f.Ring)] }
-
 // NoteDirty remembers that c has changes to publish.
 func (w *Core) NoteDirty(c *model.Cluster, f *ChangeFeed) {
 	if !f.queued {
@@ -558,45 +465,19 @@ func (w *Core) NoteDirty(c *model.Cluster, f *ChangeFeed) {
 // ---- reading ----
 
 // Changes returns up to limit changes of c after resourceVersion after, rendered, and the
-// resourceVersion a watch has then seen up to. A version older than the feed's window (or from
-// before a restart) is 410 Expired; one the cluster has not reached is a timeout, as the API
-// server answers.
-func (w *Core) Changes(c *model.Cluster, after int64, limit int) ([]Change, int64, error) {
+// resourceVersion a watch has then seen up to (feed.Window.Read).
+func (w *Core) Changes(c *model.Cluster, after int64, limit int) ([]feed.Change, int64, error) {
 	f := w.Feed(c)
 	if f == nil {
 		return nil, 0, model.KubeError(http.StatusServiceUnavailable, "ServiceUnavailable", "the control plane of cluster %s is not up yet", c.Name)
 	}
-	if after < f.start {
-		return nil, 0, ExpiredError(after, f.start)
-	}
-	if after > c.RV {
-		return nil, 0, model.KubeError(http.StatusGatewayTimeout, "Timeout", "Too large resource version: %d, current: %d", after, c.RV)
-	}
-	i := sort.Search(f.Size, func(i int) bool { return f.at(i).RV > after })
-	var out []Change
-	for ; i < f.Size && len(out) < limit; i++ {
-		ch := f.at(i)
-		if ch.Object == nil && ch.snap != nil {
-			ch.Object = ch.snap.render()
-		}
-		out = append(out, *ch)
-	}
-	next := c.RV
-	if i < f.Size {
-		next = out[len(out)-1].RV
-	}
-	return out, next, nil
-}
-
-// ExpiredError is the API server's 410 for a watch from a version it no longer has.
-func ExpiredError(rv, oldest int64) *model.Error {
-	return model.KubeError(http.StatusGone, "Expired", "too old resource version: %d (%d)", rv, oldest)
+	return f.Read(after, c.RV, limit)
 }
 
 // ChangesWaiter returns a channel that is closed when c's feed next publishes (or c goes).
 func (w *Core) ChangesWaiter(c *model.Cluster) <-chan struct{} {
 	if f := w.Feed(c); f != nil {
-		return f.wake
+		return f.Waiter()
 	}
 	closed := make(chan struct{})
 	close(closed)
@@ -606,7 +487,7 @@ func (w *Core) ChangesWaiter(c *model.Cluster) <-chan struct{} {
 // WatchWindow is the oldest resourceVersion a watch of c may start from and the newest.
 func (w *Core) WatchWindow(c *model.Cluster) (oldest, newest int64) {
 	if f := w.Feed(c); f != nil {
-		return f.start, c.RV
+		return f.Start(), c.RV
 	}
 	return c.RV, c.RV
 }
@@ -614,15 +495,9 @@ func (w *Core) WatchWindow(c *model.Cluster) (oldest, newest int64) {
 // EventResourceVersions maps the event-log entries of c that the feed holds to their
 // resourceVersions, and gives the oldest version it holds (older events stand at it).
 func (w *Core) EventResourceVersions(c *model.Cluster) (map[int64]int64, int64) {
-	out := map[int64]int64{}
 	f := w.Feed(c)
 	if f == nil {
-		return out, c.RV
+		return map[int64]int64{}, c.RV
 	}
-	for i := 0; i < f.Size; i++ {
-		if ch := f.at(i); ch.Event != nil {
-			out[ch.Event.Seq] = ch.RV
-		}
-	}
-	return out, f.start
+	return f.Window.EventResourceVersions()
 }

@@ -9,9 +9,8 @@
 package core
 
 import (
-	"sync/atomic"
-
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/engine"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/feed"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
@@ -33,17 +32,17 @@ type Core struct {
 	// PDBCount holds each PodDisruptionBudget's pod counts, rebuilt on demand.
 	PDBCount map[*model.PDB]*PDBCount
 	// Feeds are the clusters' change feeds (changefeed.go); dirtyFeeds the clusters with
-	// changes to publish; WatchCap the feeds' history window (0: DefaultWatchHistory).
+	// changes to publish; WatchCap the feeds' history window (0: feed.DefaultWatchHistory).
 	Feeds      map[*model.Cluster]*ChangeFeed
 	dirtyFeeds []*model.Cluster
 	WatchCap   int
-	// feedFollowed says whether anyone follows a cluster's feed (SetFeedFollowed; set from
+	// following says whether anyone follows a cluster's feed (SetFeedFollowed; set from
 	// any goroutine, before or after the runner starts).
-	feedFollowed atomic.Pointer[func(cluster string) bool]
+	following feed.Following
 }
 
 // New makes the core of st; watchHistory is how many changes each cluster's feed keeps (0:
-// DefaultWatchHistory).
+// feed.DefaultWatchHistory).
 func New(st *model.State, e *engine.Engine, watchHistory int) *Core {
 	return &Core{st: st, engine: e, WatchCap: watchHistory}
 }
