@@ -102,7 +102,9 @@ func (f *Window) Append(changes []*Change) {
 			panic(fmt.Sprintf("sim: change feed out of order: %s %s/%s at %d after %d", ch.Resource, ch.Namespace, ch.Name, ch.RV, f.at(f.size-1).RV))
 		}
 		if f.size == capacity {
-			f.start = f.ring[f.head].RV
+			// The oldest entry falls out: a watch must now start at it or later. (After a
+			// batch larger than the window, the start is already past it.)
+			f.start = max(f.start, f.ring[f.head].RV)
 			f.ring[f.head] = ch
 			f.head = (f.head + 1) % capacity
 			continue
