@@ -164,7 +164,11 @@ func (w *LoadBalancers) ensureLB(c *model.Cluster, s *model.Service) {
 	s.LB = lb
 	w.core.TouchObject(c, s, false)
 	w.ServiceIndex(c).Lbs[s.Key()] = s
-	if msg := lbUnsupported(kind, &s.Spec); msg != "" {
+	msg := lbUnsupported(kind, &s.Spec)
+	if msg == "" {
+		msg = addonMissing(c, kind) // R-LB-8
+	}
+	if msg != "" {
 		lb.Failed = msg
 		w.engine.Record("SyncLoadBalancerFailed", c, "", "", "", "service %s: %s", s.Key(), msg)
 		return
