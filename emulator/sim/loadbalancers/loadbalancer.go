@@ -28,7 +28,8 @@ import (
 // This file holds the kinds of load balancer, their lifecycle (built, rebuilt, deleted; their
 // address) and the emulator's status view of each. Their backends and health are in
 // loadbalancer_backends.go, their names in loadbalancer_names.go, R-LB-5's instance-group
-// conflicts in loadbalancer_igs.go, the packet path in loadbalancer_trace.go.
+// conflicts in loadbalancer_igs.go, the packet path in loadbalancer_trace.go, the add-on
+// GKE's own kinds need (R-LB-8) in addon.go.
 
 // Kinds of load balancer a LoadBalancer Service becomes (R-LB-2).
 const (
