@@ -301,6 +301,10 @@ func (upgradeSettingsValidator) ValidateResource(ctx context.Context, req resour
 		fail(at.AtName("max_surge"), "No upgrade concurrency",
 			"max_surge and max_unavailable are both 0: at least one of them must be greater than zero for the SURGE strategy (strategy is %s; see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/node-upgrades#r-surge-1), or no node could ever be upgraded.", describeStrategy(us.Strategy))
 	}
+	if strategy == strategyBlueGreen && set(us.MaxSurge) && set(us.MaxUnavailable) && us.MaxSurge.ValueInt64() == 0 && us.MaxUnavailable.ValueInt64() == 0 {
+		fail(at.AtName("max_surge"), "No upgrade concurrency",
+			"max_surge and max_unavailable are both 0: a BLUE_GREEN pool still upgrades with surge for the changes blue-green does not carry (kubelet or Linux configuration, gVNIC, ...), and GKE gives a pool that sets neither its defaults, 1 and 0 (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/node-upgrades#r-surge-11). Remove both, or set one above 0.")
+	}
 	if len(us.BlueGreenSettings) > 0 && strategy != strategyBlueGreen {
 		fail(at.AtName("blue_green_settings"), "Blue-green settings without the blue-green strategy",
 			"blue_green_settings only applies to strategy = \"BLUE_GREEN\" (strategy is %s). Set strategy = \"BLUE_GREEN\", or remove blue_green_settings.", describeStrategy(us.Strategy))

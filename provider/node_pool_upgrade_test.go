@@ -307,6 +307,7 @@ func TestAccNodePool_upgradeSettingsPlanErrors(t *testing.T) {
 	testPlanErrors(t, "gkesim_node_pool", ws([]planErrorCase{
 		{`upgrade_settings { strategy = "ROLLING" }`, `(?s)strategy.*value must be one of`},
 		{"upgrade_settings {\nmax_surge = 0\nmax_unavailable = 0\n}", `(?s)No upgrade concurrency.*at least one of them must be greater than zero`},
+		{"upgrade_settings {\nstrategy = \"BLUE_GREEN\"\nmax_surge = 0\nmax_unavailable = 0\n}", `(?s)No upgrade concurrency.*BLUE_GREEN pool still upgrades with surge`},
 		{`upgrade_settings { max_unavailable = -1 }`, `(?s)max_unavailable.*must be at least 0`},
 		{"upgrade_settings {\nblue_green_settings {}\n}", `(?s)blue_green_settings only applies to strategy = "BLUE_GREEN"`},
 		{bg("standard_rollout_policy {}\nautoscaled_rollout_policy {}"), `only one of standard_rollout_policy and autoscaled_rollout_policy`},

@@ -131,6 +131,9 @@ func (w *GKE) CreateCluster(project, location string, req *api.CreateClusterRequ
 			return nil, err
 		}
 	}
+	if err := loadbalancers.CheckAddons(c, c.Extra[addonsField], "cluster.addonsConfig"); err != nil {
+		return nil, err // R-LB-8
+	}
 	c.ClusterIPv4CIDR, c.NodeIPBase = w.ClusterRanges(c, in.ClusterIpv4Cidr)
 	c.ServicesIPv4CIDR = DefaultServicesCIDR
 
@@ -336,10 +339,9 @@ func (w *GKE) UpdateCluster(project, location, name string, req *api.UpdateClust
 		// A GKE field the emulator stores but does not simulate: desiredFoo sets foo.
 		key := updates[0]
 		field := strings.ToLower(key[len("desired"):len("desired")+1]) + key[len("desired")+1:]
-		if c.Extra == nil {
-			c.Extra = api.Extra{}
+		if err := w.setStoredField(c, field, u.Extra[key], "update."+key); err != nil {
+			return nil, err
 		}
-		c.Extra[field] = u.Extra[key]
 		return w.metadataUpdate(c, "", "%s of %s updated", field, c.Name), nil
 	}
 }
@@ -434,11 +436,33 @@ func (w *GKE) SetClusterField(project, location, name, field string, value []byt
 	if err := w.core.CheckClusterFree(c); err != nil {
 		return nil, err
 	}
+	if err := w.setStoredField(c, field, value, field); err != nil {
+		return nil, err
+	}
+	return w.metadataUpdate(c, "", "%s of %s set", field, c.Name), nil
+}
+
+// addonsField is the stored cluster field of the add-ons' configuration.
+const addonsField = "addonsConfig"
+
+// setStoredField sets a cluster field gkesim stores as sent (path names it in errors). The
+// add-ons are checked first: HttpLoadBalancing cannot be turned off where GKE needs it, and
+// turning it on again builds the load balancers that waited for it (R-LB-8).
+func (w *GKE) setStoredField(c *model.Cluster, field string, value json.RawMessage, path string) error {
+	before := c.Extra[field]
+	if field == addonsField {
+		if err := loadbalancers.CheckAddons(c, value, path); err != nil {
+			return err
+		}
+	}
 	if c.Extra == nil {
 		c.Extra = api.Extra{}
 	}
-	c.Extra[field] = json.RawMessage(value)
-	return w.metadataUpdate(c, "", "%s of %s set", field, c.Name), nil
+	c.Extra[field] = value
+	if field == addonsField {
+		w.loadbalancers.AddonsChanged(c, before)
+	}
+	return nil
 }
 
 // SetResourceLabels is clusters.setResourceLabels. As in GKE, the request carries the

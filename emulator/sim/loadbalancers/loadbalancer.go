@@ -28,7 +28,8 @@ import (
 // This file holds the kinds of load balancer, their lifecycle (built, rebuilt, deleted; their
 // address) and the emulator's status view of each. Their backends and health are in
 // loadbalancer_backends.go, their names in loadbalancer_names.go, R-LB-5's instance-group
-// conflicts in loadbalancer_igs.go, the packet path in loadbalancer_trace.go.
+// conflicts in loadbalancer_igs.go, the packet path in loadbalancer_trace.go, the add-on
+// GKE's own kinds need (R-LB-8) in addon.go.
 
 // Kinds of load balancer a LoadBalancer Service becomes (R-LB-2).
 const (
@@ -164,7 +165,11 @@ func (w *LoadBalancers) ensureLB(c *model.Cluster, s *model.Service) {
 	s.LB = lb
 	w.core.TouchObject(c, s, false)
 	w.ServiceIndex(c).Lbs[s.Key()] = s
-	if msg := lbUnsupported(kind, &s.Spec); msg != "" {
+	msg := lbUnsupported(kind, &s.Spec)
+	if msg == "" {
+		msg = addonMissing(c, kind) // R-LB-8
+	}
+	if msg != "" {
 		lb.Failed = msg
 		w.engine.Record("SyncLoadBalancerFailed", c, "", "", "", "service %s: %s", s.Key(), msg)
 		return

@@ -1,7 +1,6 @@
 package loadbalancers
 
 import (
-	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -391,12 +390,7 @@ func SubsettingPrereqs(c *model.Cluster, field string) error {
 	if v, ok := catalog.ParseVersion(c.MasterVersion); ok && v.Compare(min) < 0 {
 		return model.InvalidField(field, true, "GKE subsetting requires control plane version 1.18.19-gke.1400 or later, the cluster runs %s (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/load-balancers#r-lb-4)", c.MasterVersion)
 	}
-	var addons struct {
-		HTTPLoadBalancing *struct {
-			Disabled bool `json:"disabled"`
-		} `json:"httpLoadBalancing"`
-	}
-	if raw, ok := c.Extra["addonsConfig"]; ok && json.Unmarshal(raw, &addons) == nil && addons.HTTPLoadBalancing != nil && addons.HTTPLoadBalancing.Disabled {
+	if httpLBDisabled(c) {
 		return model.InvalidField(field, true, "GKE subsetting requires the HttpLoadBalancing add-on, which is disabled on cluster %s: enable addonsConfig.httpLoadBalancing first (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/load-balancers#r-lb-4)", c.Name)
 	}
 	return nil

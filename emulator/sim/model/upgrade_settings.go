@@ -76,6 +76,9 @@ func NormalizeUpgradeSettings(in *api.UpgradeSettings, field string, ctx Upgrade
 			return us, err
 		}
 		us.BlueGreenSettings = bg
+		// R-SURGE-11: the changes a blue-green pool still makes with surge use GKE's surge
+		// defaults when the request sets neither number (0 and 0 cannot be told from unset).
+		us.MaxSurge, us.MaxUnavailable = defaultSurge(us.MaxSurge, us.MaxUnavailable)
 	default: // SURGE
 		if us.MaxSurge == 0 && us.MaxUnavailable == 0 {
 			return us, InvalidArgument("Invalid value for field %q: maxSurge and maxUnavailable are both 0; at least one of them must be greater than zero for the SURGE strategy (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/node-upgrades#r-surge-1).", field)
@@ -85,6 +88,23 @@ func NormalizeUpgradeSettings(in *api.UpgradeSettings, field string, ctx Upgrade
 		}
 	}
 	return us, nil
+}
+
+// defaultSurge gives GKE's surge defaults, maxSurge 1 and maxUnavailable 0, to settings that
+// set neither (R-SURGE-1, R-SURGE-11); settings with either above 0 are kept.
+func defaultSurge(maxSurge, maxUnavailable int32) (int32, int32) {
+	if maxSurge <= 0 && maxUnavailable <= 0 {
+		return 1, 0
+	}
+	return maxSurge, maxUnavailable
+}
+
+// SurgeLimits is the maxSurge and maxUnavailable a surge upgrade of a pool with these
+// settings runs with: GKE's defaults when the pool set neither, so that no surge upgrade
+// starts that could never replace a node (R-SURGE-11).
+func SurgeLimits(us api.UpgradeSettings) (maxSurge, maxUnavailable int) {
+	s, u := defaultSurge(us.MaxSurge, us.MaxUnavailable)
+	return int(s), int(u)
 }
 
 func normalizeBlueGreen(in *api.BlueGreenSettings, field string, ctx UpgradeContext) (*api.BlueGreenSettings, error) {

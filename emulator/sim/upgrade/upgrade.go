@@ -61,10 +61,10 @@ func strategyForChange(p *model.NodePool, from, to model.NodeSpec) string {
 // planUpgrade records a node-recreating change on p and returns the operation that runs it.
 func (w *Upgrades) planUpgrade(c *model.Cluster, p *model.NodePool, target model.NodeSpec) *model.Operation {
 	op := w.core.StartOperation(api.OpUpgradeNodes, c, p.Name, true)
-	us := p.UpgradeSettings
+	maxSurge, maxUnavailable := model.SurgeLimits(p.UpgradeSettings) // R-SURGE-11: never 0 and 0
 	u := &model.Upgrade{
 		Op: op.ID, Strategy: strategyForChange(p, p.Spec, target), From: p.Spec, Target: target, StartTime: w.st.Now,
-		MaxSurge: int(us.MaxSurge), MaxUnavailable: int(us.MaxUnavailable), Drain: core.SurgeDrain,
+		MaxSurge: maxSurge, MaxUnavailable: maxUnavailable, Drain: core.SurgeDrain,
 		Zones: append([]string(nil), p.Locations...),
 	}
 	if u.Strategy == StrategyBlueGreen || u.Strategy == StrategyAutoscaledBG {

@@ -114,9 +114,6 @@ func (w *Upgrades) RollbackNodePool(project, location, cluster, name string, req
 	op := w.planUpgrade(c, p, last.From)
 	u := p.Upgrade
 	u.Strategy, u.BG, u.Rollback, u.Drain, u.From = StrategySurge, nil, true, drain, last.Target
-	if u.MaxSurge+u.MaxUnavailable == 0 {
-		u.MaxSurge = 1
-	}
 	op.Detail = "Rolling back node pool " + p.Name + ": " + DescribeSpecChange(last.Target, last.From)
 	w.engine.Record("UpgradeRollback", c, p.Name, "", op.ID, "rolling back %d upgraded nodes of %s to %s (respectPdb=%v)", upgraded, p.Name, last.From.Version, respectPDB)
 	return op, nil
