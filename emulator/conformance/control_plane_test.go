@@ -81,8 +81,7 @@ func TestKubectlRefusedWhileZonalControlPlaneUpgrades(t *testing.T) {
 	waitOperation(t, svc, op)
 	var pods struct {
 		Items []struct {
-			Metadata struct{ Name string } `json:"metadata"`
-			Status   struct{ Phase string } `json:"status"`
+			Status struct{ Phase string } `json:"status"`
 		} `json:"items"`
 	}
 	k.json(&pods, "get", "pods", "-l", "app=web")
