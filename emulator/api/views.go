@@ -43,6 +43,9 @@ type ClusterSummary struct {
 	CurrentNodeCount int            `json:"currentNodeCount"`
 	NodesByState     map[string]int `json:"nodesByState"`
 	PendingPods      int            `json:"pendingPods"`
+	// KubeAPIUnavailable says why the cluster's Kubernetes API refuses requests now (a zonal
+	// cluster whose control plane is being upgraded, R-MW-6); empty while it serves.
+	KubeAPIUnavailable string `json:"kubeApiUnavailable,omitempty"`
 	// Operations are the cluster's operations that are not done, oldest first.
 	Operations []*OperationSummary `json:"operations"`
 }

@@ -184,6 +184,7 @@ func TestConsoleInBrowser(t *testing.T) {
 	b.screenshot("load-balancers")
 	checkEventsAndClock(t, b, api, sc)
 	checkKeyboard(t, b)
+	checkKubeAPIUnavailable(t, b, api, sc)
 	b.noErrors("at the end")
 	t.Logf("browser test took %s", time.Since(started).Round(time.Millisecond))
 }
@@ -422,6 +423,24 @@ func checkKeyboard(t *testing.T, b *browser) {
 	}
 	b.do("press Enter on the cluster link", chromedp.KeyEvent("\r"))
 	b.view("cluster")
+}
+
+// R-MW-6: while the zonal cluster edge upgrades its control plane, the clusters view marks its
+// Kubernetes API unavailable (the reason on hover), and only its row.
+func checkKubeAPIUnavailable(t *testing.T, b *browser, c *client, sc *scenario) {
+	var op api.Operation
+	c.call(http.MethodPut, "/v1/projects/"+project+"/locations/europe-west1-b/clusters/edge",
+		&api.UpdateClusterRequest{Update: &api.ClusterUpdate{DesiredMasterVersion: sc.To}}, &op)
+	c.advance(2 * time.Second)
+	b.do("open the clusters", chromedp.Navigate(strings.Split(eval[string](b, `location.href`), "#")[0]+"#/clusters"))
+	b.view("clusters")
+	b.poll("edge's API marked unavailable", `document.querySelector('#clusters-table tr[data-cluster$="/edge"] .api-down') !== null`)
+	if n := eval[int](b, `document.querySelectorAll('#clusters-table .api-down').length`); n != 1 {
+		t.Errorf("%d clusters marked with the Kubernetes API unavailable, want edge alone", n)
+	}
+	if title := eval[string](b, `document.querySelector('#clusters-table tr[data-cluster$="/edge"] .api-down').title`); !strings.Contains(title, "zonal cluster edge") {
+		t.Errorf("the mark's reason %q does not name the zonal cluster edge", title)
+	}
 }
 
 // With --auth-token: the console's files load without credentials, the API answers 401, the

@@ -417,3 +417,12 @@ func (w *World) RollbackNodePool(project string, location string, cluster string
 func (w *World) CompleteNodePoolUpgrade(project string, location string, cluster string, name string) error {
 	return w.upgrade.CompleteNodePoolUpgrade(project, location, cluster, name)
 }
+
+// KubeAPIUnavailable: see upgrade.Upgrades.KubeAPIUnavailable. It returns nil, not a typed nil,
+// when the API serves.
+func (w *World) KubeAPIUnavailable(c *model.Cluster) error {
+	if err := w.upgrade.KubeAPIUnavailable(c); err != nil {
+		return err
+	}
+	return nil
+}

@@ -275,6 +275,14 @@ func k8sCluster(c echo.Context, w *sim.World) (*sim.Cluster, error) {
 		return nil, &sim.Error{HTTPCode: http.StatusServiceUnavailable, Status: "ServiceUnavailable", KubeReason: "ServiceUnavailable",
 			Message: fmt.Sprintf("the control plane of cluster %s is not up yet (status %s)", cl.Name, cl.Status)}
 	}
+	// R-MW-6: a zonal cluster's single control-plane replica serves nothing while it is upgraded.
+	// gkesim serves every cluster on one listener, so it cannot refuse the connection as a
+	// control plane that is down does; it answers as the API server does when it cannot serve
+	// (503 ServiceUnavailable), which clients treat alike: kubectl prints "Error from server
+	// (ServiceUnavailable): the server is currently unable to handle the request", watches end.
+	if err := w.KubeAPIUnavailable(cl); err != nil {
+		return nil, err
+	}
 	w.FollowFeed(cl) // its watches may start from the version this request sees
 	return cl, nil
 }

@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
-	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
@@ -56,7 +55,7 @@ func (w *GKE) BeginWork(c *model.Cluster, op *model.Operation) {
 	switch op.Type {
 	case api.OpCreateCluster:
 		base := controlPlaneZonal
-		if !isZone(c.Location) {
+		if !c.Zonal() {
 			base = controlPlaneRegional
 		}
 		core.SetMetrics(op, "CLUSTER_CONFIGURING", 1, "CLUSTER_CONFIGURING_TOTAL", 1,
@@ -93,10 +92,11 @@ func (w *GKE) BeginWork(c *model.Cluster, op *model.Operation) {
 	case api.OpUpgradeMaster:
 		c.Status = model.ClusterReconciling
 		base := masterUpgradeZonal
-		if !isZone(c.Location) {
+		if !c.Zonal() {
 			base = masterUpgradeRegion
 		}
 		op.Detail = "Upgrading control plane"
+		w.upgrade.ControlPlaneDown(c, op)
 		w.engine.Schedule(w.engine.Jitter(base, controlPlaneSpread), model.Event{Kind: evMasterUpgraded, Cluster: c.Key(), Op: op.ID})
 	case api.OpUpgradeNodes:
 		switch {
@@ -227,6 +227,7 @@ func (w *GKE) onMasterUpgraded(ev model.Event) {
 	op.Detail = ""
 	w.engine.Record("ControlPlaneUpgraded", c, "", "", op.ID, "control plane of %s upgraded from %s to %s", c.Name, from, c.MasterVersion)
 	w.core.FinishOperation(op, 0, "")
+	w.upgrade.ControlPlaneUp(c, op)
 }
 
 func (w *GKE) onClusterTeardown(ev model.Event) {
@@ -270,9 +271,4 @@ func (w *GKE) dropIndexes(p *model.NodePool) {
 	for _, g := range p.Groups {
 		delete(w.core.Groups, g)
 	}
-}
-
-func isZone(location string) bool {
-	l, ok := catalog.ParseLocation(location)
-	return ok && l.Zonal
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
 )
 
 // Clusters, node pools, instance groups, nodes and operations.
@@ -120,6 +121,13 @@ func (c *Cluster) Key() string {
 // ClusterKey builds a cluster's resource name.
 func ClusterKey(project, location, name string) string {
 	return "projects/" + project + "/locations/" + location + "/clusters/" + name
+}
+
+// Zonal says whether the cluster is zonal: its control plane is one replica in one zone (a
+// regional cluster's is three, in three zones of its region).
+func (c *Cluster) Zonal() bool {
+	l, ok := catalog.ParseLocation(c.Location)
+	return ok && l.Zonal
 }
 
 // Pool finds a node pool by name.

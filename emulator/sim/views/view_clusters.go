@@ -58,6 +58,9 @@ func (w *Views) clusterSummary(c *model.Cluster) *api.ClusterSummary {
 	if s.ReleaseChannel == api.ChannelUnspecified {
 		s.ReleaseChannel = ""
 	}
+	if err := w.upgrade.KubeAPIUnavailable(c); err != nil {
+		s.KubeAPIUnavailable = err.Message
+	}
 	versions := map[string]bool{}
 	for _, n := range c.Nodes {
 		s.NodesByState[ConsoleState(c, n)]++

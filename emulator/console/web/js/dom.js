@@ -111,6 +111,11 @@ export function clusterHash(c, ...rest) {
   return ['#/c', c.project, c.location, c.name, ...rest].map((s, i) => (i ? encodeURIComponent(s) : s)).join('/');
 }
 
+/** apiDown marks a cluster whose Kubernetes API refuses requests (a zonal control plane being upgraded, R-MW-6): a pill, the reason on hover. */
+export function apiDown(c) {
+  return c.kubeApiUnavailable ? h('span', { class: 'api-down', title: c.kubeApiUnavailable }, badge('Kubernetes API unavailable', 'bad')) : null;
+}
+
 /** badge shows a status word in a coloured pill. */
 export function badge(text, kind) {
   return h('span', { class: `badge badge-${kind || statusKind(text)}` }, text);

@@ -4,7 +4,7 @@
 // operations (each a link to its timeline).
 
 import { get } from '../api.js';
-import { h, table, badge, empty, clusterHash, fmtTime, fmtDur, parseTime, shortOp } from '../dom.js';
+import { h, table, badge, apiDown, empty, clusterHash, fmtTime, fmtDur, parseTime, shortOp } from '../dom.js';
 import { liveView, heading, clusterOf, widthOf } from '../view.js';
 import { nodeGrid, tooltip, versionColours, legend, STATE_LABELS, COLOURS } from '../draw.js';
 import { showPod } from '../detail.js';
@@ -117,7 +117,7 @@ export function mount(root, params) {
     render(body, s) {
       const cl = s.cluster;
       head.replaceChildren(...heading(crumbs, focus ? `Node pool ${focus}` : `${cl.name}`, [
-        badge(cl.status), h('span', {}, 'control plane ', h('span', { class: 'mono' }, cl.version)),
+        badge(cl.status), apiDown(cl), h('span', {}, 'control plane ', h('span', { class: 'mono' }, cl.version)),
         h('span', {}, `channel ${cl.releaseChannel || 'none'}`), h('span', {}, `${cl.project} · ${cl.location}`),
         cl.operations.length ? h('span', {}, `${cl.operations.length} running operation${cl.operations.length === 1 ? '' : 's'}: `,
           cl.operations.map((o, i) => [i ? ', ' : '', h('a', { href: clusterHash(c, 'op', o.name) }, `${o.type}${o.nodePool ? ` ${o.nodePool}` : ''}`)])) : null,

@@ -2,7 +2,7 @@
 // pending pods and running operations.
 
 import { get } from '../api.js';
-import { h, table, badge, empty, clusterHash, fmtTime } from '../dom.js';
+import { h, table, badge, apiDown, empty, clusterHash, fmtTime } from '../dom.js';
 import { liveView, heading } from '../view.js';
 import { setup, cell, versionColours, COLOURS } from '../draw.js';
 
@@ -49,7 +49,7 @@ export function mount(root) {
       const rows = data.clusters.map((c) => h('tr', { dataset: { cluster: `${c.project}/${c.location}/${c.name}` } },
         h('td', {}, h('a', { href: clusterHash(c) }, c.name), h('div', { class: 'note' }, `${c.project} · ${c.location}`),
           c.autopilot ? h('div', { class: 'note' }, 'Autopilot') : null),
-        h('td', {}, badge(c.status), c.statusMessage ? h('div', { class: 'note' }, c.statusMessage) : null),
+        h('td', {}, badge(c.status), c.statusMessage ? h('div', { class: 'note' }, c.statusMessage) : null, apiDown(c)),
         h('td', {}, versions(c)),
         h('td', {}, c.releaseChannel || 'none'),
         h('td', { class: 'num', dataset: { nodes: String(c.currentNodeCount) } }, String(c.currentNodeCount), stateBar(c.nodesByState)),
