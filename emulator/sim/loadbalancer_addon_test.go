@@ -117,3 +117,33 @@ func TestHTTPLoadBalancingAddonAndTheKindsThatNeedIt(t *testing.T) {
 		wantAddonRefusal(t, "disabling HttpLoadBalancing on Autopilot", err, "update.desiredAddonsConfig.httpLoadBalancing.disabled")
 	})
 }
+
+// clusters.update's desiredAddonsConfig changes the add-ons it names and keeps the others, as
+// gcloud's --update-addons (one add-on at a time) expects; a value that is not an object of
+// add-ons is refused naming the member.
+func TestAddonsUpdateChangesOnlyTheAddonsItNames(t *testing.T) {
+	w := newTestWorld(t)
+	op, err := w.gke.CreateCluster("proj", "us-central1-a", &api.CreateClusterRequest{Cluster: &api.Cluster{Name: "c1", InitialNodeCount: 1,
+		Extra: api.Extra{"addonsConfig": json.RawMessage(`{"horizontalPodAutoscaling":{"disabled":true},"gcePersistentDiskCsiDriverConfig":{"enabled":true}}`)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runOp(t, w, op, time.Hour)
+	op, err = setHTTPLB(w, "us-central1-a", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runOp(t, w, op, time.Minute)
+	var addons map[string]map[string]bool
+	if err := json.Unmarshal(w.core.Cluster("proj", "us-central1-a", "c1").Extra["addonsConfig"], &addons); err != nil {
+		t.Fatal(err)
+	}
+	if !addons["httpLoadBalancing"]["disabled"] || !addons["horizontalPodAutoscaling"]["disabled"] || !addons["gcePersistentDiskCsiDriverConfig"]["enabled"] {
+		t.Fatalf("add-ons after disabling HttpLoadBalancing alone: %v, want it disabled and the two others as they were", addons)
+	}
+	_, err = w.gke.UpdateCluster("proj", "us-central1-a", "c1", &api.UpdateClusterRequest{Update: &api.ClusterUpdate{
+		Extra: api.Extra{"desiredAddonsConfig": json.RawMessage(`"HttpLoadBalancing=DISABLED"`)}}})
+	if e, ok := model.AsError(err); !ok || e.HTTPCode != 400 || !strings.Contains(e.Message, "update.desiredAddonsConfig") {
+		t.Fatalf("a string as desiredAddonsConfig: %v, want a 400 naming update.desiredAddonsConfig", err)
+	}
+}

@@ -3,6 +3,7 @@ package gke
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
 
@@ -339,7 +340,17 @@ func (w *GKE) UpdateCluster(project, location, name string, req *api.UpdateClust
 		// A GKE field the emulator stores but does not simulate: desiredFoo sets foo.
 		key := updates[0]
 		field := strings.ToLower(key[len("desired"):len("desired")+1]) + key[len("desired")+1:]
-		if err := w.setStoredField(c, field, u.Extra[key], "update."+key); err != nil {
+		value := u.Extra[key]
+		if field == addonsField {
+			// desiredAddonsConfig changes the add-ons it names and leaves the others as they
+			// are (gcloud's --update-addons sends one add-on at a time).
+			merged, err := mergeAddons(c.Extra[addonsField], value, "update."+key)
+			if err != nil {
+				return nil, err
+			}
+			value = merged
+		}
+		if err := w.setStoredField(c, field, value, "update."+key); err != nil {
 			return nil, err
 		}
 		return w.metadataUpdate(c, "", "%s of %s updated", field, c.Name), nil
@@ -444,6 +455,24 @@ func (w *GKE) SetClusterField(project, location, name, field string, value []byt
 
 // addonsField is the stored cluster field of the add-ons' configuration.
 const addonsField = "addonsConfig"
+
+// mergeAddons is the add-ons' configuration with the add-ons that update names set as it
+// says: each add-on (httpLoadBalancing, horizontalPodAutoscaling, ...) is replaced whole, the
+// others are kept. path names the request's member in errors.
+func mergeAddons(current, update json.RawMessage, path string) (json.RawMessage, error) {
+	addons := map[string]json.RawMessage{}
+	if len(current) > 0 {
+		if err := json.Unmarshal(current, &addons); err != nil {
+			return nil, fmt.Errorf("the stored add-ons configuration is not a JSON object: %w", err)
+		}
+	}
+	var changes map[string]json.RawMessage
+	if err := json.Unmarshal(update, &changes); err != nil || changes == nil {
+		return nil, model.InvalidField(path, string(update), "The add-ons configuration is an object of add-ons, e.g. {\"httpLoadBalancing\": {\"disabled\": true}}")
+	}
+	maps.Copy(addons, changes)
+	return json.Marshal(addons)
+}
 
 // setStoredField sets a cluster field gkesim stores as sent (path names it in errors). The
 // add-ons are checked first: HttpLoadBalancing cannot be turned off where GKE needs it, and
