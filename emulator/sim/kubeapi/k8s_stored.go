@@ -27,8 +27,8 @@ import (
 
 // The kinds the API stores, serves and watches without simulating them: ConfigMaps, Secrets,
 // ServiceAccounts, RBAC (Roles, ClusterRoles and their bindings), HorizontalPodAutoscalers
-// (stored only: nothing scales on them) and GKE's ComputeClass (which the cluster autoscaler
-// reads, computeclass.go). An ordinary application manifest applies whole, and a pod that
+// (stored only: nothing scales on them), GKE's ComputeClass (which the cluster autoscaler
+// reads, computeclass.go) and PriorityClasses (which pods' admission reads, priorityclass.go). An ordinary application manifest applies whole, and a pod that
 // mounts a ConfigMap or Secret waits for it (core/volumes.go). Each object is kept as the JSON of
 // its API type, validated as kube-apiserver validates it.
 
