@@ -307,6 +307,7 @@ func driveStoredKinds(e *env) {
 		"clusterrolebindings":      `{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding", "metadata": {"name": "x"}, "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "x"}, "subjects": [{"kind": "ServiceAccount", "name": "default", "namespace": "default"}]}`,
 		"horizontalpodautoscalers": `{"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "metadata": {"name": "x"}, "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}, "maxReplicas": 5}}`,
 		"computeclasses":           `{"apiVersion": "cloud.google.com/v1", "kind": "ComputeClass", "metadata": {"name": "x"}, "spec": {"priorities": [{"machineFamily": "e2", "spot": true}]}}`,
+		"priorityclasses":          `{"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "x"}, "value": 1000}`,
 	}
 	for _, k := range sim.StoredKinds {
 		prefix := k8sBase + "/api/" + k.Version

@@ -369,7 +369,7 @@ func TestK8sDiscovery(t *testing.T) {
 	for _, g := range groups.Groups {
 		names = append(names, g.PreferredVersion.GroupVersion)
 	}
-	if !slices.Equal(names, []string{"apps/v1", "coordination.k8s.io/v1", "policy/v1", "rbac.authorization.k8s.io/v1", "autoscaling/v2", "cloud.google.com/v1"}) {
+	if !slices.Equal(names, []string{"apps/v1", "coordination.k8s.io/v1", "policy/v1", "rbac.authorization.k8s.io/v1", "autoscaling/v2", "cloud.google.com/v1", "scheduling.k8s.io/v1"}) {
 		t.Errorf("/apis groups %v", names)
 	}
 	resource := func(gv, name string) metav1.APIResource {

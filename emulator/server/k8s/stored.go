@@ -12,7 +12,7 @@ import (
 )
 
 // The kinds the API stores without simulating them (sim/kubeapi/k8s_stored.go): ConfigMaps, Secrets,
-// ServiceAccounts, RBAC, HorizontalPodAutoscalers and GKE's ComputeClass, each with create,
+// ServiceAccounts, RBAC, HorizontalPodAutoscalers, GKE's ComputeClass and PriorityClasses, each with create,
 // get, list, watch, update, patch (server-side apply included) and delete, as the API server
 // serves them.
 

@@ -14,6 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -284,6 +285,19 @@ func init() {
 			names, images := containerColumns(rs.Spec.Template.Spec.Containers)
 			return []any{rs.Name, desired, int64(rs.Status.Replicas), int64(rs.Status.ReadyReplicas), age(rs.CreationTimestamp, now),
 				names, images, metav1.FormatLabelSelector(rs.Spec.Selector)}
+		},
+	}
+	printers["PriorityClass"] = printer{
+		columns: []metav1.TableColumnDefinition{nameColumn, col("Value", "integer", schedulingv1.PriorityClass{}.SwaggerDoc()["value"]),
+			col("Global-Default", "boolean", schedulingv1.PriorityClass{}.SwaggerDoc()["globalDefault"]), ageColumn,
+			col("PreemptionPolicy", "string", schedulingv1.PriorityClass{}.SwaggerDoc()["preemptionPolicy"])},
+		cells: func(o runtime.Object, now time.Time) []any {
+			pc := o.(*schedulingv1.PriorityClass)
+			policy := ""
+			if pc.PreemptionPolicy != nil {
+				policy = string(*pc.PreemptionPolicy)
+			}
+			return []any{pc.Name, int64(pc.Value), pc.GlobalDefault, age(pc.CreationTimestamp, now), policy}
 		},
 	}
 	printers["ConfigMap"] = printer{

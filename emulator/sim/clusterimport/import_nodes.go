@@ -442,7 +442,7 @@ func (im *importer) poolLabels(pn *poolNodes, built []*model.Node) {
 		return
 	}
 	base := func(n *model.Node) map[string]string {
-		l := core.GKENodeLabels(n)
+		l := core.GKENodeLabels(im.c, n)
 		for k, v := range p.Labels {
 			l[k] = v
 		}

@@ -102,7 +102,11 @@ func staticPrefix(p *corev1.Pod) string {
 // their template's need no spec of their own.
 func schedulingKey(spec *corev1.PodSpec, bound bool) string {
 	r := core.EffectiveRequests(spec)
-	key := fmt.Sprintf("%d/%d/%d/%d", r.MilliCPU, r.MemoryBytes, core.PodPriority(spec), core.GraceSeconds(spec))
+	prio := spec.PriorityClassName // the class, when admission has not resolved it
+	if spec.Priority != nil {
+		prio = fmt.Sprint(*spec.Priority)
+	}
+	key := fmt.Sprintf("%d/%d/%s/%d", r.MilliCPU, r.MemoryBytes, prio, core.GraceSeconds(spec))
 	if bound || (len(spec.NodeSelector) == 0 && spec.Affinity == nil && len(spec.Tolerations) == 0) {
 		return key // where a pod may go matters only to one that can be placed again
 	}
@@ -526,7 +530,7 @@ func (im *importer) buildPod(kp *corev1.Pod, o podOwner, tmpl *corev1.PodSpec) {
 		core.WithoutAdmittedToken(own)
 		p.Spec, spec = own, own
 	}
-	p.Req, p.Priority = core.EffectiveRequests(spec), core.PodPriority(spec)
+	p.Req, p.Priority = core.EffectiveRequests(spec), core.PodPriority(im.c, spec)
 	if st := kp.Status.StartTime; st != nil {
 		p.StartTime = im.past(st.Time, p.CreateTime)
 	}

@@ -97,7 +97,7 @@ var nodeConditions = []struct {
 
 func (s *nodeSnap) renderNode() *corev1.Node {
 	n := &s.node
-	labels := GKENodeLabels(n)
+	labels := gkeNodeLabels(n, s.maxPods, s.capacity.MilliCPU)
 	for k, v := range s.nodeLabels {
 		labels[k] = v
 	}
@@ -121,23 +121,51 @@ func (s *nodeSnap) renderNode() *corev1.Node {
 	return s.renderNodeObject(labels, taints, heartbeat)
 }
 
-// GKENodeLabels are the labels GKE puts on a node of its own accord.
-func GKENodeLabels(n *model.Node) map[string]string {
+// GKENodeLabels are the labels GKE puts on a node of its own accord: the well-known ones of
+// Kubernetes (hostname, zone and region, instance type, os and arch, with their beta names) and
+// GKE's own (pool, machine family, image, provisioning ...). The API renders them and the
+// scheduler selects on them (R-SCHED-1): this is their one list.
+func GKENodeLabels(c *model.Cluster, n *model.Node) map[string]string {
+	maxPods := int64(catalog.DefaultMaxPods)
+	if p := c.Pool(n.Pool); p != nil {
+		maxPods = p.MaxPodsPerNode
+	}
+	return gkeNodeLabels(n, maxPods, c.NodeCapacity(n).MilliCPU)
+}
+
+func gkeNodeLabels(n *model.Node, maxPods, capacityMilliCPU int64) map[string]string {
 	region := n.Zone[:max(strings.LastIndexByte(n.Zone, '-'), 0)]
+	provisioning := "standard"
+	switch {
+	case n.Spec.Spot:
+		provisioning = "spot"
+	case n.Spec.Preemptible:
+		provisioning = "preemptible"
+	}
 	labels := map[string]string{
-		"cloud.google.com/gke-nodepool":          n.Pool,
-		"cloud.google.com/gke-boot-disk":         n.Spec.DiskType,
-		"cloud.google.com/gke-container-runtime": "containerd",
-		"cloud.google.com/gke-os-distribution":   osDistribution(n.Spec.ImageType),
-		"cloud.google.com/machine-family":        strings.SplitN(n.Spec.MachineType, "-", 2)[0],
-		"node.kubernetes.io/instance-type":       n.Spec.MachineType,
-		"beta.kubernetes.io/instance-type":       n.Spec.MachineType,
-		"topology.kubernetes.io/zone":            n.Zone,
-		"topology.kubernetes.io/region":          region,
-		"failure-domain.beta.kubernetes.io/zone": n.Zone,
-		"kubernetes.io/hostname":                 n.Name,
-		"kubernetes.io/os":                       "linux",
-		"kubernetes.io/arch":                     "amd64",
+		"cloud.google.com/gke-nodepool":            n.Pool,
+		"cloud.google.com/gke-boot-disk":           n.Spec.DiskType,
+		"cloud.google.com/gke-container-runtime":   "containerd",
+		"cloud.google.com/gke-cpu-scaling-level":   strconv.FormatInt(max(capacityMilliCPU/1000, 1), 10),
+		"cloud.google.com/gke-logging-variant":     "DEFAULT",
+		"cloud.google.com/gke-max-pods-per-node":   strconv.FormatInt(maxPods, 10),
+		"cloud.google.com/gke-os-distribution":     osDistribution(n.Spec.ImageType),
+		"cloud.google.com/gke-provisioning":        provisioning,
+		"cloud.google.com/gke-stack-type":          "IPV4",
+		"cloud.google.com/machine-family":          strings.SplitN(n.Spec.MachineType, "-", 2)[0],
+		"cloud.google.com/private-node":            "false",
+		"node.kubernetes.io/instance-type":         n.Spec.MachineType,
+		"beta.kubernetes.io/instance-type":         n.Spec.MachineType,
+		"topology.kubernetes.io/zone":              n.Zone,
+		"topology.kubernetes.io/region":            region,
+		"topology.gke.io/zone":                     n.Zone,
+		"failure-domain.beta.kubernetes.io/zone":   n.Zone,
+		"failure-domain.beta.kubernetes.io/region": region,
+		model.LabelHostname:                        n.Name,
+		"kubernetes.io/os":                         "linux",
+		"kubernetes.io/arch":                       "amd64",
+		"beta.kubernetes.io/os":                    "linux",
+		"beta.kubernetes.io/arch":                  "amd64",
 	}
 	if n.Spec.Spot {
 		labels["cloud.google.com/gke-spot"] = "true"

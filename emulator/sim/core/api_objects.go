@@ -113,7 +113,7 @@ func (s *podSnap) RenderPod() *corev1.Pod {
 	if p.Scheduler != "" {
 		spec.SchedulerName = p.Scheduler
 	}
-	admitPodSpec(spec, s.uid)
+	admitPodSpec(spec, s.uid, p.Priority)
 	meta := metav1.ObjectMeta{Name: p.Name, Namespace: p.Namespace, UID: types.UID(s.uid), ResourceVersion: model.RVString(p.RV),
 		CreationTimestamp: metav1.NewTime(p.CreateTime), Labels: maps.Clone(p.Labels), Annotations: maps.Clone(p.Annotation),
 		ManagedFields: model.CloneManagedFields(p.ManagedFields)}
@@ -189,8 +189,9 @@ func (s *podSnap) RenderPod() *corev1.Pod {
 
 // admitPodSpec adds what the API server's admission gives every pod (kubectl describe shows
 // it): the namespace's default ServiceAccount and its token volume, the default tolerations of
-// not-ready and unreachable nodes, and the priority of the pod's priority class.
-func admitPodSpec(spec *corev1.PodSpec, uid string) {
+// not-ready and unreachable nodes, and the priority of the pod's priority class (resolved when
+// the pod was created: Pod.Priority).
+func admitPodSpec(spec *corev1.PodSpec, uid string, priority int32) {
 	// As the ServiceAccount admission plugin: no token volume where a container mounts one
 	// at its path already.
 	if spec.ServiceAccountName == "" {
@@ -230,8 +231,7 @@ func admitPodSpec(spec *corev1.PodSpec, uid string) {
 		}
 	}
 	if spec.Priority == nil {
-		prio := PodPriority(spec)
-		spec.Priority = &prio
+		spec.Priority = &priority
 	}
 	if spec.EnableServiceLinks == nil {
 		t := true

@@ -82,17 +82,19 @@ func containerRequests(ct corev1.Container) model.Resources {
 	return r
 }
 
-// Built-in priority classes.
-var builtinPriorities = map[string]int32{
-	"system-node-critical":    2000001000,
-	"system-cluster-critical": 2000000000,
-}
-
-func PodPriority(spec *corev1.PodSpec) int32 {
+// PodPriority is a pod's priority: spec.priority as admission set it, or else the value of its
+// PriorityClass (the cluster's globalDefault class when it names none; 0 when there is none),
+// resolved as the API server's Priority admission does (R-SCHED-3).
+func PodPriority(c *model.Cluster, spec *corev1.PodSpec) int32 {
 	if spec.Priority != nil {
 		return *spec.Priority
 	}
-	return builtinPriorities[spec.PriorityClassName]
+	if spec.PriorityClassName == "" {
+		_, v, _ := c.DefaultPriorityClass()
+		return v
+	}
+	v, _, _ := c.PriorityClass(spec.PriorityClassName)
+	return v
 }
 
 func GraceSeconds(spec *corev1.PodSpec) int64 {
@@ -107,7 +109,7 @@ func (w *Core) AddPod(c *model.Cluster, p *model.Pod) {
 	spec := w.PodSpec(c, p)
 	p.UIDSalt = w.engine.RandUint32()
 	p.Req = EffectiveRequests(spec)
-	p.Priority = PodPriority(spec)
+	p.Priority = PodPriority(c, spec)
 	if c.AutoscalingProfile == api.ProfileOptimizeUtilization && (spec.SchedulerName == "" || spec.SchedulerName == corev1.DefaultSchedulerName) {
 		p.Scheduler = model.OptimizeUtilizationScheduler // GKE's webhook, at the pod's creation (R-CA-8)
 	}

@@ -3,6 +3,7 @@ package core
 import (
 	"container/heap"
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
 	"time"
@@ -15,7 +16,9 @@ import (
 
 // The scheduler places pending pods on ready, schedulable nodes by their requests against the
 // nodes' allocatable resources (as kube-scheduler does), honouring nodeSelector, required node
-// affinity, taints and tolerations, cordons and the pods-per-node limit.
+// affinity (on every label GKE puts on nodes, the hostname among them: R-SCHED-1), taints and
+// tolerations, cordons and the pods-per-node limit, and prefers the nodes its preferred node
+// affinity matches (R-SCHED-2).
 //
 // Nodes with the same labels, taints and allocatable (a pool's nodes of one machine shape in
 // one zone) form a group, checked once per pod. Inside a group the schedulable nodes sit in a
@@ -110,7 +113,7 @@ func (s *schedIndex) group(w *Core, c *model.Cluster, n *model.Node) *SchedGroup
 	k8sNode := w.RenderK8sNode(c, n)
 	lbls := map[string]string{}
 	for k, v := range k8sNode.Labels {
-		if k != "kubernetes.io/hostname" {
+		if k != model.LabelHostname { // each node's own: nodeLabels
 			lbls[k] = v
 		}
 	}
@@ -293,26 +296,41 @@ func (w *Core) pickNode(c *model.Cluster, ix *PodIndex, groups []*SchedGroup, p 
 	total := 0
 	var best *schedNode
 	bestSpread := 0
+	bestPref := 0
 	spread := ix.Sched.OwnerZone[p.OwnerKey()]
+	byName := model.SelectsByName(spec)
 	for _, g := range groups {
 		registered := g.Registered
 		total += registered
 		if registered == 0 {
 			continue
 		}
-		if why := g.Rejects(spec); why != "" {
+		why := g.Rejects(spec)
+		if byName {
+			why = g.untolerated(spec) // the selection is checked node by node (fit)
+		}
+		if why != "" {
 			reasons[why] += registered
 			continue
 		}
 		if unsched := registered - g.Heap.Len(); unsched > 0 {
 			reasons["node(s) were unschedulable"] += unsched
 		}
-		cand := g.fit(p.Req, mostAllocated, reasons)
+		var selects func(*schedNode) bool
+		if byName {
+			selects = func(n *schedNode) bool { return g.selects(spec, n) }
+		}
+		cand := g.fit(p.Req, mostAllocated, reasons, selects)
 		if cand == nil {
 			continue
 		}
-		if best == nil || better(cand, best, spread[g.zone], bestSpread, mostAllocated) {
-			best, bestSpread = cand, spread[g.zone]
+		lbls := g.Labels
+		if byName {
+			lbls = g.nodeLabels(cand)
+		}
+		pref := model.PreferredAffinityScore(spec, lbls, cand.Name)
+		if best == nil || pref > bestPref || (pref == bestPref && better(cand, best, spread[g.zone], bestSpread, mostAllocated)) {
+			best, bestSpread, bestPref = cand, spread[g.zone], pref
 		}
 	}
 	if best != nil {
@@ -346,21 +364,21 @@ func better(a, b *schedNode, aSpread, bSpread int, mostAllocated bool) bool {
 	return a.Name < b.Name
 }
 
-// Rejects says why no node of the group can take a pod with this spec, or "".
+// msgNodeSelector is kube-scheduler's reason for nodes that a pod's node selector or required
+// node affinity does not select.
+const msgNodeSelector = "node(s) didn't match Pod's node affinity/selector"
+
+// Rejects says why no node of the group can take a pod with this spec, or "": its node selector
+// and required node affinity (R-SCHED-1), then its tolerations.
 func (g *SchedGroup) Rejects(spec *corev1.PodSpec) string {
-	for k, v := range spec.NodeSelector {
-		if k == "kubernetes.io/hostname" {
-			continue
-		}
-		if g.Labels[k] != v {
-			return "node(s) didn't match Pod's node affinity/selector"
-		}
+	if !model.SelectsNode(spec, g.Labels, g.Labels[model.LabelHostname]) {
+		return msgNodeSelector
 	}
-	if a := spec.Affinity; a != nil && a.NodeAffinity != nil && a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil {
-		if !model.MatchesNodeSelector(a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution, g.Labels) {
-			return "node(s) didn't match Pod's node affinity/selector"
-		}
-	}
+	return g.untolerated(spec)
+}
+
+// untolerated names the first taint of the group that the pod does not tolerate, or "".
+func (g *SchedGroup) untolerated(spec *corev1.PodSpec) string {
 	for _, t := range g.Taints {
 		if t.Effect == corev1.TaintEffectPreferNoSchedule || model.Tolerates(spec.Tolerations, t) || computeClassTolerated(spec, t) {
 			continue
@@ -370,11 +388,26 @@ func (g *SchedGroup) Rejects(spec *corev1.PodSpec) string {
 	return ""
 }
 
+// nodeLabels are the labels of one node of the group: the group's and its hostname.
+func (g *SchedGroup) nodeLabels(n *schedNode) map[string]string {
+	lbls := maps.Clone(g.Labels)
+	lbls[model.LabelHostname] = n.Name
+	return lbls
+}
+
+// selects says whether a pod that selects nodes by name (model.SelectsByName) may go on node n.
+func (g *SchedGroup) selects(spec *corev1.PodSpec, n *schedNode) bool {
+	if want, ok := spec.NodeSelector[model.LabelHostname]; ok && want != n.Name {
+		return false
+	}
+	return model.SelectsNode(spec, g.nodeLabels(n), n.Name)
+}
+
 // fit finds the node of the group for a pod's requests: the one with the most free CPU
 // (least allocated) or, packing, the one with the least free CPU that fits. It counts why the
-// others do not fit.
-func (g *SchedGroup) fit(req model.Resources, mostAllocated bool, reasons map[string]int) *schedNode {
-	if !mostAllocated && g.Heap.Len() > 0 {
+// others do not fit. selects, when not nil, is the pod's selection of nodes by name.
+func (g *SchedGroup) fit(req model.Resources, mostAllocated bool, reasons map[string]int, selects func(*schedNode) bool) *schedNode {
+	if !mostAllocated && selects == nil && g.Heap.Len() > 0 {
 		top := g.Heap[0]
 		if req.Fits(top.Free) && top.Pods < g.MaxPods {
 			return top
@@ -388,6 +421,8 @@ func (g *SchedGroup) fit(req model.Resources, mostAllocated bool, reasons map[st
 	var best *schedNode
 	for _, n := range g.Heap {
 		switch {
+		case selects != nil && !selects(n):
+			reasons[msgNodeSelector]++
 		case n.Pods >= g.MaxPods:
 			reasons["Too many pods"]++
 		case req.MilliCPU > n.Free.MilliCPU:

@@ -398,6 +398,9 @@ func (w *API) CreatePod(c *model.Cluster, ns string, in *corev1.Pod) (*corev1.Po
 	in = in.DeepCopy()
 	w.core.GenerateName(&in.ObjectMeta)
 	defaultPodSpec(&in.Spec)
+	if err := admitPodPriority(c, &in.Spec, in.Name); err != nil {
+		return nil, err
+	}
 	if errs := validatePod(in, ns); len(errs) > 0 {
 		return nil, kubeInvalidErrs("Pod", in.Name, errs)
 	}

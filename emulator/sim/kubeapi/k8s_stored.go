@@ -3,6 +3,7 @@ package kubeapi
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"reflect"
 	"slices"
@@ -26,8 +27,8 @@ import (
 
 // The kinds the API stores, serves and watches without simulating them: ConfigMaps, Secrets,
 // ServiceAccounts, RBAC (Roles, ClusterRoles and their bindings), HorizontalPodAutoscalers
-// (stored only: nothing scales on them) and GKE's ComputeClass (which the cluster autoscaler
-// reads, computeclass.go). An ordinary application manifest applies whole, and a pod that
+// (stored only: nothing scales on them), GKE's ComputeClass (which the cluster autoscaler
+// reads, computeclass.go) and PriorityClasses (which pods' admission reads, priorityclass.go). An ordinary application manifest applies whole, and a pod that
 // mounts a ConfigMap or Secret waits for it (core/volumes.go). Each object is kept as the JSON of
 // its API type, validated as kube-apiserver validates it.
 
@@ -45,6 +46,24 @@ type StoredKind struct {
 	prepare  func(obj runtime.Object)
 	validate func(obj, old runtime.Object) field.ErrorList
 	nameFn   apivalidation.ValidateNameFunc
+	// admit is the kind's admission check that reads the cluster (after validation).
+	admit func(c *model.Cluster, obj runtime.Object) error
+	// builtins are objects every cluster has without storing them (the system PriorityClasses):
+	// listed and read like stored ones, never deleted; an update stores its result.
+	builtins func(c *model.Cluster) []*model.StoredObject
+}
+
+// builtin is the kind's built-in object of that name not stored (yet), or nil.
+func (k *StoredKind) builtin(c *model.Cluster, name string) *model.StoredObject {
+	if k.builtins == nil || c.Objects[k.Resource][name] != nil {
+		return nil
+	}
+	for _, o := range k.builtins(c) {
+		if o.Name == name {
+			return o
+		}
+	}
+	return nil
 }
 
 // APIVersion is the kind's group/version.
@@ -131,6 +150,7 @@ var StoredKinds = []*StoredKind{
 		newObject:  func() runtime.Object { return &unstructured.Unstructured{} },
 		newList:    func() runtime.Object { return &unstructured.UnstructuredList{} },
 		validate:   ValidateComputeClass, nameFn: apivalidation.NameIsDNSSubdomain},
+	priorityClassKind,
 }
 
 // StoredKindOf finds a stored kind by its resource name.
@@ -168,6 +188,17 @@ func RenderStored(o *model.StoredObject) runtime.Object {
 // ListStored lists the objects of kind k in namespace ns ("" = all), by namespace and name.
 func (w *API) ListStored(c *model.Cluster, k *StoredKind, ns string) runtime.Object {
 	objs := c.Objects[k.Resource]
+	if k.builtins != nil {
+		objs = maps.Clone(objs)
+		if objs == nil {
+			objs = map[string]*model.StoredObject{}
+		}
+		for _, o := range k.builtins(c) {
+			if objs[o.Key()] == nil {
+				objs[o.Key()] = o
+			}
+		}
+	}
 	items := make([]runtime.Object, 0, len(objs))
 	for _, key := range model.SortedKeys(objs) {
 		if o := objs[key]; ns == "" || !k.Namespaced || o.Namespace == ns {
@@ -196,6 +227,9 @@ func (w *API) ListStored(c *model.Cluster, k *StoredKind, ns string) runtime.Obj
 // GetStored reads one object.
 func (w *API) GetStored(c *model.Cluster, k *StoredKind, ns, name string) (runtime.Object, error) {
 	o := c.Objects[k.Resource][model.StoredKey(k.scope(ns), name)]
+	if o == nil {
+		o = k.builtin(c, name)
+	}
 	if o == nil {
 		return nil, model.KubeNotFound(k.qualified(), name)
 	}
@@ -236,8 +270,13 @@ func (w *API) CreateStored(c *model.Cluster, k *StoredKind, ns string, in runtim
 	if errs := w.validateStored(k, in, nil, ns); len(errs) > 0 {
 		return nil, kubeInvalidErrs(k.qualifiedKind(), m.GetName(), errs)
 	}
+	if k.admit != nil {
+		if err := k.admit(c, in); err != nil {
+			return nil, err
+		}
+	}
 	objs := c.Stored(k.Resource)
-	if objs[model.StoredKey(ns, m.GetName())] != nil {
+	if objs[model.StoredKey(ns, m.GetName())] != nil || k.builtin(c, m.GetName()) != nil {
 		return nil, model.KubeAlreadyExists(k.qualified(), m.GetName())
 	}
 	m.SetNamespace(ns)
@@ -264,6 +303,10 @@ func (w *API) CreateStored(c *model.Cluster, k *StoredKind, ns string, in runtim
 func (w *API) UpdateStored(c *model.Cluster, k *StoredKind, ns, name string, in runtime.Object) (runtime.Object, error) {
 	ns = k.scope(ns)
 	o := c.Objects[k.Resource][model.StoredKey(ns, name)]
+	builtin := o == nil
+	if builtin {
+		o = k.builtin(c, name)
+	}
 	if o == nil {
 		return nil, model.KubeNotFound(k.qualified(), name)
 	}
@@ -288,6 +331,11 @@ func (w *API) UpdateStored(c *model.Cluster, k *StoredKind, ns, name string, in 
 	if errs := w.validateStored(k, in, old, ns); len(errs) > 0 {
 		return nil, kubeInvalidErrs(k.qualifiedKind(), name, errs)
 	}
+	if k.admit != nil {
+		if err := k.admit(c, in); err != nil {
+			return nil, err
+		}
+	}
 	m.SetUID(om.GetUID())
 	m.SetCreationTimestamp(om.GetCreationTimestamp())
 	m.SetResourceVersion("")
@@ -301,6 +349,9 @@ func (w *API) UpdateStored(c *model.Cluster, k *StoredKind, ns, name string, in 
 	}
 	if err := o.Set(in); err != nil {
 		return nil, err
+	}
+	if builtin {
+		c.Stored(k.Resource)[o.Key()] = o
 	}
 	w.core.TouchObject(c, o, false)
 	return RenderStored(o), nil
@@ -321,6 +372,9 @@ func specOf(obj runtime.Object) any {
 // DeleteStored deletes an object.
 func (w *API) DeleteStored(c *model.Cluster, k *StoredKind, ns, name string) (runtime.Object, error) {
 	ns = k.scope(ns)
+	if k.builtins != nil && slices.ContainsFunc(k.builtins(c), func(o *model.StoredObject) bool { return o.Name == name }) {
+		return nil, model.KubeError(http.StatusForbidden, "Forbidden", "%s %q is forbidden: this is a system priority class and cannot be deleted", k.qualified(), name)
+	}
 	o := c.Objects[k.Resource][model.StoredKey(ns, name)]
 	if o == nil {
 		return nil, model.KubeNotFound(k.qualified(), name)

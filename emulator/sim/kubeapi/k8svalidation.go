@@ -25,8 +25,8 @@ import (
 // value: "Sometimes": supported values: "Always", "OnFailure", "Never"`): object metadata by
 // apimachinery's own ValidateObjectMeta (names by each kind's rule, labels, annotations, owner
 // references, finalizers), and the parts of the pod spec the emulator simulates (containers
-// and their resources, restart and DNS policy, node selector, tolerations, required node
-// affinity, grace period) by the API server's rules for them. Fields the emulator does not
+// and their resources, restart and DNS policy, node selector, tolerations, node and pod
+// affinity, topology spread constraints, grace period) by the API server's rules for them. Fields the emulator does not
 // simulate (volumes, probes, security contexts ...) are stored unchecked.
 
 // kubeInvalidErrs is the API server's 422 for a list of field errors.
@@ -106,11 +106,10 @@ func validatePodSpec(s *corev1.PodSpec, fld *field.Path) field.ErrorList {
 		errs = append(errs, apivalidation.ValidateNonnegativeField(*g, fld.Child("terminationGracePeriodSeconds"))...)
 	}
 	errs = append(errs, validateTolerations(s.Tolerations, fld.Child("tolerations"))...)
-	if a := s.Affinity; a != nil && a.NodeAffinity != nil && a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil {
-		errs = append(errs, validateNodeSelector(a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution,
-			fld.Child("affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution"))...)
+	if s.Affinity != nil {
+		errs = append(errs, validateAffinity(s.Affinity, fld.Child("affinity"))...)
 	}
-	return errs
+	return append(errs, validateTopologySpread(s.TopologySpreadConstraints, fld.Child("topologySpreadConstraints"))...)
 }
 
 func validateContainer(c *corev1.Container, fld *field.Path, names map[string]bool) field.ErrorList {
@@ -220,6 +219,87 @@ func validateTolerations(ts []corev1.Toleration, fld *field.Path) field.ErrorLis
 	return errs
 }
 
+// validateAffinity is the API server's check of a pod's affinity (R-SCHED-4): node affinity,
+// required and preferred, and pod (anti-)affinity terms.
+func validateAffinity(a *corev1.Affinity, fld *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if na := a.NodeAffinity; na != nil {
+		p := fld.Child("nodeAffinity")
+		if na.RequiredDuringSchedulingIgnoredDuringExecution != nil {
+			errs = append(errs, validateNodeSelector(na.RequiredDuringSchedulingIgnoredDuringExecution, p.Child("requiredDuringSchedulingIgnoredDuringExecution"))...)
+		}
+		for i, t := range na.PreferredDuringSchedulingIgnoredDuringExecution {
+			tp := p.Child("preferredDuringSchedulingIgnoredDuringExecution").Index(i)
+			if t.Weight <= 0 || t.Weight > 100 {
+				errs = append(errs, field.Invalid(tp.Child("weight"), t.Weight, "must be in the range 1-100"))
+			}
+			errs = append(errs, validateNodeSelectorTerm(t.Preference, tp.Child("preference"))...)
+		}
+	}
+	if pa := a.PodAffinity; pa != nil {
+		errs = append(errs, validatePodAffinityTerms(pa.RequiredDuringSchedulingIgnoredDuringExecution, pa.PreferredDuringSchedulingIgnoredDuringExecution, fld.Child("podAffinity"))...)
+	}
+	if pa := a.PodAntiAffinity; pa != nil {
+		errs = append(errs, validatePodAffinityTerms(pa.RequiredDuringSchedulingIgnoredDuringExecution, pa.PreferredDuringSchedulingIgnoredDuringExecution, fld.Child("podAntiAffinity"))...)
+	}
+	return errs
+}
+
+func validatePodAffinityTerms(required []corev1.PodAffinityTerm, preferred []corev1.WeightedPodAffinityTerm, fld *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for i, t := range required {
+		errs = append(errs, validatePodAffinityTerm(t, fld.Child("requiredDuringSchedulingIgnoredDuringExecution").Index(i))...)
+	}
+	for i, t := range preferred {
+		p := fld.Child("preferredDuringSchedulingIgnoredDuringExecution").Index(i)
+		if t.Weight <= 0 || t.Weight > 100 {
+			errs = append(errs, field.Invalid(p.Child("weight"), t.Weight, "must be in the range 1-100"))
+		}
+		errs = append(errs, validatePodAffinityTerm(t.PodAffinityTerm, p.Child("podAffinityTerm"))...)
+	}
+	return errs
+}
+
+// validatePodAffinityTerm: its label and namespace selectors, namespaces and topology key.
+func validatePodAffinityTerm(t corev1.PodAffinityTerm, fld *field.Path) field.ErrorList {
+	opts := metav1validation.LabelSelectorValidationOptions{}
+	errs := metav1validation.ValidateLabelSelector(t.LabelSelector, opts, fld.Child("labelSelector"))
+	errs = append(errs, metav1validation.ValidateLabelSelector(t.NamespaceSelector, opts, fld.Child("namespaceSelector"))...)
+	for _, ns := range t.Namespaces {
+		for _, msg := range apivalidation.ValidateNamespaceName(ns, false) {
+			errs = append(errs, field.Invalid(fld.Child("namespace"), ns, msg))
+		}
+	}
+	if t.TopologyKey == "" {
+		return append(errs, field.Required(fld.Child("topologyKey"), "can not be empty"))
+	}
+	return append(errs, metav1validation.ValidateLabelName(t.TopologyKey, fld.Child("topologyKey"))...)
+}
+
+// validateTopologySpread is the API server's check of topologySpreadConstraints' fields.
+func validateTopologySpread(cs []corev1.TopologySpreadConstraint, fld *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for i, c := range cs {
+		p := fld.Index(i)
+		if c.MaxSkew <= 0 {
+			errs = append(errs, field.Invalid(p.Child("maxSkew"), c.MaxSkew, "must be greater than zero"))
+		}
+		if c.TopologyKey == "" {
+			errs = append(errs, field.Required(p.Child("topologyKey"), "can not be empty"))
+		} else {
+			errs = append(errs, metav1validation.ValidateLabelName(c.TopologyKey, p.Child("topologyKey"))...)
+		}
+		switch c.WhenUnsatisfiable {
+		case corev1.DoNotSchedule, corev1.ScheduleAnyway:
+		default:
+			errs = append(errs, field.NotSupported(p.Child("whenUnsatisfiable"), c.WhenUnsatisfiable,
+				[]corev1.UnsatisfiableConstraintAction{corev1.DoNotSchedule, corev1.ScheduleAnyway}))
+		}
+		errs = append(errs, metav1validation.ValidateLabelSelector(c.LabelSelector, metav1validation.LabelSelectorValidationOptions{}, p.Child("labelSelector"))...)
+	}
+	return errs
+}
+
 func validateNodeSelector(ns *corev1.NodeSelector, fld *field.Path) field.ErrorList {
 	terms := fld.Child("nodeSelectorTerms")
 	if len(ns.NodeSelectorTerms) == 0 {
@@ -227,29 +307,52 @@ func validateNodeSelector(ns *corev1.NodeSelector, fld *field.Path) field.ErrorL
 	}
 	var errs field.ErrorList
 	for i, term := range ns.NodeSelectorTerms {
-		for j, rq := range term.MatchExpressions {
-			p := terms.Index(i).Child("matchExpressions").Index(j)
-			switch rq.Operator {
-			case corev1.NodeSelectorOpIn, corev1.NodeSelectorOpNotIn:
-				if len(rq.Values) == 0 {
-					errs = append(errs, field.Required(p.Child("values"), "must be specified when `operator` is 'In' or 'NotIn'"))
-				}
-			case corev1.NodeSelectorOpExists, corev1.NodeSelectorOpDoesNotExist:
-				if len(rq.Values) > 0 {
-					errs = append(errs, field.Forbidden(p.Child("values"), "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"))
-				}
-			case corev1.NodeSelectorOpGt, corev1.NodeSelectorOpLt:
-				if len(rq.Values) != 1 {
-					errs = append(errs, field.Required(p.Child("values"), "must be specified single value when `operator` is 'Lt' or 'Gt'"))
-				}
-			default:
-				errs = append(errs, field.Invalid(p.Child("operator"), rq.Operator, "not a valid selector operator"))
+		errs = append(errs, validateNodeSelectorTerm(term, terms.Index(i))...)
+	}
+	return errs
+}
+
+// validateNodeSelectorTerm is the API server's check of one term: its label requirements and
+// its field requirements (metadata.name only).
+func validateNodeSelectorTerm(term corev1.NodeSelectorTerm, fld *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for j, rq := range term.MatchExpressions {
+		p := fld.Child("matchExpressions").Index(j)
+		switch rq.Operator {
+		case corev1.NodeSelectorOpIn, corev1.NodeSelectorOpNotIn:
+			if len(rq.Values) == 0 {
+				errs = append(errs, field.Required(p.Child("values"), "must be specified when `operator` is 'In' or 'NotIn'"))
 			}
-			errs = append(errs, metav1validation.ValidateLabelName(rq.Key, p.Child("key"))...)
-			for k, v := range rq.Values {
-				for _, msg := range validation.IsValidLabelValue(v) {
-					errs = append(errs, field.Invalid(p.Child("values").Index(k), v, msg))
-				}
+		case corev1.NodeSelectorOpExists, corev1.NodeSelectorOpDoesNotExist:
+			if len(rq.Values) > 0 {
+				errs = append(errs, field.Forbidden(p.Child("values"), "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"))
+			}
+		case corev1.NodeSelectorOpGt, corev1.NodeSelectorOpLt:
+			if len(rq.Values) != 1 {
+				errs = append(errs, field.Required(p.Child("values"), "must be specified single value when `operator` is 'Lt' or 'Gt'"))
+			}
+		default:
+			errs = append(errs, field.Invalid(p.Child("operator"), rq.Operator, "not a valid selector operator"))
+		}
+		errs = append(errs, metav1validation.ValidateLabelName(rq.Key, p.Child("key"))...)
+	}
+	for j, rq := range term.MatchFields {
+		p := fld.Child("matchFields").Index(j)
+		switch rq.Operator {
+		case corev1.NodeSelectorOpIn, corev1.NodeSelectorOpNotIn:
+			if len(rq.Values) != 1 {
+				errs = append(errs, field.Required(p.Child("values"), "must be only one value when `operator` is 'In' or 'NotIn' for node field selector"))
+			}
+		default:
+			errs = append(errs, field.Invalid(p.Child("operator"), rq.Operator, "not a valid selector operator"))
+		}
+		if rq.Key != "metadata.name" {
+			errs = append(errs, field.Invalid(p.Child("key"), rq.Key, "not a valid field selector key"))
+			continue
+		}
+		for k, v := range rq.Values {
+			for _, msg := range apivalidation.NameIsDNSSubdomain(v, false) {
+				errs = append(errs, field.Invalid(p.Child("values").Index(k), v, msg))
 			}
 		}
 	}

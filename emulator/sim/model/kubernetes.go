@@ -341,13 +341,7 @@ func (d *DaemonSet) Key() string { return NamespacedKey(d.Namespace, d.Name) }
 // controller's own tolerations, such as the cordon's, aside).
 func (ds *DaemonSet) RunsOn(labels map[string]string, taints []corev1.Taint) bool {
 	spec := &ds.Spec.Template.Spec
-	for k, v := range spec.NodeSelector {
-		if labels[k] != v {
-			return false
-		}
-	}
-	if a := spec.Affinity; a != nil && a.NodeAffinity != nil && a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil &&
-		!MatchesNodeSelector(a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution, labels) {
+	if !SelectsNode(spec, labels, labels[LabelHostname]) {
 		return false
 	}
 	for _, t := range taints {
@@ -387,27 +381,119 @@ func Tolerates(tols []corev1.Toleration, t corev1.Taint) bool {
 	return false
 }
 
-// MatchesNodeSelector evaluates required node affinity terms (ORed) of In, NotIn, Exists,
-// DoesNotExist expressions against node labels.
-func MatchesNodeSelector(ns *corev1.NodeSelector, lbls map[string]string) bool {
-	for _, term := range ns.NodeSelectorTerms {
-		ok := true
-		for _, e := range term.MatchExpressions {
-			v, has := lbls[e.Key]
-			switch e.Operator {
-			case corev1.NodeSelectorOpIn:
-				ok = ok && has && slices.Contains(e.Values, v)
-			case corev1.NodeSelectorOpNotIn:
-				ok = ok && !(has && slices.Contains(e.Values, v))
-			case corev1.NodeSelectorOpExists:
-				ok = ok && has
-			case corev1.NodeSelectorOpDoesNotExist:
-				ok = ok && !has
-			}
-		}
-		if ok {
+// LabelHostname is the node label that names the node: the one label that differs between
+// nodes alike (core's scheduler groups them), which pods pin a node by.
+const LabelHostname = "kubernetes.io/hostname"
+
+// MatchesNodeSelector evaluates required node affinity terms (ORed; a term with no requirement
+// matches no node) against a node's labels and name, as kube-scheduler's NodeAffinity does:
+// In, NotIn, Exists, DoesNotExist, Gt and Lt on labels, and matchFields on metadata.name.
+func MatchesNodeSelector(ns *corev1.NodeSelector, lbls map[string]string, name string) bool {
+	for i := range ns.NodeSelectorTerms {
+		if NodeSelectorTermMatches(&ns.NodeSelectorTerms[i], lbls, name) {
 			return true
 		}
 	}
 	return false
+}
+
+// NodeSelectorTermMatches says whether every requirement of one term holds for a node.
+func NodeSelectorTermMatches(term *corev1.NodeSelectorTerm, lbls map[string]string, name string) bool {
+	if len(term.MatchExpressions)+len(term.MatchFields) == 0 {
+		return false
+	}
+	for _, e := range term.MatchExpressions {
+		v, has := lbls[e.Key]
+		if !requirementHolds(e, v, has) {
+			return false
+		}
+	}
+	for _, e := range term.MatchFields {
+		if e.Key != "metadata.name" || !requirementHolds(e, name, true) {
+			return false
+		}
+	}
+	return true
+}
+
+func requirementHolds(e corev1.NodeSelectorRequirement, v string, has bool) bool {
+	switch e.Operator {
+	case corev1.NodeSelectorOpIn:
+		return has && slices.Contains(e.Values, v)
+	case corev1.NodeSelectorOpNotIn:
+		return !(has && slices.Contains(e.Values, v))
+	case corev1.NodeSelectorOpExists:
+		return has
+	case corev1.NodeSelectorOpDoesNotExist:
+		return !has
+	case corev1.NodeSelectorOpGt, corev1.NodeSelectorOpLt:
+		if !has || len(e.Values) != 1 {
+			return false
+		}
+		got, err1 := strconv.ParseInt(v, 10, 64)
+		want, err2 := strconv.ParseInt(e.Values[0], 10, 64)
+		if err1 != nil || err2 != nil {
+			return false
+		}
+		return (e.Operator == corev1.NodeSelectorOpGt && got > want) || (e.Operator == corev1.NodeSelectorOpLt && got < want)
+	}
+	return false
+}
+
+// SelectsNode says whether a pod spec's node selector and required node affinity accept a
+// node with these labels and name.
+func SelectsNode(spec *corev1.PodSpec, lbls map[string]string, name string) bool {
+	for k, v := range spec.NodeSelector {
+		if lbls[k] != v {
+			return false
+		}
+	}
+	a := spec.Affinity
+	return a == nil || a.NodeAffinity == nil || a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution == nil ||
+		MatchesNodeSelector(a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution, lbls, name)
+}
+
+// SelectsByName says whether a pod spec's node selection depends on which node it is, not
+// only on what kind (the hostname label, or matchFields on the node's name).
+func SelectsByName(spec *corev1.PodSpec) bool {
+	if _, ok := spec.NodeSelector[LabelHostname]; ok {
+		return true
+	}
+	a := spec.Affinity
+	if a == nil || a.NodeAffinity == nil {
+		return false
+	}
+	byName := func(t *corev1.NodeSelectorTerm) bool {
+		return len(t.MatchFields) > 0 || slices.ContainsFunc(t.MatchExpressions, func(e corev1.NodeSelectorRequirement) bool { return e.Key == LabelHostname })
+	}
+	if r := a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution; r != nil {
+		for i := range r.NodeSelectorTerms {
+			if byName(&r.NodeSelectorTerms[i]) {
+				return true
+			}
+		}
+	}
+	for i := range a.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution {
+		if byName(&a.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution[i].Preference) {
+			return true
+		}
+	}
+	return false
+}
+
+// PreferredAffinityScore is the sum of the weights of a pod's preferred node affinity terms
+// that a node matches, as kube-scheduler's NodeAffinity plugin scores it.
+func PreferredAffinityScore(spec *corev1.PodSpec, lbls map[string]string, name string) int {
+	a := spec.Affinity
+	if a == nil || a.NodeAffinity == nil {
+		return 0
+	}
+	score := 0
+	for i := range a.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution {
+		t := &a.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution[i]
+		if NodeSelectorTermMatches(&t.Preference, lbls, name) {
+			score += int(t.Weight)
+		}
+	}
+	return score
 }

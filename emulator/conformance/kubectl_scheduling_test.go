@@ -1,0 +1,120 @@
+package conformance
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	container "google.golang.org/api/container/v1"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/gkesim/terraform-provider-gkesim/emulator/kubeconfig"
+)
+
+// R-SCHED-1, R-SCHED-3, R-SCHED-4 through kubectl: the system PriorityClasses are listed with
+// kubectl's columns, a pod naming a class gets its value in spec.priority and, pinned by
+// kubernetes.io/hostname, runs on that node; a preferred node affinity with the operator Equal
+// is refused with the API server's message.
+func TestKubectlSchedulingHostnameAndPriority(t *testing.T) {
+	t.Parallel()
+	path, err := exec.LookPath("kubectl")
+	if err != nil {
+		t.Skip("kubectl is not on PATH: this test drives the real kubectl against the emulator")
+	}
+	_, url := startEmulator(t)
+	svc := goClient(t, url)
+	loc := "projects/" + project + "/locations/" + zone
+	op, err := svc.Projects.Locations.Clusters.Create(loc, &container.CreateClusterRequest{Cluster: &container.Cluster{
+		Name:      "sched",
+		NodePools: []*container.NodePool{{Name: "default-pool", InitialNodeCount: 3, Config: &container.NodeConfig{MachineType: "e2-standard-4"}}},
+	}}).Do()
+	if err != nil {
+		t.Fatalf("clusters.create: %v", err)
+	}
+	waitOperation(t, svc, op)
+	cl := getCluster(t, svc, loc+"/clusters/sched")
+	dir := t.TempDir()
+	kc := filepath.Join(dir, "config")
+	server, err := kubeconfig.ServerURL(url, cl.Endpoint, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := kubeconfig.Write(kc, kubeconfig.Cluster{Project: project, Location: zone, Name: cl.Name, Server: server}); err != nil {
+		t.Fatal(err)
+	}
+	k := newKubectl(t, path, kc)
+
+	out := k.ok("get", "priorityclasses")
+	if h := strings.Fields(strings.SplitN(out, "\n", 2)[0]); strings.Join(h, " ") != "NAME VALUE GLOBAL-DEFAULT AGE PREEMPTIONPOLICY" {
+		t.Errorf("kubectl get priorityclasses header: %v", h)
+	}
+	pcs := rows(out)
+	if len(pcs) != 2 || pcs[0][0] != "system-cluster-critical" || pcs[0][1] != "2000000000" || pcs[0][2] != "false" ||
+		pcs[1][0] != "system-node-critical" || pcs[1][1] != "2000001000" || pcs[1][4] != "PreemptLowerPriority" {
+		t.Errorf("kubectl get priorityclasses: %v", pcs)
+	}
+
+	var nodes corev1.NodeList
+	k.json(&nodes, "get", "nodes")
+	if len(nodes.Items) != 3 {
+		t.Fatalf("%d nodes, want 3", len(nodes.Items))
+	}
+	target := nodes.Items[2].Name
+	manifest := filepath.Join(dir, "pinned.yaml")
+	if err := os.WriteFile(manifest, []byte(`apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: high}
+value: 1000
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: pinned}
+spec:
+  priorityClassName: high
+  nodeSelector: {kubernetes.io/hostname: `+target+`}
+  containers: [{name: app, image: nginx}]
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got := k.ok("apply", "-f", manifest); got != "priorityclass.scheduling.k8s.io/high created\npod/pinned created\n" {
+		t.Errorf("kubectl apply: %q", got)
+	}
+	var pod corev1.Pod
+	for i := 0; ; i++ {
+		k.json(&pod, "get", "pod", "pinned")
+		if pod.Spec.NodeName != "" {
+			break
+		}
+		if i == 100 {
+			t.Fatal("pod pinned not scheduled after 100 polls")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if pod.Spec.NodeName != target || pod.Spec.Priority == nil || *pod.Spec.Priority != 1000 {
+		t.Errorf("pod pinned on %s with priority %v, want %s and 1000", pod.Spec.NodeName, pod.Spec.Priority, target)
+	}
+
+	bad := filepath.Join(dir, "equal.yaml")
+	if err := os.WriteFile(bad, []byte(`apiVersion: v1
+kind: Pod
+metadata: {name: equal}
+spec:
+  containers: [{name: app, image: nginx}]
+  affinity:
+    nodeAffinity:
+      preferredDuringSchedulingIgnoredDuringExecution:
+      - weight: 10
+        preference:
+          matchExpressions: [{key: topology.kubernetes.io/zone, operator: Equal, values: [`+zone+`]}]
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, err := k.run("apply", "-f", bad)
+	want := `Pod "equal" is invalid: spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].preference.matchExpressions[0].operator: Invalid value: "Equal": not a valid selector operator`
+	if err == nil || !strings.Contains(stderr, want) {
+		t.Errorf("kubectl apply of Equal: %v\n%s\nwant %s", err, stderr, want)
+	}
+}
