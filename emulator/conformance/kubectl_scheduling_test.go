@@ -113,7 +113,8 @@ spec:
 		t.Fatal(err)
 	}
 	_, stderr, err := k.run("apply", "-f", bad)
-	want := `Pod "equal" is invalid: spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].preference.matchExpressions[0].operator: Invalid value: "Equal": not a valid selector operator`
+	// kubectl reads the Status's details, as from a real API server: "The Pod ... is invalid".
+	want := `The Pod "equal" is invalid: spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].preference.matchExpressions[0].operator: Invalid value: "Equal": not a valid selector operator`
 	if err == nil || !strings.Contains(stderr, want) {
 		t.Errorf("kubectl apply of Equal: %v\n%s\nwant %s", err, stderr, want)
 	}

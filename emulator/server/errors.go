@@ -94,18 +94,35 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 	}
 	if isK8sPath(c.Request().URL.Path) {
 		kr := metav1.StatusReason(k8sReason(code))
-		if e, ok := sim.AsError(err); ok && e.KubeReason != "" {
-			kr = metav1.StatusReason(e.KubeReason)
+		var sd *metav1.StatusDetails
+		if e, ok := sim.AsError(err); ok {
+			if e.KubeReason != "" {
+				kr = metav1.StatusReason(e.KubeReason)
+			}
+			sd = statusDetails(e.KubeDetails)
 		}
 		_ = httpio.WriteJSON(c, code, &metav1.Status{
 			TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Status"}, Status: metav1.StatusFailure,
-			Message: message, Reason: kr, Code: int32(code),
+			Message: message, Reason: kr, Code: int32(code), Details: sd,
 		})
 		return
 	}
 	body := googleError(code, status, reason, message)
 	body.Error.Details = details
 	_ = httpio.WriteJSON(c, code, body)
+}
+
+// statusDetails are a Kubernetes Status's details, as the API server writes them for an object
+// it refuses (nil when the error names none).
+func statusDetails(d *sim.KubeDetails) *metav1.StatusDetails {
+	if d == nil {
+		return nil
+	}
+	out := &metav1.StatusDetails{Group: d.Group, Kind: d.Kind, Name: d.Name}
+	for _, c := range d.Causes {
+		out.Causes = append(out.Causes, metav1.StatusCause{Type: metav1.CauseType(c.Type), Message: c.Message, Field: c.Field})
+	}
+	return out
 }
 
 func k8sReason(code int) string {

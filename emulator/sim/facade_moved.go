@@ -31,6 +31,9 @@ type DrainPolicy = model.DrainPolicy
 type DrainState = model.DrainState
 type Error = model.Error
 
+// KubeDetails: see model.KubeDetails.
+type KubeDetails = model.KubeDetails
+
 // AsError: see model.AsError.
 func AsError(err error) (*Error, bool) { return model.AsError(err) }
 

@@ -550,6 +550,35 @@ func TestK8sValidationAsTheAPIServer(t *testing.T) {
 		})
 	}
 
+	// The Status names the object and each cause with its field and type, as the API server's
+	// does: kubectl prints `The Pod "p" is invalid: ...` from them.
+	code, _, body := e.K8sCall("POST", servertest.K8sPods, "application/json", "",
+		pod(`"name": "p", "labels": {"app": "a/b"}`, `"containers": [{"name": "c"}], "restartPolicy": "Sometimes"`))
+	var st metav1.Status
+	if err := json.Unmarshal([]byte(body), &st); err != nil || code != http.StatusUnprocessableEntity || st.Details == nil {
+		t.Fatalf("invalid pod: HTTP %d, %v: %s", code, err, body)
+	}
+	want := []metav1.StatusCause{
+		{Type: metav1.CauseTypeFieldValueInvalid, Field: "metadata.labels"},
+		{Type: metav1.CauseTypeFieldValueRequired, Field: "spec.containers[0].image", Message: "Required value"},
+		{Type: metav1.CauseTypeFieldValueNotSupported, Field: "spec.restartPolicy", Message: `Unsupported value: "Sometimes": supported values: "Always", "OnFailure", "Never"`},
+	}
+	if st.Details.Kind != "Pod" || st.Details.Name != "p" || st.Details.Group != "" || len(st.Details.Causes) != len(want) {
+		t.Fatalf("details %+v, want Pod p with %d causes", st.Details, len(want))
+	}
+	for i, w := range want {
+		got := st.Details.Causes[i]
+		if got.Type != w.Type || got.Field != w.Field || (w.Message != "" && got.Message != w.Message) {
+			t.Errorf("cause %d: %+v, want %+v", i, got, w)
+		}
+	}
+	code, _, body = e.K8sCall("POST", servertest.K8sDeploy, "application/json", "", servertest.DeploymentJSON("neg", -1, "10m"))
+	st = metav1.Status{}
+	if err := json.Unmarshal([]byte(body), &st); err != nil || code != http.StatusUnprocessableEntity || st.Details == nil ||
+		st.Details.Group != "apps" || st.Details.Kind != "Deployment" || st.Details.Name != "neg" || len(st.Details.Causes) == 0 {
+		t.Errorf("invalid Deployment: HTTP %d, details %+v, want apps Deployment neg with its causes: %s", code, st.Details, body)
+	}
+
 	// metadata.generateName gets a name as on the API server: the prefix and five characters.
 	var p corev1.Pod
 	e.K8sOK("POST", servertest.K8sPods, "application/json", pod(`"generateName": "job-"`, ctr), &p)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 // Error is a GKE API error: an HTTP code, a google.rpc canonical status and the legacy
@@ -22,6 +23,21 @@ type Error struct {
 	// FieldViolations are the google.rpc.BadRequest detail of a request body Google's front end
 	// refuses (an unknown member, a value of the wrong type).
 	FieldViolations []api.FieldViolation
+	// KubeDetails are a Kubernetes Status's details: the object refused and, for an invalid one,
+	// why, field by field (kubectl prints `The Pod "x" is invalid: ...` from them).
+	KubeDetails *KubeDetails
+}
+
+// KubeDetails name the object a Kubernetes error is about, and its causes.
+type KubeDetails struct {
+	Group, Kind, Name string
+	Causes            []KubeCause
+}
+
+// KubeCause is one field's cause: its type (a field.ErrorType, e.g. FieldValueInvalid), the
+// message, the field's path.
+type KubeCause struct {
+	Type, Message, Field string
 }
 
 func (e *Error) Error() string { return e.Message }
@@ -96,9 +112,33 @@ func KubeInvalid(kind, name string, causes ...string) *Error {
 	default:
 		msg += ": [" + strings.Join(uniq, ", ") + "]"
 	}
-	return KubeError(http.StatusUnprocessableEntity, "Invalid", "%s", msg)
+	e := KubeError(http.StatusUnprocessableEntity, "Invalid", "%s", msg)
+	kindName, group, _ := strings.Cut(kind, ".")
+	e.KubeDetails = &KubeDetails{Group: group, Kind: kindName, Name: name}
+	for _, c := range uniq {
+		e.KubeDetails.Causes = append(e.KubeDetails.Causes, kubeCause(c))
+	}
+	return e
 }
 
+// kubeCause reads a cause written as a field error prints itself ("spec.replicas: Invalid
+// value: -1: must be ..."): the field's path, then its type's words and the detail.
+func kubeCause(c string) KubeCause {
+	fieldPath, body, ok := strings.Cut(c, ": ")
+	if !ok || strings.ContainsAny(fieldPath, " ") {
+		return KubeCause{Message: c}
+	}
+	cause := KubeCause{Field: fieldPath, Message: body}
+	for _, t := range []field.ErrorType{field.ErrorTypeNotFound, field.ErrorTypeRequired, field.ErrorTypeDuplicate,
+		field.ErrorTypeInvalid, field.ErrorTypeNotSupported, field.ErrorTypeForbidden, field.ErrorTypeTooLong,
+		field.ErrorTypeTooMany, field.ErrorTypeInternal, field.ErrorTypeTypeInvalid} {
+		if strings.HasPrefix(body, t.String()) {
+			cause.Type = string(t)
+			break
+		}
+	}
+	return cause
+}
 func KubeConflict(resource, name string) *Error {
 	return KubeError(http.StatusConflict, "Conflict",
 		"Operation cannot be fulfilled on %s %q: the object has been modified; please apply your changes to the latest version and try again", resource, name)
