@@ -90,6 +90,13 @@ func (w *Core) ResolveNodeVersion(c *model.Cluster, requested, field string, aut
 	if !slices.Contains(list, master) {
 		list = append([]catalog.Version{master}, list...)
 	}
+	// An alias picks the highest valid version it names, and a node version is valid only up
+	// to the control plane's: "1.X" on a control plane behind the newest 1.X patch is the
+	// newest patch not newer than it. An explicit version newer than the control plane is
+	// refused below, saying why.
+	if _, explicit := catalog.ParseVersion(requested); !explicit {
+		list = slices.DeleteFunc(slices.Clone(list), func(v catalog.Version) bool { return v.Compare(master) > 0 })
+	}
 	v, ok := catalog.Resolve(requested, list, master)
 	if !ok {
 		return "", model.InvalidArgument("Invalid value for field %q: Node version %q is unsupported. Use one of serverConfig's validNodeVersions (e.g. %s), an alias (latest, 1.X, 1.X.Y), or \"-\" for the control plane's version %s.",
