@@ -191,13 +191,9 @@ func TestNamedFilesExist(t *testing.T) {
 	for _, pkg := range goPackages(t, root, "emulator", "provider") {
 		names, _ := filepath.Glob(filepath.Join(root, pkg, "*.go"))
 		for _, name := range names {
-			f, err := parser.ParseFile(token.NewFileSet(), name, nil, parser.ParseComments|parser.PackageClauseOnly)
+			f, err := parser.ParseFile(token.NewFileSet(), name, nil, parser.ParseComments)
 			if err != nil {
 				t.Fatal(err)
-			}
-			full, err := parser.ParseFile(token.NewFileSet(), name, nil, parser.ParseComments)
-			if err == nil {
-				f = full
 			}
 			for _, cg := range f.Comments {
 				for _, m := range fileRef.FindAllStringSubmatch(cg.Text(), -1) {

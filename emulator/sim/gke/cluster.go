@@ -132,7 +132,7 @@ func (w *GKE) CreateCluster(project, location string, req *api.CreateClusterRequ
 			return nil, err
 		}
 	}
-	if err := loadbalancers.CheckAddons(c, c.Extra[addonsField], "cluster.addonsConfig"); err != nil {
+	if err := loadbalancers.CheckAddons(c, c.Extra[loadbalancers.AddonsField], "cluster.addonsConfig"); err != nil {
 		return nil, err // R-LB-8
 	}
 	c.ClusterIPv4CIDR, c.NodeIPBase = w.ClusterRanges(c, in.ClusterIpv4Cidr)
@@ -341,10 +341,10 @@ func (w *GKE) UpdateCluster(project, location, name string, req *api.UpdateClust
 		key := updates[0]
 		field := strings.ToLower(key[len("desired"):len("desired")+1]) + key[len("desired")+1:]
 		value := u.Extra[key]
-		if field == addonsField {
+		if field == loadbalancers.AddonsField {
 			// desiredAddonsConfig changes the add-ons it names and leaves the others as they
 			// are (gcloud's --update-addons sends one add-on at a time).
-			merged, err := mergeAddons(c.Extra[addonsField], value, "update."+key)
+			merged, err := mergeAddons(c.Extra[loadbalancers.AddonsField], value, "update."+key)
 			if err != nil {
 				return nil, err
 			}
@@ -453,9 +453,6 @@ func (w *GKE) SetClusterField(project, location, name, field string, value []byt
 	return w.metadataUpdate(c, "", "%s of %s set", field, c.Name), nil
 }
 
-// addonsField is the stored cluster field of the add-ons' configuration.
-const addonsField = "addonsConfig"
-
 // mergeAddons is the add-ons' configuration with the add-ons that update names set as it
 // says: each add-on (httpLoadBalancing, horizontalPodAutoscaling, ...) is replaced whole, the
 // others are kept. path names the request's member in errors.
@@ -479,7 +476,7 @@ func mergeAddons(current, update json.RawMessage, path string) (json.RawMessage,
 // turning it on again builds the load balancers that waited for it (R-LB-8).
 func (w *GKE) setStoredField(c *model.Cluster, field string, value json.RawMessage, path string) error {
 	before := c.Extra[field]
-	if field == addonsField {
+	if field == loadbalancers.AddonsField {
 		if err := loadbalancers.CheckAddons(c, value, path); err != nil {
 			return err
 		}
@@ -488,7 +485,7 @@ func (w *GKE) setStoredField(c *model.Cluster, field string, value json.RawMessa
 		c.Extra = api.Extra{}
 	}
 	c.Extra[field] = value
-	if field == addonsField {
+	if field == loadbalancers.AddonsField {
 		w.loadbalancers.AddonsChanged(c, before)
 	}
 	return nil

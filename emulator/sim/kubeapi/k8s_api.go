@@ -52,7 +52,7 @@ func (w *API) CreateNamespace(c *model.Cluster, in *corev1.Namespace) (*corev1.N
 	in = in.DeepCopy()
 	w.core.GenerateName(&in.ObjectMeta)
 	if errs := validateNamespace(in); len(errs) > 0 {
-		return nil, kubeInvalidErrs("Namespace", in.Name, errs)
+		return nil, model.KubeInvalidFields("Namespace", in.Name, errs)
 	}
 	if c.Namespaces[in.Name] != nil {
 		return nil, model.KubeAlreadyExists(model.ResNamespaces, in.Name)
@@ -85,7 +85,7 @@ func (w *API) UpdateNamespace(c *model.Cluster, name string, in *corev1.Namespac
 	in = in.DeepCopy()
 	in.Name = name
 	if errs := validateNamespace(in); len(errs) > 0 {
-		return nil, kubeInvalidErrs("Namespace", name, errs)
+		return nil, model.KubeInvalidFields("Namespace", name, errs)
 	}
 	lbls := map[string]string{"kubernetes.io/metadata.name": name} // the API server keeps it
 	for k, v := range in.Labels {
@@ -209,7 +209,7 @@ func (w *API) CreateDeployment(c *model.Cluster, ns string, in *appsv1.Deploymen
 	w.core.GenerateName(&in.ObjectMeta)
 	defaultDeployment(in)
 	if errs := validateDeployment(in, ns); len(errs) > 0 {
-		return nil, kubeInvalidErrs("Deployment.apps", in.Name, errs)
+		return nil, model.KubeInvalidFields("Deployment.apps", in.Name, errs)
 	}
 	if c.Deployments[model.NamespacedKey(ns, in.Name)] != nil {
 		return nil, model.KubeAlreadyExists(model.ResDeployments, in.Name)
@@ -248,7 +248,7 @@ func (w *API) UpdateDeployment(c *model.Cluster, ns, name string, in *appsv1.Dep
 	in.Name = name
 	defaultDeployment(in)
 	if errs := validateDeployment(in, ns); len(errs) > 0 {
-		return nil, kubeInvalidErrs("Deployment.apps", name, errs)
+		return nil, model.KubeInvalidFields("Deployment.apps", name, errs)
 	}
 	if err := w.core.CheckExtended(c, "Deployment.apps", name, &in.Spec.Template.Spec, in.Spec.Template.Annotations, d.Key()); err != nil {
 		return nil, err
@@ -402,7 +402,7 @@ func (w *API) CreatePod(c *model.Cluster, ns string, in *corev1.Pod) (*corev1.Po
 		return nil, err
 	}
 	if errs := validatePod(in, ns); len(errs) > 0 {
-		return nil, kubeInvalidErrs("Pod", in.Name, errs)
+		return nil, model.KubeInvalidFields("Pod", in.Name, errs)
 	}
 	if c.Pods[model.NamespacedKey(ns, in.Name)] != nil {
 		return nil, model.KubeAlreadyExists(model.ResPods, in.Name)
@@ -436,7 +436,7 @@ func (w *API) UpdatePod(c *model.Cluster, ns, name string, in *corev1.Pod) (*cor
 	in = in.DeepCopy()
 	in.Name = name
 	if errs := core.ValidateMeta(in.ObjectMeta, ns, apivalidation.NameIsDNSSubdomain); len(errs) > 0 {
-		return nil, kubeInvalidErrs("Pod", name, errs)
+		return nil, model.KubeInvalidFields("Pod", name, errs)
 	}
 	cur := w.RenderPod(c, p)
 	want, have := in.Spec.DeepCopy(), cur.Spec.DeepCopy()
@@ -556,7 +556,7 @@ func (w *API) CreatePDB(c *model.Cluster, ns string, in *policyv1.PodDisruptionB
 	in = in.DeepCopy()
 	w.core.GenerateName(&in.ObjectMeta)
 	if errs := validatePDB(in, ns); len(errs) > 0 {
-		return nil, kubeInvalidErrs("PodDisruptionBudget.policy", in.Name, errs)
+		return nil, model.KubeInvalidFields("PodDisruptionBudget.policy", in.Name, errs)
 	}
 	if c.PDBs[model.NamespacedKey(ns, in.Name)] != nil {
 		return nil, model.KubeAlreadyExists(model.ResPDBs, in.Name)
@@ -583,7 +583,7 @@ func (w *API) UpdatePDB(c *model.Cluster, ns, name string, in *policyv1.PodDisru
 	in = in.DeepCopy()
 	in.Name = name
 	if errs := validatePDB(in, ns); len(errs) > 0 {
-		return nil, kubeInvalidErrs("PodDisruptionBudget.policy", name, errs)
+		return nil, model.KubeInvalidFields("PodDisruptionBudget.policy", name, errs)
 	}
 	if !model.EqualJSON(in.Spec, b.Spec) {
 		b.Generation++

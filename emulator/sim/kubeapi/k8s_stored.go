@@ -268,7 +268,7 @@ func (w *API) CreateStored(c *model.Cluster, k *StoredKind, ns string, in runtim
 		k.prepare(in)
 	}
 	if errs := w.validateStored(k, in, nil, ns); len(errs) > 0 {
-		return nil, kubeInvalidErrs(k.qualifiedKind(), m.GetName(), errs)
+		return nil, model.KubeInvalidFields(k.qualifiedKind(), m.GetName(), errs)
 	}
 	if k.admit != nil {
 		if err := k.admit(c, in); err != nil {
@@ -329,7 +329,7 @@ func (w *API) UpdateStored(c *model.Cluster, k *StoredKind, ns, name string, in 
 		k.prepare(in)
 	}
 	if errs := w.validateStored(k, in, old, ns); len(errs) > 0 {
-		return nil, kubeInvalidErrs(k.qualifiedKind(), name, errs)
+		return nil, model.KubeInvalidFields(k.qualifiedKind(), name, errs)
 	}
 	if k.admit != nil {
 		if err := k.admit(c, in); err != nil {

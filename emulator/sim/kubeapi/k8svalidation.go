@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
-	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -28,15 +27,6 @@ import (
 // and their resources, restart and DNS policy, node selector, tolerations, node and pod
 // affinity, topology spread constraints, grace period) by the API server's rules for them. Fields the emulator does not
 // simulate (volumes, probes, security contexts ...) are stored unchecked.
-
-// kubeInvalidErrs is the API server's 422 for a list of field errors.
-func kubeInvalidErrs(kind, name string, errs field.ErrorList) *model.Error {
-	causes := make([]string, 0, len(errs))
-	for _, e := range errs {
-		causes = append(causes, e.Error())
-	}
-	return model.KubeInvalid(kind, name, causes...)
-}
 
 // defaultPodSpec fills the API server's defaults of the pod spec fields the emulator reads.
 func defaultPodSpec(s *corev1.PodSpec) {

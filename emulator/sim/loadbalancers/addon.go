@@ -11,8 +11,9 @@ import (
 // NEGs) and backend service-based external passthrough load balancers need it; target pools
 // and internal load balancers without subsetting are the cloud provider's and do not.
 
-// addonsField is where a cluster's add-ons configuration is kept (GKE's addonsConfig).
-const addonsField = "addonsConfig"
+// AddonsField is the cluster field that keeps its add-ons configuration (GKE's addonsConfig,
+// stored as sent).
+const AddonsField = "addonsConfig"
 
 // HTTPLoadBalancingDisabled says whether an addonsConfig turns the HttpLoadBalancing add-on
 // off; it is on unless disabled, as in GKE.
@@ -26,7 +27,7 @@ func HTTPLoadBalancingDisabled(addons json.RawMessage) bool {
 }
 
 // httpLBDisabled says whether the HttpLoadBalancing add-on is off on c.
-func httpLBDisabled(c *model.Cluster) bool { return HTTPLoadBalancingDisabled(c.Extra[addonsField]) }
+func httpLBDisabled(c *model.Cluster) bool { return HTTPLoadBalancingDisabled(c.Extra[AddonsField]) }
 
 // NeedsHTTPLoadBalancing says whether GKE builds a kind of load balancer only with the
 // HttpLoadBalancing add-on (R-LB-8).

@@ -93,15 +93,40 @@ func KubeAlreadyExists(resource, name string) *Error {
 	return KubeError(http.StatusConflict, "AlreadyExists", "%s %q already exists", resource, name)
 }
 
-// KubeInvalid is the API server's 422: `Deployment.apps "web" is invalid: spec.replicas: ...`.
+// KubeInvalid is the API server's 422: `Deployment.apps "web" is invalid: spec.replicas: ...`,
+// for causes written as field errors print themselves.
 func KubeInvalid(kind, name string, causes ...string) *Error {
+	parsed := make([]KubeCause, len(causes))
+	for i, c := range causes {
+		parsed[i] = kubeCause(c)
+	}
+	return kubeInvalid(kind, name, causes, parsed)
+}
+
+// KubeInvalidFields is the API server's 422 for the field errors of a validation: each cause
+// with its field and type as the error says them.
+func KubeInvalidFields(kind, name string, errs field.ErrorList) *Error {
+	causes := make([]string, len(errs))
+	details := make([]KubeCause, len(errs))
+	for i, e := range errs {
+		causes[i] = e.Error()
+		details[i] = KubeCause{Type: string(e.Type), Message: e.ErrorBody(), Field: e.Field}
+	}
+	return kubeInvalid(kind, name, causes, details)
+}
+
+// kubeInvalid is the 422 of kind (Kind.group) name for causes, as the API server writes it;
+// details[i] is causes[i] field by field.
+func kubeInvalid(kind, name string, causes []string, details []KubeCause) *Error {
 	// The API server aggregates its field errors: one as it is, several in brackets, each once.
 	var uniq []string
+	var uniqDetails []KubeCause
 	seen := map[string]bool{}
-	for _, c := range causes {
+	for i, c := range causes {
 		if !seen[c] {
 			seen[c] = true
 			uniq = append(uniq, c)
+			uniqDetails = append(uniqDetails, details[i])
 		}
 	}
 	msg := fmt.Sprintf("%s %q is invalid", kind, name)
@@ -114,15 +139,12 @@ func KubeInvalid(kind, name string, causes ...string) *Error {
 	}
 	e := KubeError(http.StatusUnprocessableEntity, "Invalid", "%s", msg)
 	kindName, group, _ := strings.Cut(kind, ".")
-	e.KubeDetails = &KubeDetails{Group: group, Kind: kindName, Name: name}
-	for _, c := range uniq {
-		e.KubeDetails.Causes = append(e.KubeDetails.Causes, kubeCause(c))
-	}
+	e.KubeDetails = &KubeDetails{Group: group, Kind: kindName, Name: name, Causes: uniqDetails}
 	return e
 }
 
-// kubeCause reads a cause written as a field error prints itself ("spec.replicas: Invalid
-// value: -1: must be ..."): the field's path, then its type's words and the detail.
+// kubeCause reads a cause written by hand as a field error prints itself ("spec.replicas:
+// Invalid value: -1: must be ..."): the field's path, then its type's words and the detail.
 func kubeCause(c string) KubeCause {
 	fieldPath, body, ok := strings.Cut(c, ": ")
 	if !ok || strings.ContainsAny(fieldPath, " ") {
