@@ -227,3 +227,75 @@ func TestNamedFilesExist(t *testing.T) {
 		}
 	}
 }
+
+// The size budgets the restructuring set (ARCHITECTURE.md, "Sizes"): no package under emulator/
+// over 4,000 lines of non-test Go, no non-test Go file in the repository over 800 lines, no type
+// with more than 150 methods. A change that would break one moves code out first.
+func TestSizeBudgets(t *testing.T) {
+	const maxPackageLines, maxFileLines, maxMethods = 4000, 800, 150
+	root := filepath.Join("..")
+	packageLines := map[string]int{}
+	methods := map[string]int{}
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if path != root && (strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || name == "testdata") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			return nil
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		lines := strings.Count(string(src), "\n")
+		rel, _ := filepath.Rel(root, path)
+		if lines > maxFileLines {
+			t.Errorf("%s has %d lines; a file stays under %d: split it by what its parts do", rel, lines, maxFileLines)
+		}
+		dir := filepath.ToSlash(filepath.Dir(rel))
+		packageLines[dir] += lines
+		f, err := parser.ParseFile(fset, path, src, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		for _, decl := range f.Decls {
+			if fn, ok := decl.(*ast.FuncDecl); ok && fn.Recv != nil && len(fn.Recv.List) == 1 {
+				typ := fn.Recv.List[0].Type
+				if star, ok := typ.(*ast.StarExpr); ok {
+					typ = star.X
+				}
+				if idx, ok := typ.(*ast.IndexExpr); ok {
+					typ = idx.X
+				}
+				if id, ok := typ.(*ast.Ident); ok {
+					methods[dir+"."+id.Name]++
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for dir, n := range packageLines {
+		if strings.HasPrefix(dir, "emulator/") && n > maxPackageLines {
+			t.Errorf("package %s has %d lines of non-test Go; a package stays under %d: move a part that stands on its own into a package of its own", dir, n, maxPackageLines)
+		}
+	}
+	for typ, n := range methods {
+		if n > maxMethods {
+			t.Errorf("type %s has %d methods; a type stays under %d", typ, n, maxMethods)
+		}
+	}
+	if packageLines["emulator/sim/core"] == 0 {
+		t.Fatal("found no lines in emulator/sim/core: the walk is broken")
+	}
+}

@@ -140,7 +140,7 @@ func (r *WorkloadResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 		},
 		"cpu": schema.StringAttribute{
 			Optional:            true,
-			MarkdownDescription: "CPU request of each pod, a Kubernetes quantity (`500m`, `0.5`, `2`). The scheduler places pods by requests against the nodes' allocatable CPU. Without it pods request no CPU.",
+			MarkdownDescription: "CPU request of each pod, a Kubernetes quantity (`500m`, `0.5`, `2`). The scheduler places pods by requests against the nodes' allocatable CPU. Without it pods request no CPU. On an Autopilot cluster Autopilot raises requests to its defaults and minimums ([R-SCHED-5](https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/scheduling#r-sched-5)); this attribute keeps what the configuration asked for.",
 			Validators:          []validator.String{quantityValidator{}},
 		},
 		"memory": schema.StringAttribute{
@@ -397,8 +397,9 @@ func flattenWorkload(ctx context.Context, d *appsv1.Deployment, m *workloadModel
 		ctr = s.Containers[0]
 	}
 	m.Image = stringValue(ctr.Image, m.Image)
-	m.CPU = quantityValue(ctr.Resources.Requests, corev1.ResourceCPU, m.CPU)
-	m.Memory = quantityValue(ctr.Resources.Requests, corev1.ResourceMemory, m.Memory)
+	requests := requestedRequests(d)
+	m.CPU = quantityValue(requests, corev1.ResourceCPU, m.CPU)
+	m.Memory = quantityValue(requests, corev1.ResourceMemory, m.Memory)
 	m.Priority = types.Int64Null()
 	if s.Priority != nil {
 		m.Priority = types.Int64Value(int64(*s.Priority))

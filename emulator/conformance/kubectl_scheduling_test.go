@@ -119,3 +119,68 @@ spec:
 		t.Errorf("kubectl apply of Equal: %v\n%s\nwant %s", err, stderr, want)
 	}
 }
+
+// R-SCHED-5 and R-EXT-4 through kubectl on an Autopilot cluster: a pod asking for 10m CPU is
+// stored with Autopilot's 50m minimum, an extended-duration one with 500m, kubectl prints GKE's
+// warning for each, and the pods carry the adjustment annotation.
+func TestKubectlAutopilotRequests(t *testing.T) {
+	t.Parallel()
+	path, err := exec.LookPath("kubectl")
+	if err != nil {
+		t.Skip("kubectl is not on PATH: this test drives the real kubectl against the emulator")
+	}
+	_, url := startEmulator(t)
+	svc := goClient(t, url)
+	loc := "projects/" + project + "/locations/us-central1"
+	op, err := svc.Projects.Locations.Clusters.Create(loc, &container.CreateClusterRequest{Cluster: &container.Cluster{
+		Name: "auto", Autopilot: &container.Autopilot{Enabled: true}}}).Do()
+	if err != nil {
+		t.Fatalf("clusters.create: %v", err)
+	}
+	waitOperation(t, svc, op)
+	cl := getCluster(t, svc, loc+"/clusters/auto")
+	dir := t.TempDir()
+	kc := filepath.Join(dir, "config")
+	server, err := kubeconfig.ServerURL(url, cl.Endpoint, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := kubeconfig.Write(kc, kubeconfig.Cluster{Project: project, Location: "us-central1", Name: cl.Name, Server: server}); err != nil {
+		t.Fatal(err)
+	}
+	k := newKubectl(t, path, kc)
+	manifest := filepath.Join(dir, "pods.yaml")
+	if err := os.WriteFile(manifest, []byte(`apiVersion: v1
+kind: Pod
+metadata: {name: small}
+spec:
+  containers: [{name: app, image: nginx, resources: {requests: {cpu: 10m, memory: 64Mi, ephemeral-storage: 1Gi}}}]
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: long
+  annotations: {cluster-autoscaler.kubernetes.io/safe-to-evict: "false"}
+spec:
+  containers: [{name: app, image: nginx, resources: {requests: {cpu: 10m, memory: 64Mi, ephemeral-storage: 1Gi}}}]
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, err := k.run("apply", "-f", manifest)
+	if err != nil {
+		t.Fatalf("kubectl apply: %v\n%s", err, stderr)
+	}
+	for _, name := range []string{"small", "long"} {
+		want := "Warning: autopilot-default-resources-mutator:Autopilot updated Pod default/" + name + ": adjusted resources to meet requirements for containers [app] (see http://g.co/gke/autopilot-resources)"
+		if !strings.Contains(stderr, want) {
+			t.Errorf("kubectl apply's stderr:\n%s\nwant %q", stderr, want)
+		}
+	}
+	for name, cpu := range map[string]string{"small": "50m", "long": "500m"} {
+		var p corev1.Pod
+		k.json(&p, "get", "pod", name)
+		if got := p.Spec.Containers[0].Resources.Requests.Cpu().String(); got != cpu || !strings.Contains(p.Annotations["autopilot.gke.io/resource-adjustment"], `"cpu":"10m"`) {
+			t.Errorf("pod %s: CPU request %s, annotations %v; want %s and the adjustment from 10m recorded", name, got, p.Annotations, cpu)
+		}
+	}
+}

@@ -82,6 +82,11 @@ func (w *World) RemoveInstances(project string, zone string, name string, refs [
 	return w.compute.RemoveInstances(project, zone, name, refs, l)
 }
 
+// TakeWarnings: see kubeapi.API.TakeWarnings.
+func (w *World) TakeWarnings() []string {
+	return w.kubeapi.TakeWarnings()
+}
+
 // ListNamespaces: see kubeapi.API.ListNamespaces.
 func (w *World) ListNamespaces(c *model.Cluster) *corev1.NamespaceList {
 	return w.kubeapi.ListNamespaces(c)

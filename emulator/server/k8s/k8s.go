@@ -298,12 +298,15 @@ func (s *Server) k8s(fn k8sHandler) echo.HandlerFunc {
 		}
 		var out any
 		var now time.Time
+		var warnings []string
 		err = s.runner.Do(c.Request().Context(), func(w *sim.World) error {
 			cl, err := k8sCluster(c, w)
 			if err != nil {
 				return err
 			}
+			w.TakeWarnings() // none left from a request replayed without a client
 			out, err = fn(w, cl, c)
+			warnings = w.TakeWarnings()
 			now = w.Now()
 			if err == nil && s.inspect != nil {
 				s.inspect(w, out)
@@ -312,6 +315,9 @@ func (s *Server) k8s(fn k8sHandler) echo.HandlerFunc {
 		})
 		if err != nil {
 			return err
+		}
+		for _, msg := range warnings { // admission's warnings, as kubectl prints them
+			c.Response().Header().Add("Warning", "299 - "+strconv.Quote(msg))
 		}
 		code := http.StatusOK
 		if c.Request().Method == http.MethodPost {

@@ -339,6 +339,7 @@ func (w *Autoscaler) scaleUp(c *model.Cluster, pending []*model.Pod, roles map[s
 func (w *Autoscaler) placeOnUpcoming(c *model.Cluster, p *model.NodePool, pending []*model.Pod, placed map[*model.Pod]bool) {
 	var free []model.Resources
 	var tmpls []nodeTemplate
+	var kinds []int8
 	for _, g := range p.Groups {
 		booting := w.core.GroupIndex(c, g).ByState[model.NodeProvisioning]
 		waiting := 0
@@ -352,6 +353,7 @@ func (w *Autoscaler) placeOnUpcoming(c *model.Cluster, p *model.NodePool, pendin
 		for i := 0; i < booting+waiting; i++ {
 			free = append(free, t.free)
 			tmpls = append(tmpls, t)
+			kinds = append(kinds, 0)
 		}
 	}
 	for _, pod := range pending {
@@ -359,15 +361,33 @@ func (w *Autoscaler) placeOnUpcoming(c *model.Cluster, p *model.NodePool, pendin
 			continue
 		}
 		spec := w.core.PodSpec(c, pod)
+		k := separationKind(c, pod)
 		for i := range free {
-			if tmpls[i].accepts(spec) && pod.Req.Fits(free[i]) {
+			if tmpls[i].accepts(spec) && pod.Req.Fits(free[i]) && together(kinds[i], k) {
 				free[i] = free[i].Sub(pod.Req)
+				kinds[i] = max(kinds[i], k)
 				placed[pod] = true
 				break
 			}
 		}
 	}
 }
+
+// separationKind is what Autopilot's separation of extended-duration pods (R-EXT-5) makes of
+// pod on c: 0 when it runs beside anything, 1 for another workload's pod, 2 for an
+// extended-duration pod. A planned node takes the kind of its first such pod.
+func separationKind(c *model.Cluster, pod *model.Pod) int8 {
+	switch {
+	case !c.Autopilot || !core.Separable(pod):
+		return 0
+	case core.IsExtended(pod):
+		return 2
+	}
+	return 1
+}
+
+// together says whether a pod of kind k may join a planned node of kind node.
+func together(node, k int8) bool { return node == 0 || k == 0 || node == k }
 
 // planScaleUp packs the pending pods that fit a pool onto new nodes (first fit), group by group
 // as the location policy orders them, within the pool's max. It returns the nodes to add per
@@ -401,6 +421,7 @@ func (w *Autoscaler) planScaleUp(c *model.Cluster, p *model.NodePool, r PoolRole
 		g    *model.InstanceGroup
 		free model.Resources
 		pods int
+		kind int8 // see separationKind
 	}
 	var nodes []*newNode
 	tmpl := map[*model.InstanceGroup]nodeTemplate{}
@@ -438,10 +459,11 @@ func (w *Autoscaler) planScaleUp(c *model.Cluster, p *model.NodePool, r PoolRole
 			continue
 		}
 		fit := false
+		k := separationKind(c, pod)
 		for i := cp.from; i < len(nodes); i++ {
 			n := nodes[i]
-			if cp.in[n.g] && pod.Req.Fits(n.free) && n.pods > 0 {
-				n.free, n.pods = n.free.Sub(pod.Req), n.pods-1
+			if cp.in[n.g] && pod.Req.Fits(n.free) && n.pods > 0 && together(n.kind, k) {
+				n.free, n.pods, n.kind = n.free.Sub(pod.Req), n.pods-1, max(n.kind, k)
 				fit = true
 				break
 			}
@@ -455,7 +477,7 @@ func (w *Autoscaler) planScaleUp(c *model.Cluster, p *model.NodePool, r PoolRole
 			if g == nil {
 				continue // max reached
 			}
-			nodes = append(nodes, &newNode{g: g, free: tmpl[g].free.Sub(pod.Req), pods: tmpl[g].pods - 1})
+			nodes = append(nodes, &newNode{g: g, free: tmpl[g].free.Sub(pod.Req), pods: tmpl[g].pods - 1, kind: k})
 			add[g]++
 			size[g]++
 			total++
@@ -754,7 +776,7 @@ func (s *shadowFit) place(w *Autoscaler, c *model.Cluster, pod *model.Pod, remov
 			continue
 		}
 		for _, sn := range g.Heap {
-			if sn.Name == s.node || removed[sn.Name] || sn.Pods >= g.MaxPods {
+			if sn.Name == s.node || removed[sn.Name] || sn.Pods >= g.MaxPods || w.core.SeparatedFrom(c, pod, sn.Name) {
 				continue
 			}
 			free := sn.Free.Sub(s.used[sn.Name]).Sub(s.pending[sn.Name])

@@ -261,6 +261,7 @@ func (w *Core) schedulePending(c *model.Cluster) {
 		groups = append(groups, g)
 	}
 	sort.Slice(groups, func(i, j int) bool { return groups[i].Key < groups[j].Key })
+	separate := c.Autopilot && w.runsExtended(c)
 	// Pods of one template that did not fit make the rest of that template fail too.
 	failed := map[string]string{}
 	for _, q := range queue {
@@ -270,13 +271,14 @@ func (w *Core) schedulePending(c *model.Cluster) {
 			w.markUnschedulable(c, p, msg)
 			continue
 		}
-		node, msg := w.pickNode(c, ix, groups, p, p.Packs())
+		node, msg := w.pickNode(c, ix, groups, p, p.Packs(), separate || (c.Autopilot && IsExtended(p)))
 		if node == nil {
 			failed[sig] = msg
 			w.markUnschedulable(c, p, msg)
 			continue
 		}
 		w.bindPod(c, p, node)
+		separate = separate || (c.Autopilot && IsExtended(p))
 	}
 }
 
@@ -290,7 +292,8 @@ func (w *Core) markUnschedulable(c *model.Cluster, p *model.Pod, msg string) {
 }
 
 // pickNode chooses the node for p, or explains why there is none in kube-scheduler's words.
-func (w *Core) pickNode(c *model.Cluster, ix *PodIndex, groups []*SchedGroup, p *model.Pod, mostAllocated bool) (*schedNode, string) {
+// separate says Autopilot's separation of extended-duration pods applies (R-EXT-5).
+func (w *Core) pickNode(c *model.Cluster, ix *PodIndex, groups []*SchedGroup, p *model.Pod, mostAllocated, separate bool) (*schedNode, string) {
 	spec := w.PodSpec(c, p)
 	reasons := map[string]int{}
 	total := 0
@@ -316,9 +319,17 @@ func (w *Core) pickNode(c *model.Cluster, ix *PodIndex, groups []*SchedGroup, p 
 		if unsched := registered - g.Heap.Len(); unsched > 0 {
 			reasons["node(s) were unschedulable"] += unsched
 		}
-		var selects func(*schedNode) bool
-		if byName {
-			selects = func(n *schedNode) bool { return g.selects(spec, n) }
+		var selects func(*schedNode) string
+		if byName || (separate && Separable(p)) {
+			selects = func(n *schedNode) string {
+				if byName && !g.selects(spec, n) {
+					return msgNodeSelector
+				}
+				if separate && w.SeparatedFrom(c, p, n.Name) {
+					return msgSeparated
+				}
+				return ""
+			}
 		}
 		cand := g.fit(p.Req, mostAllocated, reasons, selects)
 		if cand == nil {
@@ -405,8 +416,9 @@ func (g *SchedGroup) selects(spec *corev1.PodSpec, n *schedNode) bool {
 
 // fit finds the node of the group for a pod's requests: the one with the most free CPU
 // (least allocated) or, packing, the one with the least free CPU that fits. It counts why the
-// others do not fit. selects, when not nil, is the pod's selection of nodes by name.
-func (g *SchedGroup) fit(req model.Resources, mostAllocated bool, reasons map[string]int, selects func(*schedNode) bool) *schedNode {
+// others do not fit. selects, when not nil, says why the pod may not go on a node ("" when it
+// may): its selection of nodes by name, Autopilot's separation.
+func (g *SchedGroup) fit(req model.Resources, mostAllocated bool, reasons map[string]int, selects func(*schedNode) string) *schedNode {
 	if !mostAllocated && selects == nil && g.Heap.Len() > 0 {
 		top := g.Heap[0]
 		if req.Fits(top.Free) && top.Pods < g.MaxPods {
@@ -420,9 +432,13 @@ func (g *SchedGroup) fit(req model.Resources, mostAllocated bool, reasons map[st
 	}
 	var best *schedNode
 	for _, n := range g.Heap {
+		why := ""
+		if selects != nil {
+			why = selects(n)
+		}
 		switch {
-		case selects != nil && !selects(n):
-			reasons[msgNodeSelector]++
+		case why != "":
+			reasons[why]++
 		case n.Pods >= g.MaxPods:
 			reasons["Too many pods"]++
 		case req.MilliCPU > n.Free.MilliCPU:
@@ -479,4 +495,41 @@ func PodClass(p *model.Pod) string {
 		return p.Key()
 	}
 	return p.OwnerKind + "/" + p.OwnerKey() + "/" + p.Template
+}
+
+// Autopilot places extended-duration pods on nodes of their own, away from other workloads'
+// pods (R-EXT-5); DaemonSet and kube-system pods run beside either.
+const msgSeparated = "node(s) run Pods that Autopilot keeps apart from extended-duration Pods"
+
+// IsExtended says whether p asked for extended run duration (R-EXT-1).
+func IsExtended(p *model.Pod) bool { return p.Annotation[SafeToEvictAnnotation] == "false" }
+
+// Separable says whether Autopilot's separation concerns p: a user workload's pod.
+func Separable(p *model.Pod) bool {
+	return p.OwnerKind != model.OwnerDaemonSet && p.Namespace != "kube-system"
+}
+
+// SeparatedFrom says whether, on Autopilot, p may not run on node because of the pods there: an
+// extended-duration pod beside another workload's pod, or an ordinary pod beside an
+// extended-duration one (R-EXT-5).
+func (w *Core) SeparatedFrom(c *model.Cluster, p *model.Pod, node string) bool {
+	if !c.Autopilot || !Separable(p) {
+		return false
+	}
+	for _, q := range w.PodIndex(c).PodsOnNode[node] {
+		if q != p && !q.Terminating && Separable(q) && IsExtended(q) != IsExtended(p) {
+			return true
+		}
+	}
+	return false
+}
+
+// runsExtended says whether any of the cluster's pods asked for extended run duration.
+func (w *Core) runsExtended(c *model.Cluster) bool {
+	for _, p := range c.Pods {
+		if IsExtended(p) && !p.Terminating {
+			return true
+		}
+	}
+	return false
 }

@@ -19,6 +19,8 @@ type API struct {
 	core          *core.Core
 	loadbalancers *loadbalancers.LoadBalancers
 	workloads     *workloads.Workloads
+	// warnings are what admission warned the current request of (see TakeWarnings).
+	warnings []string
 }
 
 // New makes the controller of st.

@@ -214,7 +214,11 @@ func (w *API) CreateDeployment(c *model.Cluster, ns string, in *appsv1.Deploymen
 	if c.Deployments[model.NamespacedKey(ns, in.Name)] != nil {
 		return nil, model.KubeAlreadyExists(model.ResDeployments, in.Name)
 	}
-	if err := w.core.CheckExtended(c, "Deployment.apps", in.Name, &in.Spec.Template.Spec, in.Spec.Template.Annotations, ""); err != nil {
+	var err error
+	if in.Annotations, err = w.autopilotAdmit(c, "Deployment", model.NamespacedKey(ns, in.Name), &in.Spec.Template.Spec, in.Spec.Template.Annotations, in.Annotations); err != nil {
+		return nil, err
+	}
+	if err := w.checkExtended(c, "Deployment.apps", in.Name, &in.Spec.Template.Spec, in.Spec.Template.Annotations, ""); err != nil {
 		return nil, err
 	}
 	d := &model.Deployment{Namespace: ns, Name: in.Name, UID: model.UIDOf(c.ID, "deploy", ns, in.Name, w.engine.RandHex(8)), Labels: in.Labels,
@@ -250,7 +254,10 @@ func (w *API) UpdateDeployment(c *model.Cluster, ns, name string, in *appsv1.Dep
 	if errs := validateDeployment(in, ns); len(errs) > 0 {
 		return nil, model.KubeInvalidFields("Deployment.apps", name, errs)
 	}
-	if err := w.core.CheckExtended(c, "Deployment.apps", name, &in.Spec.Template.Spec, in.Spec.Template.Annotations, d.Key()); err != nil {
+	if in.Annotations, err = w.autopilotAdmit(c, "Deployment", d.Key(), &in.Spec.Template.Spec, in.Spec.Template.Annotations, in.Annotations); err != nil {
+		return nil, err
+	}
+	if err := w.checkExtended(c, "Deployment.apps", name, &in.Spec.Template.Spec, in.Spec.Template.Annotations, d.Key()); err != nil {
 		return nil, err
 	}
 	if sel, _ := metav1.LabelSelectorAsSelector(in.Spec.Selector); sel.String() != w.core.SelectorOf(c, d, d.Spec.Selector).String() {
@@ -407,7 +414,11 @@ func (w *API) CreatePod(c *model.Cluster, ns string, in *corev1.Pod) (*corev1.Po
 	if c.Pods[model.NamespacedKey(ns, in.Name)] != nil {
 		return nil, model.KubeAlreadyExists(model.ResPods, in.Name)
 	}
-	if err := w.core.CheckExtended(c, "Pod", in.Name, &in.Spec, in.Annotations, ""); err != nil {
+	var err error
+	if in.Annotations, err = w.autopilotAdmit(c, "Pod", model.NamespacedKey(ns, in.Name), &in.Spec, in.Annotations, in.Annotations); err != nil {
+		return nil, err
+	}
+	if err := w.checkExtended(c, "Pod", in.Name, &in.Spec, in.Annotations, ""); err != nil {
 		return nil, err
 	}
 	spec := &in.Spec

@@ -1,9 +1,10 @@
-package core
+package kubeapi
 
 import (
 	"fmt"
 	"strconv"
 
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 	corev1 "k8s.io/api/core/v1"
 )
@@ -17,31 +18,31 @@ import (
 
 const maxExtendedWorkloads = 50
 
-// CheckExtended applies R-EXT-1's rules to a pod spec about to be admitted on an Autopilot
+// checkExtended applies R-EXT-1's rules to a pod spec about to be admitted on an Autopilot
 // cluster; self is the workload's own key, not counted against the limit.
-func (w *Core) CheckExtended(c *model.Cluster, kind, name string, spec *corev1.PodSpec, annotations map[string]string, self string) error {
-	if !c.Autopilot || annotations[SafeToEvictAnnotation] != "false" {
+func (w *API) checkExtended(c *model.Cluster, kind, name string, spec *corev1.PodSpec, annotations map[string]string, self string) error {
+	if !c.Autopilot || annotations[core.SafeToEvictAnnotation] != "false" {
 		return nil
 	}
 	if spec.NodeSelector["cloud.google.com/gke-spot"] == "true" {
-		return model.KubeInvalid(kind, name, fmt.Sprintf("metadata.annotations[%s]: Invalid value: \"false\": Spot Pods cannot use extended run duration on Autopilot (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/extended-run-duration#r-ext-1)", SafeToEvictAnnotation))
+		return model.KubeInvalid(kind, name, fmt.Sprintf("metadata.annotations[%s]: Invalid value: \"false\": Spot Pods cannot use extended run duration on Autopilot (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/extended-run-duration#r-ext-1)", core.SafeToEvictAnnotation))
 	}
 	if a := spec.Affinity; a != nil && (a.PodAffinity != nil || a.PodAntiAffinity != nil) {
 		return model.KubeInvalid(kind, name, "spec.affinity: Invalid value: extended run duration Pods cannot use inter-pod affinity or anti-affinity on Autopilot (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/extended-run-duration#r-ext-1)")
 	}
-	cpus := map[int64]bool{EffectiveRequests(spec).MilliCPU: true}
+	cpus := map[int64]bool{core.EffectiveRequests(spec).MilliCPU: true}
 	for key, d := range c.Deployments {
-		if key != self && d.Spec.Template.Annotations[SafeToEvictAnnotation] == "false" {
-			cpus[EffectiveRequests(&d.Spec.Template.Spec).MilliCPU] = true
+		if key != self && d.Spec.Template.Annotations[core.SafeToEvictAnnotation] == "false" {
+			cpus[core.EffectiveRequests(&d.Spec.Template.Spec).MilliCPU] = true
 		}
 	}
 	for key, p := range c.Pods {
-		if key != self && p.OwnerKind == "" && p.Annotation[SafeToEvictAnnotation] == "false" {
+		if key != self && p.OwnerKind == "" && p.Annotation[core.SafeToEvictAnnotation] == "false" {
 			cpus[p.Req.MilliCPU] = true
 		}
 	}
 	if len(cpus) > maxExtendedWorkloads {
-		return model.KubeInvalid(kind, name, "metadata.annotations["+SafeToEvictAnnotation+"]: Forbidden: the cluster would run "+
+		return model.KubeInvalid(kind, name, "metadata.annotations["+core.SafeToEvictAnnotation+"]: Forbidden: the cluster would run "+
 			strconv.Itoa(len(cpus))+" distinct extended run duration workloads; Autopilot allows "+strconv.Itoa(maxExtendedWorkloads)+" (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/extended-run-duration#r-ext-1)")
 	}
 	return nil
