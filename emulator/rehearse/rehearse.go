@@ -221,18 +221,50 @@ func Run(snap *sim.Snapshot, o Options) (*Report, error) {
 	parts := strings.Split(sum.Cluster, "/") // projects/P/locations/L/clusters/C
 	project, location, name := parts[1], parts[3], parts[5]
 	c := w.Cluster(project, location, name)
-	p := c.Pool(o.Pool)
-	if p == nil {
-		var names []string
-		for _, x := range c.Pools {
-			names = append(names, x.Name)
-		}
-		return nil, fmt.Errorf("cluster %s has no node pool %q (its pools: %s)", name, o.Pool, strings.Join(names, ", "))
+	if _, err := poolOf(c, o.Pool); err != nil {
+		return nil, err
 	}
 	w.RunUntil(w.Now().Add(o.Settle))
+	return upgradeIn(w, c, o, &Report{SnapshotTime: snap.Time(), Import: sum})
+}
 
-	r := &Report{Cluster: name, Location: location, Pool: p.Name, Control: c.MasterVersion, Automatic: o.Automatic, Seed: o.Seed,
-		SnapshotTime: snap.Time(), Requested: w.Now(), Import: sum}
+// Forecast runs one upgrade of a node pool of a running emulator's cluster on fork, a copy of
+// the simulation taken at the instant of the forecast (sim.World.Fork): what the same change
+// would do if it were asked for now, in the same words as a rehearsal. Seed is unused: the copy
+// goes on with the world's own random sequence, so that the forecast is what the live world
+// would do.
+func Forecast(fork *sim.World, project, location, cluster string, o Options) (*Report, error) {
+	c := fork.Cluster(project, location, cluster)
+	if c == nil {
+		return nil, fmt.Errorf("there is no cluster %s in %s of project %s", cluster, location, project)
+	}
+	if _, err := poolOf(c, o.Pool); err != nil {
+		return nil, err
+	}
+	return upgradeIn(fork, c, o, &Report{SnapshotTime: fork.Now()})
+}
+
+// poolOf is cluster c's node pool of that name, or an error naming the pools there are.
+func poolOf(c *sim.Cluster, name string) (*sim.NodePool, error) {
+	if p := c.Pool(name); p != nil {
+		return p, nil
+	}
+	var names []string
+	for _, x := range c.Pools {
+		names = append(names, x.Name)
+	}
+	return nil, fmt.Errorf("cluster %s has no node pool %q (its pools: %s)", c.Name, name, strings.Join(names, ", "))
+}
+
+// upgradeIn asks for the upgrade of o.Pool in cluster c of world w, runs the clock until it is
+// done (or o.Limit), and fills r from the event log.
+func upgradeIn(w *sim.World, c *sim.Cluster, o Options, r *Report) (*Report, error) {
+	if o.Limit == 0 {
+		o.Limit = defaultLimit
+	}
+	project, location, name := c.Project, c.Location, c.Name
+	p := c.Pool(o.Pool)
+	r.Cluster, r.Location, r.Pool, r.Control, r.Automatic, r.Seed, r.Requested = name, location, p.Name, c.MasterVersion, o.Automatic, o.Seed, w.Now()
 	nodes := map[string]string{}
 	versions := map[string]bool{}
 	for _, n := range c.Nodes {
@@ -251,6 +283,7 @@ func Run(snap *sim.Snapshot, o Options) (*Report, error) {
 	}
 	seq := w.Stats().LastEventSeq
 	var op *sim.Operation
+	var err error
 	if o.Automatic {
 		op, err = w.StartNodeAutoUpgrade(project, location, name, p.Name, version, o.Strategy.Settings)
 	} else {

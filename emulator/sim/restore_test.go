@@ -329,15 +329,7 @@ func TestRestoredWorldContinuesIdentically(t *testing.T) {
 // compareWithRestored restores a copy of w's state and runs both for d, comparing the states.
 func compareWithRestored(t *testing.T, w *World, d time.Duration) {
 	t.Helper()
-	raw, err := json.Marshal(w.State())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var st model.State
-	if err := json.Unmarshal(raw, &st); err != nil {
-		t.Fatal(err)
-	}
-	r, err := Restore(&st)
+	r, err := w.Fork()
 	if err != nil {
 		t.Fatal(err)
 	}
