@@ -58,7 +58,7 @@ func TestForecastAgreesWithTheChange(t *testing.T) {
 			if !forecast.Finished || forecast.DurationSeconds <= 0 || len(forecast.Drains) == 0 {
 				t.Fatalf("forecast: finished %v after %gs, %d drains; want a finished upgrade that drained nodes", forecast.Finished, forecast.DurationSeconds, len(forecast.Drains))
 			}
-			if tc.o.Automatic && forecast.Started.Before(forecast.SnapshotTime.Truncate(24 * time.Hour).Add(3 * time.Hour)) {
+			if tc.o.Automatic && forecast.Started.Before(forecast.SnapshotTime.Truncate(24*time.Hour).Add(3*time.Hour)) {
 				t.Errorf("the automatic upgrade's forecast starts at %s, before the 03:00 window", forecast.Started)
 			}
 			t.Logf("%s: %s, %d drains, %d forced, peak %d VMs", tc.name, dur(forecast.DurationSeconds), len(forecast.Drains), len(forecast.Forced), forecast.VMs.Peak)
