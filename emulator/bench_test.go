@@ -6,16 +6,12 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -167,122 +163,6 @@ func benchDeployment(name string, replicas int32) *appsv1.Deployment {
 		Selector: &metav1.LabelSelector{MatchLabels: labels}, Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels},
 			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "nginx", Resources: corev1.ResourceRequirements{
 				Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("250m"), corev1.ResourceMemory: resource.MustParse("256Mi")}}}}}}}}
-}
-
-// readBench is an emulator with a running cluster and node pool, frozen clock, for the read
-// benchmarks.
-func readBench(b testing.TB) (*emulator.Emulator, string, string) {
-	b.Helper()
-	e, err := emulator.New(emulator.Options{Seed: 1, Start: start})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { e.Close() })
-	url, err := e.Listen("127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	c := client{&testing.T{}, url}
-	c.call("POST", loc+"/clusters", map[string]any{"cluster": map[string]any{"name": "shop",
-		"nodePools": []any{map[string]any{"name": "web", "initialNodeCount": 3}}}})
-	c.call("POST", "/emulator/v1/clock:advance", map[string]any{"duration": "30m"})
-	return e, url, loc + "/clusters/shop/nodePools/web?prettyPrint=false"
-}
-
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-// BenchmarkServeGetNodePool is the server's CPU per GET of a node pool, the handler alone (no
-// network, no client): what every GKE client's polling costs the emulator.
-func BenchmarkServeGetNodePool(b *testing.B) {
-	e, _, path := readBench(b)
-	h := e.Handler()
-	b.ReportAllocs()
-	b.SetParallelism(25) // 50 concurrent readers on 2 cores
-	cpu0 := cpuTime()
-	b.ResetTimer()
-	b.RunParallel(func(pb *testing.PB) {
-		for pb.Next() {
-			rec := httptest.NewRecorder()
-			req := httptest.NewRequest("GET", path, nil)
-			req.Host = "127.0.0.1"
-			h.ServeHTTP(rec, req)
-			if rec.Code != 200 {
-				b.Errorf("GET: HTTP %d %s", rec.Code, rec.Body)
-				return
-			}
-		}
-	})
-	b.StopTimer()
-	b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/float64(b.N), "cpu-µs/op")
-}
-
-// BenchmarkGetNodePoolLatencyAt5000rps sends GETs of a node pool over loopback at a fixed 5,000
-// requests per second (open loop, as a fleet of pollers would) and reports the 50th and 99th
-// percentile latency.
-func BenchmarkGetNodePoolLatencyAt5000rps(b *testing.B) {
-	// The emulator runs in a process of its own, as `gkesim serve` does: the load generator's
-	// goroutines and garbage do not stall it, though both share the machine's cores.
-	cmd := exec.Command(os.Args[0], "-test.run=^TestReadChild$", "-test.count=1")
-	cmd.Env = append(os.Environ(), readChildEnv+"=1")
-	out, _ := cmd.StdoutPipe()
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	line, _ := bufio.NewReader(out).ReadString('\n')
-	url, path, _ := strings.Cut(strings.TrimSpace(line), " ")
-	if !strings.HasPrefix(url, "http://127.0.0.1:") {
-		b.Fatalf("the emulator process said %q, want its URL and the path to read", line)
-	}
-	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 256, MaxConnsPerHost: 256}}
-	lat := make([]time.Duration, b.N)
-	var wg sync.WaitGroup
-	const rate = 5000
-	b.ResetTimer()
-	begin := time.Now()
-	for i := 0; i < b.N; i++ {
-		due := begin.Add(time.Duration(i) * time.Second / rate)
-		time.Sleep(time.Until(due))
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			t0 := time.Now()
-			resp, err := hc.Get(url + path)
-			if err != nil {
-				b.Error(err)
-				return
-			}
-			io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode != http.StatusOK {
-				b.Errorf("GET %s: HTTP %d", path, resp.StatusCode)
-			}
-			lat[i] = time.Since(t0)
-		}()
-	}
-	wg.Wait()
-	b.StopTimer()
-	slices.Sort(lat)
-	b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
-	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
-}
-
-const readChildEnv = "GKESIM_READ_CHILD"
-
-// TestReadChild is the emulator BenchmarkGetNodePoolLatencyAt5000rps reads from (it does
-// nothing unless that benchmark runs it): it prints its URL and the node pool's path.
-func TestReadChild(t *testing.T) {
-	if os.Getenv(readChildEnv) == "" {
-		t.Skip("run by BenchmarkGetNodePoolLatencyAt5000rps")
-	}
-	_, url, path := readBench(t)
-	fmt.Println(url, path)
-	select {}
 }
 
 const memChildEnv = "GKESIM_MEMORY_CHILD"

@@ -23,28 +23,31 @@ import (
 //	GET /emulator/v1/projects/P/locations/L/clusters/C/maintenanceCalendar  windows, exclusions, availability
 //	GET /emulator/v1/projects/P/locations/L/operations/OP/timeline          an operation, node by node
 //
-// The console's files are served before the middleware chain: they are the same for everyone
+// The console's files are served before the rest of the request chain (serveConsole): they are the same for everyone
 // (anyone can read them in the binary) and hold no data, so the page loads without
 // credentials and then asks for the token when the API answers 401. Everything the page shows
 // comes from the API, through the same checks as any client.
 
-func (s *Server) consoleRoutes() {
+// serveConsole serves the console's files and its redirects, ahead of every other link of
+// the request chain (see New).
+func serveConsole(next echo.HandlerFunc) echo.HandlerFunc {
 	files := console.Handler()
-	s.e.Pre(func(next echo.HandlerFunc) echo.HandlerFunc {
-		return func(c echo.Context) error {
-			r := c.Request()
-			switch p := r.URL.Path; {
-			case p == "/" && (r.Method == http.MethodGet || r.Method == http.MethodHead):
-				return c.Redirect(http.StatusFound, console.Prefix)
-			case p == strings.TrimSuffix(console.Prefix, "/"):
-				return c.Redirect(http.StatusMovedPermanently, console.Prefix)
-			case strings.HasPrefix(p, console.Prefix):
-				files.ServeHTTP(c.Response(), r)
-				return nil
-			}
-			return next(c)
+	return func(c echo.Context) error {
+		r := c.Request()
+		switch p := r.URL.Path; {
+		case p == "/" && (r.Method == http.MethodGet || r.Method == http.MethodHead):
+			return c.Redirect(http.StatusFound, console.Prefix)
+		case p == strings.TrimSuffix(console.Prefix, "/"):
+			return c.Redirect(http.StatusMovedPermanently, console.Prefix)
+		case strings.HasPrefix(p, console.Prefix):
+			files.ServeHTTP(c.Response(), r)
+			return nil
 		}
-	})
+		return next(c)
+	}
+}
+
+func (s *Server) consoleRoutes() {
 	s.e.GET("/emulator/v1/clusters", func(c echo.Context) error {
 		return s.do(c, func(w *sim.World) (any, error) { return w.ClusterSummaries(), nil })
 	})

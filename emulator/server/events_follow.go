@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -44,16 +45,28 @@ const (
 // connKey is where ConnContext leaves a request's connection.
 type connKey struct{}
 
+// connState is what the server keeps of a connection for its requests.
+type connState struct {
+	conn net.Conn
+	// base is the base URL of the connection's requests' links once the first one worked it
+	// out (baseOf): the same for every request of the connection.
+	base atomic.Pointer[string]
+}
+
 // ConnContext keeps the connection in its requests' context (http.Server.ConnContext), for
-// the streams that bound their socket buffer.
+// the streams that bound their socket buffer and for the base URL of links.
 func ConnContext(ctx context.Context, c net.Conn) context.Context {
-	return context.WithValue(ctx, connKey{}, c)
+	return context.WithValue(ctx, connKey{}, &connState{conn: c})
 }
 
 // boundSendBuffer bounds the send buffer of the TCP connection under ctx's request, looking
 // through TLS and other wrappers (NetConn).
 func boundSendBuffer(ctx context.Context, size int) {
-	c, _ := ctx.Value(connKey{}).(net.Conn)
+	cs, ok := ctx.Value(connKey{}).(*connState)
+	if !ok {
+		return
+	}
+	c := cs.conn
 	for range 4 { // wrappers are few: bounded
 		switch v := c.(type) {
 		case interface{ SetWriteBuffer(int) error }:

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -28,6 +29,8 @@ type apiFaults struct {
 	// owed counts the errors a fault was due to answer on requests another fault answered;
 	// it answers them on the next requests it matches, so that each fault keeps its rate.
 	owed map[string]int
+	// active is len(faults), read without the lock: with none, requests pass untouched.
+	active atomic.Int32
 }
 
 func (s *Server) faultRoutes() {
@@ -77,6 +80,7 @@ func (a *apiFaults) set(all []*sim.Fault) {
 	if a.seen == nil {
 		a.seen, a.owed = map[string]int64{}, map[string]int{}
 	}
+	a.active.Store(int32(len(a.faults)))
 }
 
 // match returns the latency to add and the error code to answer (0: none) for a request. An
@@ -114,8 +118,10 @@ func (a *apiFaults) match(project, path string) (time.Duration, int) {
 func (s *Server) injectFaults(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		path := c.Request().URL.Path
-		if sim.InRunner(c.Request().Context()) {
-			return next(c) // a request being replayed: its faults acted when it was first served
+		if s.faults.active.Load() == 0 || sim.InRunner(c.Request().Context()) {
+			// No fault acts on requests; or a request being replayed: its faults acted when
+			// it was first served.
+			return next(c)
 		}
 		if !(strings.HasPrefix(path, "/v1") || strings.HasPrefix(path, "/k8s/") || strings.HasPrefix(path, "/compute/")) {
 			return next(c)

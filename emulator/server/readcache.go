@@ -29,9 +29,11 @@ type cachedRead struct {
 // world are stale anyway).
 const maxCachedReads = 4096
 
-func (rc *readCache) get(key string, gen uint64) ([]byte, bool) {
+// get returns the bytes kept for key at generation gen. key may be the bytes of a buffer the
+// caller reuses: looking it up copies nothing.
+func (rc *readCache) get(key []byte, gen uint64) ([]byte, bool) {
 	rc.mu.RLock()
-	e, ok := rc.entries[key]
+	e, ok := rc.entries[string(key)]
 	rc.mu.RUnlock()
 	if !ok || e.gen != gen {
 		return nil, false
@@ -52,12 +54,14 @@ func (rc *readCache) put(key string, gen uint64, body []byte) {
 // the same request was rendered, else by rendering it on the simulation goroutine (fn must not
 // change the model) and keeping the bytes. Errors are never kept.
 func (s *Server) read(c echo.Context, fn func(w *sim.World) (any, error)) error {
-	key := httpio.BaseURL(c) + c.Request().URL.RequestURI()
+	r := c.Request()
+	var buf [256]byte
+	key := append(append(buf[:0], httpio.BaseURL(c)...), requestURI(r)...)
 	if body, ok := s.reads.get(key, s.runner.Generation()); ok {
-		return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, body)
+		return writeJSONBytes(c, body)
 	}
 	var out any
-	gen, err := s.runner.Read(c.Request().Context(), func(w *sim.World) error {
+	gen, err := s.runner.Read(r.Context(), func(w *sim.World) error {
 		var err error
 		if out, err = fn(w); err == nil && s.inspect != nil {
 			s.inspect(w, out)
@@ -72,7 +76,31 @@ func (s *Server) read(c echo.Context, fn func(w *sim.World) (any, error)) error 
 		return err
 	}
 	if gen != 0 {
-		s.reads.put(key, gen, body)
+		s.reads.put(string(key), gen, body)
 	}
-	return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, body)
+	return writeJSONBytes(c, body)
+}
+
+// requestURI is the request's target as the client sent it (the cache's key: the same target
+// asks the same), else, for a request built in a program, its URL's.
+func requestURI(r *http.Request) string {
+	if r.RequestURI != "" {
+		return r.RequestURI
+	}
+	return r.URL.RequestURI()
+}
+
+// jsonContentType is the Content-Type of every JSON answer, shared: net/http only reads it.
+var jsonContentType = []string{echo.MIMEApplicationJSON}
+
+// writeJSONBytes answers 200 with body, JSON: what c.Blob writes, without allocating the
+// header's value on every request.
+func writeJSONBytes(c echo.Context, body []byte) error {
+	res := c.Response()
+	if h := res.Header(); h.Get(echo.HeaderContentType) == "" {
+		h[echo.HeaderContentType] = jsonContentType
+	}
+	res.WriteHeader(http.StatusOK)
+	_, err := res.Write(body)
+	return err
 }

@@ -9,6 +9,7 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strings"
 
@@ -164,26 +165,45 @@ func (s *Server) knownHost(hostport string) bool {
 	}
 	host = strings.TrimSuffix(strings.Trim(host, "[]"), ".")
 	switch {
-	case net.ParseIP(host) != nil, strings.EqualFold(host, "localhost"), strings.HasSuffix(strings.ToLower(host), ".localhost"):
+	case isIP(host), strings.EqualFold(host, "localhost"), strings.HasSuffix(strings.ToLower(host), ".localhost"):
 		return true
 	}
 	return s.advertise != nil && strings.EqualFold(host, s.advertise.Hostname())
+}
+
+// isIP says whether host is an IP address literal without a zone (what net.ParseIP takes),
+// allocating nothing.
+func isIP(host string) bool {
+	a, err := netip.ParseAddr(host)
+	return err == nil && a.Zone() == ""
 }
 
 // baseOf is the scheme and address of a request's links: the advertise URL, else the local
 // address the request arrived on.
 func (s *Server) baseOf(r *http.Request) string {
 	if s.advertise != nil {
-		return strings.TrimRight(s.advertise.String(), "/")
+		return s.advertiseBase
+	}
+	// The same for every request of a connection: worked out on its first one.
+	cs, _ := r.Context().Value(connKey{}).(*connState)
+	if cs != nil {
+		if b := cs.base.Load(); b != nil {
+			return *b
+		}
 	}
 	scheme := "http"
 	if r.TLS != nil {
 		scheme = "https"
 	}
+	base := scheme + "://localhost" // served without a listener (ServeHTTP in a unit test)
 	if a, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok {
-		return scheme + "://" + a.String()
+		base = scheme + "://" + a.String()
 	}
-	return scheme + "://localhost" // served without a listener (ServeHTTP in a unit test)
+	if cs != nil {
+		b := base
+		cs.base.Store(&b)
+	}
+	return base
 }
 
 // renderCluster renders a cluster for a request: links on the request's base URL and, when

@@ -30,10 +30,12 @@ type Server struct {
 	log    *slog.Logger
 	faults apiFaults
 	// token is the bearer token requests need ("" for none); advertise is --advertise-url.
-	token       string
-	advertise   *url.URL
-	crossOrigin *http.CrossOriginProtection
-	caPEM       []byte
+	token     string
+	advertise *url.URL
+	// advertiseBase is advertise as the base URL of links.
+	advertiseBase string
+	crossOrigin   *http.CrossOriginProtection
+	caPEM         []byte
 	// inspect, when set (by tests), sees every answer on the simulation goroutine, before the
 	// answer leaves it.
 	inspect func(w *sim.World, out any)
@@ -75,14 +77,19 @@ func New(runner *sim.Runner, opts Options) (*Server, error) {
 		if err != nil {
 			return nil, err
 		}
-		s.advertise = u
+		s.advertise, s.advertiseBase = u, strings.TrimRight(u.String(), "/")
 	}
 	s.e.HideBanner = true
 	s.e.HidePort = true
 	s.e.HTTPErrorHandler = s.errorHandler
-	// Requests refused by the guard, authentication or an injected fault never reach the
+	// Every request passes the console (its files and redirects), then the checks, in this
+	// order. Requests refused by the guard, authentication or an injected fault never reach the
 	// journal; a replayed request (sim.InRunner) passes all three, as it did the first time.
-	s.e.Use(s.logRequests, s.guard, s.authenticate, s.injectFaults, s.journalRequests, s.kube.FollowFeed)
+	// The chain is built once, its last link calling the handler the router chose: Echo would
+	// build the chain of the middlewares it is given anew for every request. (So a middleware
+	// Use-d after New would not run: add links here.)
+	chain := serveConsole(s.logRequests(s.guard(s.authenticate(s.injectFaults(s.journalRequests(s.kube.FollowFeed(routedHandler)))))))
+	s.e.Use(func(echo.HandlerFunc) echo.HandlerFunc { return chain })
 	s.routes()
 	// A cluster's change feed records only while someone follows it (see sim.World.FollowFeed).
 	runner.SetFeedFollowed(s.kube.Followed)
@@ -115,15 +122,26 @@ func (s *Server) routes() {
 	s.importRoutes()
 }
 
+// routedHandler calls the handler the router chose for the request (its 404 or 405 handler
+// when none takes it), the last link of the request chain.
+func routedHandler(c echo.Context) error { return c.Handler()(c) }
+
 func (s *Server) logRequests(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		start := time.Now()
+		// Only when logged: the clock and the arguments would cost on every request.
+		logged := s.log.Enabled(context.Background(), slog.LevelDebug)
+		var start time.Time
+		if logged {
+			start = time.Now()
+		}
 		err := next(c)
 		if err != nil {
 			c.Error(err)
 		}
-		s.log.Debug("request", "method", c.Request().Method, "path", c.Request().URL.Path,
-			"status", c.Response().Status, "duration", time.Since(start))
+		if logged {
+			s.log.Debug("request", "method", c.Request().Method, "path", c.Request().URL.Path,
+				"status", c.Response().Status, "duration", time.Since(start))
+		}
 		return nil
 	}
 }
