@@ -48,7 +48,7 @@ var allowedImports = map[string][]string{
 	"emulator/server/internal/httpio":     {"emulator/sim"},
 	"emulator/server/k8s":                 {"emulator/api", "emulator/sim", "emulator/server/internal/httpio"},
 	"emulator/server/internal/servertest": {"emulator/api", "emulator/sim", "emulator/wall"},
-	"emulator/server": {"emulator/api", "emulator/console", "emulator/googlejson", "emulator/sim",
+	"emulator/server": {"emulator/api", "emulator/console", "emulator/googlejson", "emulator/sim", "emulator/rehearse",
 		"emulator/server/internal/httpio", "emulator/server/k8s"},
 	"emulator/console":      {},
 	"emulator/googlejson":   {},

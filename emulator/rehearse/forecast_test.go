@@ -46,7 +46,7 @@ func TestForecastAgreesWithTheChange(t *testing.T) {
 			if after, _ := json.Marshal(live.State()); string(after) != string(before) {
 				t.Fatal("the forecast changed the live simulation")
 			}
-			actual, err := upgradeIn(live, c, tc.o, &Report{SnapshotTime: live.Now()})
+			actual, err := upgradeIn(live, c, tc.o, &Report{SnapshotTime: live.Now(), Forecast: true})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -8,6 +8,7 @@
 package rehearse
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
 	"sort"
@@ -46,7 +47,16 @@ type Options struct {
 	Limit time.Duration
 	// KeepLog keeps the rehearsal's event log in the report (Report.Log).
 	KeepLog bool
+	// Update is the whole change to make to the pool (a forecast's planned settings: version,
+	// machine type, image, disk, upgrade settings), instead of Version and Strategy alone. Not
+	// with Automatic, which changes only the version.
+	Update *api.UpdateNodePoolRequest
 }
+
+// errNoRecreate says a change recreates none of the pool's nodes.
+type errNoRecreate struct{ msg string }
+
+func (e *errNoRecreate) Error() string { return e.msg }
 
 // Strategy is a way to upgrade the pool's nodes.
 type Strategy struct {
@@ -241,7 +251,15 @@ func Forecast(fork *sim.World, project, location, cluster string, o Options) (*R
 	if _, err := poolOf(c, o.Pool); err != nil {
 		return nil, err
 	}
-	return upgradeIn(fork, c, o, &Report{SnapshotTime: fork.Now()})
+	r, err := upgradeIn(fork, c, o, &Report{SnapshotTime: fork.Now(), Forecast: true})
+	var none *errNoRecreate
+	if errors.As(err, &none) {
+		// A forecast of a change that replaces no node is an answer, not an error.
+		p := c.Pool(o.Pool)
+		return &Report{Cluster: c.Name, Location: c.Location, Pool: p.Name, Control: c.MasterVersion, SnapshotTime: fork.Now(), Forecast: true,
+			Requested: fork.Now(), Settings: p.UpgradeSettings.Clone(), Finished: true, Reasons: []string{none.msg}}, nil
+	}
+	return r, err
 }
 
 // poolOf is cluster c's node pool of that name, or an error naming the pools there are.
@@ -278,22 +296,46 @@ func upgradeIn(w *sim.World, c *sim.Cluster, o Options, r *Report) (*Report, err
 	}
 	sort.Strings(r.From)
 	version := o.Version
-	if version == "" {
+	if version == "" && o.Update == nil {
 		version = "-"
 	}
+	req := &api.UpdateNodePoolRequest{NodeVersion: version, UpgradeSettings: o.Strategy.Settings}
+	if o.Update != nil {
+		u := *o.Update
+		if u.NodeVersion == "" {
+			u.NodeVersion = version
+		}
+		if u.UpgradeSettings == nil {
+			u.UpgradeSettings = o.Strategy.Settings
+		}
+		req = &u
+	}
+	before := p.Spec
+	upgrading := p.Upgrade != nil
 	seq := w.Stats().LastEventSeq
 	var op *sim.Operation
 	var err error
-	if o.Automatic {
+	switch {
+	case o.Automatic && o.Update != nil:
+		return nil, errors.New("an automatic upgrade changes the version only: leave the other settings out, or forecast a manual change")
+	case o.Automatic:
 		op, err = w.StartNodeAutoUpgrade(project, location, name, p.Name, version, o.Strategy.Settings)
-	} else {
-		op, err = w.UpdateNodePool(project, location, name, p.Name, &api.UpdateNodePoolRequest{NodeVersion: version, UpgradeSettings: o.Strategy.Settings})
+	default:
+		op, err = w.UpdateNodePool(project, location, name, p.Name, req)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("the upgrade of node pool %s to %s cannot start: %w", p.Name, version, hint(err, c.MasterVersion))
 	}
 	if p.Upgrade == nil {
-		return nil, fmt.Errorf("updating node pool %s to %s changes none of its nodes: they run that version already", p.Name, version)
+		if o.Update != nil {
+			return nil, &errNoRecreate{fmt.Sprintf("the change recreates none of node pool %s's nodes: it changes nothing that only a new VM can take", p.Name)}
+		}
+		return nil, &errNoRecreate{fmt.Sprintf("updating node pool %s to %s changes none of its nodes: they run that version already", p.Name, version)}
+	}
+	r.RecreatesNodes = true
+	r.Reasons = recreateReasons(before, p.Upgrade.Target)
+	if upgrading {
+		r.Reasons = append(r.Reasons, "the pool was upgrading already: the rest of its upgrade, with the new settings")
 	}
 	r.To = p.Upgrade.Target.Version
 	r.Settings = p.UpgradeSettings.Clone()
@@ -332,7 +374,7 @@ func upgradeIn(w *sim.World, c *sim.Cluster, o Options, r *Report) (*Report, err
 		return nil
 	}
 	deadline := r.Requested.Add(o.Limit)
-	for op.Status != api.OpStatusDone && w.Now().Before(deadline) {
+	for (op.Status != api.OpStatusDone || p.Upgrade != nil) && w.Now().Before(deadline) {
 		w.RunUntil(minTime(w.Now().Add(step), deadline))
 		if err := read(); err != nil {
 			return nil, err
@@ -417,4 +459,25 @@ func Compare(snap *sim.Snapshot, o Options, strategies []Strategy) ([]*Report, e
 		}
 	}
 	return out, nil
+}
+
+// recreateReasons says what of a pool's node settings the change replaces, and so why its
+// nodes are recreated.
+func recreateReasons(from, to sim.NodeSpec) []string {
+	var out []string
+	for _, f := range []struct{ what, from, to string }{
+		{"version", from.Version, to.Version},
+		{"machine type", from.MachineType, to.MachineType},
+		{"image type", from.ImageType, to.ImageType},
+		{"disk type", from.DiskType, to.DiskType},
+		{"disk size (GB)", strconv.Itoa(int(from.DiskSizeGb)), strconv.Itoa(int(to.DiskSizeGb))},
+	} {
+		if f.from != f.to {
+			out = append(out, fmt.Sprintf("%s %s -> %s", f.what, f.from, f.to))
+		}
+	}
+	if from.Settings != to.Settings {
+		out = append(out, "node settings only a new VM takes (kubelet or Linux configuration, gVNIC, image streaming, Confidential nodes)")
+	}
+	return out
 }

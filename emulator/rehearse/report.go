@@ -23,8 +23,10 @@ type Report struct {
 	Label    string              `json:"label"`
 	Settings api.UpgradeSettings `json:"upgradeSettings"`
 	// Automatic: rehearsed as GKE's node auto-upgrade, which respects the maintenance policy.
-	Automatic bool   `json:"automatic"`
-	Seed      uint64 `json:"seed"`
+	Automatic bool `json:"automatic"`
+	// Forecast: run on a copy of a running emulator's simulation (Forecast), not on an import.
+	Forecast bool   `json:"forecast,omitempty"`
+	Seed     uint64 `json:"seed"`
 
 	SnapshotTime time.Time `json:"snapshotTime"`
 	// Requested is when the upgrade was asked for; Started when its first node was touched
@@ -38,6 +40,10 @@ type Report struct {
 	DurationSeconds float64 `json:"durationSeconds"`
 	// Nodes is the number of nodes upgraded.
 	Nodes int `json:"nodes"`
+	// RecreatesNodes says the change replaces the pool's nodes; Reasons say why (what of their
+	// settings changes), or, when it does not, that it does not.
+	RecreatesNodes bool     `json:"recreatesNodes"`
+	Reasons        []string `json:"reasons,omitempty"`
 
 	Zones   []*ZoneReport  `json:"zones,omitempty"`
 	Phases  []*PhaseReport `json:"phases,omitempty"`

@@ -54,10 +54,22 @@ func (r *Report) WriteText(out io.Writer) error {
 	if r.Automatic {
 		kind = "Automatic (respects the maintenance policy)"
 	}
-	fmt.Fprintf(&b, "Rehearsal of the upgrade of node pool %s of cluster %s (%s)\n", r.Pool, r.Cluster, r.Location)
+	what, taken := "Rehearsal", "Snapshot taken"
+	if r.Forecast {
+		what, taken = "Forecast", "Forecast from the cluster as it was at"
+	}
+	if !r.RecreatesNodes && len(r.Reasons) > 0 {
+		fmt.Fprintf(&b, "%s of a change of node pool %s of cluster %s (%s)\n  %s\n", what, r.Pool, r.Cluster, r.Location, strings.Join(r.Reasons, "; "))
+		_, err := io.WriteString(out, b.String())
+		return err
+	}
+	fmt.Fprintf(&b, "%s of the upgrade of node pool %s of cluster %s (%s)\n", what, r.Pool, r.Cluster, r.Location)
 	fmt.Fprintf(&b, "  %s upgrade from %s to %s (control plane %s)\n", kind, strings.Join(r.From, ", "), r.To, r.Control)
+	if len(r.Reasons) > 0 {
+		fmt.Fprintf(&b, "  Nodes recreated: %s\n", strings.Join(r.Reasons, "; "))
+	}
 	fmt.Fprintf(&b, "  Strategy: %s\n", r.Strategy)
-	fmt.Fprintf(&b, "  Snapshot taken %s; upgrade asked for at %s\n", r.SnapshotTime.UTC().Format(time.RFC3339), ref.UTC().Format(time.RFC3339))
+	fmt.Fprintf(&b, "  %s %s; upgrade asked for at %s\n", taken, r.SnapshotTime.UTC().Format(time.RFC3339), ref.UTC().Format(time.RFC3339))
 	switch {
 	case r.Finished:
 		fmt.Fprintf(&b, "  Done: %s of %s in %s (%s to %s)\n", plural(r.Nodes, "node", "nodes"), r.Pool, human(r.Duration()), clock(r.Started, ref), clock(r.Done, ref))

@@ -48,7 +48,7 @@ func (s *Server) journalRequests(next echo.HandlerFunc) echo.HandlerFunc {
 		if sim.InRunner(req.Context()) {
 			return next(c)
 		}
-		if !mutating(req.Method) {
+		if !mutating(req.Method) || isForecast(req) { // a forecast runs on a copy: a read
 			if s.storage != nil {
 				c.SetRequest(req.WithContext(s.storage.ForRead(req.Context())))
 			}

@@ -47,6 +47,8 @@ type Server struct {
 	storage Storage
 	// followers counts the event log's followers (events_follow.go).
 	followers followerLimit
+	// forecasts holds a token per forecast running (forecast.go).
+	forecasts chan struct{}
 }
 
 // Storage is what the server asks of the store that makes its changes durable (emulator/store
@@ -120,6 +122,7 @@ func (s *Server) routes() {
 	s.faultRoutes()
 	s.consoleRoutes()
 	s.importRoutes()
+	s.forecastRoutes()
 }
 
 // routedHandler calls the handler the router chose for the request (its 404 or 405 handler
