@@ -67,6 +67,6 @@ func newRootCmd(out, errOut io.Writer) *cobra.Command {
 			g.token = os.Getenv("GKESIM_AUTH_TOKEN")
 		}
 	}
-	root.AddCommand(newServeCmd(out, errOut), newWaitCmd(g), newClockCmd(g), newEventsCmd(g), newContainerCmd(g), newImportCmd(g), newRehearseCmd(g))
+	root.AddCommand(newServeCmd(out, errOut), newWaitCmd(g), newClockCmd(g), newEventsCmd(g), newContainerCmd(g), newImportCmd(g), newRehearseCmd(g), newForecastCmd(g))
 	return root
 }
