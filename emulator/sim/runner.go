@@ -2,7 +2,6 @@ package sim
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -238,7 +237,7 @@ func (r *Runner) record(at time.Time, c *Command) {
 	if r.opts.Journal == nil {
 		return
 	}
-	data, err := json.Marshal(c)
+	data, err := encodeCommand(c)
 	if err != nil {
 		panic(fmt.Sprintf("sim: encode journal command: %v", err))
 	}
@@ -320,9 +319,9 @@ func (r *Runner) Replay(at time.Time, data []byte, serve func(ctx context.Contex
 	if data == nil {
 		return nil
 	}
-	var c Command
-	if err := json.Unmarshal(data, &c); err != nil {
-		return fmt.Errorf("decode journal command: %w", err)
+	c, err := decodeCommand(data)
+	if err != nil {
+		return err
 	}
 	ctx := context.WithValue(context.Background(), inRunnerKey{}, r)
 	switch c.Kind {

@@ -30,7 +30,11 @@ import (
 
 // formatVersion is written with every snapshot. Format 1 (state.json saved whole every two
 // seconds, before the journal) is still read: it is a snapshot with no journal after it.
-const formatVersion = 2
+// Format 2's journal keeps every command as JSON (a request's body in base64); format 3's keeps
+// a body as it came, after the command's JSON (sim/journal_record.go). This gkesim reads both
+// kinds of record, so formats 2 and 3 are read alike; the number tells a gkesim that only
+// knows format 2 not to replay a journal it would misread.
+const formatVersion = 3
 
 // envelope is the snapshot file's content.
 type envelope struct {
@@ -340,8 +344,8 @@ func decodeSnapshot(raw []byte) (*envelope, error) {
 	if err := json.Unmarshal(raw, &env); err != nil {
 		return nil, describeJSONError(raw, err)
 	}
-	if env.Format != 1 && env.Format != formatVersion {
-		return nil, fmt.Errorf("the state was written in format %d; this gkesim reads formats 1 and %d (use the gkesim that wrote it, or move the directory away to start afresh)", env.Format, formatVersion)
+	if env.Format < 1 || env.Format > formatVersion {
+		return nil, fmt.Errorf("the state was written in format %d; this gkesim reads formats 1 to %d (use the gkesim that wrote it, or move the directory away to start afresh)", env.Format, formatVersion)
 	}
 	if env.State == nil {
 		return nil, errors.New(`no "state" in the saved data`)
