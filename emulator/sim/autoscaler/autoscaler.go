@@ -620,6 +620,7 @@ func (w *Autoscaler) ScaleDown(c *model.Cluster, roles map[string]PoolRole) {
 	})
 	removed := map[string]bool{}
 	shadow := w.newShadow(c)
+	shadow.noPDBBlocks = w.noPDBBlocks(c)
 	empty, busy := 0, 0
 	for _, cd := range cands {
 		n := cd.n
@@ -650,6 +651,11 @@ func (w *Autoscaler) ScaleDown(c *model.Cluster, roles map[string]PoolRole) {
 		} else {
 			busy++
 		}
+		if shadow.deferred {
+			// A settled node: place its pods now, as the evaluation would have (they fit).
+			shadow.begin(n.Name)
+			w.podBlocker(c, n, r, shadow, removed)
+		}
 		removed[n.Name] = true
 		shadow.commit()
 		g.TargetSize = max(g.TargetSize-1, 0)
@@ -657,6 +663,7 @@ func (w *Autoscaler) ScaleDown(c *model.Cluster, roles map[string]PoolRole) {
 			n.Name, n.Pool, n.Zone, cd.util*100, w.st.Now.Sub(n.UnneededSince).Round(time.Second), cd.pods)
 		n.UnneededSince = time.Time{}
 		w.core.RetireNode(c, n, scaleDownDrain, "removed by the cluster autoscaler")
+		shadow.noPDBBlocks = w.noPDBBlocks(c) // the drain's evictions count against budgets
 	}
 }
 
@@ -684,6 +691,16 @@ func (w *Autoscaler) scaleDownBlocker(c *model.Cluster, n *model.Node, p *model.
 		}
 	}
 	shadow.begin(n.Name)
+	if shadow.settled(w.core.PodIndex(c), n.Name, removed, r.onlyUnder) {
+		shadow.deferred = true // its pods are placed if the node is removed
+		return ""
+	}
+	return w.podBlocker(c, n, r, shadow, removed)
+}
+
+// podBlocker looks at node n's pods in order: the first that keeps the node says why, or ""
+// (and the shadow holds the room its pods take elsewhere).
+func (w *Autoscaler) podBlocker(c *model.Cluster, n *model.Node, r PoolRole, shadow *shadowFit, removed map[string]bool) string {
 	for _, pod := range w.core.PodIndex(c).PodsOnNode[n.Name] {
 		if pod.OwnerKind == model.OwnerDaemonSet || pod.Terminating {
 			continue
@@ -720,6 +737,12 @@ type shadowFit struct {
 	node    string
 	// groups are the scheduler's node groups in key order, sorted once for the pass.
 	groups []*core.SchedGroup
+	// noPDBBlocks: no budget forbids an eviction during this pass; openGroups: whether each
+	// group takes pods that select no nodes; deferred: the candidate being checked was
+	// settled without placing its pods (scaledown_summary.go).
+	noPDBBlocks bool
+	openGroups  map[*core.SchedGroup]bool
+	deferred    bool
 }
 
 func (w *Autoscaler) newShadow(c *model.Cluster) *shadowFit {
@@ -729,11 +752,11 @@ func (w *Autoscaler) newShadow(c *model.Cluster) *shadowFit {
 		groups = append(groups, g)
 	}
 	sort.Slice(groups, func(i, j int) bool { return groups[i].Key < groups[j].Key })
-	return &shadowFit{used: map[string]model.Resources{}, pending: map[string]model.Resources{}, groups: groups}
+	return &shadowFit{used: map[string]model.Resources{}, pending: map[string]model.Resources{}, groups: groups, openGroups: map[*core.SchedGroup]bool{}}
 }
 
 func (s *shadowFit) begin(node string) {
-	s.node = node
+	s.node, s.deferred = node, false
 	clear(s.pending)
 }
 

@@ -1,0 +1,93 @@
+package autoscaler
+
+import (
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
+)
+
+// The scale-down evaluation's per-node summary. The core counts, per node, the bound pods
+// that MayKeepNode flags (core.PodIndex.Flagged, kept as pods bind and leave, rebuilt with the
+// index after a restore, never saved). A node none of whose pods is flagged, while no
+// PodDisruptionBudget forbids an eviction, cannot be kept by any of its pods: whether it can
+// go depends only on room for its pods elsewhere, and one node with room for all of them at
+// once settles that without loading them. The pass looks at the pods of the other nodes one
+// by one, as before, and at a settled node's pods only when it removes the node.
+
+// MayKeepNode says whether the scale-down evaluation must look at a pod on its own: a pod
+// without a controller, a kube-system pod, one with safe-to-evict "false", one that is not a
+// Deployment's (its spec is its own or another controller's), or one that selects nodes (it
+// fits only some). DaemonSet pods are never moved, never flagged.
+func (w *Autoscaler) MayKeepNode(c *model.Cluster, p *model.Pod) bool {
+	if p.OwnerKind == model.OwnerDaemonSet {
+		return false
+	}
+	if p.OwnerKind != model.OwnerDeployment || p.Namespace == "kube-system" || p.Annotation[core.SafeToEvictAnnotation] == "false" {
+		return true
+	}
+	d := c.Deployments[p.OwnerKey()]
+	if d == nil || d.Templates[p.Template] == nil || p.Spec != nil {
+		return true
+	}
+	spec := &d.Templates[p.Template].Spec
+	a := spec.Affinity
+	return len(spec.NodeSelector) > 0 || a != nil && a.NodeAffinity != nil && a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil
+}
+
+// noPDBBlocks says whether no PodDisruptionBudget of c forbids any eviction now: a budget
+// blocks a pod (core.EvictionBlocker) only when it allows no disruption.
+func (w *Autoscaler) noPDBBlocks(c *model.Cluster) bool {
+	for _, b := range c.PDBs {
+		if w.core.PDBStatus(c, b).DisruptionsAllowed == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// settled says whether node n's pods are known to fit elsewhere without looking at them: no
+// pod of n is flagged, no budget blocks, and one schedulable node that every unflagged pod
+// may go to has room for all of n's pods (its DaemonSet pods aside) at once. Placing them
+// one by one (shadowFit.place) then cannot fail: that node keeps room for each in turn.
+// With onlyUnder (autoscaled blue-green) room is not checked: no blocker settles it.
+func (s *shadowFit) settled(ix *core.PodIndex, n string, removed map[string]bool, onlyUnder bool) bool {
+	if !s.noPDBBlocks || ix.Flagged[n] > 0 {
+		return false
+	}
+	if onlyUnder {
+		return true
+	}
+	need := ix.Workload[n].Req
+	for _, g := range s.groups {
+		if !s.open(g) {
+			continue
+		}
+		// The heap's first entries are the group's roomiest nodes by CPU.
+		for _, sn := range g.Heap[:min(len(g.Heap), 3)] {
+			if sn.Name == n || removed[sn.Name] || sn.Pods >= g.MaxPods {
+				continue
+			}
+			if need.Fits(sn.Free.Sub(s.used[sn.Name]).Sub(s.pending[sn.Name])) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// open says whether every pod that selects no nodes may go to group g: it has no taint but
+// PreferNoSchedule ones.
+func (s *shadowFit) open(g *core.SchedGroup) bool {
+	if o, ok := s.openGroups[g]; ok {
+		return o
+	}
+	o := true
+	for _, t := range g.Taints {
+		if t.Effect != corev1.TaintEffectPreferNoSchedule {
+			o = false
+		}
+	}
+	s.openGroups[g] = o
+	return o
+}
