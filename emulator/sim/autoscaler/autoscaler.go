@@ -1,7 +1,9 @@
 package autoscaler
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -609,14 +611,17 @@ func (w *Autoscaler) ScaleDown(c *model.Cluster, roles map[string]PoolRole) {
 		}
 		cands = append(cands, cand{n, util, pods})
 	}
-	sort.Slice(cands, func(i, j int) bool {
-		if (cands[i].pods == 0) != (cands[j].pods == 0) {
-			return cands[i].pods == 0
+	slices.SortFunc(cands, func(a, b cand) int {
+		if (a.pods == 0) != (b.pods == 0) {
+			if a.pods == 0 {
+				return -1
+			}
+			return 1
 		}
-		if cands[i].util != cands[j].util {
-			return cands[i].util < cands[j].util
+		if c := cmp.Compare(a.util, b.util); c != 0 {
+			return c
 		}
-		return cands[i].n.Name < cands[j].n.Name
+		return strings.Compare(a.n.Name, b.n.Name)
 	})
 	removed := map[string]bool{}
 	shadow := w.newShadow(c)
