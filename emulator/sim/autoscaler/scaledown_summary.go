@@ -1,8 +1,6 @@
 package autoscaler
 
 import (
-	corev1 "k8s.io/api/core/v1"
-
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
@@ -44,50 +42,4 @@ func (w *Autoscaler) noPDBBlocks(c *model.Cluster) bool {
 		}
 	}
 	return true
-}
-
-// settled says whether node n's pods are known to fit elsewhere without looking at them: no
-// pod of n is flagged, no budget blocks, and one schedulable node that every unflagged pod
-// may go to has room for all of n's pods (its DaemonSet pods aside) at once. Placing them
-// one by one (shadowFit.place) then cannot fail: that node keeps room for each in turn.
-// With onlyUnder (autoscaled blue-green) room is not checked: no blocker settles it.
-func (s *shadowFit) settled(ix *core.PodIndex, n string, removed map[string]bool, onlyUnder bool) bool {
-	if !s.noPDBBlocks || ix.Flagged[n] > 0 {
-		return false
-	}
-	if onlyUnder {
-		return true
-	}
-	need := ix.Workload[n].Req
-	for _, g := range s.groups {
-		if !s.open(g) {
-			continue
-		}
-		// The heap's first entries are the group's roomiest nodes by CPU.
-		for _, sn := range g.Heap[:min(len(g.Heap), 3)] {
-			if sn.Name == n || removed[sn.Name] || sn.Pods >= g.MaxPods {
-				continue
-			}
-			if need.Fits(sn.Free.Sub(s.used[sn.Name]).Sub(s.pending[sn.Name])) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// open says whether every pod that selects no nodes may go to group g: it has no taint but
-// PreferNoSchedule ones.
-func (s *shadowFit) open(g *core.SchedGroup) bool {
-	if o, ok := s.openGroups[g]; ok {
-		return o
-	}
-	o := true
-	for _, t := range g.Taints {
-		if t.Effect != corev1.TaintEffectPreferNoSchedule {
-			o = false
-		}
-	}
-	s.openGroups[g] = o
-	return o
 }
