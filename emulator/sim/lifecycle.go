@@ -36,6 +36,9 @@ func (w *World) wireControllers() {
 	// The workload controllers' steps inside the core's: an imported cluster's own DaemonSet
 	// pods on a node that became ready, and the statuses they derive before a publish.
 	w.core.Workloads = core.WorkloadSteps{StartOwnDaemonPods: w.workloads.StartOwnDaemonPods, SyncStatus: w.workloads.SyncStatus}
+	// The pods the autoscaler's scale-down evaluation looks at one by one, counted per node as
+	// they bind and leave (autoscaler/scaledown_summary.go).
+	w.core.FlagPod = w.autoscaler.MayKeepNode
 	// An operation's work is its type's (gke/operation_work.go).
 	w.core.OpWork = core.OpWork{Begin: w.gke.BeginWork, Done: w.gke.WorkDone, Complete: w.gke.CompleteWork}
 	// The event log's entries reach the cluster's change feed (Kubernetes Events).

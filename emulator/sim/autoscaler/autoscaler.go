@@ -1,7 +1,9 @@
 package autoscaler
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -631,17 +633,21 @@ func (w *Autoscaler) ScaleDown(c *model.Cluster, roles map[string]PoolRole) {
 		}
 		cands = append(cands, cand{n, util, pods})
 	}
-	sort.Slice(cands, func(i, j int) bool {
-		if (cands[i].pods == 0) != (cands[j].pods == 0) {
-			return cands[i].pods == 0
+	slices.SortFunc(cands, func(a, b cand) int {
+		if (a.pods == 0) != (b.pods == 0) {
+			if a.pods == 0 {
+				return -1
+			}
+			return 1
 		}
-		if cands[i].util != cands[j].util {
-			return cands[i].util < cands[j].util
+		if c := cmp.Compare(a.util, b.util); c != 0 {
+			return c
 		}
-		return cands[i].n.Name < cands[j].n.Name
+		return strings.Compare(a.n.Name, b.n.Name)
 	})
 	removed := map[string]bool{}
 	shadow := w.newShadow(c)
+	shadow.noPDBBlocks = w.noPDBBlocks(c)
 	empty, busy := 0, 0
 	for _, cd := range cands {
 		n := cd.n
@@ -672,6 +678,11 @@ func (w *Autoscaler) ScaleDown(c *model.Cluster, roles map[string]PoolRole) {
 		} else {
 			busy++
 		}
+		if shadow.deferred {
+			// A settled node: place its pods now, as the evaluation would have (they fit).
+			shadow.begin(n.Name)
+			w.podBlocker(c, n, r, shadow, removed)
+		}
 		removed[n.Name] = true
 		shadow.commit()
 		g.TargetSize = max(g.TargetSize-1, 0)
@@ -679,6 +690,7 @@ func (w *Autoscaler) ScaleDown(c *model.Cluster, roles map[string]PoolRole) {
 			n.Name, n.Pool, n.Zone, cd.util*100, w.st.Now.Sub(n.UnneededSince).Round(time.Second), cd.pods)
 		n.UnneededSince = time.Time{}
 		w.core.RetireNode(c, n, scaleDownDrain, "removed by the cluster autoscaler")
+		shadow.noPDBBlocks = w.noPDBBlocks(c) // the drain's evictions count against budgets
 	}
 }
 
@@ -706,6 +718,16 @@ func (w *Autoscaler) scaleDownBlocker(c *model.Cluster, n *model.Node, p *model.
 		}
 	}
 	shadow.begin(n.Name)
+	if shadow.settled(w.core.PodIndex(c), n.Name, removed, r.onlyUnder) {
+		shadow.deferred = true // its pods are placed if the node is removed
+		return ""
+	}
+	return w.podBlocker(c, n, r, shadow, removed)
+}
+
+// podBlocker looks at node n's pods in order: the first that keeps the node says why, or ""
+// (and the shadow holds the room its pods take elsewhere).
+func (w *Autoscaler) podBlocker(c *model.Cluster, n *model.Node, r PoolRole, shadow *shadowFit, removed map[string]bool) string {
 	for _, pod := range w.core.PodIndex(c).PodsOnNode[n.Name] {
 		if pod.OwnerKind == model.OwnerDaemonSet || pod.Terminating {
 			continue
@@ -732,59 +754,4 @@ func (w *Autoscaler) scaleDownBlocker(c *model.Cluster, n *model.Node, p *model.
 		}
 	}
 	return ""
-}
-
-// shadowFit tracks, during one scale-down pass, the room that pods of removed nodes will take
-// on the remaining nodes.
-type shadowFit struct {
-	used    map[string]model.Resources // committed
-	pending map[string]model.Resources // of the candidate being checked
-	node    string
-	// groups are the scheduler's node groups in key order, sorted once for the pass.
-	groups []*core.SchedGroup
-}
-
-func (w *Autoscaler) newShadow(c *model.Cluster) *shadowFit {
-	ix := w.core.PodIndex(c)
-	groups := make([]*core.SchedGroup, 0, len(ix.Sched.Groups))
-	for _, g := range ix.Sched.Groups {
-		groups = append(groups, g)
-	}
-	sort.Slice(groups, func(i, j int) bool { return groups[i].Key < groups[j].Key })
-	return &shadowFit{used: map[string]model.Resources{}, pending: map[string]model.Resources{}, groups: groups}
-}
-
-func (s *shadowFit) begin(node string) {
-	s.node = node
-	clear(s.pending)
-}
-
-func (s *shadowFit) commit() {
-	for n, r := range s.pending {
-		s.used[n] = s.used[n].Add(r)
-	}
-	clear(s.pending)
-}
-
-// place finds another schedulable node, not being removed, that takes pod.
-func (s *shadowFit) place(w *Autoscaler, c *model.Cluster, pod *model.Pod, removed map[string]bool) bool {
-	spec := w.core.PodSpec(c, pod)
-	for _, g := range s.groups {
-		// The heap's top has the most free CPU of the group; what this pass has placed only
-		// takes from it: if the pod's CPU does not fit there, it fits nowhere in the group.
-		if len(g.Heap) == 0 || pod.Req.MilliCPU > g.Heap[0].Free.MilliCPU || g.Rejects(spec) != "" {
-			continue
-		}
-		for _, sn := range g.Heap {
-			if sn.Name == s.node || removed[sn.Name] || sn.Pods >= g.MaxPods || w.core.SeparatedFrom(c, pod, sn.Name) {
-				continue
-			}
-			free := sn.Free.Sub(s.used[sn.Name]).Sub(s.pending[sn.Name])
-			if pod.Req.Fits(free) {
-				s.pending[sn.Name] = s.pending[sn.Name].Add(pod.Req)
-				return true
-			}
-		}
-	}
-	return false
 }

@@ -33,6 +33,12 @@ type PodIndex struct {
 	Pending podSet
 	// selectors: compiled label selectors of PDBs and deployments, by object.
 	Selectors map[any]labels.Selector
+	// Flagged: node name -> how many pods bound to it Core.FlagPod flags (the cluster
+	// autoscaler's: pods it must look at one by one before removing the node); flagged holds
+	// those pods, flag is the cluster's flag.
+	Flagged map[string]int
+	flagged map[*model.Pod]struct{}
+	flag    func(*model.Pod) bool
 	// sched is the scheduler's view of the nodes.
 	Sched *schedIndex
 	// scheduleQueued says a scheduling pass is already scheduled for this instant.
@@ -53,6 +59,10 @@ func (w *Core) PodIndex(c *model.Cluster) *PodIndex {
 		PodsOnNode: map[string]PodList{}, Workload: map[string]nodeLoad{}, Requested: map[string]model.Resources{},
 		PodsOf: map[string]map[*model.Pod]struct{}{}, TmplCounts: map[string]map[string]*model.TemplateCount{}, Pending: newPodSet(),
 		Selectors: map[any]labels.Selector{}, SyncQueued: map[string]bool{},
+		Flagged: map[string]int{}, flagged: map[*model.Pod]struct{}{},
+	}
+	if w.FlagPod != nil {
+		ix.flag = func(p *model.Pod) bool { return w.FlagPod(c, p) }
 	}
 	w.PodIndexes[c] = ix
 	for _, p := range c.Pods {
@@ -129,6 +139,34 @@ func (ix *PodIndex) bind(p *model.Pod) {
 		l := ix.Workload[p.Node]
 		ix.Workload[p.Node] = nodeLoad{l.Req.Add(p.Req), l.Pods + 1}
 	}
+	ix.countFlag(p)
+}
+
+// countFlag adds a bound pod to its node's flagged count if the flag says so.
+func (ix *PodIndex) countFlag(p *model.Pod) {
+	if ix.flag != nil && ix.flag(p) {
+		ix.flagged[p] = struct{}{}
+		ix.Flagged[p.Node]++
+	}
+}
+
+// unflag takes a bound pod out of its node's flagged count.
+func (ix *PodIndex) unflag(p *model.Pod) {
+	if _, ok := ix.flagged[p]; !ok {
+		return
+	}
+	delete(ix.flagged, p)
+	if ix.Flagged[p.Node]--; ix.Flagged[p.Node] == 0 {
+		delete(ix.Flagged, p.Node)
+	}
+}
+
+// ReflagPod counts a bound pod's flag again after a change to it (its annotations).
+func (w *Core) ReflagPod(c *model.Cluster, p *model.Pod) {
+	if ix := w.PodIndex(c); p.Node != "" {
+		ix.unflag(p)
+		ix.countFlag(p)
+	}
 }
 
 // nodeLoad is what a node's pods other than DaemonSet pods request, and how many they are.
@@ -143,6 +181,7 @@ func (ix *PodIndex) untrack(p *model.Pod) {
 	if p.Node != "" {
 		ix.PodsOnNode[p.Node] = ix.PodsOnNode[p.Node].remove(p)
 		ix.Requested[p.Node] = ix.Requested[p.Node].Sub(p.Req)
+		ix.unflag(p)
 		if p.OwnerKind != model.OwnerDaemonSet {
 			l := ix.Workload[p.Node]
 			if l.Pods == 1 {

@@ -484,6 +484,7 @@ func (w *API) UpdatePod(c *model.Cluster, ns, name string, in *corev1.Pod) (*cor
 		w.engine.Record("PodUpdated", c, "", p.Node, "", "pod %s: container images changed", p.Key())
 	}
 	w.core.PDBTrack(c, p, true)
+	w.core.ReflagPod(c, p)
 	w.core.TouchPod(c, p)
 	w.loadbalancers.ServicePodChanged(c, p)
 	return w.RenderPod(c, p), nil
