@@ -830,3 +830,36 @@ func TestComputeClassPrioritiesBeforeCost(t *testing.T) {
 		}
 	})
 }
+
+// R-CA-2, R-EXT-2: a pod annotated safe-to-evict "false" after it started (kubectl annotate, a
+// PUT of the pod) holds its node from then on: the scale-down evaluation's per-node summary
+// (autoscaler/scaledown_summary.go) counts the pod again when its annotations change.
+func TestScaleDownSeesAnnotationsChangedLater(t *testing.T) {
+	w, c := autoscaledCluster(t, "us-central1-a", []string{"us-central1-a"}, &api.NodePool{Name: "auto", InitialNodeCount: 3,
+		Config: &api.NodeConfig{MachineType: "e2-standard-4"}, Autoscaling: &api.NodePoolAutoscaling{Enabled: true, MinNodeCount: 0, MaxNodeCount: 5}})
+	// No node selector: nothing but the annotation makes the evaluation look at the pod.
+	mustCreateDeployment(t, w, c, deployment("web", 1, "100m"))
+	advance(w, time.Minute)
+	var pod *model.Pod
+	for _, p := range c.Pods {
+		if p.Owner == "web" {
+			pod = p
+		}
+	}
+	if pod == nil || pod.Node == "" || c.Nodes[pod.Node].Pool != "auto" {
+		t.Fatal("the web pod is not running on the autoscaled pool")
+	}
+	in := w.kubeapi.RenderPod(c, pod)
+	in.Annotations = map[string]string{core.SafeToEvictAnnotation: "false"}
+	if _, err := w.kubeapi.UpdatePod(c, "default", pod.Name, in); err != nil {
+		t.Fatal(err)
+	}
+	advance(w, 45*time.Minute)
+	if got := sum(poolZoneSizes(c, "auto")); got != 1 || c.Nodes[pod.Node] == nil {
+		t.Fatalf("%d nodes left (the pod's node %s there: %v); want only the node the annotated pod holds", got, pod.Node, c.Nodes[pod.Node] != nil)
+	}
+	blocked, _ := w.engine.Events(engine.EventFilter{Type: "ScaleDownBlocked"})
+	if !strings.Contains(messages(blocked), pod.Key()+` has cluster-autoscaler.kubernetes.io/safe-to-evict: "false"`) {
+		t.Fatalf("ScaleDownBlocked events %s: want the annotated pod named", messages(blocked))
+	}
+}
