@@ -64,7 +64,8 @@ func (r *NodePoolResource) ConfigValidators(context.Context) []resource.ConfigVa
 }
 
 // ModifyPlan fills project and location from the cluster reference or the provider, and the
-// upgrade settings and location policy the configuration leaves out.
+// upgrade settings and location policy the configuration leaves out, and warns with the forecast
+// of a change that recreates nodes (node_pool_forecast.go).
 func (r *NodePoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	fillClusterScope(ctx, r.data, req, resp)
 	if !req.Plan.Raw.IsNull() {
@@ -73,6 +74,7 @@ func (r *NodePoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	}
 	keepImportedSettings(ctx, req, resp, "blue_green_return_at_soak")
 	keepStateIfUnchanged(ctx, req, resp)
+	warnForecast(ctx, r.data, req, resp)
 }
 
 // names resolves the pool's project, location and cluster name.

@@ -170,5 +170,5 @@ func (p *GkesimProvider) Resources(context.Context) []func() resource.Resource {
 
 func (p *GkesimProvider) DataSources(context.Context) []func() datasource.DataSource {
 	return []func() datasource.DataSource{NewClusterDataSource, NewNodePoolDataSource, NewServerConfigDataSource, NewNodesDataSource,
-		NewMaintenanceScheduleDataSource, NewNodePoolUpgradeStatusDataSource}
+		NewMaintenanceScheduleDataSource, NewNodePoolUpgradeStatusDataSource, NewNodePoolUpgradeForecastDataSource}
 }

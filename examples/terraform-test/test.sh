@@ -7,13 +7,14 @@
 #   TERRAFORM       the command that runs the tests (default: terraform; tofu runs them too)
 #   GKESIM_EVENTS   where to write the emulator's event log when the tests fail
 #                   (default: gkesim-events.log here)
+#   GKESIM_TEST_MODULE  the module to test (default: this one; examples/forecast/test.sh sets it)
 #   arguments       passed to `terraform test` (e.g. -filter=tests/cluster.tftest.hcl -verbose)
 #
 # The emulator starts at a fixed emulated time with a fixed seed, so a failure replays the same
 # way; GKESIM_START_TIME, GKESIM_SEED and GKESIM_TIME_SCALE override them (gkesim serve reads them).
 set -euo pipefail
 
-here=$(cd "$(dirname "$0")" && pwd)
+here=${GKESIM_TEST_MODULE:-$(cd "$(dirname "$0")" && pwd)}
 gkesim=${GKESIM:-gkesim}
 terraform=${TERRAFORM:-terraform}
 events=${GKESIM_EVENTS:-$here/gkesim-events.log}
