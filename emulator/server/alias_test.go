@@ -161,6 +161,7 @@ func driveEveryRoute(e *env) {
 		t.Fatal(err)
 	}
 	e.OK("POST", "/emulator/v1/projects/proj/locations/europe-west1/clusters:import", map[string]json.RawMessage{"cluster": cj, "objects": oj}, nil)
+	e.OK("POST", "/emulator/v1/projects/proj/locations/europe-west1/clusters/shop/nodePools/default-pool:forecast", `{"update": {"nodeVersion": "-"}}`, nil)
 	shop := "/k8s/projects/proj/locations/europe-west1/clusters/shop"
 	for _, p := range []string{"/apis/apps/v1/statefulsets", "/apis/apps/v1/namespaces/default/statefulsets", "/apis/apps/v1/replicasets",
 		"/apis/apps/v1/namespaces/default/replicasets", "/apis/apps/v1/namespaces/monitoring/daemonsets/node-exporter", "/api/v1/namespaces/default/pods/db-0"} {
