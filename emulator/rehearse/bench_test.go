@@ -3,6 +3,7 @@ package rehearse
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -180,4 +181,34 @@ func BenchmarkRehearseUpgrade3000Nodes30000Pods(b *testing.B) {
 	b.ReportMetric(r.Duration().Hours(), "emulated-h")
 	b.ReportMetric(float64(r.Events), "events")
 	b.Logf("%d nodes in %s emulated, %d held drains, %d forced, peak +%d VMs, %d events", r.Nodes, r.Duration(), r.HeldDrains(), len(r.Forced), r.VMs.PeakExtra, r.Events)
+}
+
+// A forecast of the same upgrade on a running emulator's 3,000-node cluster (issue 28's bound:
+// under 2 s): the simulation copied at one instant (sim.World.Fork: its state encoded and
+// restored), the upgrade run in the copy to the end, the report built.
+func BenchmarkForecastUpgrade3000Nodes30000Pods(b *testing.B) {
+	s, err := sim.ReadSnapshot(bigSnapshot(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	live := sim.New(sim.Options{Seed: 1, Start: s.Time()})
+	sum, err := live.ImportSnapshot("", "", s)
+	if err != nil {
+		b.Fatal(err)
+	}
+	live.RunUntil(live.Now().Add(time.Minute))
+	parts := strings.Split(sum.Cluster, "/")
+	b.ReportAllocs()
+	var r *Report
+	for b.Loop() {
+		fork, err := live.Fork()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if r, err = Forecast(fork, parts[1], parts[3], parts[5], Options{Pool: "default-pool"}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(r.Duration().Hours(), "emulated-h")
+	b.Logf("%d nodes in %s emulated, peak +%d VMs, %d events", r.Nodes, r.Duration(), r.VMs.PeakExtra, r.Events)
 }
