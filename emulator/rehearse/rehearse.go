@@ -311,7 +311,6 @@ func upgradeIn(w *sim.World, c *sim.Cluster, o Options, r *Report) (*Report, err
 		req = &u
 	}
 	before := p.Spec
-	upgrading := p.Upgrade != nil
 	seq := w.Stats().LastEventSeq
 	var op *sim.Operation
 	var err error
@@ -334,9 +333,6 @@ func upgradeIn(w *sim.World, c *sim.Cluster, o Options, r *Report) (*Report, err
 	}
 	r.RecreatesNodes = true
 	r.Reasons = recreateReasons(before, p.Upgrade.Target)
-	if upgrading {
-		r.Reasons = append(r.Reasons, "the pool was upgrading already: the rest of its upgrade, with the new settings")
-	}
 	r.To = p.Upgrade.Target.Version
 	r.Settings = p.UpgradeSettings.Clone()
 	r.Strategy, r.Label = describeSettings(r.Settings), o.Strategy.Name
