@@ -112,7 +112,7 @@ func TestForecastOfNewSettingsMidUpgrade(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = Forecast(fork, c.Project, c.Location, c.Name, Options{Pool: "default-pool", Update: &api.UpdateNodePoolRequest{UpgradeSettings: faster.Settings}})
-	if err == nil || !strings.Contains(err.Error(), "is currently upgrading cluster shop") {
+	if err == nil || !strings.Contains(err.Error(), "the change of node pool default-pool cannot start: ") || !strings.Contains(err.Error(), "is currently upgrading cluster shop") {
 		t.Fatalf("a forecast of new settings mid-upgrade: %v; want GKE's refusal while the upgrade runs", err)
 	}
 }

@@ -323,6 +323,9 @@ func upgradeIn(w *sim.World, c *sim.Cluster, o Options, r *Report) (*Report, err
 		op, err = w.UpdateNodePool(project, location, name, p.Name, req)
 	}
 	if err != nil {
+		if version == "" {
+			return nil, fmt.Errorf("the change of node pool %s cannot start: %w", p.Name, err)
+		}
 		return nil, fmt.Errorf("the upgrade of node pool %s to %s cannot start: %w", p.Name, version, hint(err, c.MasterVersion))
 	}
 	if p.Upgrade == nil {
