@@ -13,10 +13,10 @@ import (
 )
 
 // Forecasts (not GKE): POST .../nodePools/NP:forecast with an api.ForecastRequest answers what
-// the change would do if it were asked for now. The simulation is copied on its goroutine at
-// one instant (sim.World.Fork, a restore without the disk) and the change runs in the copy on
-// the request's goroutine, so the live simulation neither changes nor waits: the request is a
-// read, not journaled. At most maxForecasts run at once; beyond, 429.
+// the change would do if it were asked for now. The simulation's state is encoded on its
+// goroutine at one instant (sim.World.Copy); the copy is restored from it (a restore without
+// the disk) and the change runs in it on the request's goroutine, so the live simulation does
+// not change and waits only for the encoding: the request is a read, not journaled. At most maxForecasts run at once; beyond, 429.
 
 const forecastPath = "/emulator/v1/projects/:project/locations/:location/clusters/:cluster/nodePools/:pool"
 
@@ -52,15 +52,19 @@ func (s *Server) forecast(c echo.Context) error {
 			Message: "Too many forecasts at once: the emulator runs at most 2 at a time. Send it again in a few seconds."}
 	}
 	project, location, cluster := c.Param("project"), c.Param("location"), c.Param("cluster")
-	var fork *sim.World
+	var copied *sim.Copied
 	if _, err := s.runner.Read(c.Request().Context(), func(w *sim.World) error {
 		if _, err := w.GetCluster(project, location, cluster); err != nil {
 			return err
 		}
 		var err error
-		fork, err = w.Fork()
+		copied, err = w.Copy() // the live simulation waits for this encoding only
 		return err
 	}); err != nil {
+		return err
+	}
+	fork, err := copied.World()
+	if err != nil {
 		return err
 	}
 	r, err := rehearse.Forecast(fork, project, location, cluster, rehearse.Options{Pool: pool, Automatic: req.Automatic, Update: req.Update})
