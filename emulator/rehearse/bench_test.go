@@ -212,3 +212,24 @@ func BenchmarkForecastUpgrade3000Nodes30000Pods(b *testing.B) {
 	b.ReportMetric(r.Duration().Hours(), "emulated-h")
 	b.Logf("%d nodes in %s emulated, peak +%d VMs, %d events", r.Nodes, r.Duration(), r.VMs.PeakExtra, r.Events)
 }
+
+// What a forecast holds the live simulation for: encoding the state of a running emulator's
+// 3,000-node, 30,000-pod cluster (sim.World.Copy); restoring the copy happens off the
+// simulation goroutine.
+func BenchmarkCopyState3000Nodes30000Pods(b *testing.B) {
+	s, err := sim.ReadSnapshot(bigSnapshot(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	live := sim.New(sim.Options{Seed: 1, Start: s.Time()})
+	if _, err := live.ImportSnapshot("", "", s); err != nil {
+		b.Fatal(err)
+	}
+	live.RunUntil(live.Now().Add(time.Minute))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := live.Copy(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
