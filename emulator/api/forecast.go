@@ -12,4 +12,9 @@ type ForecastRequest struct {
 	// version when empty) instead, which waits for the maintenance window and pauses when it
 	// closes; it changes the version only.
 	Automatic bool `json:"automatic,omitempty"`
+	// NodeCount (nodes per zone, as setSize takes it) or Autoscaling (as setAutoscaling takes
+	// it) forecast a change of the pool's size instead: no node is recreated, nodes are added
+	// or drained. One change per forecast.
+	NodeCount   *int32               `json:"nodeCount,omitempty"`
+	Autoscaling *NodePoolAutoscaling `json:"autoscaling,omitempty"`
 }

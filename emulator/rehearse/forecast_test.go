@@ -116,3 +116,61 @@ func TestForecastOfNewSettingsMidUpgrade(t *testing.T) {
 		t.Fatalf("a forecast of new settings mid-upgrade: %v; want GKE's refusal while the upgrade runs", err)
 	}
 }
+
+// Forecasts of a pool's size and autoscaling: they recreate no node, and agree with the change
+// made right after. Shrinking default-pool from two nodes per zone to one drains three nodes
+// (payments' maxUnavailable-0 budget holds one of them the full hour); growing it to three per
+// zone adds three VMs; capping its autoscaling at one node per zone makes the autoscaler remove
+// a node within the hour.
+func TestForecastOfSizeAndAutoscaling(t *testing.T) {
+	one, three := int32(1), int32(3)
+	for _, tc := range []struct {
+		name string
+		o    Options
+		// drains (at least) and peak are what the forecast must show.
+		drains, peak int
+	}{
+		{"shrink", Options{Pool: "default-pool", Size: &one}, 3, 6},
+		{"grow", Options{Pool: "default-pool", Size: &three}, 0, 9},
+		{"autoscaling capped", Options{Pool: "default-pool", Autoscaling: &api.NodePoolAutoscaling{Enabled: true, MinNodeCount: 1, MaxNodeCount: 1}}, 1, 6},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			snap := shopSnapshot(t)
+			live := sim.New(sim.Options{Seed: 3, Start: snap.Time()})
+			if _, err := live.ImportSnapshot("shop-project", "", snap); err != nil {
+				t.Fatal(err)
+			}
+			live.RunUntil(live.Now().Add(time.Minute))
+			c := live.Cluster("shop-project", "europe-west1", "shop")
+			fork, err := live.Fork()
+			if err != nil {
+				t.Fatal(err)
+			}
+			forecast, err := Forecast(fork, c.Project, c.Location, c.Name, tc.o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			actual, err := resizeIn(live, c, tc.o, &Report{SnapshotTime: live.Now(), Forecast: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			f, _ := json.MarshalIndent(forecast, "", " ")
+			a, _ := json.MarshalIndent(actual, "", " ")
+			if string(f) != string(a) {
+				t.Fatalf("the forecast and the change differ:\nforecast %s\nchange   %s", f, a)
+			}
+			if forecast.RecreatesNodes || !forecast.Finished || len(forecast.Drains) < tc.drains || forecast.VMs.Peak != tc.peak {
+				t.Errorf("%s: recreates %v, finished %v, %d drains, peak %d VMs; want no node recreated, finished, at least %d drains, peak %d",
+					tc.name, forecast.RecreatesNodes, forecast.Finished, len(forecast.Drains), forecast.VMs.Peak, tc.drains, tc.peak)
+			}
+			var text strings.Builder
+			if err := forecast.WriteText(&text); err != nil || !strings.Contains(text.String(), "Forecast of a change of node pool default-pool") {
+				t.Errorf("text report (%v):\n%s", err, text.String())
+			}
+			t.Logf("%s: %s, %d drains, peak %d VMs, %d left pending", tc.name, dur(forecast.DurationSeconds), len(forecast.Drains), forecast.VMs.Peak, len(forecast.LeftPending))
+		})
+	}
+	if _, err := Forecast(nil, "p", "l", "c", Options{Pool: "x", Size: new(int32), Update: &api.UpdateNodePoolRequest{}}); err == nil {
+		t.Error("a forecast of two changes at once was not refused")
+	}
+}

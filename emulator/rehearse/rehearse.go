@@ -51,6 +51,10 @@ type Options struct {
 	// machine type, image, disk, upgrade settings), instead of Version and Strategy alone. Not
 	// with Automatic, which changes only the version.
 	Update *api.UpdateNodePoolRequest
+	// Size (nodes per zone) and Autoscaling are a forecast's other changes, one at a time and
+	// instead of an upgrade: they recreate no node, but add or drain some.
+	Size        *int32
+	Autoscaling *api.NodePoolAutoscaling
 }
 
 // errNoRecreate says a change recreates none of the pool's nodes.
@@ -244,12 +248,18 @@ func Run(snap *sim.Snapshot, o Options) (*Report, error) {
 // goes on with the world's own random sequence, so that the forecast is what the live world
 // would do.
 func Forecast(fork *sim.World, project, location, cluster string, o Options) (*Report, error) {
+	if (o.Size != nil || o.Autoscaling != nil) && (o.Update != nil || o.Automatic || (o.Size != nil && o.Autoscaling != nil)) {
+		return nil, errors.New("forecast one change at a time: an update of the pool (version, node settings, upgrade settings), its size, or its autoscaling")
+	}
 	c := fork.Cluster(project, location, cluster)
 	if c == nil {
 		return nil, fmt.Errorf("there is no cluster %s in %s of project %s", cluster, location, project)
 	}
 	if _, err := poolOf(c, o.Pool); err != nil {
 		return nil, err
+	}
+	if o.Size != nil || o.Autoscaling != nil {
+		return resizeIn(fork, c, o, &Report{SnapshotTime: fork.Now(), Forecast: true})
 	}
 	r, err := upgradeIn(fork, c, o, &Report{SnapshotTime: fork.Now(), Forecast: true})
 	var none *errNoRecreate
@@ -343,6 +353,13 @@ func upgradeIn(w *sim.World, c *sim.Cluster, o Options, r *Report) (*Report, err
 		r.Strategy += " (the pool's own settings)"
 		r.Label = "pool: " + shortSettings(r.Settings)
 	}
+	return watch(w, c, p, o, r, nodes, seq, op, func() bool { return op.Status == api.OpStatusDone && p.Upgrade == nil }, after)
+}
+
+// watch runs the clock until done says the change is over (or o.Limit), reading the event log
+// into r as it goes, then settle longer, and finishes the report.
+func watch(w *sim.World, c *sim.Cluster, p *sim.NodePool, o Options, r *Report, nodes map[string]string, seq int64, op *sim.Operation,
+	done func() bool, settle time.Duration) (*Report, error) {
 	price := 0.0
 	if mt, ok := catalog.LookupMachineType(p.Spec.MachineType); ok {
 		price = mt.PricePerHour
@@ -373,16 +390,16 @@ func upgradeIn(w *sim.World, c *sim.Cluster, o Options, r *Report) (*Report, err
 		return nil
 	}
 	deadline := r.Requested.Add(o.Limit)
-	for (op.Status != api.OpStatusDone || p.Upgrade != nil) && w.Now().Before(deadline) {
+	for !done() && w.Now().Before(deadline) {
 		w.RunUntil(minTime(w.Now().Add(step), deadline))
 		if err := read(); err != nil {
 			return nil, err
 		}
 	}
 	if op.Status == api.OpStatusDone && op.ErrorCode != 0 {
-		return nil, fmt.Errorf("the upgrade of node pool %s failed: %s", p.Name, op.StatusMessage)
+		return nil, fmt.Errorf("the change of node pool %s failed: %s", p.Name, op.StatusMessage)
 	}
-	w.RunUntil(w.Now().Add(after))
+	w.RunUntil(w.Now().Add(settle))
 	if err := read(); err != nil {
 		return nil, err
 	}
@@ -479,4 +496,53 @@ func recreateReasons(from, to sim.NodeSpec) []string {
 		out = append(out, "node settings only a new VM takes (kubelet or Linux configuration, gVNIC, image streaming, Confidential nodes)")
 	}
 	return out
+}
+
+// resizeIn changes the size or the autoscaling of o.Pool in cluster c of world w and reads what
+// follows: nodes added, or drained and deleted, pods that wait for a node. Its duration runs
+// from the request to the end of the operation; a change of autoscaling is then watched for an
+// hour, the time the autoscaler takes to act on it (a node is removed after 10 minutes
+// unneeded).
+func resizeIn(w *sim.World, c *sim.Cluster, o Options, r *Report) (*Report, error) {
+	if o.Limit == 0 {
+		o.Limit = defaultLimit
+	}
+	p := c.Pool(o.Pool)
+	r.Cluster, r.Location, r.Pool, r.Control, r.Requested, r.Started = c.Name, c.Location, p.Name, c.MasterVersion, w.Now(), w.Now()
+	r.Settings = p.UpgradeSettings.Clone()
+	nodes := map[string]string{}
+	for _, n := range c.Nodes {
+		if n.Pool == p.Name && n.State != sim.NodeDeleting {
+			nodes[n.Name] = n.Zone
+		}
+	}
+	r.From, r.To = []string{p.Spec.Version}, p.Spec.Version
+	seq := w.Stats().LastEventSeq
+	var op *sim.Operation
+	var err error
+	settle := after
+	if o.Size != nil {
+		r.Strategy = fmt.Sprintf("resize to %d nodes per zone", *o.Size)
+		r.Reasons = []string{fmt.Sprintf("the change recreates no node: it resizes node pool %s to %d nodes per zone (it has %d nodes now)", p.Name, *o.Size, len(nodes))}
+		op, err = w.SetNodePoolSize(c.Project, c.Location, c.Name, p.Name, &api.SetNodePoolSizeRequest{NodeCount: *o.Size})
+	} else {
+		a := o.Autoscaling
+		r.Strategy = fmt.Sprintf("autoscaling enabled %v, %d to %d nodes per zone (total %d to %d)", a.Enabled, a.MinNodeCount, a.MaxNodeCount, a.TotalMinNodeCount, a.TotalMaxNodeCount)
+		r.Reasons = []string{"the change recreates no node: it changes node pool " + p.Name + "'s autoscaling, and the autoscaler adds or removes nodes by it"}
+		op, err = w.SetNodePoolAutoscaling(c.Project, c.Location, c.Name, p.Name, &api.SetNodePoolAutoscalingRequest{Autoscaling: a})
+		settle = time.Hour
+	}
+	if err != nil {
+		return nil, fmt.Errorf("the change of node pool %s cannot start: %w", p.Name, err)
+	}
+	r.Label = r.Strategy
+	rep, err := watch(w, c, p, o, r, nodes, seq, op, func() bool { return op.Status == api.OpStatusDone }, settle)
+	if err != nil {
+		return nil, err
+	}
+	if op.Status == api.OpStatusDone {
+		rep.Finished, rep.Done = true, op.EndTime
+		rep.DurationSeconds = seconds(op.EndTime.Sub(rep.Started))
+	}
+	return rep, nil
 }

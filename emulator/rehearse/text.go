@@ -60,17 +60,24 @@ func (r *Report) WriteText(out io.Writer) error {
 	}
 	if !r.RecreatesNodes && len(r.Reasons) > 0 {
 		fmt.Fprintf(&b, "%s of a change of node pool %s of cluster %s (%s)\n  %s\n", what, r.Pool, r.Cluster, r.Location, strings.Join(r.Reasons, "; "))
-		_, err := io.WriteString(out, b.String())
-		return err
+		if r.Started.IsZero() { // nothing happens to the nodes
+			_, err := io.WriteString(out, b.String())
+			return err
+		}
+		fmt.Fprintf(&b, "  Change: %s\n", r.Strategy)
+		fmt.Fprintf(&b, "  %s %s; change asked for at %s\n", taken, r.SnapshotTime.UTC().Format(time.RFC3339), ref.UTC().Format(time.RFC3339))
+	} else {
+		fmt.Fprintf(&b, "%s of the upgrade of node pool %s of cluster %s (%s)\n", what, r.Pool, r.Cluster, r.Location)
+		fmt.Fprintf(&b, "  %s upgrade from %s to %s (control plane %s)\n", kind, strings.Join(r.From, ", "), r.To, r.Control)
+		if len(r.Reasons) > 0 {
+			fmt.Fprintf(&b, "  Nodes recreated: %s\n", strings.Join(r.Reasons, "; "))
+		}
+		fmt.Fprintf(&b, "  Strategy: %s\n", r.Strategy)
+		fmt.Fprintf(&b, "  %s %s; upgrade asked for at %s\n", taken, r.SnapshotTime.UTC().Format(time.RFC3339), ref.UTC().Format(time.RFC3339))
 	}
-	fmt.Fprintf(&b, "%s of the upgrade of node pool %s of cluster %s (%s)\n", what, r.Pool, r.Cluster, r.Location)
-	fmt.Fprintf(&b, "  %s upgrade from %s to %s (control plane %s)\n", kind, strings.Join(r.From, ", "), r.To, r.Control)
-	if len(r.Reasons) > 0 {
-		fmt.Fprintf(&b, "  Nodes recreated: %s\n", strings.Join(r.Reasons, "; "))
-	}
-	fmt.Fprintf(&b, "  Strategy: %s\n", r.Strategy)
-	fmt.Fprintf(&b, "  %s %s; upgrade asked for at %s\n", taken, r.SnapshotTime.UTC().Format(time.RFC3339), ref.UTC().Format(time.RFC3339))
 	switch {
+	case !r.RecreatesNodes && r.Finished:
+		fmt.Fprintf(&b, "  Done: the operation took %s (%s to %s)\n", human(r.Duration()), clock(r.Started, ref), clock(r.Done, ref))
 	case r.Finished:
 		fmt.Fprintf(&b, "  Done: %s of %s in %s (%s to %s)\n", plural(r.Nodes, "node", "nodes"), r.Pool, human(r.Duration()), clock(r.Started, ref), clock(r.Done, ref))
 	case r.Started.IsZero():

@@ -67,7 +67,8 @@ func (s *Server) forecast(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	r, err := rehearse.Forecast(fork, project, location, cluster, rehearse.Options{Pool: pool, Automatic: req.Automatic, Update: req.Update})
+	r, err := rehearse.Forecast(fork, project, location, cluster, rehearse.Options{Pool: pool, Automatic: req.Automatic, Update: req.Update,
+		Size: req.NodeCount, Autoscaling: req.Autoscaling})
 	if err != nil {
 		if e, ok := sim.AsError(err); ok {
 			return e

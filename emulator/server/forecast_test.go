@@ -54,6 +54,13 @@ func TestForecastNodePoolChange(t *testing.T) {
 		t.Errorf("a labels-only change: HTTP %d, recreates %v, reasons %q; want an answer that no node is recreated", code, r.RecreatesNodes, r.Reasons)
 	}
 
+	code, body = e.Call("POST", forecast, `{"nodeCount": 3}`)
+	if err := json.Unmarshal(body, &r); code != http.StatusOK || err != nil || r.RecreatesNodes || !r.Finished || r.VMs.Before != 2 || r.VMs.Peak != 3 {
+		t.Errorf("a resize to 3: HTTP %d, recreates %v, finished %v, VMs %d then peak %d; want 2 VMs growing to 3, none recreated: %s", code, r.RecreatesNodes, r.Finished, r.VMs.Before, r.VMs.Peak, body)
+	}
+	code, body = e.Call("POST", forecast, `{"nodeCount": 3, "update": {"machineType": "e2-standard-8"}}`)
+	servertest.WantError(t, code, body, 400, "INVALID_ARGUMENT", "badRequest", "forecast one change at a time")
+
 	for _, tc := range []struct {
 		path    string
 		code    int

@@ -30,6 +30,7 @@ func newForecastUpgradeCmd(g *globals) *cobra.Command {
 		where                           where
 		update                          api.UpdateNodePoolRequest
 		diskSize                        int64
+		size                            int32
 	)
 	cmd := &cobra.Command{
 		Use:   "upgrade --cluster C --location L --node-pool NP [--version V] [--machine-type M] [--strategy S]",
@@ -45,7 +46,8 @@ after does the same, to the second.
 --strategy takes the same strategies as gkesim rehearse upgrade (default: the pool's own).`,
 		Example: `  gkesim forecast upgrade --cluster shop --location europe-west1 --node-pool default-pool
   gkesim forecast upgrade --cluster shop --location europe-west1 --node-pool default-pool --machine-type e2-standard-8 --strategy surge:2/0
-  gkesim forecast upgrade --cluster shop --location europe-west1 --node-pool default-pool --automatic --format json`,
+  gkesim forecast upgrade --cluster shop --location europe-west1 --node-pool default-pool --automatic --format json
+  gkesim forecast upgrade --cluster shop --location europe-west1 --node-pool default-pool --num-nodes 1`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if cluster == "" || pool == "" {
@@ -67,7 +69,13 @@ after does the same, to the second.
 			}
 			update.DiskSizeGb = api.Int64(diskSize)
 			req := api.ForecastRequest{Automatic: automatic, Update: &update}
-			if update.NodeVersion == "" && update.MachineType == "" && update.ImageType == "" && update.DiskType == "" && diskSize == 0 {
+			switch {
+			case cmd.Flags().Changed("num-nodes"):
+				if update.NodeVersion != "" || update.MachineType != "" || update.ImageType != "" || update.DiskType != "" || diskSize != 0 || strategy != "" || automatic {
+					return errors.New("--num-nodes forecasts a resize alone: leave out the version, node settings, strategy and --automatic")
+				}
+				req.Update, req.NodeCount = nil, &size
+			case update.NodeVersion == "" && update.MachineType == "" && update.ImageType == "" && update.DiskType == "" && diskSize == 0:
 				update.NodeVersion = "-" // nothing else changes: the upgrade to the control plane's version
 			}
 			var r rehearse.Report
@@ -102,6 +110,7 @@ after does the same, to the second.
 	fl.StringVar(&update.ImageType, "image-type", "", "the new node image type")
 	fl.StringVar(&update.DiskType, "disk-type", "", "the new boot disk type")
 	fl.Int64Var(&diskSize, "disk-size-gb", 0, "the new boot disk size")
+	fl.Int32Var(&size, "num-nodes", 0, "forecast a resize of the pool to this many nodes per zone instead")
 	fl.StringVar(&strategy, "strategy", "", "the upgrade strategy (default: the pool's own; see gkesim rehearse upgrade)")
 	fl.BoolVar(&automatic, "automatic", false, "forecast GKE's auto-upgrade, which waits for the maintenance window and pauses when it closes (version only)")
 	fl.StringVar(&output, "output", "", "write the report to this file")

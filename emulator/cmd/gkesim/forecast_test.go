@@ -45,6 +45,10 @@ func TestForecastCommand(t *testing.T) {
 	}
 	js := run("forecast", "upgrade", "--cluster", "shop", "--location", "europe-west1", "--node-pool", "default-pool",
 		"--machine-type", "e2-standard-8", "--strategy", "surge:2/0", "--format", "json")
+	if got := run("forecast", "upgrade", "--cluster", "shop", "--location", "europe-west1", "--node-pool", "default-pool", "--num-nodes", "1"); !strings.Contains(got, "it resizes node pool default-pool to 1 nodes per zone") ||
+		!strings.Contains(got, "held 1h0m0s by default/payments") {
+		t.Errorf("forecast of a resize printed:\n%s", got)
+	}
 	if err := json.Unmarshal([]byte(js), &r); err != nil || !r.RecreatesNodes || len(r.Reasons) != 1 || r.Reasons[0] != "machine type e2-standard-4 -> e2-standard-8" || r.VMs.Peak != 8 {
 		t.Errorf("forecast of a machine type change with surge 2/0 (%v): %+v; want the 6 nodes recreated for the machine type, peak 8 VMs\n%s", err, r, js)
 	}
