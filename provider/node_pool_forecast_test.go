@@ -197,6 +197,28 @@ data "gkesim_node_pool_upgrade_forecast" "f" {
 				),
 			},
 			{
+				// A resize to one node: nothing recreated, two of the three nodes drained.
+				Config: forecastConfig(ep, "acc-fc", to, from, `
+data "gkesim_node_pool_upgrade_forecast" "f" {
+  cluster    = gkesim_cluster.c.name
+  node_pool  = gkesim_node_pool.test.name
+  node_count = 1
+  depends_on = [gkesim_pod_disruption_budget.api]
+}`),
+				Check: resource.ComposeTestCheckFunc(
+					resource.TestCheckResourceAttr("data.gkesim_node_pool_upgrade_forecast.f", "recreates_nodes", "false"),
+					resource.TestCheckResourceAttr("data.gkesim_node_pool_upgrade_forecast.f", "finished", "true"),
+					resource.TestCheckResourceAttr("data.gkesim_node_pool_upgrade_forecast.f", "vms_before", "3"),
+					resource.TestCheckResourceAttr("data.gkesim_node_pool_upgrade_forecast.f", "peak_extra_vms", "0"),
+					resource.TestCheckResourceAttrWith("data.gkesim_node_pool_upgrade_forecast.f", "reasons.0", func(v string) error {
+						if !strings.Contains(v, "resizes node pool pool-a to 1 nodes per zone") {
+							return fmt.Errorf("reasons.0 = %q, want the resize named", v)
+						}
+						return nil
+					}),
+				),
+			},
+			{
 				Config: forecastConfig(ep, "acc-fc", to, to, ""),
 				Check: func(*terraform.State) error {
 					did, err := upgradeDid(ep, "acc-fc", "pool-a")

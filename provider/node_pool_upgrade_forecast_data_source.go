@@ -11,6 +11,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	dschema "github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -50,6 +51,7 @@ type forecastModel struct {
 	DiskType        types.String           `tfsdk:"disk_type"`
 	DiskSizeGb      types.Int64            `tfsdk:"disk_size_gb"`
 	Automatic       types.Bool             `tfsdk:"automatic"`
+	NodeCount       types.Int64            `tfsdk:"node_count"`
 	UpgradeSettings []upgradeSettingsModel `tfsdk:"upgrade_settings"`
 
 	RecreatesNodes       types.Bool          `tfsdk:"recreates_nodes"`
@@ -132,6 +134,8 @@ func (d *NodePoolUpgradeForecastDataSource) Schema(_ context.Context, _ datasour
 			"disk_size_gb": dschema.Int64Attribute{Optional: true, MarkdownDescription: "The nodes' new boot disk size in GB (at least 10).",
 				Validators: []validator.Int64{int64validator.AtLeast(10)}},
 			"automatic": dschema.BoolAttribute{Optional: true, MarkdownDescription: "Forecast GKE's node auto-upgrade to `version` instead: it waits for the maintenance window and pauses when the window closes. It changes the version only."},
+			"node_count": dschema.Int64Attribute{Optional: true, MarkdownDescription: "Forecast a resize of the pool to this many nodes per zone instead, alone (no other change): no node is recreated; the forecast shows the nodes added or drained, the budgets that held the drains, and the pods that waited.",
+				Validators: []validator.Int64{int64validator.Between(0, 1000)}},
 
 			"recreates_nodes":  dschema.BoolAttribute{Computed: true, MarkdownDescription: "The change replaces the pool's nodes."},
 			"reasons":          names("Why the nodes are (or are not) recreated: what of their settings changes, e.g. `version 1.33.4-gke.1 -> 1.33.5-gke.1`."),
@@ -226,6 +230,33 @@ func (d *NodePoolUpgradeForecastDataSource) Read(ctx context.Context, req dataso
 	pool := m.NodePool.ValueString()
 	name := client.NodePoolName(project, location, cluster, pool)
 	m.ID, m.Project, m.Location = types.StringValue(name), types.StringValue(project), types.StringValue(location)
+	freq := client.ForecastRequest{Automatic: m.Automatic.ValueBool()}
+	if !m.NodeCount.IsNull() {
+		for name, v := range map[string]attr.Value{"version": m.Version, "machine_type": m.MachineType, "image_type": m.ImageType,
+			"disk_type": m.DiskType, "disk_size_gb": m.DiskSizeGb, "automatic": m.Automatic} {
+			if !v.IsNull() {
+				resp.Diagnostics.AddAttributeError(path.Root("node_count"), "Invalid forecast",
+					fmt.Sprintf("node_count forecasts a resize alone: leave %s out, or forecast it in a data source of its own.", name))
+				return
+			}
+		}
+		if len(m.UpgradeSettings) > 0 {
+			resp.Diagnostics.AddAttributeError(path.Root("node_count"), "Invalid forecast", "node_count forecasts a resize alone: leave upgrade_settings out.")
+			return
+		}
+		n := int32(m.NodeCount.ValueInt64())
+		freq.NodeCount = &n
+		f, err := c.ForecastNodePool(ctx, project, location, cluster, pool, freq)
+		if err != nil {
+			msg := client.Message(err)
+			resp.Diagnostics.AddAttributeError(forecastErrorPath(err, msg), "Error forecasting the node pool change",
+				fmt.Sprintf("Forecasting the resize of %s: %s", name, msg))
+			return
+		}
+		m.fill(ctx, f, &resp.Diagnostics)
+		resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+		return
+	}
 	u := &container.UpdateNodePoolRequest{
 		NodeVersion: m.Version.ValueString(), MachineType: m.MachineType.ValueString(), ImageType: strings.ToUpper(m.ImageType.ValueString()),
 		DiskType: m.DiskType.ValueString(), DiskSizeGb: m.DiskSizeGb.ValueInt64(),
@@ -234,7 +265,8 @@ func (d *NodePoolUpgradeForecastDataSource) Read(ctx context.Context, req dataso
 		resp.Diagnostics.AddAttributeError(path.Root("node_pool"), "Error reading node pool", err.Error())
 		return
 	}
-	f, err := c.ForecastNodePool(ctx, project, location, cluster, pool, client.ForecastRequest{Update: u, Automatic: m.Automatic.ValueBool()})
+	freq.Update = u
+	f, err := c.ForecastNodePool(ctx, project, location, cluster, pool, freq)
 	if err != nil {
 		msg := client.Message(err)
 		resp.Diagnostics.AddAttributeError(forecastErrorPath(err, msg), "Error forecasting the node pool change",

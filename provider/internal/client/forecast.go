@@ -26,6 +26,8 @@ type ForecastRequest struct {
 	// Automatic forecasts GKE's node auto-upgrade to Update.NodeVersion instead: it waits for
 	// the maintenance window and pauses when the window closes.
 	Automatic bool `json:"automatic,omitempty"`
+	// NodeCount forecasts a resize of the pool to that many nodes per zone instead (alone).
+	NodeCount *int32 `json:"nodeCount,omitempty"`
 }
 
 // Forecast is what the change would do.
