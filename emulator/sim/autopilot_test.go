@@ -77,6 +77,8 @@ func TestAutopilotResourceRequests(t *testing.T) {
 		{"fits", nil, []string{"cpu=250m", "memory=512Mi", "ephemeral-storage=1Gi"}, "250m", "512Mi", ""},
 		{"no-storage", nil, []string{"cpu=250m", "memory=512Mi"}, "250m", "512Mi", "defaulted unspecified 'ephemeral-storage' resource for containers [app]"},
 		{"scale-out", scaleOut, []string{"cpu=10m", "memory=64Mi"}, "250m", "1Gi", "adjusted"},
+		{"scale-out-step", scaleOut, []string{"cpu=300m", "memory=1Gi"}, "500m", "2Gi", "adjusted"}, // 250m steps, then 4 GiB per vCPU
+		{"general-no-step", nil, []string{"cpu=130m", "memory=200Mi", "ephemeral-storage=1Gi"}, "130m", "200Mi", ""},
 		{"extended", extended, []string{"cpu=10m", "memory=64Mi"}, "500m", "512Mi", "adjusted"},
 	}
 	w, c := autopilotCluster(t, true)
@@ -119,9 +121,9 @@ func TestAutopilotResourceRequests(t *testing.T) {
 			t.Errorf("%s: the annotation's input %v, want what was sent (%v)", tc.name, adj.Input.Containers[0].Requests, tc.reqs)
 		}
 	}
-	if ev := mustEvents(w, "AutopilotResourcesAdjusted"); len(ev) != 7 || !strings.Contains(ev[0].Message, "Pod default/tiny: Autopilot set its requests to 50m CPU, 64Mi memory (asked 10m, 64Mi)") ||
+	if ev := mustEvents(w, "AutopilotResourcesAdjusted"); len(ev) != 8 || !strings.Contains(ev[0].Message, "Pod default/tiny: Autopilot set its requests to 50m CPU, 64Mi memory (asked 10m, 64Mi)") ||
 		!strings.Contains(ev[0].Message, "raised to general-purpose's minimums and ratio (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/scheduling#r-sched-5)") {
-		t.Errorf("AutopilotResourcesAdjusted events: %d (%s), want 7, the first for tiny", len(ev), messages(ev))
+		t.Errorf("AutopilotResourcesAdjusted events: %d (%s), want 8, the first for tiny", len(ev), messages(ev))
 	}
 
 	// Above the class's maximum: refused, nothing stored.

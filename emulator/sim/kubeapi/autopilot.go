@@ -43,20 +43,25 @@ type requestRules struct {
 	minMemPerCPU, maxMemPerCPU     int64
 	maxCPU, maxMemory              int64 // per pod
 	extendedMinCPU, extendedMinMem int64 // per extended-duration pod
+	// cpuStep is the increment a pod's CPU request is rounded up to (1: none).
+	cpuStep int64
 }
 
 // autopilotClasses are the compute classes' rules, from GKE's "Resource requests in Autopilot";
-// a class not named here (a custom ComputeClass) follows general-purpose's.
+// a class not named here (a custom ComputeClass) follows general-purpose's. Autopilot rounded
+// every pod's CPU up to a multiple of 250m until Pod bursting (GKE 1.29.2 and later, every
+// version gkesim offers) let general-purpose pods ask for as little as 50m in any amount; the
+// Balanced and Scale-Out classes keep their 250m minimum and steps.
 var autopilotClasses = map[string]requestRules{
 	"general-purpose": {class: "general-purpose", defCPU: 500, defMemory: 2 * gi, defStorage: gi,
 		minCPU: 50, minMemory: 52 * mi, minStorage: 10 * mi, minMemPerCPU: gi, maxMemPerCPU: 13 * gi / 2,
-		maxCPU: 30000, maxMemory: 110 * gi, extendedMinCPU: 500, extendedMinMem: 512 * mi},
+		maxCPU: 30000, maxMemory: 110 * gi, extendedMinCPU: 500, extendedMinMem: 512 * mi, cpuStep: 1},
 	"Balanced": {class: "Balanced", defCPU: 500, defMemory: 2 * gi, defStorage: gi,
 		minCPU: 250, minMemory: 512 * mi, minStorage: 10 * mi, minMemPerCPU: gi, maxMemPerCPU: 8 * gi,
-		maxCPU: 222000, maxMemory: 851 * gi, extendedMinCPU: 500, extendedMinMem: 512 * mi},
+		maxCPU: 222000, maxMemory: 851 * gi, extendedMinCPU: 500, extendedMinMem: 512 * mi, cpuStep: 250},
 	"Scale-Out": {class: "Scale-Out", defCPU: 500, defMemory: 2 * gi, defStorage: gi,
 		minCPU: 250, minMemory: gi, minStorage: 10 * mi, minMemPerCPU: 4 * gi, maxMemPerCPU: 4 * gi,
-		maxCPU: 54000, maxMemory: 216 * gi, extendedMinCPU: 500, extendedMinMem: 2 * gi},
+		maxCPU: 54000, maxMemory: 216 * gi, extendedMinCPU: 500, extendedMinMem: 2 * gi, cpuStep: 250},
 }
 
 func rulesFor(spec *corev1.PodSpec) requestRules {
@@ -157,8 +162,11 @@ func (w *API) autopilotAdmit(c *model.Cluster, kind, key string, spec *corev1.Po
 	wantCPU, wantMem := max(cpu, minCPU), max(mem, minMem)
 	// The ratio raises the smaller side: memory up to its minimum per vCPU, or CPU up to
 	// what the memory needs at the most memory per vCPU (rounded up to a millicore).
+	wantCPU = ceilDiv(wantCPU, r.cpuStep) * r.cpuStep
 	wantMem = max(wantMem, ceilMiB(ceilDiv(wantCPU*r.minMemPerCPU, 1000)))
-	wantCPU = max(wantCPU, ceilDiv(wantMem*1000, r.maxMemPerCPU))
+	wantCPU = ceilDiv(max(wantCPU, ceilDiv(wantMem*1000, r.maxMemPerCPU)), r.cpuStep) * r.cpuStep
+	// A CPU raised for the ratio may need more memory for the ratio's other side: once more.
+	wantMem = max(wantMem, ceilMiB(ceilDiv(wantCPU*r.minMemPerCPU, 1000)))
 	adjusted := wantCPU != cpu || wantMem != mem || storage < r.minStorage
 	first := &spec.Containers[0].Resources
 	addTo(first, corev1.ResourceCPU, resource.NewMilliQuantity(wantCPU-cpu, resource.DecimalSI))
