@@ -31,7 +31,7 @@ var allowedImports = map[string][]string{
 	"emulator/sim/loadbalancers": {"emulator/api", "emulator/sim/catalog", "emulator/sim/model", "emulator/sim/engine", "emulator/sim/core"},
 	"emulator/sim/compute":       {"emulator/api", "emulator/sim/catalog", "emulator/sim/model", "emulator/sim/engine", "emulator/sim/core", "emulator/sim/loadbalancers"},
 	"emulator/sim/autoscaler":    {"emulator/api", "emulator/sim/model", "emulator/sim/engine", "emulator/sim/core", "emulator/sim/workloads"},
-	"emulator/sim/kubeapi":       {"emulator/sim/model", "emulator/sim/engine", "emulator/sim/core", "emulator/sim/workloads", "emulator/sim/loadbalancers"},
+	"emulator/sim/kubeapi":       {"emulator/sim/catalog", "emulator/sim/model", "emulator/sim/engine", "emulator/sim/core", "emulator/sim/workloads", "emulator/sim/loadbalancers"},
 	"emulator/sim/upgrade":       {"emulator/api", "emulator/sim/catalog", "emulator/sim/model", "emulator/sim/engine", "emulator/sim/core", "emulator/sim/maintenance"},
 	"emulator/sim/autoupgrade": {"emulator/api", "emulator/sim/catalog", "emulator/sim/model", "emulator/sim/engine", "emulator/sim/core",
 		"emulator/sim/maintenance", "emulator/sim/upgrade"},

@@ -158,9 +158,23 @@ func TestAutopilotResourceRequests(t *testing.T) {
 		t.Errorf("PUT of what was read: generation %d -> %d; want no change, the adjustment still recorded, no warning", d.Generation, again.Generation)
 	}
 
+	// Before Pod bursting (a 1.28 control plane, in 2023) general-purpose pods start at 250m
+	// and 512 MiB and go in 250m steps.
+	wo := New(Options{Seed: 42, Start: time.Date(2023, 9, 1, 0, 0, 0, 0, time.UTC)})
+	op, err := wo.gke.CreateCluster("proj", "us-central1-a", &api.CreateClusterRequest{Cluster: &api.Cluster{Name: "old", Autopilot: &api.Autopilot{Enabled: true}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runOp(t, wo, op, time.Hour)
+	co := wo.core.Cluster("proj", "us-central1-a", "old")
+	out, err := wo.kubeapi.CreatePod(co, "default", barePod("small", nil, "cpu=260m", "memory=64Mi"))
+	if err != nil || co.MasterVersion >= "1.29" || out.Spec.Containers[0].Resources.Requests.Cpu().String() != "500m" || out.Spec.Containers[0].Resources.Requests.Memory().String() != "512Mi" {
+		t.Errorf("a 260m/64Mi pod on Autopilot %s (before Pod bursting): %v, requests %v; want 500m (250m steps) and 512Mi", co.MasterVersion, err, out.Spec.Containers[0].Resources.Requests)
+	}
+
 	// Standard admits the same pods as they are.
 	ws, cs := autopilotCluster(t, false)
-	out, err := ws.kubeapi.CreatePod(cs, "default", barePod("tiny", nil, "cpu=10m", "memory=64Mi"))
+	out, err = ws.kubeapi.CreatePod(cs, "default", barePod("tiny", nil, "cpu=10m", "memory=64Mi"))
 	if err != nil || out.Spec.Containers[0].Resources.Requests.Cpu().String() != "10m" || out.Annotations[kubeapi.AdjustmentAnnotation] != "" || len(ws.TakeWarnings()) != 0 {
 		t.Errorf("Standard: %v, requests %v; want 10m unchanged, no adjustment", err, out.Spec.Containers[0].Resources.Requests)
 	}

@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
@@ -49,9 +50,9 @@ type requestRules struct {
 
 // autopilotClasses are the compute classes' rules, from GKE's "Resource requests in Autopilot";
 // a class not named here (a custom ComputeClass) follows general-purpose's. Autopilot rounded
-// every pod's CPU up to a multiple of 250m until Pod bursting (GKE 1.29.2 and later, every
-// version gkesim offers) let general-purpose pods ask for as little as 50m in any amount; the
-// Balanced and Scale-Out classes keep their 250m minimum and steps.
+// every pod's CPU up to a multiple of 250m until Pod bursting (GKE 1.29 and later) let
+// general-purpose pods ask for as little as 50m in any amount (rulesFor); the Balanced and
+// Scale-Out classes keep their 250m minimum and steps.
 var autopilotClasses = map[string]requestRules{
 	"general-purpose": {class: "general-purpose", defCPU: 500, defMemory: 2 * gi, defStorage: gi,
 		minCPU: 50, minMemory: 52 * mi, minStorage: 10 * mi, minMemPerCPU: gi, maxMemPerCPU: 13 * gi / 2,
@@ -64,12 +65,21 @@ var autopilotClasses = map[string]requestRules{
 		maxCPU: 54000, maxMemory: 216 * gi, extendedMinCPU: 500, extendedMinMem: 2 * gi, cpuStep: 250},
 }
 
-func rulesFor(spec *corev1.PodSpec) requestRules {
+// rulesFor are the rules for a pod spec on cluster c: its compute class's, and before Pod
+// bursting (a control plane older than 1.29) general-purpose's 250m minimum, steps and 512 MiB.
+func rulesFor(c *model.Cluster, spec *corev1.PodSpec) requestRules {
 	if r, ok := autopilotClasses[spec.NodeSelector[ComputeClassSelector]]; ok {
 		return r
 	}
-	return autopilotClasses["general-purpose"]
+	r := autopilotClasses["general-purpose"]
+	if v, ok := catalog.ParseVersion(c.MasterVersion); ok && v.Minor < burstingMinor {
+		r.minCPU, r.minMemory, r.cpuStep = 250, 512*mi, 250
+	}
+	return r
 }
+
+// burstingMinor is the first minor with Pod bursting on Autopilot.
+const burstingMinor = 29
 
 // adjustment is the value of AdjustmentAnnotation, field for field as GKE writes it.
 type adjustment struct {
@@ -116,7 +126,7 @@ func (w *API) autopilotAdmit(c *model.Cluster, kind, key string, spec *corev1.Po
 	}
 	in := containersOf(spec)
 	before := core.EffectiveRequests(spec)
-	r := rulesFor(spec)
+	r := rulesFor(c, spec)
 	// defaulted: which resources were defaulted ("" for all three) -> containers.
 	defaulted := map[string][]string{}
 	for i := range spec.Containers {
