@@ -15,14 +15,7 @@ import (
 // An import is one journaled request: a restart replays it to the very same state, and a
 // snapshot taken after the emulator's clock moves the clock to it first, replayed alike.
 func TestImportIsJournaledAndReplayed(t *testing.T) {
-	cj, err := os.ReadFile("testdata/snapshot/shop-cluster.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	oj, err := os.ReadFile("testdata/snapshot/shop-objects.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	cj, oj := shopFixture(t)
 	st := store.NewMemory()
 	e, err := emulator.New(emulator.Options{TimeScale: 0, Seed: 5, Start: time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC), Store: st, ResumeTimeScale: true})
 	if err != nil {
@@ -69,4 +62,19 @@ func TestImportIsJournaledAndReplayed(t *testing.T) {
 	if !bytes.Contains(want, []byte(`"gke-shop-db-pool-90fa27c5-5rwe"`)) {
 		t.Error("the state has no imported node")
 	}
+}
+
+// shopFixture reads the shop cluster's snapshot (testdata/snapshot): gcloud's cluster JSON and
+// kubectl's objects.
+func shopFixture(t *testing.T) (cluster, objects []byte) {
+	t.Helper()
+	cj, err := os.ReadFile("testdata/snapshot/shop-cluster.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	oj, err := os.ReadFile("testdata/snapshot/shop-objects.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cj, oj
 }

@@ -298,14 +298,7 @@ func TestAcceptedImportIsJournaledAsSent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cj, err := os.ReadFile("testdata/snapshot/shop-cluster.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	oj, err := os.ReadFile("testdata/snapshot/shop-objects.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	cj, oj := shopFixture(t)
 	body := []byte(`{"cluster": ` + string(cj) + `, "objects": ` + string(oj) + `}`)
 	before := journalBytes(t, dataDir)
 	req := httptest.NewRequest("POST", "/emulator/v1/projects/p/locations/europe-west1/clusters:import", bytes.NewReader(body))

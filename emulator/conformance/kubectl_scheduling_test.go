@@ -24,28 +24,11 @@ func TestKubectlSchedulingHostnameAndPriority(t *testing.T) {
 	if err != nil {
 		t.Skip("kubectl is not on PATH: this test drives the real kubectl against the emulator")
 	}
-	_, url := startEmulator(t)
-	svc := goClient(t, url)
-	loc := "projects/" + project + "/locations/" + zone
-	op, err := svc.Projects.Locations.Clusters.Create(loc, &container.CreateClusterRequest{Cluster: &container.Cluster{
+	dir := t.TempDir()
+	k := kubectlOnNewCluster(t, path, zone, dir, &container.Cluster{
 		Name:      "sched",
 		NodePools: []*container.NodePool{{Name: "default-pool", InitialNodeCount: 3, Config: &container.NodeConfig{MachineType: "e2-standard-4"}}},
-	}}).Do()
-	if err != nil {
-		t.Fatalf("clusters.create: %v", err)
-	}
-	waitOperation(t, svc, op)
-	cl := getCluster(t, svc, loc+"/clusters/sched")
-	dir := t.TempDir()
-	kc := filepath.Join(dir, "config")
-	server, err := kubeconfig.ServerURL(url, cl.Endpoint, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := kubeconfig.Write(kc, kubeconfig.Cluster{Project: project, Location: zone, Name: cl.Name, Server: server}); err != nil {
-		t.Fatal(err)
-	}
-	k := newKubectl(t, path, kc)
+	})
 
 	out := k.ok("get", "priorityclasses")
 	if h := strings.Fields(strings.SplitN(out, "\n", 2)[0]); strings.Join(h, " ") != "NAME VALUE GLOBAL-DEFAULT AGE PREEMPTIONPOLICY" {
@@ -129,26 +112,8 @@ func TestKubectlAutopilotRequests(t *testing.T) {
 	if err != nil {
 		t.Skip("kubectl is not on PATH: this test drives the real kubectl against the emulator")
 	}
-	_, url := startEmulator(t)
-	svc := goClient(t, url)
-	loc := "projects/" + project + "/locations/us-central1"
-	op, err := svc.Projects.Locations.Clusters.Create(loc, &container.CreateClusterRequest{Cluster: &container.Cluster{
-		Name: "auto", Autopilot: &container.Autopilot{Enabled: true}}}).Do()
-	if err != nil {
-		t.Fatalf("clusters.create: %v", err)
-	}
-	waitOperation(t, svc, op)
-	cl := getCluster(t, svc, loc+"/clusters/auto")
 	dir := t.TempDir()
-	kc := filepath.Join(dir, "config")
-	server, err := kubeconfig.ServerURL(url, cl.Endpoint, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := kubeconfig.Write(kc, kubeconfig.Cluster{Project: project, Location: "us-central1", Name: cl.Name, Server: server}); err != nil {
-		t.Fatal(err)
-	}
-	k := newKubectl(t, path, kc)
+	k := kubectlOnNewCluster(t, path, "us-central1", dir, &container.Cluster{Name: "auto", Autopilot: &container.Autopilot{Enabled: true}})
 	manifest := filepath.Join(dir, "pods.yaml")
 	if err := os.WriteFile(manifest, []byte(`apiVersion: v1
 kind: Pod
@@ -183,4 +148,28 @@ spec:
 			t.Errorf("pod %s: CPU request %s, annotations %v; want %s and the adjustment from 10m recorded", name, got, p.Annotations, cpu)
 		}
 	}
+}
+
+// kubectlOnNewCluster starts an emulator, creates cl in location through the GKE API, waits for
+// it, and returns the real kubectl configured for it (a kubeconfig of its own in dir).
+func kubectlOnNewCluster(t *testing.T, path, location, dir string, cl *container.Cluster) *kubectl {
+	t.Helper()
+	_, url := startEmulator(t)
+	svc := goClient(t, url)
+	loc := "projects/" + project + "/locations/" + location
+	op, err := svc.Projects.Locations.Clusters.Create(loc, &container.CreateClusterRequest{Cluster: cl}).Do()
+	if err != nil {
+		t.Fatalf("clusters.create: %v", err)
+	}
+	waitOperation(t, svc, op)
+	created := getCluster(t, svc, loc+"/clusters/"+cl.Name)
+	kc := filepath.Join(dir, "config")
+	server, err := kubeconfig.ServerURL(url, created.Endpoint, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := kubeconfig.Write(kc, kubeconfig.Cluster{Project: project, Location: location, Name: created.Name, Server: server}); err != nil {
+		t.Fatal(err)
+	}
+	return newKubectl(t, path, kc)
 }

@@ -37,38 +37,7 @@ func TestForecastAgreesWithTheChange(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			snap := readFixture(t, tc.edit)
-			live := sim.New(sim.Options{Seed: 3, Start: snap.Time()})
-			sum, err := live.ImportSnapshot("shop-project", "", snap)
-			if err != nil {
-				t.Fatal(err)
-			}
-			live.RunUntil(live.Now().Add(time.Minute))
-			c := live.Cluster("shop-project", "europe-west1", "shop")
-			if c == nil {
-				t.Fatalf("no cluster after the import: %s", sum.Cluster)
-			}
-			before, _ := json.Marshal(live.State())
-			fork, err := live.Fork()
-			if err != nil {
-				t.Fatal(err)
-			}
-			forecast, err := Forecast(fork, c.Project, c.Location, c.Name, tc.o)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if after, _ := json.Marshal(live.State()); string(after) != string(before) {
-				t.Fatal("the forecast changed the live simulation")
-			}
-			actual, err := upgradeIn(live, c, tc.o, &Report{SnapshotTime: live.Now(), Forecast: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			f, _ := json.MarshalIndent(forecast, "", " ")
-			a, _ := json.MarshalIndent(actual, "", " ")
-			if string(f) != string(a) {
-				t.Fatalf("the forecast and the change differ:\nforecast %s\nchange   %s", f, a)
-			}
+			forecast := forecastThenChange(t, readFixture(t, tc.edit), tc.o, upgradeIn)
 			if !forecast.Finished || forecast.DurationSeconds <= 0 || len(forecast.Drains) == 0 {
 				t.Fatalf("forecast: finished %v after %gs, %d drains; want a finished upgrade that drained nodes", forecast.Finished, forecast.DurationSeconds, len(forecast.Drains))
 			}
@@ -135,30 +104,7 @@ func TestForecastOfSizeAndAutoscaling(t *testing.T) {
 		{"autoscaling capped", Options{Pool: "default-pool", Autoscaling: &api.NodePoolAutoscaling{Enabled: true, MinNodeCount: 1, MaxNodeCount: 1}}, 1, 6},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			snap := shopSnapshot(t)
-			live := sim.New(sim.Options{Seed: 3, Start: snap.Time()})
-			if _, err := live.ImportSnapshot("shop-project", "", snap); err != nil {
-				t.Fatal(err)
-			}
-			live.RunUntil(live.Now().Add(time.Minute))
-			c := live.Cluster("shop-project", "europe-west1", "shop")
-			fork, err := live.Fork()
-			if err != nil {
-				t.Fatal(err)
-			}
-			forecast, err := Forecast(fork, c.Project, c.Location, c.Name, tc.o)
-			if err != nil {
-				t.Fatal(err)
-			}
-			actual, err := resizeIn(live, c, tc.o, &Report{SnapshotTime: live.Now(), Forecast: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			f, _ := json.MarshalIndent(forecast, "", " ")
-			a, _ := json.MarshalIndent(actual, "", " ")
-			if string(f) != string(a) {
-				t.Fatalf("the forecast and the change differ:\nforecast %s\nchange   %s", f, a)
-			}
+			forecast := forecastThenChange(t, shopSnapshot(t), tc.o, resizeIn)
 			if forecast.RecreatesNodes || !forecast.Finished || len(forecast.Drains) < tc.drains || forecast.VMs.Peak != tc.peak {
 				t.Errorf("%s: recreates %v, finished %v, %d drains, peak %d VMs; want no node recreated, finished, at least %d drains, peak %d",
 					tc.name, forecast.RecreatesNodes, forecast.Finished, len(forecast.Drains), forecast.VMs.Peak, tc.drains, tc.peak)
@@ -173,4 +119,44 @@ func TestForecastOfSizeAndAutoscaling(t *testing.T) {
 	if _, err := Forecast(nil, "p", "l", "c", Options{Pool: "x", Size: new(int32), Update: &api.UpdateNodePoolRequest{}}); err == nil {
 		t.Error("a forecast of two changes at once was not refused")
 	}
+}
+
+// forecastThenChange imports snap into a live simulation, lets it settle a minute, forecasts o
+// on a copy, checks that the forecast left the live simulation as it was, then makes the same
+// change in the live simulation (change: upgradeIn or resizeIn) and checks that it did exactly
+// what the forecast said. It returns the forecast.
+func forecastThenChange(t *testing.T, snap *sim.Snapshot, o Options, change func(*sim.World, *sim.Cluster, Options, *Report) (*Report, error)) *Report {
+	t.Helper()
+	live := sim.New(sim.Options{Seed: 3, Start: snap.Time()})
+	sum, err := live.ImportSnapshot("shop-project", "", snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	live.RunUntil(live.Now().Add(time.Minute))
+	c := live.Cluster("shop-project", "europe-west1", "shop")
+	if c == nil {
+		t.Fatalf("no cluster after the import: %s", sum.Cluster)
+	}
+	before, _ := json.Marshal(live.State())
+	fork, err := live.Fork()
+	if err != nil {
+		t.Fatal(err)
+	}
+	forecast, err := Forecast(fork, c.Project, c.Location, c.Name, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after, _ := json.Marshal(live.State()); string(after) != string(before) {
+		t.Fatal("the forecast changed the live simulation")
+	}
+	actual, err := change(live, c, o, &Report{SnapshotTime: live.Now(), Forecast: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, _ := json.MarshalIndent(forecast, "", " ")
+	a, _ := json.MarshalIndent(actual, "", " ")
+	if string(f) != string(a) {
+		t.Fatalf("the forecast and the change differ:\nforecast %s\nchange   %s", f, a)
+	}
+	return forecast
 }

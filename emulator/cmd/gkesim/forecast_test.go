@@ -4,27 +4,13 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/gkesim/terraform-provider-gkesim/emulator"
-	"github.com/gkesim/terraform-provider-gkesim/emulator/emulatortest"
 )
 
 // gkesim forecast upgrade prints what the upgrade of an imported cluster's pool would do, from a
 // copy: the same report shape as rehearse upgrade, the pool unchanged afterwards; a change that
 // recreates no node says so.
 func TestForecastCommand(t *testing.T) {
-	_, url := emulatortest.Start(t, emulator.Options{TimeScale: 0, Seed: 3, Start: time.Date(2026, 3, 10, 2, 0, 0, 0, time.UTC)})
-	run := func(args ...string) string {
-		t.Helper()
-		var out strings.Builder
-		cmd := newRootCmd(&out, &out)
-		cmd.SetArgs(append([]string{"--endpoint", url, "--project", "shop-prod"}, args...))
-		if err := cmd.Execute(); err != nil {
-			t.Fatalf("gkesim %s: %v\n%s", strings.Join(args, " "), err, out.String())
-		}
-		return out.String()
-	}
+	run := shopEmulatorCLI(t)
 	run("import", "--cluster-json", fixtureCluster, "--objects-json", fixtureObjects)
 	out := run("forecast", "upgrade", "--cluster", "shop", "--location", "europe-west1", "--node-pool", "default-pool")
 	for _, want := range []string{"Forecast of the upgrade of node pool default-pool of cluster shop (europe-west1)",

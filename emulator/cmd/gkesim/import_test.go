@@ -20,17 +20,7 @@ const (
 // gkesim import recreates the fixture's cluster; rehearse upgrade rehearses on it without
 // changing it, from the emulator or from the files alike.
 func TestImportAndRehearseCommands(t *testing.T) {
-	_, url := emulatortest.Start(t, emulator.Options{TimeScale: 0, Seed: 3, Start: time.Date(2026, 3, 10, 2, 0, 0, 0, time.UTC)})
-	run := func(args ...string) string {
-		t.Helper()
-		var out strings.Builder
-		cmd := newRootCmd(&out, &out)
-		cmd.SetArgs(append([]string{"--endpoint", url, "--project", "shop-prod"}, args...))
-		if err := cmd.Execute(); err != nil {
-			t.Fatalf("gkesim %s: %v\n%s", strings.Join(args, " "), err, out.String())
-		}
-		return out.String()
-	}
+	run := shopEmulatorCLI(t)
 	out := run("import", "--cluster-json", fixtureCluster, "--objects-json", fixtureObjects)
 	for _, want := range []string{"Imported projects/shop-prod/locations/europe-west1/clusters/shop", "11 Node", "78 Pod", "1 StatefulSet",
 		"Approximations:", "StatefulSet default/db", "Node gke-shop-default-pool-3f9a6c2e-7k2p (disktype)"} {
@@ -98,5 +88,22 @@ func TestImportSendsWhatItReads(t *testing.T) {
 		if !strings.Contains(s, kept) {
 			t.Errorf("%q was not sent: %s", kept, s)
 		}
+	}
+}
+
+// shopEmulatorCLI starts an emulator frozen at the shop fixture's morning (2026-03-10 02:00 UTC)
+// and returns a function that runs gkesim's CLI against it (project shop-prod) and returns
+// what it printed, failing the test on an error.
+func shopEmulatorCLI(t *testing.T) func(args ...string) string {
+	_, url := emulatortest.Start(t, emulator.Options{TimeScale: 0, Seed: 3, Start: time.Date(2026, 3, 10, 2, 0, 0, 0, time.UTC)})
+	return func(args ...string) string {
+		t.Helper()
+		var out strings.Builder
+		cmd := newRootCmd(&out, &out)
+		cmd.SetArgs(append([]string{"--endpoint", url, "--project", "shop-prod"}, args...))
+		if err := cmd.Execute(); err != nil {
+			t.Fatalf("gkesim %s: %v\n%s", strings.Join(args, " "), err, out.String())
+		}
+		return out.String()
 	}
 }
