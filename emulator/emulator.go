@@ -179,6 +179,14 @@ func New(opts Options) (*Emulator, error) {
 			scale = e.Runner.TimeScaleNow() // saved with the snapshot, then as the journal changed it
 		}
 		e.Runner.Attach(opts.Store, scale)
+		if saved.Outdated {
+			// A snapshot of the current format first: records in the new encoding then never
+			// follow a snapshot whose format promises the old one.
+			if _, err := opts.Store.Checkpoint(w.State(), scale); err != nil {
+				opts.Store.Close()
+				return nil, fmt.Errorf("save the state in the current format: %w", err)
+			}
+		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	e.cancel = cancel

@@ -174,6 +174,21 @@ func TestSavedStateResumesIdentically(t *testing.T) {
 	}
 	work := t.TempDir()
 	copyDir(t, data, work)
+	if !*updateSaved {
+		// The saved directory is format 2: opening it says a checkpoint in the current format
+		// must come before anything is journaled (emulator.New takes it).
+		probe := t.TempDir()
+		copyDir(t, data, probe)
+		ps, err := store.NewDir(probe)
+		if err != nil {
+			t.Fatal(err)
+		}
+		saved, err := ps.Open()
+		if err != nil || !saved.Outdated {
+			t.Fatalf("opening the format-2 directory: %v, outdated %v; want it said outdated", err, saved != nil && saved.Outdated)
+		}
+		ps.Close()
+	}
 	st, err := store.NewDir(work)
 	if err != nil {
 		t.Fatal(err)

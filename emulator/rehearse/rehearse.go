@@ -8,6 +8,7 @@
 package rehearse
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"runtime"
@@ -47,6 +48,9 @@ type Options struct {
 	Limit time.Duration
 	// KeepLog keeps the rehearsal's event log in the report (Report.Log).
 	KeepLog bool
+	// Context, when set, stops the rehearsal with its error once it is done (a forecast whose
+	// client went away).
+	Context context.Context
 	// Update is the whole change to make to the pool (a forecast's planned settings: version,
 	// machine type, image, disk, upgrade settings), instead of Version and Strategy alone. Not
 	// with Automatic, which changes only the version.
@@ -251,6 +255,18 @@ func Forecast(fork *sim.World, project, location, cluster string, o Options) (*R
 	if (o.Size != nil || o.Autoscaling != nil) && (o.Update != nil || o.Automatic || (o.Size != nil && o.Autoscaling != nil)) {
 		return nil, errors.New("forecast one change at a time: an update of the pool (version, node settings, upgrade settings), its size, or its autoscaling")
 	}
+	if o.Automatic && o.Update != nil {
+		// GKE's auto-upgrade moves to update.nodeVersion with the given upgrade settings; it
+		// changes nothing else.
+		u := *o.Update
+		if u.MachineType != "" || u.ImageType != "" || u.DiskType != "" || u.DiskSizeGb != 0 || len(u.Locations) > 0 || u.Labels != nil || u.Taints != nil {
+			return nil, errors.New("an automatic upgrade changes the version only: leave the machine type, image, disk and other settings out, or forecast a manual change")
+		}
+		o.Version, o.Update = u.NodeVersion, nil
+		if u.UpgradeSettings != nil {
+			o.Strategy = Strategy{Name: shortSettings(*u.UpgradeSettings), Settings: u.UpgradeSettings}
+		}
+	}
 	c := fork.Cluster(project, location, cluster)
 	if c == nil {
 		return nil, fmt.Errorf("there is no cluster %s in %s of project %s", cluster, location, project)
@@ -332,17 +348,21 @@ func upgradeIn(w *sim.World, c *sim.Cluster, o Options, r *Report) (*Report, err
 	default:
 		op, err = w.UpdateNodePool(project, location, name, p.Name, req)
 	}
+	shown := version
+	if version == "-" {
+		shown = c.MasterVersion + " (the control plane's)"
+	}
 	if err != nil {
 		if version == "" {
 			return nil, fmt.Errorf("the change of node pool %s cannot start: %w", p.Name, err)
 		}
-		return nil, fmt.Errorf("the upgrade of node pool %s to %s cannot start: %w", p.Name, version, hint(err, c.MasterVersion))
+		return nil, fmt.Errorf("the upgrade of node pool %s to %s cannot start: %w", p.Name, shown, hint(err, c.MasterVersion))
 	}
 	if p.Upgrade == nil {
-		if o.Update != nil {
+		if o.Update != nil && version == "" {
 			return nil, &errNoRecreate{fmt.Sprintf("the change recreates none of node pool %s's nodes: it changes nothing that only a new VM can take", p.Name)}
 		}
-		return nil, &errNoRecreate{fmt.Sprintf("updating node pool %s to %s changes none of its nodes: they run that version already", p.Name, version)}
+		return nil, &errNoRecreate{fmt.Sprintf("updating node pool %s to %s changes none of its nodes: they run that version already", p.Name, shown)}
 	}
 	r.RecreatesNodes = true
 	r.Reasons = recreateReasons(before, p.Upgrade.Target)
@@ -389,18 +409,26 @@ func watch(w *sim.World, c *sim.Cluster, p *sim.NodePool, o Options, r *Report, 
 		seq = next
 		return nil
 	}
-	deadline := r.Requested.Add(o.Limit)
-	for !done() && w.Now().Before(deadline) {
-		w.RunUntil(minTime(w.Now().Add(step), deadline))
-		if err := read(); err != nil {
-			return nil, err
+	// run moves the clock to until a step at a time, reading the log after each step.
+	run := func(until time.Time, more func() bool) error {
+		for more() && w.Now().Before(until) {
+			if o.Context != nil && o.Context.Err() != nil {
+				return o.Context.Err()
+			}
+			w.RunUntil(minTime(w.Now().Add(step), until))
+			if err := read(); err != nil {
+				return err
+			}
 		}
+		return nil
+	}
+	if err := run(r.Requested.Add(o.Limit), func() bool { return !done() }); err != nil {
+		return nil, err
 	}
 	if op.Status == api.OpStatusDone && op.ErrorCode != 0 {
 		return nil, fmt.Errorf("the change of node pool %s failed: %s", p.Name, op.StatusMessage)
 	}
-	w.RunUntil(w.Now().Add(settle))
-	if err := read(); err != nil {
+	if err := run(w.Now().Add(settle), func() bool { return true }); err != nil {
 		return nil, err
 	}
 	end := w.Now()

@@ -68,8 +68,14 @@ func (s *Server) forecast(c echo.Context) error {
 		return err
 	}
 	r, err := rehearse.Forecast(fork, project, location, cluster, rehearse.Options{Pool: pool, Automatic: req.Automatic, Update: req.Update,
-		Size: req.NodeCount, Autoscaling: req.Autoscaling})
+		Size: req.NodeCount, Autoscaling: req.Autoscaling, Context: c.Request().Context()})
 	if err != nil {
+		if c.Request().Context().Err() != nil {
+			return err // the client went away: nothing to answer
+		}
+		if fork.Cluster(project, location, cluster).Pool(pool) == nil {
+			return httpio.NotFoundf("%s", err.Error())
+		}
 		if e, ok := sim.AsError(err); ok {
 			return e
 		}

@@ -58,6 +58,12 @@ func TestForecastNodePoolChange(t *testing.T) {
 	if err := json.Unmarshal(body, &r); code != http.StatusOK || err != nil || r.RecreatesNodes || !r.Finished || r.VMs.Before != 2 || r.VMs.Peak != 3 {
 		t.Errorf("a resize to 3: HTTP %d, recreates %v, finished %v, VMs %d then peak %d; want 2 VMs growing to 3, none recreated: %s", code, r.RecreatesNodes, r.Finished, r.VMs.Before, r.VMs.Peak, body)
 	}
+	// GKE's automatic upgrade to the control plane's version, which the pool runs already: the
+	// answer is the auto-upgrade's own refusal (gkesim forecast's test forecasts one that runs).
+	code, body = e.Call("POST", forecast, `{"automatic": true, "update": {"nodeVersion": "-"}}`)
+	servertest.WantError(t, code, body, 400, "FAILED_PRECONDITION", "failedPrecondition", "already runs", "an automatic upgrade needs a version it does not run")
+	code, body = e.Call("POST", forecast, `{"automatic": true, "update": {"machineType": "e2-standard-8"}}`)
+	servertest.WantError(t, code, body, 400, "INVALID_ARGUMENT", "badRequest", "an automatic upgrade changes the version only")
 	code, body = e.Call("POST", forecast, `{"nodeCount": 3, "update": {"machineType": "e2-standard-8"}}`)
 	servertest.WantError(t, code, body, 400, "INVALID_ARGUMENT", "badRequest", "forecast one change at a time")
 
@@ -69,7 +75,7 @@ func TestForecastNodePoolChange(t *testing.T) {
 		message string
 	}{
 		{strings.Replace(forecast, "/base/", "/nope/", 1), 404, "NOT_FOUND", "notFound", "clusters/nope"},
-		{strings.Replace(forecast, "pool-a", "pool-z", 1), 400, "INVALID_ARGUMENT", "badRequest", `has no node pool "pool-z"`},
+		{strings.Replace(forecast, "pool-a", "pool-z", 1), 404, "NOT_FOUND", "notFound", `has no node pool "pool-z"`},
 		{strings.Replace(forecast, ":forecast", ":rollback", 1), 404, "NOT_FOUND", "notFound", "supported: forecast"},
 	} {
 		code, body := e.Call("POST", tc.path, `{}`)

@@ -158,6 +158,19 @@ func TestAutopilotResourceRequests(t *testing.T) {
 		t.Errorf("PUT of what was read: generation %d -> %d; want no change, the adjustment still recorded, no warning", d.Generation, again.Generation)
 	}
 
+	// A request refused after admission (an immutable selector changed) rewrites nothing:
+	// no warning, no entry in the event log.
+	events := len(mustEvents(w, "AutopilotResourcesAdjusted"))
+	bad := deployment("web", 2, "10m")
+	bad.Spec.Selector.MatchLabels = map[string]string{"app": "other"}
+	bad.Spec.Template.Labels = map[string]string{"app": "other"}
+	if _, err := w.kubeapi.UpdateDeployment(c, "default", "web", bad); err == nil || !strings.Contains(err.Error(), "field is immutable") {
+		t.Fatalf("a changed selector: %v, want the API server's refusal", err)
+	}
+	if n := len(mustEvents(w, "AutopilotResourcesAdjusted")); n != events || len(w.TakeWarnings()) != 0 {
+		t.Errorf("a refused update logged %d AutopilotResourcesAdjusted entries (had %d) and warned: want nothing", n, events)
+	}
+
 	// Before Pod bursting (a 1.28 control plane, in 2023) general-purpose pods start at 250m
 	// and 512 MiB and go in 250m steps.
 	wo := New(Options{Seed: 42, Start: time.Date(2023, 9, 1, 0, 0, 0, 0, time.UTC)})

@@ -67,6 +67,10 @@ type Saved struct {
 	Snapshot string
 	// Notes say what Open repaired (a journal tail torn by a crash before its fsync).
 	Notes []string
+	// Outdated says the snapshot was written in an older format than this gkesim writes: a
+	// checkpoint should replace it before anything is journaled in the new encoding (so that
+	// an older gkesim refuses the directory rather than misreads its journal).
+	Outdated bool
 }
 
 // Store is a durable home for one emulator's state. Open it once, then the runner appends to
@@ -234,7 +238,7 @@ func (s *Store) load() (*Saved, uint64, error) {
 		if err != nil {
 			return nil, 0, fmt.Errorf("%s: %w", saved.Snapshot, err)
 		}
-		saved.State, snapSeq = env.State, env.JournalSeq
+		saved.State, snapSeq, saved.Outdated = env.State, env.JournalSeq, env.Format < formatVersion
 		if env.TimeScale != nil {
 			saved.TimeScale, saved.HasTimeScale = *env.TimeScale, true
 		}

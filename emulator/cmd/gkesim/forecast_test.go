@@ -31,6 +31,11 @@ func TestForecastCommand(t *testing.T) {
 	}
 	js := run("forecast", "upgrade", "--cluster", "shop", "--location", "europe-west1", "--node-pool", "default-pool",
 		"--machine-type", "e2-standard-8", "--strategy", "surge:2/0", "--format", "json")
+	// GKE's auto-upgrade waits for the 03:00 window (the snapshot is from 02:39:30).
+	if got := run("forecast", "upgrade", "--cluster", "shop", "--location", "europe-west1", "--node-pool", "default-pool", "--automatic"); !strings.Contains(got, "Automatic (respects the maintenance policy) upgrade from 1.33.5-gke.1308000") ||
+		!strings.Contains(got, "Maintenance policy") {
+		t.Errorf("forecast of the automatic upgrade printed:\n%s", got)
+	}
 	if got := run("forecast", "upgrade", "--cluster", "shop", "--location", "europe-west1", "--node-pool", "default-pool", "--num-nodes", "1"); !strings.Contains(got, "it resizes node pool default-pool to 1 nodes per zone") ||
 		!strings.Contains(got, "held 1h0m0s by default/payments") {
 		t.Errorf("forecast of a resize printed:\n%s", got)

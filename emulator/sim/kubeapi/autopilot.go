@@ -120,12 +120,15 @@ func quantities(l corev1.ResourceList) map[corev1.ResourceName]string {
 // autopilotAdmit applies Autopilot's request rules to the pod spec of an object being created or
 // replaced on an Autopilot cluster, and returns the object's annotations with the adjustment
 // recorded. kind and key name the object in the warning and the event log.
-func (w *API) autopilotAdmit(c *model.Cluster, kind, key string, spec *corev1.PodSpec, podAnnotations, annotations map[string]string) (map[string]string, error) {
+//
+// The warnings and the event log's entry belong to the object once it is stored: the caller
+// calls the returned function then (a later check may still refuse the request).
+func (w *API) autopilotAdmit(c *model.Cluster, kind, key string, spec *corev1.PodSpec, podAnnotations, annotations map[string]string) (map[string]string, func(), error) {
 	if !c.Autopilot || len(spec.Containers) == 0 {
-		return annotations, nil
+		return annotations, func() {}, nil
 	}
 	in := containersOf(spec)
-	before := core.EffectiveRequests(spec)
+	askedCPU, askedMem := podTotal(spec, corev1.ResourceCPU), podTotal(spec, corev1.ResourceMemory)
 	r := rulesFor(c, spec)
 	// defaulted: which resources were defaulted ("" for all three) -> containers.
 	defaulted := map[string][]string{}
@@ -191,7 +194,7 @@ func (w *API) autopilotAdmit(c *model.Cluster, kind, key string, spec *corev1.Po
 		}
 	}
 	if wantCPU > r.maxCPU || wantMem > r.maxMemory {
-		return nil, model.KubeError(http.StatusForbidden, "Forbidden",
+		return nil, nil, model.KubeError(http.StatusForbidden, "Forbidden",
 			"admission webhook \"warden-validating.common-webhooks.networking.gke.io\" denied the request: GKE Warden rejected the request because it violates one or more constraints: "+
 				"%s %s requests %dm CPU and %s memory; Autopilot's %s compute class allows at most %dm CPU and %s memory per Pod (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/scheduling#r-sched-5)",
 			kind, key, wantCPU, resource.NewQuantity(wantMem, resource.BinarySI), r.class, r.maxCPU, resource.NewQuantity(r.maxMemory, resource.BinarySI))
@@ -205,7 +208,7 @@ func (w *API) autopilotAdmit(c *model.Cluster, kind, key string, spec *corev1.Po
 		if json.Unmarshal([]byte(annotations[AdjustmentAnnotation]), &prior) != nil || !model.EqualJSON(prior.Output, out) {
 			delete(annotations, AdjustmentAnnotation)
 		}
-		return annotations, nil
+		return annotations, func() {}, nil
 	}
 	if annotations == nil {
 		annotations = map[string]string{}
@@ -213,29 +216,30 @@ func (w *API) autopilotAdmit(c *model.Cluster, kind, key string, spec *corev1.Po
 	b, _ := json.Marshal(adjustment{Input: in, Output: out, Modified: true})
 	annotations[AdjustmentAnnotation] = string(b)
 	prefix := "autopilot-default-resources-mutator:Autopilot updated " + kind + " " + key + ": "
-	var why []string
+	var why, warnings []string
 	for _, res := range []string{"", string(corev1.ResourceCPU), string(corev1.ResourceMemory), string(corev1.ResourceEphemeralStorage)} {
 		if names := defaulted[res]; len(names) > 0 {
 			what := "resources"
 			if res != "" {
 				what = "'" + res + "' resource"
 			}
-			w.warnings = append(w.warnings, fmt.Sprintf("%sdefaulted unspecified %s for containers [%s] (see http://g.co/gke/autopilot-defaults)", prefix, what, strings.Join(names, ", ")))
+			warnings = append(warnings, fmt.Sprintf("%sdefaulted unspecified %s for containers [%s] (see http://g.co/gke/autopilot-defaults)", prefix, what, strings.Join(names, ", ")))
 			why = append(why, "defaulted unspecified "+what+" of containers ["+strings.Join(names, ", ")+"]")
 		}
 	}
 	if adjusted {
-		w.warnings = append(w.warnings, fmt.Sprintf("%sadjusted resources to meet requirements for containers [%s] (see http://g.co/gke/autopilot-resources)", prefix, spec.Containers[0].Name))
+		warnings = append(warnings, fmt.Sprintf("%sadjusted resources to meet requirements for containers [%s] (see http://g.co/gke/autopilot-resources)", prefix, spec.Containers[0].Name))
 		if extended {
 			why = append(why, "raised to "+r.class+"'s minimums for extended-duration Pods (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/extended-run-duration#r-ext-4)")
 		} else {
 			why = append(why, "raised to "+r.class+"'s minimums and ratio (see https://registry.terraform.io/providers/gkesim/gkesim/latest/docs/guides/scheduling#r-sched-5)")
 		}
 	}
-	after := core.EffectiveRequests(spec)
-	w.engine.Record("AutopilotResourcesAdjusted", c, "", "", "", "%s %s: Autopilot set its requests to %dm CPU, %dMi memory (asked %dm, %dMi): %s",
-		kind, key, after.MilliCPU, after.MemoryBytes>>20, before.MilliCPU, before.MemoryBytes>>20, strings.Join(why, "; "))
-	return annotations, nil
+	return annotations, func() {
+		w.warnings = append(w.warnings, warnings...)
+		w.engine.Record("AutopilotResourcesAdjusted", c, "", "", "", "%s %s: Autopilot set its requests to %dm CPU, %dMi memory (asked %dm, %dMi): %s",
+			kind, key, wantCPU, wantMem>>20, askedCPU, askedMem>>20, strings.Join(why, "; "))
+	}, nil
 }
 
 // podTotal is what a pod's containers request of one resource together.

@@ -215,7 +215,8 @@ func (w *API) CreateDeployment(c *model.Cluster, ns string, in *appsv1.Deploymen
 		return nil, model.KubeAlreadyExists(model.ResDeployments, in.Name)
 	}
 	var err error
-	if in.Annotations, err = w.autopilotAdmit(c, "Deployment", model.NamespacedKey(ns, in.Name), &in.Spec.Template.Spec, in.Spec.Template.Annotations, in.Annotations); err != nil {
+	var admitted func()
+	if in.Annotations, admitted, err = w.autopilotAdmit(c, "Deployment", model.NamespacedKey(ns, in.Name), &in.Spec.Template.Spec, in.Spec.Template.Annotations, in.Annotations); err != nil {
 		return nil, err
 	}
 	if err := w.checkExtended(c, "Deployment.apps", in.Name, &in.Spec.Template.Spec, in.Spec.Template.Annotations, ""); err != nil {
@@ -224,6 +225,7 @@ func (w *API) CreateDeployment(c *model.Cluster, ns string, in *appsv1.Deploymen
 	d := &model.Deployment{Namespace: ns, Name: in.Name, UID: model.UIDOf(c.ID, "deploy", ns, in.Name, w.engine.RandHex(8)), Labels: in.Labels,
 		Annotations: in.Annotations, Spec: in.Spec, Generation: 1, CreateTime: w.st.Now, ManagedFields: in.ManagedFields}
 	c.Deployments[d.Key()] = d
+	admitted()
 	w.core.TouchObject(c, d, true)
 	w.workloads.RollOut(c, d, in.Spec.Template)
 	w.engine.Record("DeploymentCreated", c, "", "", "", "deployment %s created: %d replicas of %s", d.Key(), core.ReplicasOf(d), describeRequests(in.Spec.Template.Spec))
@@ -254,7 +256,8 @@ func (w *API) UpdateDeployment(c *model.Cluster, ns, name string, in *appsv1.Dep
 	if errs := validateDeployment(in, ns); len(errs) > 0 {
 		return nil, model.KubeInvalidFields("Deployment.apps", name, errs)
 	}
-	if in.Annotations, err = w.autopilotAdmit(c, "Deployment", d.Key(), &in.Spec.Template.Spec, in.Spec.Template.Annotations, in.Annotations); err != nil {
+	var admitted func()
+	if in.Annotations, admitted, err = w.autopilotAdmit(c, "Deployment", d.Key(), &in.Spec.Template.Spec, in.Spec.Template.Annotations, in.Annotations); err != nil {
 		return nil, err
 	}
 	if err := w.checkExtended(c, "Deployment.apps", name, &in.Spec.Template.Spec, in.Spec.Template.Annotations, d.Key()); err != nil {
@@ -268,6 +271,7 @@ func (w *API) UpdateDeployment(c *model.Cluster, ns, name string, in *appsv1.Dep
 	}
 	before := d.Current
 	d.Spec, d.Labels, d.Annotations, d.ManagedFields = in.Spec, in.Labels, in.Annotations, in.ManagedFields
+	admitted()
 	w.core.TouchObject(c, d, false)
 	w.workloads.RollOut(c, d, in.Spec.Template)
 	w.workloads.ReplicasChanged(c, d)
@@ -415,7 +419,8 @@ func (w *API) CreatePod(c *model.Cluster, ns string, in *corev1.Pod) (*corev1.Po
 		return nil, model.KubeAlreadyExists(model.ResPods, in.Name)
 	}
 	var err error
-	if in.Annotations, err = w.autopilotAdmit(c, "Pod", model.NamespacedKey(ns, in.Name), &in.Spec, in.Annotations, in.Annotations); err != nil {
+	var admitted func()
+	if in.Annotations, admitted, err = w.autopilotAdmit(c, "Pod", model.NamespacedKey(ns, in.Name), &in.Spec, in.Annotations, in.Annotations); err != nil {
 		return nil, err
 	}
 	if err := w.checkExtended(c, "Pod", in.Name, &in.Spec, in.Annotations, ""); err != nil {
@@ -424,6 +429,7 @@ func (w *API) CreatePod(c *model.Cluster, ns string, in *corev1.Pod) (*corev1.Po
 	spec := &in.Spec
 	p := &model.Pod{Namespace: ns, Name: in.Name, Spec: spec, Labels: in.Labels, Annotation: in.Annotations, ManagedFields: in.ManagedFields}
 	w.core.AddPod(c, p)
+	admitted()
 	w.engine.Record("PodCreated", c, "", "", "", "pod %s created (%s)", p.Key(), describeRequests(*spec))
 	return w.RenderPod(c, p), nil
 }
