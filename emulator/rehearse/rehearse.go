@@ -223,9 +223,6 @@ func Run(snap *sim.Snapshot, o Options) (*Report, error) {
 	if o.Settle == 0 {
 		o.Settle = defaultSettle
 	}
-	if o.Limit == 0 {
-		o.Limit = defaultLimit
-	}
 	w := sim.New(sim.Options{Seed: o.Seed, Start: snap.Time()})
 	w.SetFeedFollowed(func(string) bool { return false }) // no client watches a rehearsal
 	project := o.Project
@@ -303,24 +300,11 @@ func poolOf(c *sim.Cluster, name string) (*sim.NodePool, error) {
 // upgradeIn asks for the upgrade of o.Pool in cluster c of world w, runs the clock until it is
 // done (or o.Limit), and fills r from the event log.
 func upgradeIn(w *sim.World, c *sim.Cluster, o Options, r *Report) (*Report, error) {
-	if o.Limit == 0 {
-		o.Limit = defaultLimit
-	}
 	project, location, name := c.Project, c.Location, c.Name
 	p := c.Pool(o.Pool)
 	r.Cluster, r.Location, r.Pool, r.Control, r.Automatic, r.Seed, r.Requested = name, location, p.Name, c.MasterVersion, o.Automatic, o.Seed, w.Now()
-	nodes := map[string]string{}
-	versions := map[string]bool{}
-	for _, n := range c.Nodes {
-		if n.Pool == p.Name && n.State != sim.NodeDeleting {
-			nodes[n.Name] = n.Zone
-			versions[n.Spec.Version] = true
-		}
-	}
-	for v := range versions {
-		r.From = append(r.From, v)
-	}
-	sort.Strings(r.From)
+	nodes, versions := poolNodes(c, p)
+	r.From = versions
 	version := o.Version
 	if version == "" && o.Update == nil {
 		version = "-"
@@ -380,6 +364,9 @@ func upgradeIn(w *sim.World, c *sim.Cluster, o Options, r *Report) (*Report, err
 // into r as it goes, then settle longer, and finishes the report.
 func watch(w *sim.World, c *sim.Cluster, p *sim.NodePool, o Options, r *Report, nodes map[string]string, seq int64, op *sim.Operation,
 	done func() bool, settle time.Duration) (*Report, error) {
+	if o.Limit == 0 {
+		o.Limit = defaultLimit
+	}
 	price := 0.0
 	if mt, ok := catalog.LookupMachineType(p.Spec.MachineType); ok {
 		price = mt.PricePerHour
@@ -532,18 +519,10 @@ func recreateReasons(from, to sim.NodeSpec) []string {
 // hour, the time the autoscaler takes to act on it (a node is removed after 10 minutes
 // unneeded).
 func resizeIn(w *sim.World, c *sim.Cluster, o Options, r *Report) (*Report, error) {
-	if o.Limit == 0 {
-		o.Limit = defaultLimit
-	}
 	p := c.Pool(o.Pool)
 	r.Cluster, r.Location, r.Pool, r.Control, r.Requested, r.Started = c.Name, c.Location, p.Name, c.MasterVersion, w.Now(), w.Now()
 	r.Settings = p.UpgradeSettings.Clone()
-	nodes := map[string]string{}
-	for _, n := range c.Nodes {
-		if n.Pool == p.Name && n.State != sim.NodeDeleting {
-			nodes[n.Name] = n.Zone
-		}
-	}
+	nodes, _ := poolNodes(c, p)
 	r.From, r.To = []string{p.Spec.Version}, p.Spec.Version
 	seq := w.Stats().LastEventSeq
 	var op *sim.Operation
@@ -573,4 +552,23 @@ func resizeIn(w *sim.World, c *sim.Cluster, o Options, r *Report) (*Report, erro
 		rep.DurationSeconds = seconds(op.EndTime.Sub(rep.Started))
 	}
 	return rep, nil
+}
+
+// poolNodes are pool p's nodes that are not being deleted, by name with their zone, and the
+// versions they run, in order.
+func poolNodes(c *sim.Cluster, p *sim.NodePool) (map[string]string, []string) {
+	nodes := map[string]string{}
+	seen := map[string]bool{}
+	var versions []string
+	for _, n := range c.Nodes {
+		if n.Pool == p.Name && n.State != sim.NodeDeleting {
+			nodes[n.Name] = n.Zone
+			if !seen[n.Spec.Version] {
+				seen[n.Spec.Version] = true
+				versions = append(versions, n.Spec.Version)
+			}
+		}
+	}
+	sort.Strings(versions)
+	return nodes, versions
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -83,22 +82,7 @@ after does the same, to the second.
 			if err := g.client().call("POST", path, nil, req, &r); err != nil {
 				return err
 			}
-			out := g.out
-			if output != "" {
-				file, err := os.Create(output)
-				if err != nil {
-					return err
-				}
-				defer file.Close()
-				out = file
-			}
-			if err := writeReports(out, g.format, false, []*rehearse.Report{&r}); err != nil {
-				return err
-			}
-			if output != "" {
-				fmt.Fprintf(g.out, "wrote %s\n", output)
-			}
-			return nil
+			return g.writeReportsTo(output, false, []*rehearse.Report{&r})
 		},
 	}
 	fl := cmd.Flags()

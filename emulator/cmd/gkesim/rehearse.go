@@ -115,22 +115,7 @@ Strategies (--strategy, repeat with --compare):
 				}
 				reports = []*rehearse.Report{r}
 			}
-			out := g.out
-			if f.output != "" {
-				file, err := os.Create(f.output)
-				if err != nil {
-					return err
-				}
-				defer file.Close()
-				out = file
-			}
-			if err := writeReports(out, g.format, f.compare, reports); err != nil {
-				return err
-			}
-			if f.output != "" {
-				fmt.Fprintf(g.out, "wrote %s\n", f.output)
-			}
-			return nil
+			return g.writeReportsTo(f.output, f.compare, reports)
 		},
 	}
 	fl := cmd.Flags()
@@ -175,6 +160,27 @@ func (f *rehearseFlags) snapshot(g *globals) (*sim.Snapshot, error) {
 		return nil, err
 	}
 	return sim.ReadSnapshot(req)
+}
+
+// writeReportsTo writes the reports in the --format asked for, to the file output (saying so)
+// or, without one, to the command's output.
+func (g *globals) writeReportsTo(output string, compare bool, reports []*rehearse.Report) error {
+	out := g.out
+	if output != "" {
+		file, err := os.Create(output)
+		if err != nil {
+			return err
+		}
+		defer file.Close()
+		out = file
+	}
+	if err := writeReports(out, g.format, compare, reports); err != nil {
+		return err
+	}
+	if output != "" {
+		fmt.Fprintf(g.out, "wrote %s\n", output)
+	}
+	return nil
 }
 
 // writeReports writes the reports in a format.
