@@ -268,6 +268,7 @@ func Forecast(fork *sim.World, project, location, cluster string, o Options) (*R
 	if c == nil {
 		return nil, fmt.Errorf("there is no cluster %s in %s of project %s", cluster, location, project)
 	}
+	fork.SetFeedFollowed(func(string) bool { return false }) // no client watches a forecast
 	if _, err := poolOf(c, o.Pool); err != nil {
 		return nil, err
 	}

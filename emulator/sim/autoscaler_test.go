@@ -341,7 +341,7 @@ func TestAutoscalerNeverEmptiesTheCluster(t *testing.T) {
 	runOp(t, w, op, time.Hour)
 	c := w.core.Cluster("proj", "us-central1-a", "c1")
 	// Let GKE's system pods move: give each system Deployment a PDB allowing it.
-	for _, sd := range core.SystemDeployments {
+	for _, sd := range catalog.SystemDeployments {
 		b := pdbMin(sd.Name, "0")
 		b.Spec.Selector.MatchLabels = map[string]string{"k8s-app": sd.Name}
 		if _, err := w.kubeapi.CreatePDB(c, "kube-system", b); err != nil {

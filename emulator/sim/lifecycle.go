@@ -3,6 +3,7 @@ package sim
 import (
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/engine"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/kubeapi"
@@ -29,7 +30,7 @@ func (w *World) wireControllers() {
 		ReplicaSet: func(c *model.Cluster, d *model.Deployment, rs *model.ReplicaSet) runtime.Object {
 			return w.workloads.RenderReplicaSet(c, d, rs)
 		},
-		DaemonSet: func(c *model.Cluster, ds *core.GKEDaemonSet, st *model.DaemonSetState) runtime.Object {
+		DaemonSet: func(c *model.Cluster, ds *catalog.GKEDaemonSet, st *model.DaemonSetState) runtime.Object {
 			return w.workloads.RenderDaemonSet(c, ds, st)
 		},
 	}

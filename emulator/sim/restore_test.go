@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gkesim/terraform-provider-gkesim/emulator/internal/aliascheck"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/loadbalancers"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -326,12 +327,29 @@ func TestRestoredWorldContinuesIdentically(t *testing.T) {
 	}
 }
 
-// compareWithRestored restores a copy of w's state and runs both for d, comparing the states.
+// compareWithRestored restores w's saved state (encoded and decoded, as from the disk) and
+// forks w (World.Fork: a forecast's copy, its pods copied as structs), then runs all three for
+// d, comparing them at every event. The fork shares no memory with w.
 func compareWithRestored(t *testing.T, w *World, d time.Duration) {
 	t.Helper()
-	r, err := w.Fork()
+	raw, err := json.Marshal(w.State())
 	if err != nil {
 		t.Fatal(err)
+	}
+	var st model.State
+	if err := json.Unmarshal(raw, &st); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Restore(&st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := w.Fork()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if shared := aliascheck.Index(w.st).Shared(f.st); len(shared) > 0 {
+		t.Fatalf("a fork shares memory with the original: %s", strings.Join(shared, "; "))
 	}
 	end := w.engine.Now().Add(d)
 	for {
@@ -339,18 +357,21 @@ func compareWithRestored(t *testing.T, w *World, d time.Duration) {
 		if !ok || next.After(end) {
 			break
 		}
-		w.RunUntil(next)
-		r.RunUntil(next)
-		if a, b := lastEntry(w), lastEntry(r); a != b {
-			t.Fatalf("a restored world diverged at %s:\noriginal %+v\nrestored %+v", next, a, b)
+		for _, x := range []*World{w, r, f} {
+			x.RunUntil(next)
+		}
+		if a, b, c := lastEntry(w), lastEntry(r), lastEntry(f); a != b || a != c {
+			t.Fatalf("a restored world or a fork diverged at %s:\noriginal %+v\nrestored %+v\nfork     %+v", next, a, b, c)
 		}
 	}
-	w.RunUntil(end)
-	r.RunUntil(end)
+	for _, x := range []*World{w, r, f} {
+		x.RunUntil(end)
+	}
 	x, _ := json.Marshal(w.State())
 	y, _ := json.Marshal(r.State())
-	if string(x) != string(y) {
-		t.Fatal("a restored world's state differs from the original's after running the same hour")
+	z, _ := json.Marshal(f.State())
+	if string(x) != string(y) || string(x) != string(z) {
+		t.Fatalf("after running the same hour, the restored world's state is the same as the original's: %t; the fork's: %t", string(x) == string(y), string(x) == string(z))
 	}
 }
 

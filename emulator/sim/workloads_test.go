@@ -420,12 +420,12 @@ func TestSystemPods(t *testing.T) {
 		}
 	}
 	for name := range c.Nodes {
-		if perNode[name] != len(core.SystemDaemonSets) {
-			t.Fatalf("node %s has %d DaemonSet pods, want %d", name, perNode[name], len(core.SystemDaemonSets))
+		if perNode[name] != len(catalog.SystemDaemonSets) {
+			t.Fatalf("node %s has %d DaemonSet pods, want %d", name, perNode[name], len(catalog.SystemDaemonSets))
 		}
 	}
 	want := 0
-	for _, sd := range core.SystemDeployments {
+	for _, sd := range catalog.SystemDeployments {
 		want += int(sd.Replicas)
 	}
 	if system != want {

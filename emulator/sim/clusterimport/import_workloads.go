@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/loadbalancers"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
@@ -201,7 +202,7 @@ func (im *importer) buildWorkloads() error {
 func (im *importer) buildNamespaces() {
 	c, s := im.c, im.s
 	names := map[string]bool{}
-	for _, ns := range core.SystemNamespaces {
+	for _, ns := range catalog.SystemNamespaces {
 		names[ns] = true
 	}
 	for n := range s.namespaces {

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/feed"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
@@ -295,7 +296,7 @@ type FeedRenderers struct {
 	Service    func(c *model.Cluster, s *model.Service) runtime.Object
 	Stored     func(o *model.StoredObject) runtime.Object
 	ReplicaSet func(c *model.Cluster, d *model.Deployment, rs *model.ReplicaSet) runtime.Object
-	DaemonSet  func(c *model.Cluster, ds *GKEDaemonSet, state *model.DaemonSetState) runtime.Object
+	DaemonSet  func(c *model.Cluster, ds *catalog.GKEDaemonSet, state *model.DaemonSetState) runtime.Object
 }
 
 // changeOf is the change entry of an object as it is now, at its resourceVersion.
@@ -313,7 +314,7 @@ func (w *Core) changeOf(c *model.Cluster, obj any) *feed.Change {
 		d := c.Deployments[o.Deployment]
 		return &feed.Change{RV: o.RV, Resource: feed.ResourceReplicaSets, Namespace: d.Namespace, Name: o.Name(d), Snap: feed.Rendered{Obj: w.FeedRender.ReplicaSet(c, d, o)}}
 	case *model.DaemonSetState:
-		return &feed.Change{RV: o.RV, Resource: feed.ResourceDaemonSets, Namespace: "kube-system", Name: o.Name, Snap: feed.Rendered{Obj: w.FeedRender.DaemonSet(c, SystemDaemonSetNamed(o.Name), o)}}
+		return &feed.Change{RV: o.RV, Resource: feed.ResourceDaemonSets, Namespace: "kube-system", Name: o.Name, Snap: feed.Rendered{Obj: w.FeedRender.DaemonSet(c, catalog.SystemDaemonSetNamed(o.Name), o)}}
 	case *model.PDB:
 		return &feed.Change{RV: o.RV, Resource: feed.ResourcePDBs, Namespace: o.Namespace, Name: o.Name, Snap: feed.Rendered{Obj: w.RenderPDB(c, o)}}
 	case *model.Service:

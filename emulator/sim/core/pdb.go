@@ -1,6 +1,7 @@
 package core
 
 import (
+	"maps"
 	"reflect"
 	"sort"
 
@@ -8,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/labelindex"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 	policyv1 "k8s.io/api/policy/v1"
 )
@@ -63,15 +65,19 @@ func (w *Core) SelectorOf(c *model.Cluster, owner any, sel *metav1.LabelSelector
 	return s
 }
 
-// PdbsOf lists the budgets that select pod p.
+// PdbsOf lists the budgets that select pod p, in key order (the first blocking one is the one
+// reported).
 func (w *Core) PdbsOf(c *model.Cluster, p *model.Pod) []*model.PDB {
-	var out []*model.PDB
-	for _, b := range c.PDBs {
-		if b.Namespace == p.Namespace && w.SelectorOf(c, b, b.Spec.Selector).Matches(labels.Set(p.Labels)) {
-			out = append(out, b)
+	ix := w.PodIndex(c)
+	if ix.PDBs == nil || ix.PDBs.Len() != len(c.PDBs) { // first use, or a budget added since
+		ix.PDBs = &labelindex.Index[*model.PDB]{}
+		for _, b := range c.PDBs {
+			ix.PDBs.Add(b.Namespace, b, b.Spec.Selector, w.SelectorOf(c, b, b.Spec.Selector))
 		}
 	}
-	if len(out) > 1 { // the first blocking budget is the one reported
+	var out []*model.PDB
+	ix.PDBs.Matching(p.Namespace, p.Labels, func(b *model.PDB) { out = append(out, b) })
+	if len(out) > 1 {
 		sort.Slice(out, func(i, j int) bool { return out[i].Key() < out[j].Key() })
 	}
 	return out
@@ -105,21 +111,41 @@ func (w *Core) PDBCounts(c *model.Cluster, b *model.PDB) *PDBCount {
 	if cnt, ok := w.PDBCount[b]; ok {
 		return cnt
 	}
-	cnt := &PDBCount{Owners: map[string]int{}}
-	sel := w.SelectorOf(c, b, b.Spec.Selector)
-	for _, p := range c.Pods {
-		if p.Namespace == b.Namespace && !p.Terminating && sel.Matches(labels.Set(p.Labels)) {
-			cnt.add(p, 1)
+	fresh := map[*model.PDB]*PDBCount{b: {Owners: map[string]int{}}}
+	if c.PDBs[b.Key()] != b { // not (or no longer) one of c's budgets: counted alone
+		sel := w.SelectorOf(c, b, b.Spec.Selector)
+		for _, p := range c.Pods {
+			if p.Namespace == b.Namespace && !p.Terminating && sel.Matches(labels.Set(p.Labels)) {
+				fresh[b].add(p, 1)
+			}
+		}
+	} else {
+		// Every budget of c not yet counted is counted in the same walk of the pods.
+		for _, x := range c.PDBs {
+			if _, ok := w.PDBCount[x]; !ok {
+				fresh[x] = &PDBCount{Owners: map[string]int{}}
+			}
+		}
+		for _, p := range c.Pods {
+			if !p.Terminating {
+				for _, x := range w.PdbsOf(c, p) {
+					if cnt := fresh[x]; cnt != nil {
+						cnt.add(p, 1)
+					}
+				}
+			}
 		}
 	}
-	w.PDBCount[b] = cnt
-	return cnt
+	maps.Copy(w.PDBCount, fresh)
+	return fresh[b]
 }
 
 // ForgetPDB drops a budget's derived data (it was changed or deleted).
 func (w *Core) ForgetPDB(c *model.Cluster, b *model.PDB) {
 	delete(w.PDBCount, b)
-	delete(w.PodIndex(c).Selectors, b)
+	ix := w.PodIndex(c)
+	delete(ix.Selectors, b)
+	ix.PDBs = nil
 }
 
 // PDBStatus computes a budget's status: desiredHealthy from minAvailable (rounded up) or from

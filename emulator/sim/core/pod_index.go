@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/labelindex"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 	"k8s.io/apimachinery/pkg/labels"
 )
@@ -33,6 +34,8 @@ type PodIndex struct {
 	Pending podSet
 	// selectors: compiled label selectors of PDBs and deployments, by object.
 	Selectors map[any]labels.Selector
+	// PDBs: the budgets by their selectors (Core.PdbsOf), built on first use.
+	PDBs *labelindex.Index[*model.PDB]
 	// Flagged: node name -> how many pods bound to it Core.FlagPod flags (the cluster
 	// autoscaler's: pods it must look at one by one before removing the node); flagged holds
 	// those pods, flag is the cluster's flag.

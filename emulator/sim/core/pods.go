@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/engine"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 	corev1 "k8s.io/api/core/v1"
@@ -44,7 +45,7 @@ func (w *Core) PodSpec(c *model.Cluster, p *model.Pod) *corev1.PodSpec {
 		if ds := c.DaemonSets[p.OwnerKey()]; ds != nil {
 			return &ds.Spec.Template.Spec
 		}
-		if ds := SystemDaemonSetNamed(p.Owner); ds != nil {
+		if ds := catalog.SystemDaemonSetNamed(p.Owner); ds != nil {
 			return &ds.Spec
 		}
 	}

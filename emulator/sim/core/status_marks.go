@@ -1,6 +1,9 @@
 package core
 
-import "github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
+import (
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
+)
 
 // StatusMarks are what changed in a cluster since the last publish that a controller derives a
 // status from: the Deployments whose pods changed, the budgets whose pods changed, whether the
@@ -21,7 +24,7 @@ type StatusMarks struct {
 func newStatusMarks() *StatusMarks {
 	m := &StatusMarks{Deployments: map[*model.Deployment]struct{}{}, PDBs: map[*model.PDB]struct{}{},
 		daemonPodsLive: map[string]map[*model.Pod]struct{}{}, daemonPodsReady: map[string]map[*model.Pod]struct{}{}}
-	for _, ds := range SystemDaemonSets {
+	for _, ds := range catalog.SystemDaemonSets {
 		m.daemonPodsLive[ds.Name], m.daemonPodsReady[ds.Name] = map[*model.Pod]struct{}{}, map[*model.Pod]struct{}{}
 	}
 	return m

@@ -1,7 +1,7 @@
 package gke
 
 import (
-	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -10,7 +10,7 @@ import (
 
 // initKubernetes creates the namespaces and kube-system Deployments of a new cluster.
 func (w *GKE) initKubernetes(c *model.Cluster) {
-	for _, ns := range core.SystemNamespaces {
+	for _, ns := range catalog.SystemNamespaces {
 		n := &model.Namespace{Name: ns, UID: model.UIDOf(c.ID, "ns", ns), CreateTime: w.st.Now, Labels: map[string]string{"kubernetes.io/metadata.name": ns}}
 		c.Namespaces[ns] = n
 		w.core.TouchObject(c, n, true)
@@ -21,7 +21,7 @@ func (w *GKE) initKubernetes(c *model.Cluster) {
 		return
 	}
 	w.core.MarkDaemonSets(c) // the DaemonSets' first status
-	for _, sd := range core.SystemDeployments {
+	for _, sd := range catalog.SystemDeployments {
 		replicas := sd.Replicas
 		lbls := map[string]string{"k8s-app": sd.Name}
 		d := &model.Deployment{

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 	appsv1 "k8s.io/api/apps/v1"
@@ -107,7 +108,7 @@ func (w *API) DeleteNamespace(c *model.Cluster, name string) (*corev1.Namespace,
 	if n == nil {
 		return nil, model.KubeNotFound(model.ResNamespaces, name)
 	}
-	for _, sys := range core.SystemNamespaces {
+	for _, sys := range catalog.SystemNamespaces {
 		if name == sys {
 			return nil, model.KubeError(http.StatusForbidden, "Forbidden", "namespaces %q is forbidden: this namespace may not be deleted", name)
 		}

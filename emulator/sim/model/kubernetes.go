@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
+	"maps"
 	"net/http"
 	"slices"
 	"sort"
@@ -150,6 +151,24 @@ type Pod struct {
 	// Scheduler is the scheduler GKE gave the pod at its creation, when it differs from the
 	// one its spec names: OptimizeUtilizationScheduler under that profile (R-CA-8).
 	Scheduler string `json:"scheduler,omitempty"`
+}
+
+// Clone is a copy of the pod that shares no memory with it (strings aside). A forecast's copy
+// of the simulation takes the pods, most of a cluster's state, so: many times faster than
+// through JSON (sim.World.Copy). TestPodCloneKnowsEveryField fails when a field is added that
+// Clone would share.
+func (p *Pod) Clone() *Pod {
+	cp := *p
+	cp.Spec = p.Spec.DeepCopy()
+	cp.Labels = maps.Clone(p.Labels)
+	cp.Annotation = maps.Clone(p.Annotation)
+	if p.ManagedFields != nil {
+		cp.ManagedFields = make([]metav1.ManagedFieldsEntry, len(p.ManagedFields))
+		for i := range p.ManagedFields {
+			p.ManagedFields[i].DeepCopyInto(&cp.ManagedFields[i])
+		}
+	}
+	return &cp
 }
 
 // OptimizeUtilizationScheduler is the scheduler GKE sets on pods that name none (or the

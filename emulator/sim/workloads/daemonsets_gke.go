@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"sort"
 
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
@@ -20,7 +21,7 @@ import (
 
 const resDaemonSets = "daemonsets.apps"
 
-func (w *Workloads) RenderDaemonSet(c *model.Cluster, ds *core.GKEDaemonSet, state *model.DaemonSetState) *appsv1.DaemonSet {
+func (w *Workloads) RenderDaemonSet(c *model.Cluster, ds *catalog.GKEDaemonSet, state *model.DaemonSetState) *appsv1.DaemonSet {
 	lbls := map[string]string{"k8s-app": ds.Name}
 	maxUnavailable := intstr.FromInt32(1)
 	return &appsv1.DaemonSet{
@@ -52,7 +53,7 @@ func (w *Workloads) syncDaemonSetStatus(c *model.Cluster, m *core.StatusMarks) {
 	if c.DaemonSetStates == nil {
 		c.DaemonSetStates = map[string]*model.DaemonSetState{}
 	}
-	for _, ds := range core.SystemDaemonSets {
+	for _, ds := range catalog.SystemDaemonSets {
 		nLive, nReady := m.DaemonPods(ds.Name)
 		live, ready := int32(nLive), int32(nReady)
 		st := appsv1.DaemonSetStatus{ObservedGeneration: 1, DesiredNumberScheduled: desired, CurrentNumberScheduled: live,
@@ -81,7 +82,7 @@ func (w *Workloads) ListDaemonSets(c *model.Cluster, o model.ListOptions) *appsv
 	if c.Autopilot || (o.Namespace != "" && o.Namespace != "kube-system") {
 		return out
 	}
-	for _, ds := range core.SystemDaemonSets {
+	for _, ds := range catalog.SystemDaemonSets {
 		if state := c.DaemonSetStates[ds.Name]; state != nil && o.Matches("kube-system", map[string]string{"k8s-app": ds.Name}) {
 			out.Items = append(out.Items, *w.RenderDaemonSet(c, ds, state))
 		}
@@ -98,7 +99,7 @@ func (w *Workloads) GetDaemonSet(c *model.Cluster, ns, name string) (*appsv1.Dae
 		}
 		return nil, model.KubeNotFound(resDaemonSets, name)
 	}
-	ds := core.SystemDaemonSetNamed(name)
+	ds := catalog.SystemDaemonSetNamed(name)
 	if ds == nil || ns != "kube-system" || c.Autopilot || c.DaemonSetStates[name] == nil {
 		return nil, model.KubeNotFound(resDaemonSets, name)
 	}

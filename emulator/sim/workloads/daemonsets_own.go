@@ -4,6 +4,7 @@ import (
 	"maps"
 	"sort"
 
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
@@ -65,10 +66,10 @@ func (w *Workloads) DaemonPodsFor(c *model.Cluster, n *model.Node) (model.Resour
 	case c.Autopilot:
 		return req, 0
 	}
-	for _, ds := range core.SystemDaemonSets {
+	for _, ds := range catalog.SystemDaemonSets {
 		req = req.Add(core.EffectiveRequests(&ds.Spec))
 	}
-	return req, len(core.SystemDaemonSets)
+	return req, len(catalog.SystemDaemonSets)
 }
 
 // renderClusterDaemonSet renders an imported cluster's DaemonSet with its status now.

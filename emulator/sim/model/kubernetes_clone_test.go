@@ -1,0 +1,31 @@
+package model
+
+import (
+	"reflect"
+	"testing"
+	"time"
+)
+
+// Pod.Clone copies by hand what a plain struct copy would share: a field that holds a pointer,
+// map or slice must be one it knows, or the copy a forecast runs on would write into the live
+// simulation.
+func TestPodCloneKnowsEveryField(t *testing.T) {
+	copied := map[string]bool{"Spec": true, "Labels": true, "Annotation": true, "ManagedFields": true}
+	for f := range reflect.TypeFor[Pod]().Fields() {
+		if f.Type == reflect.TypeFor[time.Time]() || f.Type == reflect.TypeFor[Resources]() {
+			continue // values (a time's location is an immutable table)
+		}
+		switch f.Type.Kind() {
+		case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Interface, reflect.Struct, reflect.Chan, reflect.Func:
+			if !copied[f.Name] {
+				t.Errorf("Pod.%s (%s) is not copied by Pod.Clone: copy it there and list it here", f.Name, f.Type)
+			}
+		}
+	}
+	p := &Pod{Labels: map[string]string{"a": "b"}, Annotation: map[string]string{"c": "d"}}
+	cp := p.Clone()
+	cp.Labels["a"], cp.Annotation["c"] = "x", "y"
+	if p.Labels["a"] != "b" || p.Annotation["c"] != "d" {
+		t.Fatalf("the clone's maps are the pod's: %v %v", p.Labels, p.Annotation)
+	}
+}
