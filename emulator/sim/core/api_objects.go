@@ -3,7 +3,7 @@ package core
 import (
 	"encoding/binary"
 	"maps"
-	"net"
+	"net/netip"
 	"slices"
 	"strconv"
 	"strings"
@@ -309,15 +309,15 @@ func (w *Core) RenderPDB(c *model.Cluster, b *model.PDB) *policyv1.PodDisruption
 
 // allocatePodIP gives a pod the next address of the cluster's pod range.
 func (w *Core) allocatePodIP(c *model.Cluster) string {
-	_, cidr, err := net.ParseCIDR(c.ClusterIPv4CIDR)
-	if err != nil {
+	cidr, err := netip.ParsePrefix(c.ClusterIPv4CIDR)
+	if err != nil || !cidr.Addr().Is4() {
 		return ""
 	}
 	c.NextPodIP++
-	base := binary.BigEndian.Uint32(cidr.IP.To4())
-	ip := make(net.IP, 4)
-	binary.BigEndian.PutUint32(ip, base+c.NextPodIP)
-	return ip.String()
+	base := cidr.Masked().Addr().As4()
+	var ip [4]byte
+	binary.BigEndian.PutUint32(ip[:], binary.BigEndian.Uint32(base[:])+c.NextPodIP)
+	return netip.AddrFrom4(ip).String()
 }
 
 // WithoutAdmittedToken removes from a pod's spec, as read from a real cluster, the token volume

@@ -78,6 +78,8 @@ type Deployment struct {
 	// synced is what the status was last computed from (not saved: a restored world computes
 	// it once again, to the same status).
 	Synced StatusInputs
+	// key caches Key() (cachedKey).
+	key string
 }
 
 // ReplicaSet is one of a Deployment's ReplicaSets: the pods of one pod template.
@@ -99,7 +101,7 @@ type ReplicaSet struct {
 }
 
 // Key is namespace/name.
-func (d *Deployment) Key() string { return NamespacedKey(d.Namespace, d.Name) }
+func (d *Deployment) Key() string { return cachedKey(&d.key, d.Namespace, d.Name) }
 
 // Pod phases and owner kinds.
 const (
@@ -151,6 +153,8 @@ type Pod struct {
 	// Scheduler is the scheduler GKE gave the pod at its creation, when it differs from the
 	// one its spec names: OptimizeUtilizationScheduler under that profile (R-CA-8).
 	Scheduler string `json:"scheduler,omitempty"`
+	// key caches Key() (cachedKey).
+	key string
 }
 
 // Clone is a copy of the pod that shares no memory with it (strings aside). A forecast's copy
@@ -162,12 +166,7 @@ func (p *Pod) Clone() *Pod {
 	cp.Spec = p.Spec.DeepCopy()
 	cp.Labels = maps.Clone(p.Labels)
 	cp.Annotation = maps.Clone(p.Annotation)
-	if p.ManagedFields != nil {
-		cp.ManagedFields = make([]metav1.ManagedFieldsEntry, len(p.ManagedFields))
-		for i := range p.ManagedFields {
-			p.ManagedFields[i].DeepCopyInto(&cp.ManagedFields[i])
-		}
-	}
+	cp.ManagedFields = CloneManagedFields(p.ManagedFields)
 	return &cp
 }
 
@@ -180,7 +179,7 @@ const OptimizeUtilizationScheduler = "gke.io/optimize-utilization-scheduler"
 func (p *Pod) Packs() bool { return p.Scheduler == OptimizeUtilizationScheduler }
 
 // Key is namespace/name.
-func (p *Pod) Key() string { return NamespacedKey(p.Namespace, p.Name) }
+func (p *Pod) Key() string { return cachedKey(&p.key, p.Namespace, p.Name) }
 
 // PodUID is the pod's metadata.uid.
 func PodUID(c *Cluster, p *Pod) string {

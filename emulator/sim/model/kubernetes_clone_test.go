@@ -29,3 +29,29 @@ func TestPodCloneKnowsEveryField(t *testing.T) {
 		t.Fatalf("the clone's maps are the pod's: %v %v", p.Labels, p.Annotation)
 	}
 }
+
+// A pod's and a Deployment's keys are built once and kept; a name or owner changed afterwards
+// (an import sets fields one by one) still gives the right key, and an owner key taken from
+// the pod's own key is the same as one built.
+func TestKeysFollowTheNames(t *testing.T) {
+	p := &Pod{Namespace: "shop", Name: "web-5d4f-abcde", OwnerKind: OwnerDeployment, Owner: "web"}
+	if p.Key() != "shop/web-5d4f-abcde" || p.OwnerKey() != "shop/web" {
+		t.Fatalf("keys %q %q", p.Key(), p.OwnerKey())
+	}
+	p.Name, p.Owner = "api-1", "api"
+	if p.Key() != "shop/api-1" || p.OwnerKey() != "shop/api" {
+		t.Fatalf("after renaming: keys %q %q", p.Key(), p.OwnerKey())
+	}
+	p.Namespace, p.Owner = "sho", "other" // same length as before; an owner the name does not start with
+	if p.Key() != "sho/api-1" || p.OwnerKey() != "sho/other" {
+		t.Fatalf("after moving: keys %q %q", p.Key(), p.OwnerKey())
+	}
+	d := &Deployment{Namespace: "shop", Name: "web"}
+	if d.Key() != "shop/web" {
+		t.Fatal(d.Key())
+	}
+	d.Name = "api"
+	if d.Key() != "shop/api" {
+		t.Fatal(d.Key())
+	}
+}

@@ -60,8 +60,27 @@ func QuoteList(list []string) string {
 // NamespacedKey is the key of a namespaced object: namespace/name.
 func NamespacedKey(namespace, name string) string { return namespace + "/" + name }
 
+// cachedKey is NamespacedKey(namespace, name), kept in *cache: the keys of the objects the
+// simulation looks up most (pods, Deployments) are built once, not at every lookup. The cache
+// is checked against the names, so an object renamed after its key was taken (an import
+// setting fields one by one) still gets its own key.
+func cachedKey(cache *string, namespace, name string) string {
+	if k := *cache; len(k) == len(namespace)+1+len(name) && k[len(namespace)] == '/' && k[:len(namespace)] == namespace && k[len(namespace)+1:] == name {
+		return k
+	}
+	*cache = NamespacedKey(namespace, name)
+	return *cache
+}
+
 // OwnerKey is the key (namespace/name) of the pod's owner, in the map of its owner's kind.
-func (p *Pod) OwnerKey() string { return NamespacedKey(p.Namespace, p.Owner) }
+// A pod named after its owner (as a controller names its pods) takes it from its own key,
+// without building a string.
+func (p *Pod) OwnerKey() string {
+	if strings.HasPrefix(p.Name, p.Owner) {
+		return p.Key()[:len(p.Namespace)+1+len(p.Owner)]
+	}
+	return NamespacedKey(p.Namespace, p.Owner)
+}
 
 func LastSegment(s string) string {
 	if i := strings.LastIndexByte(s, '/'); i >= 0 {
