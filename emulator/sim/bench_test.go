@@ -10,13 +10,14 @@ import (
 )
 
 // runUntilDone advances in 1-minute steps until op is DONE (bounded).
-func runUntilDone(b testing.TB, w *World, op *model.Operation) {
+func runUntilDone(b testing.TB, w *World, op *model.Operation) (events int) {
 	for i := 0; i < 100000 && op.Status != api.OpStatusDone; i++ {
-		w.RunUntil(w.engine.Now().Add(time.Minute))
+		events += w.RunUntil(w.engine.Now().Add(time.Minute))
 	}
 	if op.Status != api.OpStatusDone || op.ErrorCode != 0 {
 		b.Fatalf("operation %s not done: %s %s", op.ID, op.Status, op.StatusMessage)
 	}
+	return events
 }
 
 // BenchmarkCreatePool creates a regional cluster with a 3,000-node pool (1,000 per zone, GKE's

@@ -251,7 +251,7 @@ func (w *Autoscaler) scaleUp(c *model.Cluster, pending []*model.Pod, roles map[s
 	shadow := w.newShadow(c)
 	// Pods of one template are alike (kube-scheduler's equivalence classes): once one does not
 	// fit, none of the rest does, as placing pods only takes room.
-	noRoom := map[string]bool{}
+	noRoom := map[core.Class]bool{}
 	for _, pod := range pending {
 		class := core.PodClass(pod)
 		if noRoom[class] {
@@ -440,7 +440,7 @@ func (w *Autoscaler) planScaleUp(c *model.Cluster, p *model.NodePool, r PoolRole
 		in       map[*model.InstanceGroup]bool
 		from     int
 	}
-	plans := map[string]*classPlan{}
+	plans := map[core.Class]*classPlan{}
 	for _, pod := range pending {
 		if placed[pod] || pod.Priority < expendablePriority {
 			continue
@@ -612,8 +612,9 @@ func (w *Autoscaler) ScaleDown(c *model.Cluster, roles map[string]PoolRole) {
 	}
 	var cands []cand
 	live := 0
-	for _, name := range core.SortedNodeNames(c) {
-		n := c.Nodes[name]
+	// In any order: what this loop does to one node does not depend on the others, and the
+	// candidates are sorted below (by name last).
+	for _, n := range c.Nodes {
 		if n.State == model.NodeReady || n.State == model.NodeCordoned {
 			live++
 		}

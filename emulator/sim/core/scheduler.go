@@ -263,7 +263,7 @@ func (w *Core) schedulePending(c *model.Cluster) {
 	sort.Slice(groups, func(i, j int) bool { return groups[i].Key < groups[j].Key })
 	separate := c.Autopilot && w.runsExtended(c)
 	// Pods of one template that did not fit make the rest of that template fail too.
-	failed := map[string]string{}
+	failed := map[Class]string{}
 	for _, q := range queue {
 		p := q.p
 		sig := PodClass(p)
@@ -488,13 +488,16 @@ func (w *Core) StartContainers(c *model.Cluster, p *model.Pod) {
 	w.engine.Schedule(w.engine.Jitter(PodStartBase, PodStartSpread), model.PodEvent(EvPodStarted, c.Key(), p.Key()))
 }
 
-// PodClass names the pods that are alike to the scheduler: a controller's pods of one
-// template. A bare pod is a class of its own.
-func PodClass(p *model.Pod) string {
+// Class names the pods that are alike to the scheduler: a controller's pods of one template.
+// A bare pod is a class of its own.
+type Class struct{ ownerKind, owner, template string }
+
+// PodClass is pod p's class.
+func PodClass(p *model.Pod) Class {
 	if p.OwnerKind == "" {
-		return p.Key()
+		return Class{owner: p.Key()}
 	}
-	return p.OwnerKind + "/" + p.OwnerKey() + "/" + p.Template
+	return Class{p.OwnerKind, p.OwnerKey(), p.Template}
 }
 
 // Autopilot places extended-duration pods on nodes of their own, away from other workloads'
