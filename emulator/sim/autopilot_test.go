@@ -209,7 +209,7 @@ func TestExtendedDurationPodsOnTheirOwnNodes(t *testing.T) {
 			events++
 			for _, n := range c.Nodes {
 				kinds := map[bool]bool{}
-				for _, p := range w.core.PodIndex(c).PodsOnNode[n.Name] {
+				for _, p := range w.core.PodIndex(c).On(n.Name).Pods {
 					if core.Separable(p) && !p.Terminating {
 						kinds[core.IsExtended(p)] = true
 					}

@@ -3,6 +3,7 @@ package sim
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"reflect"
 	"sort"
@@ -36,7 +37,7 @@ func (w *World) indexDrift() string {
 	// handlers registered again.
 	fresh := &World{st: w.st}
 	fresh.makeControllers(w.engine, 0)
-	fresh.core.FeedRender, fresh.core.OpWork, fresh.core.Workloads = w.core.FeedRender, w.core.OpWork, w.core.Workloads
+	fresh.core.FeedRender, fresh.core.OpWork, fresh.core.Workloads, fresh.core.FlagPod = w.core.FeedRender, w.core.OpWork, w.core.Workloads, w.core.FlagPod
 	for _, key := range model.SortedKeys(w.st.Clusters) {
 		c := w.st.Clusters[key]
 		if _, built := w.core.PodIndexes[c]; built {
@@ -126,15 +127,13 @@ func diffPodIndex(a, b *core.PodIndex) string {
 	if x, y := podKeys(a.Pending.M), podKeys(b.Pending.M); x != y {
 		return fmt.Sprintf("pending %s, rebuilt %s", x, y)
 	}
-	for n := range union(a.PodsOnNode, b.PodsOnNode) {
-		if x, y := podListKeys(a.PodsOnNode[n]), podListKeys(b.PodsOnNode[n]); x != y {
-			return fmt.Sprintf("pods on %s: %s, rebuilt %s", n, x, y)
+	for n := range union(maps.Collect(a.Bound()), maps.Collect(b.Bound())) {
+		x, y := a.On(n), b.On(n)
+		if xp, yp := podListKeys(x.Pods), podListKeys(y.Pods); xp != yp {
+			return fmt.Sprintf("pods on %s: %s, rebuilt %s", n, xp, yp)
 		}
-		if a.Workload[n] != b.Workload[n] {
-			return fmt.Sprintf("workload on %s: %+v, rebuilt %+v", n, a.Workload[n], b.Workload[n])
-		}
-		if a.Requested[n] != b.Requested[n] {
-			return fmt.Sprintf("requested on %s: %+v, rebuilt %+v", n, a.Requested[n], b.Requested[n])
+		if x.Load != y.Load || x.Requested != y.Requested || x.Flagged != y.Flagged {
+			return fmt.Sprintf("on %s: %+v, rebuilt %+v", n, *x, *y)
 		}
 	}
 	for k := range union(a.PodsOf, b.PodsOf) {

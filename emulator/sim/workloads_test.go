@@ -82,7 +82,7 @@ func TestSchedulerFitsByRequests(t *testing.T) {
 	want := 0
 	for _, n := range c.Nodes {
 		mt, _ := catalog.LookupMachineType(n.Spec.MachineType)
-		free := mt.AllocatableMilliCPU() - ix.Requested[n.Name].MilliCPU
+		free := mt.AllocatableMilliCPU() - ix.On(n.Name).Requested.MilliCPU
 		if mt.AllocatableMilliCPU() != 3920 {
 			t.Fatalf("e2-standard-4 allocatable CPU %dm, want 3920m", mt.AllocatableMilliCPU())
 		}
@@ -107,7 +107,7 @@ func TestSchedulerFitsByRequests(t *testing.T) {
 	}
 	for _, n := range c.Nodes {
 		mt, _ := catalog.LookupMachineType(n.Spec.MachineType)
-		if r := ix.Requested[n.Name]; r.MilliCPU > mt.AllocatableMilliCPU() {
+		if r := ix.On(n.Name).Requested; r.MilliCPU > mt.AllocatableMilliCPU() {
 			t.Fatalf("node %s over-committed: %dm requested of %dm", n.Name, r.MilliCPU, mt.AllocatableMilliCPU())
 		}
 	}

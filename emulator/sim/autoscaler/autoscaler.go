@@ -625,7 +625,7 @@ func (w *Autoscaler) ScaleDown(c *model.Cluster, roles map[string]PoolRole) {
 			continue
 		}
 		alloc := c.NodeAllocatable(n)
-		load := ix.Workload[n.Name]
+		load := ix.On(n.Name).Load
 		req, pods := load.Req, load.Pods
 		util := max(float64(req.MilliCPU)/float64(alloc.MilliCPU), float64(req.MemoryBytes)/float64(alloc.MemoryBytes))
 		if util >= scaleDownUtilization {
@@ -729,7 +729,7 @@ func (w *Autoscaler) scaleDownBlocker(c *model.Cluster, n *model.Node, p *model.
 // podBlocker looks at node n's pods in order: the first that keeps the node says why, or ""
 // (and the shadow holds the room its pods take elsewhere).
 func (w *Autoscaler) podBlocker(c *model.Cluster, n *model.Node, r PoolRole, shadow *shadowFit, removed map[string]bool) string {
-	for _, pod := range w.core.PodIndex(c).PodsOnNode[n.Name] {
+	for _, pod := range w.core.PodIndex(c).On(n.Name).Pods {
 		if pod.OwnerKind == model.OwnerDaemonSet || pod.Terminating {
 			continue
 		}

@@ -6,7 +6,7 @@ import (
 )
 
 // The scale-down evaluation's per-node summary. The core counts, per node, the bound pods
-// that MayKeepNode flags (core.PodIndex.Flagged, kept as pods bind and leave, rebuilt with the
+// that MayKeepNode flags (core.NodePods.Flagged, kept as pods bind and leave, rebuilt with the
 // index after a restore, never saved). A node none of whose pods is flagged, while no
 // PodDisruptionBudget forbids an eviction, cannot be kept by any of its pods: whether it can
 // go depends only on room for its pods elsewhere, and one node with room for all of them at

@@ -76,13 +76,13 @@ func (s *shadowFit) place(w *Autoscaler, c *model.Cluster, pod *model.Pod, remov
 // one by one (shadowFit.place) then cannot fail: that node keeps room for each in turn.
 // With onlyUnder (autoscaled blue-green) room is not checked: no blocker settles it.
 func (s *shadowFit) settled(ix *core.PodIndex, n string, removed map[string]bool, onlyUnder bool) bool {
-	if !s.noPDBBlocks || ix.Flagged[n] > 0 {
+	if !s.noPDBBlocks || ix.On(n).Flagged > 0 {
 		return false
 	}
 	if onlyUnder {
 		return true
 	}
-	need := ix.Workload[n].Req
+	need := ix.On(n).Load.Req
 	for _, g := range s.groups {
 		if !s.open(g) {
 			continue

@@ -71,7 +71,8 @@ func (w *Core) nodeSnapshot(c *model.Cluster, n *model.Node) *nodeSnap {
 	}
 	s.capacity, s.alloc = c.NodeCapacity(n), c.NodeAllocatable(n)
 	ix := w.PodIndex(c)
-	s.requested, s.pods = ix.Requested[n.Name], len(ix.PodsOnNode[n.Name])
+	on := ix.On(n.Name)
+	s.requested, s.pods = on.Requested, len(on.Pods)
 	return s
 }
 

@@ -25,7 +25,7 @@ type Core struct {
 	// Workloads are the steps of the workload controllers (package workloads) that the
 	// core's own steps take.
 	Workloads WorkloadSteps
-	// FlagPod, when set, says which bound pods PodIndex.Flagged counts per node.
+	// FlagPod, when set, says which bound pods NodePods.Flagged counts per node.
 	FlagPod func(c *model.Cluster, p *model.Pod) bool
 	// Groups holds derived per-group indexes, rebuilt on demand after a restore.
 	Groups map[*model.InstanceGroup]*GroupIndex

@@ -77,7 +77,7 @@ func (w *Core) drainStep(c *model.Cluster, n *model.Node) {
 	// has passed: both are 1 hour for surge (R-SURGE-3); R-ABG-3 gives 1 hour and 24 hours.
 	forceAt := d.Start.Add(max(d.Policy.PDBTimeout, d.Policy.GraceCap))
 	remaining, blocked, settled := 0, false, true
-	for _, p := range slices.Clone(ix.PodsOnNode[n.Name]) {
+	for _, p := range slices.Clone(ix.On(n.Name).Pods) {
 		if p.OwnerKind == model.OwnerDaemonSet {
 			continue
 		}
@@ -138,7 +138,7 @@ func (w *Core) drainStep(c *model.Cluster, n *model.Node) {
 					p.Key(), b.Key(), st.DisruptionsAllowed, st.CurrentHealthy, st.DesiredHealthy, d.Start.Add(d.Policy.PDBTimeout).Format(time.RFC3339))
 			}
 		default:
-			w.engine.Record("PodEvicted", c, n.Pool, n.Name, "", "evicted pod %s from %s (grace %s)", p.Key(), n.Name, grace)
+			w.engine.RecordText("PodEvicted", c, n.Pool, n.Name, "", "evicted pod "+p.Key()+" from "+n.Name+" (grace "+grace.String()+")")
 			w.TerminatePod(c, p, grace)
 		}
 	}

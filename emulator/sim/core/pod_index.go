@@ -1,6 +1,8 @@
 package core
 
 import (
+	"iter"
+	"maps"
 	"slices"
 	"strings"
 
@@ -16,14 +18,9 @@ import (
 // PodIndex holds a cluster's derived indexes over its Kubernetes objects. It is rebuilt from
 // the state on first use (after a restore) and kept up to date by every change.
 type PodIndex struct {
-	// podsOnNode: node name -> pods bound to it, by namespace and name.
-	PodsOnNode map[string]PodList
-	// workload: node name -> requests and number of the pods bound to it that are not
-	// DaemonSet pods (what the autoscaler weighs a node by).
-	Workload map[string]nodeLoad
-	// requested: node name -> resources requested by the pods bound to it (terminating ones
-	// included until they are gone, as the kubelet does).
-	Requested map[string]model.Resources
+	// nodes: node name -> what is bound to it (NodePods; read with On), one entry per node
+	// with pods, so that binding a pod looks its node up once.
+	nodes map[string]*NodePods
 	// podsOf: deployment key -> its pods.
 	PodsOf map[string]map[*model.Pod]struct{}
 	// tmplCounts: deployment key -> template -> how many of its pods there are, live (not
@@ -36,10 +33,8 @@ type PodIndex struct {
 	Selectors map[any]labels.Selector
 	// PDBs: the budgets by their selectors (Core.PdbsOf), built on first use.
 	PDBs *labelindex.Index[*model.PDB]
-	// Flagged: node name -> how many pods bound to it Core.FlagPod flags (the cluster
-	// autoscaler's: pods it must look at one by one before removing the node); flagged holds
-	// those pods, flag is the cluster's flag.
-	Flagged map[string]int
+	// flagged holds the bound pods Core.FlagPod flags (NodePods.Flagged counts them per
+	// node); flag is the cluster's flag.
 	flagged map[*model.Pod]struct{}
 	flag    func(*model.Pod) bool
 	// sched is the scheduler's view of the nodes.
@@ -59,10 +54,10 @@ func (w *Core) PodIndex(c *model.Cluster) *PodIndex {
 		return ix
 	}
 	ix := &PodIndex{
-		PodsOnNode: map[string]PodList{}, Workload: map[string]nodeLoad{}, Requested: map[string]model.Resources{},
+		nodes:  map[string]*NodePods{},
 		PodsOf: map[string]map[*model.Pod]struct{}{}, TmplCounts: map[string]map[string]*model.TemplateCount{}, Pending: newPodSet(),
 		Selectors: map[any]labels.Selector{}, SyncQueued: map[string]bool{},
-		Flagged: map[string]int{}, flagged: map[*model.Pod]struct{}{},
+		flagged: map[*model.Pod]struct{}{},
 	}
 	if w.FlagPod != nil {
 		ix.flag = func(p *model.Pod) bool { return w.FlagPod(c, p) }
@@ -135,40 +130,73 @@ func (ix *PodIndex) countTemplate(p *model.Pod, sign int32) {
 	}
 }
 
-func (ix *PodIndex) bind(p *model.Pod) {
-	ix.PodsOnNode[p.Node] = ix.PodsOnNode[p.Node].insert(p)
-	ix.Requested[p.Node] = ix.Requested[p.Node].Add(p.Req)
-	if p.OwnerKind != model.OwnerDaemonSet {
-		l := ix.Workload[p.Node]
-		ix.Workload[p.Node] = nodeLoad{l.Req.Add(p.Req), l.Pods + 1}
+// NodePods is what is bound to a node.
+type NodePods struct {
+	// Pods are the pods bound to it, by namespace and name.
+	Pods PodList
+	// Requested is what they request (terminating ones included until they are gone, as the
+	// kubelet does).
+	Requested model.Resources
+	// Load is what its pods other than DaemonSet pods request, and how many they are (what the
+	// autoscaler weighs a node by).
+	Load nodeLoad
+	// Flagged is how many of its pods Core.FlagPod flags (the cluster autoscaler's: pods it
+	// must look at one by one before removing the node).
+	Flagged int
+}
+
+var noPods NodePods
+
+// On is what is bound to the node of that name (nothing, for a node without pods). The
+// caller must not change it.
+func (ix *PodIndex) On(node string) *NodePods {
+	if e := ix.nodes[node]; e != nil {
+		return e
 	}
-	ix.countFlag(p)
+	return &noPods
+}
+
+// Bound yields every node that has pods bound, with what is bound to it (in no order).
+func (ix *PodIndex) Bound() iter.Seq2[string, *NodePods] { return maps.All(ix.nodes) }
+
+func (ix *PodIndex) bind(p *model.Pod) {
+	e := ix.nodes[p.Node]
+	if e == nil {
+		e = &NodePods{}
+		ix.nodes[p.Node] = e
+	}
+	e.Pods = e.Pods.insert(p)
+	e.Requested = e.Requested.Add(p.Req)
+	if p.OwnerKind != model.OwnerDaemonSet {
+		e.Load = nodeLoad{e.Load.Req.Add(p.Req), e.Load.Pods + 1}
+	}
+	ix.countFlag(p, e)
 }
 
 // countFlag adds a bound pod to its node's flagged count if the flag says so.
-func (ix *PodIndex) countFlag(p *model.Pod) {
+func (ix *PodIndex) countFlag(p *model.Pod, e *NodePods) {
 	if ix.flag != nil && ix.flag(p) {
 		ix.flagged[p] = struct{}{}
-		ix.Flagged[p.Node]++
+		e.Flagged++
 	}
 }
 
 // unflag takes a bound pod out of its node's flagged count.
-func (ix *PodIndex) unflag(p *model.Pod) {
+func (ix *PodIndex) unflag(p *model.Pod, e *NodePods) {
 	if _, ok := ix.flagged[p]; !ok {
 		return
 	}
 	delete(ix.flagged, p)
-	if ix.Flagged[p.Node]--; ix.Flagged[p.Node] == 0 {
-		delete(ix.Flagged, p.Node)
-	}
+	e.Flagged--
 }
 
 // ReflagPod counts a bound pod's flag again after a change to it (its annotations).
 func (w *Core) ReflagPod(c *model.Cluster, p *model.Pod) {
 	if ix := w.PodIndex(c); p.Node != "" {
-		ix.unflag(p)
-		ix.countFlag(p)
+		if e := ix.nodes[p.Node]; e != nil {
+			ix.unflag(p, e)
+			ix.countFlag(p, e)
+		}
 	}
 }
 
@@ -181,17 +209,15 @@ type nodeLoad struct {
 // untrack removes a pod from the indexes.
 func (ix *PodIndex) untrack(p *model.Pod) {
 	ix.Pending.remove(p)
-	if p.Node != "" {
-		ix.PodsOnNode[p.Node] = ix.PodsOnNode[p.Node].remove(p)
-		ix.Requested[p.Node] = ix.Requested[p.Node].Sub(p.Req)
-		ix.unflag(p)
+	if e := ix.nodes[p.Node]; p.Node != "" && e != nil {
+		e.Pods = e.Pods.remove(p)
+		e.Requested = e.Requested.Sub(p.Req)
+		ix.unflag(p, e)
 		if p.OwnerKind != model.OwnerDaemonSet {
-			l := ix.Workload[p.Node]
-			if l.Pods == 1 {
-				delete(ix.Workload, p.Node)
-			} else {
-				ix.Workload[p.Node] = nodeLoad{l.Req.Sub(p.Req), l.Pods - 1}
-			}
+			e.Load = nodeLoad{e.Load.Req.Sub(p.Req), e.Load.Pods - 1}
+		}
+		if len(e.Pods) == 0 {
+			delete(ix.nodes, p.Node)
 		}
 	}
 	if p.OwnerKind == model.OwnerDeployment {

@@ -230,11 +230,10 @@ func (w *Core) NodeGone(c *model.Cluster, node string) {
 	if !ok {
 		ix = w.PodIndex(c)
 	}
-	for _, p := range slices.Clone(ix.PodsOnNode[node]) {
+	for _, p := range slices.Clone(ix.On(node).Pods) {
 		w.removePod(c, p)
 	}
-	delete(ix.PodsOnNode, node)
-	delete(ix.Requested, node)
+	delete(ix.nodes, node)
 }
 
 // SafeToEvictAnnotation marks pods the autoscaler must not evict (R-CA-2, R-EXT-*).

@@ -171,8 +171,9 @@ func (w *Core) updateSchedNode(c *model.Cluster, n *model.Node) bool {
 		delete(s.Nodes, n.Name)
 		return false
 	}
-	sn.Free = sn.Group.alloc.Sub(ix.Requested[n.Name])
-	sn.Pods = len(ix.PodsOnNode[n.Name])
+	on := ix.On(n.Name)
+	sn.Free = sn.Group.alloc.Sub(on.Requested)
+	sn.Pods = len(on.Pods)
 	sn.Schedulable = n.State == model.NodeReady && !n.Unschedulable
 	if reg := n.State != model.NodeProvisioning; reg != sn.Registered {
 		sn.Registered = reg
@@ -473,7 +474,7 @@ func (w *Core) bindPod(c *model.Cluster, p *model.Pod, sn *schedNode) {
 	w.PDBTrack(c, p, true)
 	w.SchedNodeChanged(c, c.Nodes[sn.Name])
 	w.TouchNode(c, c.Nodes[sn.Name])
-	w.engine.Record("Scheduled", c, c.Nodes[sn.Name].Pool, sn.Name, "", "pod %s scheduled to %s", p.Key(), sn.Name)
+	w.engine.RecordText("Scheduled", c, c.Nodes[sn.Name].Pool, sn.Name, "", "pod "+p.Key()+" scheduled to "+sn.Name)
 	w.StartContainers(c, p)
 }
 
@@ -519,7 +520,7 @@ func (w *Core) SeparatedFrom(c *model.Cluster, p *model.Pod, node string) bool {
 	if !c.Autopilot || !Separable(p) {
 		return false
 	}
-	for _, q := range w.PodIndex(c).PodsOnNode[node] {
+	for _, q := range w.PodIndex(c).On(node).Pods {
 		if q != p && !q.Terminating && Separable(q) && IsExtended(q) != IsExtended(p) {
 			return true
 		}

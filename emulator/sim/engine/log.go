@@ -11,7 +11,14 @@ import (
 
 // Record appends an entry for cluster c (which may be nil) at the current emulated time.
 func (w *Engine) Record(typ string, c *model.Cluster, pool, node, op, format string, args ...any) {
-	e := model.LogEntry{Time: w.st.Now, Type: typ, Pool: pool, Node: node, Op: op, Message: fmt.Sprintf(format, args...)}
+	w.RecordText(typ, c, pool, node, op, fmt.Sprintf(format, args...))
+}
+
+// RecordText is Record with the message already written: the entries logged for every pod (a
+// pod scheduled, evicted) build theirs by concatenation, which allocates once, where
+// formatting boxes each argument first.
+func (w *Engine) RecordText(typ string, c *model.Cluster, pool, node, op, msg string) {
+	e := model.LogEntry{Time: w.st.Now, Type: typ, Pool: pool, Node: node, Op: op, Message: msg}
 	if c != nil {
 		e.Cluster = c.Key()
 	}

@@ -366,7 +366,7 @@ func (w *API) ListPods(c *model.Cluster, o model.ListOptions) *corev1.PodList {
 	out := &corev1.PodList{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "PodList"}, ListMeta: metav1.ListMeta{ResourceVersion: model.RVString(c.RV)}}
 	var list []*model.Pod
 	if o.NodeName != "" {
-		list = w.core.PodIndex(c).PodsOnNode[o.NodeName]
+		list = w.core.PodIndex(c).On(o.NodeName).Pods
 	} else {
 		pods := make(map[*model.Pod]struct{}, len(c.Pods))
 		for _, p := range c.Pods {

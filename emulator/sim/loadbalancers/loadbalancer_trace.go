@@ -230,7 +230,7 @@ func (w *LoadBalancers) terminatingEndpoints(c *model.Cluster, s *model.Service,
 		}
 	}
 	if local {
-		for _, p := range w.core.PodIndex(c).PodsOnNode[node.Name] {
+		for _, p := range w.core.PodIndex(c).On(node.Name).Pods {
 			consider(p)
 		}
 		return out
