@@ -2,6 +2,7 @@ package server
 
 import (
 	"net/http"
+	"strings"
 	"sync"
 
 	"github.com/labstack/echo/v4"
@@ -79,6 +80,43 @@ func (s *Server) read(c echo.Context, fn func(w *sim.World) (any, error)) error 
 		s.reads.put(string(key), gen, body)
 	}
 	return writeJSONBytes(c, body)
+}
+
+// serveCachedRead answers a GET of the GKE API (/v1/..., /v1beta1/...) from the read cache
+// ahead of Echo's router, when the request chain would answer it from there too, and says
+// whether it did. It does when the request passes the guard and authentication (the same
+// checks: refusal, authorized), no fault acts on requests (they count the requests they
+// match), and the cache holds the bytes of the same target on the same base URL at the
+// simulation's current generation: then every link of the chain passes the request through
+// unchanged (the console serves other paths; the journal keeps changes; the change feeds are
+// the Kubernetes API's) and the handler, whatever route took the target, answers those bytes,
+// as writeJSONBytes. Its log line is logRequests'. Any other request goes the Echo way, which
+// answers, or refuses, it as always: this path only saves the router and the context of the
+// hot polling path (Terraform and gcloud wait on operations, node pools and clusters).
+func (s *Server) serveCachedRead(w http.ResponseWriter, r *http.Request) bool {
+	if r.Method != http.MethodGet || !(strings.HasPrefix(r.URL.Path, "/v1/") || strings.HasPrefix(r.URL.Path, "/v1beta1/")) {
+		return false
+	}
+	logged, start := s.logStart()
+	if s.faults.active.Load() != 0 || !s.authorized(r) || s.refusal(r) != nil {
+		return false
+	}
+	var buf [256]byte
+	key := append(append(buf[:0], s.baseOf(r)...), requestURI(r)...)
+	body, ok := s.reads.get(key, s.runner.Generation())
+	if !ok {
+		return false
+	}
+	h := w.Header()
+	if h.Get(echo.HeaderContentType) == "" {
+		h[echo.HeaderContentType] = jsonContentType
+	}
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(body) // a client gone: nothing to answer (as the chain's error handler)
+	if logged {
+		s.logRequest(r, http.StatusOK, start)
+	}
+	return true
 }
 
 // requestURI is the request's target as the client sent it (the cache's key: the same target

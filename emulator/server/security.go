@@ -82,33 +82,38 @@ func (s *Server) guard(next echo.HandlerFunc) echo.HandlerFunc {
 		if probe(r) || sim.InRunner(r.Context()) { // a replayed request passed when first served
 			return next(c)
 		}
-		if s.token == "" && !s.knownHost(r.Host) {
-			return forbidden(r, "Host %q is not an address of this emulator: without --auth-token it answers only to IP addresses, localhost "+
-				"and the host of --advertise-url (a defence against DNS rebinding). Reach it by its IP address, or start it with --advertise-url "+
-				"naming this host, or with --auth-token.", r.Host)
-		}
-		if err := s.crossOrigin.Check(r); err != nil {
-			return forbidden(r, "Cross-site request refused: a web page on %s may not send requests to the emulator (Sec-Fetch-Site %q). "+
-				"Call it from a program, or from a page the emulator serves.", originOf(r), r.Header.Get("Sec-Fetch-Site"))
-		}
-		if unsafeMethod(r.Method) && hasBody(r) && simpleContentType(r.Header.Get(echo.HeaderContentType)) {
-			return &sim.Error{HTTPCode: http.StatusUnsupportedMediaType, Status: "INVALID_ARGUMENT", Reason: "badRequest", KubeReason: "UnsupportedMediaType",
-				Message: fmt.Sprintf("Unsupported Content-Type %q: request bodies must be JSON (Content-Type: application/json; "+
-					"with curl, add -H 'Content-Type: application/json').", r.Header.Get(echo.HeaderContentType))}
+		if err := s.refusal(r); err != nil {
+			return err
 		}
 		return next(c)
 	}
+}
+
+// refusal is why the guard refuses r, nil when it passes (probes and replayed requests aside,
+// which the guard lets through unchecked).
+func (s *Server) refusal(r *http.Request) error {
+	if s.token == "" && !s.knownHost(r.Host) {
+		return forbidden(r, "Host %q is not an address of this emulator: without --auth-token it answers only to IP addresses, localhost "+
+			"and the host of --advertise-url (a defence against DNS rebinding). Reach it by its IP address, or start it with --advertise-url "+
+			"naming this host, or with --auth-token.", r.Host)
+	}
+	if err := s.crossOrigin.Check(r); err != nil {
+		return forbidden(r, "Cross-site request refused: a web page on %s may not send requests to the emulator (Sec-Fetch-Site %q). "+
+			"Call it from a program, or from a page the emulator serves.", originOf(r), r.Header.Get("Sec-Fetch-Site"))
+	}
+	if unsafeMethod(r.Method) && hasBody(r) && simpleContentType(r.Header.Get(echo.HeaderContentType)) {
+		return &sim.Error{HTTPCode: http.StatusUnsupportedMediaType, Status: "INVALID_ARGUMENT", Reason: "badRequest", KubeReason: "UnsupportedMediaType",
+			Message: fmt.Sprintf("Unsupported Content-Type %q: request bodies must be JSON (Content-Type: application/json; "+
+				"with curl, add -H 'Content-Type: application/json').", r.Header.Get(echo.HeaderContentType))}
+	}
+	return nil
 }
 
 // authenticate requires the bearer token, when one is configured.
 func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		r := c.Request()
-		if s.token == "" || probe(r) || sim.InRunner(r.Context()) {
-			return next(c)
-		}
-		scheme, token, _ := strings.Cut(r.Header.Get("Authorization"), " ")
-		if strings.EqualFold(scheme, "Bearer") && subtle.ConstantTimeCompare([]byte(strings.TrimSpace(token)), []byte(s.token)) == 1 {
+		if probe(r) || sim.InRunner(r.Context()) || s.authorized(r) {
 			return next(c)
 		}
 		c.Response().Header().Set("WWW-Authenticate", `Bearer realm="gkesim"`)
@@ -119,6 +124,15 @@ func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		return &sim.Error{HTTPCode: http.StatusUnauthorized, Status: "UNAUTHENTICATED", Reason: "authError", KubeReason: "Unauthorized", Message: msg}
 	}
+}
+
+// authorized says whether r may pass authentication: no token is configured, or r bears it.
+func (s *Server) authorized(r *http.Request) bool {
+	if s.token == "" {
+		return true
+	}
+	scheme, token, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+	return strings.EqualFold(scheme, "Bearer") && subtle.ConstantTimeCompare([]byte(strings.TrimSpace(token)), []byte(s.token)) == 1
 }
 
 func forbidden(r *http.Request, format string, args ...any) error {

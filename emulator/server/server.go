@@ -108,7 +108,13 @@ func (s *Server) SyncFaults(ctx context.Context) error {
 }
 
 // ServeHTTP makes the server an http.Handler (tests mount it on httptest servers).
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.e.ServeHTTP(w, r) }
+// A repeated GKE read the cache holds is answered ahead of Echo (serveCachedRead).
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if s.serveCachedRead(w, r) {
+		return
+	}
+	s.e.ServeHTTP(w, r)
+}
 
 func (s *Server) routes() {
 	for _, v := range []string{"/v1", "/v1beta1"} {
@@ -131,22 +137,30 @@ func routedHandler(c echo.Context) error { return c.Handler()(c) }
 
 func (s *Server) logRequests(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		// Only when logged: the clock and the arguments would cost on every request.
-		logged := s.log.Enabled(context.Background(), slog.LevelDebug)
-		var start time.Time
-		if logged {
-			start = time.Now()
-		}
+		logged, start := s.logStart()
 		err := next(c)
 		if err != nil {
 			c.Error(err)
 		}
 		if logged {
-			s.log.Debug("request", "method", c.Request().Method, "path", c.Request().URL.Path,
-				"status", c.Response().Status, "duration", time.Since(start))
+			s.logRequest(c.Request(), c.Response().Status, start)
 		}
 		return nil
 	}
+}
+
+// logStart says whether requests are logged and, when they are, when this one started: the
+// clock and the log's arguments would cost on every request.
+func (s *Server) logStart() (bool, time.Time) {
+	if !s.log.Enabled(context.Background(), slog.LevelDebug) {
+		return false, time.Time{}
+	}
+	return true, time.Now()
+}
+
+// logRequest logs a request answered with status, started at start.
+func (s *Server) logRequest(r *http.Request, status int, start time.Time) {
+	s.log.Debug("request", "method", r.Method, "path", r.URL.Path, "status", status, "duration", time.Since(start))
 }
 
 // do runs fn on the simulation and writes its result as JSON.
