@@ -17,6 +17,9 @@ type Workloads struct {
 	st     *model.State
 	engine *engine.Engine
 	core   *core.Core
+	// marked is SyncStatus's list of the Deployments it sets, kept for the next pass (empty
+	// between passes).
+	marked []keyedDeployment
 }
 
 // New makes the workload controllers of st.
