@@ -12,22 +12,50 @@ import (
 // message is mostly the one the condition has already: these helpers recognise it without
 // building it.
 
-// rsMessage is one of the Progressing condition's messages.
-type rsMessage struct{ prefix, suffix string }
+// rsMessage is one of the Progressing condition's messages; i is its index in rsTexts.
+type rsMessage struct {
+	prefix, suffix string
+	i              int
+}
 
 var (
-	msgRSAvailable   = rsMessage{"ReplicaSet ", " has successfully progressed."}
-	msgRSCreated     = rsMessage{"Created new replica set ", ""}
-	msgRSProgressing = rsMessage{"ReplicaSet ", " is progressing."}
-	msgRSTimedOut    = rsMessage{"ReplicaSet ", " has timed out progressing."}
+	msgRSAvailable   = rsMessage{"ReplicaSet ", " has successfully progressed.", 0}
+	msgRSCreated     = rsMessage{"Created new replica set ", "", 1}
+	msgRSProgressing = rsMessage{"ReplicaSet ", " is progressing.", 2}
+	msgRSTimedOut    = rsMessage{"ReplicaSet ", " has timed out progressing.", 3}
 )
 
-// text is the message for d's current ReplicaSet: old itself when it is that message already.
-func (m rsMessage) text(d *model.Deployment, old string) string {
+// rsTexts are the messages of one ReplicaSet, by rsMessage.i, built as they are first needed.
+// A Deployment's Progressing condition goes back and forth between two of them as its pods
+// come and go.
+type rsTexts [4]string
+
+// rsTextsKey is a ReplicaSet's name: its Deployment's name and its hash.
+type rsTextsKey struct{ name, hash string }
+
+// maxRSTexts bounds the messages kept (a rollout makes a ReplicaSet): past it they are dropped
+// and built again as needed.
+const maxRSTexts = 4096
+
+// text is the message for d's current ReplicaSet: old itself when it is that message already,
+// else the one built before (w.rsTexts, a function of the name: not saved, rebuilt on use).
+func (w *Workloads) text(m rsMessage, d *model.Deployment, old string) string {
 	if m.is(old, d) {
 		return old
 	}
-	return m.prefix + quotedReplicaSet(d) + m.suffix
+	k := rsTextsKey{d.Name, d.Current}
+	t := w.rsTexts[k]
+	if t == nil {
+		if w.rsTexts == nil || len(w.rsTexts) >= maxRSTexts {
+			w.rsTexts = map[rsTextsKey]*rsTexts{}
+		}
+		t = &rsTexts{}
+		w.rsTexts[k] = t
+	}
+	if t[m.i] == "" {
+		t[m.i] = m.prefix + quotedReplicaSet(d) + m.suffix
+	}
+	return t[m.i]
 }
 
 // is says whether s is the message for d's current ReplicaSet.

@@ -247,16 +247,16 @@ func (w *Workloads) deploymentConditions(d *model.Deployment, st *appsv1.Deploym
 	var prog appsv1.DeploymentCondition
 	switch {
 	case complete:
-		prog = set(appsv1.DeploymentProgressing, corev1.ConditionTrue, "NewReplicaSetAvailable", msgRSAvailable.text(d, oldMsg), false)
+		prog = set(appsv1.DeploymentProgressing, corev1.ConditionTrue, "NewReplicaSetAvailable", w.text(msgRSAvailable, d, oldMsg), false)
 	case old == nil:
-		prog = set(appsv1.DeploymentProgressing, corev1.ConditionTrue, "NewReplicaSetCreated", msgRSCreated.text(d, oldMsg), false)
+		prog = set(appsv1.DeploymentProgressing, corev1.ConditionTrue, "NewReplicaSetCreated", w.text(msgRSCreated, d, oldMsg), false)
 	case progressed || !mentionsReplicaSet(old.Message, d):
-		prog = set(appsv1.DeploymentProgressing, corev1.ConditionTrue, "ReplicaSetUpdated", msgRSProgressing.text(d, oldMsg), true)
+		prog = set(appsv1.DeploymentProgressing, corev1.ConditionTrue, "ReplicaSetUpdated", w.text(msgRSProgressing, d, oldMsg), true)
 	case old.Reason == "ProgressDeadlineExceeded":
 		prog = *old
 	case d.Spec.ProgressDeadlineSeconds != nil && old.Status == corev1.ConditionTrue &&
 		!w.st.Now.Before(old.LastUpdateTime.Add(time.Duration(*d.Spec.ProgressDeadlineSeconds)*time.Second)):
-		prog = set(appsv1.DeploymentProgressing, corev1.ConditionFalse, "ProgressDeadlineExceeded", msgRSTimedOut.text(d, oldMsg), false)
+		prog = set(appsv1.DeploymentProgressing, corev1.ConditionFalse, "ProgressDeadlineExceeded", w.text(msgRSTimedOut, d, oldMsg), false)
 	default:
 		prog = *old
 	}

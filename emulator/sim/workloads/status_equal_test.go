@@ -178,6 +178,7 @@ func TestProgressMessagesAsBuilt(t *testing.T) {
 		{Name: "db~statefulset", Current: "x"}, {Name: `we"b`, Current: "h"}, {Name: "w\\eb", Current: "h"}, {Name: "wéb", Current: "h"},
 		{Name: "w\neb", Current: "h"}, {Name: "", Current: ""}, {Name: "web", Current: "5897a5cc"}}
 	messages := []rsMessage{msgRSAvailable, msgRSCreated, msgRSProgressing, msgRSTimedOut}
+	w := &Workloads{}
 	var texts []string
 	for _, d := range deployments {
 		for _, m := range messages {
@@ -193,7 +194,7 @@ func TestProgressMessagesAsBuilt(t *testing.T) {
 				if got, want := m.is(s, d), s == built; got != want {
 					t.Errorf("%+v.is(%q, %s/%s) = %v, want %v", m, s, d.Name, d.Current, got, want)
 				}
-				if got := m.text(d, s); got != built {
+				if got := w.text(m, d, s); got != built {
 					t.Errorf("%+v.text(%s/%s, %q) = %q, want %q", m, d.Name, d.Current, s, got, built)
 				}
 			}
@@ -201,5 +202,21 @@ func TestProgressMessagesAsBuilt(t *testing.T) {
 				t.Errorf("mentionsReplicaSet(%q, %s/%s) = %v, want %v", s, d.Name, d.Current, got, want)
 			}
 		}
+	}
+}
+
+// TestProgressMessagesPastTheBound checks the messages kept stay right when more ReplicaSets
+// than maxRSTexts have had one.
+func TestProgressMessagesPastTheBound(t *testing.T) {
+	w := &Workloads{}
+	for i := range maxRSTexts + 10 {
+		for _, d := range []*model.Deployment{{Name: "web", Current: strconv.Itoa(i)}, {Name: "web", Current: strconv.Itoa(i / 2)}} {
+			if got, want := w.text(msgRSProgressing, d, ""), `ReplicaSet "web-`+d.Current+`" is progressing.`; got != want {
+				t.Fatalf("text(%s) = %q, want %q", d.Current, got, want)
+			}
+		}
+	}
+	if len(w.rsTexts) > maxRSTexts {
+		t.Errorf("%d messages kept, want at most %d", len(w.rsTexts), maxRSTexts)
 	}
 }
