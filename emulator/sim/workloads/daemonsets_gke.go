@@ -1,7 +1,6 @@
 package workloads
 
 import (
-	"reflect"
 	"sort"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
@@ -64,7 +63,7 @@ func (w *Workloads) syncDaemonSetStatus(c *model.Cluster, m *core.StatusMarks) {
 			state = &model.DaemonSetState{Name: ds.Name, Status: st}
 			c.DaemonSetStates[ds.Name] = state
 			w.core.TouchObject(c, state, true)
-		case !reflect.DeepEqual(state.Status, st):
+		case !daemonSetStatusEqual(&state.Status, &st):
 			state.Status = st
 			w.core.TouchObject(c, state, false)
 		}

@@ -1,6 +1,7 @@
 package workloads
 
 import (
+	"math"
 	"sort"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
@@ -40,21 +41,32 @@ func (w *Workloads) QueueSync(c *model.Cluster, key string) {
 // rollingParams resolves maxSurge and maxUnavailable against the replica count.
 func rollingParams(d *model.Deployment) (surge, unavailable int) {
 	replicas := core.ReplicasOf(d)
-	ms, mu := intstr.FromString("25%"), intstr.FromString("25%")
+	var ms, mu *intstr.IntOrString
 	if ru := d.Spec.Strategy.RollingUpdate; ru != nil {
-		if ru.MaxSurge != nil {
-			ms = *ru.MaxSurge
-		}
-		if ru.MaxUnavailable != nil {
-			mu = *ru.MaxUnavailable
-		}
+		ms, mu = ru.MaxSurge, ru.MaxUnavailable
 	}
-	surge, _ = intstr.GetScaledValueFromIntOrPercent(&ms, replicas, true)
-	unavailable, _ = intstr.GetScaledValueFromIntOrPercent(&mu, replicas, false)
+	surge, unavailable = scaledOrDefault(ms, replicas, true), scaledOrDefault(mu, replicas, false)
 	if surge == 0 && unavailable == 0 {
 		unavailable = 1
 	}
 	return surge, unavailable
+}
+
+// defaultRollingPercent is maxSurge's and maxUnavailable's default: 25%.
+const defaultRollingPercent = 25
+
+// scaledOrDefault is v (defaultRollingPercent when nil) scaled against total, as
+// intstr.GetScaledValueFromIntOrPercent scales it (the default without parsing "25%": a status
+// pass asks at every batch of pod changes).
+func scaledOrDefault(v *intstr.IntOrString, total int, roundUp bool) int {
+	if v != nil {
+		n, _ := intstr.GetScaledValueFromIntOrPercent(v, total, roundUp)
+		return n
+	}
+	if roundUp {
+		return int(math.Ceil(float64(defaultRollingPercent) * (float64(total)) / 100))
+	}
+	return int(math.Floor(float64(defaultRollingPercent) * (float64(total)) / 100))
 }
 
 // syncDeployment is one controller pass.

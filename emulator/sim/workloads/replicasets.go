@@ -2,7 +2,7 @@ package workloads
 
 import (
 	"maps"
-	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -101,9 +101,10 @@ func copiedToReplicaSet(k string) bool {
 	return k != corev1.LastAppliedConfigAnnotation && !strings.HasPrefix(k, "deployment.kubernetes.io/")
 }
 
-// hasReplicaSetAnnotations says whether rs carries replicaSetAnnotations(d, rs) already,
-// without building them (a controller pass runs at every batch of pod changes).
-func hasReplicaSetAnnotations(d *model.Deployment, rs *model.ReplicaSet) bool {
+// hasReplicaSetAnnotations says whether rs carries ReplicaSetAnnotations(d, rs) already,
+// without building them (a controller pass runs at every batch of pod changes); surge is d's
+// maxSurge (rollingParams).
+func hasReplicaSetAnnotations(d *model.Deployment, rs *model.ReplicaSet, surge int) bool {
 	n := 3
 	for k, v := range d.Annotations {
 		if copiedToReplicaSet(k) {
@@ -113,9 +114,18 @@ func hasReplicaSetAnnotations(d *model.Deployment, rs *model.ReplicaSet) bool {
 			n++
 		}
 	}
-	revision, desired, maxReplicas := controllerAnnotations(d, rs)
-	return len(rs.Annotations) == n && rs.Annotations[core.AnnotationRevision] == revision &&
-		rs.Annotations[annotationDesiredReplicas] == desired && rs.Annotations[annotationMaxReplicas] == maxReplicas
+	if len(rs.Annotations) != n {
+		return false
+	}
+	replicas := int64(core.ReplicasOf(d))
+	return isDecimal(rs.Annotations[core.AnnotationRevision], rs.Revision) &&
+		isDecimal(rs.Annotations[annotationDesiredReplicas], replicas) && isDecimal(rs.Annotations[annotationMaxReplicas], replicas+int64(surge))
+}
+
+// isDecimal says whether s is strconv.FormatInt(n, 10), without building it.
+func isDecimal(s string, n int64) bool {
+	var buf [20]byte
+	return string(strconv.AppendInt(buf[:0], n, 10)) == s
 }
 
 // ReplicasChanged tells the budgets of a Deployment's namespace that the pods they expect may
@@ -128,17 +138,20 @@ func (w *Workloads) ReplicasChanged(c *model.Cluster, d *model.Deployment) {
 // changed in this batch (before a publish, core.WorkloadSteps).
 func (w *Workloads) SyncStatus(c *model.Cluster, m *core.StatusMarks) {
 	if len(m.Deployments) > 0 {
-		ds := make([]*model.Deployment, 0, len(m.Deployments))
+		// By key, each key built once (the order the statuses get their resourceVersions in).
+		ds := w.marked[:0]
 		for d := range m.Deployments {
-			if c.Deployments[d.Key()] == d {
-				ds = append(ds, d)
+			if key := d.Key(); c.Deployments[key] == d {
+				ds = append(ds, keyedDeployment{key, d})
 			}
 		}
-		sort.Slice(ds, func(i, j int) bool { return ds[i].Key() < ds[j].Key() })
-		for _, d := range ds {
-			w.syncDeploymentStatus(c, d)
+		slices.SortFunc(ds, func(a, b keyedDeployment) int { return strings.Compare(a.key, b.key) })
+		for _, kd := range ds {
+			w.syncDeploymentStatus(c, kd.d, kd.key)
 		}
 		clear(m.Deployments)
+		clear(ds) // keep no Deployment alive until the next pass
+		w.marked = ds[:0]
 	}
 	if m.DaemonSets {
 		m.DaemonSets = false
@@ -146,9 +159,16 @@ func (w *Workloads) SyncStatus(c *model.Cluster, m *core.StatusMarks) {
 	}
 }
 
-// syncDeploymentStatus is the controller's status update of d and its ReplicaSets.
-func (w *Workloads) syncDeploymentStatus(c *model.Cluster, d *model.Deployment) {
-	counts := w.core.PodIndex(c).TmplCounts[d.Key()]
+// keyedDeployment is a Deployment with its key (namespace/name).
+type keyedDeployment struct {
+	key string
+	d   *model.Deployment
+}
+
+// syncDeploymentStatus is the controller's status update of d (whose key is key) and its
+// ReplicaSets.
+func (w *Workloads) syncDeploymentStatus(c *model.Cluster, d *model.Deployment, key string) {
+	counts := w.core.PodIndex(c).TmplCounts[key]
 	cur := counts[d.Current]
 	if cur == nil {
 		cur = &model.TemplateCount{}
@@ -165,12 +185,13 @@ func (w *Workloads) syncDeploymentStatus(c *model.Cluster, d *model.Deployment) 
 	st := appsv1.DeploymentStatus{ObservedGeneration: d.Generation, Replicas: total, UpdatedReplicas: cur.Live,
 		ReadyReplicas: ready, AvailableReplicas: ready, UnavailableReplicas: max(replicas-ready, 0)}
 	complete := cur.Live == replicas && total == replicas && ready == replicas && oldLive == 0
+	surge, unavailable := rollingParams(d)
 	// The status is a function of these inputs and, for the progress deadline, of the time:
 	// most batches of pod changes leave a Deployment's counts as they were.
 	in := model.StatusInputs{Generation: d.Generation, Current: d.Current, Replicas: replicas, Total: total, Updated: cur.Live, Ready: ready, Complete: complete}
 	if in != d.Synced || (!complete && w.progressDeadlinePassed(d)) {
-		st.Conditions = w.deploymentConditions(d, st, complete)
-		if !reflect.DeepEqual(st, d.Status) {
+		st.Conditions = w.deploymentConditions(d, &st, complete, unavailable)
+		if !deploymentStatusEqual(&st, &d.Status) {
 			d.Status = st
 			w.core.TouchObject(c, d, false)
 		}
@@ -180,9 +201,9 @@ func (w *Workloads) syncDeploymentStatus(c *model.Cluster, d *model.Deployment) 
 		d.Spec.ProgressDeadlineSeconds != nil && d.ProgressCheck.IsZero() {
 		due := p.LastUpdateTime.Add(time.Duration(*d.Spec.ProgressDeadlineSeconds) * time.Second)
 		d.ProgressCheck = due
-		w.engine.Schedule(max(due.Sub(w.st.Now), 0), model.DeploymentEvent(evDeploymentProgress, c.Key(), d.Key()))
+		w.engine.Schedule(max(due.Sub(w.st.Now), 0), model.DeploymentEvent(evDeploymentProgress, c.Key(), key))
 	}
-	w.syncReplicaSets(c, d, counts, oldLive)
+	w.syncReplicaSets(c, d, counts, oldLive, surge)
 }
 
 // progressDeadlinePassed says whether d's Progressing condition is due to turn
@@ -194,8 +215,9 @@ func (w *Workloads) progressDeadlinePassed(d *model.Deployment) bool {
 		!w.st.Now.Before(old.LastUpdateTime.Add(time.Duration(*d.Spec.ProgressDeadlineSeconds)*time.Second))
 }
 
-// deploymentConditions are the Available and Progressing conditions for status st.
-func (w *Workloads) deploymentConditions(d *model.Deployment, st appsv1.DeploymentStatus, complete bool) []appsv1.DeploymentCondition {
+// deploymentConditions are the Available and Progressing conditions for status st (unavailable
+// is d's maxUnavailable): d's own conditions (the same slice) when they are those already.
+func (w *Workloads) deploymentConditions(d *model.Deployment, st *appsv1.DeploymentStatus, complete bool, unavailable int) []appsv1.DeploymentCondition {
 	now := core.APITime(w.st.Now)
 	set := func(t appsv1.DeploymentConditionType, status corev1.ConditionStatus, reason, msg string, progressed bool) appsv1.DeploymentCondition {
 		out := appsv1.DeploymentCondition{Type: t, Status: status, Reason: reason, Message: msg, LastUpdateTime: now, LastTransitionTime: now}
@@ -209,32 +231,37 @@ func (w *Workloads) deploymentConditions(d *model.Deployment, st appsv1.Deployme
 		}
 		return out
 	}
-	_, unavailable := rollingParams(d)
 	var avail appsv1.DeploymentCondition
 	if st.AvailableReplicas >= int32(core.ReplicasOf(d)-unavailable) {
 		avail = set(appsv1.DeploymentAvailable, corev1.ConditionTrue, "MinimumReplicasAvailable", "Deployment has minimum availability.", false)
 	} else {
 		avail = set(appsv1.DeploymentAvailable, corev1.ConditionFalse, "MinimumReplicasUnavailable", "Deployment does not have minimum availability.", false)
 	}
-	rs := strconv.Quote(d.Name + "-" + d.Current)
 	old := condition(d.Status.Conditions, appsv1.DeploymentProgressing)
+	var oldMsg string
+	if old != nil {
+		oldMsg = old.Message
+	}
 	progressed := d.Status.UpdatedReplicas != st.UpdatedReplicas || d.Status.Replicas != st.Replicas ||
 		d.Status.AvailableReplicas != st.AvailableReplicas || d.Status.ObservedGeneration != st.ObservedGeneration
 	var prog appsv1.DeploymentCondition
 	switch {
 	case complete:
-		prog = set(appsv1.DeploymentProgressing, corev1.ConditionTrue, "NewReplicaSetAvailable", "ReplicaSet "+rs+" has successfully progressed.", false)
+		prog = set(appsv1.DeploymentProgressing, corev1.ConditionTrue, "NewReplicaSetAvailable", w.text(msgRSAvailable, d, oldMsg), false)
 	case old == nil:
-		prog = set(appsv1.DeploymentProgressing, corev1.ConditionTrue, "NewReplicaSetCreated", "Created new replica set "+rs, false)
-	case progressed || !strings.Contains(old.Message, rs):
-		prog = set(appsv1.DeploymentProgressing, corev1.ConditionTrue, "ReplicaSetUpdated", "ReplicaSet "+rs+" is progressing.", true)
+		prog = set(appsv1.DeploymentProgressing, corev1.ConditionTrue, "NewReplicaSetCreated", w.text(msgRSCreated, d, oldMsg), false)
+	case progressed || !mentionsReplicaSet(old.Message, d):
+		prog = set(appsv1.DeploymentProgressing, corev1.ConditionTrue, "ReplicaSetUpdated", w.text(msgRSProgressing, d, oldMsg), true)
 	case old.Reason == "ProgressDeadlineExceeded":
 		prog = *old
 	case d.Spec.ProgressDeadlineSeconds != nil && old.Status == corev1.ConditionTrue &&
 		!w.st.Now.Before(old.LastUpdateTime.Add(time.Duration(*d.Spec.ProgressDeadlineSeconds)*time.Second)):
-		prog = set(appsv1.DeploymentProgressing, corev1.ConditionFalse, "ProgressDeadlineExceeded", "ReplicaSet "+rs+" has timed out progressing.", false)
+		prog = set(appsv1.DeploymentProgressing, corev1.ConditionFalse, "ProgressDeadlineExceeded", w.text(msgRSTimedOut, d, oldMsg), false)
 	default:
 		prog = *old
+	}
+	if cs := d.Status.Conditions; len(cs) == 2 && deploymentConditionEqual(&cs[0], &avail) && deploymentConditionEqual(&cs[1], &prog) {
+		return cs
 	}
 	return []appsv1.DeploymentCondition{avail, prog}
 }
@@ -248,47 +275,76 @@ func condition(cs []appsv1.DeploymentCondition, t appsv1.DeploymentConditionType
 	return nil
 }
 
-// syncReplicaSets sets each ReplicaSet's replicas and status, and deletes retired ones beyond
-// the revision history limit, oldest first.
-func (w *Workloads) syncReplicaSets(c *model.Cluster, d *model.Deployment, counts map[string]*model.TemplateCount, oldLive int32) {
-	var retired []*model.ReplicaSet
-	for _, h := range model.SortedKeys(d.ReplicaSets) {
-		rs := d.ReplicaSets[h]
-		t := counts[h]
-		if t == nil {
-			t = &model.TemplateCount{}
+// replicaSetChange is what a status pass changes of one ReplicaSet (of hash h): its replicas
+// (want), its status, its annotations.
+type replicaSetChange struct {
+	h           string
+	rs          *model.ReplicaSet
+	want        int32
+	status      appsv1.ReplicaSetStatus
+	setStatus   bool
+	annotations bool
+}
+
+// syncReplicaSets sets each ReplicaSet's replicas and status (surge is d's maxSurge), and
+// deletes retired ones beyond the revision history limit, oldest first. Most passes change one ReplicaSet or none: the
+// changes are found in any order, then made (and touched) in hash order, as they would be in
+// a walk by hash; the retired ones are put in hash order before they are sorted by revision.
+func (w *Workloads) syncReplicaSets(c *model.Cluster, d *model.Deployment, counts map[string]*model.TemplateCount, oldLive int32, surge int) {
+	var buf [4]replicaSetChange
+	changes := buf[:0]
+	var retired []replicaSetChange // h and rs only
+	for h, rs := range d.ReplicaSets {
+		var t model.TemplateCount
+		if p := counts[h]; p != nil {
+			t = *p
 		}
-		want := t.Live
+		ch := replicaSetChange{h: h, rs: rs, want: t.Live}
 		if h == d.Current && oldLive == 0 {
-			want = int32(core.ReplicasOf(d))
+			ch.want = int32(core.ReplicasOf(d))
 		}
-		changed := false
-		if want != rs.Replicas {
-			rs.Replicas, rs.Generation, changed = want, rs.Generation+1, true
+		generation := rs.Generation
+		if ch.want != rs.Replicas {
+			generation++
 		}
-		st := appsv1.ReplicaSetStatus{Replicas: t.Live, FullyLabeledReplicas: t.Live, ReadyReplicas: t.Ready, AvailableReplicas: t.Ready,
-			ObservedGeneration: rs.Generation}
-		if !reflect.DeepEqual(st, rs.Status) {
-			rs.Status, changed = st, true
+		ch.status = appsv1.ReplicaSetStatus{Replicas: t.Live, FullyLabeledReplicas: t.Live, ReadyReplicas: t.Ready, AvailableReplicas: t.Ready,
+			ObservedGeneration: generation}
+		ch.setStatus = !replicaSetStatusEqual(&ch.status, &rs.Status)
+		ch.annotations = h == d.Current && !hasReplicaSetAnnotations(d, rs, surge)
+		if ch.want != rs.Replicas || ch.setStatus || ch.annotations {
+			changes = append(changes, ch)
 		}
-		if h == d.Current && !hasReplicaSetAnnotations(d, rs) {
-			rs.Annotations, changed = ReplicaSetAnnotations(d, rs), true
+		if h != d.Current && t.All == 0 && ch.want == 0 {
+			retired = append(retired, replicaSetChange{h: h, rs: rs})
 		}
-		if changed {
-			w.core.TouchObject(c, rs, false)
+	}
+	slices.SortFunc(changes, func(a, b replicaSetChange) int { return strings.Compare(a.h, b.h) })
+	for i := range changes {
+		ch := &changes[i]
+		rs := ch.rs
+		if ch.want != rs.Replicas {
+			rs.Replicas, rs.Generation = ch.want, rs.Generation+1
 		}
-		if h != d.Current && t.All == 0 && rs.Replicas == 0 {
-			retired = append(retired, rs)
+		if ch.setStatus {
+			rs.Status = ch.status
 		}
+		if ch.annotations {
+			rs.Annotations = ReplicaSetAnnotations(d, rs)
+		}
+		w.core.TouchObject(c, rs, false)
 	}
 	limit := 10
 	if d.Spec.RevisionHistoryLimit != nil {
 		limit = int(*d.Spec.RevisionHistoryLimit)
 	}
-	sort.Slice(retired, func(i, j int) bool { return retired[i].Revision < retired[j].Revision })
-	for _, rs := range retired[:max(len(retired)-limit, 0)] {
-		w.core.ObjectRemoved(c, rs)
-		delete(d.ReplicaSets, rs.Hash)
+	if len(retired) <= limit {
+		return
+	}
+	slices.SortFunc(retired, func(a, b replicaSetChange) int { return strings.Compare(a.h, b.h) })
+	sort.Slice(retired, func(i, j int) bool { return retired[i].rs.Revision < retired[j].rs.Revision })
+	for _, r := range retired[:len(retired)-limit] {
+		w.core.ObjectRemoved(c, r.rs)
+		delete(d.ReplicaSets, r.rs.Hash)
 	}
 }
 

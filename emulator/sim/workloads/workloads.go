@@ -17,6 +17,11 @@ type Workloads struct {
 	st     *model.State
 	engine *engine.Engine
 	core   *core.Core
+	// marked is SyncStatus's list of the Deployments it sets, kept for the next pass (empty
+	// between passes).
+	marked []keyedDeployment
+	// rsTexts are the Progressing condition's messages by ReplicaSet (progress_messages.go).
+	rsTexts map[rsTextsKey]*rsTexts
 }
 
 // New makes the workload controllers of st.
