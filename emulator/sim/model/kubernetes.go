@@ -75,8 +75,8 @@ type Deployment struct {
 	// Controller, when set, is the controller this workload stands in for in an imported
 	// cluster (a StatefulSet, a Job ...; workloads/standins.go).
 	Controller *ControllerRef `json:"controller,omitempty"`
-	// synced is what the status was last computed from (not saved: a restored world computes
-	// it once again, to the same status).
+	// Synced is what the status was last computed from. It is saved (as "Synced"), so that a
+	// restored world skips the recomputations the original skips.
 	Synced StatusInputs
 	// key caches Key() (cachedKey).
 	key string
