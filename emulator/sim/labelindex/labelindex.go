@@ -6,6 +6,8 @@
 package labelindex
 
 import (
+	"slices"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 )
@@ -14,6 +16,9 @@ import (
 // The zero value is empty and ready to use.
 type Index[K comparable] struct {
 	byPair map[pair][]entry[K]
+	// keys are, by namespace, the label keys selectors are filed under: a lookup reads those
+	// of the set (most often one, such as app), not every label it has.
+	keys   map[string][]string
 	always map[string][]entry[K] // by namespace
 	size   int
 }
@@ -48,7 +53,10 @@ func (ix *Index[K]) Add(namespace string, key K, spec *metav1.LabelSelector, sel
 		}
 	}
 	if ix.byPair == nil {
-		ix.byPair = map[pair][]entry[K]{}
+		ix.byPair, ix.keys = map[pair][]entry[K]{}, map[string][]string{}
+	}
+	if !slices.Contains(ix.keys[namespace], first) {
+		ix.keys[namespace] = append(ix.keys[namespace], first)
 	}
 	p := pair{namespace, first, spec.MatchLabels[first]}
 	ix.byPair[p] = append(ix.byPair[p], e)
@@ -65,10 +73,11 @@ func (ix *Index[K]) Matching(namespace string, set map[string]string, yield func
 			yield(e.key)
 		}
 	}
-	if len(ix.byPair) == 0 {
-		return
-	}
-	for k, v := range set {
+	for _, k := range ix.keys[namespace] {
+		v, ok := set[k]
+		if !ok {
+			continue
+		}
 		for _, e := range ix.byPair[pair{namespace, k, v}] {
 			if e.sel.Matches(labels.Set(set)) {
 				yield(e.key)
