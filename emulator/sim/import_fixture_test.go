@@ -372,8 +372,8 @@ func TestImportedClusterRestoresAndUpgrades(t *testing.T) {
 		t.Errorf("pods per owner %v", counts)
 	}
 	for _, p := range c.Pods {
-		if p.Owner == "ssd-cache" && (p.Node != "" || !strings.Contains(p.Unschedulable, "didn't match Pod's node affinity/selector")) {
-			t.Errorf("ssd-cache pod on %q: %s", p.Node, p.Unschedulable)
+		if p.Owner == "ssd-cache" && (p.Node != "" || !strings.Contains(p.Unschedulable(), "didn't match Pod's node affinity/selector")) {
+			t.Errorf("ssd-cache pod on %q: %s", p.Node, p.Unschedulable())
 		}
 	}
 }

@@ -96,8 +96,8 @@ func TestSchedulerHonoursHostnameLabel(t *testing.T) {
 		t.Fatalf("bare pod on %q, want %s", p.Node, names[2])
 	}
 	for _, p := range c.Pods {
-		if p.Owner == "nowhere" && (p.Node != "" || p.Unschedulable != "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector.") {
-			t.Fatalf("pod pinned to no node: node %q, message %q", p.Node, p.Unschedulable)
+		if p.Owner == "nowhere" && (p.Node != "" || p.Unschedulable() != "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector.") {
+			t.Fatalf("pod pinned to no node: node %q, message %q", p.Node, p.Unschedulable())
 		}
 	}
 }

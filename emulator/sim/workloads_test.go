@@ -99,8 +99,8 @@ func TestSchedulerFitsByRequests(t *testing.T) {
 	}
 	for _, p := range c.Pods {
 		if p.Owner == "web" && p.Node == "" {
-			if !strings.HasPrefix(p.Unschedulable, "0/3 nodes are available: 3 Insufficient cpu") {
-				t.Fatalf("pending pod message %q", p.Unschedulable)
+			if !strings.HasPrefix(p.Unschedulable(), "0/3 nodes are available: 3 Insufficient cpu") {
+				t.Fatalf("pending pod message %q", p.Unschedulable())
 			}
 			break
 		}
@@ -142,9 +142,9 @@ func TestSchedulerSelectorsTaintsCordons(t *testing.T) {
 		t.Fatalf("untolerated taint: %d pending, want 2", pending)
 	}
 	for _, p := range c.Pods {
-		if p.Owner == "batch" && !strings.Contains(p.Unschedulable, "1 node(s) had untolerated taint {dedicated: batch}") ||
-			p.Owner == "batch" && !strings.Contains(p.Unschedulable, "2 node(s) didn't match Pod's node affinity/selector") {
-			t.Fatalf("message %q", p.Unschedulable)
+		if p.Owner == "batch" && !strings.Contains(p.Unschedulable(), "1 node(s) had untolerated taint {dedicated: batch}") ||
+			p.Owner == "batch" && !strings.Contains(p.Unschedulable(), "2 node(s) didn't match Pod's node affinity/selector") {
+			t.Fatalf("message %q", p.Unschedulable())
 		}
 	}
 	// With the toleration both land on the tainted pool, and only there.

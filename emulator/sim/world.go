@@ -98,6 +98,7 @@ func Restore(st *model.State) (*World, error) {
 	for _, c := range st.Clusters {
 		if c != nil {
 			c.InitMaps()
+			c.TidyPods() // states saved before zero times were left out hold an empty PodRare per pod
 		}
 	}
 	if err := st.Validate(); err != nil {

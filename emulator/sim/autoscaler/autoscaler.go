@@ -170,7 +170,7 @@ func (w *Autoscaler) AutoscalerPass(c *model.Cluster) {
 	ix := w.core.PodIndex(c)
 	var pending []*model.Pod
 	for p := range ix.Pending.M {
-		if p.Unschedulable != "" && !p.Terminating {
+		if p.Unschedulable() != "" && !p.Terminating {
 			pending = append(pending, p)
 		}
 	}
@@ -329,8 +329,8 @@ func (w *Autoscaler) scaleUp(c *model.Cluster, pending []*model.Pod, roles map[s
 			continue
 		}
 		why := w.noScaleUpReason(c, p, roles)
-		if p.ScaleUpNote != why {
-			p.ScaleUpNote = why
+		if p.ScaleUpNote() != why {
+			p.SetScaleUpNote(why)
 			w.engine.Record("NotTriggerScaleUp", c, "", "", "", "pod %s did not trigger scale-up: %s", p.Key(), why)
 		}
 	}

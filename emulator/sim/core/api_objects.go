@@ -94,6 +94,10 @@ type podSnap struct {
 
 func (w *Core) PodSnapshot(c *model.Cluster, p *model.Pod) *podSnap {
 	s := &podSnap{pod: *p, spec: w.PodSpec(c, p), clusterID: c.ID, uid: model.PodUID(c, p)}
+	if p.PodRare != nil { // the snapshot is read after the pod changes: its own copy
+		r := *p.PodRare
+		s.pod.PodRare = &r
+	}
 	s.ownerGen, s.ownerRefs, s.ownerOK = w.podOwner(c, p)
 	if n := c.Nodes[p.Node]; n != nil {
 		s.hostIP = n.InternalIP
@@ -110,13 +114,13 @@ func (s *podSnap) RenderPod() *corev1.Pod {
 	p := &s.pod
 	spec := s.spec.DeepCopy()
 	spec.NodeName = p.Node
-	if p.Scheduler != "" {
-		spec.SchedulerName = p.Scheduler
+	if p.Scheduler() != "" {
+		spec.SchedulerName = p.Scheduler()
 	}
 	admitPodSpec(spec, s.uid, p.Priority)
 	meta := metav1.ObjectMeta{Name: p.Name, Namespace: p.Namespace, UID: types.UID(s.uid), ResourceVersion: model.RVString(p.RV),
 		CreationTimestamp: metav1.NewTime(p.CreateTime), Labels: maps.Clone(p.Labels), Annotations: maps.Clone(p.Annotation),
-		ManagedFields: model.CloneManagedFields(p.ManagedFields)}
+		ManagedFields: model.CloneManagedFields(p.ManagedFields())}
 	truth := true
 	switch {
 	case s.ownerOK:
@@ -131,9 +135,9 @@ func (s *podSnap) RenderPod() *corev1.Pod {
 			UID: types.UID(model.UIDOf(s.clusterID, "ds", p.Owner)), Controller: &truth, BlockOwnerDeletion: &truth}}
 	}
 	if p.Terminating {
-		t := metav1.NewTime(p.DeletionTime)
+		t := metav1.NewTime(p.DeletionTime())
 		meta.DeletionTimestamp = &t
-		g := int64(p.GoneTime.Sub(p.DeletionTime).Seconds())
+		g := int64(p.GoneTime().Sub(p.DeletionTime()).Seconds())
 		meta.DeletionGracePeriodSeconds = &g
 	}
 	st := corev1.PodStatus{Phase: corev1.PodPhase(p.Phase), QOSClass: qosClass(spec)}
@@ -146,15 +150,15 @@ func (s *podSnap) RenderPod() *corev1.Pod {
 	}
 	if p.Node == "" {
 		// Like the API server: no condition until the scheduler has tried and failed.
-		if p.Unschedulable != "" {
+		if p.Unschedulable() != "" {
 			sc := condition(corev1.PodScheduled, false, p.CreateTime)
-			sc.Reason, sc.Message = corev1.PodReasonUnschedulable, p.Unschedulable
+			sc.Reason, sc.Message = corev1.PodReasonUnschedulable, p.Unschedulable()
 			st.Conditions = []corev1.PodCondition{sc}
 		}
 	} else {
 		readyAt := p.ReadyTime
 		if p.Terminating {
-			readyAt = p.DeletionTime
+			readyAt = p.DeletionTime()
 		}
 		running := p.Phase == model.PodRunning
 		st.Conditions = []corev1.PodCondition{condition(corev1.PodReadyToStartContainers, running, p.StartTime),

@@ -112,7 +112,7 @@ func (w *Core) AddPod(c *model.Cluster, p *model.Pod) {
 	p.Req = EffectiveRequests(spec)
 	p.Priority = PodPriority(c, spec)
 	if c.AutoscalingProfile == api.ProfileOptimizeUtilization && (spec.SchedulerName == "" || spec.SchedulerName == corev1.DefaultSchedulerName) {
-		p.Scheduler = model.OptimizeUtilizationScheduler // GKE's webhook, at the pod's creation (R-CA-8)
+		p.Rarely().Scheduler = model.OptimizeUtilizationScheduler // GKE's webhook, at the pod's creation (R-CA-8)
 	}
 	p.Phase = model.PodPending
 	p.CreateTime = w.st.Now
@@ -172,8 +172,8 @@ func (w *Core) onPodStarted(ev model.Event) {
 func (w *Core) TerminatePod(c *model.Cluster, p *model.Pod, grace time.Duration) {
 	if p.Terminating {
 		// A shorter grace (a force deletion) can cut a termination short.
-		if w.st.Now.Add(grace).Before(p.GoneTime) {
-			p.GoneTime = w.st.Now.Add(grace)
+		if w.st.Now.Add(grace).Before(p.GoneTime()) {
+			p.Rarely().GoneTime = w.st.Now.Add(grace)
 			w.engine.Schedule(grace, model.PodEvent(evPodGone, c.Key(), p.Key()))
 		}
 		return
@@ -184,20 +184,20 @@ func (w *Core) TerminatePod(c *model.Cluster, p *model.Pod, grace time.Duration)
 	p.Terminating = true
 	p.Ready = false
 	ix.countTemplate(p, 1)
-	p.DeletionTime = w.st.Now
+	p.Rarely().DeletionTime = w.st.Now
 	w.TouchPod(c, p)
 	if p.Node == "" {
 		w.removePod(c, p)
 		return
 	}
-	p.GoneTime = w.st.Now.Add(grace)
+	p.Rarely().GoneTime = w.st.Now.Add(grace)
 	w.engine.EmitPodChanged(c, p, engine.PodTerminating)
 	w.engine.Schedule(grace, model.PodEvent(evPodGone, c.Key(), p.Key()))
 }
 
 func (w *Core) onPodGone(ev model.Event) {
 	c, p := w.podEvent(ev)
-	if p == nil || !p.Terminating || w.st.Now.Before(p.GoneTime) {
+	if p == nil || !p.Terminating || w.st.Now.Before(p.GoneTime()) {
 		return
 	}
 	w.removePod(c, p)

@@ -284,10 +284,10 @@ func (w *Core) schedulePending(c *model.Cluster) {
 }
 
 func (w *Core) markUnschedulable(c *model.Cluster, p *model.Pod, msg string) {
-	if p.Unschedulable == msg {
+	if p.Unschedulable() == msg {
 		return
 	}
-	p.Unschedulable = msg
+	p.SetUnschedulable(msg)
 	w.TouchPod(c, p)
 	w.engine.Record("FailedScheduling", c, "", "", "", "pod %s: %s", p.Key(), msg)
 }
@@ -467,7 +467,7 @@ func (w *Core) bindPod(c *model.Cluster, p *model.Pod, sn *schedNode) {
 	w.PDBTrack(c, p, false)
 	p.Node = sn.Name
 	p.IP = w.allocatePodIP(c)
-	p.Unschedulable = ""
+	p.SetUnschedulable("")
 	w.TouchPod(c, p)
 	ix.bind(p)
 	ix.Sched.countOwnerZone(c, p, 1)

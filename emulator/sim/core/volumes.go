@@ -59,10 +59,10 @@ func (w *Core) missingSource(c *model.Cluster, ns string, src corev1.VolumeSourc
 // whether the pod must wait.
 func (w *Core) waitForMounts(c *model.Cluster, p *model.Pod) bool {
 	msg := w.mountWait(c, p)
-	if msg != "" && msg != p.MountWait {
+	if msg != "" && msg != p.MountWait() {
 		w.engine.Record("FailedMount", c, "", p.Node, "", "pod %s: %s", p.Key(), msg)
 	}
-	p.MountWait = msg
+	p.SetMountWait(msg)
 	return msg != ""
 }
 
@@ -80,7 +80,7 @@ func (w *Core) MountSourceAppeared(c *model.Cluster, resource, ns, name string) 
 	}
 	var waiting []*model.Pod
 	for _, p := range c.Pods {
-		if p.Namespace == ns && p.MountWait != "" && strings.Contains(p.MountWait, what) {
+		if p.Namespace == ns && p.MountWait() != "" && strings.Contains(p.MountWait(), what) {
 			waiting = append(waiting, p)
 		}
 	}

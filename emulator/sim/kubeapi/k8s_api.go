@@ -428,7 +428,8 @@ func (w *API) CreatePod(c *model.Cluster, ns string, in *corev1.Pod) (*corev1.Po
 		return nil, err
 	}
 	spec := &in.Spec
-	p := &model.Pod{Namespace: ns, Name: in.Name, Spec: spec, Labels: in.Labels, Annotation: in.Annotations, ManagedFields: in.ManagedFields}
+	p := &model.Pod{Namespace: ns, Name: in.Name, Spec: spec, Labels: in.Labels, Annotation: in.Annotations}
+	p.SetManagedFields(in.ManagedFields)
 	w.core.AddPod(c, p)
 	admitted()
 	w.engine.Record("PodCreated", c, "", "", "", "pod %s created (%s)", p.Key(), describeRequests(*spec))
@@ -478,7 +479,8 @@ func (w *API) UpdatePod(c *model.Cluster, ns, name string, in *corev1.Pod) (*cor
 			strings.ToLower(p.OwnerKind), p.Owner, strings.ToLower(p.OwnerKind), p.Owner))
 	}
 	w.core.PDBTrack(c, p, false)
-	p.Labels, p.Annotation, p.ManagedFields = in.Labels, in.Annotations, in.ManagedFields
+	p.Labels, p.Annotation = in.Labels, in.Annotations
+	p.SetManagedFields(in.ManagedFields)
 	if images {
 		spec := p.Spec.DeepCopy()
 		for i := range spec.Containers {

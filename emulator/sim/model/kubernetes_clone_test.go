@@ -10,7 +10,7 @@ import (
 // map or slice must be one it knows, or the copy a forecast runs on would write into the live
 // simulation.
 func TestPodCloneKnowsEveryField(t *testing.T) {
-	copied := map[string]bool{"Spec": true, "Labels": true, "Annotation": true, "ManagedFields": true}
+	copied := map[string]bool{"Spec": true, "Labels": true, "Annotation": true, "PodRare": true}
 	for f := range reflect.TypeFor[Pod]().Fields() {
 		if f.Type == reflect.TypeFor[time.Time]() || f.Type == reflect.TypeFor[Resources]() {
 			continue // values (a time's location is an immutable table)
@@ -22,11 +22,22 @@ func TestPodCloneKnowsEveryField(t *testing.T) {
 			}
 		}
 	}
+	// Within PodRare, what a struct copy would share: ManagedFields, which Clone copies.
+	for f := range reflect.TypeFor[PodRare]().Fields() {
+		switch f.Type.Kind() {
+		case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Interface, reflect.Chan, reflect.Func:
+			if f.Name != "ManagedFields" {
+				t.Errorf("PodRare.%s (%s) is not copied by Pod.Clone: copy it there and list it here", f.Name, f.Type)
+			}
+		}
+	}
 	p := &Pod{Labels: map[string]string{"a": "b"}, Annotation: map[string]string{"c": "d"}}
+	p.SetUnschedulable("0/3 nodes are available")
 	cp := p.Clone()
 	cp.Labels["a"], cp.Annotation["c"] = "x", "y"
-	if p.Labels["a"] != "b" || p.Annotation["c"] != "d" {
-		t.Fatalf("the clone's maps are the pod's: %v %v", p.Labels, p.Annotation)
+	cp.SetUnschedulable("")
+	if p.Labels["a"] != "b" || p.Annotation["c"] != "d" || p.Unschedulable() == "" {
+		t.Fatalf("the clone's maps or rare fields are the pod's: %v %v %q", p.Labels, p.Annotation, p.Unschedulable())
 	}
 }
 

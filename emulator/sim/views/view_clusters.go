@@ -237,7 +237,7 @@ func (w *Views) pendingGroups(c *model.Cluster) []*api.PendingGroup {
 	}
 	sort.Slice(pods, func(i, j int) bool { return pods[i].Key() < pods[j].Key() })
 	for _, p := range pods {
-		reason := p.Unschedulable
+		reason := p.Unschedulable()
 		if reason == "" {
 			reason = "waiting for the scheduler"
 		}
