@@ -2,6 +2,7 @@ package sim
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
@@ -26,7 +27,8 @@ func (w *World) Fork() (*World, error) {
 type Copied struct {
 	// raw is the state as saved, without the clusters' pods.
 	raw []byte
-	// pods are each cluster's pods, by cluster key.
+	// pods are each cluster's pods, by cluster key: copies, which the world built from them
+	// takes (so World may be called once).
 	pods map[string]map[string]*model.Pod
 	// recording says, per cluster, whether its change feed records (someone follows it).
 	recording map[string]bool
@@ -63,16 +65,20 @@ func clonePods(pods map[string]*model.Pod) map[string]*model.Pod {
 }
 
 // World builds a new world from the copied state. Its feeds record as the original's did, and
-// keep doing so (no client will come or go). It may be called more than once: each world has
-// its own copy.
+// keep doing so (no client will come or go). The world takes the copied pods: a second call is
+// refused.
 func (s *Copied) World() (*World, error) {
+	if s.pods == nil {
+		return nil, errors.New("copying the simulation: this copy was already made into a world")
+	}
 	var st model.State
 	if err := json.Unmarshal(s.raw, &st); err != nil {
 		return nil, fmt.Errorf("copying the simulation: %w", err)
 	}
 	for key, c := range st.Clusters {
-		c.Pods = clonePods(s.pods[key])
+		c.Pods = s.pods[key]
 	}
+	s.pods = nil
 	fork, err := Restore(&st)
 	if err != nil {
 		return nil, err

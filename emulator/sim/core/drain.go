@@ -82,7 +82,6 @@ func (w *Core) drainStep(c *model.Cluster, n *model.Node) {
 			continue
 		}
 		remaining++
-		grace := GraceOf(w.PodSpec(c, p), d.Policy.GraceCap)
 		if p.Terminating {
 			// Past the drain's deadline, nothing waits any more (R-SURGE-3's force-evict).
 			if d.Policy.RespectPDB && !w.st.Now.Before(forceAt) {
@@ -109,7 +108,12 @@ func (w *Core) drainStep(c *model.Cluster, n *model.Node) {
 			continue
 		}
 		_, extended := extendedUntil(p, d.Policy)
-		switch b := w.EvictionBlocker(c, p); {
+		b := w.EvictionBlocker(c, p)
+		var grace time.Duration
+		if pdbExpired || b == nil { // the pod goes now: with what grace (a blocked one waits)
+			grace = GraceOf(w.PodSpec(c, p), d.Policy.GraceCap)
+		}
+		switch {
 		case extended && b == nil:
 			// R-EXT-1: the extended duration is over; the pod is evicted like any other now.
 			w.engine.Record("PodEvicted", c, n.Pool, n.Name, "", "evicted pod %s from %s (grace %s): its %s extended duration is over", p.Key(), n.Name, grace, ExtendedDuration)
