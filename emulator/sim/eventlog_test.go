@@ -1,11 +1,9 @@
 package sim
 
 import (
-	"encoding/json"
 	"testing"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/engine"
-	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
 // The log keeps its newest Capacity entries, in order, across wrap-around and a JSON round
@@ -27,18 +25,7 @@ func TestEventLogRing(t *testing.T) {
 		}
 	}
 	check(w, "live")
-	raw, err := json.Marshal(w.State())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var st model.State
-	if err := json.Unmarshal(raw, &st); err != nil {
-		t.Fatal(err)
-	}
-	r, err := Restore(&st)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := restoredCopy(t, w)
 	check(r, "restored")
 	r.engine.Record("Test", nil, "", "", "", "entry 12")
 	if evs, _ := r.engine.Events(engine.EventFilter{}); len(evs) != 5 || evs[4].Seq != 13 || evs[0].Seq != 9 {

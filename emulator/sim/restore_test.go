@@ -331,18 +331,7 @@ func TestRestoredWorldContinuesIdentically(t *testing.T) {
 // d, comparing them at every event. The fork shares no memory with w.
 func compareWithRestored(t *testing.T, w *World, d time.Duration) {
 	t.Helper()
-	raw, err := json.Marshal(w.State())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var st model.State
-	if err := json.Unmarshal(raw, &st); err != nil {
-		t.Fatal(err)
-	}
-	r, err := Restore(&st)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := restoredCopy(t, w)
 	f, err := w.Fork()
 	if err != nil {
 		t.Fatal(err)
