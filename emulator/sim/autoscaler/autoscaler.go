@@ -213,9 +213,9 @@ func (w *Autoscaler) templateOf(c *model.Cluster, p *model.NodePool, g *model.In
 		spec = u.Target
 	}
 	n := &model.Node{Name: "template", Pool: p.Name, Zone: g.Zone, Spec: spec, State: model.NodeReady}
-	k := w.core.RenderK8sNode(c, n)
+	labels, all := w.core.K8sNodeLabelsAndTaints(c, n)
 	var taints []corev1.Taint
-	for _, t := range k.Spec.Taints {
+	for _, t := range all {
 		if t.Key != "node.kubernetes.io/unschedulable" {
 			taints = append(taints, t)
 		}
@@ -227,7 +227,7 @@ func (w *Autoscaler) templateOf(c *model.Cluster, p *model.NodePool, g *model.In
 	if spec.Spot || spec.Preemptible {
 		price *= spotPriceFactor
 	}
-	return nodeTemplate{pool: p, group: g, labels: k.Labels, taints: taints, free: free, pods: int(p.MaxPodsPerNode) - dsPods, price: price}
+	return nodeTemplate{pool: p, group: g, labels: labels, taints: taints, free: free, pods: int(p.MaxPodsPerNode) - dsPods, price: price}
 }
 
 func (t nodeTemplate) accepts(spec *corev1.PodSpec) bool {

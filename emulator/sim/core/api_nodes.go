@@ -45,6 +45,11 @@ func (w *Core) RenderK8sNode(c *model.Cluster, n *model.Node) *corev1.Node {
 	return w.nodeSnapshot(c, n).renderNode()
 }
 
+// K8sNodeLabelsAndTaints are the labels and taints of RenderK8sNode's Node, without the rest.
+func (w *Core) K8sNodeLabelsAndTaints(c *model.Cluster, n *model.Node) (map[string]string, []corev1.Taint) {
+	return w.nodeSnapshot(c, n).labelsAndTaints()
+}
+
 // nodeSnap is a node as it is now, with what its rendering needs from its pool and pods: the
 // change feed keeps one per change and renders it when a watcher reads it.
 type nodeSnap struct {
@@ -97,6 +102,15 @@ var nodeConditions = []struct {
 }
 
 func (s *nodeSnap) renderNode() *corev1.Node {
+	labels, taints := s.labelsAndTaints()
+	// The kubelet's heartbeat is the node's last change: a node's resourceVersion changes only
+	// when the node does.
+	n := &s.node
+	heartbeat := metav1.NewTime(latest(n.ChangeTime, n.ReadyTime, n.CreateTime))
+	return s.renderNodeObject(labels, taints, heartbeat)
+}
+
+func (s *nodeSnap) labelsAndTaints() (map[string]string, []corev1.Taint) {
 	n := &s.node
 	labels := gkeNodeLabels(n, s.maxPods, s.capacity.MilliCPU)
 	for k, v := range s.nodeLabels {
@@ -116,10 +130,7 @@ func (s *nodeSnap) renderNode() *corev1.Node {
 	if n.Unschedulable {
 		taints = append(taints, corev1.Taint{Key: "node.kubernetes.io/unschedulable", Effect: corev1.TaintEffectNoSchedule})
 	}
-	// The kubelet's heartbeat is the node's last change: a node's resourceVersion changes only
-	// when the node does.
-	heartbeat := metav1.NewTime(latest(n.ChangeTime, n.ReadyTime, n.CreateTime))
-	return s.renderNodeObject(labels, taints, heartbeat)
+	return labels, taints
 }
 
 // GKENodeLabels are the labels GKE puts on a node of its own accord: the well-known ones of

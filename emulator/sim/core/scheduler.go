@@ -110,15 +110,15 @@ func (s *schedIndex) group(w *Core, c *model.Cluster, n *model.Node) *SchedGroup
 	if g, ok := s.Groups[key]; ok {
 		return g
 	}
-	k8sNode := w.RenderK8sNode(c, n)
+	nodeLabels, nodeTaints := w.K8sNodeLabelsAndTaints(c, n)
 	lbls := map[string]string{}
-	for k, v := range k8sNode.Labels {
+	for k, v := range nodeLabels {
 		if k != model.LabelHostname { // each node's own: nodeLabels
 			lbls[k] = v
 		}
 	}
 	var taints []corev1.Taint
-	for _, t := range k8sNode.Spec.Taints {
+	for _, t := range nodeTaints {
 		if t.Key != "node.kubernetes.io/unschedulable" {
 			taints = append(taints, t)
 		}

@@ -364,21 +364,30 @@ func (w *API) RenderPod(c *model.Cluster, p *model.Pod) *corev1.Pod {
 // ListPods lists pods by namespace and name.
 func (w *API) ListPods(c *model.Cluster, o model.ListOptions) *corev1.PodList {
 	out := &corev1.PodList{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "PodList"}, ListMeta: metav1.ListMeta{ResourceVersion: model.RVString(c.RV)}}
+	matches := func(p *model.Pod) bool {
+		return o.Matches(p.Namespace, p.Labels) && (o.Phase == "" || o.Phase == p.Phase)
+	}
+	// The pods that match, in order, before any is rendered: a filtered list (the pending pods
+	// of a large cluster) costs what it holds.
 	var list []*model.Pod
 	if o.NodeName != "" {
-		list = w.core.PodIndex(c).On(o.NodeName).Pods
+		for _, p := range w.core.PodIndex(c).On(o.NodeName).Pods {
+			if matches(p) {
+				list = append(list, p)
+			}
+		}
 	} else {
-		pods := make(map[*model.Pod]struct{}, len(c.Pods))
+		pods := map[*model.Pod]struct{}{}
 		for _, p := range c.Pods {
-			pods[p] = struct{}{}
+			if matches(p) {
+				pods[p] = struct{}{}
+			}
 		}
 		list = core.SortedPods(pods)
 	}
 	out.Items = make([]corev1.Pod, 0, len(list))
 	for _, p := range list {
-		if o.Matches(p.Namespace, p.Labels) && (o.Phase == "" || o.Phase == p.Phase) {
-			out.Items = append(out.Items, *w.RenderPod(c, p))
-		}
+		out.Items = append(out.Items, *w.RenderPod(c, p))
 	}
 	return out
 }

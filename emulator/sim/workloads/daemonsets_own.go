@@ -20,10 +20,10 @@ import (
 
 // clusterDaemonSetsOn lists, in key order, the cluster's DaemonSets that run on node n.
 func (w *Workloads) clusterDaemonSetsOn(c *model.Cluster, n *model.Node) []*model.DaemonSet {
-	k := w.core.RenderK8sNode(c, n)
+	labels, taints := w.core.K8sNodeLabelsAndTaints(c, n)
 	var out []*model.DaemonSet
 	for _, key := range model.SortedKeys(c.DaemonSets) {
-		if ds := c.DaemonSets[key]; ds.RunsOn(k.Labels, k.Spec.Taints) {
+		if ds := c.DaemonSets[key]; ds.RunsOn(labels, taints) {
 			out = append(out, ds)
 		}
 	}
@@ -78,8 +78,7 @@ func (w *Workloads) renderClusterDaemonSet(c *model.Cluster, ds *model.DaemonSet
 	for _, name := range core.SortedNodeNames(c) {
 		n := c.Nodes[name]
 		if n.State != model.NodeProvisioning && n.State != model.NodeDeleting {
-			k := w.core.RenderK8sNode(c, n)
-			if ds.RunsOn(k.Labels, k.Spec.Taints) {
+			if ds.RunsOn(w.core.K8sNodeLabelsAndTaints(c, n)) {
 				st.DesiredNumberScheduled++
 			}
 		}
