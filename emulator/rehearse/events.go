@@ -62,6 +62,30 @@ func match(re *regexp.Regexp, e event) ([]string, error) {
 	return m, nil
 }
 
+// twoTokens reads a message of the shape prefix TOKEN mid TOKEN rest, where a token has no
+// white space (\S+) and rest is the suffix to the end (end) or a prefix of what follows: the
+// two patterns every pod's log lines have (rePodEvicted, reScheduled), read without a regular
+// expression, for they are most of a large upgrade's events. It answers as FindStringSubmatch
+// would (TestTwoTokensAgreeWithThePatterns).
+func twoTokens(e event, prefix, mid, rest string, end bool) ([]string, error) {
+	s, ok := strings.CutPrefix(e.Message, prefix)
+	i := strings.IndexAny(s, " \t\n\f\r")
+	if !ok || i <= 0 {
+		return nil, unreadable(e)
+	}
+	first := s[:i]
+	s, ok = strings.CutPrefix(s[i:], mid)
+	j := strings.IndexAny(s, " \t\n\f\r")
+	if j < 0 {
+		j = len(s)
+	}
+	second, tail := s[:j], s[j:]
+	if !ok || second == "" || (end && tail != rest) || (!end && !strings.HasPrefix(tail, rest)) {
+		return nil, unreadable(e)
+	}
+	return []string{e.Message[:len(e.Message)-len(tail)+len(rest)], first, second}, nil
+}
+
 func parseDur(s string) time.Duration {
 	d, _ := time.ParseDuration(s)
 	return d

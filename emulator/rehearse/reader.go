@@ -234,7 +234,7 @@ func (rd *reader) read(e event) error {
 		if e.NodePool == "" || !ofPool {
 			return nil // evictions through the API are the user's
 		}
-		m, err := match(rePodEvicted, e)
+		m, err := twoTokens(e, "evicted pod ", " from ", " (grace ", false) // rePodEvicted
 		if err != nil {
 			return err
 		}
@@ -301,7 +301,7 @@ func (rd *reader) read(e event) error {
 		r.Pending = append(r.Pending, rd.pending[m[1]])
 		r.PeakPending = max(r.PeakPending, len(rd.pending))
 	case "Scheduled":
-		m, err := match(reScheduled, e)
+		m, err := twoTokens(e, "pod ", " scheduled to ", "", true) // reScheduled
 		if err != nil {
 			return err
 		}
