@@ -65,8 +65,8 @@ func clonePods(pods map[string]*model.Pod) map[string]*model.Pod {
 }
 
 // World builds a new world from the copied state. Its feeds record as the original's did, and
-// keep doing so (no client will come or go). The world takes the copied pods: a second call is
-// refused.
+// keep doing so unless told otherwise (a forecast stops them: no client watches it). The world
+// takes the copied pods: a second call is refused.
 func (s *Copied) World() (*World, error) {
 	if s.pods == nil {
 		return nil, errors.New("copying the simulation: this copy was already made into a world")

@@ -133,7 +133,7 @@ func diffPodIndex(a, b *core.PodIndex) string {
 			return fmt.Sprintf("pods on %s: %s, rebuilt %s", n, xp, yp)
 		}
 		if x.Load != y.Load || x.Requested != y.Requested || x.Flagged != y.Flagged {
-			return fmt.Sprintf("on %s: %+v, rebuilt %+v", n, *x, *y)
+			return fmt.Sprintf("on %s: %+v, rebuilt %+v", n, x, y)
 		}
 	}
 	for k := range union(a.PodsOf, b.PodsOf) {

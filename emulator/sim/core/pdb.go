@@ -140,7 +140,9 @@ func (w *Core) PDBCounts(c *model.Cluster, b *model.PDB) *PDBCount {
 	return fresh[b]
 }
 
-// ForgetPDB drops a budget's derived data (it was changed or deleted).
+// ForgetPDB drops a budget's derived data (it was changed or deleted). Whatever changes a
+// budget's selector or deletes a budget calls it first: PdbsOf's index is rebuilt after it, or
+// when c holds more or fewer budgets than the index was built from (one added).
 func (w *Core) ForgetPDB(c *model.Cluster, b *model.PDB) {
 	delete(w.PDBCount, b)
 	ix := w.PodIndex(c)

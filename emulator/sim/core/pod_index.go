@@ -145,15 +145,13 @@ type NodePods struct {
 	Flagged int
 }
 
-var noPods NodePods
-
-// On is what is bound to the node of that name (nothing, for a node without pods). The
-// caller must not change it.
-func (ix *PodIndex) On(node string) *NodePods {
+// On is what is bound to the node of that name (nothing, for a node without pods), as it is
+// now.
+func (ix *PodIndex) On(node string) NodePods {
 	if e := ix.nodes[node]; e != nil {
-		return e
+		return *e
 	}
-	return &noPods
+	return NodePods{}
 }
 
 // Bound yields every node that has pods bound, with what is bound to it (in no order).

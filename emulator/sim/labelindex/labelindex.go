@@ -46,10 +46,10 @@ func (ix *Index[K]) Add(namespace string, key K, spec *metav1.LabelSelector, sel
 		return
 	}
 	// Any one pair will do; the smallest key keeps the filing independent of map order.
-	first := ""
+	first, found := "", false
 	for k := range spec.MatchLabels {
-		if first == "" || k < first {
-			first = k
+		if !found || k < first {
+			first, found = k, true
 		}
 	}
 	if ix.byPair == nil {
