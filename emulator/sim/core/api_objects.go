@@ -84,7 +84,6 @@ type podSnap struct {
 	spec      *corev1.PodSpec
 	hostIP    string
 	clusterID string
-	uid       string
 	// owner is the pod's generateName and owner references when it belongs to a stand-in for
 	// another controller or to a DaemonSet (podOwner); ownerOK says whether it does.
 	ownerGen  string
@@ -93,7 +92,7 @@ type podSnap struct {
 }
 
 func (w *Core) PodSnapshot(c *model.Cluster, p *model.Pod) *podSnap {
-	s := &podSnap{pod: *p, spec: w.PodSpec(c, p), clusterID: c.ID, uid: model.PodUID(c, p)}
+	s := &podSnap{pod: *p, spec: w.PodSpec(c, p), clusterID: c.ID}
 	if p.PodRare != nil { // the snapshot is read after the pod changes: its own copy
 		r := *p.PodRare
 		s.pod.PodRare = &r
@@ -117,8 +116,9 @@ func (s *podSnap) RenderPod() *corev1.Pod {
 	if p.Scheduler() != "" {
 		spec.SchedulerName = p.Scheduler()
 	}
-	admitPodSpec(spec, s.uid, p.Priority)
-	meta := metav1.ObjectMeta{Name: p.Name, Namespace: p.Namespace, UID: types.UID(s.uid), ResourceVersion: model.RVString(p.RV),
+	uid := model.PodUIDIn(s.clusterID, p) // made when a watcher reads the change, not at every change
+	admitPodSpec(spec, uid, p.Priority)
+	meta := metav1.ObjectMeta{Name: p.Name, Namespace: p.Namespace, UID: types.UID(uid), ResourceVersion: model.RVString(p.RV),
 		CreationTimestamp: metav1.NewTime(p.CreateTime), Labels: maps.Clone(p.Labels), Annotations: maps.Clone(p.Annotation),
 		ManagedFields: model.CloneManagedFields(p.ManagedFields())}
 	truth := true
@@ -181,7 +181,7 @@ func (s *podSnap) RenderPod() *corev1.Pod {
 			if running {
 				cs.State.Running = &corev1.ContainerStateRunning{StartedAt: metav1.NewTime(p.StartTime)}
 				cs.ImageID = imageID(ct.Image)
-				cs.ContainerID = "containerd://" + strings.ReplaceAll(model.UIDOf(s.uid, ct.Name, "container")+model.UIDOf(s.uid, ct.Name), "-", "")
+				cs.ContainerID = "containerd://" + strings.ReplaceAll(model.UIDOf(uid, ct.Name, "container")+model.UIDOf(uid, ct.Name), "-", "")
 			} else {
 				cs.State.Waiting = &corev1.ContainerStateWaiting{Reason: "ContainerCreating"}
 			}

@@ -321,13 +321,17 @@ func (p *Pod) Packs() bool { return p.Scheduler() == OptimizeUtilizationSchedule
 func (p *Pod) Key() string { return cachedKey(&p.key, p.Namespace, p.Name) }
 
 // PodUID is the pod's metadata.uid.
-func PodUID(c *Cluster, p *Pod) string {
+func PodUID(c *Cluster, p *Pod) string { return PodUIDIn(c.ID, p) }
+
+// PodUIDIn is the metadata.uid of pod p of the cluster of that id. It writes nothing (not
+// even p's cached key), so a watcher may render a pod's snapshot on its own goroutine.
+func PodUIDIn(clusterID string, p *Pod) string {
 	if p.LegacyUID != "" {
 		return p.LegacyUID
 	}
 	var salt [4]byte
 	binary.BigEndian.PutUint32(salt[:], p.UIDSalt)
-	return UIDOf(c.ID, p.Key(), hex.EncodeToString(salt[:]))
+	return UIDOf(clusterID, NamespacedKey(p.Namespace, p.Name), hex.EncodeToString(salt[:]))
 }
 
 // PDB is a policy/v1 PodDisruptionBudget.
