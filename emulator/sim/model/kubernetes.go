@@ -178,6 +178,16 @@ func (p *Pod) Rarely() *PodRare {
 	return p.PodRare
 }
 
+// rare is the pod's PodRare to read: a zero one, never written, when the pod has none.
+func (p *Pod) rare() *PodRare {
+	if p.PodRare != nil {
+		return p.PodRare
+	}
+	return &noRare
+}
+
+var noRare PodRare
+
 // tidy drops the pod's PodRare once nothing is set in it.
 func (p *Pod) tidy() {
 	if r := p.PodRare; r != nil && r.DeletionTime.IsZero() && r.GoneTime.IsZero() && r.Unschedulable == "" &&
@@ -195,29 +205,14 @@ func (c *Cluster) TidyPods() {
 }
 
 // DeletionTime is when a terminating pod was deleted (zero for the others).
-func (p *Pod) DeletionTime() time.Time {
-	if p.PodRare == nil {
-		return time.Time{}
-	}
-	return p.PodRare.DeletionTime
-}
+func (p *Pod) DeletionTime() time.Time { return p.rare().DeletionTime }
 
 // GoneTime is when a terminating pod goes (zero for the others).
-func (p *Pod) GoneTime() time.Time {
-	if p.PodRare == nil {
-		return time.Time{}
-	}
-	return p.PodRare.GoneTime
-}
+func (p *Pod) GoneTime() time.Time { return p.rare().GoneTime }
 
 // Unschedulable is the scheduler's last message for a pod it could not place ("" for the
 // others).
-func (p *Pod) Unschedulable() string {
-	if p.PodRare == nil {
-		return ""
-	}
-	return p.PodRare.Unschedulable
-}
+func (p *Pod) Unschedulable() string { return p.rare().Unschedulable }
 
 // SetUnschedulable sets (or, with "", clears) the scheduler's message.
 func (p *Pod) SetUnschedulable(msg string) {
@@ -230,12 +225,7 @@ func (p *Pod) SetUnschedulable(msg string) {
 }
 
 // ScaleUpNote is why the autoscaler last could not help this pod ("" when it could).
-func (p *Pod) ScaleUpNote() string {
-	if p.PodRare == nil {
-		return ""
-	}
-	return p.PodRare.ScaleUpNote
-}
+func (p *Pod) ScaleUpNote() string { return p.rare().ScaleUpNote }
 
 // SetScaleUpNote sets (or, with "", clears) the autoscaler's note.
 func (p *Pod) SetScaleUpNote(note string) {
@@ -248,12 +238,7 @@ func (p *Pod) SetScaleUpNote(note string) {
 }
 
 // MountWait is why the kubelet cannot start the pod's containers yet ("" when it can).
-func (p *Pod) MountWait() string {
-	if p.PodRare == nil {
-		return ""
-	}
-	return p.PodRare.MountWait
-}
+func (p *Pod) MountWait() string { return p.rare().MountWait }
 
 // SetMountWait sets (or, with "", clears) why the kubelet waits.
 func (p *Pod) SetMountWait(why string) {
@@ -266,12 +251,7 @@ func (p *Pod) SetMountWait(why string) {
 }
 
 // ManagedFields are a bare pod's field owners (nil for the others).
-func (p *Pod) ManagedFields() []metav1.ManagedFieldsEntry {
-	if p.PodRare == nil {
-		return nil
-	}
-	return p.PodRare.ManagedFields
-}
+func (p *Pod) ManagedFields() []metav1.ManagedFieldsEntry { return p.rare().ManagedFields }
 
 // SetManagedFields sets (or, with nil, clears) a bare pod's field owners.
 func (p *Pod) SetManagedFields(mf []metav1.ManagedFieldsEntry) {
@@ -285,12 +265,7 @@ func (p *Pod) SetManagedFields(mf []metav1.ManagedFieldsEntry) {
 
 // Scheduler is the scheduler GKE gave the pod when it differs from the one its spec names
 // ("" for the others).
-func (p *Pod) Scheduler() string {
-	if p.PodRare == nil {
-		return ""
-	}
-	return p.PodRare.Scheduler
-}
+func (p *Pod) Scheduler() string { return p.rare().Scheduler }
 
 // Clone is a copy of the pod that shares no memory with it (strings aside). A forecast's copy
 // of the simulation takes the pods, most of a cluster's state, so: many times faster than
