@@ -17,17 +17,30 @@ import (
 )
 
 // A data directory saved by an earlier gkesim must load and go on exactly as it would have in
-// the gkesim that saved it. testdata/saved-state/data is such a directory, written by the code
-// at commit 862eae7 (before the simulation was split into packages): a snapshot and a journal
-// tail, caught in the middle of a surge and a blue-green upgrade, with workloads, a budget, a
-// LoadBalancer Service, an autoscaled pool and a maintenance policy. continuation.golden is what
-// that gkesim did next over 8 emulated hours: the event log and the pools, nodes, pods and
-// Services as the API renders them. Regenerating either file is a change of behaviour (or of
-// the saved format) and needs a reason in the commit:
+// the gkesim that saved it. Each directory under testdata/ named in savedDirs is such a
+// directory: a snapshot and a journal tail, caught in the middle of a surge and a blue-green
+// upgrade, with workloads, a budget, a LoadBalancer Service, an autoscaled pool and a
+// maintenance policy (savedScenario), and continuation.golden beside it is what that gkesim did
+// next over 8 emulated hours: the event log and the pools, nodes, pods and Services as the API
+// renders them. Regenerating either file is a change of behaviour (or of the saved format) and
+// needs a reason in the commit; a new saved format adds a directory written by the last
+// gkesim of the old one:
 //
-//	go test ./emulator -run TestSavedStateResumesIdentically -update-saved
+//	go test ./emulator -run TestSavedStateResumesIdentically -update-saved saved-state-format3
 
-var updateSaved = flag.Bool("update-saved", false, "rewrite testdata/saved-state (the data directory and its continuation)")
+var updateSaved = flag.String("update-saved", "", "rewrite this directory of testdata (its data directory and its continuation)")
+
+// savedDirs are the saved directories, each written by the last gkesim of its format.
+var savedDirs = []struct {
+	dir    string
+	format int
+	commit string
+}{
+	// Written before the simulation was split into packages.
+	{"saved-state", 2, "862eae7"},
+	// Written before the event log kept its per-pod lines as their parts (format 4).
+	{"saved-state-format3", 3, "5dc9f1c"},
+}
 
 const savedK8s = "/k8s/projects/p/locations/us-central1/clusters/shop"
 
@@ -141,10 +154,18 @@ func copyDir(t *testing.T, from, to string) {
 }
 
 func TestSavedStateResumesIdentically(t *testing.T) {
-	dir := filepath.Join("testdata", "saved-state")
+	for _, sd := range savedDirs {
+		t.Run(sd.dir, func(t *testing.T) { resumeSaved(t, sd.dir, sd.format, *updateSaved == sd.dir) })
+	}
+}
+
+// resumeSaved resumes the saved directory testdata/dir, written in format, and compares what
+// it does next with its continuation; update rewrites both with this gkesim.
+func resumeSaved(t *testing.T, name string, format int, update bool) {
+	dir := filepath.Join("testdata", name)
 	data := filepath.Join(dir, "data")
 	golden := filepath.Join(dir, "continuation.golden")
-	if *updateSaved {
+	if update {
 		if err := os.RemoveAll(data); err != nil {
 			t.Fatal(err)
 		}
@@ -174,9 +195,9 @@ func TestSavedStateResumesIdentically(t *testing.T) {
 	}
 	work := t.TempDir()
 	copyDir(t, data, work)
-	if !*updateSaved {
-		// The saved directory is format 2: opening it says a checkpoint in the current format
-		// must come before anything is journaled (emulator.New takes it).
+	if !update {
+		// The saved directory is of an older format: opening it says a checkpoint in the
+		// current format must come before anything is journaled (emulator.New takes it).
 		probe := t.TempDir()
 		copyDir(t, data, probe)
 		ps, err := store.NewDir(probe)
@@ -185,7 +206,7 @@ func TestSavedStateResumesIdentically(t *testing.T) {
 		}
 		saved, err := ps.Open()
 		if err != nil || !saved.Outdated {
-			t.Fatalf("opening the format-2 directory: %v, outdated %v; want it said outdated", err, saved != nil && saved.Outdated)
+			t.Fatalf("opening the format-%d directory: %v, outdated %v; want it said outdated", format, err, saved != nil && saved.Outdated)
 		}
 		ps.Close()
 	}
@@ -206,7 +227,22 @@ func TestSavedStateResumesIdentically(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := savedContinuation(t, e, client{t, url})
-	if *updateSaved {
+	if !update {
+		// What this gkesim saved after resuming is in its own format: the event log keeps the
+		// pod lines that the old format saved as text as their parts.
+		if err := e.Close(); err != nil {
+			t.Fatal(err)
+		}
+		snap, err := os.ReadFile(filepath.Join(work, "state.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.HasPrefix(snap, []byte(`{"format":4,`)) || !bytes.Contains(snap, []byte(`"line":"scheduled","pod":"default/`)) ||
+			bytes.Contains(snap, []byte(`scheduled to gke-`)) {
+			t.Fatalf("the snapshot after resuming the format-%d directory is not format 4 with pod lines as parts: %.200s", format, snap)
+		}
+	}
+	if update {
 		writeFile(t, golden, got)
 		return
 	}

@@ -20,13 +20,15 @@ func (w *World) Fork() (*World, error) {
 }
 
 // Copied is a world's state taken at one instant, from which World builds the copy. Taking it
-// (Copy, on the simulation goroutine) encodes the state, and copies the pods (model.Pod.Clone),
-// most of it, as structs: nine tenths of a large cluster's encoding, far cheaper so. Building
+// (Copy, on the simulation goroutine) encodes the state, and copies the pods (model.Pod.Clone)
+// and the event log (model.EventLog.Clone), most of it, as structs: far cheaper so. Building
 // the world from it, the larger part, can run anywhere, so the live simulation waits only for
 // the taking.
 type Copied struct {
-	// raw is the state as saved, without the clusters' pods.
+	// raw is the state as saved, without the clusters' pods and the event log.
 	raw []byte
+	// log is the event log's copy.
+	log model.EventLog
 	// pods are each cluster's pods, by cluster key: copies, which the world built from them
 	// takes (so World may be called once).
 	pods map[string]map[string]*model.Pod
@@ -37,6 +39,7 @@ type Copied struct {
 // Copy takes the world's state as it is now (see Copied).
 func (w *World) Copy() (*Copied, error) {
 	st := *w.State()
+	st.Log = model.EventLog{}
 	st.Clusters = make(map[string]*model.Cluster, len(w.st.Clusters))
 	s := &Copied{pods: map[string]map[string]*model.Pod{}, recording: map[string]bool{}}
 	for key, c := range w.st.Clusters {
@@ -51,7 +54,7 @@ func (w *World) Copy() (*Copied, error) {
 	if err != nil {
 		return nil, fmt.Errorf("copying the simulation: %w", err)
 	}
-	s.raw = raw
+	s.raw, s.log = raw, w.st.Log.Clone()
 	return s, nil
 }
 
@@ -78,7 +81,7 @@ func (s *Copied) World() (*World, error) {
 	for key, c := range st.Clusters {
 		c.Pods = s.pods[key]
 	}
-	s.pods = nil
+	st.Log, s.pods = s.log, nil
 	fork, err := Restore(&st)
 	if err != nil {
 		return nil, err

@@ -365,7 +365,7 @@ func compareWithRestored(t *testing.T, w *World, d time.Duration) {
 
 func lastEntry(w *World) model.LogEntry {
 	if n := w.st.Log.Len(); n > 0 {
-		return *w.st.Log.At(n - 1)
+		return w.st.Log.At(n - 1)
 	}
 	return model.LogEntry{}
 }

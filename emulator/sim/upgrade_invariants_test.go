@@ -70,13 +70,13 @@ func newSurgeObserver(w *World, c *model.Cluster, pool string, surge, unavail in
 // follow reads the log entries the last event added.
 func (o *surgeObserver) follow(w *World) {
 	log := &w.st.Log
-	for i := log.Len() - 1; i >= 0 && log.At(i).Seq > o.seq; i-- {
+	for i := log.Len() - 1; i >= 0 && log.Peek(i).Seq > o.seq; i-- {
 		defer o.apply(log.At(i)) // deferred calls run oldest first
 	}
 	o.seq = w.st.Log.LastSeq
 }
 
-func (o *surgeObserver) apply(e *model.LogEntry) {
+func (o *surgeObserver) apply(e model.LogEntry) {
 	if e.Pool != o.pool || e.Node == "" {
 		return
 	}

@@ -33,8 +33,11 @@ import (
 // Format 2's journal keeps every command as JSON (a request's body in base64); format 3's keeps
 // a body as it came, after the command's JSON (sim/journal_record.go). This gkesim reads both
 // kinds of record, so formats 2 and 3 are read alike; the number tells a gkesim that only
-// knows format 2 not to replay a journal it would misread.
-const formatVersion = 3
+// knows format 2 not to replay a journal it would misread. Format 4's event log keeps the
+// lines logged for every pod (scheduled, evicted) as their parts, not as text, and numbers its
+// entries from the last (model.EventLog); format 3's logs are read and their pod lines kept as
+// parts again, so a format-3 directory resumes as it would have.
+const formatVersion = 4
 
 // envelope is the snapshot file's content.
 type envelope struct {

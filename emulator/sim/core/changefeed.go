@@ -271,9 +271,10 @@ func (w *Core) ObjectRemoved(c *model.Cluster, obj any) {
 	}
 }
 
-// RecordChange puts an event-log entry of cluster c in its feed, at a new resourceVersion:
-// Kubernetes Events are objects of the cluster like any other.
-func (w *Core) RecordChange(c *model.Cluster, e *model.LogEntry) {
+// RecordChange puts the newest entry of the event log, which is about cluster c, in c's feed
+// at a new resourceVersion (Kubernetes Events are objects of the cluster like any other),
+// written out only when a client follows the cluster.
+func (w *Core) RecordChange(c *model.Cluster, log *model.EventLog) {
 	f := w.Feeds[c]
 	if f == nil {
 		return
@@ -283,6 +284,7 @@ func (w *Core) RecordChange(c *model.Cluster, e *model.LogEntry) {
 	if !f.Recording {
 		return
 	}
+	e := log.At(log.Len() - 1)
 	f.pendingLog = append(f.pendingLog, &feed.Change{RV: rv, Type: feed.ChangeAdded, Resource: feed.ResourceEvents, Event: &api.Event{
 		Seq: e.Seq, Time: e.Time.Format(time.RFC3339), Type: e.Type, Cluster: e.Cluster,
 		NodePool: e.Pool, Node: e.Node, Operation: e.Op, Message: e.Message,

@@ -142,7 +142,7 @@ func (w *Core) drainStep(c *model.Cluster, n *model.Node) {
 					p.Key(), b.Key(), st.DisruptionsAllowed, st.CurrentHealthy, st.DesiredHealthy, d.Start.Add(d.Policy.PDBTimeout).Format(time.RFC3339))
 			}
 		default:
-			w.engine.RecordText("PodEvicted", c, n.Pool, n.Name, "", "evicted pod "+p.Key()+" from "+n.Name+" (grace "+grace.String()+")")
+			w.engine.RecordPodLine("PodEvicted", c, n.Pool, n.Name, model.EvictedLine, p.Key(), grace)
 			w.TerminatePod(c, p, grace)
 		}
 	}

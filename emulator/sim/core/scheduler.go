@@ -474,7 +474,7 @@ func (w *Core) bindPod(c *model.Cluster, p *model.Pod, sn *schedNode) {
 	w.PDBTrack(c, p, true)
 	w.SchedNodeChanged(c, c.Nodes[sn.Name])
 	w.TouchNode(c, c.Nodes[sn.Name])
-	w.engine.RecordText("Scheduled", c, c.Nodes[sn.Name].Pool, sn.Name, "", "pod "+p.Key()+" scheduled to "+sn.Name)
+	w.engine.RecordPodLine("Scheduled", c, c.Nodes[sn.Name].Pool, sn.Name, model.ScheduledLine, p.Key(), 0)
 	w.StartContainers(c, p)
 }
 

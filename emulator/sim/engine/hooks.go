@@ -49,9 +49,9 @@ type Hooks struct {
 	PoolNodesChanged []func(c *model.Cluster, p *model.NodePool)
 	// PodChanged: a pod started, began terminating, or was removed.
 	PodChanged []func(c *model.Cluster, p *model.Pod, what PodChange)
-	// EntryLogged: an entry about cluster c joined the event log (its change feed shows it as
-	// a Kubernetes Event); one listener.
-	EntryLogged func(c *model.Cluster, e *model.LogEntry)
+	// EntryLogged: the newest entry of the event log is about cluster c (its change feed shows
+	// it as a Kubernetes Event: log.At(log.Len()-1) writes it out); one listener.
+	EntryLogged func(c *model.Cluster, log *model.EventLog)
 }
 
 func (w *Engine) EmitClusterCreated(c *model.Cluster) {

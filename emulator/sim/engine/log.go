@@ -11,20 +11,26 @@ import (
 
 // Record appends an entry for cluster c (which may be nil) at the current emulated time.
 func (w *Engine) Record(typ string, c *model.Cluster, pool, node, op, format string, args ...any) {
-	w.RecordText(typ, c, pool, node, op, fmt.Sprintf(format, args...))
-}
-
-// RecordText is Record with the message already written: the entries logged for every pod (a
-// pod scheduled, evicted) build theirs by concatenation, which allocates once, where
-// formatting boxes each argument first.
-func (w *Engine) RecordText(typ string, c *model.Cluster, pool, node, op, msg string) {
-	e := model.LogEntry{Time: w.st.Now, Type: typ, Pool: pool, Node: node, Op: op, Message: msg}
+	e := model.LogEntry{Time: w.st.Now, Type: typ, Pool: pool, Node: node, Op: op, Message: fmt.Sprintf(format, args...)}
 	if c != nil {
 		e.Cluster = c.Key()
 	}
 	w.st.Log.Append(e)
+	w.logged(c)
+}
+
+// RecordPodLine logs one of the lines logged for every pod (a pod scheduled, evicted) about
+// the pod podKey on node: the log keeps its parts and writes the message when it is read
+// (model.PodLine), which costs nothing per pod beyond the entry.
+func (w *Engine) RecordPodLine(typ string, c *model.Cluster, pool, node string, line model.PodLine, podKey string, grace time.Duration) {
+	w.st.Log.AppendPodLine(model.LogEntry{Time: w.st.Now, Type: typ, Cluster: c.Key(), Pool: pool, Node: node}, line, podKey, grace)
+	w.logged(c)
+}
+
+// logged tells the hook and the waiters that an entry (about c, if not nil) joined the log.
+func (w *Engine) logged(c *model.Cluster) {
 	if c != nil && w.Hooks.EntryLogged != nil {
-		w.Hooks.EntryLogged(c, w.st.Log.At(w.st.Log.Len()-1))
+		w.Hooks.EntryLogged(c, &w.st.Log)
 	}
 	if w.logWaiters != nil {
 		close(w.logWaiters)
@@ -67,19 +73,28 @@ func (f EventFilter) match(e *model.LogEntry) bool {
 	return f.Since.IsZero() || !e.Time.Before(f.Since)
 }
 
+// matching is the i-th oldest entry of log, its message written out, if it matches f.
+func (f EventFilter) matching(log *model.EventLog, i int) (model.LogEntry, bool) {
+	e := log.Peek(i)
+	if !f.match(&e) {
+		return e, false
+	}
+	return log.At(i), true
+}
+
 // Events returns the entries that match f, oldest first, and the seq to continue after.
 func (w *Engine) Events(f EventFilter) ([]*api.Event, int64) {
 	log := &w.st.Log
 	n := log.Len()
 	// Entries are in seq order: skip straight to the first one after AfterSeq.
 	start := 0
-	if n > 0 && f.AfterSeq >= log.At(0).Seq {
-		start = min(int(f.AfterSeq-log.At(0).Seq)+1, n)
+	if n > 0 && f.AfterSeq >= log.Peek(0).Seq {
+		start = min(int(f.AfterSeq-log.Peek(0).Seq)+1, n)
 	}
 	var out []*api.Event
 	for i := start; i < n; i++ {
-		e := log.At(i)
-		if !f.match(e) {
+		e, ok := f.matching(log, i)
+		if !ok {
 			continue
 		}
 		out = append(out, &api.Event{

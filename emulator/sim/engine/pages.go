@@ -12,16 +12,16 @@ func (w *Engine) EventPage(f EventFilter, scan int) (entries []model.LogEntry, n
 	log := &w.st.Log
 	n := log.Len()
 	start := 0
-	if n > 0 && f.AfterSeq >= log.At(0).Seq {
-		start = min(int(f.AfterSeq-log.At(0).Seq)+1, n)
+	if n > 0 && f.AfterSeq >= log.Peek(0).Seq {
+		start = min(int(f.AfterSeq-log.Peek(0).Seq)+1, n)
 	}
 	end := min(n, start+max(scan, 1))
 	next = f.AfterSeq
 	for i := start; i < end; i++ {
-		e := log.At(i)
+		e, ok := f.matching(log, i)
 		next = e.Seq
-		if f.match(e) {
-			entries = append(entries, *e)
+		if ok {
+			entries = append(entries, e)
 		}
 	}
 	return entries, next, end < n

@@ -2,36 +2,114 @@ package model
 
 import (
 	"encoding/json"
+	"fmt"
+	"strings"
 	"time"
 )
 
 // The event log: every step the simulation takes, with its emulated time, so that users can
 // see what GKE would have done and why.
+//
+// A large simulation logs hundreds of thousands of entries, most of them two lines per pod
+// (scheduled, evicted), so the log keeps each entry compact (logRecord): its time as integers,
+// the strings that repeat (type, cluster, pool, operation) as indexes into a table of names,
+// and a pod's line as its parts, written out only when the entry is read.
 
 // DefaultLogCapacity is how many entries the log keeps; older ones are dropped.
 const DefaultLogCapacity = 200000
 
-// LogEntry is one line of the event log.
+// LogEntry is one line of the event log, as its readers see it.
 type LogEntry struct {
-	Seq     int64     `json:"seq"`
-	Time    time.Time `json:"time"`
-	Type    string    `json:"type"`
-	Cluster string    `json:"cluster,omitempty"`
-	Pool    string    `json:"pool,omitempty"`
-	Node    string    `json:"node,omitempty"`
-	Op      string    `json:"op,omitempty"`
-	Message string    `json:"message"`
+	Seq     int64
+	Time    time.Time
+	Type    string
+	Cluster string
+	Pool    string
+	Node    string
+	Op      string
+	Message string
+}
+
+// PodLine is the shape of a line the simulation logs for every pod, kept as its parts (the
+// pod's key, the node, a grace period) and written out when read. The text is the one these
+// lines always had.
+type PodLine uint8
+
+const (
+	// textLine is an entry whose message is kept as written.
+	textLine PodLine = iota
+	// ScheduledLine: "pod NAMESPACE/NAME scheduled to NODE".
+	ScheduledLine
+	// EvictedLine: "evicted pod NAMESPACE/NAME from NODE (grace GRACE)".
+	EvictedLine
+)
+
+// podLineNames are the lines' names in the saved log.
+var podLineNames = map[PodLine]string{ScheduledLine: "scheduled", EvictedLine: "evicted"}
+
+// podLineTypes are the entry types each line is logged under (what a format-3 log's text is
+// read back as, see parsePodLine).
+var podLineTypes = map[string]PodLine{"Scheduled": ScheduledLine, "PodEvicted": EvictedLine}
+
+// render writes the line out.
+func (l PodLine) render(pod, node string, grace time.Duration) string {
+	if l == EvictedLine {
+		return "evicted pod " + pod + " from " + node + " (grace " + grace.String() + ")"
+	}
+	return "pod " + pod + " scheduled to " + node
+}
+
+// parsePodLine reads back a message that line wrote for node; ok is false for any other text
+// (which then stays text).
+func parsePodLine(line PodLine, msg, node string) (pod string, grace time.Duration, ok bool) {
+	switch line {
+	case ScheduledLine:
+		pod, ok = strings.CutPrefix(msg, "pod ")
+		if ok {
+			pod, ok = strings.CutSuffix(pod, " scheduled to "+node)
+		}
+	case EvictedLine:
+		rest, found := strings.CutPrefix(msg, "evicted pod ")
+		var g string
+		if pod, g, found = strings.Cut(rest, " from "+node+" (grace "); found {
+			if g, found = strings.CutSuffix(g, ")"); found {
+				d, err := time.ParseDuration(g)
+				grace, ok = d, err == nil
+			}
+		}
+	}
+	return pod, grace, ok && line.render(pod, node, grace) == msg
+}
+
+// logRecord is an entry as the log keeps it. Its seq is not kept: the entries are numbered one
+// after another, and the log knows the last number.
+type logRecord struct {
+	sec int64
+	// arg is an EvictedLine's grace period.
+	arg  int64
+	node string
+	// text is the message of a text entry, or the pod's key of a PodLine.
+	text string
+	nsec int32
+	// typ, cluster, pool and op index EventLog.names.
+	typ, cluster, pool, op uint32
+	line                   PodLine
 }
 
 // EventLog keeps the newest Capacity entries in a ring: appending never copies the log. It
 // marshals to JSON as {"entries": [oldest ... newest], "lastSeq": N, "capacity": C}.
 type EventLog struct {
-	ring []LogEntry
+	ring []logRecord
 	// head is the index of the oldest entry once the ring is full.
 	head    int
 	LastSeq int64
 	// Capacity is how many entries are kept; 0 means DefaultLogCapacity.
 	Capacity int
+	// names are the strings that repeat, each once (names[0] is ""), and nameIndex finds them.
+	// The table only grows: it holds the types, clusters, pools and operations ever logged,
+	// a few per operation, never per pod or per node.
+	names     []string
+	nameIndex map[string]uint32
 }
 
 func (l *EventLog) capacity() int {
@@ -41,39 +119,156 @@ func (l *EventLog) capacity() int {
 	return DefaultLogCapacity
 }
 
+// name is the index of s in the table of names, added if new.
+func (l *EventLog) name(s string) uint32 {
+	if s == "" {
+		return 0
+	}
+	if i, ok := l.nameIndex[s]; ok {
+		return i
+	}
+	if l.nameIndex == nil {
+		l.names, l.nameIndex = []string{""}, map[string]uint32{}
+	}
+	i := uint32(len(l.names))
+	l.names = append(l.names, s)
+	l.nameIndex[s] = i
+	return i
+}
+
+// record is e as kept (its text the message); Seq is not kept.
+func (l *EventLog) record(e *LogEntry) logRecord {
+	return logRecord{sec: e.Time.Unix(), nsec: int32(e.Time.Nanosecond()), node: e.Node, text: e.Message,
+		typ: l.name(e.Type), cluster: l.name(e.Cluster), pool: l.name(e.Pool), op: l.name(e.Op)}
+}
+
+// Append adds e (its Seq is the next number; its Message is kept as written).
 func (l *EventLog) Append(e LogEntry) {
+	l.push(l.record(&e))
+}
+
+// AppendPodLine adds e with its message the line of pod (its key) on e.Node (and grace, for
+// EvictedLine), kept as those parts: e.Message is not used.
+func (l *EventLog) AppendPodLine(e LogEntry, line PodLine, pod string, grace time.Duration) {
+	r := l.record(&e)
+	r.line, r.text, r.arg = line, pod, int64(grace)
+	l.push(r)
+}
+
+func (l *EventLog) push(r logRecord) {
 	l.LastSeq++
-	e.Seq = l.LastSeq
 	if len(l.ring) < l.capacity() {
-		l.ring = append(l.ring, e)
+		l.ring = append(l.ring, r)
 		return
 	}
-	l.ring[l.head] = e
+	l.ring[l.head] = r
 	l.head = (l.head + 1) % len(l.ring)
 }
 
 // Len is how many entries the log holds.
 func (l *EventLog) Len() int { return len(l.ring) }
 
-// At returns the i-th oldest entry held.
-func (l *EventLog) At(i int) *LogEntry { return &l.ring[(l.head+i)%len(l.ring)] }
+func (l *EventLog) rec(i int) *logRecord { return &l.ring[(l.head+i)%len(l.ring)] }
+
+// seq is the number of the i-th oldest entry held.
+func (l *EventLog) seq(i int) int64 { return l.LastSeq - int64(len(l.ring)-1-i) }
+
+// At returns the i-th oldest entry held, its message written out.
+func (l *EventLog) At(i int) LogEntry {
+	e := l.Peek(i)
+	r := l.rec(i)
+	e.Message = r.text
+	if r.line != textLine {
+		e.Message = r.line.render(r.text, r.node, time.Duration(r.arg))
+	}
+	return e
+}
+
+// Peek returns the i-th oldest entry held without its message, which At writes out: for scans
+// that choose entries by their other fields and read the message only of those they keep.
+func (l *EventLog) Peek(i int) LogEntry {
+	r := l.rec(i)
+	return LogEntry{Seq: l.seq(i), Time: r.time(), Type: l.names[r.typ], Cluster: l.names[r.cluster],
+		Pool: l.names[r.pool], Node: r.node, Op: l.names[r.op]}
+}
+
+// Text is the message of the i-th oldest entry held if it is kept as text, and "" for a pod's
+// line (PodLine), which At writes out: for scans that look for messages of another kind.
+func (l *EventLog) Text(i int) string {
+	if r := l.rec(i); r.line == textLine {
+		return r.text
+	}
+	return ""
+}
+
+// TimeAt is the time of the i-th oldest entry held.
+func (l *EventLog) TimeAt(i int) time.Time { return l.rec(i).time() }
+
+func (r *logRecord) time() time.Time { return time.Unix(r.sec, int64(r.nsec)).UTC() }
+
+// Clone is a copy of the log that appending to either leaves the other as it was (the entries'
+// strings, which nothing changes, are shared).
+func (l *EventLog) Clone() EventLog {
+	out := *l
+	out.ring = make([]logRecord, len(l.ring), cap(l.ring))
+	copy(out.ring, l.ring)
+	out.names = append([]string(nil), l.names...)
+	if l.nameIndex != nil {
+		out.nameIndex = make(map[string]uint32, len(l.nameIndex))
+		for s, i := range l.nameIndex {
+			out.nameIndex[s] = i
+		}
+	}
+	return out
+}
+
+// savedEntry is an entry in the saved log. Format 4 keeps a PodLine as its parts (Line, Pod,
+// Grace, with no Message) and numbers the entries from lastSeq; format 3 kept every message as
+// text and each entry's Seq, and is read too: its pod lines become PodLines again.
+type savedEntry struct {
+	Seq     int64     `json:"seq,omitempty"`
+	Time    time.Time `json:"time"`
+	Type    string    `json:"type"`
+	Cluster string    `json:"cluster,omitempty"`
+	Pool    string    `json:"pool,omitempty"`
+	Node    string    `json:"node,omitempty"`
+	Op      string    `json:"op,omitempty"`
+	Message string    `json:"message,omitempty"`
+	// Line is the PodLine's name ("scheduled", "evicted"), Pod the pod's key, Grace an
+	// evicted pod's grace period.
+	Line  string `json:"line,omitempty"`
+	Pod   string `json:"pod,omitempty"`
+	Grace string `json:"grace,omitempty"`
+}
 
 type eventLogJSON struct {
-	Entries  []LogEntry `json:"entries"`
-	LastSeq  int64      `json:"lastSeq"`
-	Capacity int        `json:"capacity,omitempty"`
+	Entries  []savedEntry `json:"entries"`
+	LastSeq  int64        `json:"lastSeq"`
+	Capacity int          `json:"capacity,omitempty"`
 }
 
 // MarshalJSON writes the entries oldest first.
 func (l EventLog) MarshalJSON() ([]byte, error) {
-	out := eventLogJSON{Entries: make([]LogEntry, 0, len(l.ring)), LastSeq: l.LastSeq, Capacity: l.Capacity}
-	out.Entries = append(out.Entries, l.ring[l.head:]...)
-	out.Entries = append(out.Entries, l.ring[:l.head]...)
+	out := eventLogJSON{Entries: make([]savedEntry, len(l.ring)), LastSeq: l.LastSeq, Capacity: l.Capacity}
+	for i := range l.ring {
+		r := l.rec(i)
+		s := &out.Entries[i]
+		*s = savedEntry{Time: r.time(), Type: l.names[r.typ], Cluster: l.names[r.cluster], Pool: l.names[r.pool],
+			Node: r.node, Op: l.names[r.op]}
+		if r.line == textLine {
+			s.Message = r.text
+			continue
+		}
+		s.Line, s.Pod = podLineNames[r.line], r.text
+		if r.line == EvictedLine {
+			s.Grace = time.Duration(r.arg).String()
+		}
+	}
 	return json.Marshal(out)
 }
 
-// UnmarshalJSON reads what MarshalJSON wrote (and logs saved before, which could hold up to
-// twice their capacity: the newest are kept).
+// UnmarshalJSON reads what MarshalJSON wrote, and format 3's logs (each entry's seq and text,
+// up to twice their capacity: the newest are kept).
 func (l *EventLog) UnmarshalJSON(b []byte) error {
 	var in eventLogJSON
 	if err := json.Unmarshal(b, &in); err != nil {
@@ -83,6 +278,44 @@ func (l *EventLog) UnmarshalJSON(b []byte) error {
 	if c := l.capacity(); len(in.Entries) > c {
 		in.Entries = in.Entries[len(in.Entries)-c:]
 	}
-	l.ring = in.Entries
+	l.ring = make([]logRecord, 0, len(in.Entries))
+	first := in.LastSeq - int64(len(in.Entries)) + 1
+	for i := range in.Entries {
+		s := &in.Entries[i]
+		if want := first + int64(i); s.Seq != 0 && s.Seq != want {
+			return fmt.Errorf("event log: entry %d has seq %d, want %d (entries are numbered one after another up to lastSeq %d)", i, s.Seq, want, in.LastSeq)
+		}
+		r := l.record(&LogEntry{Time: s.Time, Type: s.Type, Cluster: s.Cluster, Pool: s.Pool, Node: s.Node, Op: s.Op, Message: s.Message})
+		switch {
+		case s.Line != "":
+			if r.line = lineNamed(s.Line); r.line == textLine {
+				return fmt.Errorf("event log: entry seq %d: line %q is not one this gkesim writes (scheduled, evicted)", first+int64(i), s.Line)
+			}
+			r.text = s.Pod
+			if r.line == EvictedLine {
+				d, err := time.ParseDuration(s.Grace)
+				if err != nil {
+					return fmt.Errorf("event log: entry seq %d: grace %q is not a duration: %v", first+int64(i), s.Grace, err)
+				}
+				r.arg = int64(d)
+			}
+		case podLineTypes[s.Type] != textLine:
+			// Format 3: a pod's line as text, kept as its parts again when it reads back.
+			if pod, grace, ok := parsePodLine(podLineTypes[s.Type], s.Message, s.Node); ok {
+				r.line, r.text, r.arg = podLineTypes[s.Type], pod, int64(grace)
+			}
+		}
+		l.ring = append(l.ring, r)
+	}
 	return nil
+}
+
+// lineNamed is the PodLine saved as name (textLine for none).
+func lineNamed(name string) PodLine {
+	for l, n := range podLineNames {
+		if n == name {
+			return l
+		}
+	}
+	return textLine
 }

@@ -121,10 +121,10 @@ func (w *Views) autoUpgradeEntries(c *model.Cluster) []*api.AutoUpgradeEntry {
 	entries := &w.st.Log
 	var out []*api.AutoUpgradeEntry
 	for i := entries.Len() - 1; i >= 0 && len(out) < maxAutoUpgradeEntries; i-- {
-		e := entries.At(i)
-		if e.Cluster != key || !autoUpgradeLog[e.Type] {
+		if e := entries.Peek(i); e.Cluster != key || !autoUpgradeLog[e.Type] {
 			continue
 		}
+		e := entries.At(i)
 		ae := &api.AutoUpgradeEntry{Time: e.Time.Format(time.RFC3339), Type: e.Type, NodePool: e.Pool, Operation: e.Op, Message: e.Message}
 		if r := started[e.Op]; r != nil && e.Op != "" {
 			ae.Kind, ae.From, ae.To = string(r.Kind), r.From, r.To

@@ -38,7 +38,7 @@ var podRef = regexp.MustCompile(`\bpod ([a-z0-9][-a-z0-9.]*/[a-z0-9][-a-z0-9.]*)
 // logSince returns the index of the first log entry at or after t.
 func (w *Views) logSince(t time.Time) int {
 	entries := &w.st.Log
-	return sort.Search(entries.Len(), func(i int) bool { return !entries.At(i).Time.Before(t) })
+	return sort.Search(entries.Len(), func(i int) bool { return !entries.TimeAt(i).Before(t) })
 }
 
 // historyStart clamps a requested start of cluster c's history to [the cluster's creation,
@@ -87,7 +87,7 @@ func (w *Views) AutoscalerHistory(project, location, name string, since time.Tim
 	at := func(t time.Time) float64 { return t.Sub(since).Seconds() }
 	var decisions []*api.AutoscalerDecision
 	for i := entries.Len() - 1; i >= first; i-- {
-		e := entries.At(i)
+		e := entries.Peek(i)
 		switch e.Type {
 		case "NodeCreating", "NodeDeleted", "ScaleUp", "ScaleDown", "ScaleDownBlocked", "NotTriggerScaleUp":
 		default:
@@ -153,8 +153,8 @@ func decision(entries *model.EventLog, i int) *api.AutoscalerDecision {
 		d.Nodes = []string{e.Node}
 	}
 	if e.Type == "ScaleUp" {
-		for j := i + 1; j < entries.Len() && entries.At(j).Time.Equal(e.Time); j++ {
-			if x := entries.At(j); x.Cluster == e.Cluster && x.Pool == e.Pool && x.Type == "NodeCreating" {
+		for j := i + 1; j < entries.Len() && entries.TimeAt(j).Equal(e.Time); j++ {
+			if x := entries.Peek(j); x.Cluster == e.Cluster && x.Pool == e.Pool && x.Type == "NodeCreating" {
 				d.Nodes = append(d.Nodes, x.Node)
 			} else if autoscalerDecisions[x.Type] {
 				break
@@ -245,8 +245,11 @@ func (w *Views) LoadBalancerHistory(project, location, name string, since time.T
 	first := w.logSince(since)
 	var events = map[string][]*api.TimelineMark{}
 	for i := entries.Len() - 1; i >= first; i-- {
+		if !strings.HasPrefix(entries.Text(i), "service ") {
+			continue
+		}
 		e := entries.At(i)
-		if e.Cluster != key || !strings.HasPrefix(e.Message, "service ") {
+		if e.Cluster != key {
 			continue
 		}
 		svc, _, _ := strings.Cut(strings.TrimPrefix(e.Message, "service "), ":")

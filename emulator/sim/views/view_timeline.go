@@ -149,21 +149,21 @@ func (w *Views) OperationTimeline(project, location, id string, maxNodes int) (*
 	}
 	autoscaled := false
 	entries := &w.st.Log
-	first := sort.Search(entries.Len(), func(i int) bool { return !entries.At(i).Time.Before(op.StartTime) })
-	for i := first; i < entries.Len() && !entries.At(i).Time.After(end); i++ {
-		e := entries.At(i)
-		if e.Cluster != b.out.Cluster || (op.Pool != "" && e.Pool != op.Pool) {
+	first := sort.Search(entries.Len(), func(i int) bool { return !entries.TimeAt(i).Before(op.StartTime) })
+	for i := first; i < entries.Len() && !entries.TimeAt(i).After(end); i++ {
+		if e := entries.Peek(i); e.Cluster != b.out.Cluster || (op.Pool != "" && e.Pool != op.Pool) {
 			continue
 		}
+		e := entries.At(i)
 		at := b.at(e.Time)
 		if e.Node == "" {
 			if e.Type == "BlueGreenPhase" && strings.HasPrefix(e.Message, model.PhaseWaitingToDrain) {
 				autoscaled = true
 			}
-			b.operationEntry(e, at, id)
+			b.operationEntry(&e, at, id)
 			continue
 		}
-		b.nodeEntry(e, at, zoneOf(e.Node))
+		b.nodeEntry(&e, at, zoneOf(e.Node))
 	}
 	endAt := b.at(end)
 	for kind := range b.open {
@@ -294,9 +294,9 @@ func (b *timelineBuilder) zonesOfGoneNodes(log *model.EventLog, before int) {
 		}
 	}
 	for i := before - 1; i >= 0 && len(missing) > 0; i-- {
-		e := log.At(i)
+		e := log.Peek(i)
 		if r := missing[e.Node]; r != nil && e.Type == "NodeCreating" && e.Cluster == b.out.Cluster {
-			r.out.Zone = zoneFromMessage(e.Message, "")
+			r.out.Zone = zoneFromMessage(log.At(i).Message, "")
 			delete(missing, e.Node)
 		}
 	}
