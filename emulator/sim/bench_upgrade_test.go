@@ -82,6 +82,7 @@ func benchUpgradeFeed(b *testing.B, nodes, pods int, followed bool, setup func()
 		emulated, events = upgradeEachPool(b, w, c, to.String())
 		b.StopTimer()
 		perNode = float64(heapNow()-base) / float64(len(c.Nodes))
+		runtime.KeepAlive(w) // the whole world counts: its event log, queue and indexes too
 		if running, _ := podCountsAll(c); running < pods {
 			b.Fatalf("%d pods running after the upgrade, want %d", running, pods)
 		}
