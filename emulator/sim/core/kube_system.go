@@ -15,10 +15,17 @@ func (w *Core) startDaemonPods(c *model.Cluster, n *model.Node) {
 		return
 	}
 	for _, ds := range catalog.SystemDaemonSets {
-		name := ds.Name + "-" + w.RandSafe(5)
+		var key string
 		if ds.Name == "kube-proxy" {
-			name = "kube-proxy-" + n.Name // a static pod, named after its node
+			key = "kube-system/kube-proxy-" + n.Name // a static pod, named after its node
+			// The draw a generated name takes, as it always was: the random sequence, and so
+			// every name after it, stays what saved states and traces expect.
+			w.appendRandSafe(nil)
+		} else {
+			key = w.NewPodKey(c, "kube-system", ds.Name, "-")
 		}
-		w.AddPod(c, &model.Pod{Namespace: "kube-system", Name: name, OwnerKind: model.OwnerDaemonSet, Owner: ds.Name, Node: n.Name, Labels: catalog.SystemDaemonSetLabels[ds.Name]})
+		p := model.KeyedPod(key)
+		p.OwnerKind, p.Owner, p.Node, p.Labels = model.OwnerDaemonSet, ds.Name, n.Name, catalog.SystemDaemonSetLabels[ds.Name]
+		w.AddPod(c, p)
 	}
 }

@@ -72,6 +72,13 @@ func cachedKey(cache *string, namespace, name string) string {
 	return *cache
 }
 
+// KeyedPod is a new pod named by key (namespace/name): its Namespace and Name are parts of that
+// one string, which it keeps as its key (Key), so naming a pod builds one string, not three.
+func KeyedPod(key string) *Pod {
+	i := strings.IndexByte(key, '/')
+	return &Pod{Namespace: key[:i], Name: key[i+1:], key: key}
+}
+
 // OwnerKey is the key (namespace/name) of the pod's owner, in the map of its owner's kind.
 // A pod named after its owner (as a controller names its pods) takes it from its own key,
 // without building a string.

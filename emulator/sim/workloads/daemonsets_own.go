@@ -33,22 +33,18 @@ func (w *Workloads) clusterDaemonSetsOn(c *model.Cluster, n *model.Node) []*mode
 // StartOwnDaemonPods puts a pod of every DaemonSet of an imported cluster that runs on n.
 func (w *Workloads) StartOwnDaemonPods(c *model.Cluster, n *model.Node) {
 	for _, ds := range w.clusterDaemonSetsOn(c, n) {
-		var name string
+		var key string
 		if ds.Static || ds.NodeNamed {
-			name = ds.Name + "-" + n.Name
+			key = model.NamespacedKey(ds.Namespace, ds.Name+"-"+n.Name)
 		} else {
-			for {
-				name = ds.Name + "-" + w.core.RandSafe(5)
-				if c.Pods[model.NamespacedKey(ds.Namespace, name)] == nil {
-					break
-				}
-			}
+			key = w.core.NewPodKey(c, ds.Namespace, ds.Name, "-")
 		}
-		if c.Pods[model.NamespacedKey(ds.Namespace, name)] != nil {
+		if c.Pods[key] != nil {
 			continue // a static pod of the node's previous life is still going
 		}
-		w.core.AddPod(c, &model.Pod{Namespace: ds.Namespace, Name: name, OwnerKind: model.OwnerDaemonSet, Owner: ds.Name, Node: n.Name,
-			Labels: ds.Spec.Template.Labels, Annotation: ds.Spec.Template.Annotations})
+		p := model.KeyedPod(key)
+		p.OwnerKind, p.Owner, p.Node, p.Labels, p.Annotation = model.OwnerDaemonSet, ds.Name, n.Name, ds.Spec.Template.Labels, ds.Spec.Template.Annotations
+		w.core.AddPod(c, p)
 	}
 }
 

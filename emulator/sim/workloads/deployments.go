@@ -187,19 +187,14 @@ func (w *Workloads) dropOldTemplates(c *model.Cluster, d *model.Deployment) {
 
 func (w *Workloads) newDeploymentPod(c *model.Cluster, d *model.Deployment) *model.Pod {
 	t := d.Templates[d.Current]
-	prefix := d.Name + "-" + d.Current + "-"
+	var key string
 	if d.Controller != nil {
-		prefix = d.Controller.Name + "-" // the pods of the controller it stands in for
+		key = w.core.NewPodKey(c, d.Namespace, d.Controller.Name, "-") // the pods of the controller it stands in for
+	} else {
+		key = w.core.NewPodKey(c, d.Namespace, d.Name, "-", d.Current, "-")
 	}
-	var name string
-	for {
-		name = prefix + w.core.RandSafe(5)
-		if c.Pods[model.NamespacedKey(d.Namespace, name)] == nil {
-			break
-		}
-	}
-	p := &model.Pod{Namespace: d.Namespace, Name: name, OwnerKind: model.OwnerDeployment, Owner: d.Name, Template: d.Current,
-		Labels: t.Labels, Annotation: t.Annotations}
+	p := model.KeyedPod(key)
+	p.OwnerKind, p.Owner, p.Template, p.Labels, p.Annotation = model.OwnerDeployment, d.Name, d.Current, t.Labels, t.Annotations
 	w.core.AddPod(c, p)
 	return p
 }
