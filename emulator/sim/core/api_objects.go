@@ -140,7 +140,7 @@ func (s *podSnap) RenderPod() *corev1.Pod {
 		g := int64(p.GoneTime().Sub(p.DeletionTime()).Seconds())
 		meta.DeletionGracePeriodSeconds = &g
 	}
-	st := corev1.PodStatus{Phase: corev1.PodPhase(p.Phase), QOSClass: qosClass(spec)}
+	st := corev1.PodStatus{Phase: corev1.PodPhase(p.Phase.String()), QOSClass: qosClass(spec)}
 	condition := func(t corev1.PodConditionType, ok bool, at time.Time) corev1.PodCondition {
 		s := corev1.ConditionFalse
 		if ok {

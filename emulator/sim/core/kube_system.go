@@ -20,9 +20,9 @@ func (w *Core) startDaemonPods(c *model.Cluster, n *model.Node) {
 			key = "kube-system/kube-proxy-" + n.Name // a static pod, named after its node
 			// The draw a generated name takes, as it always was: the random sequence, and so
 			// every name after it, stays what saved states and traces expect.
-			w.appendRandSafe(nil)
+			w.engine.AppendRandSafe(nil)
 		} else {
-			key = w.NewPodKey(c, "kube-system", ds.Name, "-")
+			key = w.engine.NewPodKey(c, "kube-system", ds.Name, "-")
 		}
 		p := model.KeyedPod(key)
 		p.OwnerKind, p.Owner, p.Node, p.Labels = model.OwnerDaemonSet, ds.Name, n.Name, catalog.SystemDaemonSetLabels[ds.Name]

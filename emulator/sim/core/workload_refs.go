@@ -9,32 +9,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 )
 
-// NewPodKey is the key (namespace/name) of a new pod of c named prefix (its parts joined)
-// followed by five random characters of the kind Kubernetes puts in generated names, drawn
-// again while a pod of c has it, as a controller does when the API server answers
-// AlreadyExists. The key is one string (model.KeyedPod makes the pod from it).
-func (w *Core) NewPodKey(c *model.Cluster, namespace string, prefix ...string) string {
-	b := append(make([]byte, 0, 64), namespace...)
-	b = append(b, '/')
-	for _, s := range prefix {
-		b = append(b, s...)
-	}
-	n := len(b)
-	for {
-		if b = w.appendRandSafe(b[:n]); c.Pods[string(b)] == nil {
-			return string(b)
-		}
-	}
-}
-
-// appendRandSafe appends the five random characters of a generated name to b.
-func (w *Core) appendRandSafe(b []byte) []byte {
-	for range 5 {
-		b = append(b, model.SafeChars[w.engine.Rng.IntN(len(model.SafeChars))])
-	}
-	return b
-}
-
 func ReplicasOf(d *model.Deployment) int {
 	if d.Spec.Replicas == nil {
 		return 1

@@ -365,7 +365,7 @@ func (w *API) RenderPod(c *model.Cluster, p *model.Pod) *corev1.Pod {
 func (w *API) ListPods(c *model.Cluster, o model.ListOptions) *corev1.PodList {
 	out := &corev1.PodList{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "PodList"}, ListMeta: metav1.ListMeta{ResourceVersion: model.RVString(c.RV)}}
 	matches := func(p *model.Pod) bool {
-		return o.Matches(p.Namespace, p.Labels) && (o.Phase == "" || o.Phase == p.Phase)
+		return o.Matches(p.Namespace, p.Labels) && (o.Phase == "" || o.Phase == p.Phase.String())
 	}
 	// The pods that match, in order, before any is rendered: a filtered list (the pending pods
 	// of a large cluster) costs what it holds.

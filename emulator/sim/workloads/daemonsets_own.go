@@ -37,7 +37,7 @@ func (w *Workloads) StartOwnDaemonPods(c *model.Cluster, n *model.Node) {
 		if ds.Static || ds.NodeNamed {
 			key = model.NamespacedKey(ds.Namespace, ds.Name+"-"+n.Name)
 		} else {
-			key = w.core.NewPodKey(c, ds.Namespace, ds.Name, "-")
+			key = w.engine.NewPodKey(c, ds.Namespace, ds.Name, "-")
 		}
 		if c.Pods[key] != nil {
 			continue // a static pod of the node's previous life is still going

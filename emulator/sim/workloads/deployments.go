@@ -189,9 +189,9 @@ func (w *Workloads) newDeploymentPod(c *model.Cluster, d *model.Deployment) *mod
 	t := d.Templates[d.Current]
 	var key string
 	if d.Controller != nil {
-		key = w.core.NewPodKey(c, d.Namespace, d.Controller.Name, "-") // the pods of the controller it stands in for
+		key = w.engine.NewPodKey(c, d.Namespace, d.Controller.Name, "-") // the pods of the controller it stands in for
 	} else {
-		key = w.core.NewPodKey(c, d.Namespace, d.Name, "-", d.Current, "-")
+		key = w.engine.NewPodKey(c, d.Namespace, d.Name, "-", d.Current, "-")
 	}
 	p := model.KeyedPod(key)
 	p.OwnerKind, p.Owner, p.Template, p.Labels, p.Annotation = model.OwnerDeployment, d.Name, d.Current, t.Labels, t.Annotations
