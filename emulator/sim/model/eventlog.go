@@ -71,11 +71,15 @@ func parsePodLine(line PodLine, msg, node string) (pod string, grace time.Durati
 	case EvictedLine:
 		rest, found := strings.CutPrefix(msg, "evicted pod ")
 		var g string
-		if pod, g, found = strings.Cut(rest, " from "+node+" (grace "); found {
-			if g, found = strings.CutSuffix(g, ")"); found {
-				d, err := time.ParseDuration(g)
-				grace, ok = d, err == nil
-			}
+		if found {
+			pod, g, found = strings.Cut(rest, " from "+node+" (grace ")
+		}
+		if found {
+			g, found = strings.CutSuffix(g, ")")
+		}
+		if found {
+			d, err := time.ParseDuration(g)
+			grace, ok = d, err == nil
 		}
 	}
 	return pod, grace, ok && line.render(pod, node, grace) == msg
