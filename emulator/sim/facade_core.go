@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"net/http"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -111,25 +112,45 @@ func (w *World) FollowFeed(c *model.Cluster) { w.core.FollowFeed(c) }
 // SetFeedFollowed: see core.Core.SetFeedFollowed.
 func (w *World) SetFeedFollowed(followed func(cluster string) bool) { w.core.SetFeedFollowed(followed) }
 
-// Changes: see core.Core.Changes.
+// Changes returns up to limit changes of c after resourceVersion after, rendered, and the
+// resourceVersion a watch has then seen up to (feed.Window.Read).
 func (w *World) Changes(c *model.Cluster, after int64, limit int) ([]Change, int64, error) {
-	return w.core.Changes(c, after, limit)
+	f := w.core.Feed(c)
+	if f == nil {
+		return nil, 0, model.KubeError(http.StatusServiceUnavailable, "ServiceUnavailable", "the control plane of cluster %s is not up yet", c.Name)
+	}
+	return f.Read(after, c.RV, limit)
 }
 
 // ExpiredError: see feed.ExpiredError.
 func ExpiredError(rv int64, oldest int64) *model.Error { return feed.ExpiredError(rv, oldest) }
 
-// ChangesWaiter: see core.Core.ChangesWaiter.
-func (w *World) ChangesWaiter(c *model.Cluster) <-chan struct{} { return w.core.ChangesWaiter(c) }
-
-// WatchWindow: see core.Core.WatchWindow.
-func (w *World) WatchWindow(c *model.Cluster) (oldest int64, newest int64) {
-	return w.core.WatchWindow(c)
+// ChangesWaiter returns a channel that is closed when c's feed next publishes (or c goes).
+func (w *World) ChangesWaiter(c *model.Cluster) <-chan struct{} {
+	if f := w.core.Feed(c); f != nil {
+		return f.Waiter()
+	}
+	closed := make(chan struct{})
+	close(closed)
+	return closed
 }
 
-// EventResourceVersions: see core.Core.EventResourceVersions.
+// WatchWindow is the oldest resourceVersion a watch of c may start from and the newest.
+func (w *World) WatchWindow(c *model.Cluster) (oldest int64, newest int64) {
+	if f := w.core.Feed(c); f != nil {
+		return f.Start(), c.RV
+	}
+	return c.RV, c.RV
+}
+
+// EventResourceVersions maps the event-log entries of c that the feed holds to their
+// resourceVersions, and gives the oldest version it holds (older events stand at it).
 func (w *World) EventResourceVersions(c *model.Cluster) (map[int64]int64, int64) {
-	return w.core.EventResourceVersions(c)
+	f := w.core.Feed(c)
+	if f == nil {
+		return map[int64]int64{}, c.RV
+	}
+	return f.Window.EventResourceVersions()
 }
 
 const KindStatefulSet = workloads.KindStatefulSet

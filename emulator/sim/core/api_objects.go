@@ -80,7 +80,9 @@ func withRevision(a map[string]string, rev int64) map[string]string {
 // a Deployment's pods share with their template, and its node's address): the change feed keeps
 // one per change and renders it when a watcher reads it.
 type podSnap struct {
-	pod       model.Pod
+	pod model.Pod
+	// rare is the pod's PodRare, its own copy (pod points at it when the pod has one).
+	rare      model.PodRare
 	spec      *corev1.PodSpec
 	hostIP    string
 	clusterID string
@@ -92,16 +94,32 @@ type podSnap struct {
 }
 
 func (w *Core) PodSnapshot(c *model.Cluster, p *model.Pod) *podSnap {
-	s := &podSnap{pod: *p, spec: w.PodSpec(c, p), clusterID: c.ID}
-	if p.PodRare != nil { // the snapshot is read after the pod changes: its own copy
-		r := *p.PodRare
-		s.pod.PodRare = &r
-	}
+	s := &podSnap{}
+	w.snapPod(s, c, p)
+	return s
+}
+
+// snapPod makes s the snapshot of p as it is now.
+func (w *Core) snapPod(s *podSnap, c *model.Cluster, p *model.Pod) {
+	*s = podSnap{pod: *p, spec: w.PodSpec(c, p), clusterID: c.ID}
+	s.setRare(p.PodRare) // the snapshot is read after the pod changes: its own copy
 	s.ownerGen, s.ownerRefs, s.ownerOK = w.podOwner(c, p)
 	if n := c.Nodes[p.Node]; n != nil {
 		s.hostIP = n.InternalIP
 	}
-	return s
+}
+
+// copyTo makes d a copy of s.
+func (s *podSnap) copyTo(d *podSnap) {
+	*d = *s
+	d.setRare(s.pod.PodRare)
+}
+
+func (s *podSnap) setRare(r *model.PodRare) {
+	if r != nil {
+		s.rare = *r
+		s.pod.PodRare = &s.rare
+	}
 }
 
 func (s *podSnap) Render() runtime.Object { return s.RenderPod() }

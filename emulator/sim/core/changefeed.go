@@ -2,13 +2,10 @@ package core
 
 import (
 	"fmt"
-	"net/http"
 	"sort"
-	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/feed"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
@@ -53,8 +50,8 @@ type pendingChange struct {
 	obj any
 	// added: it came into being (or into view) since the last publish.
 	added bool
-	// gone is its DELETED entry once it has gone.
-	gone *feed.Change
+	// gone is its DELETED entry once it has gone (1 + its index in ChangeFeed.gone; 0: none).
+	gone int32
 }
 
 // ChangeFeed is a cluster's feed: a ring of the newest changes, and what changed since the last
@@ -62,12 +59,17 @@ type pendingChange struct {
 type ChangeFeed struct {
 	// Window holds the entries watches read.
 	*feed.Window
-	// pending: the objects changed since the last publish, by object and in the order they
-	// first changed (a publish walks the slice: walking a map that once held a large batch
-	// costs its old size, as Go maps never shrink).
-	pending      map[any]*pendingChange
-	pendingOrder []*pendingChange
-	pendingLog   []*feed.Change
+	// pending: the objects changed since the last publish, by object (their index in
+	// pendingOrder) and in the order they first changed (a publish walks the slice: walking a
+	// map that once held a large batch costs its old size, as Go maps never shrink).
+	pending      map[any]int32
+	pendingOrder []pendingChange
+	// batch: the changes of the next publish (the log's first); gone: the DELETED entries;
+	// snaps: the pods' snapshots since the last publish (nsnaps of them); slots: those of the
+	// pod changes in the window, by their slot in its ring (Window.Keep).
+	batch, gone  []feed.Change
+	snaps, slots feed.Slots[podSnap]
+	nsnaps       int
 	// marks are what the controllers derive statuses from at a publish (status_marks.go).
 	marks *StatusMarks
 	// nodes are the nodes as last published, the visible ones (registered with the API):
@@ -102,7 +104,8 @@ func (w *Core) NewFeed(c *model.Cluster) *ChangeFeed {
 		w.Feeds = map[*model.Cluster]*ChangeFeed{}
 	}
 	f := &ChangeFeed{Window: feed.NewWindow(w.WatchHistory(), c.RV),
-		pending: map[any]*pendingChange{}, nodes: map[*model.Node]*nodeSnap{}, marks: newStatusMarks()}
+		pending: map[any]int32{}, nodes: map[*model.Node]*nodeSnap{}, marks: newStatusMarks()}
+	f.Keep = f.keep
 	for _, n := range c.Nodes {
 		if n.State != model.NodeProvisioning {
 			f.nodes[n] = w.nodeSnapshot(c, n)
@@ -137,11 +140,9 @@ func (w *Core) mark(c *model.Cluster, obj any, added bool) *ChangeFeed {
 		w.NoteDirty(c, f)
 		return f
 	}
-	pc := f.pending[obj]
-	if pc == nil {
-		pc = &pendingChange{obj: obj, added: added}
-		f.pending[obj] = pc
-		f.pendingOrder = append(f.pendingOrder, pc)
+	if _, ok := f.pending[obj]; !ok {
+		f.pending[obj] = int32(len(f.pendingOrder))
+		f.pendingOrder = append(f.pendingOrder, pendingChange{obj: obj, added: added})
 	}
 	w.NoteDirty(c, f)
 	return f
@@ -182,8 +183,8 @@ func (w *Core) podRemoved(c *model.Cluster, p *model.Pod, rv int64) {
 	}
 	f.marks.untrackDaemonPod(p)
 	if f.Recording {
-		f.pending[p].gone = &feed.Change{RV: rv, Type: feed.ChangeDeleted, Resource: feed.ResourcePods, Namespace: p.Namespace, Name: p.Name,
-			Snap: w.PodSnapshot(c, p)}
+		f.setGone(p, feed.Change{RV: rv, Type: feed.ChangeDeleted, Resource: feed.ResourcePods, Namespace: p.Namespace, Name: p.Name,
+			Snap: w.batchSnap(c, f, p)})
 	}
 	if p.OwnerKind == model.OwnerDeployment {
 		if d := c.Deployments[p.OwnerKey()]; d != nil {
@@ -259,9 +260,9 @@ func (w *Core) ObjectRemoved(c *model.Cluster, obj any) {
 		return
 	}
 	if f.Recording {
-		ch := w.changeOf(c, obj)
+		ch := w.changeOf(c, f, obj)
 		ch.RV, ch.Type = rv, feed.ChangeDeleted
-		f.pending[obj].gone = ch
+		f.setGone(obj, ch)
 	}
 	switch o := obj.(type) {
 	case *model.Deployment:
@@ -284,11 +285,30 @@ func (w *Core) RecordChange(c *model.Cluster, log *model.EventLog) {
 	if !f.Recording {
 		return
 	}
-	e := log.At(log.Len() - 1)
-	f.pendingLog = append(f.pendingLog, &feed.Change{RV: rv, Type: feed.ChangeAdded, Resource: feed.ResourceEvents, Event: &api.Event{
-		Seq: e.Seq, Time: e.Time.Format(time.RFC3339), Type: e.Type, Cluster: e.Cluster,
-		NodePool: e.Pool, Node: e.Node, Operation: e.Op, Message: e.Message,
-	}})
+	f.batch = append(f.batch, feed.EventChange(rv, log.At(log.Len()-1)))
+}
+
+// setGone makes ch the DELETED entry of obj, pending.
+func (f *ChangeFeed) setGone(obj any, ch feed.Change) {
+	f.gone = append(f.gone, ch)
+	f.pendingOrder[f.pending[obj]].gone = int32(len(f.gone))
+}
+
+// batchSnap is a snapshot of p as it is now, in the batch's storage (ChangeFeed.snaps).
+func (w *Core) batchSnap(c *model.Cluster, f *ChangeFeed, p *model.Pod) *podSnap {
+	s := f.snaps.At(f.nsnaps)
+	f.nsnaps++
+	w.snapPod(s, c, p)
+	return s
+}
+
+// keep moves the snapshot of a pod's change into the storage of the ring slot it takes.
+func (f *ChangeFeed) keep(slot int, ch *feed.Change) {
+	if s, ok := ch.Snap.(*podSnap); ok {
+		d := f.slots.At(slot)
+		s.copyTo(d)
+		ch.Snap = d
+	}
 }
 
 // FeedRenderers render the kinds whose API objects other parts of the simulation own: a
@@ -301,28 +321,28 @@ type FeedRenderers struct {
 	DaemonSet  func(c *model.Cluster, ds *catalog.GKEDaemonSet, state *model.DaemonSetState) runtime.Object
 }
 
-// changeOf is the change entry of an object as it is now, at its resourceVersion.
-func (w *Core) changeOf(c *model.Cluster, obj any) *feed.Change {
+// changeOf is the change entry of an object as it is now, at its resourceVersion, for f's batch.
+func (w *Core) changeOf(c *model.Cluster, f *ChangeFeed, obj any) feed.Change {
 	switch o := obj.(type) {
 	case *model.Pod:
-		return &feed.Change{RV: o.RV, Resource: feed.ResourcePods, Namespace: o.Namespace, Name: o.Name, Snap: w.PodSnapshot(c, o)}
+		return feed.Change{RV: o.RV, Resource: feed.ResourcePods, Namespace: o.Namespace, Name: o.Name, Snap: w.batchSnap(c, f, o)}
 	case *model.Node:
-		return &feed.Change{RV: o.RV, Resource: feed.ResourceNodes, Name: o.Name, Snap: w.nodeSnapshot(c, o)}
+		return feed.Change{RV: o.RV, Resource: feed.ResourceNodes, Name: o.Name, Snap: w.nodeSnapshot(c, o)}
 	case *model.Namespace:
-		return &feed.Change{RV: o.RV, Resource: feed.ResourceNamespaces, Name: o.Name, Snap: feed.Rendered{Obj: w.RenderNamespace(o)}}
+		return feed.Change{RV: o.RV, Resource: feed.ResourceNamespaces, Name: o.Name, Snap: feed.Rendered{Obj: w.RenderNamespace(o)}}
 	case *model.Deployment:
-		return &feed.Change{RV: o.RV, Resource: feed.ResourceDeployments, Namespace: o.Namespace, Name: o.Name, Snap: feed.Rendered{Obj: w.RenderDeployment(c, o)}}
+		return feed.Change{RV: o.RV, Resource: feed.ResourceDeployments, Namespace: o.Namespace, Name: o.Name, Snap: feed.Rendered{Obj: w.RenderDeployment(c, o)}}
 	case *model.ReplicaSet:
 		d := c.Deployments[o.Deployment]
-		return &feed.Change{RV: o.RV, Resource: feed.ResourceReplicaSets, Namespace: d.Namespace, Name: o.Name(d), Snap: feed.Rendered{Obj: w.FeedRender.ReplicaSet(c, d, o)}}
+		return feed.Change{RV: o.RV, Resource: feed.ResourceReplicaSets, Namespace: d.Namespace, Name: o.Name(d), Snap: feed.Rendered{Obj: w.FeedRender.ReplicaSet(c, d, o)}}
 	case *model.DaemonSetState:
-		return &feed.Change{RV: o.RV, Resource: feed.ResourceDaemonSets, Namespace: "kube-system", Name: o.Name, Snap: feed.Rendered{Obj: w.FeedRender.DaemonSet(c, catalog.SystemDaemonSetNamed(o.Name), o)}}
+		return feed.Change{RV: o.RV, Resource: feed.ResourceDaemonSets, Namespace: "kube-system", Name: o.Name, Snap: feed.Rendered{Obj: w.FeedRender.DaemonSet(c, catalog.SystemDaemonSetNamed(o.Name), o)}}
 	case *model.PDB:
-		return &feed.Change{RV: o.RV, Resource: feed.ResourcePDBs, Namespace: o.Namespace, Name: o.Name, Snap: feed.Rendered{Obj: w.RenderPDB(c, o)}}
+		return feed.Change{RV: o.RV, Resource: feed.ResourcePDBs, Namespace: o.Namespace, Name: o.Name, Snap: feed.Rendered{Obj: w.RenderPDB(c, o)}}
 	case *model.Service:
-		return &feed.Change{RV: o.RV, Resource: feed.ResourceServices, Namespace: o.Namespace, Name: o.Name, Snap: feed.Rendered{Obj: w.FeedRender.Service(c, o)}}
+		return feed.Change{RV: o.RV, Resource: feed.ResourceServices, Namespace: o.Namespace, Name: o.Name, Snap: feed.Rendered{Obj: w.FeedRender.Service(c, o)}}
 	case *model.StoredObject:
-		return &feed.Change{RV: o.RV, Resource: o.Resource, Namespace: o.Namespace, Name: o.Name, Snap: feed.Rendered{Obj: w.FeedRender.Stored(o)}}
+		return feed.Change{RV: o.RV, Resource: o.Resource, Namespace: o.Namespace, Name: o.Name, Snap: feed.Rendered{Obj: w.FeedRender.Stored(o)}}
 	}
 	panic(fmt.Sprintf("sim: changeOf %T", obj))
 }
@@ -374,22 +394,21 @@ func (w *Core) Publish() {
 func (w *Core) publishCluster(c *model.Cluster, f *ChangeFeed) {
 	w.Workloads.SyncStatus(c, f.marks)
 	w.syncPDBStatus(c, f.marks)
-	changes := f.pendingLog
 	for _, pc := range f.pendingOrder {
 		obj := pc.obj
 		if n, ok := obj.(*model.Node); ok {
 			// Nodes come into view when they register and leave it when they go, or when
 			// they are recreated in place (booting again).
 			if w.exists(c, n) {
-				ch := w.changeOf(c, n)
+				ch := w.changeOf(c, f, n)
 				ch.Type = feed.ChangeModified
 				if f.nodes[n] == nil {
 					ch.Type = feed.ChangeAdded
 				}
 				f.nodes[n] = ch.Snap.(*nodeSnap)
-				changes = append(changes, ch)
+				f.batch = append(f.batch, ch)
 			} else if last := f.nodes[n]; last != nil {
-				changes = append(changes, &feed.Change{RV: n.RV, Type: feed.ChangeDeleted, Resource: feed.ResourceNodes, Name: n.Name, Snap: last})
+				f.batch = append(f.batch, feed.Change{RV: n.RV, Type: feed.ChangeDeleted, Resource: feed.ResourceNodes, Name: n.Name, Snap: last})
 				delete(f.nodes, n)
 			}
 			continue
@@ -399,25 +418,25 @@ func (w *Core) publishCluster(c *model.Cluster, f *ChangeFeed) {
 		}
 		switch {
 		case w.exists(c, obj):
-			ch := w.changeOf(c, obj)
+			ch := w.changeOf(c, f, obj)
 			ch.Type = feed.ChangeModified
 			if pc.added {
 				ch.Type = feed.ChangeAdded
 			}
-			changes = append(changes, ch)
-		case pc.gone != nil && !pc.added:
-			changes = append(changes, pc.gone)
+			f.batch = append(f.batch, ch)
+		case pc.gone > 0 && !pc.added:
+			f.batch = append(f.batch, f.gone[pc.gone-1])
 		}
 	}
 	if f.Recording {
-		sort.Slice(changes, func(i, j int) bool { return changes[i].RV < changes[j].RV })
-		f.Append(changes)
+		sort.Slice(f.batch, func(i, j int) bool { return f.batch[i].RV < f.batch[j].RV })
+		f.Append(f.batch)
 		if !w.followed(c) {
 			f.StopRecording(c.RV)
+			f.slots = feed.Slots[podSnap]{}
 		}
 	}
 	f.resetPending()
-	f.pendingLog = nil
 	f.queued = false
 	f.Published(c.RV)
 }
@@ -443,18 +462,21 @@ func (w *Core) followed(c *model.Cluster) bool {
 	return w.following.Followed(c.Key())
 }
 
-// resetPending empties the pending set for the next batch; one that held a large batch is
-// dropped rather than cleared, so that the next batches cost their own size.
+// resetPending empties the pending set and the batch for the next one. A map that held a
+// large batch is dropped rather than cleared (clearing costs its size); the slices and the
+// snapshots' storage are kept up to the window's size, so that a publish costs no growth.
 func (f *ChangeFeed) resetPending() {
-	const keep = 1024
-	if len(f.pendingOrder) > keep {
-		f.pending = map[any]*pendingChange{}
-		f.pendingOrder = nil
-		return
+	if len(f.pendingOrder) > 1024 {
+		f.pending = map[any]int32{}
 	}
 	clear(f.pending)
+	if len(f.batch) > feed.DefaultWatchHistory || f.nsnaps > feed.DefaultWatchHistory {
+		f.pendingOrder, f.batch, f.gone, f.snaps = nil, nil, nil, feed.Slots[podSnap]{}
+	}
 	clear(f.pendingOrder)
-	f.pendingOrder = f.pendingOrder[:0]
+	clear(f.batch)
+	clear(f.gone)
+	f.pendingOrder, f.batch, f.gone, f.nsnaps = f.pendingOrder[:0], f.batch[:0], f.gone[:0], 0
 }
 
 // NoteDirty remembers that c has changes to publish.
@@ -463,44 +485,4 @@ func (w *Core) NoteDirty(c *model.Cluster, f *ChangeFeed) {
 		f.queued = true
 		w.dirtyFeeds = append(w.dirtyFeeds, c)
 	}
-}
-
-// ---- reading ----
-
-// Changes returns up to limit changes of c after resourceVersion after, rendered, and the
-// resourceVersion a watch has then seen up to (feed.Window.Read).
-func (w *Core) Changes(c *model.Cluster, after int64, limit int) ([]feed.Change, int64, error) {
-	f := w.Feed(c)
-	if f == nil {
-		return nil, 0, model.KubeError(http.StatusServiceUnavailable, "ServiceUnavailable", "the control plane of cluster %s is not up yet", c.Name)
-	}
-	return f.Read(after, c.RV, limit)
-}
-
-// ChangesWaiter returns a channel that is closed when c's feed next publishes (or c goes).
-func (w *Core) ChangesWaiter(c *model.Cluster) <-chan struct{} {
-	if f := w.Feed(c); f != nil {
-		return f.Waiter()
-	}
-	closed := make(chan struct{})
-	close(closed)
-	return closed
-}
-
-// WatchWindow is the oldest resourceVersion a watch of c may start from and the newest.
-func (w *Core) WatchWindow(c *model.Cluster) (oldest, newest int64) {
-	if f := w.Feed(c); f != nil {
-		return f.Start(), c.RV
-	}
-	return c.RV, c.RV
-}
-
-// EventResourceVersions maps the event-log entries of c that the feed holds to their
-// resourceVersions, and gives the oldest version it holds (older events stand at it).
-func (w *Core) EventResourceVersions(c *model.Cluster) (map[int64]int64, int64) {
-	f := w.Feed(c)
-	if f == nil {
-		return map[int64]int64{}, c.RV
-	}
-	return f.Window.EventResourceVersions()
 }

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"sort"
 	"sync/atomic"
+	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
 
@@ -49,10 +50,26 @@ type Change struct {
 	Name      string
 	// Object is the Kubernetes object (nil for events, which carry Event).
 	Object runtime.Object
-	// Event is the event-log entry of an "events" change.
+	// Event is the event-log entry of an "events" change, written out from Logged when first
+	// read.
 	Event *api.Event
-	// Snap is what the object was when it changed, rendered into Object when first read.
+	// Logged is the entry of an "events" change as the log gave it (its time not yet written).
+	Logged model.LogEntry
+	// Snap is what the object was when it changed, rendered into Object when first read (Read
+	// returns the change without it: a snapshot may live in storage that the ring reuses).
 	Snap Snapshot
+}
+
+// EventChange is the change that puts the event-log entry e in the feed at resourceVersion rv.
+func EventChange(rv int64, e model.LogEntry) Change {
+	return Change{RV: rv, Type: ChangeAdded, Resource: ResourceEvents, Logged: e}
+}
+
+// event writes an "events" change's entry out as the API's event.
+func (ch *Change) event() *api.Event {
+	e := &ch.Logged
+	return &api.Event{Seq: e.Seq, Time: e.Time.Format(time.RFC3339), Type: e.Type, Cluster: e.Cluster,
+		NodePool: e.Pool, Node: e.Node, Operation: e.Op, Message: e.Message}
 }
 
 // Snapshot is what an object was when it changed, from which its API object renders later.
@@ -68,8 +85,15 @@ func (s Rendered) Render() runtime.Object { return s.Obj }
 
 // Window is the part of a cluster's feed that watches read.
 type Window struct {
-	ring       []*Change
+	// ring holds the changes as values (a change costs no object of its own); it grows to
+	// capacity, then wraps.
+	ring       []Change
+	capacity   int
 	head, size int
+	// Keep, when set, is called with each change as it takes the ring's slot (an index below
+	// the capacity, reused as the ring wraps): it may move what the change carries into
+	// storage of its own for that slot (see Slots).
+	Keep func(slot int, ch *Change)
 	// start: a watch from any resourceVersion >= start misses nothing the ring holds.
 	start int64
 	wake  chan struct{}
@@ -80,37 +104,46 @@ type Window struct {
 
 // NewWindow makes an empty window of capacity changes that starts at resourceVersion start.
 func NewWindow(capacity int, start int64) *Window {
-	return &Window{ring: make([]*Change, capacity), start: start, wake: make(chan struct{})}
+	return &Window{capacity: capacity, start: start, wake: make(chan struct{})}
 }
 
 // Resize gives an empty window a new capacity (a window that holds changes keeps its own).
 func (f *Window) Resize(capacity int) {
 	if f.size == 0 {
-		f.ring = make([]*Change, capacity)
+		f.ring, f.head, f.capacity = nil, 0, capacity
 	}
 }
 
 // Append adds changes (in resourceVersion order) to the ring; older ones fall out of the window.
-func (f *Window) Append(changes []*Change) {
-	capacity := len(f.ring)
+func (f *Window) Append(changes []Change) {
+	capacity := f.capacity
 	if len(changes) > capacity {
 		f.start = changes[len(changes)-capacity-1].RV
 		changes = changes[len(changes)-capacity:]
 	}
-	for _, ch := range changes {
+	for i := range changes {
+		ch := &changes[i]
 		if f.size > 0 && ch.RV <= f.at(f.size-1).RV {
 			panic(fmt.Sprintf("sim: change feed out of order: %s %s/%s at %d after %d", ch.Resource, ch.Namespace, ch.Name, ch.RV, f.at(f.size-1).RV))
 		}
+		slot := (f.head + f.size) % capacity
 		if f.size == capacity {
 			// The oldest entry falls out: a watch must now start at it or later. (After a
 			// batch larger than the window, the start is already past it.)
 			f.start = max(f.start, f.ring[f.head].RV)
-			f.ring[f.head] = ch
+			slot = f.head
 			f.head = (f.head + 1) % capacity
-			continue
+		} else {
+			f.size++
 		}
-		f.ring[(f.head+f.size)%capacity] = ch
-		f.size++
+		if f.Keep != nil {
+			f.Keep(slot, ch)
+		}
+		if slot == len(f.ring) {
+			f.ring = append(f.ring, *ch)
+		} else {
+			f.ring[slot] = *ch
+		}
 	}
 }
 
@@ -124,7 +157,7 @@ func (f *Window) StartRecording(rv int64) {
 // again, and a watch must start from rv, the cluster's version as it is now.
 func (f *Window) StopRecording(rv int64) {
 	f.Recording = false
-	clear(f.ring)
+	f.ring = nil
 	f.head, f.size, f.start = 0, 0, rv
 }
 
@@ -141,7 +174,7 @@ func (f *Window) Published(rv int64) {
 // Close wakes the watchers for the last time: the cluster is gone.
 func (f *Window) Close() { close(f.wake) }
 
-func (f *Window) at(i int) *Change { return f.ring[(f.head+i)%len(f.ring)] }
+func (f *Window) at(i int) *Change { return &f.ring[(f.head+i)%f.capacity] }
 
 // Read returns up to limit changes after resourceVersion after, rendered, and the
 // resourceVersion a watch has then seen up to; current is the cluster's version. A version
@@ -161,7 +194,11 @@ func (f *Window) Read(after, current int64, limit int) ([]Change, int64, error) 
 		if ch.Object == nil && ch.Snap != nil {
 			ch.Object = ch.Snap.Render()
 		}
+		if ch.Event == nil && ch.Resource == ResourceEvents {
+			ch.Event = ch.event()
+		}
 		out = append(out, *ch)
+		out[len(out)-1].Snap = nil
 	}
 	next := current
 	if i < f.size {
@@ -186,8 +223,8 @@ func (f *Window) Start() int64 { return f.start }
 func (f *Window) EventResourceVersions() (map[int64]int64, int64) {
 	out := map[int64]int64{}
 	for i := 0; i < f.size; i++ {
-		if ch := f.at(i); ch.Event != nil {
-			out[ch.Event.Seq] = ch.RV
+		if ch := f.at(i); ch.Resource == ResourceEvents {
+			out[ch.Logged.Seq] = ch.RV
 		}
 	}
 	return out, f.start
@@ -217,3 +254,19 @@ func (f *Following) Followed(key string) bool {
 
 // Len is how many changes the window holds.
 func (f *Window) Len() int { return f.size }
+
+// Slots is storage by slot of the ring for what changes carry (Window.Keep), in chunks made
+// as the ring first reaches them and reused as it wraps: a change that takes a slot overwrites
+// what its predecessor there kept, which has left the window (Read hands out rendered objects,
+// never what a slot holds). The zero Slots is empty.
+type Slots[T any] struct{ chunks [][]T }
+
+const slotChunk = 256
+
+// At is the storage of slot i.
+func (s *Slots[T]) At(i int) *T {
+	for len(s.chunks) <= i/slotChunk {
+		s.chunks = append(s.chunks, make([]T, slotChunk))
+	}
+	return &s.chunks[i/slotChunk][i%slotChunk]
+}

@@ -8,10 +8,10 @@ import (
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
-func changes(rvs ...int64) []*Change {
-	out := make([]*Change, len(rvs))
+func changes(rvs ...int64) []Change {
+	out := make([]Change, len(rvs))
 	for i, rv := range rvs {
-		out[i] = &Change{RV: rv, Type: ChangeModified, Resource: ResourcePods, Name: "p"}
+		out[i] = Change{RV: rv, Type: ChangeModified, Resource: ResourcePods, Name: "p"}
 	}
 	return out
 }
@@ -132,4 +132,33 @@ func TestFollowing(t *testing.T) {
 	if !f.Followed("p/l/b") {
 		t.Error("after Set(nil), a cluster is not followed")
 	}
+}
+
+// Each change kept takes a slot of the ring below its capacity, the one the change it
+// replaces had; Read hands out rendered objects, never the snapshot a slot holds.
+func TestKeepGivesEachChangeItsRingSlot(t *testing.T) {
+	w := NewWindow(3, 10)
+	w.StartRecording(10)
+	var slots []int
+	w.Keep = func(slot int, ch *Change) { slots = append(slots, slot); ch.Snap = Rendered{} }
+	w.Append(changes(11, 12))
+	w.Append(changes(13, 14, 15))
+	w.Append(changes(16, 17, 18, 19)) // more than the window: the oldest never takes a slot
+	if want := []int{0, 1, 2, 0, 1, 2, 0, 1}; len(slots) != len(want) || !equal(int64s(slots), int64s(want)) {
+		t.Errorf("slots %v, want %v", slots, want)
+	}
+	got, _, _ := w.Read(w.Start(), 19, 100)
+	for _, ch := range got {
+		if ch.Snap != nil {
+			t.Errorf("change %d read with its snapshot", ch.RV)
+		}
+	}
+}
+
+func int64s(is []int) []int64 {
+	out := make([]int64, len(is))
+	for i, v := range is {
+		out[i] = int64(v)
+	}
+	return out
 }
