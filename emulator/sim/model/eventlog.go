@@ -3,6 +3,7 @@ package model
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -103,7 +104,10 @@ type logRecord struct {
 // EventLog keeps the newest Capacity entries in a ring: appending never copies the log. It
 // marshals to JSON as {"entries": [oldest ... newest], "lastSeq": N, "capacity": C}.
 type EventLog struct {
-	ring []logRecord
+	// chunks are the ring's storage, logChunk records each, added as the log first grows
+	// (never copied as a growing slice would be); n is how many entries it holds.
+	chunks [][]logRecord
+	n      int
 	// head is the index of the oldest entry once the ring is full.
 	head    int
 	LastSeq int64
@@ -148,6 +152,7 @@ func (l *EventLog) record(e *LogEntry) logRecord {
 
 // Append adds e (its Seq is the next number; its Message is kept as written).
 func (l *EventLog) Append(e LogEntry) {
+	l.LastSeq++
 	l.push(l.record(&e))
 }
 
@@ -156,26 +161,37 @@ func (l *EventLog) Append(e LogEntry) {
 func (l *EventLog) AppendPodLine(e LogEntry, line PodLine, pod string, grace time.Duration) {
 	r := l.record(&e)
 	r.line, r.text, r.arg = line, pod, int64(grace)
+	l.LastSeq++
 	l.push(r)
 }
 
+// push stores r as the newest entry (its number is the caller's to count).
 func (l *EventLog) push(r logRecord) {
-	l.LastSeq++
-	if len(l.ring) < l.capacity() {
-		l.ring = append(l.ring, r)
+	if l.n < l.capacity() {
+		if l.n%logChunk == 0 {
+			l.chunks = append(l.chunks, make([]logRecord, min(logChunk, l.capacity()-l.n)))
+		}
+		l.n++
+		*l.slot(l.n - 1) = r
 		return
 	}
-	l.ring[l.head] = r
-	l.head = (l.head + 1) % len(l.ring)
+	*l.slot(l.head) = r
+	l.head = (l.head + 1) % l.n
 }
 
-// Len is how many entries the log holds.
-func (l *EventLog) Len() int { return len(l.ring) }
+// logChunk is how many records a chunk of the ring holds.
+const logChunk = 4096
 
-func (l *EventLog) rec(i int) *logRecord { return &l.ring[(l.head+i)%len(l.ring)] }
+// slot is the ring's storage at position p.
+func (l *EventLog) slot(p int) *logRecord { return &l.chunks[p/logChunk][p%logChunk] }
+
+// Len is how many entries the log holds.
+func (l *EventLog) Len() int { return l.n }
+
+func (l *EventLog) rec(i int) *logRecord { return l.slot((l.head + i) % l.n) }
 
 // seq is the number of the i-th oldest entry held.
-func (l *EventLog) seq(i int) int64 { return l.LastSeq - int64(len(l.ring)-1-i) }
+func (l *EventLog) seq(i int) int64 { return l.LastSeq - int64(l.n-1-i) }
 
 // At returns the i-th oldest entry held, its message written out.
 func (l *EventLog) At(i int) LogEntry {
@@ -214,8 +230,10 @@ func (r *logRecord) time() time.Time { return time.Unix(r.sec, int64(r.nsec)).UT
 // strings, which nothing changes, are shared).
 func (l *EventLog) Clone() EventLog {
 	out := *l
-	out.ring = make([]logRecord, len(l.ring), cap(l.ring))
-	copy(out.ring, l.ring)
+	out.chunks = make([][]logRecord, len(l.chunks))
+	for i, ch := range l.chunks {
+		out.chunks[i] = slices.Clone(ch)
+	}
 	out.names = append([]string(nil), l.names...)
 	if l.nameIndex != nil {
 		out.nameIndex = make(map[string]uint32, len(l.nameIndex))
@@ -253,8 +271,8 @@ type eventLogJSON struct {
 
 // MarshalJSON writes the entries oldest first.
 func (l EventLog) MarshalJSON() ([]byte, error) {
-	out := eventLogJSON{Entries: make([]savedEntry, len(l.ring)), LastSeq: l.LastSeq, Capacity: l.Capacity}
-	for i := range l.ring {
+	out := eventLogJSON{Entries: make([]savedEntry, l.n), LastSeq: l.LastSeq, Capacity: l.Capacity}
+	for i := range l.n {
 		r := l.rec(i)
 		s := &out.Entries[i]
 		*s = savedEntry{Time: r.time(), Type: l.names[r.typ], Cluster: l.names[r.cluster], Pool: l.names[r.pool],
@@ -282,7 +300,6 @@ func (l *EventLog) UnmarshalJSON(b []byte) error {
 	if c := l.capacity(); len(in.Entries) > c {
 		in.Entries = in.Entries[len(in.Entries)-c:]
 	}
-	l.ring = make([]logRecord, 0, len(in.Entries))
 	first := in.LastSeq - int64(len(in.Entries)) + 1
 	for i := range in.Entries {
 		s := &in.Entries[i]
@@ -309,7 +326,7 @@ func (l *EventLog) UnmarshalJSON(b []byte) error {
 				r.line, r.text, r.arg = podLineTypes[s.Type], pod, int64(grace)
 			}
 		}
-		l.ring = append(l.ring, r)
+		l.push(r)
 	}
 	return nil
 }

@@ -408,10 +408,9 @@ func (w *Upgrades) drainBlueAutoscaled(c *model.Cluster, p *model.NodePool) bool
 // deleteBlue deletes the blue pool (R-BG-5) and reports whether it is gone.
 func (w *Upgrades) deleteBlue(c *model.Cluster, p *model.NodePool) bool {
 	bg := p.Upgrade.BG
-	blue := w.BlueNodes(c, p)
 	if !bg.Deleting {
 		bg.Deleting = true
-		for _, n := range blue {
+		for _, n := range w.BlueNodes(c, p) {
 			if n.State == model.NodeDraining { // an unfinished batch drain gives way to deletion
 				n.Drain = nil
 				w.core.SetNodeState(c, n, model.NodeCordoned)
