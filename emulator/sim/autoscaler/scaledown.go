@@ -44,6 +44,9 @@ type downCand struct {
 	// they hold until the pass removes a node (which moves pods).
 	flagged int
 	need    model.Resources
+	// since and block are the node's UnneededSince and ScaleDownBlock as the pass began.
+	since time.Time
+	block string
 }
 
 // downKey orders the candidates (cands[i]): the empty ones first, then by utilisation, then
@@ -164,7 +167,8 @@ func (w *Autoscaler) ScaleDown(c *model.Cluster, roles map[string]PoolRole) {
 			continue
 		}
 		keys = append(keys, downKey{util: floatOrder(util), name: nameWords(n.Name), busy: pods != 0})
-		cands = append(cands, downCand{n: n, name: n.Name, dg: dg, util: util, pods: pods, flagged: on.Flagged, need: req})
+		cands = append(cands, downCand{n: n, name: n.Name, dg: dg, util: util, pods: pods, flagged: on.Flagged, need: req,
+			since: n.UnneededSince, block: n.ScaleDownBlock})
 	}
 	order := sortDownCands(cands, keys)
 	removed := map[string]bool{}
@@ -175,19 +179,26 @@ func (w *Autoscaler) ScaleDown(c *model.Cluster, roles map[string]PoolRole) {
 		cd := &cands[i]
 		n := cd.n
 		why := w.scaleDownBlocker(c, cd, shadow, removed, live-len(removed))
+		// The node's fields are written only when they change (cd has them as they were:
+		// only this iteration changes them), so that a node that stays as it was is not loaded.
 		if why != "" {
-			n.UnneededSince = time.Time{}
-			if n.ScaleDownBlock != why {
+			if cd.since != (time.Time{}) {
+				n.UnneededSince = time.Time{}
+			}
+			if cd.block != why {
 				n.ScaleDownBlock = why
 				w.engine.Record("ScaleDownBlocked", c, n.Pool, n.Name, "", "node %s not removed: %s", n.Name, why)
 			}
 			continue
 		}
-		n.ScaleDownBlock = ""
-		if n.UnneededSince.IsZero() {
-			n.UnneededSince = w.st.Now
+		if cd.block != "" {
+			n.ScaleDownBlock = ""
 		}
-		if w.st.Now.Sub(n.UnneededSince) < unneededFor {
+		if cd.since.IsZero() {
+			n.UnneededSince = w.st.Now
+			cd.since = w.st.Now
+		}
+		if w.st.Now.Sub(cd.since) < unneededFor {
 			continue
 		}
 		if (cd.pods == 0 && empty >= maxEmptyScaleDown) || (cd.pods > 0 && busy >= maxBusyScaleDown) {
