@@ -17,13 +17,23 @@ type shadowFit struct {
 	node    string
 	// groups are the scheduler's node groups in key order, sorted once for the pass.
 	groups []*core.SchedGroup
-	// noPDBBlocks: no budget forbids an eviction during this pass; openGroups: whether each
-	// group takes pods that select no nodes; deferred: the candidate being checked was
-	// settled without placing its pods (scaledown_summary.go).
+	// noPDBBlocks: no budget forbids an eviction during this pass; open: whether each group
+	// (by its place in groups) takes pods that select no nodes, worked out on first use;
+	// deferred: the candidate being checked was settled without placing its pods
+	// (scaledown_summary.go).
 	noPDBBlocks bool
-	openGroups  map[*core.SchedGroup]bool
+	open        []openness
 	deferred    bool
 }
+
+// openness is a group's open, once known.
+type openness uint8
+
+const (
+	opennessUnknown openness = iota
+	opennessOpen
+	opennessClosed
+)
 
 func (w *Autoscaler) newShadow(c *model.Cluster) *shadowFit {
 	ix := w.core.PodIndex(c)
@@ -32,7 +42,7 @@ func (w *Autoscaler) newShadow(c *model.Cluster) *shadowFit {
 		groups = append(groups, g)
 	}
 	sort.Slice(groups, func(i, j int) bool { return groups[i].Key < groups[j].Key })
-	return &shadowFit{used: map[string]model.Resources{}, pending: map[string]model.Resources{}, groups: groups, openGroups: map[*core.SchedGroup]bool{}}
+	return &shadowFit{used: map[string]model.Resources{}, pending: map[string]model.Resources{}, groups: groups, open: make([]openness, len(groups))}
 }
 
 func (s *shadowFit) begin(node string) {
@@ -71,20 +81,20 @@ func (s *shadowFit) place(w *Autoscaler, c *model.Cluster, pod *model.Pod, remov
 }
 
 // settled says whether node n's pods are known to fit elsewhere without looking at them: no
-// pod of n is flagged, no budget blocks, and one schedulable node that every unflagged pod
-// may go to has room for all of n's pods (its DaemonSet pods aside) at once. Placing them
-// one by one (shadowFit.place) then cannot fail: that node keeps room for each in turn.
-// With onlyUnder (autoscaled blue-green) room is not checked: no blocker settles it.
-func (s *shadowFit) settled(ix *core.PodIndex, n string, removed map[string]bool, onlyUnder bool) bool {
-	if !s.noPDBBlocks || ix.On(n).Flagged > 0 {
+// pod of n is flagged (flagged is how many are, core.NodePods.Flagged), no budget blocks, and
+// one schedulable node that every unflagged pod may go to has room for all of n's pods (their
+// requests need, its DaemonSet pods aside) at once. Placing them one by one (shadowFit.place)
+// then cannot fail: that node keeps room for each in turn. With onlyUnder (autoscaled
+// blue-green) room is not checked: no blocker settles it.
+func (s *shadowFit) settled(flagged int, need model.Resources, n string, removed map[string]bool, onlyUnder bool) bool {
+	if !s.noPDBBlocks || flagged > 0 {
 		return false
 	}
 	if onlyUnder {
 		return true
 	}
-	need := ix.On(n).Load.Req
-	for _, g := range s.groups {
-		if !s.open(g) {
+	for i, g := range s.groups {
+		if !s.isOpen(i) {
 			continue
 		}
 		// The heap's first entries are the group's roomiest nodes by CPU.
@@ -100,18 +110,16 @@ func (s *shadowFit) settled(ix *core.PodIndex, n string, removed map[string]bool
 	return false
 }
 
-// open says whether every pod that selects no nodes may go to group g: it has no taint but
-// PreferNoSchedule ones.
-func (s *shadowFit) open(g *core.SchedGroup) bool {
-	if o, ok := s.openGroups[g]; ok {
-		return o
-	}
-	o := true
-	for _, t := range g.Taints {
-		if t.Effect != corev1.TaintEffectPreferNoSchedule {
-			o = false
+// isOpen says whether every pod that selects no nodes may go to group s.groups[i]: it has no
+// taint but PreferNoSchedule ones.
+func (s *shadowFit) isOpen(i int) bool {
+	if s.open[i] == opennessUnknown {
+		s.open[i] = opennessOpen
+		for _, t := range s.groups[i].Taints {
+			if t.Effect != corev1.TaintEffectPreferNoSchedule {
+				s.open[i] = opennessClosed
+			}
 		}
 	}
-	s.openGroups[g] = o
-	return o
+	return s.open[i] == opennessOpen
 }

@@ -11,7 +11,7 @@ import (
 
 // Extended run duration pods (R-EXT-1..3): a pod annotated
 // cluster-autoscaler.kubernetes.io/safe-to-evict: "false". On Autopilot GKE leaves it alone for
-// at least 7 days (scale-down and node auto-upgrade wait, see autoscaler/autoscaler.go and core/drain.go); Spot
+// at least 7 days (scale-down and node auto-upgrade wait, see autoscaler/scaledown.go and core/drain.go); Spot
 // pods cannot have it, it does not go with inter-pod affinity, and a cluster runs at most 50
 // distinct extended workloads (told apart by their CPU request). On Standard the annotation
 // blocks scale-down for ever but does not hold back node upgrades (R-EXT-2).
