@@ -285,7 +285,7 @@ func (w *Core) RecordChange(c *model.Cluster, log *model.EventLog) {
 	if !f.Recording {
 		return
 	}
-	f.batch = append(f.batch, feed.EventChange(rv, log.At(log.Len()-1)))
+	f.batch = append(f.batch, feed.EventChange(rv, log.Kept(log.Len()-1)))
 }
 
 // setGone makes ch the DELETED entry of obj, pending.

@@ -53,21 +53,22 @@ type Change struct {
 	// Event is the event-log entry of an "events" change, written out from Logged when first
 	// read.
 	Event *api.Event
-	// Logged is the entry of an "events" change as the log gave it (its time not yet written).
-	Logged model.LogEntry
+	// Logged is the entry of an "events" change as the log keeps it (neither its time nor its
+	// message written out yet).
+	Logged model.KeptEntry
 	// Snap is what the object was when it changed, rendered into Object when first read (Read
 	// returns the change without it: a snapshot may live in storage that the ring reuses).
 	Snap Snapshot
 }
 
 // EventChange is the change that puts the event-log entry e in the feed at resourceVersion rv.
-func EventChange(rv int64, e model.LogEntry) Change {
+func EventChange(rv int64, e model.KeptEntry) Change {
 	return Change{RV: rv, Type: ChangeAdded, Resource: ResourceEvents, Logged: e}
 }
 
 // event writes an "events" change's entry out as the API's event.
 func (ch *Change) event() *api.Event {
-	e := &ch.Logged
+	e := ch.Logged.Entry()
 	return &api.Event{Seq: e.Seq, Time: e.Time.Format(time.RFC3339), Type: e.Type, Cluster: e.Cluster,
 		NodePool: e.Pool, Node: e.Node, Operation: e.Op, Message: e.Message}
 }

@@ -194,12 +194,35 @@ func (l *EventLog) rec(i int) *logRecord { return l.slot((l.head + i) % l.n) }
 func (l *EventLog) seq(i int) int64 { return l.LastSeq - int64(l.n-1-i) }
 
 // At returns the i-th oldest entry held, its message written out.
-func (l *EventLog) At(i int) LogEntry {
-	e := l.Peek(i)
+func (l *EventLog) At(i int) LogEntry { return l.Kept(i).Entry() }
+
+// KeptEntry is an entry as the log keeps it, with its names resolved and its message not yet
+// written out (Entry writes it): for a reader that may write it out later, or never.
+type KeptEntry struct {
+	// LogEntry is the entry; its Message is empty for a pod's line.
+	LogEntry
+	line  PodLine
+	pod   string
+	grace time.Duration
+}
+
+// Kept returns the i-th oldest entry held, as kept.
+func (l *EventLog) Kept(i int) KeptEntry {
 	r := l.rec(i)
-	e.Message = r.text
-	if r.line != textLine {
-		e.Message = r.line.render(r.text, r.node, time.Duration(r.arg))
+	k := KeptEntry{LogEntry: l.Peek(i), line: r.line}
+	if r.line == textLine {
+		k.Message = r.text
+	} else {
+		k.pod, k.grace = r.text, time.Duration(r.arg)
+	}
+	return k
+}
+
+// Entry is the entry with its message written out.
+func (k KeptEntry) Entry() LogEntry {
+	e := k.LogEntry
+	if k.line != textLine {
+		e.Message = k.line.render(k.pod, e.Node, k.grace)
 	}
 	return e
 }

@@ -40,6 +40,9 @@ func TestEventLogWritesPodLinesWhenRead(t *testing.T) {
 		if p := l.Peek(i); p.Message != "" || p.Seq != e.Seq || p.Time != e.Time || p.Cluster != e.Cluster || !l.TimeAt(i).Equal(e.Time) {
 			t.Errorf("entry %d: Peek %+v disagrees with At %+v", i, p, e)
 		}
+		if k := l.Kept(i); k.Entry() != e || (k.Message != "") != (i == 0 || i == 3) {
+			t.Errorf("entry %d: kept %+v, written out %+v; want At's %+v, a pod's line not yet written", i, k, k.Entry(), e)
+		}
 	}
 	if l.Text(0) != "creating node n1 in zone a" || l.Text(1) != "" || l.Text(2) != "" {
 		t.Errorf("Text gives a text entry's message and nothing for a pod's line: %q %q %q", l.Text(0), l.Text(1), l.Text(2))
