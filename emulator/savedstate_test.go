@@ -23,10 +23,13 @@ import (
 // maintenance policy (savedScenario), and continuation.golden beside it is what that gkesim did
 // next over 8 emulated hours: the event log and the pools, nodes, pods and Services as the API
 // renders them. Regenerating either file is a change of behaviour (or of the saved format) and
-// needs a reason in the commit; a new saved format adds a directory written by the last
-// gkesim of the old one:
+// needs a reason in the commit. A directory is written by the last gkesim of its format (the
+// commit savedDirs names): check that commit out and run, there,
 //
 //	go test ./emulator -run TestSavedStateResumesIdentically -update-saved saved-state-format3
+//
+// A gkesim of a newer format refuses to rewrite it (it would write its own format). A new
+// saved format adds a directory, written the same way by the last commit of the old format.
 
 var updateSaved = flag.String("update-saved", "", "rewrite this directory of testdata (its data directory and its continuation)")
 
@@ -155,17 +158,20 @@ func copyDir(t *testing.T, from, to string) {
 
 func TestSavedStateResumesIdentically(t *testing.T) {
 	for _, sd := range savedDirs {
-		t.Run(sd.dir, func(t *testing.T) { resumeSaved(t, sd.dir, sd.format, *updateSaved == sd.dir) })
+		t.Run(sd.dir, func(t *testing.T) { resumeSaved(t, sd.dir, sd.format, sd.commit, *updateSaved == sd.dir) })
 	}
 }
 
-// resumeSaved resumes the saved directory testdata/dir, written in format, and compares what
-// it does next with its continuation; update rewrites both with this gkesim.
-func resumeSaved(t *testing.T, name string, format int, update bool) {
+// resumeSaved resumes the saved directory testdata/dir, written in format by commit, and
+// compares what it does next with its continuation; update rewrites both with this gkesim.
+func resumeSaved(t *testing.T, name string, format int, commit string, update bool) {
 	dir := filepath.Join("testdata", name)
 	data := filepath.Join(dir, "data")
 	golden := filepath.Join(dir, "continuation.golden")
 	if update {
+		if format != store.FormatVersion {
+			t.Fatalf("this gkesim writes format %d; %s must hold format %d: rewrite it with %s, the last gkesim of that format", store.FormatVersion, data, format, commit)
+		}
 		if err := os.RemoveAll(data); err != nil {
 			t.Fatal(err)
 		}

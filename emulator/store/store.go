@@ -28,16 +28,17 @@ import (
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim"
 )
 
-// formatVersion is written with every snapshot. Format 1 (state.json saved whole every two
-// seconds, before the journal) is still read: it is a snapshot with no journal after it.
-// Format 2's journal keeps every command as JSON (a request's body in base64); format 3's keeps
-// a body as it came, after the command's JSON (sim/journal_record.go). This gkesim reads both
-// kinds of record, so formats 2 and 3 are read alike; the number tells a gkesim that only
-// knows format 2 not to replay a journal it would misread. Format 4's event log keeps the
-// lines logged for every pod (scheduled, evicted) as their parts, not as text, and numbers its
-// entries from the last (model.EventLog); format 3's logs are read and their pod lines kept as
-// parts again, so a format-3 directory resumes as it would have.
-const formatVersion = 4
+// FormatVersion is the format this gkesim writes with every snapshot. Format 1 (state.json
+// saved whole every two seconds, before the journal) is still read: it is a snapshot with no
+// journal after it. Format 2's journal keeps every command as JSON (a request's body in
+// base64); format 3's keeps a body as it came, after the command's JSON
+// (sim/journal_record.go). This gkesim reads both kinds of record, so formats 2 and 3 are read
+// alike; the number tells a gkesim that only knows format 2 not to replay a journal it would
+// misread. Format 4's event log keeps the lines logged for every pod (scheduled, evicted) as
+// their parts, not as text, and numbers its entries from the last (model.EventLog); format 3's
+// logs are read and their pod lines kept as parts again, so a format-3 directory resumes as it
+// would have.
+const FormatVersion = 4
 
 // envelope is the snapshot file's content.
 type envelope struct {
@@ -241,7 +242,7 @@ func (s *Store) load() (*Saved, uint64, error) {
 		if err != nil {
 			return nil, 0, fmt.Errorf("%s: %w", saved.Snapshot, err)
 		}
-		saved.State, snapSeq, saved.Outdated = env.State, env.JournalSeq, env.Format < formatVersion
+		saved.State, snapSeq, saved.Outdated = env.State, env.JournalSeq, env.Format < FormatVersion
 		if env.TimeScale != nil {
 			saved.TimeScale, saved.HasTimeScale = *env.TimeScale, true
 		}
@@ -351,8 +352,8 @@ func decodeSnapshot(raw []byte) (*envelope, error) {
 	if err := json.Unmarshal(raw, &env); err != nil {
 		return nil, describeJSONError(raw, err)
 	}
-	if env.Format < 1 || env.Format > formatVersion {
-		return nil, fmt.Errorf("the state was written in format %d; this gkesim reads formats 1 to %d (use the gkesim that wrote it, or move the directory away to start afresh)", env.Format, formatVersion)
+	if env.Format < 1 || env.Format > FormatVersion {
+		return nil, fmt.Errorf("the state was written in format %d; this gkesim reads formats 1 to %d (use the gkesim that wrote it, or move the directory away to start afresh)", env.Format, FormatVersion)
 	}
 	if env.State == nil {
 		return nil, errors.New(`no "state" in the saved data`)
@@ -547,7 +548,7 @@ func encodeSnapshot(seq uint64, timeScale float64, state []byte) ([]byte, error)
 	if err != nil {
 		return nil, fmt.Errorf("encode state: %w", err)
 	}
-	head := fmt.Sprintf(`{"format":%d,"journalSeq":%d,"timeScale":%s,"state":`, formatVersion, seq, scale)
+	head := fmt.Sprintf(`{"format":%d,"journalSeq":%d,"timeScale":%s,"state":`, FormatVersion, seq, scale)
 	raw := make([]byte, 0, len(head)+len(state)+1)
 	raw = append(append(append(raw, head...), state...), '}')
 	return raw, nil

@@ -470,7 +470,7 @@ func (f *ChangeFeed) resetPending() {
 		f.pending = map[any]int32{}
 	}
 	clear(f.pending)
-	if len(f.batch) > feed.DefaultWatchHistory || f.nsnaps > feed.DefaultWatchHistory {
+	if len(f.batch) > f.Capacity() || f.nsnaps > f.Capacity() {
 		f.pendingOrder, f.batch, f.gone, f.snaps = nil, nil, nil, feed.Slots[podSnap]{}
 	}
 	clear(f.pendingOrder)

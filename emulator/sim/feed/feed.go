@@ -253,6 +253,9 @@ func (f *Following) Followed(key string) bool {
 	return fn == nil || (*fn)(key)
 }
 
+// Capacity is how many changes the window holds at most.
+func (f *Window) Capacity() int { return f.capacity }
+
 // Len is how many changes the window holds.
 func (f *Window) Len() int { return f.size }
 

@@ -111,7 +111,9 @@ type EventLog struct {
 	// head is the index of the oldest entry once the ring is full.
 	head    int
 	LastSeq int64
-	// Capacity is how many entries are kept; 0 means DefaultLogCapacity.
+	// Capacity is how many entries are kept; 0 means DefaultLogCapacity. Raising it later takes
+	// effect while the ring has not wrapped (its oldest entry is still its first); lowering it
+	// drops nothing: the log keeps the entries it holds.
 	Capacity int
 	// names are the strings that repeat, each once (names[0] is ""), and nameIndex finds them.
 	// The table only grows: it holds the types, clusters, pools and operations ever logged,
@@ -129,14 +131,14 @@ func (l *EventLog) capacity() int {
 
 // name is the index of s in the table of names, added if new.
 func (l *EventLog) name(s string) uint32 {
+	if l.nameIndex == nil {
+		l.names, l.nameIndex = []string{""}, map[string]uint32{}
+	}
 	if s == "" {
 		return 0
 	}
 	if i, ok := l.nameIndex[s]; ok {
 		return i
-	}
-	if l.nameIndex == nil {
-		l.names, l.nameIndex = []string{""}, map[string]uint32{}
 	}
 	i := uint32(len(l.names))
 	l.names = append(l.names, s)
@@ -167,9 +169,15 @@ func (l *EventLog) AppendPodLine(e LogEntry, line PodLine, pod string, grace tim
 
 // push stores r as the newest entry (its number is the caller's to count).
 func (l *EventLog) push(r logRecord) {
-	if l.n < l.capacity() {
-		if l.n%logChunk == 0 {
-			l.chunks = append(l.chunks, make([]logRecord, min(logChunk, l.capacity()-l.n)))
+	// A log that has wrapped keeps its size (Capacity is set before the first entry).
+	if l.n < l.capacity() && l.head == 0 {
+		if last := len(l.chunks) - 1; last < 0 || l.n == last*logChunk+len(l.chunks[last]) {
+			if last >= 0 && len(l.chunks[last]) < logChunk {
+				// Capacity grew since the short last chunk was made: widen it.
+				l.chunks[last] = append(l.chunks[last], make([]logRecord, min(logChunk, l.capacity()-last*logChunk)-len(l.chunks[last]))...)
+			} else {
+				l.chunks = append(l.chunks, make([]logRecord, min(logChunk, l.capacity()-l.n)))
+			}
 		}
 		l.n++
 		*l.slot(l.n - 1) = r

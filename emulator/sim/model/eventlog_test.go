@@ -140,3 +140,37 @@ func TestEventLogCloneIsIndependent(t *testing.T) {
 		t.Error("the clone's new name reached the original's table")
 	}
 }
+
+// Capacity changed on a live log: raised before the ring wraps, the log grows past its old
+// size (its storage widened); after it wrapped, it keeps its size and order. Entries with no
+// type, cluster, pool or operation read and save like any other.
+func TestEventLogCapacityChangesAndBareEntries(t *testing.T) {
+	l := &EventLog{Capacity: 3}
+	for i := range 3 {
+		l.Append(LogEntry{Time: logStart, Message: itoa(int64(i))})
+	}
+	l.Capacity = 5000
+	for i := 3; i < 4100; i++ {
+		l.Append(LogEntry{Time: logStart, Message: itoa(int64(i))})
+	}
+	if l.Len() != 4100 || l.At(0).Message != "0" || l.At(4099).Message != "4099" || l.At(4099).Seq != 4100 {
+		t.Fatalf("raised capacity: %d entries, first %q, last %q (seq %d)", l.Len(), l.At(0).Message, l.At(4099).Message, l.At(4099).Seq)
+	}
+	w := &EventLog{Capacity: 2}
+	for i := range 3 {
+		w.Append(LogEntry{Time: logStart, Message: itoa(int64(i))})
+	}
+	w.Capacity = 10
+	w.Append(LogEntry{Time: logStart, Message: "3"})
+	if w.Len() != 2 || w.At(0).Message != "2" || w.At(1).Message != "3" {
+		t.Fatalf("raised after wrapping: %d entries, %q then %q; want the newest 2 in order", w.Len(), w.At(0).Message, w.At(1).Message)
+	}
+	var bare EventLog
+	if err := json.Unmarshal([]byte(`{"entries":[{"seq":1,"time":"2026-01-01T00:00:00Z","type":"","message":"x"}],"lastSeq":1}`), &bare); err != nil {
+		t.Fatal(err)
+	}
+	bare.Append(LogEntry{Time: logStart, Message: "y"})
+	if _, err := json.Marshal(&bare); err != nil || bare.At(0).Message != "x" || bare.At(1).Message != "y" || bare.Peek(1).Type != "" {
+		t.Fatalf("bare entries: %v, %+v, %+v", err, bare.At(0), bare.At(1))
+	}
+}
