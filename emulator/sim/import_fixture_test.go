@@ -144,7 +144,7 @@ func TestImportFixture(t *testing.T) {
 	if d := c.Deployments["default/web"]; d == nil || d.Current != "6b9d8c7f5a" || len(d.Templates) != 1 {
 		t.Errorf("web deployment %+v", d)
 	}
-	if d := c.Deployments["default/"+workloads.StandInName(workloads.KindStatefulSet, "db")]; d == nil || !d.Controller.Ordinals || core.ReplicasOf(d) != 3 {
+	if d := c.Deployments["default/"+workloads.StandInName(workloads.KindStatefulSet, "db")]; d == nil || !d.Controller.Ordinals || d.DesiredReplicas() != 3 {
 		t.Errorf("db stand-in %+v", d)
 	}
 	// PDBs count the pods they protect.

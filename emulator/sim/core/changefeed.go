@@ -108,14 +108,16 @@ func (w *Core) NewFeed(c *model.Cluster) *ChangeFeed {
 	f.Keep = f.keep
 	for _, n := range c.Nodes {
 		if n.State != model.NodeProvisioning {
-			f.nodes[n] = w.nodeSnapshot(c, n)
+			f.nodes[n] = unrecorded
 		}
 	}
 	for _, p := range c.Pods {
 		f.marks.trackDaemonPod(p)
 	}
 	f.marks.DaemonSets = false // the stored statuses are those of the state as it is
-	f.Recording = w.followed(c)
+	if f.Recording = w.followed(c); f.Recording {
+		w.recordNodes(c, f)
+	}
 	w.Feeds[c] = f
 	return f
 }
@@ -399,7 +401,9 @@ func (w *Core) publishCluster(c *model.Cluster, f *ChangeFeed) {
 		if n, ok := obj.(*model.Node); ok {
 			// Nodes come into view when they register and leave it when they go, or when
 			// they are recreated in place (booting again).
-			if w.exists(c, n) {
+			if w.exists(c, n) && !f.Recording {
+				f.nodes[n] = unrecorded
+			} else if w.exists(c, n) {
 				ch := w.changeOf(c, f, n)
 				ch.Type = feed.ChangeModified
 				if f.nodes[n] == nil {
@@ -447,6 +451,21 @@ func (w *Core) publishCluster(c *model.Cluster, f *ChangeFeed) {
 func (w *Core) FollowFeed(c *model.Cluster) {
 	if f := w.Feed(c); f != nil && !f.Recording {
 		f.StartRecording(c.RV)
+		w.recordNodes(c, f)
+	}
+}
+
+// unrecorded stands in ChangeFeed.nodes for a node in view while nobody follows the feed: only
+// a DELETED entry reads a node's last snapshot, so none is taken until recording starts.
+var unrecorded = &nodeSnap{}
+
+// recordNodes takes the snapshots that unrecorded stands for as recording starts, between
+// commands and instants: what the nodes are now is what was last published.
+func (w *Core) recordNodes(c *model.Cluster, f *ChangeFeed) {
+	for n, s := range f.nodes {
+		if s == unrecorded {
+			f.nodes[n] = w.nodeSnapshot(c, n)
+		}
 	}
 }
 

@@ -32,7 +32,7 @@ func (cnt *PDBCount) expected(c *model.Cluster) int {
 	n := cnt.Bare
 	for key, pods := range cnt.Owners {
 		if d := c.Deployments[key]; d != nil && pods > 0 {
-			n += ReplicasOf(d)
+			n += d.DesiredReplicas()
 		} else {
 			n += pods
 		}

@@ -9,13 +9,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 )
 
-func ReplicasOf(d *model.Deployment) int {
-	if d.Spec.Replicas == nil {
-		return 1
-	}
-	return int(*d.Spec.Replicas)
-}
-
 // GraceOf is a pod's termination grace period, capped at limit when limit > 0.
 func GraceOf(spec *corev1.PodSpec, limit time.Duration) time.Duration {
 	g := time.Duration(GraceSeconds(spec)) * time.Second

@@ -229,7 +229,7 @@ func (w *API) CreateDeployment(c *model.Cluster, ns string, in *appsv1.Deploymen
 	admitted()
 	w.core.TouchObject(c, d, true)
 	w.workloads.RollOut(c, d, in.Spec.Template)
-	w.engine.Record("DeploymentCreated", c, "", "", "", "deployment %s created: %d replicas of %s", d.Key(), core.ReplicasOf(d), describeRequests(in.Spec.Template.Spec))
+	w.engine.Record("DeploymentCreated", c, "", "", "", "deployment %s created: %d replicas of %s", d.Key(), d.DesiredReplicas(), describeRequests(in.Spec.Template.Spec))
 	w.workloads.QueueSync(c, d.Key())
 	return w.core.RenderDeployment(c, d), nil
 }
@@ -294,7 +294,7 @@ func (w *API) GetScale(c *model.Cluster, ns, name string) (*autoscalingv1.Scale,
 	return &autoscalingv1.Scale{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "autoscaling/v1", Kind: "Scale"},
 		ObjectMeta: metav1.ObjectMeta{Name: d.Name, Namespace: d.Namespace, UID: types.UID(d.UID), ResourceVersion: model.RVString(d.RV), CreationTimestamp: metav1.NewTime(d.CreateTime)},
-		Spec:       autoscalingv1.ScaleSpec{Replicas: int32(core.ReplicasOf(d))},
+		Spec:       autoscalingv1.ScaleSpec{Replicas: int32(d.DesiredReplicas())},
 		Status:     autoscalingv1.ScaleStatus{Replicas: st.Replicas, Selector: sel.String()},
 	}, nil
 }
@@ -316,8 +316,8 @@ func (w *API) ScaleDeployment(c *model.Cluster, ns, name string, replicas int32,
 	if replicas < 0 {
 		return nil, model.KubeInvalid("Scale.autoscaling", name, fmt.Sprintf("spec.replicas: Invalid value: %d: must be greater than or equal to 0", replicas))
 	}
-	if int(replicas) != core.ReplicasOf(d) {
-		w.engine.Record("DeploymentScaled", c, "", "", "", "deployment %s scaled from %d to %d replicas", d.Key(), core.ReplicasOf(d), replicas)
+	if int(replicas) != d.DesiredReplicas() {
+		w.engine.Record("DeploymentScaled", c, "", "", "", "deployment %s scaled from %d to %d replicas", d.Key(), d.DesiredReplicas(), replicas)
 		d.Spec.Replicas = &replicas
 		d.Generation++
 		if managedFields != nil {

@@ -81,6 +81,33 @@ type Deployment struct {
 	Synced StatusInputs
 	// key caches Key() (cachedKey).
 	key string
+	// spareConditions is the storage of the conditions before the current ones, which
+	// NewConditions reuses (never saved, never handed out).
+	spareConditions []appsv1.DeploymentCondition
+}
+
+// DesiredReplicas is spec.replicas (1 when unset, as the API server defaults it).
+func (d *Deployment) DesiredReplicas() int {
+	if d.Spec.Replicas == nil {
+		return 1
+	}
+	return int(*d.Spec.Replicas)
+}
+
+// NewConditions returns the conditions avail and prog for the Deployment's next status, in the
+// storage its conditions before the current ones had: the two alternate, so that a status pass
+// that changes them allocates nothing. The caller stores the result in d.Status at once (its
+// current conditions become the spare); everything that hands conditions out copies them
+// (RenderDeployment deep-copies the status).
+func (d *Deployment) NewConditions(avail, prog appsv1.DeploymentCondition) []appsv1.DeploymentCondition {
+	out := d.spareConditions
+	if cap(out) < 2 {
+		out = make([]appsv1.DeploymentCondition, 2)
+	}
+	out = out[:2]
+	out[0], out[1] = avail, prog
+	d.spareConditions = d.Status.Conditions
+	return out
 }
 
 // ReplicaSet is one of a Deployment's ReplicaSets: the pods of one pod template.

@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
 )
 
 // Pod.Clone copies by hand what a plain struct copy would share: a field that holds a pointer,
@@ -64,5 +66,27 @@ func TestKeysFollowTheNames(t *testing.T) {
 	d.Name = "api"
 	if d.Key() != "shop/api" {
 		t.Fatal(d.Key())
+	}
+}
+
+// A Deployment's new conditions never share storage with its current ones (which a status
+// comparison still reads), and two changes in a row reuse the storage before the current one.
+func TestNewConditionsAlternate(t *testing.T) {
+	d := &Deployment{}
+	cond := func(reason string) appsv1.DeploymentCondition { return appsv1.DeploymentCondition{Reason: reason} }
+	var seen []*appsv1.DeploymentCondition
+	for i, r := range []string{"a", "b", "c", "d"} {
+		next := d.NewConditions(cond(r), cond(r+"!"))
+		if len(d.Status.Conditions) > 0 && &next[0] == &d.Status.Conditions[0] {
+			t.Fatalf("change %d: the new conditions share the current ones' storage", i)
+		}
+		if len(next) != 2 || next[0].Reason != r || next[1].Reason != r+"!" {
+			t.Fatalf("change %d: %+v", i, next)
+		}
+		d.Status.Conditions = next
+		seen = append(seen, &next[0])
+	}
+	if seen[2] != seen[0] || seen[3] != seen[1] || seen[0] == seen[1] {
+		t.Fatal("two changes in a row do not alternate between two storages")
 	}
 }

@@ -40,7 +40,7 @@ func (w *Workloads) QueueSync(c *model.Cluster, key string) {
 
 // rollingParams resolves maxSurge and maxUnavailable against the replica count.
 func rollingParams(d *model.Deployment) (surge, unavailable int) {
-	replicas := core.ReplicasOf(d)
+	replicas := d.DesiredReplicas()
 	var ms, mu *intstr.IntOrString
 	if ru := d.Spec.Strategy.RollingUpdate; ru != nil {
 		ms, mu = ru.MaxSurge, ru.MaxUnavailable
@@ -76,7 +76,7 @@ func (w *Workloads) syncDeployment(c *model.Cluster, d *model.Deployment) {
 		return
 	}
 	ix := w.core.PodIndex(c)
-	replicas := core.ReplicasOf(d)
+	replicas := d.DesiredReplicas()
 	// Most passes find nothing to do (a pod started): count before sorting anything.
 	nCur, nOld := 0, 0
 	for tmpl, t := range ix.TmplCounts[d.Key()] {

@@ -92,7 +92,7 @@ func ReplicaSetAnnotations(d *model.Deployment, rs *model.ReplicaSet) map[string
 // its current ReplicaSet: revision, desired replicas, max replicas (desired + surge).
 func controllerAnnotations(d *model.Deployment, rs *model.ReplicaSet) (revision, desired, maxReplicas string) {
 	surge, _ := rollingParams(d)
-	return strconv.FormatInt(rs.Revision, 10), strconv.Itoa(core.ReplicasOf(d)), strconv.Itoa(core.ReplicasOf(d) + surge)
+	return strconv.FormatInt(rs.Revision, 10), strconv.Itoa(d.DesiredReplicas()), strconv.Itoa(d.DesiredReplicas() + surge)
 }
 
 // copiedToReplicaSet says whether a Deployment's annotation k is copied to its ReplicaSets
@@ -117,7 +117,7 @@ func hasReplicaSetAnnotations(d *model.Deployment, rs *model.ReplicaSet, surge i
 	if len(rs.Annotations) != n {
 		return false
 	}
-	replicas := int64(core.ReplicasOf(d))
+	replicas := int64(d.DesiredReplicas())
 	return isDecimal(rs.Annotations[core.AnnotationRevision], rs.Revision) &&
 		isDecimal(rs.Annotations[annotationDesiredReplicas], replicas) && isDecimal(rs.Annotations[annotationMaxReplicas], replicas+int64(surge))
 }
@@ -173,7 +173,7 @@ func (w *Workloads) syncDeploymentStatus(c *model.Cluster, d *model.Deployment, 
 	if cur == nil {
 		cur = &model.TemplateCount{}
 	}
-	replicas := int32(core.ReplicasOf(d))
+	replicas := int32(d.DesiredReplicas())
 	var total, ready, oldLive int32
 	for h, t := range counts {
 		total += t.Live
@@ -216,7 +216,9 @@ func (w *Workloads) progressDeadlinePassed(d *model.Deployment) bool {
 }
 
 // deploymentConditions are the Available and Progressing conditions for status st (unavailable
-// is d's maxUnavailable): d's own conditions (the same slice) when they are those already.
+// is d's maxUnavailable): d's own conditions (the same slice) when they are those already, else
+// new ones (Deployment.NewConditions), which the caller stores in d.Status: a status whose
+// conditions changed is a changed status.
 func (w *Workloads) deploymentConditions(d *model.Deployment, st *appsv1.DeploymentStatus, complete bool, unavailable int) []appsv1.DeploymentCondition {
 	now := core.APITime(w.st.Now)
 	set := func(t appsv1.DeploymentConditionType, status corev1.ConditionStatus, reason, msg string, progressed bool) appsv1.DeploymentCondition {
@@ -232,7 +234,7 @@ func (w *Workloads) deploymentConditions(d *model.Deployment, st *appsv1.Deploym
 		return out
 	}
 	var avail appsv1.DeploymentCondition
-	if st.AvailableReplicas >= int32(core.ReplicasOf(d)-unavailable) {
+	if st.AvailableReplicas >= int32(d.DesiredReplicas()-unavailable) {
 		avail = set(appsv1.DeploymentAvailable, corev1.ConditionTrue, "MinimumReplicasAvailable", "Deployment has minimum availability.", false)
 	} else {
 		avail = set(appsv1.DeploymentAvailable, corev1.ConditionFalse, "MinimumReplicasUnavailable", "Deployment does not have minimum availability.", false)
@@ -263,7 +265,7 @@ func (w *Workloads) deploymentConditions(d *model.Deployment, st *appsv1.Deploym
 	if cs := d.Status.Conditions; len(cs) == 2 && deploymentConditionEqual(&cs[0], &avail) && deploymentConditionEqual(&cs[1], &prog) {
 		return cs
 	}
-	return []appsv1.DeploymentCondition{avail, prog}
+	return d.NewConditions(avail, prog)
 }
 
 func condition(cs []appsv1.DeploymentCondition, t appsv1.DeploymentConditionType) *appsv1.DeploymentCondition {
@@ -301,7 +303,7 @@ func (w *Workloads) syncReplicaSets(c *model.Cluster, d *model.Deployment, count
 		}
 		ch := replicaSetChange{h: h, rs: rs, want: t.Live}
 		if h == d.Current && oldLive == 0 {
-			ch.want = int32(core.ReplicasOf(d))
+			ch.want = int32(d.DesiredReplicas())
 		}
 		generation := rs.Generation
 		if ch.want != rs.Replicas {

@@ -48,7 +48,7 @@ func (w *Workloads) syncOrdinals(c *model.Cluster, d *model.Deployment) {
 		byName[p.Name] = p
 	}
 	ordered := !d.Controller.Parallel
-	for i := range core.ReplicasOf(d) {
+	for i := range d.DesiredReplicas() {
 		name := d.Controller.Name + "-" + strconv.Itoa(i)
 		if p := byName[name]; p != nil {
 			if ordered && !p.Ready {
@@ -116,7 +116,7 @@ func (w *Workloads) ListStatefulSets(c *model.Cluster, o model.ListOptions) *app
 	for _, d := range standIns(c, KindStatefulSet, o) {
 		var spec appsv1.StatefulSetSpec
 		_ = json.Unmarshal(d.Controller.Spec, &spec)
-		replicas := int32(core.ReplicasOf(d))
+		replicas := int32(d.DesiredReplicas())
 		spec.Replicas = &replicas
 		pods, ready := w.podCounts(c, d, "")
 		out.Items = append(out.Items, appsv1.StatefulSet{
@@ -138,7 +138,7 @@ func (w *Workloads) standInReplicaSets(c *model.Cluster, o model.ListOptions) []
 	for _, d := range standIns(c, KindReplicaSet, o) {
 		var spec appsv1.ReplicaSetSpec
 		_ = json.Unmarshal(d.Controller.Spec, &spec)
-		replicas := int32(core.ReplicasOf(d))
+		replicas := int32(d.DesiredReplicas())
 		spec.Replicas = &replicas
 		pods, ready := w.podCounts(c, d, "")
 		out = append(out, appsv1.ReplicaSet{
