@@ -384,13 +384,13 @@ func (w *Core) Publish() {
 	if len(w.dirtyFeeds) == 0 {
 		return
 	}
-	dirty := w.dirtyFeeds
-	w.dirtyFeeds = nil
-	for _, c := range dirty {
-		if f := w.Feeds[c]; f != nil {
-			w.publishCluster(c, f)
+	for i := 0; i < len(w.dirtyFeeds); i++ { // the list is kept for the next batch: no allocation
+		if c := w.dirtyFeeds[i]; w.Feeds[c] != nil {
+			w.publishCluster(c, w.Feeds[c])
 		}
 	}
+	clear(w.dirtyFeeds)
+	w.dirtyFeeds = w.dirtyFeeds[:0]
 }
 
 func (w *Core) publishCluster(c *model.Cluster, f *ChangeFeed) {

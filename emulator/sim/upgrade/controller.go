@@ -19,6 +19,23 @@ type Upgrades struct {
 	maintenance *maintenance.Maintenance
 	// blue holds each blue-green upgrade's sorted blue nodes (upgrade_bluegreen.go), rebuilt on demand.
 	blue map[*model.NodePool]*BlueList
+	// changes caches DescribeSpecChange for the pairs of specs upgrades are under way between:
+	// an upgrade reports it at every step.
+	changes map[[2]model.NodeSpec]string
+}
+
+// describeChange is DescribeSpecChange(from, to), from the cache.
+func (w *Upgrades) describeChange(from, to model.NodeSpec) string {
+	key := [2]model.NodeSpec{from, to}
+	s, ok := w.changes[key]
+	if !ok {
+		if w.changes == nil || len(w.changes) >= 64 {
+			w.changes = map[[2]model.NodeSpec]string{}
+		}
+		s = DescribeSpecChange(from, to)
+		w.changes[key] = s
+	}
+	return s
 }
 
 // New makes the controller of st.

@@ -2,6 +2,7 @@ package upgrade
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -429,7 +430,7 @@ func (w *Upgrades) OnUpgradeNodeDrained(c *model.Cluster, n *model.Node) bool {
 		n.Spec = p.Upgrade.Target
 		n.CreateTime = w.st.Now
 		w.core.NodeRecreated(c, n)
-		w.engine.Record("NodeRecreating", c, n.Pool, n.Name, p.Upgrade.Op, "recreating node %s with %s", n.Name, DescribeSpecChange(p.Upgrade.From, n.Spec))
+		w.engine.Record("NodeRecreating", c, n.Pool, n.Name, p.Upgrade.Op, "recreating node %s with %s", n.Name, w.describeChange(p.Upgrade.From, n.Spec))
 		// Recreating in place deletes the old VM before the new one boots (R-SURGE-4).
 		recreate := w.engine.Jitter(core.NodeDeleteBase, core.NodeDeleteSpread) + w.engine.Jitter(core.NodeBootBase, core.NodeBootSpread)
 		w.engine.Schedule(recreate, model.Event{Kind: core.EvNodeReady, Cluster: c.Key(), Node: n.Name})
@@ -470,14 +471,16 @@ func (w *Upgrades) reportUpgrade(c *model.Cluster, p *model.NodePool, op *model.
 	if u.BG != nil {
 		key = "phase"
 	}
-	core.SetMetrics(op, "nodes done", u.Done, "nodes total", u.Total, key, where)
+	// At every step of the upgrade: written out without boxing (core.SetMetrics) or formatting.
+	op.Metrics = append(op.Metrics[:0], model.Metric{Name: "nodes done", Int: int64(u.Done), IsInt: true},
+		model.Metric{Name: "nodes total", Int: int64(u.Total), IsInt: true}, model.Metric{Name: key, Str: where})
+	what := " (" + w.describeChange(u.From, u.Target) + ", " + StrategyName(u.Strategy) + "): " +
+		strconv.Itoa(u.Done) + " of " + strconv.Itoa(u.Total) + " nodes done; "
 	if u.Stopping {
-		op.Detail = fmt.Sprintf("Cancelling the upgrade of node pool %s (%s, %s): %d of %d nodes done; nodes mid-upgrade finish, no new node starts",
-			p.Name, DescribeSpecChange(u.From, u.Target), StrategyName(u.Strategy), u.Done, u.Total)
+		op.Detail = "Cancelling the upgrade of node pool " + p.Name + what + "nodes mid-upgrade finish, no new node starts"
 		return
 	}
-	op.Detail = fmt.Sprintf("Upgrading node pool %s (%s, %s): %d of %d nodes done; %s", p.Name,
-		DescribeSpecChange(u.From, u.Target), StrategyName(u.Strategy), u.Done, u.Total, where)
+	op.Detail = "Upgrading node pool " + p.Name + what + where
 	if wait := DescribeWait(u); wait != "" {
 		op.Detail += "; " + wait
 	} else if eta := w.UpgradeETA(c, p); !eta.IsZero() {
