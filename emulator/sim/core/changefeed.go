@@ -384,7 +384,8 @@ func (w *Core) Publish() {
 	if len(w.dirtyFeeds) == 0 {
 		return
 	}
-	for i := 0; i < len(w.dirtyFeeds); i++ { // the list is kept for the next batch: no allocation
+	// Kept for the next batch; a publish dirties only its cluster, queued until the publish ends.
+	for i := 0; i < len(w.dirtyFeeds); i++ {
 		if c := w.dirtyFeeds[i]; w.Feeds[c] != nil {
 			w.publishCluster(c, w.Feeds[c])
 		}
@@ -446,8 +447,8 @@ func (w *Core) publishCluster(c *model.Cluster, f *ChangeFeed) {
 }
 
 // FollowFeed says a client reads c's Kubernetes API: its feed records from now on, until the
-// function given to SetFeedFollowed says nobody follows it. Called between instants (inside
-// the runner, as every request is), so nothing of the current batch is lost.
+// function given to SetFeedFollowed says nobody follows it. Called at a publish point (inside
+// the runner, as every request is): nothing of a batch is lost, nodes are as last published.
 func (w *Core) FollowFeed(c *model.Cluster) {
 	if f := w.Feed(c); f != nil && !f.Recording {
 		f.StartRecording(c.RV)
