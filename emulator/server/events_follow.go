@@ -14,7 +14,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim"
 )
 
@@ -160,7 +159,7 @@ func (s *Server) followEvents(c echo.Context, f sim.EventFilter) error {
 		if err == nil {
 			page.Reset()
 			for i := range entries {
-				if err = enc.Encode(renderEvent(&entries[i])); err != nil {
+				if err = enc.Encode(entries[i].API()); err != nil {
 					break
 				}
 			}
@@ -199,9 +198,3 @@ func (s *Server) followEvents(c echo.Context, f sim.EventFilter) error {
 // followCPU bounds how many followers fetch and render a page at once: half the machine's
 // processors, at least one.
 var followCPU = make(chan struct{}, max(runtime.GOMAXPROCS(0)/2, 1))
-
-// renderEvent is an event-log entry as the API shows it (as sim.World.Events renders it).
-func renderEvent(e *sim.LogEntry) *api.Event {
-	return &api.Event{Seq: e.Seq, Time: e.Time.Format(time.RFC3339), Type: e.Type, Cluster: e.Cluster,
-		NodePool: e.Pool, Node: e.Node, Operation: e.Op, Message: e.Message}
-}

@@ -73,6 +73,15 @@ func (f EventFilter) match(e *model.LogEntry) bool {
 	return f.Since.IsZero() || !e.Time.Before(f.Since)
 }
 
+// start is the index in log of the first entry after f.AfterSeq (the entries are in seq order,
+// one after another).
+func (f EventFilter) start(log *model.EventLog) int {
+	if n := log.Len(); n > 0 && f.AfterSeq >= log.Peek(0).Seq {
+		return min(int(f.AfterSeq-log.Peek(0).Seq)+1, n)
+	}
+	return 0
+}
+
 // matching is the i-th oldest entry of log, its message written out, if it matches f.
 func (f EventFilter) matching(log *model.EventLog, i int) (model.LogEntry, bool) {
 	e := log.Peek(i)
@@ -86,21 +95,14 @@ func (f EventFilter) matching(log *model.EventLog, i int) (model.LogEntry, bool)
 func (w *Engine) Events(f EventFilter) ([]*api.Event, int64) {
 	log := &w.st.Log
 	n := log.Len()
-	// Entries are in seq order: skip straight to the first one after AfterSeq.
-	start := 0
-	if n > 0 && f.AfterSeq >= log.Peek(0).Seq {
-		start = min(int(f.AfterSeq-log.Peek(0).Seq)+1, n)
-	}
+	start := f.start(log)
 	var out []*api.Event
 	for i := start; i < n; i++ {
 		e, ok := f.matching(log, i)
 		if !ok {
 			continue
 		}
-		out = append(out, &api.Event{
-			Seq: e.Seq, Time: e.Time.Format(time.RFC3339), Type: e.Type, Cluster: e.Cluster,
-			NodePool: e.Pool, Node: e.Node, Operation: e.Op, Message: e.Message,
-		})
+		out = append(out, e.API())
 		if f.Limit > 0 && len(out) >= f.Limit {
 			return out, e.Seq
 		}

@@ -11,10 +11,7 @@ import "github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 func (w *Engine) EventPage(f EventFilter, scan int) (entries []model.LogEntry, next int64, more bool) {
 	log := &w.st.Log
 	n := log.Len()
-	start := 0
-	if n > 0 && f.AfterSeq >= log.Peek(0).Seq {
-		start = min(int(f.AfterSeq-log.Peek(0).Seq)+1, n)
-	}
+	start := f.start(log)
 	end := min(n, start+max(scan, 1))
 	next = f.AfterSeq
 	for i := start; i < end; i++ {

@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"sort"
 	"sync/atomic"
-	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
 
@@ -69,8 +68,7 @@ func EventChange(rv int64, e model.KeptEntry) Change {
 // event writes an "events" change's entry out as the API's event.
 func (ch *Change) event() *api.Event {
 	e := ch.Logged.Entry()
-	return &api.Event{Seq: e.Seq, Time: e.Time.Format(time.RFC3339), Type: e.Type, Cluster: e.Cluster,
-		NodePool: e.Pool, Node: e.Node, Operation: e.Op, Message: e.Message}
+	return e.API()
 }
 
 // Snapshot is what an object was when it changed, from which its API object renders later.

@@ -3,9 +3,12 @@ package model
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
 )
 
 // The event log: every step the simulation takes, with its emulated time, so that users can
@@ -29,6 +32,13 @@ type LogEntry struct {
 	Node    string
 	Op      string
 	Message string
+}
+
+// API is the entry as the emulator's API shows it (/emulator/v1/events, a cluster's
+// Kubernetes Events feed).
+func (e *LogEntry) API() *api.Event {
+	return &api.Event{Seq: e.Seq, Time: e.Time.Format(time.RFC3339), Type: e.Type, Cluster: e.Cluster,
+		NodePool: e.Pool, Node: e.Node, Operation: e.Op, Message: e.Message}
 }
 
 // PodLine is the shape of a line the simulation logs for every pod, kept as its parts (the
@@ -265,13 +275,7 @@ func (l *EventLog) Clone() EventLog {
 	for i, ch := range l.chunks {
 		out.chunks[i] = slices.Clone(ch)
 	}
-	out.names = append([]string(nil), l.names...)
-	if l.nameIndex != nil {
-		out.nameIndex = make(map[string]uint32, len(l.nameIndex))
-		for s, i := range l.nameIndex {
-			out.nameIndex[s] = i
-		}
-	}
+	out.names, out.nameIndex = slices.Clone(l.names), maps.Clone(l.nameIndex)
 	return out
 }
 

@@ -276,14 +276,22 @@ func (p *Pod) GoneTime() time.Time { return p.rare().GoneTime }
 // others).
 func (p *Pod) Unschedulable() string { return p.rare().Unschedulable }
 
-// SetUnschedulable sets (or, with "", clears) the scheduler's message.
-func (p *Pod) SetUnschedulable(msg string) {
-	if msg != "" {
-		p.Rarely().Unschedulable = msg
-	} else if p.PodRare != nil {
-		p.PodRare.Unschedulable = ""
+// setRare sets the field of the pod's PodRare that field picks to v when set, or else clears
+// it, dropping the PodRare once nothing is set in it (tidy).
+func setRare[T any](p *Pod, field func(*PodRare) *T, v T, set bool) {
+	switch {
+	case set:
+		*field(p.Rarely()) = v
+	case p.PodRare != nil:
+		var zero T
+		*field(p.PodRare) = zero
 		p.tidy()
 	}
+}
+
+// SetUnschedulable sets (or, with "", clears) the scheduler's message.
+func (p *Pod) SetUnschedulable(msg string) {
+	setRare(p, func(r *PodRare) *string { return &r.Unschedulable }, msg, msg != "")
 }
 
 // ScaleUpNote is why the autoscaler last could not help this pod ("" when it could).
@@ -291,12 +299,7 @@ func (p *Pod) ScaleUpNote() string { return p.rare().ScaleUpNote }
 
 // SetScaleUpNote sets (or, with "", clears) the autoscaler's note.
 func (p *Pod) SetScaleUpNote(note string) {
-	if note != "" {
-		p.Rarely().ScaleUpNote = note
-	} else if p.PodRare != nil {
-		p.PodRare.ScaleUpNote = ""
-		p.tidy()
-	}
+	setRare(p, func(r *PodRare) *string { return &r.ScaleUpNote }, note, note != "")
 }
 
 // MountWait is why the kubelet cannot start the pod's containers yet ("" when it can).
@@ -304,12 +307,7 @@ func (p *Pod) MountWait() string { return p.rare().MountWait }
 
 // SetMountWait sets (or, with "", clears) why the kubelet waits.
 func (p *Pod) SetMountWait(why string) {
-	if why != "" {
-		p.Rarely().MountWait = why
-	} else if p.PodRare != nil {
-		p.PodRare.MountWait = ""
-		p.tidy()
-	}
+	setRare(p, func(r *PodRare) *string { return &r.MountWait }, why, why != "")
 }
 
 // ManagedFields are a bare pod's field owners (nil for the others).
@@ -317,12 +315,7 @@ func (p *Pod) ManagedFields() []metav1.ManagedFieldsEntry { return p.rare().Mana
 
 // SetManagedFields sets (or, with nil, clears) a bare pod's field owners.
 func (p *Pod) SetManagedFields(mf []metav1.ManagedFieldsEntry) {
-	if mf != nil {
-		p.Rarely().ManagedFields = mf
-	} else if p.PodRare != nil {
-		p.PodRare.ManagedFields = nil
-		p.tidy()
-	}
+	setRare(p, func(r *PodRare) *[]metav1.ManagedFieldsEntry { return &r.ManagedFields }, mf, mf != nil)
 }
 
 // Scheduler is the scheduler GKE gave the pod when it differs from the one its spec names
