@@ -11,6 +11,7 @@ import (
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/feed"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/kuberender"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/workloads"
 )
@@ -51,8 +52,8 @@ func (w *World) GetDaemonSet(c *model.Cluster, ns string, name string) (*appsv1.
 
 type ListOptions = model.ListOptions
 
-// APITime: see core.APITime.
-func APITime(t time.Time) metav1.Time { return core.APITime(t) }
+// APITime: see kuberender.APITime.
+func APITime(t time.Time) metav1.Time { return kuberender.APITime(t) }
 
 // GetOperation: see core.Core.GetOperation.
 func (w *World) GetOperation(project string, location string, id string) (*model.Operation, error) {
@@ -71,9 +72,9 @@ func (w *World) RenderOperation(op *model.Operation, links Links) *api.Operation
 
 type Links = core.Links
 
-const AnnotationRequestedCPU = core.AnnotationRequestedCPU
-const AnnotationRequestedMemory = core.AnnotationRequestedMemory
-const AnnotationPods = core.AnnotationPods
+const AnnotationRequestedCPU = kuberender.AnnotationRequestedCPU
+const AnnotationRequestedMemory = kuberender.AnnotationRequestedMemory
+const AnnotationPods = kuberender.AnnotationPods
 
 // RenderK8sNode: see core.Core.RenderK8sNode.
 func (w *World) RenderK8sNode(c *model.Cluster, n *model.Node) *corev1.Node {

@@ -18,6 +18,7 @@ import (
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/engine"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/kuberender"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/loadbalancers"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
@@ -458,7 +459,7 @@ func TestHealthDuringRollingReplacement(t *testing.T) {
 		lc.lostAt, lc.unhealthyAt, lc.gainedAt = map[string]time.Time{}, map[string]time.Time{}, map[string]time.Time{}
 	}
 	d := c.Deployments["default/web"]
-	in := w.core.RenderDeployment(c, d)
+	in := kuberender.RenderDeployment(d)
 	in.Spec.Template.Spec.Containers[0].Image = "nginx:2"
 	if _, err := w.kubeapi.UpdateDeployment(c, "default", "web", in); err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/engine"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/kuberender"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/loadbalancers"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/upgrade"
@@ -344,7 +345,7 @@ func TestLoadBalancerHistoryFollowsHealth(t *testing.T) {
 	since := w.engine.Now()
 	advance(w, 2*time.Minute)
 	d := c.Deployments["default/web"]
-	in := w.core.RenderDeployment(c, d)
+	in := kuberender.RenderDeployment(d)
 	in.Spec.Template.Spec.Containers[0].Image = "nginx:2"
 	if _, err := w.kubeapi.UpdateDeployment(c, "default", "web", in); err != nil {
 		t.Fatal(err)

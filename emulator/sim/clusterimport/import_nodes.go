@@ -14,6 +14,7 @@ import (
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/gke"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/kuberender"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/loadbalancers"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
@@ -427,7 +428,7 @@ func (im *importer) buildNode(p *model.NodePool, g *model.InstanceGroup, kn *cor
 
 func poolHasTaint(p *model.NodePool, t corev1.Taint) bool {
 	for _, pt := range p.Taints {
-		if pt.Key == t.Key && pt.Value == t.Value && core.TaintEffects[pt.Effect] == t.Effect {
+		if pt.Key == t.Key && pt.Value == t.Value && kuberender.TaintEffects[pt.Effect] == t.Effect {
 			return true
 		}
 	}
@@ -442,7 +443,7 @@ func (im *importer) poolLabels(pn *poolNodes, built []*model.Node) {
 		return
 	}
 	base := func(n *model.Node) map[string]string {
-		l := core.GKENodeLabels(im.c, n)
+		l := kuberender.GKENodeLabels(im.c, n)
 		for k, v := range p.Labels {
 			l[k] = v
 		}

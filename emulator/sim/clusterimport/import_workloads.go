@@ -11,6 +11,7 @@ import (
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/kuberender"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/loadbalancers"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/workloads"
@@ -528,7 +529,7 @@ func (im *importer) buildPod(kp *corev1.Pod, o podOwner, tmpl *corev1.PodSpec) {
 	if spec == nil {
 		own := kp.Spec.DeepCopy()
 		own.NodeName = ""
-		core.WithoutAdmittedToken(own)
+		kuberender.WithoutAdmittedToken(own)
 		p.Spec, spec = own, own
 	}
 	p.Req, p.Priority = core.EffectiveRequests(spec), core.PodPriority(im.c, spec)

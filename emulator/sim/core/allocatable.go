@@ -4,7 +4,6 @@ import (
 	"container/heap"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
-	corev1 "k8s.io/api/core/v1"
 )
 
 // What an imported cluster (clusterimport/import.go) keeps of the real one that a cluster created here derives
@@ -23,17 +22,6 @@ func PoolNodeLabels(p *model.NodePool, zone string, labels map[string]string) {
 	for _, k := range p.ZoneLabels {
 		labels[k] = zone
 	}
-}
-
-// ownLabelsAndTaints adds what node n had of its own.
-func ownLabelsAndTaints(n *model.Node, labels map[string]string, taints []corev1.Taint) []corev1.Taint {
-	if n.Own == nil {
-		return taints
-	}
-	for k, v := range n.Own.Labels {
-		labels[k] = v
-	}
-	return append(taints, n.Own.Taints...)
 }
 
 // NodeRecreated is a node whose VM was recreated in place with a new spec (R-SURGE-4): the new

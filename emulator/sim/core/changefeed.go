@@ -8,6 +8,7 @@ import (
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/feed"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/kuberender"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
@@ -68,13 +69,13 @@ type ChangeFeed struct {
 	// snaps: the pods' snapshots since the last publish (nsnaps of them); slots: those of the
 	// pod changes in the window, by their slot in its ring (Window.Keep).
 	batch, gone  []feed.Change
-	snaps, slots feed.Slots[podSnap]
+	snaps, slots feed.Slots[kuberender.PodSnap]
 	nsnaps       int
 	// marks are what the controllers derive statuses from at a publish (status_marks.go).
 	marks *StatusMarks
 	// nodes are the nodes as last published, the visible ones (registered with the API):
 	// which changes are ADDED or DELETED, and what a DELETED carries.
-	nodes map[*model.Node]*nodeSnap
+	nodes map[*model.Node]*kuberender.NodeSnap
 	// queued: the cluster is in Core.dirtyFeeds.
 	queued bool
 }
@@ -104,7 +105,7 @@ func (w *Core) NewFeed(c *model.Cluster) *ChangeFeed {
 		w.Feeds = map[*model.Cluster]*ChangeFeed{}
 	}
 	f := &ChangeFeed{Window: feed.NewWindow(w.WatchHistory(), c.RV),
-		pending: map[any]int32{}, nodes: map[*model.Node]*nodeSnap{}, marks: newStatusMarks()}
+		pending: map[any]int32{}, nodes: map[*model.Node]*kuberender.NodeSnap{}, marks: newStatusMarks()}
 	f.Keep = f.keep
 	for _, n := range c.Nodes {
 		if n.State != model.NodeProvisioning {
@@ -297,7 +298,7 @@ func (f *ChangeFeed) setGone(obj any, ch feed.Change) {
 }
 
 // batchSnap is a snapshot of p as it is now, in the batch's storage (ChangeFeed.snaps).
-func (w *Core) batchSnap(c *model.Cluster, f *ChangeFeed, p *model.Pod) *podSnap {
+func (w *Core) batchSnap(c *model.Cluster, f *ChangeFeed, p *model.Pod) *kuberender.PodSnap {
 	s := f.snaps.At(f.nsnaps)
 	f.nsnaps++
 	w.snapPod(s, c, p)
@@ -306,9 +307,9 @@ func (w *Core) batchSnap(c *model.Cluster, f *ChangeFeed, p *model.Pod) *podSnap
 
 // keep moves the snapshot of a pod's change into the storage of the ring slot it takes.
 func (f *ChangeFeed) keep(slot int, ch *feed.Change) {
-	if s, ok := ch.Snap.(*podSnap); ok {
+	if s, ok := ch.Snap.(*kuberender.PodSnap); ok {
 		d := f.slots.At(slot)
-		s.copyTo(d)
+		s.CopyTo(d)
 		ch.Snap = d
 	}
 }
@@ -331,16 +332,16 @@ func (w *Core) changeOf(c *model.Cluster, f *ChangeFeed, obj any) feed.Change {
 	case *model.Node:
 		return feed.Change{RV: o.RV, Resource: feed.ResourceNodes, Name: o.Name, Snap: w.nodeSnapshot(c, o)}
 	case *model.Namespace:
-		return feed.Change{RV: o.RV, Resource: feed.ResourceNamespaces, Name: o.Name, Snap: feed.Rendered{Obj: w.RenderNamespace(o)}}
+		return feed.Change{RV: o.RV, Resource: feed.ResourceNamespaces, Name: o.Name, Snap: feed.Rendered{Obj: kuberender.RenderNamespace(o)}}
 	case *model.Deployment:
-		return feed.Change{RV: o.RV, Resource: feed.ResourceDeployments, Namespace: o.Namespace, Name: o.Name, Snap: feed.Rendered{Obj: w.RenderDeployment(c, o)}}
+		return feed.Change{RV: o.RV, Resource: feed.ResourceDeployments, Namespace: o.Namespace, Name: o.Name, Snap: feed.Rendered{Obj: kuberender.RenderDeployment(o)}}
 	case *model.ReplicaSet:
 		d := c.Deployments[o.Deployment]
 		return feed.Change{RV: o.RV, Resource: feed.ResourceReplicaSets, Namespace: d.Namespace, Name: o.Name(d), Snap: feed.Rendered{Obj: w.FeedRender.ReplicaSet(c, d, o)}}
 	case *model.DaemonSetState:
 		return feed.Change{RV: o.RV, Resource: feed.ResourceDaemonSets, Namespace: "kube-system", Name: o.Name, Snap: feed.Rendered{Obj: w.FeedRender.DaemonSet(c, catalog.SystemDaemonSetNamed(o.Name), o)}}
 	case *model.PDB:
-		return feed.Change{RV: o.RV, Resource: feed.ResourcePDBs, Namespace: o.Namespace, Name: o.Name, Snap: feed.Rendered{Obj: w.RenderPDB(c, o)}}
+		return feed.Change{RV: o.RV, Resource: feed.ResourcePDBs, Namespace: o.Namespace, Name: o.Name, Snap: feed.Rendered{Obj: kuberender.RenderPDB(o)}}
 	case *model.Service:
 		return feed.Change{RV: o.RV, Resource: feed.ResourceServices, Namespace: o.Namespace, Name: o.Name, Snap: feed.Rendered{Obj: w.FeedRender.Service(c, o)}}
 	case *model.StoredObject:
@@ -410,7 +411,7 @@ func (w *Core) publishCluster(c *model.Cluster, f *ChangeFeed) {
 				if f.nodes[n] == nil {
 					ch.Type = feed.ChangeAdded
 				}
-				f.nodes[n] = ch.Snap.(*nodeSnap)
+				f.nodes[n] = ch.Snap.(*kuberender.NodeSnap)
 				f.batch = append(f.batch, ch)
 			} else if last := f.nodes[n]; last != nil {
 				f.batch = append(f.batch, feed.Change{RV: n.RV, Type: feed.ChangeDeleted, Resource: feed.ResourceNodes, Name: n.Name, Snap: last})
@@ -438,7 +439,7 @@ func (w *Core) publishCluster(c *model.Cluster, f *ChangeFeed) {
 		f.Append(f.batch)
 		if !w.followed(c) {
 			f.StopRecording(c.RV)
-			f.slots = feed.Slots[podSnap]{}
+			f.slots = feed.Slots[kuberender.PodSnap]{}
 		}
 	}
 	f.resetPending()
@@ -458,7 +459,7 @@ func (w *Core) FollowFeed(c *model.Cluster) {
 
 // unrecorded stands in ChangeFeed.nodes for a node in view while nobody follows the feed: only
 // a DELETED entry reads a node's last snapshot, so none is taken until recording starts.
-var unrecorded = &nodeSnap{}
+var unrecorded = &kuberender.NodeSnap{}
 
 // recordNodes takes the snapshots that unrecorded stands for as recording starts, between
 // commands and instants: what the nodes are now is what was last published.
@@ -491,7 +492,7 @@ func (f *ChangeFeed) resetPending() {
 	}
 	clear(f.pending)
 	if len(f.batch) > f.Capacity() || f.nsnaps > f.Capacity() {
-		f.pendingOrder, f.batch, f.gone, f.snaps = nil, nil, nil, feed.Slots[podSnap]{}
+		f.pendingOrder, f.batch, f.gone, f.snaps = nil, nil, nil, feed.Slots[kuberender.PodSnap]{}
 	}
 	clear(f.pendingOrder)
 	clear(f.batch)

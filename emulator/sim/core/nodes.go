@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/engine"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/kuberender"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
@@ -144,7 +145,7 @@ func (w *Core) onNodeReady(ev model.Event) {
 	w.SetNodeState(c, n, model.NodeReady)
 	n.ReadyTime = w.st.Now
 	w.startDaemonPods(c, n)
-	w.engine.Record("NodeReady", c, n.Pool, n.Name, "", "node %s is ready (kubelet %s)", n.Name, kubeletVersion(n.Spec.Version))
+	w.engine.Record("NodeReady", c, n.Pool, n.Name, "", "node %s is ready (kubelet %s)", n.Name, kuberender.KubeletVersion(n.Spec.Version))
 	w.engine.EmitNodeReady(c, n)
 	w.poolNodesChanged(c, n.Pool)
 }
@@ -296,9 +297,6 @@ func (w *Core) PoolSettled(c *model.Cluster, p *model.NodePool) bool {
 	}
 	return true
 }
-
-// kubeletVersion is the Kubernetes version a GKE version runs: 1.X.Y-gke.N -> v1.X.Y-gke.N.
-func kubeletVersion(v string) string { return "v" + v }
 
 // poolNodesChanged lets the controllers that wait on a pool's nodes take their next step,
 // then finishes the cluster's operations whose work is done.

@@ -3,6 +3,7 @@ package core
 import (
 	"time"
 
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/kuberender"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -44,15 +45,7 @@ func (w *Core) podOwner(c *model.Cluster, p *model.Pod) (generateName string, re
 			truth := false // a mirror pod's node is not its controller
 			return "", []metav1.OwnerReference{{APIVersion: "v1", Kind: "Node", Name: p.Node, UID: types.UID(model.UIDOf(c.ID, p.Node)), Controller: &truth}}, true
 		}
-		return daemonPodGenerateName(p), ref("apps/v1", "DaemonSet", ds.Name, ds.UID), true
+		return kuberender.DaemonPodGenerateName(p), ref("apps/v1", "DaemonSet", ds.Name, ds.UID), true
 	}
 	return "", nil, false
-}
-
-// daemonPodGenerateName is a DaemonSet pod's generateName: none for a pod named after its node.
-func daemonPodGenerateName(p *model.Pod) string {
-	if p.Node != "" && p.Name == p.Owner+"-"+p.Node {
-		return ""
-	}
-	return p.Owner + "-"
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/kuberender"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
@@ -36,7 +37,7 @@ func (w *API) ListNamespaces(c *model.Cluster) *corev1.NamespaceList {
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		out.Items = append(out.Items, *w.core.RenderNamespace(c.Namespaces[n]))
+		out.Items = append(out.Items, *kuberender.RenderNamespace(c.Namespaces[n]))
 	}
 	return out
 }
@@ -46,7 +47,7 @@ func (w *API) GetNamespace(c *model.Cluster, name string) (*corev1.Namespace, er
 	if n == nil {
 		return nil, model.KubeNotFound(model.ResNamespaces, name)
 	}
-	return w.core.RenderNamespace(n), nil
+	return kuberender.RenderNamespace(n), nil
 }
 
 func (w *API) CreateNamespace(c *model.Cluster, in *corev1.Namespace) (*corev1.Namespace, error) {
@@ -68,7 +69,7 @@ func (w *API) CreateNamespace(c *model.Cluster, in *corev1.Namespace) (*corev1.N
 	w.core.TouchObject(c, n, true)
 	w.CreateDefaultServiceAccount(c, n.Name)
 	w.engine.Record("NamespaceCreated", c, "", "", "", "namespace %s created", n.Name)
-	return w.core.RenderNamespace(n), nil
+	return kuberender.RenderNamespace(n), nil
 }
 
 // UpdateNamespace replaces a namespace's labels and annotations (PUT; PATCH goes through it).
@@ -95,11 +96,11 @@ func (w *API) UpdateNamespace(c *model.Cluster, name string, in *corev1.Namespac
 		}
 	}
 	if maps.Equal(lbls, n.Labels) && maps.Equal(in.Annotations, n.Annotations) && model.EqualJSON(in.ManagedFields, n.ManagedFields) {
-		return w.core.RenderNamespace(n), nil
+		return kuberender.RenderNamespace(n), nil
 	}
 	n.Labels, n.Annotations, n.ManagedFields = lbls, in.Annotations, in.ManagedFields
 	w.core.TouchObject(c, n, false)
-	return w.core.RenderNamespace(n), nil
+	return kuberender.RenderNamespace(n), nil
 }
 
 // DeleteNamespace deletes a namespace and everything in it.
@@ -136,7 +137,7 @@ func (w *API) DeleteNamespace(c *model.Cluster, name string) (*corev1.Namespace,
 	w.core.ObjectRemoved(c, n)
 	delete(c.Namespaces, name)
 	w.engine.Record("NamespaceDeleted", c, "", "", "", "namespace %s deleted", name)
-	return w.core.RenderNamespace(n), nil
+	return kuberender.RenderNamespace(n), nil
 }
 
 // ---- Deployments ----
@@ -177,7 +178,7 @@ func (w *API) ListDeployments(c *model.Cluster, o model.ListOptions) *appsv1.Dep
 	sort.Strings(keys)
 	out.Items = make([]appsv1.Deployment, 0, len(keys))
 	for _, k := range keys {
-		out.Items = append(out.Items, *w.core.RenderDeployment(c, c.Deployments[k]))
+		out.Items = append(out.Items, *kuberender.RenderDeployment(c.Deployments[k]))
 	}
 	return out
 }
@@ -195,7 +196,7 @@ func (w *API) GetDeployment(c *model.Cluster, ns, name string) (*appsv1.Deployme
 	if err != nil {
 		return nil, err
 	}
-	return w.core.RenderDeployment(c, d), nil
+	return kuberender.RenderDeployment(d), nil
 }
 
 // CreateDeployment creates a Deployment; its pods are created by the controller right after.
@@ -231,7 +232,7 @@ func (w *API) CreateDeployment(c *model.Cluster, ns string, in *appsv1.Deploymen
 	w.workloads.RollOut(c, d, in.Spec.Template)
 	w.engine.Record("DeploymentCreated", c, "", "", "", "deployment %s created: %d replicas of %s", d.Key(), d.DesiredReplicas(), describeRequests(in.Spec.Template.Spec))
 	w.workloads.QueueSync(c, d.Key())
-	return w.core.RenderDeployment(c, d), nil
+	return kuberender.RenderDeployment(d), nil
 }
 
 func describeRequests(spec corev1.PodSpec) string {
@@ -280,7 +281,7 @@ func (w *API) UpdateDeployment(c *model.Cluster, ns, name string, in *appsv1.Dep
 		w.engine.Record("DeploymentRollout", c, "", "", "", "deployment %s rolling out template %s (%s)", d.Key(), d.Current, describeRequests(in.Spec.Template.Spec))
 	}
 	w.workloads.QueueSync(c, d.Key())
-	return w.core.RenderDeployment(c, d), nil
+	return kuberender.RenderDeployment(d), nil
 }
 
 // GetScale is the scale subresource (kubectl scale).
@@ -336,7 +337,7 @@ func (w *API) DeleteDeployment(c *model.Cluster, ns, name string) (*appsv1.Deplo
 	if err != nil {
 		return nil, err
 	}
-	out := w.core.RenderDeployment(c, d)
+	out := kuberender.RenderDeployment(d)
 	w.deleteDeployment(c, d)
 	return out, nil
 }
@@ -463,7 +464,7 @@ func (w *API) UpdatePod(c *model.Cluster, ns, name string, in *corev1.Pod) (*cor
 	}
 	in = in.DeepCopy()
 	in.Name = name
-	if errs := core.ValidateMeta(in.ObjectMeta, ns, apivalidation.NameIsDNSSubdomain); len(errs) > 0 {
+	if errs := kuberender.ValidateMeta(in.ObjectMeta, ns, apivalidation.NameIsDNSSubdomain); len(errs) > 0 {
 		return nil, model.KubeInvalidFields("Pod", name, errs)
 	}
 	cur := w.RenderPod(c, p)
@@ -558,7 +559,7 @@ func (w *API) ListPDBs(c *model.Cluster, o model.ListOptions) *policyv1.PodDisru
 	sort.Strings(keys)
 	out.Items = make([]policyv1.PodDisruptionBudget, 0, len(keys))
 	for _, k := range keys {
-		out.Items = append(out.Items, *w.core.RenderPDB(c, c.PDBs[k]))
+		out.Items = append(out.Items, *kuberender.RenderPDB(c.PDBs[k]))
 	}
 	return out
 }
@@ -576,7 +577,7 @@ func (w *API) GetPDB(c *model.Cluster, ns, name string) (*policyv1.PodDisruption
 	if err != nil {
 		return nil, err
 	}
-	return w.core.RenderPDB(c, b), nil
+	return kuberender.RenderPDB(b), nil
 }
 
 func (w *API) CreatePDB(c *model.Cluster, ns string, in *policyv1.PodDisruptionBudget) (*policyv1.PodDisruptionBudget, error) {
@@ -599,7 +600,7 @@ func (w *API) CreatePDB(c *model.Cluster, ns string, in *policyv1.PodDisruptionB
 	st := b.Status
 	w.engine.Record("PDBCreated", c, "", "", "", "PodDisruptionBudget %s created: %d pods, %d healthy needed, %d disruptions allowed",
 		b.Key(), st.ExpectedPods, st.DesiredHealthy, st.DisruptionsAllowed)
-	return w.core.RenderPDB(c, b), nil
+	return kuberender.RenderPDB(b), nil
 }
 
 func (w *API) UpdatePDB(c *model.Cluster, ns, name string, in *policyv1.PodDisruptionBudget) (*policyv1.PodDisruptionBudget, error) {
@@ -624,7 +625,7 @@ func (w *API) UpdatePDB(c *model.Cluster, ns, name string, in *policyv1.PodDisru
 	// and every read after it show what the budget allows now.
 	b.Status = w.core.PDBStatus(c, b)
 	w.core.TouchObject(c, b, false)
-	return w.core.RenderPDB(c, b), nil
+	return kuberender.RenderPDB(b), nil
 }
 
 func (w *API) DeletePDB(c *model.Cluster, ns, name string) (*policyv1.PodDisruptionBudget, error) {
@@ -632,7 +633,7 @@ func (w *API) DeletePDB(c *model.Cluster, ns, name string) (*policyv1.PodDisrupt
 	if err != nil {
 		return nil, err
 	}
-	out := w.core.RenderPDB(c, b)
+	out := kuberender.RenderPDB(b)
 	w.core.ObjectRemoved(c, b)
 	w.core.ForgetPDB(c, b)
 	delete(c.PDBs, b.Key())

@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/kuberender"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
@@ -281,7 +281,7 @@ func (w *API) CreateStored(c *model.Cluster, k *StoredKind, ns string, in runtim
 	}
 	m.SetNamespace(ns)
 	m.SetUID(types.UID(model.UIDOf(c.ID, k.Resource, ns, m.GetName(), w.engine.RandHex(8))))
-	m.SetCreationTimestamp(core.APITime(w.st.Now))
+	m.SetCreationTimestamp(kuberender.APITime(w.st.Now))
 	m.SetResourceVersion("")
 	m.SetDeletionTimestamp(nil)
 	m.SetGeneration(0)
@@ -410,7 +410,7 @@ func (w *API) deleteStoredIn(c *model.Cluster, ns string) {
 func (w *API) CreateDefaultServiceAccount(c *model.Cluster, ns string) {
 	k := StoredKindOf("serviceaccounts")
 	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns, UID: types.UID(model.UIDOf(c.ID, "sa", ns, "default")),
-		CreationTimestamp: core.APITime(w.st.Now)}}
+		CreationTimestamp: kuberender.APITime(w.st.Now)}}
 	o := &model.StoredObject{Resource: k.Resource, Namespace: ns, Name: "default"}
 	if err := o.Set(sa); err != nil {
 		panic(err)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/kuberender"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -46,7 +47,7 @@ func defaultPodSpec(s *corev1.PodSpec) {
 }
 
 func validatePod(p *corev1.Pod, namespace string) field.ErrorList {
-	errs := core.ValidateMeta(p.ObjectMeta, namespace, apivalidation.NameIsDNSSubdomain)
+	errs := kuberender.ValidateMeta(p.ObjectMeta, namespace, apivalidation.NameIsDNSSubdomain)
 	return append(errs, validatePodSpec(&p.Spec, field.NewPath("spec"))...)
 }
 
@@ -351,7 +352,7 @@ func validateNodeSelectorTerm(term corev1.NodeSelectorTerm, fld *field.Path) fie
 
 // validateDeployment applies the API server's rules to a Deployment (after its defaults).
 func validateDeployment(d *appsv1.Deployment, namespace string) field.ErrorList {
-	errs := core.ValidateMeta(d.ObjectMeta, namespace, apivalidation.NameIsDNSSubdomain)
+	errs := kuberender.ValidateMeta(d.ObjectMeta, namespace, apivalidation.NameIsDNSSubdomain)
 	spec, fld := &d.Spec, field.NewPath("spec")
 	if spec.Replicas != nil {
 		errs = append(errs, apivalidation.ValidateNonnegativeField(int64(*spec.Replicas), fld.Child("replicas"))...)
@@ -396,7 +397,7 @@ func validateDeployment(d *appsv1.Deployment, namespace string) field.ErrorList 
 }
 
 func validatePDB(b *policyv1.PodDisruptionBudget, namespace string) field.ErrorList {
-	errs := core.ValidateMeta(b.ObjectMeta, namespace, apivalidation.NameIsDNSSubdomain)
+	errs := kuberender.ValidateMeta(b.ObjectMeta, namespace, apivalidation.NameIsDNSSubdomain)
 	s, fld := &b.Spec, field.NewPath("spec")
 	if s.MinAvailable != nil && s.MaxUnavailable != nil {
 		errs = append(errs, field.Invalid(fld, s, "minAvailable and maxUnavailable cannot be both set"))
@@ -450,5 +451,5 @@ func intOrPercentValue(v *intstr.IntOrString) int {
 
 // validateNamespace applies the API server's rules to a Namespace.
 func validateNamespace(n *corev1.Namespace) field.ErrorList {
-	return core.ValidateMeta(n.ObjectMeta, "", apivalidation.ValidateNamespaceName)
+	return kuberender.ValidateMeta(n.ObjectMeta, "", apivalidation.ValidateNamespaceName)
 }

@@ -13,7 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/kuberender"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
@@ -43,7 +43,7 @@ func systemPriorityClasses(c *model.Cluster) []*model.StoredObject {
 		policy := corev1.PreemptLowerPriority
 		pc := &schedulingv1.PriorityClass{TypeMeta: metav1.TypeMeta{APIVersion: "scheduling.k8s.io/v1", Kind: "PriorityClass"},
 			ObjectMeta: metav1.ObjectMeta{Name: s.Name, UID: types.UID(model.UIDOf(c.ID, model.ResourcePriorityClasses, s.Name)),
-				CreationTimestamp: core.APITime(c.CreateTime), Generation: 1},
+				CreationTimestamp: kuberender.APITime(c.CreateTime), Generation: 1},
 			Value: s.Value, Description: s.Description, PreemptionPolicy: &policy}
 		o := &model.StoredObject{Resource: model.ResourcePriorityClasses, Name: s.Name, RV: 1}
 		if err := o.Set(pc); err != nil {

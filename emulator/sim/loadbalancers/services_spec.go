@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/kuberender"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 	corev1 "k8s.io/api/core/v1"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
@@ -178,7 +178,7 @@ var serviceTypes = []string{"ClusterIP", "ExternalName", "LoadBalancer", "NodePo
 // validateService applies the API server's static rules (allocation comes after).
 func validateService(s *corev1.Service, namespace string) []string {
 	var errs []string
-	for _, e := range core.ValidateMeta(s.ObjectMeta, namespace, apivalidation.NameIsDNS1035Label) {
+	for _, e := range kuberender.ValidateMeta(s.ObjectMeta, namespace, apivalidation.NameIsDNS1035Label) {
 		errs = append(errs, e.Error())
 	}
 	sp := &s.Spec

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/kuberender"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 	appsv1 "k8s.io/api/apps/v1"
@@ -84,7 +85,7 @@ func ReplicaSetAnnotations(d *model.Deployment, rs *model.ReplicaSet) map[string
 			out[k] = v
 		}
 	}
-	out[core.AnnotationRevision], out[annotationDesiredReplicas], out[annotationMaxReplicas] = controllerAnnotations(d, rs)
+	out[kuberender.AnnotationRevision], out[annotationDesiredReplicas], out[annotationMaxReplicas] = controllerAnnotations(d, rs)
 	return out
 }
 
@@ -118,7 +119,7 @@ func hasReplicaSetAnnotations(d *model.Deployment, rs *model.ReplicaSet, surge i
 		return false
 	}
 	replicas := int64(d.DesiredReplicas())
-	return isDecimal(rs.Annotations[core.AnnotationRevision], rs.Revision) &&
+	return isDecimal(rs.Annotations[kuberender.AnnotationRevision], rs.Revision) &&
 		isDecimal(rs.Annotations[annotationDesiredReplicas], replicas) && isDecimal(rs.Annotations[annotationMaxReplicas], replicas+int64(surge))
 }
 
@@ -220,7 +221,7 @@ func (w *Workloads) progressDeadlinePassed(d *model.Deployment) bool {
 // new ones (Deployment.NewConditions), which the caller stores in d.Status: a status whose
 // conditions changed is a changed status.
 func (w *Workloads) deploymentConditions(d *model.Deployment, st *appsv1.DeploymentStatus, complete bool, unavailable int) []appsv1.DeploymentCondition {
-	now := core.APITime(w.st.Now)
+	now := kuberender.APITime(w.st.Now)
 	set := func(t appsv1.DeploymentConditionType, status corev1.ConditionStatus, reason, msg string, progressed bool) appsv1.DeploymentCondition {
 		out := appsv1.DeploymentCondition{Type: t, Status: status, Reason: reason, Message: msg, LastUpdateTime: now, LastTransitionTime: now}
 		if old := condition(d.Status.Conditions, t); old != nil {

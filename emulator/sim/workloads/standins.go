@@ -7,8 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
-
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/kuberender"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -158,6 +157,6 @@ func (w *Workloads) standInReplicaSets(c *model.Cluster, o model.ListOptions) []
 func TemplateFromPod(pod *corev1.Pod) corev1.PodTemplateSpec {
 	spec := pod.Spec.DeepCopy()
 	spec.NodeName = ""
-	core.WithoutAdmittedToken(spec)
+	kuberender.WithoutAdmittedToken(spec)
 	return corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: maps.Clone(pod.Labels), Annotations: maps.Clone(pod.Annotations)}, Spec: *spec}
 }
