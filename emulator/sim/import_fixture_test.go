@@ -390,7 +390,7 @@ func TestImportedStatefulSetRecreatesUnderItsName(t *testing.T) {
 	}
 	advance(w, 100*time.Second)
 	p := c.Pods["default/db-1"]
-	if p == nil || p.Terminating || p.CreateTime.Before(w.engine.Now().Add(-15*time.Second)) {
+	if p == nil || p.Terminating || p.CreateTime.Time().Before(w.engine.Now().Add(-15*time.Second)) {
 		t.Fatalf("db-1 was not recreated once the old one was gone: %+v", p)
 	}
 	if p.Labels["statefulset.kubernetes.io/pod-name"] != "db-1" || p.Labels["apps.kubernetes.io/pod-index"] != "1" {

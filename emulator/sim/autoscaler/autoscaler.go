@@ -176,8 +176,8 @@ func (w *Autoscaler) AutoscalerPass(c *model.Cluster) {
 		if pending[i].Priority != pending[j].Priority {
 			return pending[i].Priority > pending[j].Priority
 		}
-		if !pending[i].CreateTime.Equal(pending[j].CreateTime) {
-			return pending[i].CreateTime.Before(pending[j].CreateTime)
+		if pending[i].CreateTime != pending[j].CreateTime {
+			return pending[i].CreateTime < pending[j].CreateTime
 		}
 		return pending[i].Key() < pending[j].Key()
 	})

@@ -285,12 +285,12 @@ func (w *Autoscaler) podBlocker(c *model.Cluster, n *model.Node, r PoolRole, sha
 			continue
 		}
 		switch {
-		case pod.Annotation[core.SafeToEvictAnnotation] == "false" && c.Autopilot && w.st.Now.Before(pod.CreateTime.Add(core.ExtendedDuration)):
+		case pod.Annotation[core.SafeToEvictAnnotation] == "false" && c.Autopilot && w.st.Now.Before(pod.CreateTime.Time().Add(core.ExtendedDuration)):
 			return fmt.Sprintf("pod %s has %s: \"false\"; Autopilot protects such pods for 7 days, until %s", pod.Key(), core.SafeToEvictAnnotation,
-				pod.CreateTime.Add(core.ExtendedDuration).Format(time.RFC3339))
+				pod.CreateTime.Time().Add(core.ExtendedDuration).Format(time.RFC3339))
 		case pod.Annotation[core.SafeToEvictAnnotation] == "false" && !c.Autopilot:
 			return fmt.Sprintf("pod %s has %s: \"false\", which keeps its node", pod.Key(), core.SafeToEvictAnnotation)
-		case pod.OwnerKind == "":
+		case pod.OwnerKind == 0:
 			return fmt.Sprintf("pod %s is not managed by a controller", pod.Key())
 		case pod.Namespace == "kube-system" && len(w.core.PdbsOf(c, pod)) == 0:
 			return fmt.Sprintf("kube-system pod %s has no PodDisruptionBudget", pod.Key())

@@ -507,7 +507,7 @@ func (im *importer) buildPod(kp *corev1.Pod, o podOwner, tmpl *corev1.PodSpec) {
 	c := im.c
 	p := &model.Pod{Namespace: kp.Namespace, Name: kp.Name, LegacyUID: string(kp.UID), Labels: maps.Clone(kp.Labels),
 		Annotation: maps.Clone(kp.Annotations), Node: kp.Spec.NodeName, Phase: model.PodPending, IP: kp.Status.PodIP,
-		CreateTime: im.past(kp.CreationTimestamp.Time, im.w.st.Now), RV: c.NextRV()}
+		CreateTime: model.StampOf(im.past(kp.CreationTimestamp.Time, im.w.st.Now)), RV: c.NextRV()}
 	if p.LegacyUID == "" {
 		p.LegacyUID = model.UIDOf(c.ID, "pod", p.Key())
 	}
@@ -534,12 +534,12 @@ func (im *importer) buildPod(kp *corev1.Pod, o podOwner, tmpl *corev1.PodSpec) {
 	}
 	p.Req, p.Priority = core.EffectiveRequests(spec), core.PodPriority(im.c, spec)
 	if st := kp.Status.StartTime; st != nil {
-		p.StartTime = im.past(st.Time, p.CreateTime)
+		p.StartTime = model.StampOf(im.past(st.Time, p.CreateTime.Time()))
 	}
 	for _, cond := range kp.Status.Conditions {
 		if cond.Type == corev1.PodReady && cond.Status == corev1.ConditionTrue {
 			p.Ready = true
-			p.ReadyTime = im.past(cond.LastTransitionTime.Time, p.StartTime)
+			p.ReadyTime = model.StampOf(im.past(cond.LastTransitionTime.Time, p.StartTime.Time()))
 		}
 	}
 	switch {

@@ -219,5 +219,5 @@ func extendedUntil(p *model.Pod, policy model.DrainPolicy) (time.Time, bool) {
 	if !policy.ProtectExtended || p.Annotation[SafeToEvictAnnotation] != "false" {
 		return time.Time{}, false
 	}
-	return p.CreateTime.Add(ExtendedDuration), true
+	return p.CreateTime.Time().Add(ExtendedDuration), true
 }

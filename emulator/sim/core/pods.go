@@ -115,7 +115,7 @@ func (w *Core) AddPod(c *model.Cluster, p *model.Pod) {
 		p.Rarely().Scheduler = model.OptimizeUtilizationScheduler // GKE's webhook, at the pod's creation (R-CA-8)
 	}
 	p.Phase = model.PodPending
-	p.CreateTime = w.st.Now
+	p.CreateTime = model.StampOf(w.st.Now)
 	w.podCreated(c, p)
 	// The indexes first: one built now, on first use, must not count the pod twice.
 	ix := w.PodIndex(c)
@@ -160,8 +160,8 @@ func (w *Core) onPodStarted(ev model.Event) {
 	p.Phase = model.PodRunning
 	p.Ready = true
 	ix.countTemplate(p, 1)
-	p.StartTime = w.st.Now
-	p.ReadyTime = w.st.Now
+	p.StartTime = model.StampOf(w.st.Now)
+	p.ReadyTime = p.StartTime
 	w.TouchPod(c, p)
 	w.PDBTrack(c, p, true)
 	w.engine.EmitPodChanged(c, p, engine.PodStarted)

@@ -252,8 +252,8 @@ func (w *Core) schedulePending(c *model.Cluster) {
 		if a.Priority != b.Priority {
 			return a.Priority > b.Priority
 		}
-		if !a.CreateTime.Equal(b.CreateTime) {
-			return a.CreateTime.Before(b.CreateTime)
+		if a.CreateTime != b.CreateTime {
+			return a.CreateTime < b.CreateTime
 		}
 		return queue[i].key < queue[j].key
 	})
@@ -491,11 +491,14 @@ func (w *Core) StartContainers(c *model.Cluster, p *model.Pod) {
 
 // Class names the pods that are alike to the scheduler: a controller's pods of one template.
 // A bare pod is a class of its own.
-type Class struct{ ownerKind, owner, template string }
+type Class struct {
+	ownerKind       model.OwnerKind
+	owner, template string
+}
 
 // PodClass is pod p's class.
 func PodClass(p *model.Pod) Class {
-	if p.OwnerKind == "" {
+	if p.OwnerKind == 0 {
 		return Class{owner: p.Key()}
 	}
 	return Class{p.OwnerKind, p.OwnerKey(), p.Template}

@@ -37,7 +37,7 @@ func (w *API) checkExtended(c *model.Cluster, kind, name string, spec *corev1.Po
 		}
 	}
 	for key, p := range c.Pods {
-		if key != self && p.OwnerKind == "" && p.Annotation[core.SafeToEvictAnnotation] == "false" {
+		if key != self && p.OwnerKind == 0 && p.Annotation[core.SafeToEvictAnnotation] == "false" {
 			cpus[p.Req.MilliCPU] = true
 		}
 	}

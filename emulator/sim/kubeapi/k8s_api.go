@@ -484,9 +484,9 @@ func (w *API) UpdatePod(c *model.Cluster, ns, name string, in *corev1.Pod) (*cor
 	if !model.EqualJSON(have, want) {
 		return nil, model.KubeInvalid("Pod", name, podUpdateForbidden)
 	}
-	if images && p.OwnerKind != "" {
+	if images && p.OwnerKind != 0 {
 		return nil, model.KubeInvalid("Pod", name, fmt.Sprintf("spec.containers: Forbidden: gkesim runs the pods of %s %s with its template's spec: change the image in the template (kubectl set image %s/%s)",
-			strings.ToLower(p.OwnerKind), p.Owner, strings.ToLower(p.OwnerKind), p.Owner))
+			strings.ToLower(p.OwnerKind.String()), p.Owner, strings.ToLower(p.OwnerKind.String()), p.Owner))
 	}
 	w.core.PDBTrack(c, p, false)
 	p.Labels, p.Annotation = in.Labels, in.Annotations

@@ -122,6 +122,7 @@ const serviceAccountMount = "/var/run/secrets/kubernetes.io/serviceaccount"
 // owner, its conditions and container statuses.
 func (s *PodSnap) RenderPod() *corev1.Pod {
 	p := &s.pod
+	created, startedAt := p.CreateTime.Time(), p.StartTime.Time()
 	spec := s.spec.DeepCopy()
 	spec.NodeName = p.Node
 	if p.Scheduler() != "" {
@@ -130,7 +131,7 @@ func (s *PodSnap) RenderPod() *corev1.Pod {
 	uid := model.PodUIDIn(s.clusterID, p) // made when a watcher reads the change, not at every change
 	admitPodSpec(spec, uid, p.Priority)
 	meta := metav1.ObjectMeta{Name: p.Name, Namespace: p.Namespace, UID: types.UID(uid), ResourceVersion: model.RVString(p.RV),
-		CreationTimestamp: metav1.NewTime(p.CreateTime), Labels: maps.Clone(p.Labels), Annotations: maps.Clone(p.Annotation),
+		CreationTimestamp: metav1.NewTime(created), Labels: maps.Clone(p.Labels), Annotations: maps.Clone(p.Annotation),
 		ManagedFields: model.CloneManagedFields(p.ManagedFields())}
 	truth := true
 	switch {
@@ -157,24 +158,24 @@ func (s *PodSnap) RenderPod() *corev1.Pod {
 		if ok {
 			s = corev1.ConditionTrue
 		}
-		return corev1.PodCondition{Type: t, Status: s, LastTransitionTime: metav1.NewTime(latest(at, p.CreateTime))}
+		return corev1.PodCondition{Type: t, Status: s, LastTransitionTime: metav1.NewTime(latest(at, created))}
 	}
 	if p.Node == "" {
 		// Like the API server: no condition until the scheduler has tried and failed.
 		if p.Unschedulable() != "" {
-			sc := condition(corev1.PodScheduled, false, p.CreateTime)
+			sc := condition(corev1.PodScheduled, false, created)
 			sc.Reason, sc.Message = corev1.PodReasonUnschedulable, p.Unschedulable()
 			st.Conditions = []corev1.PodCondition{sc}
 		}
 	} else {
-		readyAt := p.ReadyTime
+		readyAt := p.ReadyTime.Time()
 		if p.Terminating {
 			readyAt = p.DeletionTime()
 		}
 		running := p.Phase == model.PodRunning
-		st.Conditions = []corev1.PodCondition{condition(corev1.PodReadyToStartContainers, running, p.StartTime),
-			condition(corev1.PodInitialized, true, p.CreateTime), condition(corev1.PodReady, p.Ready, readyAt),
-			condition(corev1.ContainersReady, p.Ready, readyAt), condition(corev1.PodScheduled, true, p.CreateTime)}
+		st.Conditions = []corev1.PodCondition{condition(corev1.PodReadyToStartContainers, running, startedAt),
+			condition(corev1.PodInitialized, true, created), condition(corev1.PodReady, p.Ready, readyAt),
+			condition(corev1.ContainersReady, p.Ready, readyAt), condition(corev1.PodScheduled, true, created)}
 		if s.HostIP != "" {
 			st.HostIP, st.HostIPs = s.HostIP, []corev1.HostIP{{IP: s.HostIP}}
 		}
@@ -182,15 +183,15 @@ func (s *PodSnap) RenderPod() *corev1.Pod {
 		if p.IP != "" {
 			st.PodIPs = []corev1.PodIP{{IP: p.IP}}
 		}
-		if !p.StartTime.IsZero() {
-			t := metav1.NewTime(p.StartTime)
+		if !startedAt.IsZero() {
+			t := metav1.NewTime(startedAt)
 			st.StartTime = &t
 		}
 		for _, ct := range spec.Containers {
 			started := p.Ready
 			cs := corev1.ContainerStatus{Name: ct.Name, Image: ct.Image, Ready: p.Ready, Started: &started}
 			if running {
-				cs.State.Running = &corev1.ContainerStateRunning{StartedAt: metav1.NewTime(p.StartTime)}
+				cs.State.Running = &corev1.ContainerStateRunning{StartedAt: metav1.NewTime(startedAt)}
 				cs.ImageID = imageID(ct.Image)
 				cs.ContainerID = "containerd://" + strings.ReplaceAll(model.UIDOf(uid, ct.Name, "container")+model.UIDOf(uid, ct.Name), "-", "")
 			} else {

@@ -162,7 +162,7 @@ func (w *Workloads) scaleTo(c *model.Cluster, d *model.Deployment, cur []*model.
 		if a.Ready != b.Ready {
 			return !a.Ready
 		}
-		return a.CreateTime.After(b.CreateTime)
+		return a.CreateTime > b.CreateTime
 	})
 	for _, p := range cur[:len(cur)-n] {
 		w.core.TerminatePod(c, p, core.GraceOf(w.core.PodSpec(c, p), 0))

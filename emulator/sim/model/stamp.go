@@ -1,0 +1,63 @@
+package model
+
+import (
+	"math"
+	"time"
+)
+
+// Stamp is an emulated instant in 8 bytes (a time.Time takes 24 and a pointer the collector
+// follows): nanoseconds since the Unix epoch, UTC, with 0 for no time (time.Time's zero). The
+// model keeps the times every pod has this way, 210,000 of them in a 15,000-node cluster.
+//
+// It holds the instants from 1677 to 2262, which the emulated clock never leaves: it starts at
+// a time after the epoch's first day (gkesim serve refuses other start times) and moves at most
+// 400 days per advance. StampOf keeps the nearest instant it can hold for a time outside that
+// range, and maps an instant at the epoch itself to the next nanosecond, so that 0 stays "no
+// time". Saved, a Stamp reads and writes as the time it is (RFC 3339, UTC), exactly as a
+// time.Time field did, so saved states read alike both ways.
+type Stamp int64
+
+// StampOf is t as a Stamp.
+func StampOf(t time.Time) Stamp {
+	switch {
+	case t.IsZero():
+		return 0
+	case t.Before(minStampTime):
+		return math.MinInt64
+	case t.After(maxStampTime):
+		return math.MaxInt64
+	}
+	if s := Stamp(t.UnixNano()); s != 0 {
+		return s
+	}
+	return 1
+}
+
+var (
+	minStampTime = time.Unix(0, math.MinInt64)
+	maxStampTime = time.Unix(0, math.MaxInt64)
+)
+
+// Time is the instant s is, in UTC; the zero time for 0.
+func (s Stamp) Time() time.Time {
+	if s == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, int64(s)).UTC()
+}
+
+// IsZero says s is no time.
+func (s Stamp) IsZero() bool { return s == 0 }
+
+// MarshalJSON writes s as time.Time does.
+func (s Stamp) MarshalJSON() ([]byte, error) { return s.Time().MarshalJSON() }
+
+// UnmarshalJSON reads a time as time.Time does.
+func (s *Stamp) UnmarshalJSON(b []byte) error {
+	var t time.Time
+	if err := t.UnmarshalJSON(b); err != nil {
+		return err
+	}
+	*s = StampOf(t)
+	return nil
+}

@@ -1,0 +1,80 @@
+package model
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+	"unsafe"
+)
+
+// A Stamp reads and writes as the time.Time it replaced, so that a state saved before it
+// reads alike and a state saved now is what an older gkesim wrote.
+func TestStampSavesAsTime(t *testing.T) {
+	for _, tm := range []time.Time{
+		{},
+		time.Date(2026, 3, 10, 2, 0, 0, 0, time.UTC),
+		time.Date(2026, 3, 10, 2, 0, 7, 123456789, time.UTC),
+		time.Date(1970, 1, 2, 0, 0, 0, 0, time.UTC),
+		time.Date(2261, 12, 31, 23, 59, 59, 0, time.UTC),
+	} {
+		want, _ := json.Marshal(tm)
+		got, err := json.Marshal(StampOf(tm))
+		if err != nil || string(got) != string(want) {
+			t.Errorf("Stamp of %v writes %s (%v), want %s as time.Time does", tm, got, err, want)
+		}
+		var s Stamp
+		if err := json.Unmarshal(want, &s); err != nil || !s.Time().Equal(tm) || s.Time().IsZero() != tm.IsZero() {
+			t.Errorf("%s reads back as %v (%v), want %v", want, s.Time(), err, tm)
+		}
+		if !tm.IsZero() && s.Time().Location() != time.UTC {
+			t.Errorf("%s reads back in %v, want UTC as the emulated clock keeps", want, s.Time().Location())
+		}
+	}
+	// A time written with an offset is the same instant.
+	var s Stamp
+	if err := json.Unmarshal([]byte(`"2026-03-10T04:00:00+02:00"`), &s); err != nil || s != StampOf(time.Date(2026, 3, 10, 2, 0, 0, 0, time.UTC)) {
+		t.Errorf("an offset time reads as %v (%v), want 02:00 UTC", s.Time(), err)
+	}
+	if err := json.Unmarshal([]byte(`"yesterday"`), &s); err == nil {
+		t.Error("a time that is not RFC 3339 was read without an error")
+	}
+}
+
+// Stamps order as the times do, 0 is no time, and the edges are kept as documented.
+func TestStampOrderAndEdges(t *testing.T) {
+	a, b := time.Date(2026, 3, 10, 2, 0, 0, 0, time.UTC), time.Date(2026, 3, 10, 2, 0, 0, 1, time.UTC)
+	if !(StampOf(a) < StampOf(b)) || StampOf(a) != StampOf(a.In(time.FixedZone("x", 3600))) {
+		t.Error("stamps do not order or compare as their times")
+	}
+	if !StampOf(time.Time{}).IsZero() || StampOf(time.Unix(0, 0)).IsZero() {
+		t.Error("the zero time must be the zero stamp, and the epoch's instant must not be")
+	}
+	if got := StampOf(time.Date(3000, 1, 1, 0, 0, 0, 0, time.UTC)).Time(); got.Year() != 2262 {
+		t.Errorf("a time past 2262 is kept as %v, want the latest instant a stamp holds", got)
+	}
+	if got := StampOf(time.Date(1000, 1, 1, 0, 0, 0, 0, time.UTC)).Time(); got.Year() != 1677 {
+		t.Errorf("a time before 1677 is kept as %v, want the earliest instant a stamp holds", got)
+	}
+}
+
+// A pod is 224 bytes (a size class of Go's allocator): its times as Stamps, its owner's kind a
+// byte; 210,000 pods of a 15,000-node cluster keep 13 MB less than at 288.
+func TestPodSize(t *testing.T) {
+	if size := unsafe.Sizeof(Pod{}); size > 224 {
+		t.Errorf("a Pod is %d bytes, want at most 224", size)
+	}
+}
+
+func TestOwnerKindJSON(t *testing.T) {
+	for _, k := range []OwnerKind{0, OwnerDeployment, OwnerDaemonSet} {
+		b, _ := json.Marshal(k)
+		var back OwnerKind
+		if err := json.Unmarshal(b, &back); err != nil || back != k {
+			t.Errorf("%v writes %s and reads back as %v (%v)", k, b, back, err)
+		}
+	}
+	var k OwnerKind
+	if err := json.Unmarshal([]byte(`"StatefulSet"`), &k); err == nil {
+		t.Error("an owner kind gkesim does not keep was read without an error")
+	}
+}
