@@ -255,6 +255,7 @@ func (w *Upgrades) stepZone(c *model.Cluster, p *model.NodePool, g *model.Instan
 		}
 		live = append(live, n)
 	}
+	clear(z.inflight[len(live):]) // the nodes filtered out, so that the view does not keep them
 	z.inflight = live
 	if u.ZoneSize == 0 {
 		u.ZoneSize = z.oldCount
@@ -368,10 +369,12 @@ func (z *surgeZone) NodeRemovedAt(i int) {
 func (z *surgeZone) takeOld(u *model.Upgrade, fromEnd bool) *model.Node {
 	for len(z.old) > 0 {
 		var n *model.Node
-		if fromEnd {
-			n, z.old = z.old[len(z.old)-1], z.old[:len(z.old)-1]
+		// The slot taken is cleared: the view outlives the upgrade (it stays the group's until
+		// another is built), and must not keep the nodes it has let go of.
+		if last := len(z.old) - 1; fromEnd {
+			n, z.old[last], z.old = z.old[last], nil, z.old[:last]
 		} else {
-			n, z.old = z.old[0], z.old[1:]
+			n, z.old[0], z.old = z.old[0], nil, z.old[1:]
 		}
 		if stillOld(n, u) {
 			z.oldCount--
@@ -493,6 +496,7 @@ func (w *Upgrades) finishUpgrade(c *model.Cluster, p *model.NodePool) {
 	u := p.Upgrade
 	op := w.st.Operations[u.Op]
 	p.Status = model.PoolRunning
+	delete(w.blue, p) // a blue-green upgrade's list of blue nodes, deleted ones included
 	if u.Stopping {
 		p.Upgrade = nil
 		p.LastUpgrade = &model.UpgradeRecord{Strategy: u.Strategy, From: u.From, Target: u.Target, Cancelled: true}
