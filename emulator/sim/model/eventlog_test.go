@@ -180,7 +180,9 @@ func TestEventLogCapacityChangesAndBareEntries(t *testing.T) {
 func nodeLineLog() *EventLog {
 	l := &EventLog{}
 	c := "projects/p/locations/l/clusters/c"
-	at := func(s int) LogEntry { return LogEntry{Time: logStart.Add(time.Duration(s) * time.Second), Cluster: c, Pool: "web"} }
+	at := func(s int) LogEntry {
+		return LogEntry{Time: logStart.Add(time.Duration(s) * time.Second), Cluster: c, Pool: "web"}
+	}
 	e := at(0)
 	e.Type, e.Node = "NodeCreating", "n1"
 	l.AppendNodeLine(e, "creating node ", " in us-central1-a (e2-standard-8, 1.30.5-gke.1014001)", "")
