@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -104,6 +105,44 @@ func TestCreateClusterOperationLifecycle(t *testing.T) {
 	p := c.Pool("pool-a")
 	if p.Status != model.PoolRunning || len(p.Groups) != 3 {
 		t.Fatalf("pool status %s groups %d", p.Status, len(p.Groups))
+	}
+}
+
+// A node's lines are kept as parts (engine.RecordNodeLine) and read as the text they always
+// had: the creation with the node's zone, machine type and version; the cordon and deletion
+// with the reason the resize gave; the deletion done.
+func TestNodeLinesReadAsTheirText(t *testing.T) {
+	w := newTestWorld(t)
+	c := createTestCluster(t, w, "us-central1-a", &api.NodePool{Name: "pool-a", InitialNodeCount: 2})
+	op, err := w.gke.SetNodePoolSize("proj", "us-central1-a", "c1", "pool-a", &api.SetNodePoolSizeRequest{NodeCount: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runOp(t, w, op, time.Hour)
+	var spec model.NodeSpec
+	for _, n := range c.Nodes {
+		spec = n.Spec
+	}
+	want := map[string]string{
+		"NodeCreating": "creating node %s in us-central1-a (" + spec.MachineType + ", " + spec.Version + ")",
+		"NodeCordoned": "cordoned node %s: node pool resized",
+		"NodeDeleting": "deleting node %s: drained",
+		"NodeDeleted":  "node %s deleted",
+	}
+	seen := map[string]int{}
+	for i := range w.st.Log.Len() {
+		e := w.st.Log.At(i)
+		format, ok := want[e.Type]
+		if !ok {
+			continue
+		}
+		seen[e.Type]++
+		if e.Message != strings.ReplaceAll(format, "%s", e.Node) || w.st.Log.Text(i) != "" {
+			t.Errorf("%s: %q (kept as text: %q), want %q of node %s kept as parts", e.Type, e.Message, w.st.Log.Text(i), format, e.Node)
+		}
+	}
+	if seen["NodeCreating"] != 2 || seen["NodeCordoned"] != 1 || seen["NodeDeleting"] != 1 || seen["NodeDeleted"] != 1 {
+		t.Errorf("node lines: %v, want 2 created, 1 cordoned, deleting and deleted", seen)
 	}
 }
 

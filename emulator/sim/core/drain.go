@@ -52,7 +52,7 @@ func (w *Core) StartDrain(c *model.Cluster, n *model.Node, policy model.DrainPol
 	w.Cordon(c, n, why)
 	w.SetNodeState(c, n, model.NodeDraining)
 	n.Drain = &model.DrainState{Policy: policy, Start: w.st.Now, Reason: why}
-	w.engine.Record("NodeDraining", c, n.Pool, n.Name, "", "draining node %s (%s): %s", n.Name, describeDrain(policy), why)
+	w.engine.RecordNodeLine("NodeDraining", c, n.Pool, n.Name, "", "draining node ", " ("+describeDrain(policy)+"): ", why)
 	w.drainStep(c, n)
 }
 

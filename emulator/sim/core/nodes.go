@@ -96,7 +96,7 @@ func (w *Core) AddNode(c *model.Cluster, p *model.NodePool, g *model.InstanceGro
 	ix.Joins++
 	w.updateSchedNode(c, n) // in the scheduler's view from the start, as a rebuild has it (not schedulable yet)
 	w.engine.Schedule(w.engine.Jitter(NodeBootBase, NodeBootSpread), model.Event{Kind: EvNodeReady, Cluster: c.Key(), Node: name})
-	w.engine.Record("NodeCreating", c, p.Name, name, "", "creating node %s in %s (%s, %s)", name, g.Zone, spec.MachineType, spec.Version)
+	w.engine.RecordNodeLine("NodeCreating", c, p.Name, name, "", "creating node ", " in "+g.Zone+" ("+spec.MachineType+", "+spec.Version+")", "")
 	return n
 }
 
@@ -145,7 +145,7 @@ func (w *Core) onNodeReady(ev model.Event) {
 	w.SetNodeState(c, n, model.NodeReady)
 	n.ReadyTime = w.st.Now
 	w.startDaemonPods(c, n)
-	w.engine.Record("NodeReady", c, n.Pool, n.Name, "", "node %s is ready (kubelet %s)", n.Name, kuberender.KubeletVersion(n.Spec.Version))
+	w.engine.RecordNodeLine("NodeReady", c, n.Pool, n.Name, "", "node ", " is ready (kubelet "+kuberender.KubeletVersion(n.Spec.Version)+")", "")
 	w.engine.EmitNodeReady(c, n)
 	w.poolNodesChanged(c, n.Pool)
 }
@@ -174,7 +174,7 @@ func (w *Core) Cordon(c *model.Cluster, n *model.Node, why string) {
 	} else {
 		w.engine.EmitNodeChanged(c, n, engine.NodeCordonChanged)
 	}
-	w.engine.Record("NodeCordoned", c, n.Pool, n.Name, "", "cordoned node %s: %s", n.Name, why)
+	w.engine.RecordNodeLine("NodeCordoned", c, n.Pool, n.Name, "", "cordoned node ", ": ", why)
 }
 
 func (w *Core) onNodeDrained(ev model.Event) {
@@ -182,7 +182,7 @@ func (w *Core) onNodeDrained(ev model.Event) {
 	if n == nil || n.State != model.NodeDraining {
 		return
 	}
-	w.engine.Record("NodeDrained", c, n.Pool, n.Name, "", "node %s drained", n.Name)
+	w.engine.RecordNodeLine("NodeDrained", c, n.Pool, n.Name, "", "node ", " drained", "")
 	if w.engine.EmitNodeDrained(c, n) {
 		return
 	}
@@ -196,7 +196,7 @@ func (w *Core) DeleteNode(c *model.Cluster, n *model.Node, why string) {
 	}
 	w.SetNodeState(c, n, model.NodeDeleting)
 	n.Unschedulable = true
-	w.engine.Record("NodeDeleting", c, n.Pool, n.Name, "", "deleting node %s: %s", n.Name, why)
+	w.engine.RecordNodeLine("NodeDeleting", c, n.Pool, n.Name, "", "deleting node ", ": ", why)
 	w.engine.Schedule(w.engine.Jitter(NodeDeleteBase, NodeDeleteSpread), model.Event{Kind: evNodeDeleted, Cluster: c.Key(), Node: n.Name})
 }
 
@@ -208,7 +208,7 @@ func (w *Core) onNodeDeleted(ev model.Event) {
 	w.engine.EmitNodeDeleted(c, n)
 	w.NodeGone(c, n.Name)
 	w.forgetNode(c, n)
-	w.engine.Record("NodeDeleted", c, n.Pool, n.Name, "", "node %s deleted", n.Name)
+	w.engine.RecordNodeLine("NodeDeleted", c, n.Pool, n.Name, "", "node ", " deleted", "")
 	w.poolNodesChanged(c, n.Pool)
 }
 

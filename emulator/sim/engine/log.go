@@ -27,6 +27,16 @@ func (w *Engine) RecordPodLine(typ string, c *model.Cluster, pool, node string, 
 	w.logged(c)
 }
 
+// RecordNodeLine logs a line about node whose message is prefix + node + rest + tail, kept as
+// those parts and written out when read (model.EventLog.AppendNodeLine): no formatting, and no
+// string per node beyond what the caller holds. prefix and rest must be among a few per
+// operation (they join the log's table of names); anything that differs per node or per pod
+// goes in tail, or the line is logged with Record.
+func (w *Engine) RecordNodeLine(typ string, c *model.Cluster, pool, node, op, prefix, rest, tail string) {
+	w.st.Log.AppendNodeLine(model.LogEntry{Time: w.st.Now, Type: typ, Cluster: c.Key(), Pool: pool, Node: node, Op: op}, prefix, rest, tail)
+	w.logged(c)
+}
+
 // logged tells the hook and the waiters that an entry (about c, if not nil) joined the log.
 func (w *Engine) logged(c *model.Cluster) {
 	if c != nil && w.Hooks.EntryLogged != nil {

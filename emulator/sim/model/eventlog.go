@@ -15,9 +15,11 @@ import (
 // see what GKE would have done and why.
 //
 // A large simulation logs hundreds of thousands of entries, most of them two lines per pod
-// (scheduled, evicted), so the log keeps each entry compact (logRecord): its time as integers,
-// the strings that repeat (type, cluster, pool, operation) as indexes into a table of names,
-// and a pod's line as its parts, written out only when the entry is read.
+// (scheduled, evicted) and the rest mostly a few lines per node (creating, ready, cordoned,
+// draining, drained, deleting, deleted), so the log keeps each entry compact (logRecord): its
+// time as integers, the strings that repeat (type, cluster, pool, operation) as indexes into a
+// table of names, and a pod's or a node's line as its parts, written out only when the entry is
+// read.
 
 // DefaultLogCapacity is how many entries the log keeps; older ones are dropped.
 const DefaultLogCapacity = 200000
@@ -43,7 +45,7 @@ func (e *LogEntry) API() *api.Event {
 
 // PodLine is the shape of a line the simulation logs for every pod, kept as its parts (the
 // pod's key, the node, a grace period) and written out when read. The text is the one these
-// lines always had.
+// lines always had. (A node's line, AppendNodeLine, is a shape of its own, nodeLine.)
 type PodLine uint8
 
 const (
@@ -53,6 +55,8 @@ const (
 	ScheduledLine
 	// EvictedLine: "evicted pod NAMESPACE/NAME from NODE (grace GRACE)".
 	EvictedLine
+	// nodeLine: PREFIX NODE REST TAIL (AppendNodeLine).
+	nodeLine
 )
 
 // podLineNames are the lines' names in the saved log.
@@ -96,14 +100,37 @@ func parsePodLine(line PodLine, msg, node string) (pod string, grace time.Durati
 	return pod, grace, ok && line.render(pod, node, grace) == msg
 }
 
+// nodeLineTypes are the entry types logged as node lines: what a saved log's text of these
+// types is read back as, when it is one (parseNodeLine).
+var nodeLineTypes = map[string]bool{"NodeCreating": true, "NodeReady": true, "NodeCordoned": true,
+	"NodeDraining": true, "NodeDrained": true, "NodeDeleting": true, "NodeDeleted": true, "NodeRecreating": true}
+
+// parseNodeLine cuts msg, logged about node, into a node line's parts: what comes before the
+// node, what follows it up to and including the first ": " (or to the end), and the tail after
+// that, a caller's reason that may name another node ("replaced by surge node X") and so is not
+// put in the table of names. The parts are cut from msg, so they write it back exactly; ok is
+// false when msg does not name node.
+func parseNodeLine(msg, node string) (prefix, rest, tail string, ok bool) {
+	i := strings.Index(msg, node)
+	if node == "" || i < 0 {
+		return "", "", "", false
+	}
+	prefix, rest = msg[:i], msg[i+len(node):]
+	if j := strings.Index(rest, ": "); j >= 0 {
+		rest, tail = rest[:j+2], rest[j+2:]
+	}
+	return prefix, rest, tail, true
+}
+
 // logRecord is an entry as the log keeps it. Its seq is not kept: the entries are numbered one
 // after another, and the log knows the last number.
 type logRecord struct {
 	sec int64
-	// arg is an EvictedLine's grace period.
+	// arg is an EvictedLine's grace period, or a node line's prefix and rest (indexes of
+	// EventLog.names, the prefix in the high 32 bits).
 	arg  int64
 	node string
-	// text is the message of a text entry, or the pod's key of a PodLine.
+	// text is the message of a text entry, the pod's key of a PodLine, or a node line's tail.
 	text string
 	nsec int32
 	// typ, cluster, pool and op index EventLog.names.
@@ -177,6 +204,25 @@ func (l *EventLog) AppendPodLine(e LogEntry, line PodLine, pod string, grace tim
 	l.push(r)
 }
 
+// AppendNodeLine adds e with its message prefix + e.Node + rest + tail, kept as those parts:
+// e.Message is not used. prefix and rest go in the table of names, so they must be among a few
+// per operation (never naming a pod, another node, a count or a time); tail is kept as given,
+// shared with the caller (a string it holds anyway: a drain's reason, a cached description).
+func (l *EventLog) AppendNodeLine(e LogEntry, prefix, rest, tail string) {
+	r := l.record(&e)
+	r.line, r.text, r.arg = nodeLine, tail, nodeLineArg(l.name(prefix), l.name(rest))
+	l.LastSeq++
+	l.push(r)
+}
+
+// nodeLineArg packs a node line's prefix and rest (indexes of names) into a record's arg.
+func nodeLineArg(prefix, rest uint32) int64 { return int64(prefix)<<32 | int64(rest) }
+
+// nodeLineParts is the prefix and rest a node line's record keeps.
+func (l *EventLog) nodeLineParts(r *logRecord) (prefix, rest string) {
+	return l.names[uint64(r.arg)>>32], l.names[uint32(r.arg)]
+}
+
 // push stores r as the newest entry (its number is the caller's to count).
 func (l *EventLog) push(r logRecord) {
 	// A log that has wrapped keeps its size (Capacity is set before the first entry).
@@ -217,20 +263,27 @@ func (l *EventLog) At(i int) LogEntry { return l.Kept(i).Entry() }
 // KeptEntry is an entry as the log keeps it, with its names resolved and its message not yet
 // written out (Entry writes it): for a reader that may write it out later, or never.
 type KeptEntry struct {
-	// LogEntry is the entry; its Message is empty for a pod's line.
+	// LogEntry is the entry; its Message is empty for a line kept as parts.
 	LogEntry
-	line  PodLine
+	line PodLine
+	// pod is a PodLine's pod, or a node line's tail.
 	pod   string
 	grace time.Duration
+	// prefix and rest are a node line's.
+	prefix, rest string
 }
 
 // Kept returns the i-th oldest entry held, as kept.
 func (l *EventLog) Kept(i int) KeptEntry {
 	r := l.rec(i)
 	k := KeptEntry{LogEntry: l.Peek(i), line: r.line}
-	if r.line == textLine {
+	switch r.line {
+	case textLine:
 		k.Message = r.text
-	} else {
+	case nodeLine:
+		k.pod = r.text
+		k.prefix, k.rest = l.nodeLineParts(r)
+	default:
 		k.pod, k.grace = r.text, time.Duration(r.arg)
 	}
 	return k
@@ -239,7 +292,11 @@ func (l *EventLog) Kept(i int) KeptEntry {
 // Entry is the entry with its message written out.
 func (k KeptEntry) Entry() LogEntry {
 	e := k.LogEntry
-	if k.line != textLine {
+	switch k.line {
+	case textLine:
+	case nodeLine:
+		e.Message = k.prefix + e.Node + k.rest + k.pod
+	default:
 		e.Message = k.line.render(k.pod, e.Node, k.grace)
 	}
 	return e
@@ -254,7 +311,8 @@ func (l *EventLog) Peek(i int) LogEntry {
 }
 
 // Text is the message of the i-th oldest entry held if it is kept as text, and "" for a pod's
-// line (PodLine), which At writes out: for scans that look for messages of another kind.
+// or a node's line (PodLine, AppendNodeLine), which At writes out: for scans that look for
+// messages of another kind (a load balancer's, say).
 func (l *EventLog) Text(i int) string {
 	if r := l.rec(i); r.line == textLine {
 		return r.text
@@ -282,6 +340,11 @@ func (l *EventLog) Clone() EventLog {
 // savedEntry is an entry in the saved log. Format 4 keeps a PodLine as its parts (Line, Pod,
 // Grace, with no Message) and numbers the entries from lastSeq; format 3 kept every message as
 // text and each entry's Seq, and is read too: its pod lines become PodLines again.
+//
+// A node line is saved as the text it writes out, as format 4 did before node lines were kept
+// as parts: its parts would save little on disk (the node is saved anyway, and most of the text
+// is the prefix and rest), and would need a new format number that older gkesims refuse. Read
+// back, the text of a node line's type becomes a node line again (parseNodeLine).
 type savedEntry struct {
 	Seq     int64     `json:"seq,omitempty"`
 	Time    time.Time `json:"time"`
@@ -312,8 +375,13 @@ func (l EventLog) MarshalJSON() ([]byte, error) {
 		s := &out.Entries[i]
 		*s = savedEntry{Time: r.time(), Type: l.names[r.typ], Cluster: l.names[r.cluster], Pool: l.names[r.pool],
 			Node: r.node, Op: l.names[r.op]}
-		if r.line == textLine {
+		switch r.line {
+		case textLine:
 			s.Message = r.text
+			continue
+		case nodeLine:
+			prefix, rest := l.nodeLineParts(r)
+			s.Message = prefix + r.node + rest + r.text
 			continue
 		}
 		s.Line, s.Pod = podLineNames[r.line], r.text
@@ -359,6 +427,10 @@ func (l *EventLog) UnmarshalJSON(b []byte) error {
 			// Format 3: a pod's line as text, kept as its parts again when it reads back.
 			if pod, grace, ok := parsePodLine(podLineTypes[s.Type], s.Message, s.Node); ok {
 				r.line, r.text, r.arg = podLineTypes[s.Type], pod, int64(grace)
+			}
+		case nodeLineTypes[s.Type]:
+			if prefix, rest, tail, ok := parseNodeLine(s.Message, s.Node); ok {
+				r.line, r.text, r.arg = nodeLine, tail, nodeLineArg(l.name(prefix), l.name(rest))
 			}
 		}
 		l.push(r)

@@ -174,3 +174,127 @@ func TestEventLogCapacityChangesAndBareEntries(t *testing.T) {
 		t.Fatalf("bare entries: %v, %+v, %+v", err, bare.At(0), bare.At(1))
 	}
 }
+
+// nodeLineLog is a log of node lines (and one text entry) about nodes n1 and n3, one of them
+// with a tail naming another node.
+func nodeLineLog() *EventLog {
+	l := &EventLog{}
+	c := "projects/p/locations/l/clusters/c"
+	at := func(s int) LogEntry {
+		return LogEntry{Time: logStart.Add(time.Duration(s) * time.Second), Cluster: c, Pool: "web"}
+	}
+	e := at(0)
+	e.Type, e.Node = "NodeCreating", "n1"
+	l.AppendNodeLine(e, "creating node ", " in us-central1-a (e2-standard-8, 1.30.5-gke.1014001)", "")
+	e = at(1)
+	e.Type, e.Node, e.Op = "NodeCordoned", "n1", "operation-2"
+	l.AppendNodeLine(e, "cordoned node ", ": ", "replaced by surge node n2")
+	e = at(2)
+	e.Type, e.Node, e.Message = "NodeFailed", "n1", "node n1 failed"
+	l.Append(e)
+	for i, n := range []string{"n1", "n3"} {
+		e = at(3 + i)
+		e.Type, e.Node = "NodeDeleted", n
+		l.AppendNodeLine(e, "node ", " deleted", "")
+	}
+	return l
+}
+
+// A node's line is kept as its parts and read, every way the log is read, as the text such a
+// line always had; its prefix and rest join the table of names once, its tail and its node
+// never do.
+func TestEventLogWritesNodeLinesWhenRead(t *testing.T) {
+	l := nodeLineLog()
+	want := []string{
+		"creating node n1 in us-central1-a (e2-standard-8, 1.30.5-gke.1014001)",
+		"cordoned node n1: replaced by surge node n2",
+		"node n1 failed",
+		"node n1 deleted",
+		"node n3 deleted",
+	}
+	for i, w := range want {
+		e := l.At(i)
+		if e.Message != w || e.Seq != int64(i+1) || e.Pool != "web" || (i == 1) != (e.Op == "operation-2") {
+			t.Errorf("entry %d: %+v, want message %q", i, e, w)
+		}
+		if p := l.Peek(i); p.Message != "" || p.Node != e.Node || p.Type != e.Type || p.Op != e.Op {
+			t.Errorf("entry %d: Peek %+v disagrees with At %+v", i, p, e)
+		}
+		if k := l.Kept(i); k.Entry() != e || (k.Message != "") != (i == 2) || e.API().Message != w {
+			t.Errorf("entry %d: kept %+v, written out %+v; want At's %+v, a node's line not yet written", i, k, k.Entry(), e)
+		}
+		if text := l.Text(i); (text != "") != (i == 2) {
+			t.Errorf("entry %d: Text %q; want only the text entry's message", i, text)
+		}
+	}
+	for _, name := range l.names {
+		if strings.Contains(name, "n1") || strings.Contains(name, "n2") || strings.Contains(name, "n3") {
+			t.Errorf("the table of names holds %q, which names a node", name)
+		}
+	}
+	// "", 4 types, the cluster, the pool, the operation, and the prefix and rest of 3 shapes.
+	if len(l.names) != 14 {
+		t.Errorf("%d names %q, want 14", len(l.names), l.names)
+	}
+}
+
+// A node's line is saved as the text it writes out, byte for byte what the same entries saved
+// as text give, and reads back as a node's line again; text that does not name its node, or
+// of a type no node line is logged under, stays text.
+func TestEventLogSavesNodeLinesAsText(t *testing.T) {
+	l := nodeLineLog()
+	asText := &EventLog{}
+	for i := range l.Len() {
+		asText.Append(l.At(i))
+	}
+	b, err := json.Marshal(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if t2, _ := json.Marshal(asText); string(b) != string(t2) || strings.Contains(string(b), `"line"`) {
+		t.Fatalf("saved node lines:\n%s\nwant the text entries':\n%s", b, t2)
+	}
+	var back EventLog
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	for i := range l.Len() {
+		if a, r := l.At(i), back.At(i); a != r || (back.Text(i) == "") != (l.Text(i) == "") {
+			t.Errorf("entry %d read back: %+v (text %q), want %+v (text %q)", i, r, back.Text(i), a, l.Text(i))
+		}
+	}
+	if again, _ := json.Marshal(&back); string(again) != string(b) {
+		t.Errorf("saved again:\n%s\nwant\n%s", again, b)
+	}
+	if _, ok := back.nameIndex["replaced by surge node n2"]; ok || len(back.names) != len(l.names) {
+		t.Errorf("names read back %q, want %q", back.names, l.names)
+	}
+	odd := `{"entries":[{"time":"2026-11-02T10:00:00Z","type":"NodeDeleted","node":"n1","message":"node n9 deleted"},` +
+		`{"time":"2026-11-02T10:00:00Z","type":"NodeDeleted","message":"node n1 deleted"},` +
+		`{"time":"2026-11-02T10:00:00Z","type":"NodeDeleted","node":"n1"},` +
+		`{"time":"2026-11-02T10:00:00Z","type":"NodeFailed","node":"n1","message":"node n1 failed"}],"lastSeq":4}`
+	var kept EventLog
+	if err := json.Unmarshal([]byte(odd), &kept); err != nil {
+		t.Fatal(err)
+	}
+	if kept.Text(0) != "node n9 deleted" || kept.Text(1) != "node n1 deleted" || kept.At(2).Message != "" || kept.Text(3) != "node n1 failed" {
+		t.Errorf("text that does not read back as a node's line: %q %q %q %q", kept.Text(0), kept.Text(1), kept.At(2).Message, kept.Text(3))
+	}
+	if again, _ := json.Marshal(&kept); string(again) != odd {
+		t.Errorf("saved again:\n%s\nwant\n%s", again, odd)
+	}
+}
+
+// A clone's node lines and names are its own: a new shape appended to the clone leaves the
+// original's table of names as it was.
+func TestEventLogCloneKeepsItsNodeLines(t *testing.T) {
+	l := nodeLineLog()
+	c := l.Clone()
+	c.AppendNodeLine(LogEntry{Time: logStart, Type: "NodeRecreating", Node: "n1"}, "recreating node ", " with ", "version 1.30 -> 1.31")
+	if c.At(5).Message != "recreating node n1 with version 1.30 -> 1.31" || l.Len() != 5 || l.At(1) != c.At(1) {
+		t.Errorf("clone %+v, original %d entries", c.At(5), l.Len())
+	}
+	if _, ok := l.nameIndex["recreating node "]; ok {
+		t.Error("the clone's new prefix reached the original's table")
+	}
+}

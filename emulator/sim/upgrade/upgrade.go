@@ -433,7 +433,7 @@ func (w *Upgrades) OnUpgradeNodeDrained(c *model.Cluster, n *model.Node) bool {
 		n.Spec = p.Upgrade.Target
 		n.CreateTime = w.st.Now
 		w.core.NodeRecreated(c, n)
-		w.engine.Record("NodeRecreating", c, n.Pool, n.Name, p.Upgrade.Op, "recreating node %s with %s", n.Name, w.describeChange(p.Upgrade.From, n.Spec))
+		w.engine.RecordNodeLine("NodeRecreating", c, n.Pool, n.Name, p.Upgrade.Op, "recreating node ", " with ", w.describeChange(p.Upgrade.From, n.Spec))
 		// Recreating in place deletes the old VM before the new one boots (R-SURGE-4).
 		recreate := w.engine.Jitter(core.NodeDeleteBase, core.NodeDeleteSpread) + w.engine.Jitter(core.NodeBootBase, core.NodeBootSpread)
 		w.engine.Schedule(recreate, model.Event{Kind: core.EvNodeReady, Cluster: c.Key(), Node: n.Name})
