@@ -270,6 +270,8 @@ func TestImportRefusesBadInput(t *testing.T) {
 			[]string{"node gke-shop-db-pool-e61b9d03-mq2s is an EKS (AWS) node"}},
 		{"nodes of another cluster", "", strings.ReplaceAll(string(shop.Objects), `"cloud.google.com/gke-nodepool": "spot-pool"`, `"cloud.google.com/gke-nodepool": "gpu-pool"`),
 			[]string{`node gke-shop-spot-pool-5d0e8a71-b6jq is in node pool "gpu-pool", which cluster shop does not have`}},
+		{"a pod with an IPv6 address", "", strings.Replace(string(shop.Objects), `"podIP": "10.132.0.11"`, `"podIP": "fd20::11"`, 1),
+			[]string{`status.podIP: "fd20::11" is not an IPv4 address: gkesim imports pods with IPv4 addresses`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			req := &api.ImportClusterRequest{Cluster: shop.Cluster, Objects: shop.Objects}

@@ -179,9 +179,9 @@ func (s *PodSnap) RenderPod() *corev1.Pod {
 		if s.HostIP != "" {
 			st.HostIP, st.HostIPs = s.HostIP, []corev1.HostIP{{IP: s.HostIP}}
 		}
-		st.PodIP = p.IP
-		if p.IP != "" {
-			st.PodIPs = []corev1.PodIP{{IP: p.IP}}
+		st.PodIP = p.IP.String()
+		if st.PodIP != "" {
+			st.PodIPs = []corev1.PodIP{{IP: st.PodIP}}
 		}
 		if !startedAt.IsZero() {
 			t := metav1.NewTime(startedAt)

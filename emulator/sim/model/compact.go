@@ -1,9 +1,16 @@
 package model
 
 import (
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
 	"math"
+	"net/netip"
 	"time"
 )
+
+// Compact values of the model: what every pod has, kept in fewer bytes than its usual Go type
+// and saved as that type was.
 
 // Stamp is an emulated instant in 8 bytes (a time.Time takes 24 and a pointer the collector
 // follows): nanoseconds since the Unix epoch, UTC, with 0 for no time (time.Time's zero). The
@@ -60,4 +67,46 @@ func (s *Stamp) UnmarshalJSON(b []byte) error {
 	}
 	*s = StampOf(t)
 	return nil
+}
+
+// IPv4 is an IPv4 address in 4 bytes (a string of it takes 16 and an allocation): a pod's
+// address, one of 210,000 in a 15,000-node cluster. 0 is none (0.0.0.0 is no pod's address).
+// Saved, it reads and writes as its dotted text, as the string it replaced did.
+type IPv4 uint32
+
+// ParseIPv4 reads a dotted IPv4 address; "" is none (0).
+func ParseIPv4(s string) (IPv4, error) {
+	if s == "" {
+		return 0, nil
+	}
+	a, err := netip.ParseAddr(s)
+	if err != nil || !a.Is4() {
+		return 0, fmt.Errorf("%q is not an IPv4 address", s)
+	}
+	b := a.As4()
+	return IPv4(binary.BigEndian.Uint32(b[:])), nil
+}
+
+// String is the dotted address, "" for none.
+func (ip IPv4) String() string {
+	if ip == 0 {
+		return ""
+	}
+	var b [4]byte
+	binary.BigEndian.PutUint32(b[:], uint32(ip))
+	return netip.AddrFrom4(b).String()
+}
+
+// MarshalJSON writes the dotted address.
+func (ip IPv4) MarshalJSON() ([]byte, error) { return json.Marshal(ip.String()) }
+
+// UnmarshalJSON reads a dotted address ("" for none).
+func (ip *IPv4) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("IPv4 address: %w", err)
+	}
+	v, err := ParseIPv4(s)
+	*ip = v
+	return err
 }
