@@ -1,7 +1,10 @@
 package core
 
 import (
+	"cmp"
 	"fmt"
+	"math"
+	"slices"
 	"sort"
 
 	"k8s.io/apimachinery/pkg/runtime"
@@ -71,6 +74,8 @@ type ChangeFeed struct {
 	batch, gone  []feed.Change
 	snaps, slots feed.Slots[kuberender.PodSnap]
 	nsnaps       int
+	// rvs is publishCutoff's scratch.
+	rvs []int64
 	// marks are what the controllers derive statuses from at a publish (status_marks.go).
 	marks *StatusMarks
 	// nodes are the nodes as last published, the visible ones (registered with the API):
@@ -288,6 +293,12 @@ func (w *Core) RecordChange(c *model.Cluster, log *model.EventLog) {
 	if !f.Recording {
 		return
 	}
+	if keep := f.Capacity() + 1; len(f.batch) == 2*keep {
+		// Only the newest keep changes of a publish can stay in the window (publishCutoff):
+		// the batch holds only events until the publish, in order, so the older half goes.
+		clear(f.batch[copy(f.batch, f.batch[keep:]):])
+		f.batch = f.batch[:keep]
+	}
 	f.batch = append(f.batch, feed.EventChange(rv, log.Kept(log.Len()-1)))
 }
 
@@ -398,11 +409,13 @@ func (w *Core) Publish() {
 func (w *Core) publishCluster(c *model.Cluster, f *ChangeFeed) {
 	w.Workloads.SyncStatus(c, f.marks)
 	w.syncPDBStatus(c, f.marks)
+	cutoff := w.publishCutoff(c, f)
 	for _, pc := range f.pendingOrder {
 		obj := pc.obj
 		if n, ok := obj.(*model.Node); ok {
 			// Nodes come into view when they register and leave it when they go, or when
-			// they are recreated in place (booting again).
+			// they are recreated in place (booting again). The snapshot is taken even when
+			// the change is not kept: it is what a later DELETED carries.
 			if w.exists(c, n) && !f.Recording {
 				f.nodes[n] = unrecorded
 			} else if w.exists(c, n) {
@@ -412,9 +425,13 @@ func (w *Core) publishCluster(c *model.Cluster, f *ChangeFeed) {
 					ch.Type = feed.ChangeAdded
 				}
 				f.nodes[n] = ch.Snap.(*kuberender.NodeSnap)
-				f.batch = append(f.batch, ch)
+				if ch.RV >= cutoff {
+					f.batch = append(f.batch, ch)
+				}
 			} else if last := f.nodes[n]; last != nil {
-				f.batch = append(f.batch, feed.Change{RV: n.RV, Type: feed.ChangeDeleted, Resource: feed.ResourceNodes, Name: n.Name, Snap: last})
+				if n.RV >= cutoff {
+					f.batch = append(f.batch, feed.Change{RV: n.RV, Type: feed.ChangeDeleted, Resource: feed.ResourceNodes, Name: n.Name, Snap: last})
+				}
 				delete(f.nodes, n)
 			}
 			continue
@@ -424,13 +441,16 @@ func (w *Core) publishCluster(c *model.Cluster, f *ChangeFeed) {
 		}
 		switch {
 		case w.exists(c, obj):
+			if objectRV(obj) < cutoff {
+				continue
+			}
 			ch := w.changeOf(c, f, obj)
 			ch.Type = feed.ChangeModified
 			if pc.added {
 				ch.Type = feed.ChangeAdded
 			}
 			f.batch = append(f.batch, ch)
-		case pc.gone > 0 && !pc.added:
+		case pc.gone > 0 && !pc.added && f.gone[pc.gone-1].RV >= cutoff:
 			f.batch = append(f.batch, f.gone[pc.gone-1])
 		}
 	}
@@ -445,6 +465,69 @@ func (w *Core) publishCluster(c *model.Cluster, f *ChangeFeed) {
 	f.resetPending()
 	f.queued = false
 	f.Published(c.RV)
+}
+
+// publishCutoff is the oldest resourceVersion of the changes of this publish that its window can
+// keep, or math.MinInt64 when it can keep them all. A window keeps the newest Capacity changes
+// of a publish and starts after the newest one it drops (feed.Window.Append): the publish makes
+// those Capacity+1 changes only, so that a publish larger than the window (a pool's nodes
+// becoming ready, a Deployment of a thousand pods) does not render snapshots it would drop at
+// once. The events' changes, already in the batch and in order, are cut to the same ones.
+func (w *Core) publishCutoff(c *model.Cluster, f *ChangeFeed) int64 {
+	keep := f.Capacity() + 1
+	if !f.Recording || len(f.batch)+len(f.pendingOrder) <= keep {
+		return math.MinInt64
+	}
+	rvs := f.rvs[:0]
+	for i := range f.batch {
+		rvs = append(rvs, f.batch[i].RV)
+	}
+	for _, pc := range f.pendingOrder {
+		n, isNode := pc.obj.(*model.Node)
+		switch {
+		case w.exists(c, pc.obj):
+			rvs = append(rvs, objectRV(pc.obj))
+		case isNode && f.nodes[n] != nil:
+			rvs = append(rvs, n.RV)
+		case !isNode && pc.gone > 0 && !pc.added:
+			rvs = append(rvs, f.gone[pc.gone-1].RV)
+		}
+	}
+	f.rvs = rvs
+	if len(rvs) <= keep {
+		return math.MinInt64
+	}
+	slices.Sort(rvs)
+	cutoff := rvs[len(rvs)-keep]
+	i, _ := slices.BinarySearchFunc(f.batch, cutoff, func(ch feed.Change, rv int64) int { return cmp.Compare(ch.RV, rv) })
+	clear(f.batch[copy(f.batch, f.batch[i:]):])
+	f.batch = f.batch[:len(f.batch)-i]
+	return cutoff
+}
+
+// objectRV is the resourceVersion of one of the kinds a feed carries (changeOf).
+func objectRV(obj any) int64 {
+	switch o := obj.(type) {
+	case *model.Pod:
+		return o.RV
+	case *model.Node:
+		return o.RV
+	case *model.Namespace:
+		return o.RV
+	case *model.Deployment:
+		return o.RV
+	case *model.ReplicaSet:
+		return o.RV
+	case *model.DaemonSetState:
+		return o.RV
+	case *model.PDB:
+		return o.RV
+	case *model.Service:
+		return o.RV
+	case *model.StoredObject:
+		return o.RV
+	}
+	panic(fmt.Sprintf("sim: objectRV %T", obj))
 }
 
 // FollowFeed says a client reads c's Kubernetes API: its feed records from now on, until the
