@@ -17,12 +17,11 @@ import (
 // object with those fields left empty. An object that this decoding cannot read is decoded as
 // before (decodeObjectInFull), so that a refusal says what it said.
 
-// objectMeta is an object's metadata without its managedFields.
+// objectMeta is an object's metadata without its managedFields (nor the legacy selfLink).
 type objectMeta struct {
 	Name                       string                  `json:"name,omitempty"`
 	GenerateName               string                  `json:"generateName,omitempty"`
 	Namespace                  string                  `json:"namespace,omitempty"`
-	SelfLink                   string                  `json:"selfLink,omitempty"`
 	UID                        types.UID               `json:"uid,omitempty"`
 	ResourceVersion            string                  `json:"resourceVersion,omitempty"`
 	Generation                 int64                   `json:"generation,omitempty"`
@@ -36,7 +35,7 @@ type objectMeta struct {
 }
 
 func (m *objectMeta) objectMeta() metav1.ObjectMeta {
-	return metav1.ObjectMeta{Name: m.Name, GenerateName: m.GenerateName, Namespace: m.Namespace, SelfLink: m.SelfLink, UID: m.UID,
+	return metav1.ObjectMeta{Name: m.Name, GenerateName: m.GenerateName, Namespace: m.Namespace, UID: m.UID,
 		ResourceVersion: m.ResourceVersion, Generation: m.Generation, CreationTimestamp: m.CreationTimestamp,
 		DeletionTimestamp: m.DeletionTimestamp, DeletionGracePeriodSeconds: m.DeletionGracePeriodSeconds, Labels: m.Labels,
 		Annotations: m.Annotations, OwnerReferences: m.OwnerReferences, Finalizers: m.Finalizers}
