@@ -87,6 +87,16 @@ const commandHint = "print the cluster with `gcloud container clusters describe 
 
 // ReadSnapshot reads and checks an import request.
 func ReadSnapshot(req *api.ImportClusterRequest) (*Snapshot, error) {
+	return readSnapshot(req, decodeObject)
+}
+
+// ReadSnapshotInFull is ReadSnapshot decoding every object into every field of its Kubernetes
+// type: what ReadSnapshot must import the same as (the tests compare the two).
+func ReadSnapshotInFull(req *api.ImportClusterRequest) (*Snapshot, error) {
+	return readSnapshot(req, decodeObjectInFull)
+}
+
+func readSnapshot(req *api.ImportClusterRequest, decode func(json.RawMessage, string) decoded) (*Snapshot, error) {
 	if req == nil || len(bytes.TrimSpace(req.Cluster)) == 0 {
 		return nil, model.InvalidArgument("Required field \"cluster\" is missing: %s, and send them as {\"cluster\": ..., \"objects\": ...}.", commandHint)
 	}
@@ -99,7 +109,7 @@ func ReadSnapshot(req *api.ImportClusterRequest) (*Snapshot, error) {
 	if err := s.readCluster(req.Cluster); err != nil {
 		return nil, err
 	}
-	if err := s.readObjects(req.Objects); err != nil {
+	if err := s.readObjects(req.Objects, decode); err != nil {
 		return nil, err
 	}
 	if err := s.check(); err != nil {
@@ -248,7 +258,7 @@ type decoded struct {
 // readObjects decodes the objects the simulation needs and notes the others by kind and name.
 // Decoding, the bulk of an import's time, runs on every core; what it gives is used in the
 // objects' order, so the snapshot is the same however the work was shared.
-func (s *Snapshot) readObjects(data []byte) error {
+func (s *Snapshot) readObjects(data []byte, decode func(json.RawMessage, string) decoded) error {
 	var items []json.RawMessage
 	var listKinds []string
 	if err := listItems(data, "", &items, &listKinds); err != nil {
@@ -262,7 +272,7 @@ func (s *Snapshot) readObjects(data []byte) error {
 		go func() {
 			defer wg.Done()
 			for i := wi; i < len(items); i += workers {
-				out[i] = decodeObject(items[i], listKinds[i])
+				out[i] = decode(items[i], listKinds[i])
 			}
 		}()
 	}
@@ -344,9 +354,9 @@ func readHeader(raw []byte) (objectHeader, error) {
 	return h, nil
 }
 
-// decodeObject decodes one object of a kind the simulation models; of the others only the
-// header is read.
-func decodeObject(raw json.RawMessage, listKind string) decoded {
+// decodeObjectInFull decodes one object of a kind the simulation models into its Kubernetes
+// type, every field; of the others only the header is read.
+func decodeObjectInFull(raw json.RawMessage, listKind string) decoded {
 	h, err := readHeader(raw)
 	if err != nil {
 		return decoded{err: err}

@@ -106,9 +106,9 @@ func schedulingKey(spec *corev1.PodSpec, bound bool) string {
 	r := core.EffectiveRequests(spec)
 	prio := spec.PriorityClassName // the class, when admission has not resolved it
 	if spec.Priority != nil {
-		prio = fmt.Sprint(*spec.Priority)
+		prio = strconv.Itoa(int(*spec.Priority))
 	}
-	key := fmt.Sprintf("%d/%d/%s/%d", r.MilliCPU, r.MemoryBytes, prio, core.GraceSeconds(spec))
+	key := strconv.FormatInt(r.MilliCPU, 10) + "/" + strconv.FormatInt(r.MemoryBytes, 10) + "/" + prio + "/" + strconv.FormatInt(core.GraceSeconds(spec), 10)
 	if bound || (len(spec.NodeSelector) == 0 && spec.Affinity == nil && len(spec.Tolerations) == 0) {
 		return key // where a pod may go matters only to one that can be placed again
 	}
