@@ -14,15 +14,8 @@ import (
 // gives the world's state as it is saved, and the import's summary.
 func importedState(t *testing.T, req *api.ImportClusterRequest, read func(*api.ImportClusterRequest) (*Snapshot, error)) (state, summary []byte) {
 	t.Helper()
-	s, err := read(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := New(Options{Seed: 1, Start: s.Time()})
-	sum, err := w.clusterimport.ImportSnapshot("", "", s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w, sum := importWith(t, req, read)
+	var err error
 	if state, err = json.Marshal(w.State()); err != nil {
 		t.Fatal(err)
 	}

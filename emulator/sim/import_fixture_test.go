@@ -38,7 +38,14 @@ func shopRequest(t testing.TB) *api.ImportClusterRequest {
 // importShop imports the fixture into a fresh world at the snapshot's time.
 func importShop(t testing.TB) (*World, *model.Cluster, *api.ImportSummary) {
 	t.Helper()
-	s, err := clusterimport.ReadSnapshot(shopRequest(t))
+	w, sum := importWith(t, shopRequest(t), clusterimport.ReadSnapshot)
+	return w, w.core.Cluster("shop-prod", "europe-west1", "shop"), sum
+}
+
+// importWith imports the snapshot read reads from req into a fresh world at its time.
+func importWith(t testing.TB, req *api.ImportClusterRequest, read func(*api.ImportClusterRequest) (*Snapshot, error)) (*World, *api.ImportSummary) {
+	t.Helper()
+	s, err := read(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +54,7 @@ func importShop(t testing.TB) (*World, *model.Cluster, *api.ImportSummary) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return w, w.core.Cluster("shop-prod", "europe-west1", "shop"), sum
+	return w, sum
 }
 
 func TestImportFixture(t *testing.T) {

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"net/netip"
+	"slices"
+	"strconv"
 	"time"
 )
 
@@ -109,4 +111,26 @@ func (ip *IPv4) UnmarshalJSON(b []byte) error {
 	v, err := ParseIPv4(s)
 	*ip = v
 	return err
+}
+
+// byteName is the name of v, a kind kept as a byte whose names are names (the zero value's
+// first), or kind(N) for a value without one.
+func byteName[T ~uint8](names []string, kind string, v T) string {
+	if int(v) < len(names) {
+		return names[v]
+	}
+	return kind + "(" + strconv.Itoa(int(v)) + ")"
+}
+
+// parseByteName reads a kind kept as a byte from its JSON name; what names the kind and
+// choices the names it takes, in the error for any other.
+func parseByteName[T ~uint8](b []byte, names []string, what, choices string) (T, error) {
+	var name string
+	if err := json.Unmarshal(b, &name); err != nil {
+		return 0, fmt.Errorf("%s: %w", what, err)
+	}
+	if i := slices.Index(names, name); i >= 0 {
+		return T(i), nil
+	}
+	return 0, fmt.Errorf("%s %q is not %s", what, name, choices)
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"maps"
 	"net/http"
 	"slices"
@@ -143,29 +142,15 @@ const (
 var podPhaseNames = [...]string{"", "Pending", "Running"}
 
 // String is the phase's name, as the API shows it ("" for none).
-func (ph PodPhase) String() string {
-	if int(ph) < len(podPhaseNames) {
-		return podPhaseNames[ph]
-	}
-	return "PodPhase(" + strconv.Itoa(int(ph)) + ")"
-}
+func (ph PodPhase) String() string { return byteName(podPhaseNames[:], "PodPhase", ph) }
 
 // MarshalJSON writes the phase's name.
 func (ph PodPhase) MarshalJSON() ([]byte, error) { return json.Marshal(ph.String()) }
 
 // UnmarshalJSON reads a phase's name.
-func (ph *PodPhase) UnmarshalJSON(b []byte) error {
-	var name string
-	if err := json.Unmarshal(b, &name); err != nil {
-		return fmt.Errorf("pod phase: %w", err)
-	}
-	for i, n := range podPhaseNames {
-		if n == name {
-			*ph = PodPhase(i)
-			return nil
-		}
-	}
-	return fmt.Errorf("pod phase %q is not one a simulated pod has (Pending, Running)", name)
+func (ph *PodPhase) UnmarshalJSON(b []byte) (err error) {
+	*ph, err = parseByteName[PodPhase](b, podPhaseNames[:], "pod phase", "one a simulated pod has (Pending, Running)")
+	return err
 }
 
 // OwnerKind is the kind of a pod's controller: none (a bare pod), a Deployment or a DaemonSet.
@@ -181,29 +166,15 @@ const (
 var ownerKindNames = [...]string{"", "Deployment", "DaemonSet"}
 
 // String is the kind's name ("" for none).
-func (k OwnerKind) String() string {
-	if int(k) < len(ownerKindNames) {
-		return ownerKindNames[k]
-	}
-	return "OwnerKind(" + strconv.Itoa(int(k)) + ")"
-}
+func (k OwnerKind) String() string { return byteName(ownerKindNames[:], "OwnerKind", k) }
 
 // MarshalJSON writes the kind's name.
 func (k OwnerKind) MarshalJSON() ([]byte, error) { return json.Marshal(k.String()) }
 
 // UnmarshalJSON reads a kind's name.
-func (k *OwnerKind) UnmarshalJSON(b []byte) error {
-	var name string
-	if err := json.Unmarshal(b, &name); err != nil {
-		return fmt.Errorf("pod owner kind: %w", err)
-	}
-	for i, n := range ownerKindNames {
-		if n == name {
-			*k = OwnerKind(i)
-			return nil
-		}
-	}
-	return fmt.Errorf("pod owner kind %q is not one gkesim keeps (Deployment, DaemonSet, or none)", name)
+func (k *OwnerKind) UnmarshalJSON(b []byte) (err error) {
+	*k, err = parseByteName[OwnerKind](b, ownerKindNames[:], "pod owner kind", "one gkesim keeps (Deployment, DaemonSet, or none)")
+	return err
 }
 
 // Pod is a Pod: owned by a Deployment (its spec is the owner's template), by one of GKE's
