@@ -25,7 +25,7 @@ func importedState(t *testing.T, req *api.ImportClusterRequest, read func(*api.I
 	return state, summary
 }
 
-// Pods and nodes are decoded into what the import reads of them (import_decode.go): the world
+// Pods and nodes are decoded into what the import reads of them (clusterimport/import_decode.go): the world
 // imported is, byte for byte as saved, the one the decoding of every field gives, for the
 // fixture (kubectl's own output, kind before apiVersion) and for a cluster gkesim printed.
 func TestImportDecodesPodsAndNodesLightly(t *testing.T) {

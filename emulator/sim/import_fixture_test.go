@@ -277,8 +277,6 @@ func TestImportRefusesBadInput(t *testing.T) {
 			[]string{"node gke-shop-db-pool-e61b9d03-mq2s is an EKS (AWS) node"}},
 		{"nodes of another cluster", "", strings.ReplaceAll(string(shop.Objects), `"cloud.google.com/gke-nodepool": "spot-pool"`, `"cloud.google.com/gke-nodepool": "gpu-pool"`),
 			[]string{`node gke-shop-spot-pool-5d0e8a71-b6jq is in node pool "gpu-pool", which cluster shop does not have`}},
-		{"a pod with an IPv6 address", "", strings.Replace(string(shop.Objects), `"podIP": "10.132.0.11"`, `"podIP": "fd20::11"`, 1),
-			[]string{`status.podIP: "fd20::11" is not an IPv4 address: gkesim imports pods with IPv4 addresses`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			req := &api.ImportClusterRequest{Cluster: shop.Cluster, Objects: shop.Objects}
@@ -404,5 +402,29 @@ func TestImportedStatefulSetRecreatesUnderItsName(t *testing.T) {
 	}
 	if p.Labels["statefulset.kubernetes.io/pod-name"] != "db-1" || p.Labels["apps.kubernetes.io/pod-index"] != "1" {
 		t.Errorf("labels %v", p.Labels)
+	}
+}
+
+// An imported pod keeps the address its snapshot gives, an IPv6 one included, in the model and
+// as the API shows it.
+func TestImportKeepsAPodsIPv6Address(t *testing.T) {
+	req := shopRequest(t)
+	req.Objects = json.RawMessage(strings.Replace(string(req.Objects), `"podIP": "10.132.0.11"`, `"podIP": "fd20::11"`, 1))
+	w, sum := importWith(t, req, clusterimport.ReadSnapshot)
+	if sum == nil {
+		t.Fatal("no import summary")
+	}
+	c := w.core.Cluster("shop-prod", "europe-west1", "shop")
+	var found *model.Pod
+	for _, p := range c.Pods {
+		if p.IP.String() == "fd20::11" {
+			found = p
+		}
+	}
+	if found == nil {
+		t.Fatal("no pod kept the address fd20::11")
+	}
+	if got := w.core.PodSnapshot(c, found).RenderPod().Status.PodIP; got != "fd20::11" {
+		t.Errorf("pod %s shows status.podIP %q, want fd20::11", found.Key(), got)
 	}
 }

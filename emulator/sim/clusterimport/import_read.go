@@ -498,8 +498,8 @@ func (s *Snapshot) check() error {
 	}
 	var away []string
 	for _, pod := range s.pods {
-		if _, err := model.ParseIPv4(pod.Status.PodIP); err != nil {
-			p.add("pod %s: status.podIP: %v: gkesim imports pods with IPv4 addresses, as GKE's IPv4 and dual-stack clusters give them", podKey(pod), err)
+		if _, err := model.ParseIP(pod.Status.PodIP); err != nil {
+			p.add("pod %s: status.podIP: %v", podKey(pod), err)
 		}
 		if pod.Spec.NodeName != "" && !nodes[pod.Spec.NodeName] && len(s.nodes) > 0 {
 			away = append(away, fmt.Sprintf("pod %s is on node %s", podKey(pod), pod.Spec.NodeName))

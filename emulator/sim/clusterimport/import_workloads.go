@@ -505,7 +505,7 @@ func (im *importer) buildStandIn(op *ownedPods, templates map[string]*corev1.Pod
 // buildPod keeps one pod, on its node (or pending), with its spec or its controller's.
 func (im *importer) buildPod(kp *corev1.Pod, o podOwner, tmpl *corev1.PodSpec) {
 	c := im.c
-	ip, _ := model.ParseIPv4(kp.Status.PodIP) // Snapshot.check refused any other address
+	ip, _ := model.ParseIP(kp.Status.PodIP) // Snapshot.check refused an address it cannot keep
 	p := &model.Pod{Namespace: kp.Namespace, Name: kp.Name, LegacyUID: string(kp.UID), Labels: maps.Clone(kp.Labels),
 		Annotation: maps.Clone(kp.Annotations), Node: kp.Spec.NodeName, Phase: model.PodPending, IP: ip,
 		CreateTime: model.StampOf(im.past(kp.CreationTimestamp.Time, im.w.st.Now)), RV: c.NextRV()}

@@ -33,14 +33,14 @@ func (w *Core) snapPod(s *kuberender.PodSnap, c *model.Cluster, p *model.Pod) {
 }
 
 // allocatePodIP gives a pod the next address of the cluster's pod range.
-func (w *Core) allocatePodIP(c *model.Cluster) model.IPv4 {
+func (w *Core) allocatePodIP(c *model.Cluster) model.IP {
 	cidr, err := netip.ParsePrefix(c.ClusterIPv4CIDR)
 	if err != nil || !cidr.Addr().Is4() {
 		return 0
 	}
 	c.NextPodIP++
 	base := cidr.Masked().Addr().As4()
-	return model.IPv4(binary.BigEndian.Uint32(base[:]) + c.NextPodIP)
+	return model.IP(binary.BigEndian.Uint32(base[:]) + c.NextPodIP)
 }
 
 // GenerateName gives an object that asks for one (metadata.generateName) its name, as the API

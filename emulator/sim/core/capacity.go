@@ -2,6 +2,7 @@ package core
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -98,7 +99,7 @@ func (w *Core) Faults() []*model.Fault {
 func (w *Core) DeleteFault(id string) error {
 	for i, f := range w.st.Faults {
 		if f.ID == id {
-			w.st.Faults = append(w.st.Faults[:i], w.st.Faults[i+1:]...)
+			w.st.Faults = slices.Delete(w.st.Faults, i, i+1)
 			w.engine.Record("FaultCleared", nil, "", "", "", "fault %s cleared: %s", f.ID, describeFault(f))
 			for _, key := range model.SortedKeys(w.st.Clusters) {
 				for _, p := range w.st.Clusters[key].Pools {

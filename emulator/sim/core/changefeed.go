@@ -568,16 +568,19 @@ func (w *Core) followed(c *model.Cluster) bool {
 
 // resetPending empties the pending set and the batch for the next one. A map that held a
 // large batch is dropped rather than cleared (clearing costs its size), and so are the lists
-// of a publish larger than the window (a publish makes at most the window's size and one more
-// changes, publishCutoff, but its events may have taken twice that); otherwise the lists and
-// the snapshots' storage are kept, so that a publish costs no growth.
+// and the snapshots' storage of a publish larger than the window (a publish makes at most the
+// window's size and one more changes, publishCutoff, but its events may have taken twice
+// that); otherwise they are kept, so that a publish costs no growth.
 func (f *ChangeFeed) resetPending() {
 	if len(f.pendingOrder) > 1024 {
 		f.pending = map[any]int32{}
 	}
 	clear(f.pending)
-	if keep := f.Capacity() + 1; len(f.pendingOrder) > keep || len(f.gone) > keep || cap(f.batch) > keep {
-		f.pendingOrder, f.gone, f.batch = nil, nil, nil
+	if keep := f.Capacity() + 1; len(f.pendingOrder) > keep || len(f.gone) > keep || cap(f.batch) > keep || f.nsnaps > keep {
+		// (A pod's DELETED entry takes its snapshot when the pod goes, before the publish
+		// knows which changes it keeps: the snapshots can outnumber them.)
+		f.pendingOrder, f.gone, f.batch, f.rvs = nil, nil, nil, nil
+		f.snaps = feed.Slots[kuberender.PodSnap]{}
 	}
 	clear(f.pendingOrder)
 	clear(f.batch)

@@ -3,6 +3,7 @@ package core
 import (
 	"encoding/binary"
 	"net"
+	"slices"
 	"sort"
 	"time"
 
@@ -219,13 +220,13 @@ func (w *Core) forgetNode(c *model.Cluster, n *model.Node) {
 		ix.ByState[n.State]--
 		for i, name := range g.Nodes {
 			if name == n.Name {
-				g.Nodes = append(g.Nodes[:i], g.Nodes[i+1:]...)
+				g.Nodes = slices.Delete(g.Nodes, i, i+1)
 				break
 			}
 		}
 		for i, x := range ix.Nodes {
 			if x == n {
-				ix.Nodes = append(ix.Nodes[:i], ix.Nodes[i+1:]...)
+				ix.Nodes = slices.Delete(ix.Nodes, i, i+1)
 				if ix.View != nil {
 					ix.View.NodeRemovedAt(i)
 				}

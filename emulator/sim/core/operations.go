@@ -2,6 +2,7 @@ package core
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -130,7 +131,7 @@ func (w *Core) FinishOperation(op *model.Operation, code int32, message string) 
 	if c != nil {
 		for i, id := range c.OpenOps {
 			if id == op.ID {
-				c.OpenOps = append(c.OpenOps[:i], c.OpenOps[i+1:]...)
+				c.OpenOps = slices.Delete(c.OpenOps, i, i+1)
 				break
 			}
 		}

@@ -124,7 +124,7 @@ func (w *Core) AddPod(c *model.Cluster, p *model.Pod) {
 	ix.track(p)
 	if p.Node != "" {
 		if n := c.Nodes[p.Node]; n != nil {
-			p.IP, _ = model.ParseIPv4(n.InternalIP) // DaemonSet pods here use the host network (a node's address is IPv4)
+			p.IP, _ = model.ParseIP(n.InternalIP) // DaemonSet pods here use the host network
 		}
 		ix.Sched.countOwnerZone(c, p, 1)
 		if n := c.Nodes[p.Node]; n != nil {

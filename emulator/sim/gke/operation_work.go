@@ -1,6 +1,7 @@
 package gke
 
 import (
+	"slices"
 	"time"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
@@ -260,7 +261,7 @@ func (w *GKE) removePool(c *model.Cluster, p *model.NodePool) {
 	w.dropIndexes(p)
 	for i, x := range c.Pools {
 		if x == p {
-			c.Pools = append(c.Pools[:i], c.Pools[i+1:]...)
+			c.Pools = slices.Delete(c.Pools, i, i+1)
 			break
 		}
 	}

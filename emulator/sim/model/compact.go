@@ -8,6 +8,7 @@ import (
 	"net/netip"
 	"slices"
 	"strconv"
+	"sync"
 	"time"
 )
 
@@ -71,44 +72,74 @@ func (s *Stamp) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// IPv4 is an IPv4 address in 4 bytes (a string of it takes 16 and an allocation): a pod's
-// address, one of 210,000 in a 15,000-node cluster. 0 is none (0.0.0.0 is no pod's address).
-// Saved, it reads and writes as its dotted text, as the string it replaced did.
-type IPv4 uint32
+// IP is a pod's address in 4 bytes (a string of it takes 16 and an allocation of its own), one
+// of 210,000 in a 15,000-node cluster; 0 is none. An IPv4 address is itself. Any other text
+// (an imported pod's IPv6 address, kept as it was given) is kept once, in a table of the
+// process, and stands as its place there: a number in 0.0.0.0/8, where no host has an address.
+// Saved, an IP reads and writes as the text it stands for, as the string it replaced did.
+type IP uint32
 
-// ParseIPv4 reads a dotted IPv4 address; "" is none (0).
-func ParseIPv4(s string) (IPv4, error) {
+// otherIPs are the addresses that are not IPv4, each once: IP(i) stands for list[i-1].
+var otherIPs struct {
+	sync.Mutex
+	list  []string
+	index map[string]IP
+}
+
+// ParseIP is the address s ("" is none). It fails only once 16 million addresses that are
+// not IPv4 have been kept.
+func ParseIP(s string) (IP, error) {
 	if s == "" {
 		return 0, nil
 	}
-	a, err := netip.ParseAddr(s)
-	if err != nil || !a.Is4() {
-		return 0, fmt.Errorf("%q is not an IPv4 address", s)
+	if a, err := netip.ParseAddr(s); err == nil && a.Is4() && a.String() == s {
+		b := a.As4()
+		if v := binary.BigEndian.Uint32(b[:]); v >= 1<<24 {
+			return IP(v), nil
+		}
 	}
-	b := a.As4()
-	return IPv4(binary.BigEndian.Uint32(b[:])), nil
+	otherIPs.Lock()
+	defer otherIPs.Unlock()
+	if v, ok := otherIPs.index[s]; ok {
+		return v, nil
+	}
+	if len(otherIPs.list) >= 1<<24-1 {
+		return 0, fmt.Errorf("address %q: gkesim keeps at most %d addresses that are not IPv4", s, 1<<24-1)
+	}
+	if otherIPs.index == nil {
+		otherIPs.index = map[string]IP{}
+	}
+	otherIPs.list = append(otherIPs.list, s)
+	v := IP(len(otherIPs.list))
+	otherIPs.index[s] = v
+	return v, nil
 }
 
-// String is the dotted address, "" for none.
-func (ip IPv4) String() string {
-	if ip == 0 {
+// String is the address as text, "" for none.
+func (ip IP) String() string {
+	switch {
+	case ip == 0:
 		return ""
+	case ip < 1<<24:
+		otherIPs.Lock()
+		defer otherIPs.Unlock()
+		return otherIPs.list[ip-1]
 	}
 	var b [4]byte
 	binary.BigEndian.PutUint32(b[:], uint32(ip))
 	return netip.AddrFrom4(b).String()
 }
 
-// MarshalJSON writes the dotted address.
-func (ip IPv4) MarshalJSON() ([]byte, error) { return json.Marshal(ip.String()) }
+// MarshalJSON writes the address as text.
+func (ip IP) MarshalJSON() ([]byte, error) { return json.Marshal(ip.String()) }
 
-// UnmarshalJSON reads a dotted address ("" for none).
-func (ip *IPv4) UnmarshalJSON(b []byte) error {
+// UnmarshalJSON reads an address ("" for none).
+func (ip *IP) UnmarshalJSON(b []byte) error {
 	var s string
 	if err := json.Unmarshal(b, &s); err != nil {
-		return fmt.Errorf("IPv4 address: %w", err)
+		return fmt.Errorf("pod address: %w", err)
 	}
-	v, err := ParseIPv4(s)
+	v, err := ParseIP(s)
 	*ip = v
 	return err
 }

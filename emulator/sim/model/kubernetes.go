@@ -195,7 +195,7 @@ type Pod struct {
 	// Terminating pods are going: they keep their node's resources until GoneTime.
 	Terminating bool `json:"terminating,omitempty"`
 	// IP is the pod's address (with the small fields, in 4 bytes).
-	IP         IPv4              `json:"ip,omitempty"`
+	IP         IP                `json:"ip,omitempty"`
 	LegacyUID  string            `json:"uid,omitempty"`
 	Owner      string            `json:"owner,omitempty"`
 	Template   string            `json:"template,omitempty"`

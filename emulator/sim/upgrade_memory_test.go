@@ -1,0 +1,104 @@
+package sim
+
+import (
+	"runtime"
+	"testing"
+	"time"
+	"weak"
+
+	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
+)
+
+// An upgrade lets go of the nodes it replaced: once it is done, nothing in the simulation
+// holds a deleted node (a surge zone's view and a blue-green upgrade's list of blue nodes once
+// kept every one, so that a 15,000-node surge upgrade held 15,000 deleted nodes until the next
+// upgrade of the pool). Weak pointers to the nodes as they were before say whether the
+// collector could free them.
+func TestUpgradeLetsGoOfReplacedNodes(t *testing.T) {
+	for name, pool := range map[string]*api.NodePool{
+		"surge":      {Name: "pool-a", InitialNodeCount: 6, UpgradeSettings: &api.UpgradeSettings{MaxSurge: 2}},
+		"blue-green": bgPool("60s", "120s"),
+	} {
+		t.Run(name, func(t *testing.T) {
+			w, c, _, to := upgradeCluster(t, pool)
+			var before []weak.Pointer[model.Node]
+			for _, n := range c.Nodes {
+				before = append(before, weak.Make(n))
+			}
+			op := startUpgrade(t, w, "pool-a", to.String())
+			runOp(t, w, op, 6*time.Hour)
+			if got := nodesOn(c, "pool-a", to.String()); got != len(before) {
+				t.Fatalf("%d nodes upgraded, want %d", got, len(before))
+			}
+			runtime.GC()
+			held := 0
+			for _, p := range before {
+				if p.Value() != nil {
+					held++
+				}
+			}
+			if held > 0 {
+				t.Errorf("%d of the %d replaced nodes are still held after the upgrade", held, len(before))
+			}
+			runtime.KeepAlive(w)
+		})
+	}
+}
+
+// A deleted cluster is let go of whole: its nodes, pods and indexes (the pod index, the
+// scheduler's view, the load balancers' index, the change feed) go with it, and so does a
+// pool deleted from a running cluster.
+func TestDeletedClusterAndPoolAreLetGo(t *testing.T) {
+	w := newTestWorld(t)
+	w.core.SetFeedFollowed(func(string) bool { return true })
+	c := createTestCluster(t, w, "us-central1-a", &api.NodePool{Name: "web", InitialNodeCount: 3}, &api.NodePool{Name: "batch", InitialNodeCount: 2})
+	w.core.FollowFeed(c)
+	if _, err := w.kubeapi.CreateDeployment(c, "default", deployment("app", 12, "100m")); err != nil {
+		t.Fatal(err)
+	}
+	advance(w, 5*time.Minute)
+	pool, batchNodes := weak.Make(c.Pool("batch")), []weak.Pointer[model.Node]{}
+	for _, n := range c.Nodes {
+		if n.Pool == "batch" {
+			batchNodes = append(batchNodes, weak.Make(n))
+		}
+	}
+	op, err := w.gke.DeleteNodePool("proj", "us-central1-a", "c1", "batch")
+	if err != nil {
+		t.Fatal(err)
+	}
+	runOp(t, w, op, time.Hour)
+	runtime.GC()
+	if pool.Value() != nil {
+		t.Error("the deleted pool is still held")
+	}
+	for _, n := range batchNodes {
+		if n.Value() != nil {
+			t.Errorf("node %s of the deleted pool is still held", n.Value().Name)
+		}
+	}
+	cluster, pods := weak.Make(c), []weak.Pointer[model.Pod]{}
+	for _, p := range c.Pods {
+		pods = append(pods, weak.Make(p))
+	}
+	if op, err = w.gke.DeleteCluster("proj", "us-central1-a", "c1"); err != nil {
+		t.Fatal(err)
+	}
+	runOp(t, w, op, time.Hour)
+	c = nil
+	runtime.GC()
+	if cluster.Value() != nil {
+		t.Error("the deleted cluster is still held")
+	}
+	held := 0
+	for _, p := range pods {
+		if p.Value() != nil {
+			held++
+		}
+	}
+	if held > 0 {
+		t.Errorf("%d of the deleted cluster's %d pods are still held", held, len(pods))
+	}
+	runtime.KeepAlive(w)
+}
