@@ -2,6 +2,7 @@ package sim
 
 import (
 	"runtime"
+	"slices"
 	"testing"
 	"time"
 	"weak"
@@ -101,4 +102,43 @@ func TestDeletedClusterAndPoolAreLetGo(t *testing.T) {
 		t.Errorf("%d of the deleted cluster's %d pods are still held", held, len(pods))
 	}
 	runtime.KeepAlive(w)
+}
+
+// A node's handle in the pod index (model.Node.IndexSlot) finds the entry its name finds, at
+// every step of a surge upgrade and a resize (entries made, dropped and their slots reused).
+func TestNodeHandleFindsWhatItsNameFinds(t *testing.T) {
+	w, c, _, to := upgradeCluster(t, &api.NodePool{Name: "pool-a", InitialNodeCount: 6, UpgradeSettings: &api.UpgradeSettings{MaxSurge: 2}})
+	if _, err := w.kubeapi.CreateDeployment(c, "default", deployment("app", 30, "100m")); err != nil {
+		t.Fatal(err)
+	}
+	check := func(when string) {
+		ix := w.core.PodIndex(c)
+		for _, n := range c.Nodes {
+			byHandle, byName := ix.OnNode(n), ix.On(n.Name)
+			if !slices.Equal(byHandle.Pods, byName.Pods) || byHandle.Requested != byName.Requested || byHandle.Load != byName.Load || byHandle.Flagged != byName.Flagged {
+				t.Fatalf("%s: node %s's handle finds %d pods, its name %d", when, n.Name, len(byHandle.Pods), len(byName.Pods))
+			}
+			if len(byName.Pods) > 0 && n.IndexSlot == 0 {
+				t.Fatalf("%s: node %s has pods and no handle", when, n.Name)
+			}
+		}
+	}
+	advance(w, time.Minute)
+	check("before")
+	op := startUpgrade(t, w, "pool-a", to.String())
+	for i := 0; i < 400 && op.Status != api.OpStatusDone; i++ {
+		advance(w, 15*time.Second)
+		check("during the upgrade")
+	}
+	resize, err := w.gke.SetNodePoolSize("proj", "us-central1-a", "c1", "pool-a", &api.SetNodePoolSizeRequest{NodeCount: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 400 && resize.Status != api.OpStatusDone; i++ {
+		advance(w, 15*time.Second)
+		check("during the resize")
+	}
+	if op.Status != api.OpStatusDone || resize.Status != api.OpStatusDone {
+		t.Fatalf("upgrade %s, resize %s", op.Status, resize.Status)
+	}
 }

@@ -159,7 +159,7 @@ func (w *Autoscaler) ScaleDown(c *model.Cluster, roles map[string]PoolRole) {
 			alloc = c.TypeAllocatable(n.Spec.MachineType)
 			dg.mt, dg.alloc = n.Spec.MachineType, alloc
 		}
-		on := ix.On(n.Name)
+		on := ix.OnNode(n)
 		req, pods := on.Load.Req, on.Load.Pods
 		util := max(float64(req.MilliCPU)/float64(alloc.MilliCPU), float64(req.MemoryBytes)/float64(alloc.MemoryBytes))
 		if util >= scaleDownUtilization {

@@ -41,7 +41,7 @@ func (w *Core) nodeSnapshot(c *model.Cluster, n *model.Node) *kuberender.NodeSna
 		s.NodeLabels, s.ZoneLabels = p.NodeLabels, p.ZoneLabels
 	}
 	s.Capacity, s.Alloc = c.NodeCapacity(n), c.NodeAllocatable(n)
-	on := w.PodIndex(c).On(n.Name)
+	on := w.PodIndex(c).OnNode(n)
 	s.Requested, s.Pods = on.Requested, len(on.Pods)
 	return s
 }

@@ -77,7 +77,7 @@ func (w *Core) drainStep(c *model.Cluster, n *model.Node) {
 	// has passed: both are 1 hour for surge (R-SURGE-3); R-ABG-3 gives 1 hour and 24 hours.
 	forceAt := d.Start.Add(max(d.Policy.PDBTimeout, d.Policy.GraceCap))
 	remaining, blocked, settled := 0, false, true
-	for _, p := range slices.Clone(ix.On(n.Name).Pods) {
+	for _, p := range slices.Clone(ix.OnNode(n).Pods) {
 		if p.OwnerKind == model.OwnerDaemonSet {
 			continue
 		}

@@ -19,8 +19,13 @@ import (
 // the state on first use (after a restore) and kept up to date by every change.
 type PodIndex struct {
 	// nodes: node name -> what is bound to it (NodePods; read with On), one entry per node
-	// with pods, so that binding a pod looks its node up once.
+	// with pods, so that binding a pod looks its node up once. slots hold the same entries by
+	// their node's handle (model.Node.IndexSlot, OnNode), so that a pass over the nodes finds
+	// each one's without hashing its name; free are the slots to reuse.
 	nodes map[string]*NodePods
+	slots []*NodePods
+	free  []int32
+	c     *model.Cluster
 	// podsOf: deployment key -> its pods.
 	PodsOf map[string]map[*model.Pod]struct{}
 	// tmplCounts: deployment key -> template -> how many of its pods there are, live (not
@@ -54,7 +59,7 @@ func (w *Core) PodIndex(c *model.Cluster) *PodIndex {
 		return ix
 	}
 	ix := &PodIndex{
-		nodes:  map[string]*NodePods{},
+		nodes: map[string]*NodePods{}, c: c,
 		PodsOf: map[string]map[*model.Pod]struct{}{}, TmplCounts: map[string]map[string]*model.TemplateCount{}, Pending: newPodSet(),
 		Selectors: map[any]labels.Selector{}, SyncQueued: map[string]bool{},
 		flagged: map[*model.Pod]struct{}{},
@@ -143,6 +148,10 @@ type NodePods struct {
 	// Flagged is how many of its pods Core.FlagPod flags (the cluster autoscaler's: pods it
 	// must look at one by one before removing the node).
 	Flagged int
+	// node is the node the entry was made for (nil when the pod's node was not in the
+	// cluster) and slot its place in PodIndex.slots.
+	node *model.Node
+	slot int32
 }
 
 // On is what is bound to the node of that name (nothing, for a node without pods), as it is
@@ -154,14 +163,50 @@ func (ix *PodIndex) On(node string) NodePods {
 	return NodePods{}
 }
 
+// OnNode is On(n.Name), found through the node's handle when it has one.
+func (ix *PodIndex) OnNode(n *model.Node) NodePods {
+	if s := int(n.IndexSlot) - 1; s >= 0 && s < len(ix.slots) {
+		if e := ix.slots[s]; e != nil && e.node == n {
+			return *e
+		}
+	}
+	return ix.On(n.Name)
+}
+
+// newEntry makes the entry of the node named name, with its handle.
+func (ix *PodIndex) newEntry(name string) *NodePods {
+	e := &NodePods{node: ix.c.Nodes[name], slot: -1}
+	ix.nodes[name] = e
+	if e.node == nil {
+		return e
+	}
+	if n := len(ix.free); n > 0 {
+		e.slot, ix.free = ix.free[n-1], ix.free[:n-1]
+		ix.slots[e.slot] = e
+	} else {
+		e.slot = int32(len(ix.slots))
+		ix.slots = append(ix.slots, e)
+	}
+	e.node.IndexSlot = e.slot + 1
+	return e
+}
+
+// dropEntry forgets the entry of the node named name.
+func (ix *PodIndex) dropEntry(name string) {
+	if e := ix.nodes[name]; e != nil && e.slot >= 0 {
+		ix.slots[e.slot] = nil
+		ix.free = append(ix.free, e.slot)
+	}
+	delete(ix.nodes, name)
+}
+
 // Bound yields every node that has pods bound, with what is bound to it (in no order).
 func (ix *PodIndex) Bound() iter.Seq2[string, *NodePods] { return maps.All(ix.nodes) }
 
 func (ix *PodIndex) bind(p *model.Pod) {
 	e := ix.nodes[p.Node]
 	if e == nil {
-		e = &NodePods{}
-		ix.nodes[p.Node] = e
+		e = ix.newEntry(p.Node)
 	}
 	e.Pods = e.Pods.insert(p)
 	e.Requested = e.Requested.Add(p.Req)
@@ -215,7 +260,7 @@ func (ix *PodIndex) untrack(p *model.Pod) {
 			e.Load = nodeLoad{e.Load.Req.Sub(p.Req), e.Load.Pods - 1}
 		}
 		if len(e.Pods) == 0 {
-			delete(ix.nodes, p.Node)
+			ix.dropEntry(p.Node)
 		}
 	}
 	if p.OwnerKind == model.OwnerDeployment {

@@ -233,7 +233,7 @@ func (w *Core) NodeGone(c *model.Cluster, node string) {
 	for _, p := range slices.Clone(ix.On(node).Pods) {
 		w.removePod(c, p)
 	}
-	delete(ix.nodes, node)
+	ix.dropEntry(node)
 }
 
 // SafeToEvictAnnotation marks pods the autoscaler must not evict (R-CA-2, R-EXT-*).

@@ -171,7 +171,7 @@ func (w *Core) updateSchedNode(c *model.Cluster, n *model.Node) bool {
 		delete(s.Nodes, n.Name)
 		return false
 	}
-	on := ix.On(n.Name)
+	on := ix.OnNode(n)
 	sn.Free = sn.Group.alloc.Sub(on.Requested)
 	sn.Pods = len(on.Pods)
 	sn.Schedulable = n.State == model.NodeReady && !n.Unschedulable

@@ -244,6 +244,9 @@ type Node struct {
 	ChangeTime time.Time `json:"changeTime,omitempty"`
 	// Own is what an imported node had of its own (imported.go).
 	Own *NodeOwn `json:"own,omitempty"`
+	// IndexSlot is the node's handle in its cluster's pod index (1 + the place of its entry
+	// there, 0 for none; core.PodIndex.OnNode), derived and not saved.
+	IndexSlot int32 `json:"-"`
 	// gone marks a node that has left the cluster, for the derived lists that still hold it.
 	Gone bool
 }
