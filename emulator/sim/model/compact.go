@@ -92,7 +92,8 @@ func ParseIP(s string) (IP, error) {
 	if s == "" {
 		return 0, nil
 	}
-	if a, err := netip.ParseAddr(s); err == nil && a.Is4() && a.String() == s {
+	// (An IPv4 address netip reads is written back as the same text: no zone, no leading zeros.)
+	if a, err := netip.ParseAddr(s); err == nil && a.Is4() {
 		b := a.As4()
 		if v := binary.BigEndian.Uint32(b[:]); v >= 1<<24 {
 			return IP(v), nil
