@@ -142,3 +142,43 @@ func TestNodeHandleFindsWhatItsNameFinds(t *testing.T) {
 		t.Fatalf("upgrade %s, resize %s", op.Status, resize.Status)
 	}
 }
+
+// GKE's DaemonSets count their pods as the pods are, at every publish of a surge upgrade (its
+// DaemonSet pods created, started, made ready, deleted with their nodes): the counts kept per
+// pod as it changes (core.StatusMarks) against a count of the pods.
+func TestDaemonSetCountsMatchThePods(t *testing.T) {
+	w, c, _, to := upgradeCluster(t, &api.NodePool{Name: "pool-a", InitialNodeCount: 6, UpgradeSettings: &api.UpgradeSettings{MaxSurge: 2}})
+	check := func(when string) {
+		live, ready := map[string]int32{}, map[string]int32{}
+		for _, p := range c.Pods {
+			if p.OwnerKind != model.OwnerDaemonSet {
+				continue
+			}
+			if !p.Terminating {
+				live[p.Owner]++
+			}
+			if p.Ready {
+				ready[p.Owner]++
+			}
+		}
+		for name, st := range c.DaemonSetStates {
+			if st.Status.CurrentNumberScheduled != live[name] || st.Status.NumberReady != ready[name] {
+				t.Fatalf("%s: DaemonSet %s counts %d scheduled, %d ready; its pods are %d live, %d ready",
+					when, name, st.Status.CurrentNumberScheduled, st.Status.NumberReady, live[name], ready[name])
+			}
+		}
+	}
+	check("before")
+	if len(c.DaemonSetStates) == 0 {
+		t.Fatal("no DaemonSet status")
+	}
+	op := startUpgrade(t, w, "pool-a", to.String())
+	steps := 0
+	for ; steps < 1000 && op.Status != api.OpStatusDone; steps++ {
+		advance(w, 5*time.Second)
+		check("during the upgrade")
+	}
+	if op.Status != api.OpStatusDone {
+		t.Fatalf("the upgrade is %s after %d steps", op.Status, steps)
+	}
+}

@@ -16,49 +16,82 @@ type StatusMarks struct {
 	Deployments map[*model.Deployment]struct{}
 	PDBs        map[*model.PDB]struct{}
 	DaemonSets  bool
-	// daemonPodsLive and daemonPodsReady are GKE's DaemonSet pods, by DaemonSet, not
-	// terminating and ready.
-	daemonPodsLive, daemonPodsReady map[string]map[*model.Pod]struct{}
+	// daemonPods are GKE's DaemonSet pods with what each counts for (daemonLive: not
+	// terminating, daemonReady), and daemonCounts those counts by DaemonSet: one small entry
+	// per pod rather than a place in two sets.
+	daemonPods   map[*model.Pod]uint8
+	daemonCounts map[string]*[2]int
 }
+
+// What a DaemonSet pod counts for (StatusMarks.daemonPods).
+const (
+	daemonLive uint8 = 1 << iota
+	daemonReady
+)
 
 func newStatusMarks() *StatusMarks {
 	m := &StatusMarks{Deployments: map[*model.Deployment]struct{}{}, PDBs: map[*model.PDB]struct{}{},
-		daemonPodsLive: map[string]map[*model.Pod]struct{}{}, daemonPodsReady: map[string]map[*model.Pod]struct{}{}}
+		daemonPods: map[*model.Pod]uint8{}, daemonCounts: map[string]*[2]int{}}
 	for _, ds := range catalog.SystemDaemonSets {
-		m.daemonPodsLive[ds.Name], m.daemonPodsReady[ds.Name] = map[*model.Pod]struct{}{}, map[*model.Pod]struct{}{}
+		m.daemonCounts[ds.Name] = &[2]int{}
 	}
 	return m
 }
 
 // DaemonPods counts the pods of GKE's DaemonSet ds that are not terminating, and those ready.
 func (m *StatusMarks) DaemonPods(ds string) (live, ready int) {
-	return len(m.daemonPodsLive[ds]), len(m.daemonPodsReady[ds])
+	if n := m.daemonCounts[ds]; n != nil {
+		return n[0], n[1]
+	}
+	return 0, 0
 }
 
 // trackDaemonPod keeps the DaemonSet counts of a GKE DaemonSet pod.
 func (m *StatusMarks) trackDaemonPod(p *model.Pod) {
-	if p.OwnerKind != model.OwnerDaemonSet || m.daemonPodsLive[p.Owner] == nil {
+	n := m.daemonCount(p)
+	if n == nil {
 		return
 	}
-	live, ready := m.daemonPodsLive[p.Owner], m.daemonPodsReady[p.Owner]
-	if p.Terminating {
-		delete(live, p)
-	} else {
-		live[p] = struct{}{}
+	var now uint8
+	if !p.Terminating {
+		now |= daemonLive
 	}
 	if p.Ready {
-		ready[p] = struct{}{}
+		now |= daemonReady
+	}
+	countDaemonPod(n, m.daemonPods[p], -1)
+	countDaemonPod(n, now, 1)
+	if now == 0 {
+		delete(m.daemonPods, p)
 	} else {
-		delete(ready, p)
+		m.daemonPods[p] = now
 	}
 	m.DaemonSets = true
 }
 
 func (m *StatusMarks) untrackDaemonPod(p *model.Pod) {
-	if p.OwnerKind == model.OwnerDaemonSet && m.daemonPodsLive[p.Owner] != nil {
-		delete(m.daemonPodsLive[p.Owner], p)
-		delete(m.daemonPodsReady[p.Owner], p)
+	if n := m.daemonCount(p); n != nil {
+		countDaemonPod(n, m.daemonPods[p], -1)
+		delete(m.daemonPods, p)
 		m.DaemonSets = true
+	}
+}
+
+// daemonCount is the counts of p's DaemonSet if p is a pod of one of GKE's, or nil.
+func (m *StatusMarks) daemonCount(p *model.Pod) *[2]int {
+	if p.OwnerKind != model.OwnerDaemonSet {
+		return nil
+	}
+	return m.daemonCounts[p.Owner]
+}
+
+// countDaemonPod adds sign to the counts that what counts for.
+func countDaemonPod(n *[2]int, what uint8, sign int) {
+	if what&daemonLive != 0 {
+		n[0] += sign
+	}
+	if what&daemonReady != 0 {
+		n[1] += sign
 	}
 }
 
