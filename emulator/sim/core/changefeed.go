@@ -410,47 +410,44 @@ func (w *Core) publishCluster(c *model.Cluster, f *ChangeFeed) {
 	w.Workloads.SyncStatus(c, f.marks)
 	w.syncPDBStatus(c, f.marks)
 	cutoff := w.publishCutoff(c, f)
-	for _, pc := range f.pendingOrder {
-		obj := pc.obj
-		if n, ok := obj.(*model.Node); ok {
+	for i := range f.pendingOrder {
+		pc := &f.pendingOrder[i]
+		rv, exists, makes := w.pendingRV(c, f, pc)
+		if n, ok := pc.obj.(*model.Node); ok {
 			// Nodes come into view when they register and leave it when they go, or when
 			// they are recreated in place (booting again). The snapshot is taken even when
 			// the change is not kept: it is what a later DELETED carries.
-			if w.exists(c, n) && !f.Recording {
+			switch {
+			case exists && !f.Recording:
 				f.nodes[n] = unrecorded
-			} else if w.exists(c, n) {
+			case exists:
 				ch := w.changeOf(c, f, n)
 				ch.Type = feed.ChangeModified
 				if f.nodes[n] == nil {
 					ch.Type = feed.ChangeAdded
 				}
 				f.nodes[n] = ch.Snap.(*kuberender.NodeSnap)
-				if ch.RV >= cutoff {
+				if rv >= cutoff {
 					f.batch = append(f.batch, ch)
 				}
-			} else if last := f.nodes[n]; last != nil {
-				if n.RV >= cutoff {
-					f.batch = append(f.batch, feed.Change{RV: n.RV, Type: feed.ChangeDeleted, Resource: feed.ResourceNodes, Name: n.Name, Snap: last})
+			case makes:
+				if rv >= cutoff {
+					f.batch = append(f.batch, feed.Change{RV: rv, Type: feed.ChangeDeleted, Resource: feed.ResourceNodes, Name: n.Name, Snap: f.nodes[n]})
 				}
 				delete(f.nodes, n)
 			}
 			continue
 		}
-		if !f.Recording {
-			continue
-		}
 		switch {
-		case w.exists(c, obj):
-			if objectRV(obj) < cutoff {
-				continue
-			}
-			ch := w.changeOf(c, f, obj)
+		case !f.Recording || !makes || rv < cutoff:
+		case exists:
+			ch := w.changeOf(c, f, pc.obj)
 			ch.Type = feed.ChangeModified
 			if pc.added {
 				ch.Type = feed.ChangeAdded
 			}
 			f.batch = append(f.batch, ch)
-		case pc.gone > 0 && !pc.added && f.gone[pc.gone-1].RV >= cutoff:
+		default:
 			f.batch = append(f.batch, f.gone[pc.gone-1])
 		}
 	}
@@ -482,15 +479,9 @@ func (w *Core) publishCutoff(c *model.Cluster, f *ChangeFeed) int64 {
 	for i := range f.batch {
 		rvs = append(rvs, f.batch[i].RV)
 	}
-	for _, pc := range f.pendingOrder {
-		n, isNode := pc.obj.(*model.Node)
-		switch {
-		case w.exists(c, pc.obj):
-			rvs = append(rvs, objectRV(pc.obj))
-		case isNode && f.nodes[n] != nil:
-			rvs = append(rvs, n.RV)
-		case !isNode && pc.gone > 0 && !pc.added:
-			rvs = append(rvs, f.gone[pc.gone-1].RV)
+	for i := range f.pendingOrder {
+		if rv, _, makes := w.pendingRV(c, f, &f.pendingOrder[i]); makes {
+			rvs = append(rvs, rv)
 		}
 	}
 	f.rvs = rvs
@@ -503,6 +494,23 @@ func (w *Core) publishCutoff(c *model.Cluster, f *ChangeFeed) int64 {
 	clear(f.batch[copy(f.batch, f.batch[i:]):])
 	f.batch = f.batch[:len(f.batch)-i]
 	return cutoff
+}
+
+// pendingRV is the resourceVersion of the change a recording publish makes of pc, whether pc's
+// object is still there (exists), and whether a change is made at all: for an object still
+// there, a node in view that has gone, or an object gone that was there before the batch.
+// publishCluster makes the changes and publishCutoff counts them: both decide through it.
+func (w *Core) pendingRV(c *model.Cluster, f *ChangeFeed, pc *pendingChange) (rv int64, exists, makes bool) {
+	n, isNode := pc.obj.(*model.Node)
+	switch {
+	case w.exists(c, pc.obj):
+		return objectRV(pc.obj), true, true
+	case isNode:
+		return n.RV, false, f.nodes[n] != nil
+	case pc.gone > 0 && !pc.added:
+		return f.gone[pc.gone-1].RV, false, true
+	}
+	return 0, false, false
 }
 
 // objectRV is the resourceVersion of one of the kinds a feed carries (changeOf).

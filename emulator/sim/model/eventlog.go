@@ -371,22 +371,18 @@ type eventLogJSON struct {
 func (l EventLog) MarshalJSON() ([]byte, error) {
 	out := eventLogJSON{Entries: make([]savedEntry, l.n), LastSeq: l.LastSeq, Capacity: l.Capacity}
 	for i := range l.n {
-		r := l.rec(i)
+		k := l.Kept(i)
 		s := &out.Entries[i]
-		*s = savedEntry{Time: r.time(), Type: l.names[r.typ], Cluster: l.names[r.cluster], Pool: l.names[r.pool],
-			Node: r.node, Op: l.names[r.op]}
-		switch r.line {
+		*s = savedEntry{Time: k.Time, Type: k.Type, Cluster: k.Cluster, Pool: k.Pool, Node: k.Node, Op: k.Op, Message: k.Message}
+		switch k.line {
 		case textLine:
-			s.Message = r.text
-			continue
 		case nodeLine:
-			prefix, rest := l.nodeLineParts(r)
-			s.Message = prefix + r.node + rest + r.text
-			continue
-		}
-		s.Line, s.Pod = podLineNames[r.line], r.text
-		if r.line == EvictedLine {
-			s.Grace = time.Duration(r.arg).String()
+			s.Message = k.Entry().Message // saved as its text (savedEntry)
+		default:
+			s.Line, s.Pod = podLineNames[k.line], k.pod
+			if k.line == EvictedLine {
+				s.Grace = k.grace.String()
+			}
 		}
 	}
 	return json.Marshal(out)
