@@ -97,6 +97,11 @@ func New(opts Options) (*Emulator, error) {
 	if !(opts.TimeScale >= 0 && opts.TimeScale <= sim.MaxTimeScale) {
 		return nil, fmt.Errorf("time scale %g: must be 0 (frozen) or positive, at most %d", opts.TimeScale, sim.MaxTimeScale)
 	}
+	if !opts.Start.IsZero() {
+		if err := sim.CheckStart(opts.Start); err != nil {
+			return nil, fmt.Errorf("start %s: %w", opts.Start.Format(time.RFC3339), err)
+		}
+	}
 	if opts.AdvertiseURL != "" {
 		if _, err := server.ParseAdvertiseURL(opts.AdvertiseURL); err != nil {
 			return nil, err

@@ -126,6 +126,9 @@ func (w *World) Changes(c *model.Cluster, after int64, limit int) ([]Change, int
 // ExpiredError: see feed.ExpiredError.
 func ExpiredError(rv int64, oldest int64) *model.Error { return feed.ExpiredError(rv, oldest) }
 
+// CheckStart says whether the emulated clock may start at t (model.CheckStart).
+func CheckStart(t time.Time) error { return model.CheckStart(t) }
+
 // ChangesWaiter returns a channel that is closed when c's feed next publishes (or c goes).
 func (w *World) ChangesWaiter(c *model.Cluster) <-chan struct{} {
 	if f := w.core.Feed(c); f != nil {

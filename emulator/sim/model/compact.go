@@ -20,8 +20,8 @@ import (
 // model keeps the times every pod has this way, 210,000 of them in a 15,000-node cluster.
 //
 // It holds the instants from 1677 to 2262, which the emulated clock never leaves: it starts at
-// a time after the epoch's first day (gkesim serve refuses other start times) and moves at most
-// 400 days per advance. StampOf keeps the nearest instant it can hold for a time outside that
+// a time CheckStart allows (the emulator refuses others) and moves at most 400 days per
+// advance. StampOf keeps the nearest instant it can hold for a time outside that
 // range, and maps an instant at the epoch itself to the next nanosecond, so that 0 stays "no
 // time". Saved, a Stamp reads and writes as the time it is (RFC 3339, UTC), exactly as a
 // time.Time field did, so saved states read alike both ways.
@@ -46,6 +46,20 @@ func StampOf(t time.Time) Stamp {
 var (
 	minStampTime = time.Unix(0, math.MinInt64)
 	maxStampTime = time.Unix(0, math.MaxInt64)
+)
+
+// CheckStart says whether the emulated clock may start at t: after the epoch's first day and
+// before 2200, so that every instant it reaches is one a Stamp holds, with room to advance.
+func CheckStart(t time.Time) error {
+	if t.Before(earliestStart) || t.After(latestStart) {
+		return fmt.Errorf("start the emulated clock between %s and %s", earliestStart.Format(time.RFC3339), latestStart.Format(time.RFC3339))
+	}
+	return nil
+}
+
+var (
+	earliestStart = time.Date(1970, 1, 2, 0, 0, 0, 0, time.UTC)
+	latestStart   = time.Date(2200, 1, 1, 0, 0, 0, 0, time.UTC)
 )
 
 // Time is the instant s is, in UTC; the zero time for 0.

@@ -170,12 +170,10 @@ func (f *Flags) Resolve(getenv func(string) string) (Config, error) {
 	}
 	if f.startTime != "" {
 		t, err := time.Parse(time.RFC3339, f.startTime)
-		switch {
-		case err != nil:
+		if err != nil {
 			errs = append(errs, f.invalid("start-time", f.startTime, "use RFC 3339, e.g. 2026-11-02T10:00:00Z"))
-		case t.Before(earliestStart) || t.After(latestStart):
-			// The model keeps emulated instants as nanoseconds since the epoch (model.Stamp).
-			errs = append(errs, f.invalid("start-time", f.startTime, "start the emulated clock between 1970-01-02T00:00:00Z and 2200-01-01T00:00:00Z"))
+		} else if err := sim.CheckStart(t); err != nil {
+			errs = append(errs, f.invalid("start-time", f.startTime, err.Error()))
 		}
 		c.Start = t.UTC() // the emulated clock keeps UTC
 	}
@@ -193,14 +191,6 @@ func (f *Flags) Resolve(getenv func(string) string) (Config, error) {
 
 // invalid names where a bad value came from: the flag, or the variable when the flag was
 // filled from it.
-// The emulated clock's start time must be in [earliestStart, latestStart]: the model keeps
-// emulated instants as nanoseconds since the Unix epoch (model.Stamp), which holds 1677 to 2262,
-// and leaves room to advance after the latest start.
-var (
-	earliestStart = time.Date(1970, 1, 2, 0, 0, 0, 0, time.UTC)
-	latestStart   = time.Date(2200, 1, 1, 0, 0, 0, 0, time.UTC)
-)
-
 func (f *Flags) invalid(flag, value, why string) error {
 	if f.fromEnv[flag] {
 		return fmt.Errorf("%s=%q (--%s): %s", envNames[flag], value, flag, why)
