@@ -13,8 +13,8 @@ import (
 )
 
 func TestAccCluster_basic(t *testing.T) {
-	ep := testEmulator(t)
-	resource.ParallelTest(t, resource.TestCase{
+	ep := parallelEmulator(t)
+	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             checkGone(ep, "gkesim_cluster"),
 		Steps: []resource.TestStep{
@@ -60,7 +60,7 @@ resource "gkesim_cluster" "test" {
 }
 
 func TestAccCluster_update(t *testing.T) {
-	ep := testEmulator(t)
+	ep := parallelEmulator(t)
 	config := func(channel, profile string, subsetting bool, zones string, labels string) string {
 		return providerConfig(ep) + fmt.Sprintf(`
 resource "gkesim_cluster" "test" {
@@ -77,7 +77,7 @@ resource "gkesim_cluster" "test" {
   }
 }`, zones, subsetting, labels, channel, profile)
 	}
-	resource.ParallelTest(t, resource.TestCase{
+	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             checkGone(ep, "gkesim_cluster"),
 		Steps: []resource.TestStep{
@@ -121,7 +121,7 @@ resource "gkesim_cluster" "test" {
 }
 
 func TestAccCluster_masterUpgrade(t *testing.T) {
-	ep := testEmulator(t)
+	ep := parallelEmulator(t)
 	versions := serverVersions(t, ep)
 	from, to := versions[1], versions[0]
 	config := func(v string) string {
@@ -131,7 +131,7 @@ resource "gkesim_cluster" "test" {
   min_master_version = %q
 }`, v)
 	}
-	resource.ParallelTest(t, resource.TestCase{
+	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             checkGone(ep, "gkesim_cluster"),
 		Steps: []resource.TestStep{
@@ -158,8 +158,8 @@ resource "gkesim_cluster" "test" {
 }
 
 func TestAccCluster_removeDefaultNodePool(t *testing.T) {
-	ep := testEmulator(t)
-	resource.ParallelTest(t, resource.TestCase{
+	ep := parallelEmulator(t)
+	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             checkGone(ep, "gkesim_cluster"),
 		Steps: []resource.TestStep{{
@@ -183,8 +183,8 @@ data "gkesim_cluster" "test" {
 }
 
 func TestAccCluster_invalid(t *testing.T) {
-	ep := testEmulator(t)
-	resource.ParallelTest(t, resource.TestCase{
+	ep := parallelEmulator(t)
+	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{

@@ -70,7 +70,7 @@ func TestAccImportDocsExamples(t *testing.T) {
 // configuration from one to the other plans nothing, for a node pool and for a Kubernetes
 // object; naming another cluster still replaces them.
 func TestAccClusterReferenceNameOrID(t *testing.T) {
-	ep := testEmulator(t)
+	ep := parallelEmulator(t)
 	config := func(ref string) string {
 		return providerConfig(ep) + fmt.Sprintf(`
 resource "gkesim_cluster" "a" {
@@ -94,7 +94,7 @@ resource "gkesim_pod_disruption_budget" "pdb" {
 }`, ref)
 	}
 	nothing := resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}
-	resource.ParallelTest(t, resource.TestCase{
+	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             checkGone(ep, "gkesim_cluster"),
 		Steps: []resource.TestStep{

@@ -52,7 +52,7 @@ resource "gkesim_load_balancer_service" "web" {
 // NEGs) with externalTrafficPolicy Local (only the nodes with serving pods are endpoints and
 // healthy, R-LB-3, R-LB-6); every step leaves an empty plan, and import reads it back.
 func TestAccLoadBalancerService(t *testing.T) {
-	ep := testEmulator(t)
+	ep := parallelEmulator(t)
 	const cluster = "acc-lb"
 	config := func(body string) string { return providerConfig(ep) + lbCluster(cluster, 4, 2) + lbServiceConfig(body) }
 	const addr = "gkesim_load_balancer_service.web"
@@ -70,7 +70,7 @@ func TestAccLoadBalancerService(t *testing.T) {
     target_port = "8080"
   }`
 	var firstIP string
-	resource.ParallelTest(t, resource.TestCase{
+	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             checkKubeGone(ep, "gkesim_load_balancer_service"),
 		Steps: []resource.TestStep{

@@ -111,7 +111,7 @@ resource "gkesim_maintenance_policy" "test" {
 // ends with an empty plan, though GKE hands back times in UTC, "03:00" for "3:00", no scope for
 // NO_UPGRADES and, once the console touched it, FREQ=DAILY for the seven-day BYDAY form.
 func TestAccMaintenancePolicy_lifecycle(t *testing.T) {
-	ep := testEmulator(t)
+	ep := parallelEmulator(t)
 	const res = "gkesim_maintenance_policy.test"
 	daily := `
   daily_maintenance_window {
@@ -148,7 +148,7 @@ func TestAccMaintenancePolicy_lifecycle(t *testing.T) {
     recurrence = "FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR,SA,SU"
   }`, start, end)
 	}
-	resource.ParallelTest(t, resource.TestCase{
+	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             checkGone(ep, "gkesim_cluster"),
 		Steps: []resource.TestStep{
@@ -262,7 +262,7 @@ func TestAccMaintenancePolicy_lifecycle(t *testing.T) {
 // Rules a configuration breaks on its own fail the plan; rules that need the cluster come back
 // from the emulator with its message, GKE's own for the availability rule.
 func TestAccMaintenancePolicy_errors(t *testing.T) {
-	ep := testEmulator(t)
+	ep := parallelEmulator(t)
 	policy := func(body string) string {
 		return providerConfig(ep) + "resource \"gkesim_maintenance_policy\" \"x\" {\n  cluster = \"some-cluster\"\n" + body + "\n}"
 	}
@@ -322,15 +322,15 @@ resource "gkesim_maintenance_policy" "test" {
 			ExpectError: regexp.MustCompile(`only\s+available\s+to\s+clusters\s+enrolled\s+in\s+a\s+release\s+channel`),
 		},
 	)
-	resource.ParallelTest(t, resource.TestCase{ProtoV6ProviderFactories: testAccProtoV6ProviderFactories, CheckDestroy: checkGone(ep, "gkesim_cluster"), Steps: steps})
+	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: testAccProtoV6ProviderFactories, CheckDestroy: checkGone(ep, "gkesim_cluster"), Steps: steps})
 }
 
 // The schedule of a cluster under a NO_UPGRADES freeze: nothing may run now, each kind names
 // the freeze, and the next open window is the first daily window after it.
 func TestAccMaintenanceScheduleDataSource(t *testing.T) {
-	ep := testEmulator(t)
+	ep := parallelEmulator(t)
 	const ds = "data.gkesim_maintenance_schedule.s"
-	resource.ParallelTest(t, resource.TestCase{
+	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
 			Config: providerConfig(ep) + maintPolicy(`

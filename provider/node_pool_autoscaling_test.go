@@ -106,7 +106,7 @@ func asPath(attr string) tfjsonpath.Path {
 // Autoscaling on an existing pool, per zone -> total -> per zone, import, off: each change is one
 // UpdateCluster (desiredNodePoolAutoscaling) and the plan after it is empty.
 func TestAccNodePool_autoscaling(t *testing.T) {
-	ep := testEmulator(t)
+	ep := parallelEmulator(t)
 	const cluster, addr = "acc-as", "gkesim_node_pool.test"
 	config := func(autoscaling string) string {
 		return providerConfig(ep) + clusterForPools(cluster, "") + fmt.Sprintf(`
@@ -123,7 +123,7 @@ data "gkesim_node_pool" "test" {
 }`, autoscaling)
 	}
 	update := resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)}}
-	resource.ParallelTest(t, resource.TestCase{
+	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             checkGone(ep, "gkesim_node_pool"),
 		Steps: []resource.TestStep{
@@ -204,7 +204,7 @@ data "gkesim_node_pool" "test" {
 // is planned as ANY, an on-demand pool's as BALANCED (R-CA-6), also when a change of spot
 // replaces the pool.
 func TestAccNodePool_autoscalingAtCreate(t *testing.T) {
-	ep := testEmulator(t)
+	ep := parallelEmulator(t)
 	const addr = "gkesim_node_pool.p"
 	config := func(spot bool) string {
 		return providerConfig(ep) + clusterForPools("acc-as-create", "") + fmt.Sprintf(`
@@ -226,7 +226,7 @@ resource "gkesim_node_pool" "p" {
 			plancheck.ExpectKnownValue(addr, asPath("location_policy"), knownvalue.StringExact(policy)),
 		}}
 	}
-	resource.ParallelTest(t, resource.TestCase{
+	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
@@ -289,7 +289,7 @@ func nodesFor(replicas, fit int) int64 {
 // the scale-down once the replicas are gone (R-CA-2, R-CA-8), are empty. The data source shows
 // the size.
 func TestAccNodePool_autoscalerOwnsNodeCount(t *testing.T) {
-	ep := testEmulator(t)
+	ep := parallelEmulator(t)
 	const cluster, replicas = "acc-as-scale", 8
 	const on = "autoscaling {\n    min_node_count = 1\n    max_node_count = 5\n  }"
 	config := func(replicas int) string {
@@ -309,7 +309,7 @@ func TestAccNodePool_autoscalerOwnsNodeCount(t *testing.T) {
 		}
 	}
 	peak := func() int64 { return nodesFor(replicas, fit) }
-	resource.ParallelTest(t, resource.TestCase{
+	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
@@ -366,7 +366,7 @@ func TestAccNodePool_autoscalerOwnsNodeCount(t *testing.T) {
 // even below the minimum (R-CA-4); removing autoscaling resizes the pool to a configured
 // node_count, and a node_count left out becomes the pool's size at that moment.
 func TestAccNodePool_nodeCountWithAutoscaling(t *testing.T) {
-	ep := testEmulator(t)
+	ep := parallelEmulator(t)
 	const cluster, replicas = "acc-as-count", 8
 	const on = "autoscaling {\n    min_node_count = 3\n    max_node_count = 5\n  }"
 	config := func(nodeCount, autoscaling string, replicas int) string {
@@ -380,7 +380,7 @@ func TestAccNodePool_nodeCountWithAutoscaling(t *testing.T) {
 	grown := func(addr string) statecheck.StateCheck {
 		return statecheck.ExpectKnownValue(addr, tfjsonpath.New("node_count"), knownvalue.Int64Func(expectInt(func() int { return int(nodesFor(replicas, fit)) })))
 	}
-	resource.ParallelTest(t, resource.TestCase{
+	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
@@ -458,7 +458,7 @@ func TestAccNodePool_autoscalingInvalid(t *testing.T) {
 // The cluster's autoscaling profile changes in place (desiredClusterAutoscaling); removing the
 // block leaves GKE's profile as it is, and adding it back sets the configured one.
 func TestAccCluster_autoscalingProfile(t *testing.T) {
-	ep := testEmulator(t)
+	ep := parallelEmulator(t)
 	const name = "acc-profile"
 	config := func(block string) string {
 		return providerConfig(ep) + fmt.Sprintf(`
@@ -488,7 +488,7 @@ resource "gkesim_cluster" "test" {
 	}
 	const addr = "gkesim_cluster.test"
 	inPlace := resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)}}
-	resource.ParallelTest(t, resource.TestCase{
+	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             checkGone(ep, "gkesim_cluster"),
 		Steps: []resource.TestStep{
@@ -517,7 +517,7 @@ resource "gkesim_cluster" "test" {
 // enables autoscaling first, and one that goes back to surge and turns autoscaling off changes the
 // strategy first.
 func TestAccNodePool_autoscalingWithAutoscaledBlueGreen(t *testing.T) {
-	ep := testEmulator(t)
+	ep := parallelEmulator(t)
 	const cluster, addr = "acc-as-abg", "gkesim_node_pool.test"
 	config := func(body string) string {
 		return providerConfig(ep) + clusterForPools(cluster, "") + fmt.Sprintf(`
@@ -537,7 +537,7 @@ resource "gkesim_node_pool" "test" {
       autoscaled_rollout_policy {}
     }
   }`
-	resource.ParallelTest(t, resource.TestCase{
+	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{Config: config("")},

@@ -51,7 +51,7 @@ func checkNodesOnVersion(endpoint, cluster, pool, version, machineType string, w
 }
 
 func TestAccNodePool_basic(t *testing.T) {
-	ep := testEmulator(t)
+	ep := parallelEmulator(t)
 	config := func(count int, labels, taint string) string {
 		return providerConfig(ep) + clusterForPools("acc-np", "") + fmt.Sprintf(`
 resource "gkesim_node_pool" "test" {
@@ -72,7 +72,7 @@ resource "gkesim_node_pool" "test" {
       value  = "batch"
       effect = "NO_SCHEDULE"
     }`
-	resource.ParallelTest(t, resource.TestCase{
+	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             checkGone(ep, "gkesim_node_pool"),
 		Steps: []resource.TestStep{
@@ -126,7 +126,7 @@ resource "gkesim_node_pool" "test" {
 // A version change and a machine type change recreate the nodes (R-UPG-1) and the apply waits
 // until every node runs the new configuration.
 func TestAccNodePool_upgrade(t *testing.T) {
-	ep := testEmulator(t)
+	ep := parallelEmulator(t)
 	versions := serverVersions(t, ep)
 	from, to := versions[1], versions[0]
 	// Without a machine type, no node_config block: GKE's defaults.
@@ -144,7 +144,7 @@ resource "gkesim_node_pool" "test" {
   %s
 }`, version, block)
 	}
-	resource.ParallelTest(t, resource.TestCase{
+	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             checkGone(ep, "gkesim_node_pool"),
 		Steps: []resource.TestStep{
@@ -178,10 +178,10 @@ resource "gkesim_node_pool" "test" {
 
 // An alias in version does not diff against the full version GKE reports.
 func TestAccNodePool_versionAlias(t *testing.T) {
-	ep := testEmulator(t)
+	ep := parallelEmulator(t)
 	versions := serverVersions(t, ep)
 	minor := versions[0][:len("1.XX")]
-	resource.ParallelTest(t, resource.TestCase{
+	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
 			Config: providerConfig(ep) + clusterForPools("acc-alias", "") + fmt.Sprintf(`
@@ -199,7 +199,7 @@ resource "gkesim_node_pool" "test" {
 }
 
 func TestAccNodePool_regionalLocations(t *testing.T) {
-	ep := testEmulator(t)
+	ep := parallelEmulator(t)
 	config := func(zones string) string {
 		return providerConfig(ep) + `
 resource "gkesim_cluster" "c" {
@@ -224,7 +224,7 @@ data "gkesim_node_pool" "test" {
   name    = gkesim_node_pool.test.name
 }`
 	}
-	resource.ParallelTest(t, resource.TestCase{
+	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             checkGone(ep, "gkesim_cluster"),
 		Steps: []resource.TestStep{
@@ -255,7 +255,7 @@ data "gkesim_node_pool" "test" {
 }
 
 func TestAccNodePool_invalid(t *testing.T) {
-	ep := testEmulator(t)
+	ep := parallelEmulator(t)
 	pool := func(body string) string {
 		return providerConfig(ep) + `
 resource "gkesim_node_pool" "test" {
@@ -263,7 +263,7 @@ resource "gkesim_node_pool" "test" {
   name    = "pool-a"
 ` + body + "\n}"
 	}
-	resource.ParallelTest(t, resource.TestCase{
+	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{

@@ -140,7 +140,7 @@ func standardPath(attr string) tfjsonpath.Path {
 // blue-green values the user sets and GKE's defaults for those left out
 // (terraform-provider-google #13157, #16064, #17008, #17164).
 func TestAccNodePool_upgradeSettingsNoPermadiff(t *testing.T) {
-	ep := testEmulator(t)
+	ep := parallelEmulator(t)
 	config := func(settings string) string {
 		return providerConfig(ep) + clusterForPools("acc-us", "") + `
 resource "gkesim_node_pool" "test" {
@@ -154,7 +154,7 @@ resource "gkesim_node_pool" "test" {
 	withEmpty := func(pre ...plancheck.PlanCheck) resource.ConfigPlanChecks {
 		return resource.ConfigPlanChecks{PreApply: pre, PostApplyPostRefresh: empty.PostApplyPostRefresh}
 	}
-	resource.ParallelTest(t, resource.TestCase{
+	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             checkGone(ep, "gkesim_node_pool"),
 		Steps: []resource.TestStep{
@@ -327,8 +327,8 @@ func TestAccNodePool_upgradeSettingsPlanErrors(t *testing.T) {
 
 // A rule that needs GKE's state is GKE's to check: its message reaches the user verbatim.
 func TestAccNodePool_autoscaledBlueGreenNeedsAutoscaling(t *testing.T) {
-	ep := testEmulator(t)
-	resource.ParallelTest(t, resource.TestCase{
+	ep := parallelEmulator(t)
+	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
 			Config: providerConfig(ep) + clusterForPools("acc-abg", "") + `
@@ -371,7 +371,7 @@ func TestAccNodePool_upgradeStrategies(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			ep := testEmulator(t)
+			ep := parallelEmulator(t)
 			versions := serverVersions(t, ep)
 			from, to := versions[1], versions[0]
 			config := func(version string) string {
@@ -392,7 +392,7 @@ resource "gkesim_node_pool" "test" {
 				}
 				return checkNodesOnVersion(ep, "acc-strat", "pool-a", v, "e2-medium", 3)
 			}
-			resource.ParallelTest(t, resource.TestCase{
+			resource.Test(t, resource.TestCase{
 				ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 				CheckDestroy:             checkGone(ep, "gkesim_node_pool"),
 				Steps: []resource.TestStep{
@@ -486,7 +486,7 @@ data "gkesim_node_pool_upgrade_status" "s" {
 // the upgrade instead of failing on GKE's "please wait", and once the emulated day has passed the
 // blue pool is gone (terraform-provider-google #16770).
 func TestAccNodePool_blueGreenReturnAtSoak(t *testing.T) {
-	ep := testEmulator(t)
+	ep := parallelEmulator(t)
 	versions := serverVersions(t, ep)
 	from, to := versions[1], versions[0]
 	const ds, res = "data.gkesim_node_pool_upgrade_status.s", "gkesim_node_pool.test"
@@ -498,7 +498,7 @@ func TestAccNodePool_blueGreenReturnAtSoak(t *testing.T) {
 		return knownvalue.MapExact(m)
 	}
 	empty := []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}
-	resource.ParallelTest(t, resource.TestCase{
+	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             checkGone(ep, "gkesim_node_pool"),
 		Steps: []resource.TestStep{
@@ -588,7 +588,7 @@ func TestAccNodePool_blueGreenReturnAtSoak(t *testing.T) {
 // A cancelled blue-green upgrade pauses in its phase (R-BG-7): the plan shows the version change
 // again, and applying it resumes the upgrade.
 func TestAccNodePool_blueGreenCancelResume(t *testing.T) {
-	ep := testEmulator(t)
+	ep := parallelEmulator(t)
 	versions := serverVersions(t, ep)
 	from, to := versions[1], versions[0]
 	cancel := func() {
@@ -606,7 +606,7 @@ func TestAccNodePool_blueGreenCancelResume(t *testing.T) {
 		}
 	}
 	const ds = "data.gkesim_node_pool_upgrade_status.s"
-	resource.ParallelTest(t, resource.TestCase{
+	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             checkGone(ep, "gkesim_node_pool"),
 		Steps: []resource.TestStep{

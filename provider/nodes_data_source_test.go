@@ -16,9 +16,9 @@ import (
 
 // The data source shows what the Kubernetes API shows for each node, in its own units.
 func TestAccNodesDataSource(t *testing.T) {
-	ep := testEmulator(t)
+	ep := parallelEmulator(t)
 	const cluster = "acc-nodes"
-	resource.ParallelTest(t, resource.TestCase{
+	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
 			Config: providerConfig(ep) + `

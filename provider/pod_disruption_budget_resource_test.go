@@ -13,7 +13,7 @@ import (
 )
 
 func TestAccPodDisruptionBudget_basic(t *testing.T) {
-	ep := testEmulator(t)
+	ep := parallelEmulator(t)
 	const cluster = "acc-pdb"
 	config := func(budget string) string {
 		return providerConfig(ep) + `
@@ -48,7 +48,7 @@ resource "gkesim_pod_disruption_budget" "web" {
 			statecheck.ExpectKnownValue(addr, tfjsonpath.New("disruptions_allowed"), knownvalue.Int64Exact(allowed)),
 		}
 	}
-	resource.ParallelTest(t, resource.TestCase{
+	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             checkKubeGone(ep, "gkesim_pod_disruption_budget"),
 		Steps: []resource.TestStep{

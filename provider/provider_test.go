@@ -32,11 +32,25 @@ var testAccProtoV6ProviderFactories = map[string]func() (tfprotov6.ProviderServe
 	"gkesim": providerserver.NewProtocol6WithError(New("test")()),
 }
 
-// testEmulator starts an emulator for one test and returns its URL.
+// testEmulator starts an emulator for one test and returns its URL. Its clock runs from the
+// start, at testTimeStep: a test that runs in parallel calls it only once it runs
+// (parallelEmulator), never before t.Parallel().
 func testEmulator(t *testing.T) string {
 	t.Helper()
 	_, url := emulatortest.Start(t, emulator.Options{TimeScale: testTimeStep, Seed: 11, Start: time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)})
 	return url
+}
+
+// parallelEmulator marks the test parallel, then starts its emulator. A parallel test waits at
+// t.Parallel() for the package's sequential tests to end, minutes in a full run; an emulator
+// started before that wait would have run emulated weeks by the time the test's first step
+// came (at 5000x, 13 emulated days are under four wall minutes), and GKE's auto-upgrade to
+// the next Regular patch would change the pools under the test's feet. Such tests use
+// resource.Test, not resource.ParallelTest, which would call t.Parallel() a second time.
+func parallelEmulator(t *testing.T) string {
+	t.Helper()
+	t.Parallel()
+	return testEmulator(t)
 }
 
 // providerConfig is the provider block every test configuration starts with.
@@ -186,7 +200,7 @@ type planErrorCase struct{ body, want string }
 // testPlanErrors checks that each body fails at plan time with its error: mistakes local to
 // the configuration, caught before any request.
 func testPlanErrors(t *testing.T, resourceType string, cases []planErrorCase) {
-	ep := testEmulator(t)
+	ep := parallelEmulator(t)
 	var steps []resource.TestStep
 	for _, c := range cases {
 		steps = append(steps, resource.TestStep{
@@ -194,7 +208,7 @@ func testPlanErrors(t *testing.T, resourceType string, cases []planErrorCase) {
 			ExpectError: regexp.MustCompile(c.want), PlanOnly: true,
 		})
 	}
-	resource.ParallelTest(t, resource.TestCase{ProtoV6ProviderFactories: testAccProtoV6ProviderFactories, Steps: steps})
+	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: testAccProtoV6ProviderFactories, Steps: steps})
 }
 
 // Against an emulator started with an auth token, the provider sends the token it is given

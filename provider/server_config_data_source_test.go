@@ -12,11 +12,11 @@ import (
 )
 
 func TestAccServerConfigDataSource(t *testing.T) {
-	ep := testEmulator(t)
+	ep := parallelEmulator(t)
 	versions := serverVersions(t, ep)
 	parts := strings.SplitN(versions[0], ".", 3)
 	prefix := parts[0] + "." + parts[1] + "." // "1.XX."
-	resource.ParallelTest(t, resource.TestCase{
+	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
 			Config: providerConfig(ep) + `

@@ -127,13 +127,13 @@ data "gkesim_nodes" "a" {
 // The issue's example: 40 pods of 500m CPU on a pool of three e2-standard-4 nodes. As many run
 // as the nodes' free allocatable CPU allows (after GKE's system pods); the rest stay Pending.
 func TestAccWorkload_scheduling(t *testing.T) {
-	ep := testEmulator(t)
+	ep := parallelEmulator(t)
 	const cluster = "acc-wl"
 	config := func(workload string) string { return providerConfig(ep) + poolsAB(cluster, 3, 1) + workload }
 	fit := 0 // pods of 500m that pool-a can take, read before the workload exists
 	running := func() int { return min(fit, 40) }
 	const addr = "gkesim_workload.web"
-	resource.ParallelTest(t, resource.TestCase{
+	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             checkKubeGone(ep, "gkesim_workload"),
 		Steps: []resource.TestStep{
@@ -201,13 +201,13 @@ func TestAccWorkload_scheduling(t *testing.T) {
 
 // A new CPU request rolls the pods out; a new node selector moves them to another pool.
 func TestAccWorkload_rollout(t *testing.T) {
-	ep := testEmulator(t)
+	ep := parallelEmulator(t)
 	const cluster = "acc-wl-rollout"
 	config := func(replicas int, cpu, pool string) string {
 		return providerConfig(ep) + poolsAB(cluster, 1, 1) + webOnPool(replicas, cpu, pool)
 	}
 	const addr = "gkesim_workload.web"
-	resource.ParallelTest(t, resource.TestCase{
+	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
@@ -294,7 +294,7 @@ func checkNodesFull(endpoint, cluster, pool, cpu string) resource.TestCheckFunc 
 
 // Every pod template attribute reaches the Deployment, reads back without a diff and imports.
 func TestAccWorkload_podTemplate(t *testing.T) {
-	ep := testEmulator(t)
+	ep := parallelEmulator(t)
 	const cluster = "acc-wl-tmpl"
 	config := func(team string, safe bool) string {
 		return providerConfig(ep) + fmt.Sprintf(`
@@ -331,7 +331,7 @@ resource "gkesim_workload" "spot" {
 }
 `, cluster, team, safe)
 	}
-	resource.ParallelTest(t, resource.TestCase{
+	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
@@ -419,7 +419,7 @@ func TestAccWorkload_invalid(t *testing.T) {
 // What needs the cluster's state fails at apply time with the API server's message verbatim;
 // wait_for_ready reports why replicas are not ready when its timeout passes.
 func TestAccWorkload_apiErrors(t *testing.T) {
-	ep := testEmulator(t)
+	ep := parallelEmulator(t)
 	config := func(workload string) string {
 		return providerConfig(ep) + `
 resource "gkesim_cluster" "c" {
@@ -427,7 +427,7 @@ resource "gkesim_cluster" "c" {
 }
 ` + workload
 	}
-	resource.ParallelTest(t, resource.TestCase{
+	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{Config: config("")},
