@@ -2,7 +2,6 @@ package core
 
 import (
 	"iter"
-	"maps"
 	"slices"
 	"strings"
 
@@ -18,12 +17,13 @@ import (
 // PodIndex holds a cluster's derived indexes over its Kubernetes objects. It is rebuilt from
 // the state on first use (after a restore) and kept up to date by every change.
 type PodIndex struct {
-	// nodes: node name -> what is bound to it (NodePods; read with On), one entry per node
-	// with pods, so that binding a pod looks its node up once. slots hold the same entries by
-	// their node's handle (model.Node.IndexSlot, OnNode), so that a pass over the nodes finds
-	// each one's without hashing its name; free are the slots to reuse.
-	nodes map[string]*NodePods
-	slots []*NodePods
+	// slots hold what is bound to each node with pods (NodePods; read with On), side by side
+	// in one array, so that a pass over the nodes reads them from one place; nodes gives a
+	// node's slot by its name, so that binding a pod looks its node up once, and a node's
+	// handle (model.Node.IndexSlot, OnNode) gives it without hashing the name. free are the
+	// slots to reuse (zeroed).
+	nodes map[string]int32
+	slots []NodePods
 	free  []int32
 	c     *model.Cluster
 	// podsOf: deployment key -> its pods.
@@ -59,7 +59,7 @@ func (w *Core) PodIndex(c *model.Cluster) *PodIndex {
 		return ix
 	}
 	ix := &PodIndex{
-		nodes: map[string]*NodePods{}, c: c,
+		nodes: map[string]int32{}, c: c,
 		PodsOf: map[string]map[*model.Pod]struct{}{}, TmplCounts: map[string]map[string]*model.TemplateCount{}, Pending: newPodSet(),
 		Selectors: map[any]labels.Selector{}, SyncQueued: map[string]bool{},
 		flagged: map[*model.Pod]struct{}{},
@@ -149,62 +149,76 @@ type NodePods struct {
 	// must look at one by one before removing the node).
 	Flagged int
 	// node is the node the entry was made for (nil when the pod's node was not in the
-	// cluster) and slot its place in PodIndex.slots.
+	// cluster).
 	node *model.Node
-	slot int32
 }
 
 // On is what is bound to the node of that name (nothing, for a node without pods), as it is
 // now.
 func (ix *PodIndex) On(node string) NodePods {
-	if e := ix.nodes[node]; e != nil {
-		return *e
+	if s, ok := ix.nodes[node]; ok {
+		return ix.slots[s]
 	}
 	return NodePods{}
 }
 
 // OnNode is On(n.Name), found through the node's handle when it has one.
 func (ix *PodIndex) OnNode(n *model.Node) NodePods {
-	if s := int(n.IndexSlot) - 1; s >= 0 && s < len(ix.slots) {
-		if e := ix.slots[s]; e != nil && e.node == n {
-			return *e
-		}
+	if s := int(n.IndexSlot) - 1; s >= 0 && s < len(ix.slots) && ix.slots[s].node == n {
+		return ix.slots[s]
 	}
 	return ix.On(n.Name)
 }
 
-// newEntry makes the entry of the node named name, with its handle.
+// entry is the entry of the node named name, or nil. It is valid until the next newEntry,
+// which may move the slots.
+func (ix *PodIndex) entry(name string) *NodePods {
+	if s, ok := ix.nodes[name]; ok {
+		return &ix.slots[s]
+	}
+	return nil
+}
+
+// newEntry makes the entry of the node named name and gives the node (if it is the cluster's)
+// its handle. The entry is valid until the next newEntry.
 func (ix *PodIndex) newEntry(name string) *NodePods {
-	e := &NodePods{node: ix.c.Nodes[name], slot: -1}
-	ix.nodes[name] = e
-	if e.node == nil {
-		return e
-	}
+	var s int32
 	if n := len(ix.free); n > 0 {
-		e.slot, ix.free = ix.free[n-1], ix.free[:n-1]
-		ix.slots[e.slot] = e
+		s, ix.free = ix.free[n-1], ix.free[:n-1]
 	} else {
-		e.slot = int32(len(ix.slots))
-		ix.slots = append(ix.slots, e)
+		s = int32(len(ix.slots))
+		ix.slots = append(ix.slots, NodePods{})
 	}
-	e.node.IndexSlot = e.slot + 1
+	ix.nodes[name] = s
+	e := &ix.slots[s]
+	if e.node = ix.c.Nodes[name]; e.node != nil {
+		e.node.IndexSlot = s + 1
+	}
 	return e
 }
 
 // dropEntry forgets the entry of the node named name.
 func (ix *PodIndex) dropEntry(name string) {
-	if e := ix.nodes[name]; e != nil && e.slot >= 0 {
-		ix.slots[e.slot] = nil
-		ix.free = append(ix.free, e.slot)
+	if s, ok := ix.nodes[name]; ok {
+		ix.slots[s] = NodePods{}
+		ix.free = append(ix.free, s)
+		delete(ix.nodes, name)
 	}
-	delete(ix.nodes, name)
 }
 
 // Bound yields every node that has pods bound, with what is bound to it (in no order).
-func (ix *PodIndex) Bound() iter.Seq2[string, *NodePods] { return maps.All(ix.nodes) }
+func (ix *PodIndex) Bound() iter.Seq2[string, *NodePods] {
+	return func(yield func(string, *NodePods) bool) {
+		for name, s := range ix.nodes {
+			if !yield(name, &ix.slots[s]) {
+				return
+			}
+		}
+	}
+}
 
 func (ix *PodIndex) bind(p *model.Pod) {
-	e := ix.nodes[p.Node]
+	e := ix.entry(p.Node)
 	if e == nil {
 		e = ix.newEntry(p.Node)
 	}
@@ -236,7 +250,7 @@ func (ix *PodIndex) unflag(p *model.Pod, e *NodePods) {
 // ReflagPod counts a bound pod's flag again after a change to it (its annotations).
 func (w *Core) ReflagPod(c *model.Cluster, p *model.Pod) {
 	if ix := w.PodIndex(c); p.Node != "" {
-		if e := ix.nodes[p.Node]; e != nil {
+		if e := ix.entry(p.Node); e != nil {
 			ix.unflag(p, e)
 			ix.countFlag(p, e)
 		}
@@ -252,7 +266,7 @@ type nodeLoad struct {
 // untrack removes a pod from the indexes.
 func (ix *PodIndex) untrack(p *model.Pod) {
 	ix.Pending.remove(p)
-	if e := ix.nodes[p.Node]; p.Node != "" && e != nil {
+	if e := ix.entry(p.Node); p.Node != "" && e != nil {
 		e.Pods = e.Pods.remove(p)
 		e.Requested = e.Requested.Sub(p.Req)
 		ix.unflag(p, e)

@@ -123,11 +123,12 @@ func (w *Core) AddPod(c *model.Cluster, p *model.Pod) {
 	c.Pods[p.Key()] = p
 	ix.track(p)
 	if p.Node != "" {
-		if n := c.Nodes[p.Node]; n != nil {
+		n := c.Nodes[p.Node]
+		if n != nil {
 			p.IP, _ = model.ParseIP(n.InternalIP) // DaemonSet pods here use the host network
 		}
-		ix.Sched.countOwnerZone(c, p, 1)
-		if n := c.Nodes[p.Node]; n != nil {
+		ix.Sched.countOwnerZone(n, p, 1)
+		if n != nil {
 			w.SchedNodeChanged(c, n)
 			w.TouchNode(c, n)
 		}
@@ -208,7 +209,7 @@ func (w *Core) removePod(c *model.Cluster, p *model.Pod) {
 	ix := w.PodIndex(c)
 	w.PDBTrack(c, p, false)
 	if p.Node != "" {
-		ix.Sched.countOwnerZone(c, p, -1)
+		ix.Sched.countOwnerZone(c.Nodes[p.Node], p, -1)
 	}
 	ix.untrack(p)
 	delete(c.Pods, p.Key())

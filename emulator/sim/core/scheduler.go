@@ -93,7 +93,7 @@ func (w *Core) buildSchedIndex(c *model.Cluster, ix *PodIndex) *schedIndex {
 	}
 	for _, p := range c.Pods {
 		if p.Node != "" {
-			s.countOwnerZone(c, p, 1)
+			s.countOwnerZone(c.Nodes[p.Node], p, 1)
 		}
 	}
 	return s
@@ -151,8 +151,9 @@ func (w *Core) updateSchedNode(c *model.Cluster, n *model.Node) bool {
 	}
 	s := ix.Sched
 	sn := s.Nodes[n.Name]
+	present := c.Nodes[n.Name] != nil
 	if sn == nil {
-		if c.Nodes[n.Name] == nil {
+		if !present {
 			return false
 		}
 		g := s.group(w, c, n)
@@ -160,7 +161,7 @@ func (w *Core) updateSchedNode(c *model.Cluster, n *model.Node) bool {
 		s.Nodes[n.Name] = sn
 		g.Members[n.Name] = sn
 	}
-	if c.Nodes[n.Name] == nil { // forgotten
+	if !present { // forgotten
 		if sn.Idx >= 0 {
 			heap.Remove(&sn.Group.Heap, sn.Idx)
 		}
@@ -202,19 +203,19 @@ func (w *Core) DropSchedIndex(c *model.Cluster) {
 	}
 }
 
-func (s *schedIndex) countOwnerZone(c *model.Cluster, p *model.Pod, d int) {
-	if p.OwnerKind != model.OwnerDeployment {
-		return
-	}
-	n := c.Nodes[p.Node]
-	if n == nil {
+// countOwnerZone counts bound pod p in or out (d) of its owner's pods in the zone of n, its
+// node (the cluster's, or nil: a pod on a node the cluster does not have counts in no zone).
+func (s *schedIndex) countOwnerZone(n *model.Node, p *model.Pod, d int) {
+	if p.OwnerKind != model.OwnerDeployment || n == nil {
 		return
 	}
 	key := p.OwnerKey()
-	if s.OwnerZone[key] == nil {
-		s.OwnerZone[key] = map[string]int{}
+	zones := s.OwnerZone[key]
+	if zones == nil {
+		zones = map[string]int{}
+		s.OwnerZone[key] = zones
 	}
-	s.OwnerZone[key][n.Zone] += d
+	zones[n.Zone] += d
 }
 
 // QueueSchedule schedules one scheduling pass at the current instant.
@@ -470,11 +471,12 @@ func (w *Core) bindPod(c *model.Cluster, p *model.Pod, sn *schedNode) {
 	p.SetUnschedulable("")
 	w.TouchPod(c, p)
 	ix.bind(p)
-	ix.Sched.countOwnerZone(c, p, 1)
+	n := c.Nodes[sn.Name] // once: nothing below changes the cluster's nodes
+	ix.Sched.countOwnerZone(n, p, 1)
 	w.PDBTrack(c, p, true)
-	w.SchedNodeChanged(c, c.Nodes[sn.Name])
-	w.TouchNode(c, c.Nodes[sn.Name])
-	w.engine.RecordPodLine("Scheduled", c, c.Nodes[sn.Name].Pool, sn.Name, model.ScheduledLine, p.Key(), 0)
+	w.SchedNodeChanged(c, n)
+	w.TouchNode(c, n)
+	w.engine.RecordPodLine("Scheduled", c, n.Pool, sn.Name, model.ScheduledLine, p.Key(), 0)
 	w.StartContainers(c, p)
 }
 
