@@ -166,14 +166,14 @@ func diffPodIndex(a, b *core.PodIndex) string {
 	for k := range union(a.Sched.Groups, b.Sched.Groups) {
 		x, y := a.Sched.Groups[k], b.Sched.Groups[k]
 		if x == nil || y == nil {
-			if (x == nil || len(x.Members) == 0) && (y == nil || len(y.Members) == 0) {
+			if (x == nil || x.Members == 0) && (y == nil || y.Members == 0) {
 				continue
 			}
 			return fmt.Sprintf("scheduler group %s missing on one side", k)
 		}
-		if x.Registered != y.Registered || len(x.Members) != len(y.Members) || len(x.Heap) != len(y.Heap) {
+		if x.Registered != y.Registered || x.Members != y.Members || len(x.Heap) != len(y.Heap) {
 			return fmt.Sprintf("scheduler group %s: registered %d members %d heap %d, rebuilt %d %d %d", k,
-				x.Registered, len(x.Members), len(x.Heap), y.Registered, len(y.Members), len(y.Heap))
+				x.Registered, x.Members, len(x.Heap), y.Registered, y.Members, len(y.Heap))
 		}
 	}
 	for k := range union(a.Sched.OwnerZone, b.Sched.OwnerZone) {

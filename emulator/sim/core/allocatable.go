@@ -43,7 +43,7 @@ func (w *Core) NodeRecreated(c *model.Cluster, n *model.Node) {
 	if sn.Registered {
 		sn.Group.Registered--
 	}
-	delete(sn.Group.Members, n.Name)
+	sn.Group.Members--
 	delete(ix.Sched.Nodes, n.Name)
 	w.updateSchedNode(c, n)
 }

@@ -44,7 +44,8 @@ type SchedGroup struct {
 	alloc   model.Resources
 	MaxPods int
 	Heap    nodeHeap
-	Members map[string]*schedNode
+	// Members counts the nodes filed in the group (schedIndex.Nodes has them by name).
+	Members int
 	// registered counts members that are Kubernetes nodes (booted), for kube-scheduler's
 	// "0/N nodes are available" message.
 	Registered int
@@ -127,7 +128,7 @@ func (s *schedIndex) group(w *Core, c *model.Cluster, n *model.Node) *SchedGroup
 	if p := c.Pool(n.Pool); p != nil {
 		maxPods = int(p.MaxPodsPerNode)
 	}
-	g := &SchedGroup{Key: key, zone: n.Zone, Labels: lbls, Taints: taints, MaxPods: maxPods, Members: map[string]*schedNode{},
+	g := &SchedGroup{Key: key, zone: n.Zone, Labels: lbls, Taints: taints, MaxPods: maxPods,
 		alloc: c.NodeAllocatable(n)}
 	s.Groups[key] = g
 	return g
@@ -159,7 +160,7 @@ func (w *Core) updateSchedNode(c *model.Cluster, n *model.Node) bool {
 		g := s.group(w, c, n)
 		sn = &schedNode{Name: n.Name, Group: g, Idx: -1, Free: g.alloc}
 		s.Nodes[n.Name] = sn
-		g.Members[n.Name] = sn
+		g.Members++
 	}
 	if !present { // forgotten
 		if sn.Idx >= 0 {
@@ -168,7 +169,7 @@ func (w *Core) updateSchedNode(c *model.Cluster, n *model.Node) bool {
 		if sn.Registered {
 			sn.Group.Registered--
 		}
-		delete(sn.Group.Members, n.Name)
+		sn.Group.Members--
 		delete(s.Nodes, n.Name)
 		return false
 	}
