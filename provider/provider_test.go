@@ -42,11 +42,12 @@ func testEmulator(t *testing.T) string {
 }
 
 // parallelEmulator marks the test parallel, then starts its emulator. A parallel test waits at
-// t.Parallel() for the package's sequential tests to end, minutes in a full run; an emulator
-// started before that wait would have run emulated weeks by the time the test's first step
-// came (at 5000x, 13 emulated days are under four wall minutes), and GKE's auto-upgrade to
-// the next Regular patch would change the pools under the test's feet. Such tests use
-// resource.Test, not resource.ParallelTest, which would call t.Parallel() a second time.
+// t.Parallel() for the package's sequential tests to end and then for a free -parallel slot,
+// minutes in a full run; an emulator started before that wait would have run emulated weeks by
+// the time the test's first step came (at 5000x, 13 emulated days are under four wall
+// minutes), and GKE's auto-upgrade to the next Regular patch would change the pools under the
+// test's feet. Such tests use resource.Test, not resource.ParallelTest, which would call
+// t.Parallel() a second time.
 func parallelEmulator(t *testing.T) string {
 	t.Helper()
 	t.Parallel()

@@ -22,10 +22,10 @@
 //
 // Each test gets its own emulator, so tests run in parallel: call t.Parallel() before New (and
 // Terraform's resource.Test after it, not resource.ParallelTest). A parallel test waits at
-// t.Parallel() for the sequential tests to end, and a running clock started before that wait
-// has moved on by then, as far as an automatic upgrade the test did not expect. With the same
-// Options and the same requests at the same emulated times, the event log is the same on every
-// run.
+// t.Parallel() for the sequential tests to end and for a free -parallel slot, and a running
+// clock started before that wait has moved on by then, as far as an automatic upgrade the test
+// did not expect. With the same Options and the same requests at the same emulated times, the
+// event log is the same on every run.
 // examples/go-test in the repository is a module that uses this package the way a user would.
 package emulatortest
 

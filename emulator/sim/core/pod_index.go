@@ -206,7 +206,8 @@ func (ix *PodIndex) dropEntry(name string) {
 	}
 }
 
-// Bound yields every node that has pods bound, with what is bound to it (in no order).
+// Bound yields every node that has pods bound, with what is bound to it (in no order); what it
+// yields is valid until the next bind, which may move the slots.
 func (ix *PodIndex) Bound() iter.Seq2[string, *NodePods] {
 	return func(yield func(string, *NodePods) bool) {
 		for name, s := range ix.nodes {

@@ -208,13 +208,12 @@ func (w *Core) onPodGone(ev model.Event) {
 func (w *Core) removePod(c *model.Cluster, p *model.Pod) {
 	ix := w.PodIndex(c)
 	w.PDBTrack(c, p, false)
-	if p.Node != "" {
-		ix.Sched.countOwnerZone(c.Nodes[p.Node], p, -1)
-	}
+	n := c.Nodes[p.Node] // nil for a pod on no node, or on one the cluster does not have
+	ix.Sched.countOwnerZone(n, p, -1)
 	ix.untrack(p)
 	delete(c.Pods, p.Key())
 	w.podRemoved(c, p, c.NextRV())
-	if n := c.Nodes[p.Node]; n != nil {
+	if n != nil {
 		w.SchedNodeChanged(c, n)
 		w.TouchNode(c, n)
 		if n.Drain != nil {

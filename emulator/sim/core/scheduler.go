@@ -93,7 +93,7 @@ func (w *Core) buildSchedIndex(c *model.Cluster, ix *PodIndex) *schedIndex {
 		w.updateSchedNode(c, c.Nodes[name])
 	}
 	for _, p := range c.Pods {
-		if p.Node != "" {
+		if p.Node != "" && p.OwnerKind == model.OwnerDeployment {
 			s.countOwnerZone(c.Nodes[p.Node], p, 1)
 		}
 	}
