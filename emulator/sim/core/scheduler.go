@@ -1,9 +1,11 @@
 package core
 
 import (
+	"cmp"
 	"container/heap"
 	"fmt"
 	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -34,7 +36,21 @@ type schedIndex struct {
 	Nodes  map[string]*schedNode
 	// ownerZone counts pods per owner per zone, to spread replicas across zones.
 	OwnerZone map[string]map[string]int
+	// sorted are the groups by key, as a scheduling pass walks them (groups are only ever
+	// added: a new one makes the next pass sort them again); queue is a pass's storage for
+	// the pending pods, kept between passes.
+	sorted []*SchedGroup
+	queue  []queuedPod
 }
+
+// queuedPod is a pending pod in a scheduling pass, with its key.
+type queuedPod struct {
+	p   *model.Pod
+	key string
+}
+
+// maxKeptQueue is the most pending pods whose storage a pass keeps for the next.
+const maxKeptQueue = 4096
 
 type SchedGroup struct {
 	Key     string
@@ -241,29 +257,38 @@ func (w *Core) registerSchedulerHandlers() {
 // schedulePending places every pending pod it can, highest priority first, then oldest.
 func (w *Core) schedulePending(c *model.Cluster) {
 	ix := w.PodIndex(c)
-	type queued struct {
-		p   *model.Pod
-		key string
+	s := ix.Sched
+	queue := s.queue[:0]
+	if n := ix.Pending.Len(); cap(queue) < n {
+		queue = make([]queuedPod, 0, n)
 	}
-	queue := make([]queued, 0, ix.Pending.Len())
 	for p := range ix.Pending.M {
-		queue = append(queue, queued{p, p.Key()})
+		queue = append(queue, queuedPod{p, p.Key()})
 	}
-	sort.Slice(queue, func(i, j int) bool {
-		a, b := queue[i].p, queue[j].p
-		if a.Priority != b.Priority {
-			return a.Priority > b.Priority
+	defer func() { // keep the storage, not the pods
+		clear(queue)
+		if cap(queue) <= maxKeptQueue {
+			s.queue = queue[:0]
 		}
-		if a.CreateTime != b.CreateTime {
-			return a.CreateTime < b.CreateTime
+	}()
+	// Keys are unique: the order is total, whatever the sort.
+	slices.SortFunc(queue, func(a, b queuedPod) int {
+		if a.p.Priority != b.p.Priority {
+			return cmp.Compare(b.p.Priority, a.p.Priority)
 		}
-		return queue[i].key < queue[j].key
+		if a.p.CreateTime != b.p.CreateTime {
+			return cmp.Compare(a.p.CreateTime, b.p.CreateTime)
+		}
+		return strings.Compare(a.key, b.key)
 	})
-	groups := make([]*SchedGroup, 0, len(ix.Sched.Groups))
-	for _, g := range ix.Sched.Groups {
-		groups = append(groups, g)
+	if len(s.sorted) != len(s.Groups) {
+		s.sorted = s.sorted[:0]
+		for _, g := range s.Groups {
+			s.sorted = append(s.sorted, g)
+		}
+		slices.SortFunc(s.sorted, func(a, b *SchedGroup) int { return strings.Compare(a.Key, b.Key) })
 	}
-	sort.Slice(groups, func(i, j int) bool { return groups[i].Key < groups[j].Key })
+	groups := s.sorted
 	separate := c.Autopilot && w.runsExtended(c)
 	// Pods of one template that did not fit make the rest of that template fail too.
 	failed := map[Class]string{}

@@ -95,7 +95,9 @@ type Window struct {
 	Keep func(slot int, ch *Change)
 	// start: a watch from any resourceVersion >= start misses nothing the ring holds.
 	start int64
-	wake  chan struct{}
+	// wake is closed at the next publish; it is made when a watcher first asks for it
+	// (Waiter), so that a publish nobody waits for makes no channel.
+	wake chan struct{}
 	// Recording: entries are taken (someone follows the cluster); when false the window is
 	// empty.
 	Recording bool
@@ -103,7 +105,7 @@ type Window struct {
 
 // NewWindow makes an empty window of capacity changes that starts at resourceVersion start.
 func NewWindow(capacity int, start int64) *Window {
-	return &Window{capacity: capacity, start: start, wake: make(chan struct{})}
+	return &Window{capacity: capacity, start: start}
 }
 
 // Resize gives an empty window a new capacity (a window that holds changes keeps its own).
@@ -166,12 +168,20 @@ func (f *Window) Published(rv int64) {
 	if !f.Recording {
 		f.start = rv
 	}
-	close(f.wake)
-	f.wake = make(chan struct{})
+	if f.wake != nil {
+		close(f.wake)
+		f.wake = nil
+	}
 }
 
-// Close wakes the watchers for the last time: the cluster is gone.
-func (f *Window) Close() { close(f.wake) }
+// Close wakes the watchers for the last time: the cluster is gone. The channel stays closed,
+// so that a watcher asking later is woken at once.
+func (f *Window) Close() {
+	if f.wake == nil {
+		f.wake = make(chan struct{})
+	}
+	close(f.wake)
+}
 
 func (f *Window) at(i int) *Change { return &f.ring[(f.head+i)%f.capacity] }
 
@@ -212,7 +222,12 @@ func ExpiredError(rv, oldest int64) *model.Error {
 }
 
 // Waiter returns a channel that is closed when the feed next publishes (or its cluster goes).
-func (f *Window) Waiter() <-chan struct{} { return f.wake }
+func (f *Window) Waiter() <-chan struct{} {
+	if f.wake == nil {
+		f.wake = make(chan struct{})
+	}
+	return f.wake
+}
 
 // Start is the oldest resourceVersion a watch may start from.
 func (f *Window) Start() int64 { return f.start }

@@ -22,6 +22,8 @@ type Upgrades struct {
 	// changes caches DescribeSpecChange for the pairs of specs upgrades are under way between:
 	// an upgrade reports it at every step.
 	changes map[[2]model.NodeSpec]string
+	// detail is reportUpgrade's buffer.
+	detail []byte
 }
 
 // describeChange is DescribeSpecChange(from, to), from the cache.

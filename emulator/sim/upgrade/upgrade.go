@@ -477,18 +477,32 @@ func (w *Upgrades) reportUpgrade(c *model.Cluster, p *model.NodePool, op *model.
 	// At every step of the upgrade: written out without boxing (core.SetMetrics) or formatting.
 	op.Metrics = append(op.Metrics[:0], model.Metric{Name: "nodes done", Int: int64(u.Done), IsInt: true},
 		model.Metric{Name: "nodes total", Int: int64(u.Total), IsInt: true}, model.Metric{Name: key, Str: where})
-	what := " (" + w.describeChange(u.From, u.Target) + ", " + StrategyName(u.Strategy) + "): " +
-		strconv.Itoa(u.Done) + " of " + strconv.Itoa(u.Total) + " nodes done; "
+	// The detail is written into a buffer kept between steps, and becomes a string only when
+	// it differs from the one the operation has (most steps finish no node).
+	b := w.detail[:0]
 	if u.Stopping {
-		op.Detail = "Cancelling the upgrade of node pool " + p.Name + what + "nodes mid-upgrade finish, no new node starts"
-		return
+		b = append(b, "Cancelling the upgrade of node pool "...)
+	} else {
+		b = append(b, "Upgrading node pool "...)
 	}
-	op.Detail = "Upgrading node pool " + p.Name + what + where
-	if wait := DescribeWait(u); wait != "" {
-		op.Detail += "; " + wait
-	} else if eta := w.UpgradeETA(c, p); !eta.IsZero() {
-		op.Detail += "; ETA " + eta.Format(time.RFC3339)
+	b = append(append(append(b, p.Name...), " ("...), w.describeChange(u.From, u.Target)...)
+	b = append(append(append(b, ", "...), StrategyName(u.Strategy)...), "): "...)
+	b = append(strconv.AppendInt(b, int64(u.Done), 10), " of "...)
+	b = append(strconv.AppendInt(b, int64(u.Total), 10), " nodes done; "...)
+	if u.Stopping {
+		b = append(b, "nodes mid-upgrade finish, no new node starts"...)
+	} else {
+		b = append(b, where...)
+		if wait := DescribeWait(u); wait != "" {
+			b = append(append(b, "; "...), wait...)
+		} else if eta := w.UpgradeETA(c, p); !eta.IsZero() {
+			b = eta.AppendFormat(append(b, "; ETA "...), time.RFC3339)
+		}
 	}
+	if string(b) != op.Detail {
+		op.Detail = string(b)
+	}
+	w.detail = b
 }
 
 // finishUpgrade ends an upgrade: done (the pool takes the target spec) or stopped by a cancel.
