@@ -41,6 +41,8 @@ type Core struct {
 	// following says whether anyone follows a cluster's feed (SetFeedFollowed; set from
 	// any goroutine, before or after the runner starts).
 	following feed.Following
+	// drainParts are the NodeDraining lines' middles by drain policy (drainPart).
+	drainParts map[model.DrainPolicy]string
 }
 
 // New makes the core of st; watchHistory is how many changes each cluster's feed keeps (0:

@@ -1,7 +1,6 @@
 package core
 
 import (
-	"slices"
 	"time"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
@@ -52,8 +51,22 @@ func (w *Core) StartDrain(c *model.Cluster, n *model.Node, policy model.DrainPol
 	w.Cordon(c, n, why)
 	w.SetNodeState(c, n, model.NodeDraining)
 	n.Drain = &model.DrainState{Policy: policy, Start: w.st.Now, Reason: why}
-	w.engine.RecordNodeLine("NodeDraining", c, n.Pool, n.Name, "", "draining node ", " ("+describeDrain(policy)+"): ", why)
+	w.engine.RecordNodeLine("NodeDraining", c, n.Pool, n.Name, "", "draining node ", w.drainPart(policy), why)
 	w.drainStep(c, n)
+}
+
+// drainPart is the middle of a NodeDraining line under policy p, made once per policy (a surge
+// upgrade drains all its nodes under one); at most 64 are kept.
+func (w *Core) drainPart(p model.DrainPolicy) string {
+	s, ok := w.drainParts[p]
+	if !ok {
+		if w.drainParts == nil || len(w.drainParts) >= 64 {
+			w.drainParts = map[model.DrainPolicy]string{}
+		}
+		s = " (" + describeDrain(p) + "): "
+		w.drainParts[p] = s
+	}
+	return s
 }
 
 func describeDrain(p model.DrainPolicy) string {
@@ -77,7 +90,8 @@ func (w *Core) drainStep(c *model.Cluster, n *model.Node) {
 	// has passed: both are 1 hour for surge (R-SURGE-3); R-ABG-3 gives 1 hour and 24 hours.
 	forceAt := d.Start.Add(max(d.Policy.PDBTimeout, d.Policy.GraceCap))
 	remaining, blocked, settled := 0, false, true
-	for _, p := range slices.Clone(ix.OnNode(n).Pods) {
+	var buf [32]*model.Pod // a copy, as evictions change the node's list; on the stack for most nodes
+	for _, p := range append(buf[:0], ix.OnNode(n).Pods...) {
 		if p.OwnerKind == model.OwnerDaemonSet {
 			continue
 		}

@@ -146,7 +146,8 @@ func (w *Core) FinishOperation(op *model.Operation, code int32, message string) 
 
 // CheckOperations finishes the running operations on c whose work is complete.
 func (w *Core) CheckOperations(c *model.Cluster) {
-	for _, id := range append([]string(nil), c.OpenOps...) {
+	var buf [4]string // a copy, as Complete changes the list; on the stack for a few operations
+	for _, id := range append(buf[:0], c.OpenOps...) {
 		op := w.st.Operations[id]
 		if op != nil && op.Status == api.OpStatusRunning && w.OpWork.Done(c, op) {
 			w.OpWork.Complete(c, op)

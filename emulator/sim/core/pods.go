@@ -174,7 +174,7 @@ func (w *Core) TerminatePod(c *model.Cluster, p *model.Pod, grace time.Duration)
 	if p.Terminating {
 		// A shorter grace (a force deletion) can cut a termination short.
 		if w.st.Now.Add(grace).Before(p.GoneTime()) {
-			p.Rarely().GoneTime = w.st.Now.Add(grace)
+			p.Rarely().GoneTime = model.StampOf(w.st.Now.Add(grace))
 			w.engine.Schedule(grace, model.PodEvent(evPodGone, c.Key(), p.Key()))
 		}
 		return
@@ -185,13 +185,13 @@ func (w *Core) TerminatePod(c *model.Cluster, p *model.Pod, grace time.Duration)
 	p.Terminating = true
 	p.Ready = false
 	ix.countTemplate(p, 1)
-	p.Rarely().DeletionTime = w.st.Now
+	p.Rarely().DeletionTime = model.StampOf(w.st.Now)
 	w.TouchPod(c, p)
 	if p.Node == "" {
 		w.removePod(c, p)
 		return
 	}
-	p.Rarely().GoneTime = w.st.Now.Add(grace)
+	p.Rarely().GoneTime = model.StampOf(w.st.Now.Add(grace))
 	w.engine.EmitPodChanged(c, p, engine.PodTerminating)
 	w.engine.Schedule(grace, model.PodEvent(evPodGone, c.Key(), p.Key()))
 }

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -119,7 +120,7 @@ func (w *Core) buildSchedIndex(c *model.Cluster, ix *PodIndex) *schedIndex {
 // groupKey identifies nodes the scheduler treats alike.
 func groupKey(n *model.Node) string {
 	return n.Pool + "|" + n.Zone + "|" + n.Spec.MachineType + "|" + n.Spec.ImageType + "|" + n.Spec.DiskType +
-		fmt.Sprintf("|%v|%v", n.Spec.Spot, n.Spec.Preemptible) + n.Own.Key()
+		"|" + strconv.FormatBool(n.Spec.Spot) + "|" + strconv.FormatBool(n.Spec.Preemptible) + n.Own.Key()
 }
 
 func (s *schedIndex) group(w *Core, c *model.Cluster, n *model.Node) *SchedGroup {

@@ -1,7 +1,8 @@
 package loadbalancers
 
 import (
-	"sort"
+	"slices"
+	"strings"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 	corev1 "k8s.io/api/core/v1"
@@ -169,10 +170,13 @@ func (w *LoadBalancers) ServicePodChanged(c *model.Cluster, p *model.Pod) {
 
 // sortedServices lists services with a load balancer by key.
 func (ix *ServiceIndex) SortedLBs() []*model.Service {
+	if len(ix.Lbs) == 0 {
+		return nil // the common case, at every node change: nothing to build or sort
+	}
 	out := make([]*model.Service, 0, len(ix.Lbs))
 	for _, s := range ix.Lbs {
 		out = append(out, s)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Key() < out[j].Key() })
+	slices.SortFunc(out, func(a, b *model.Service) int { return strings.Compare(a.Key(), b.Key()) })
 	return out
 }

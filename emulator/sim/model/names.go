@@ -24,6 +24,12 @@ func ValidateResourceName(field, name string) error {
 // NodeNameBase is the "gke-CLUSTER-POOL" part of instance group and node names. GKE shortens
 // the cluster and pool names so that a node name (base-HASH8-XXXX) stays at most 40 characters.
 func NodeNameBase(cluster, pool string) string {
+	c, p := nodeNameParts(cluster, pool)
+	return "gke-" + c + "-" + p
+}
+
+// nodeNameParts are the cluster's and the pool's parts of their nodes' names (NodeNameBase).
+func nodeNameParts(cluster, pool string) (string, string) {
 	const budget = 40 - len("gke-") - len("-12345678-abcd") - 1 // cluster + pool
 	c, p := cluster, pool
 	if len(c)+len(p) > budget {
@@ -35,7 +41,7 @@ func NodeNameBase(cluster, pool string) string {
 			p = p[:budget-len(c)]
 		}
 	}
-	return "gke-" + strings.TrimRight(c, "-") + "-" + strings.TrimRight(p, "-")
+	return strings.TrimRight(c, "-"), strings.TrimRight(p, "-")
 }
 
 // InstanceGroupName is the managed instance group of a pool in a zone: gke-C-P-HASH-grp.
@@ -45,7 +51,8 @@ func InstanceGroupName(cluster, pool, hash string) string {
 
 // NodeName is a node of an instance group: gke-C-P-HASH-XXXX.
 func NodeName(cluster, pool, hash, suffix string) string {
-	return NodeNameBase(cluster, pool) + "-" + hash + "-" + suffix
+	c, p := nodeNameParts(cluster, pool)
+	return "gke-" + c + "-" + p + "-" + hash + "-" + suffix // one string built, not two
 }
 
 // QuoteList writes names as a comma-separated list of quoted strings: "a", "b".
