@@ -302,6 +302,11 @@ func (l PodList) insert(p *model.Pod) PodList {
 		l[i] = p
 		return l
 	}
+	if l == nil {
+		// A node's list starts with room for 8 (a node runs GKE's 3 or 4 DaemonSet pods
+		// beside its own): two allocations to reach 16 pods, not five.
+		l = make(PodList, 0, 8)
+	}
 	return slices.Insert(l, i, p)
 }
 

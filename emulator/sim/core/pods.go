@@ -1,7 +1,6 @@
 package core
 
 import (
-	"slices"
 	"time"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
@@ -230,7 +229,8 @@ func (w *Core) NodeGone(c *model.Cluster, node string) {
 	if !ok {
 		ix = w.PodIndex(c)
 	}
-	for _, p := range slices.Clone(ix.On(node).Pods) {
+	var buf [32]*model.Pod // a copy, as removals change the node's list; on the stack for most nodes
+	for _, p := range append(buf[:0], ix.On(node).Pods...) {
 		w.removePod(c, p)
 	}
 	ix.dropEntry(node)
