@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"reflect"
 	"runtime"
 	"slices"
 	"testing"
@@ -180,5 +181,45 @@ func TestDaemonSetCountsMatchThePods(t *testing.T) {
 	}
 	if op.Status != api.OpStatusDone {
 		t.Fatalf("the upgrade is %s after %d steps", op.Status, steps)
+	}
+}
+
+// A cluster's map of pods is built anew once as many pods have left it as it holds (a Go map
+// never shrinks, and one whose pods are replaced over and over grows its tables: compactPods),
+// at a publish, with the same pods in it.
+func TestPodsMapIsRebuiltAfterChurn(t *testing.T) {
+	w := newTestWorld(t)
+	c := createTestCluster(t, w, "us-central1-a", &api.NodePool{Name: "web", InitialNodeCount: 3})
+	advance(w, 5*time.Minute)
+	system := len(c.Pods)
+	mapOf := func() uintptr { return reflect.ValueOf(c.Pods).Pointer() }
+	was, rebuilt, removed := mapOf(), 0, 0
+	for range 5 {
+		if _, err := w.kubeapi.CreateDeployment(c, "default", deployment("churn", 300, "10m")); err != nil {
+			t.Fatal(err)
+		}
+		advance(w, time.Minute)
+		if _, err := w.kubeapi.DeleteDeployment(c, "default", "churn"); err != nil {
+			t.Fatal(err)
+		}
+		advance(w, 2*time.Minute)
+		removed += 300
+		if now := mapOf(); now != was {
+			rebuilt, was = rebuilt+1, now
+		}
+	}
+	if rebuilt != 1 {
+		t.Errorf("after %d pods left a map of about %d, it was built anew %d times, want once (at 1,024 removals)", removed, system+300, rebuilt)
+	}
+	if len(c.Pods) != system {
+		t.Errorf("%d pods in the map, want the %d system pods", len(c.Pods), system)
+	}
+	for key, p := range c.Pods {
+		if p.Key() != key || p.Namespace != "kube-system" {
+			t.Errorf("the map holds %s under %s, want only GKE's system pods under their keys", p.Key(), key)
+		}
+	}
+	if got := len(w.kubeapi.ListPods(c, model.ListOptions{}).Items); got != system {
+		t.Errorf("the API lists %d pods, want %d", got, system)
 	}
 }

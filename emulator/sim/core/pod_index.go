@@ -48,6 +48,9 @@ type PodIndex struct {
 	ScheduleQueued bool
 	// syncQueued: deployments with a controller pass already scheduled.
 	SyncQueued map[string]bool
+	// removed counts the pods removed from the cluster's map since it was last built
+	// (compactPods).
+	removed int
 }
 
 // PodIndex returns the Kubernetes index of c, building it if needed.

@@ -211,6 +211,7 @@ func (w *Core) removePod(c *model.Cluster, p *model.Pod) {
 	ix.Sched.countOwnerZone(n, p, -1)
 	ix.untrack(p)
 	delete(c.Pods, p.Key())
+	ix.removed++
 	w.podRemoved(c, p, c.NextRV())
 	if n != nil {
 		w.SchedNodeChanged(c, n)
