@@ -9,6 +9,7 @@ import (
 	"weak"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
@@ -188,6 +189,8 @@ func TestDaemonSetCountsMatchThePods(t *testing.T) {
 // never shrinks, and one whose pods are replaced over and over grows its tables: compactPods),
 // at a publish, with the same pods in it.
 func TestPodsMapIsRebuiltAfterChurn(t *testing.T) {
+	defer func(was int) { core.CompactPodsMin = was }(core.CompactPodsMin)
+	core.CompactPodsMin = 1024 // as it is outside tests (TestMain lowers it)
 	w := newTestWorld(t)
 	c := createTestCluster(t, w, "us-central1-a", &api.NodePool{Name: "web", InitialNodeCount: 3})
 	advance(w, 5*time.Minute)

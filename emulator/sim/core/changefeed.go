@@ -390,8 +390,13 @@ func (w *Core) exists(c *model.Cluster, obj any) bool {
 
 // ---- publishing ----
 
+// CompactPodsMin is the fewest removals after which compactPods builds a map of pods anew. The
+// simulation's tests lower it, so that every scenario they check byte for byte runs with the
+// rebuilds.
+var CompactPodsMin = 1024
+
 // compactPods builds the cluster's map of pods anew once as many pods have been removed from it
-// as it holds (and at least 1,024). A Go map never shrinks, and one whose entries are replaced
+// as it holds (and at least CompactPodsMin). A Go map never shrinks, and one whose entries are replaced
 // over and over, as an upgrade replaces every pod of its pool, keeps splitting its tables: after
 // a surge upgrade of 15,000 nodes the map of 210,000 pods took 13.4 MB, twice what a new one
 // does. A publish is between two instants, when nothing walks the map; its order was never
@@ -399,7 +404,7 @@ func (w *Core) exists(c *model.Cluster, obj any) bool {
 // about one entry.
 func (w *Core) compactPods(c *model.Cluster) {
 	ix, ok := w.PodIndexes[c]
-	if !ok || ix.removed < max(len(c.Pods), 1024) {
+	if !ok || ix.removed < max(len(c.Pods), CompactPodsMin) {
 		return
 	}
 	ix.removed = 0
