@@ -163,17 +163,25 @@ func diffPodIndex(a, b *core.PodIndex) string {
 				n, x.Free, x.Pods, x.Schedulable, x.Registered, x.Idx >= 0, y.Free, y.Pods, y.Schedulable, y.Registered, y.Idx >= 0)
 		}
 	}
+	// A group's members are the scheduler's nodes filed in it.
+	am, bm := map[string]int{}, map[string]int{}
+	for _, sn := range a.Sched.Nodes {
+		am[sn.Group.Key]++
+	}
+	for _, sn := range b.Sched.Nodes {
+		bm[sn.Group.Key]++
+	}
 	for k := range union(a.Sched.Groups, b.Sched.Groups) {
 		x, y := a.Sched.Groups[k], b.Sched.Groups[k]
 		if x == nil || y == nil {
-			if (x == nil || x.Members == 0) && (y == nil || y.Members == 0) {
+			if am[k] == 0 && bm[k] == 0 {
 				continue
 			}
 			return fmt.Sprintf("scheduler group %s missing on one side", k)
 		}
-		if x.Registered != y.Registered || x.Members != y.Members || len(x.Heap) != len(y.Heap) {
+		if x.Registered != y.Registered || am[k] != bm[k] || len(x.Heap) != len(y.Heap) {
 			return fmt.Sprintf("scheduler group %s: registered %d members %d heap %d, rebuilt %d %d %d", k,
-				x.Registered, x.Members, len(x.Heap), y.Registered, y.Members, len(y.Heap))
+				x.Registered, am[k], len(x.Heap), y.Registered, bm[k], len(y.Heap))
 		}
 	}
 	for k := range union(a.Sched.OwnerZone, b.Sched.OwnerZone) {

@@ -1,8 +1,6 @@
 package autoscaler
 
 import (
-	"sort"
-
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
@@ -37,11 +35,7 @@ const (
 
 func (w *Autoscaler) newShadow(c *model.Cluster) *shadowFit {
 	ix := w.core.PodIndex(c)
-	groups := make([]*core.SchedGroup, 0, len(ix.Sched.Groups))
-	for _, g := range ix.Sched.Groups {
-		groups = append(groups, g)
-	}
-	sort.Slice(groups, func(i, j int) bool { return groups[i].Key < groups[j].Key })
+	groups := ix.SortedSchedGroups()
 	return &shadowFit{used: map[string]model.Resources{}, pending: map[string]model.Resources{}, groups: groups, open: make([]openness, len(groups))}
 }
 

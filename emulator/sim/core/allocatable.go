@@ -43,7 +43,6 @@ func (w *Core) NodeRecreated(c *model.Cluster, n *model.Node) {
 	if sn.Registered {
 		sn.Group.Registered--
 	}
-	sn.Group.Members--
 	delete(ix.Sched.Nodes, n.Name)
 	w.updateSchedNode(c, n)
 }

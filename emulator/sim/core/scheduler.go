@@ -37,9 +37,8 @@ type schedIndex struct {
 	Nodes  map[string]*schedNode
 	// ownerZone counts pods per owner per zone, to spread replicas across zones.
 	OwnerZone map[string]map[string]int
-	// sorted are the groups by key, as a scheduling pass walks them (groups are only ever
-	// added: a new one makes the next pass sort them again); queue is a pass's storage for
-	// the pending pods, kept between passes.
+	// sorted are the groups by key (SortedSchedGroups); queue is a scheduling pass's storage
+	// for the pending pods, kept between passes.
 	sorted []*SchedGroup
 	queue  []queuedPod
 }
@@ -61,8 +60,6 @@ type SchedGroup struct {
 	alloc   model.Resources
 	MaxPods int
 	Heap    nodeHeap
-	// Members counts the nodes filed in the group (schedIndex.Nodes has them by name).
-	Members int
 	// registered counts members that are Kubernetes nodes (booted), for kube-scheduler's
 	// "0/N nodes are available" message.
 	Registered int
@@ -177,7 +174,6 @@ func (w *Core) updateSchedNode(c *model.Cluster, n *model.Node) bool {
 		g := s.group(w, c, n)
 		sn = &schedNode{Name: n.Name, Group: g, Idx: -1, Free: g.alloc}
 		s.Nodes[n.Name] = sn
-		g.Members++
 	}
 	if !present { // forgotten
 		if sn.Idx >= 0 {
@@ -186,7 +182,6 @@ func (w *Core) updateSchedNode(c *model.Cluster, n *model.Node) bool {
 		if sn.Registered {
 			sn.Group.Registered--
 		}
-		sn.Group.Members--
 		delete(s.Nodes, n.Name)
 		return false
 	}
@@ -255,6 +250,18 @@ func (w *Core) registerSchedulerHandlers() {
 	})
 }
 
+// SortedSchedGroups are the scheduler's node groups by key, as a scheduling pass and the
+// autoscaler's shadow scheduling walk them. Groups are only ever added (a rebuild of the view
+// starts a new list), so the list is sorted again only when one was; a new list is made then,
+// so that one handed out before never changes. Callers must not change it.
+func (ix *PodIndex) SortedSchedGroups() []*SchedGroup {
+	s := ix.Sched
+	if len(s.sorted) != len(s.Groups) {
+		s.sorted = slices.SortedFunc(maps.Values(s.Groups), func(a, b *SchedGroup) int { return strings.Compare(a.Key, b.Key) })
+	}
+	return s.sorted
+}
+
 // schedulePending places every pending pod it can, highest priority first, then oldest.
 func (w *Core) schedulePending(c *model.Cluster) {
 	ix := w.PodIndex(c)
@@ -282,14 +289,7 @@ func (w *Core) schedulePending(c *model.Cluster) {
 		}
 		return strings.Compare(a.key, b.key)
 	})
-	if len(s.sorted) != len(s.Groups) {
-		s.sorted = s.sorted[:0]
-		for _, g := range s.Groups {
-			s.sorted = append(s.sorted, g)
-		}
-		slices.SortFunc(s.sorted, func(a, b *SchedGroup) int { return strings.Compare(a.Key, b.Key) })
-	}
-	groups := s.sorted
+	groups := ix.SortedSchedGroups()
 	separate := c.Autopilot && w.runsExtended(c)
 	// Pods of one template that did not fit make the rest of that template fail too.
 	failed := map[Class]string{}
