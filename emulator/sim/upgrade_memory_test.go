@@ -35,18 +35,23 @@ func TestUpgradeLetsGoOfReplacedNodes(t *testing.T) {
 				t.Fatalf("%d nodes upgraded, want %d", got, len(before))
 			}
 			runtime.GC()
-			held := 0
-			for _, p := range before {
-				if p.Value() != nil {
-					held++
-				}
-			}
-			if held > 0 {
+			if held := stillHeld(before); held > 0 {
 				t.Errorf("%d of the %d replaced nodes are still held after the upgrade", held, len(before))
 			}
 			runtime.KeepAlive(w)
 		})
 	}
+}
+
+// stillHeld counts the weak pointers whose object the collector has not freed.
+func stillHeld[T any](ps []weak.Pointer[T]) int {
+	held := 0
+	for _, p := range ps {
+		if p.Value() != nil {
+			held++
+		}
+	}
+	return held
 }
 
 // A deleted cluster is let go of whole: its nodes, pods and indexes (the pod index, the
@@ -94,13 +99,7 @@ func TestDeletedClusterAndPoolAreLetGo(t *testing.T) {
 	if cluster.Value() != nil {
 		t.Error("the deleted cluster is still held")
 	}
-	held := 0
-	for _, p := range pods {
-		if p.Value() != nil {
-			held++
-		}
-	}
-	if held > 0 {
+	if held := stillHeld(pods); held > 0 {
 		t.Errorf("%d of the deleted cluster's %d pods are still held", held, len(pods))
 	}
 	runtime.KeepAlive(w)
