@@ -43,6 +43,8 @@ var savedDirs = []struct {
 	{"saved-state", 2, "862eae7"},
 	// Written before the event log kept its per-pod lines as their parts (format 4).
 	{"saved-state-format3", 3, "5dc9f1c"},
+	// Written before a saved pod left out its namespace and name, which its key says (format 5).
+	{"saved-state-format4", 4, "8812073"},
 }
 
 const savedK8s = "/k8s/projects/p/locations/us-central1/clusters/shop"
@@ -235,7 +237,8 @@ func resumeSaved(t *testing.T, name string, format int, commit string, update bo
 	got := savedContinuation(t, e, client{t, url})
 	if !update {
 		// What this gkesim saved after resuming is in its own format: the event log keeps the
-		// pod lines that the old format saved as text as their parts.
+		// pod lines that format 3 saved as text as their parts, and a pod is saved without the
+		// namespace and name that format 4 repeated beside its key.
 		if err := e.Close(); err != nil {
 			t.Fatal(err)
 		}
@@ -243,9 +246,31 @@ func resumeSaved(t *testing.T, name string, format int, commit string, update bo
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !bytes.HasPrefix(snap, []byte(`{"format":4,`)) || !bytes.Contains(snap, []byte(`"line":"scheduled","pod":"default/`)) ||
+		if !bytes.HasPrefix(snap, fmt.Appendf(nil, `{"format":%d,`, store.FormatVersion)) || !bytes.Contains(snap, []byte(`"line":"scheduled","pod":"default/`)) ||
 			bytes.Contains(snap, []byte(`scheduled to gke-`)) {
-			t.Fatalf("the snapshot after resuming the format-%d directory is not format 4 with pod lines as parts: %.200s", format, snap)
+			t.Fatalf("the snapshot after resuming the format-%d directory is not format %d with pod lines as parts: %.200s", format, store.FormatVersion, snap)
+		}
+		var saved struct {
+			State struct {
+				Clusters map[string]struct {
+					Pods map[string]map[string]json.RawMessage `json:"pods"`
+				} `json:"clusters"`
+			} `json:"state"`
+		}
+		if err := json.Unmarshal(snap, &saved); err != nil {
+			t.Fatal(err)
+		}
+		pods := 0
+		for _, c := range saved.State.Clusters {
+			for key, p := range c.Pods {
+				pods++
+				if p["namespace"] != nil || p["name"] != nil || p["phase"] == nil {
+					t.Fatalf("pod %s is saved with its namespace or name, or without its phase: %v", key, p)
+				}
+			}
+		}
+		if pods == 0 {
+			t.Fatal("the snapshot after resuming holds no pods")
 		}
 	}
 	if update {

@@ -851,7 +851,7 @@ func TestScaleDownSeesAnnotationsChangedLater(t *testing.T) {
 	}
 	in := w.kubeapi.RenderPod(c, pod)
 	in.Annotations = map[string]string{core.SafeToEvictAnnotation: "false"}
-	if _, err := w.kubeapi.UpdatePod(c, "default", pod.Name, in); err != nil {
+	if _, err := w.kubeapi.UpdatePod(c, "default", pod.Name(), in); err != nil {
 		t.Fatal(err)
 	}
 	advance(w, 45*time.Minute)

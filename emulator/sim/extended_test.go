@@ -63,7 +63,7 @@ func TestExtendedDurationPodSurvivesAutoUpgradeOnAutopilot(t *testing.T) {
 	created := map[string]time.Time{}
 	for _, p := range c.Pods {
 		if p.Owner == "batch" {
-			created[p.Name] = p.CreateTime.Time()
+			created[p.Name()] = p.CreateTime.Time()
 		}
 	}
 	op := autoUpgradePool(t, w, c, to)

@@ -180,7 +180,7 @@ func TestImportFixture(t *testing.T) {
 	}
 	// After a minute of running, nothing moved: every pod still on its node.
 	for _, p := range c.Pods {
-		if p.Node == "" && p.Name[:9] != "ssd-cache" {
+		if p.Node == "" && p.Name()[:9] != "ssd-cache" {
 			t.Errorf("pod %s lost its node", p.Key())
 		}
 	}

@@ -16,8 +16,8 @@ func TestGeneratedPodNamesAreNeverReused(t *testing.T) {
 	w, c := bigCluster(t)
 	perNode := map[string]map[string]int{}
 	for key, p := range c.Pods {
-		if key != p.Key() || p.Key() != model.NamespacedKey(p.Namespace, p.Name) {
-			t.Fatalf("pod %s/%s is in the cluster under %q", p.Namespace, p.Name, key)
+		if key != p.Key() || p.Key() != model.NamespacedKey(p.Namespace(), p.Name()) {
+			t.Fatalf("pod %s/%s is in the cluster under %q", p.Namespace(), p.Name(), key)
 		}
 		if p.OwnerKind != model.OwnerDaemonSet {
 			continue

@@ -217,7 +217,7 @@ func TestPodsMapIsRebuiltAfterChurn(t *testing.T) {
 		t.Errorf("%d pods in the map, want the %d system pods", len(c.Pods), system)
 	}
 	for key, p := range c.Pods {
-		if p.Key() != key || p.Namespace != "kube-system" {
+		if p.Key() != key || p.Namespace() != "kube-system" {
 			t.Errorf("the map holds %s under %s, want only GKE's system pods under their keys", p.Key(), key)
 		}
 	}

@@ -172,7 +172,7 @@ func TestSchedulerSelectorsTaintsCordons(t *testing.T) {
 	advance(w, time.Minute)
 	for _, p := range c.Pods {
 		if p.Owner == "web" && p.Node == cordoned {
-			t.Fatalf("pod %s scheduled to cordoned node %s", p.Name, cordoned)
+			t.Fatalf("pod %s scheduled to cordoned node %s", p.Name(), cordoned)
 		}
 	}
 	if got := onPool("web", "pool-a"); got != 6 {
@@ -213,7 +213,7 @@ func TestSchedulerProfiles(t *testing.T) {
 			for _, p := range c.Pods {
 				if p.Owner == "web" {
 					if got := w.kubeapi.RenderPod(c, p).Spec.SchedulerName; got != want {
-						t.Fatalf("%s: pod %s has scheduler %q, want %q", tc.profile, p.Name, got, want)
+						t.Fatalf("%s: pod %s has scheduler %q, want %q", tc.profile, p.Name(), got, want)
 					}
 				}
 			}
@@ -242,7 +242,7 @@ func TestOptimizeUtilizationSchedulerAtCreation(t *testing.T) {
 		spread[p.Owner][p.Node] = true
 		want := map[string]string{"before": corev1.DefaultSchedulerName, "custom": "my-scheduler", "after": model.OptimizeUtilizationScheduler}[p.Owner]
 		if got := w.kubeapi.RenderPod(c, p).Spec.SchedulerName; want != "" && got != want {
-			t.Fatalf("pod %s: scheduler %q, want %q", p.Name, got, want)
+			t.Fatalf("pod %s: scheduler %q, want %q", p.Name(), got, want)
 		}
 	}
 	if len(spread["before"]) < 3 || len(spread["after"]) != 1 {
@@ -415,7 +415,7 @@ func TestSystemPods(t *testing.T) {
 	for _, p := range c.Pods {
 		if p.OwnerKind == model.OwnerDaemonSet {
 			perNode[p.Node]++
-		} else if p.Namespace == "kube-system" && p.Phase == model.PodRunning {
+		} else if p.Namespace() == "kube-system" && p.Phase == model.PodRunning {
 			system++
 		}
 	}
@@ -452,7 +452,7 @@ func checkTemplateCounts(t *testing.T, w *World, c *model.Cluster) {
 		if p.OwnerKind != model.OwnerDeployment {
 			continue
 		}
-		key := p.Namespace + "/" + p.Owner
+		key := p.Namespace() + "/" + p.Owner
 		if want[key] == nil {
 			want[key] = map[string]*model.TemplateCount{}
 		}

@@ -98,6 +98,7 @@ func Restore(st *model.State) (*World, error) {
 	for _, c := range st.Clusters {
 		if c != nil {
 			c.InitMaps()
+			c.KeyPods()  // a saved pod's namespace and name are its key in the map
 			c.TidyPods() // states saved before zero times were left out hold an empty PodRare per pod
 		}
 	}

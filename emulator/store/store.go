@@ -37,8 +37,10 @@ import (
 // misread. Format 4's event log keeps the lines logged for every pod (scheduled, evicted) as
 // their parts, not as text, and numbers its entries from the last (model.EventLog); format 3's
 // logs are read and their pod lines kept as parts again, so a format-3 directory resumes as it
-// would have.
-const FormatVersion = 4
+// would have. Format 5 saves a pod without its namespace and name, which its key in its
+// cluster's map of pods says (model.Cluster.KeyPods); a format-4 state's pods are read alike
+// (their namespace and name were always their key's).
+const FormatVersion = 5
 
 // envelope is the snapshot file's content.
 type envelope struct {

@@ -292,7 +292,7 @@ func (w *Autoscaler) podBlocker(c *model.Cluster, n *model.Node, r PoolRole, sha
 			return fmt.Sprintf("pod %s has %s: \"false\", which keeps its node", pod.Key(), core.SafeToEvictAnnotation)
 		case pod.OwnerKind == 0:
 			return fmt.Sprintf("pod %s is not managed by a controller", pod.Key())
-		case pod.Namespace == "kube-system" && len(w.core.PdbsOf(c, pod)) == 0:
+		case pod.Namespace() == "kube-system" && len(w.core.PdbsOf(c, pod)) == 0:
 			return fmt.Sprintf("kube-system pod %s has no PodDisruptionBudget", pod.Key())
 		}
 		if b := w.core.EvictionBlocker(c, pod); b != nil {

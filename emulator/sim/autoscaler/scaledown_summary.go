@@ -22,7 +22,7 @@ func (w *Autoscaler) MayKeepNode(c *model.Cluster, p *model.Pod) bool {
 	if p.OwnerKind == model.OwnerDaemonSet {
 		return false
 	}
-	if c.Autopilot || p.OwnerKind != model.OwnerDeployment || p.Namespace == "kube-system" || p.Annotation[core.SafeToEvictAnnotation] == "false" {
+	if c.Autopilot || p.OwnerKind != model.OwnerDeployment || p.Namespace() == "kube-system" || p.Annotation[core.SafeToEvictAnnotation] == "false" {
 		return true
 	}
 	d := c.Deployments[p.OwnerKey()]

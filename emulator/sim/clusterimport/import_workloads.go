@@ -506,9 +506,10 @@ func (im *importer) buildStandIn(op *ownedPods, templates map[string]*corev1.Pod
 func (im *importer) buildPod(kp *corev1.Pod, o podOwner, tmpl *corev1.PodSpec) {
 	c := im.c
 	ip, _ := model.ParseIP(kp.Status.PodIP) // Snapshot.check refused an address it cannot keep
-	p := &model.Pod{Namespace: kp.Namespace, Name: kp.Name, LegacyUID: string(kp.UID), Labels: maps.Clone(kp.Labels),
+	p := &model.Pod{LegacyUID: string(kp.UID), Labels: maps.Clone(kp.Labels),
 		Annotation: maps.Clone(kp.Annotations), Node: kp.Spec.NodeName, Phase: model.PodPending, IP: ip,
 		CreateTime: model.StampOf(im.past(kp.CreationTimestamp.Time, im.w.st.Now)), RV: c.NextRV()}
+	p.Rename(kp.Namespace, kp.Name)
 	if p.LegacyUID == "" {
 		p.LegacyUID = model.UIDOf(c.ID, "pod", p.Key())
 	}

@@ -192,7 +192,7 @@ func (w *Core) podRemoved(c *model.Cluster, p *model.Pod, rv int64) {
 	}
 	f.marks.untrackDaemonPod(p)
 	if f.Recording {
-		f.setGone(p, feed.Change{RV: rv, Type: feed.ChangeDeleted, Resource: feed.ResourcePods, Namespace: p.Namespace, Name: p.Name,
+		f.setGone(p, feed.Change{RV: rv, Type: feed.ChangeDeleted, Resource: feed.ResourcePods, Namespace: p.Namespace(), Name: p.Name(),
 			Snap: w.batchSnap(c, f, p)})
 	}
 	if p.OwnerKind == model.OwnerDeployment {
@@ -340,7 +340,7 @@ type FeedRenderers struct {
 func (w *Core) changeOf(c *model.Cluster, f *ChangeFeed, obj any) feed.Change {
 	switch o := obj.(type) {
 	case *model.Pod:
-		return feed.Change{RV: o.RV, Resource: feed.ResourcePods, Namespace: o.Namespace, Name: o.Name, Snap: w.batchSnap(c, f, o)}
+		return feed.Change{RV: o.RV, Resource: feed.ResourcePods, Namespace: o.Namespace(), Name: o.Name(), Snap: w.batchSnap(c, f, o)}
 	case *model.Node:
 		return feed.Change{RV: o.RV, Resource: feed.ResourceNodes, Name: o.Name, Snap: w.nodeSnapshot(c, o)}
 	case *model.Namespace:

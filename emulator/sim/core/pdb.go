@@ -76,7 +76,7 @@ func (w *Core) PdbsOf(c *model.Cluster, p *model.Pod) []*model.PDB {
 		}
 	}
 	var out []*model.PDB
-	ix.PDBs.Matching(p.Namespace, p.Labels, func(b *model.PDB) { out = append(out, b) })
+	ix.PDBs.Matching(p.Namespace(), p.Labels, func(b *model.PDB) { out = append(out, b) })
 	if len(out) > 1 {
 		sort.Slice(out, func(i, j int) bool { return out[i].Key() < out[j].Key() })
 	}
@@ -115,7 +115,7 @@ func (w *Core) PDBCounts(c *model.Cluster, b *model.PDB) *PDBCount {
 	if c.PDBs[b.Key()] != b { // not (or no longer) one of c's budgets: counted alone
 		sel := w.SelectorOf(c, b, b.Spec.Selector)
 		for _, p := range c.Pods {
-			if p.Namespace == b.Namespace && !p.Terminating && sel.Matches(labels.Set(p.Labels)) {
+			if p.Namespace() == b.Namespace && !p.Terminating && sel.Matches(labels.Set(p.Labels)) {
 				fresh[b].add(p, 1)
 			}
 		}

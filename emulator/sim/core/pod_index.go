@@ -293,10 +293,10 @@ func (ix *PodIndex) untrack(p *model.Pod) {
 type PodList []*model.Pod
 
 func comparePods(a, b *model.Pod) int {
-	if c := strings.Compare(a.Namespace, b.Namespace); c != 0 {
+	if c := strings.Compare(a.Namespace(), b.Namespace()); c != 0 {
 		return c
 	}
-	return strings.Compare(a.Name, b.Name)
+	return strings.Compare(a.Name(), b.Name())
 }
 
 func (l PodList) insert(p *model.Pod) PodList {

@@ -542,7 +542,7 @@ func IsExtended(p *model.Pod) bool { return p.Annotation[SafeToEvictAnnotation] 
 
 // Separable says whether Autopilot's separation concerns p: a user workload's pod.
 func Separable(p *model.Pod) bool {
-	return p.OwnerKind != model.OwnerDaemonSet && p.Namespace != "kube-system"
+	return p.OwnerKind != model.OwnerDaemonSet && p.Namespace() != "kube-system"
 }
 
 // SeparatedFrom says whether, on Autopilot, p may not run on node because of the pods there: an

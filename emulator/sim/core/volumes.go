@@ -18,7 +18,7 @@ import (
 func (w *Core) mountWait(c *model.Cluster, p *model.Pod) string {
 	spec := w.PodSpec(c, p)
 	for _, v := range spec.Volumes {
-		if missing := w.missingSource(c, p.Namespace, v.VolumeSource); missing != "" {
+		if missing := w.missingSource(c, p.Namespace(), v.VolumeSource); missing != "" {
 			return fmt.Sprintf("MountVolume.SetUp failed for volume %q : %s not found", v.Name, missing)
 		}
 	}
@@ -80,11 +80,11 @@ func (w *Core) MountSourceAppeared(c *model.Cluster, resource, ns, name string) 
 	}
 	var waiting []*model.Pod
 	for _, p := range c.Pods {
-		if p.Namespace == ns && p.MountWait() != "" && strings.Contains(p.MountWait(), what) {
+		if p.Namespace() == ns && p.MountWait() != "" && strings.Contains(p.MountWait(), what) {
 			waiting = append(waiting, p)
 		}
 	}
-	sort.Slice(waiting, func(i, j int) bool { return waiting[i].Name < waiting[j].Name })
+	sort.Slice(waiting, func(i, j int) bool { return waiting[i].Name() < waiting[j].Name() })
 	for _, p := range waiting {
 		w.StartContainers(c, p)
 	}

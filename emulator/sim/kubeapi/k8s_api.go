@@ -129,7 +129,7 @@ func (w *API) DeleteNamespace(c *model.Cluster, name string) (*corev1.Namespace,
 		}
 	}
 	for _, key := range model.SortedKeys(c.Pods) {
-		if p := c.Pods[key]; p != nil && p.Namespace == name {
+		if p := c.Pods[key]; p != nil && p.Namespace() == name {
 			w.core.TerminatePod(c, p, core.GraceOf(w.core.PodSpec(c, p), 0))
 		}
 	}
@@ -366,7 +366,7 @@ func (w *API) RenderPod(c *model.Cluster, p *model.Pod) *corev1.Pod {
 func (w *API) ListPods(c *model.Cluster, o model.ListOptions) *corev1.PodList {
 	out := &corev1.PodList{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "PodList"}, ListMeta: metav1.ListMeta{ResourceVersion: model.RVString(c.RV)}}
 	matches := func(p *model.Pod) bool {
-		return o.Matches(p.Namespace, p.Labels) && (o.Phase == "" || o.Phase == p.Phase.String())
+		return o.Matches(p.Namespace(), p.Labels) && (o.Phase == "" || o.Phase == p.Phase.String())
 	}
 	// The pods that match, in order, before any is rendered: a filtered list (the pending pods
 	// of a large cluster) costs what it holds.
@@ -438,7 +438,8 @@ func (w *API) CreatePod(c *model.Cluster, ns string, in *corev1.Pod) (*corev1.Po
 		return nil, err
 	}
 	spec := &in.Spec
-	p := &model.Pod{Namespace: ns, Name: in.Name, Spec: spec, Labels: in.Labels, Annotation: in.Annotations}
+	p := model.NewPod(ns, in.Name)
+	p.Spec, p.Labels, p.Annotation = spec, in.Labels, in.Annotations
 	p.SetManagedFields(in.ManagedFields)
 	w.core.AddPod(c, p)
 	admitted()

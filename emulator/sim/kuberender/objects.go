@@ -130,7 +130,7 @@ func (s *PodSnap) RenderPod() *corev1.Pod {
 	}
 	uid := model.PodUIDIn(s.clusterID, p) // made when a watcher reads the change, not at every change
 	admitPodSpec(spec, uid, p.Priority)
-	meta := metav1.ObjectMeta{Name: p.Name, Namespace: p.Namespace, UID: types.UID(uid), ResourceVersion: model.RVString(p.RV),
+	meta := metav1.ObjectMeta{Name: p.Name(), Namespace: p.Namespace(), UID: types.UID(uid), ResourceVersion: model.RVString(p.RV),
 		CreationTimestamp: metav1.NewTime(created), Labels: maps.Clone(p.Labels), Annotations: maps.Clone(p.Annotation),
 		ManagedFields: model.CloneManagedFields(p.ManagedFields())}
 	truth := true
@@ -140,7 +140,7 @@ func (s *PodSnap) RenderPod() *corev1.Pod {
 	case p.OwnerKind == model.OwnerDeployment:
 		meta.GenerateName = p.Owner + "-" + p.Template + "-"
 		meta.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: p.Owner + "-" + p.Template,
-			UID: types.UID(model.UIDOf(s.clusterID, "rs", p.Namespace, p.Owner, p.Template)), Controller: &truth, BlockOwnerDeletion: &truth}}
+			UID: types.UID(model.UIDOf(s.clusterID, "rs", p.Namespace(), p.Owner, p.Template)), Controller: &truth, BlockOwnerDeletion: &truth}}
 	case p.OwnerKind == model.OwnerDaemonSet:
 		meta.GenerateName = DaemonPodGenerateName(p)
 		meta.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "DaemonSet", Name: p.Owner,
@@ -365,7 +365,7 @@ func APITime(t time.Time) metav1.Time { return metav1.NewTime(t.Truncate(time.Se
 
 // DaemonPodGenerateName is a DaemonSet pod's generateName: none for a pod named after its node.
 func DaemonPodGenerateName(p *model.Pod) string {
-	if p.Node != "" && p.Name == p.Owner+"-"+p.Node {
+	if p.Node != "" && p.Name() == p.Owner+"-"+p.Node {
 		return ""
 	}
 	return p.Owner + "-"

@@ -163,7 +163,7 @@ func (w *LoadBalancers) TracePacket(c *model.Cluster, req TraceRequest) (*api.Pa
 		out.Result, out.Reason = "REJECTED", err
 		return out, nil
 	}
-	out.Pod = &api.TracePod{Namespace: pod.Namespace, Name: pod.Name, IP: pod.IP.String(), Port: target, Node: pod.Node, Ready: pod.Ready,
+	out.Pod = &api.TracePod{Namespace: pod.Namespace(), Name: pod.Name(), IP: pod.IP.String(), Port: target, Node: pod.Node, Ready: pod.Ready,
 		Terminating: pod.Terminating, SameNode: node == nil || pod.Node == node.Name}
 	if terminating {
 		hop("no ready endpoint%s: using a terminating pod as a last resort (proxy terminating endpoints, GKE 1.26 and later)", map[bool]string{true: " on this node", false: ""}[local])
@@ -225,7 +225,7 @@ func (w *LoadBalancers) terminatingEndpoints(c *model.Cluster, s *model.Service,
 	}
 	var out []*model.Pod
 	consider := func(p *model.Pod) {
-		if p.Namespace == s.Namespace && p.Terminating && p.Node != "" && p.Phase == model.PodRunning && sel.Matches(labels.Set(p.Labels)) {
+		if p.Namespace() == s.Namespace && p.Terminating && p.Node != "" && p.Phase == model.PodRunning && sel.Matches(labels.Set(p.Labels)) {
 			out = append(out, p)
 		}
 	}

@@ -123,7 +123,7 @@ func (w *LoadBalancers) rescanEndpoints(c *model.Cluster, s *model.Service) {
 		return
 	}
 	for _, p := range c.Pods {
-		if p.Namespace == s.Namespace && sel.Matches(labels.Set(p.Labels)) && servingPod(c, p) {
+		if p.Namespace() == s.Namespace && sel.Matches(labels.Set(p.Labels)) && servingPod(c, p) {
 			ix.serving[key][p] = p.Node
 			ix.PerNode[key][p.Node]++
 		}
@@ -138,7 +138,7 @@ func (w *LoadBalancers) ServicePodChanged(c *model.Cluster, p *model.Pod) {
 		return
 	}
 	ix := w.ServiceIndex(c)
-	inNS := ix.byNS[p.Namespace]
+	inNS := ix.byNS[p.Namespace()]
 	for _, name := range model.SortedKeys(inNS) { // in name order: the events it schedules are deterministic
 		s := inNS[name]
 		key := s.Key()

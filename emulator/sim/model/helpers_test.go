@@ -41,7 +41,8 @@ func TestDurationFormats(t *testing.T) {
 }
 
 func TestKeysAndEvents(t *testing.T) {
-	p := &Pod{Namespace: "shop", Name: "web-1", Owner: "web"}
+	p := NewPod("shop", "web-1")
+	p.Owner = "web"
 	if p.Key() != "shop/web-1" || p.OwnerKey() != "shop/web" || NamespacedKey("a", "b") != "a/b" {
 		t.Errorf("keys: %s %s", p.Key(), p.OwnerKey())
 	}

@@ -43,21 +43,28 @@ func TestPodCloneKnowsEveryField(t *testing.T) {
 	}
 }
 
-// A pod's and a Deployment's keys are built once and kept; a name or owner changed afterwards
-// (an import sets fields one by one) still gives the right key, and an owner key taken from
-// the pod's own key is the same as one built.
+// A pod's namespace and name are parts of its key, which Rename replaces; an owner key taken
+// from the pod's own key is the same as one built. A Deployment's key is built once and kept,
+// and follows its name when that changes (an import sets fields one by one).
 func TestKeysFollowTheNames(t *testing.T) {
-	p := &Pod{Namespace: "shop", Name: "web-5d4f-abcde", OwnerKind: OwnerDeployment, Owner: "web"}
-	if p.Key() != "shop/web-5d4f-abcde" || p.OwnerKey() != "shop/web" {
-		t.Fatalf("keys %q %q", p.Key(), p.OwnerKey())
+	p := NewPod("shop", "web-5d4f-abcde")
+	p.OwnerKind, p.Owner = OwnerDeployment, "web"
+	if p.Key() != "shop/web-5d4f-abcde" || p.Namespace() != "shop" || p.Name() != "web-5d4f-abcde" || p.OwnerKey() != "shop/web" {
+		t.Fatalf("key %q, namespace %q, name %q, owner key %q", p.Key(), p.Namespace(), p.Name(), p.OwnerKey())
 	}
-	p.Name, p.Owner = "api-1", "api"
-	if p.Key() != "shop/api-1" || p.OwnerKey() != "shop/api" {
+	p.Rename("shop", "api-1")
+	p.Owner = "api"
+	if p.Key() != "shop/api-1" || p.Name() != "api-1" || p.OwnerKey() != "shop/api" {
 		t.Fatalf("after renaming: keys %q %q", p.Key(), p.OwnerKey())
 	}
-	p.Namespace, p.Owner = "sho", "other" // same length as before; an owner the name does not start with
-	if p.Key() != "sho/api-1" || p.OwnerKey() != "sho/other" {
+	p.Rename("sho", "api-1")
+	p.Owner = "other" // an owner the name does not start with
+	if p.Key() != "sho/api-1" || p.Namespace() != "sho" || p.OwnerKey() != "sho/other" {
 		t.Fatalf("after moving: keys %q %q", p.Key(), p.OwnerKey())
+	}
+	var zero Pod
+	if zero.Namespace() != "" || zero.Name() != "" || zero.Key() != "" {
+		t.Fatalf("a pod without a key: %q %q %q", zero.Namespace(), zero.Name(), zero.Key())
 	}
 	d := &Deployment{Namespace: "shop", Name: "web"}
 	if d.Key() != "shop/web" {

@@ -80,20 +80,20 @@ func cachedKey(cache *string, namespace, name string) string {
 }
 
 // KeyedPod is a new pod named by key (namespace/name): its Namespace and Name are parts of that
-// one string, which it keeps as its key (Key), so naming a pod builds one string, not three.
-func KeyedPod(key string) *Pod {
-	i := strings.IndexByte(key, '/')
-	return &Pod{Namespace: key[:i], Name: key[i+1:], key: key}
-}
+// one string, its key.
+func KeyedPod(key string) *Pod { return &Pod{key: key} }
+
+// NewPod is a new pod named name in namespace.
+func NewPod(namespace, name string) *Pod { return KeyedPod(NamespacedKey(namespace, name)) }
 
 // OwnerKey is the key (namespace/name) of the pod's owner, in the map of its owner's kind.
 // A pod named after its owner (as a controller names its pods) takes it from its own key,
 // without building a string.
 func (p *Pod) OwnerKey() string {
-	if strings.HasPrefix(p.Name, p.Owner) {
-		return p.Key()[:len(p.Namespace)+1+len(p.Owner)]
+	if name := p.Name(); strings.HasPrefix(name, p.Owner) {
+		return p.key[:len(p.key)-len(name)+len(p.Owner)]
 	}
-	return NamespacedKey(p.Namespace, p.Owner)
+	return NamespacedKey(p.Namespace(), p.Owner)
 }
 
 func LastSegment(s string) string {

@@ -70,17 +70,17 @@ func (st *State) ValidateCluster(c *Cluster) error {
 		if p.Key() != k {
 			return fmt.Errorf("pods[%q] holds pod %s", k, p.Key())
 		}
-		if c.Namespaces[p.Namespace] == nil {
-			return fmt.Errorf("pod %s is in namespace %s, which does not exist", k, p.Namespace)
+		if c.Namespaces[p.Namespace()] == nil {
+			return fmt.Errorf("pod %s is in namespace %s, which does not exist", k, p.Namespace())
 		}
 		if p.Node != "" && c.Nodes[p.Node] == nil {
 			return fmt.Errorf("pod %s is bound to node %s, which is not among the cluster's nodes", k, p.Node)
 		}
 		if p.OwnerKind == OwnerDeployment && !p.Terminating && c.Deployments[p.OwnerKey()] == nil {
-			return fmt.Errorf("pod %s belongs to Deployment %s/%s, which does not exist", k, p.Namespace, p.Owner)
+			return fmt.Errorf("pod %s belongs to Deployment %s/%s, which does not exist", k, p.Namespace(), p.Owner)
 		}
 		if p.OwnerKind == OwnerDaemonSet && c.OwnDaemonSets() && c.DaemonSets[p.OwnerKey()] == nil {
-			return fmt.Errorf("pod %s belongs to DaemonSet %s/%s, which does not exist", k, p.Namespace, p.Owner)
+			return fmt.Errorf("pod %s belongs to DaemonSet %s/%s, which does not exist", k, p.Namespace(), p.Owner)
 		}
 	}
 	for _, k := range SortedKeys(c.Deployments) {

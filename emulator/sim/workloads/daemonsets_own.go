@@ -80,7 +80,7 @@ func (w *Workloads) renderClusterDaemonSet(c *model.Cluster, ds *model.DaemonSet
 		}
 	}
 	for _, p := range c.Pods {
-		if p.OwnerKind != model.OwnerDaemonSet || p.Owner != ds.Name || p.Namespace != ds.Namespace || p.Terminating {
+		if p.OwnerKind != model.OwnerDaemonSet || p.Owner != ds.Name || p.Namespace() != ds.Namespace || p.Terminating {
 			continue
 		}
 		st.CurrentNumberScheduled++

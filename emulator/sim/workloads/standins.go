@@ -44,7 +44,7 @@ func (w *Workloads) syncOrdinals(c *model.Cluster, d *model.Deployment) {
 	ix := w.core.PodIndex(c)
 	byName := make(map[string]*model.Pod, len(ix.PodsOf[d.Key()]))
 	for p := range ix.PodsOf[d.Key()] {
-		byName[p.Name] = p
+		byName[p.Name()] = p
 	}
 	ordered := !d.Controller.Parallel
 	for i := range d.DesiredReplicas() {
@@ -62,8 +62,9 @@ func (w *Workloads) syncOrdinals(c *model.Cluster, d *model.Deployment) {
 		lbls := maps.Clone(t.Labels)
 		lbls[appsv1.StatefulSetPodNameLabel] = name
 		lbls[appsv1.PodIndexLabel] = strconv.Itoa(i)
-		w.core.AddPod(c, &model.Pod{Namespace: d.Namespace, Name: name, OwnerKind: model.OwnerDeployment, Owner: d.Name, Template: d.Current,
-			Labels: lbls, Annotation: t.Annotations})
+		p := model.NewPod(d.Namespace, name)
+		p.OwnerKind, p.Owner, p.Template, p.Labels, p.Annotation = model.OwnerDeployment, d.Name, d.Current, lbls, t.Annotations
+		w.core.AddPod(c, p)
 		if ordered {
 			return
 		}
