@@ -57,10 +57,11 @@ func (s *shadowFit) place(w *Autoscaler, c *model.Cluster, pod *model.Pod, remov
 	for _, g := range s.groups {
 		// The heap's top has the most free CPU of the group; what this pass has placed only
 		// takes from it: if the pod's CPU does not fit there, it fits nowhere in the group.
-		if len(g.Heap) == 0 || pod.Req.MilliCPU > g.Heap[0].Free.MilliCPU || g.Rejects(spec) != "" {
+		if len(g.Heap) == 0 || pod.Req.MilliCPU > g.Heap[0].Node.Free.MilliCPU || g.Rejects(spec) != "" {
 			continue
 		}
-		for _, sn := range g.Heap {
+		for _, e := range g.Heap {
+			sn := e.Node
 			if sn.Name == s.node || removed[sn.Name] || sn.Pods >= g.MaxPods || w.core.SeparatedFrom(c, pod, sn.Name) {
 				continue
 			}
@@ -92,7 +93,8 @@ func (s *shadowFit) settled(flagged int, need model.Resources, n string, removed
 			continue
 		}
 		// The heap's first entries are the group's roomiest nodes by CPU.
-		for _, sn := range g.Heap[:min(len(g.Heap), 3)] {
+		for _, e := range g.Heap[:min(len(g.Heap), 3)] {
+			sn := e.Node
 			if sn.Name == n || removed[sn.Name] || sn.Pods >= g.MaxPods {
 				continue
 			}

@@ -1,8 +1,6 @@
 package core
 
 import (
-	"container/heap"
-
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
@@ -38,7 +36,7 @@ func (w *Core) NodeRecreated(c *model.Cluster, n *model.Node) {
 		return
 	}
 	if sn.Idx >= 0 {
-		heap.Remove(&sn.Group.Heap, sn.Idx)
+		sn.Group.Heap.remove(sn.Idx)
 	}
 	if sn.Registered {
 		sn.Group.Registered--

@@ -287,16 +287,17 @@ func (ix *PodIndex) untrack(p *model.Pod) {
 	}
 }
 
-// sortedPods orders a pod set by name, for deterministic iteration.
-// podList is a list of pods kept in namespace and name order: walking it is deterministic
+// PodList is a list of pods kept in namespace and name order: walking it is deterministic
 // without sorting it.
 type PodList []*model.Pod
 
+// comparePods orders pods by namespace, then name. Pods of one namespace (most comparisons)
+// are ordered by their keys, which then differ only after the same "namespace/".
 func comparePods(a, b *model.Pod) int {
-	if c := strings.Compare(a.Namespace(), b.Namespace()); c != 0 {
-		return c
+	if na, nb := a.Namespace(), b.Namespace(); na != nb {
+		return strings.Compare(na, nb)
 	}
-	return strings.Compare(a.Name(), b.Name())
+	return strings.Compare(a.Key(), b.Key())
 }
 
 func (l PodList) insert(p *model.Pod) PodList {

@@ -2,7 +2,6 @@ package core
 
 import (
 	"cmp"
-	"container/heap"
 	"fmt"
 	"maps"
 	"slices"
@@ -73,31 +72,6 @@ type schedNode struct {
 	Schedulable bool
 	Registered  bool
 	Idx         int // position in the group's heap, -1 when not in it
-}
-
-// nodeHeap orders nodes by free CPU, then free memory, then name.
-type nodeHeap []*schedNode
-
-func (h nodeHeap) Len() int { return len(h) }
-func (h nodeHeap) Less(i, j int) bool {
-	a, b := h[i], h[j]
-	if a.Free.MilliCPU != b.Free.MilliCPU {
-		return a.Free.MilliCPU > b.Free.MilliCPU
-	}
-	if a.Free.MemoryBytes != b.Free.MemoryBytes {
-		return a.Free.MemoryBytes > b.Free.MemoryBytes
-	}
-	return a.Name < b.Name
-}
-func (h nodeHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i]; h[i].Idx = i; h[j].Idx = j }
-func (h *nodeHeap) Push(x any)   { n := x.(*schedNode); n.Idx = len(*h); *h = append(*h, n) }
-func (h *nodeHeap) Pop() any {
-	old := *h
-	n := old[len(old)-1]
-	old[len(old)-1] = nil
-	*h = old[:len(old)-1]
-	n.Idx = -1
-	return n
 }
 
 func (w *Core) buildSchedIndex(c *model.Cluster, ix *PodIndex) *schedIndex {
@@ -177,7 +151,7 @@ func (w *Core) updateSchedNode(c *model.Cluster, n *model.Node) bool {
 	}
 	if !present { // forgotten
 		if sn.Idx >= 0 {
-			heap.Remove(&sn.Group.Heap, sn.Idx)
+			sn.Group.Heap.remove(sn.Idx)
 		}
 		if sn.Registered {
 			sn.Group.Registered--
@@ -199,11 +173,11 @@ func (w *Core) updateSchedNode(c *model.Cluster, n *model.Node) bool {
 	}
 	switch {
 	case sn.Schedulable && sn.Idx < 0:
-		heap.Push(&sn.Group.Heap, sn)
+		sn.Group.Heap.push(sn)
 	case !sn.Schedulable && sn.Idx >= 0:
-		heap.Remove(&sn.Group.Heap, sn.Idx)
+		sn.Group.Heap.remove(sn.Idx)
 	case sn.Idx >= 0:
-		heap.Fix(&sn.Group.Heap, sn.Idx)
+		sn.Group.Heap.fix(sn.Idx)
 	}
 	return sn.Schedulable
 }
@@ -449,7 +423,7 @@ func (g *SchedGroup) selects(spec *corev1.PodSpec, n *schedNode) bool {
 // may): its selection of nodes by name, Autopilot's separation.
 func (g *SchedGroup) fit(req model.Resources, mostAllocated bool, reasons map[string]int, selects func(*schedNode) string) *schedNode {
 	if !mostAllocated && selects == nil && g.Heap.Len() > 0 {
-		top := g.Heap[0]
+		top := g.Heap[0].Node
 		if req.Fits(top.Free) && top.Pods < g.MaxPods {
 			return top
 		}
@@ -460,7 +434,8 @@ func (g *SchedGroup) fit(req model.Resources, mostAllocated bool, reasons map[st
 		}
 	}
 	var best *schedNode
-	for _, n := range g.Heap {
+	for _, e := range g.Heap {
+		n := e.Node
 		why := ""
 		if selects != nil {
 			why = selects(n)
