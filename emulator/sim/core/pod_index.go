@@ -294,10 +294,11 @@ type PodList []*model.Pod
 // comparePods orders pods by namespace, then name. Pods of one namespace (most comparisons)
 // are ordered by their keys, which then differ only after the same "namespace/".
 func comparePods(a, b *model.Pod) int {
-	if na, nb := a.Namespace(), b.Namespace(); na != nb {
-		return strings.Compare(na, nb)
+	ka, kb, na := a.Key(), b.Key(), a.Namespace()
+	if len(kb) > len(na) && kb[len(na)] == '/' && kb[:len(na)] == na {
+		return strings.Compare(ka, kb)
 	}
-	return strings.Compare(a.Key(), b.Key())
+	return strings.Compare(na, b.Namespace())
 }
 
 func (l PodList) insert(p *model.Pod) PodList {
