@@ -18,7 +18,10 @@ type ServiceIndex struct {
 	NodePorts  map[int32]string  // node port (healthCheckNodePort too) -> service key
 	ClusterIPs map[string]string // cluster IP -> service key
 	byNS       map[string]map[string]*model.Service
-	selectors  map[string]labels.Selector // nil: the Service has no selector (no endpoints)
+	// inNS is byNS[namespace] in name order with each Service's key, made when a pod of the
+	// namespace first changes after a Service of it was added or removed.
+	inNS      map[string][]keyedService
+	selectors map[string]labels.Selector // nil: the Service has no selector (no endpoints)
 	// serving: service key -> its serving pods (running, ready, not terminating) -> node.
 	serving map[string]map[*model.Pod]string
 	// perNode: service key -> node -> serving pods there.
@@ -37,6 +40,7 @@ func (w *LoadBalancers) ServiceIndex(c *model.Cluster) *ServiceIndex {
 		return ix
 	}
 	ix := &ServiceIndex{NodePorts: map[int32]string{}, ClusterIPs: map[string]string{}, byNS: map[string]map[string]*model.Service{},
+		inNS:      map[string][]keyedService{},
 		selectors: map[string]labels.Selector{}, serving: map[string]map[*model.Pod]string{}, PerNode: map[string]map[string]int{},
 		Lbs: map[string]*model.Service{}, SyncQueued: map[string]bool{}}
 	w.Svcs[c] = ix
@@ -67,6 +71,7 @@ func (ix *ServiceIndex) track(s *model.Service) {
 		ix.byNS[s.Namespace] = map[string]*model.Service{}
 	}
 	ix.byNS[s.Namespace][s.Name] = s
+	delete(ix.inNS, s.Namespace)
 	ix.selectors[key] = nil
 	if len(s.Spec.Selector) > 0 {
 		ix.selectors[key] = labels.SelectorFromSet(s.Spec.Selector)
@@ -88,6 +93,7 @@ func (ix *ServiceIndex) untrack(s *model.Service) {
 		delete(ix.ClusterIPs, s.Spec.ClusterIP)
 	}
 	delete(ix.byNS[s.Namespace], s.Name)
+	delete(ix.inNS, s.Namespace)
 	delete(ix.selectors, key)
 	delete(ix.serving, key)
 	delete(ix.PerNode, key)
@@ -138,16 +144,19 @@ func (w *LoadBalancers) ServicePodChanged(c *model.Cluster, p *model.Pod) {
 		return
 	}
 	ix := w.ServiceIndex(c)
-	inNS := ix.byNS[p.Namespace()]
-	for _, name := range model.SortedKeys(inNS) { // in name order: the events it schedules are deterministic
-		s := inNS[name]
-		key := s.Key()
+	inNS := ix.servicesIn(p.Namespace())
+	if len(inNS) == 0 {
+		return
+	}
+	serving := servingPod(c, p)
+	for _, ks := range inNS { // in name order: the events it schedules are deterministic
+		s, key := ks.s, ks.key
 		sel := ix.selectors[key]
 		if sel == nil {
 			continue
 		}
 		node, was := ix.serving[key][p]
-		is := servingPod(c, p) && sel.Matches(labels.Set(p.Labels))
+		is := serving && sel.Matches(labels.Set(p.Labels))
 		if was == is {
 			continue
 		}
@@ -168,7 +177,30 @@ func (w *LoadBalancers) ServicePodChanged(c *model.Cluster, p *model.Pod) {
 	}
 }
 
-// sortedServices lists services with a load balancer by key.
+// keyedService is a Service with its key.
+type keyedService struct {
+	s   *model.Service
+	key string
+}
+
+// servicesIn lists the Services of namespace ns in name order (ServiceIndex.inNS).
+func (ix *ServiceIndex) servicesIn(ns string) []keyedService {
+	if l, ok := ix.inNS[ns]; ok {
+		return l
+	}
+	byName := ix.byNS[ns]
+	if len(byName) == 0 {
+		return nil // not kept: a namespace without Services is looked up in byNS
+	}
+	l := make([]keyedService, 0, len(byName))
+	for _, name := range model.SortedKeys(byName) {
+		l = append(l, keyedService{byName[name], byName[name].Key()})
+	}
+	ix.inNS[ns] = l
+	return l
+}
+
+// SortedLBs lists services with a load balancer by key.
 func (ix *ServiceIndex) SortedLBs() []*model.Service {
 	if len(ix.Lbs) == 0 {
 		return nil // the common case, at every node change: nothing to build or sort
