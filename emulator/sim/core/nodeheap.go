@@ -1,8 +1,8 @@
 package core
 
 // nodeHeap is a scheduler group's schedulable nodes ordered by free CPU (most first), then free
-// memory, then name: the heap's first entry is the node a pod goes to under the default
-// profile. An entry keeps the free resources that order it beside its node, so that sifting
+// memory, then name: under the default profile a pod goes to the heap's first node when it
+// fits there (SchedGroup.fit). An entry keeps the free resources that order it beside its node, so that sifting
 // reads the heap's array rather than each node it compares (a surge upgrade sifts at every
 // bind and every pod gone). It moves entries exactly as container/heap does, which it
 // replaced: the order in which the scheduler and the autoscaler walk a group's nodes (the
@@ -11,7 +11,7 @@ type nodeHeap []heapEntry
 
 // heapEntry is one node of a nodeHeap.
 type heapEntry struct {
-	MilliCPU, MemoryBytes int64 // the node's Free when it was last fixed in the heap
+	MilliCPU, MemoryBytes int64 // the node's Free when it was last pushed or fixed
 	Node                  *schedNode
 }
 

@@ -224,7 +224,7 @@ type Pod struct {
 }
 
 // PodRare is what few pods have: a pending pod's messages, a bare pod's field owners, a
-// terminating pod's times. Kept apart, a pod costs 208 bytes instead of 368; its fields are
+// terminating pod's times. Kept apart, a pod costs 176 bytes instead of 272; its fields are
 // saved as the pod's own (the times only when set).
 type PodRare struct {
 	// DeletionTime is when a terminating pod was deleted; GoneTime when it goes. Stamps, as

@@ -67,9 +67,9 @@ func QuoteList(list []string) string {
 // NamespacedKey is the key of a namespaced object: namespace/name.
 func NamespacedKey(namespace, name string) string { return namespace + "/" + name }
 
-// cachedKey is NamespacedKey(namespace, name), kept in *cache: the keys of the objects the
-// simulation looks up most (pods, Deployments) are built once, not at every lookup. The cache
-// is checked against the names, so an object renamed after its key was taken (an import
+// cachedKey is NamespacedKey(namespace, name), kept in *cache: a Deployment's key is built
+// once, not at every lookup (a pod's key is the pod's own field, its names parts of it). The
+// cache is checked against the names, so an object renamed after its key was taken (an import
 // setting fields one by one) still gets its own key.
 func cachedKey(cache *string, namespace, name string) string {
 	if k := *cache; len(k) == len(namespace)+1+len(name) && k[len(namespace)] == '/' && k[:len(namespace)] == namespace && k[len(namespace)+1:] == name {
