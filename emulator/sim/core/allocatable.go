@@ -35,12 +35,6 @@ func (w *Core) NodeRecreated(c *model.Cluster, n *model.Node) {
 	if sn == nil || sn.Group.Key == groupKey(n) {
 		return
 	}
-	if sn.Idx >= 0 {
-		sn.Group.Heap.remove(sn.Idx)
-	}
-	if sn.Registered {
-		sn.Group.Registered--
-	}
-	delete(ix.Sched.Nodes, n.Name)
+	ix.Sched.forget(sn)
 	w.updateSchedNode(c, n)
 }

@@ -149,14 +149,8 @@ func (w *Core) updateSchedNode(c *model.Cluster, n *model.Node) bool {
 		sn = &schedNode{Name: n.Name, Group: g, Idx: -1, Free: g.alloc}
 		s.Nodes[n.Name] = sn
 	}
-	if !present { // forgotten
-		if sn.Idx >= 0 {
-			sn.Group.Heap.remove(sn.Idx)
-		}
-		if sn.Registered {
-			sn.Group.Registered--
-		}
-		delete(s.Nodes, n.Name)
+	if !present {
+		s.forget(sn)
 		return false
 	}
 	on := ix.OnNode(n)
@@ -180,6 +174,18 @@ func (w *Core) updateSchedNode(c *model.Cluster, n *model.Node) bool {
 		sn.Group.Heap.fix(sn.Idx)
 	}
 	return sn.Schedulable
+}
+
+// forget takes sn out of the scheduler's view: its group's heap and count of registered
+// nodes, and the nodes by name (a node gone, or filed again in another group).
+func (s *schedIndex) forget(sn *schedNode) {
+	if sn.Idx >= 0 {
+		sn.Group.Heap.remove(sn.Idx)
+	}
+	if sn.Registered {
+		sn.Group.Registered--
+	}
+	delete(s.Nodes, sn.Name)
 }
 
 // DropSchedIndex forgets the scheduler's groups (pool labels or taints changed in place).
