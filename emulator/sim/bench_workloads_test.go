@@ -7,6 +7,7 @@ import (
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/eventq/eventqtest"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
@@ -87,6 +88,9 @@ func BenchmarkSchedule150kPodsOn15kNodes(b *testing.B) {
 // rescheduled) with the surge-upgrade policy and runs until the nodes are gone.
 func BenchmarkDrain1000Nodes(b *testing.B) {
 	b.ReportAllocs()
+	events := 0
+	floor := eventqtest.StartFloor()
+	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
 		w, c := bigCluster(b)
@@ -102,7 +106,7 @@ func BenchmarkDrain1000Nodes(b *testing.B) {
 		for _, n := range victims {
 			w.core.RetireNode(c, n, core.SurgeDrain, "benchmark")
 		}
-		w.RunUntil(w.engine.Now().Add(10 * time.Minute))
+		events = w.RunUntil(w.engine.Now().Add(10 * time.Minute))
 		b.StopTimer()
 		for _, n := range victims {
 			if c.Nodes[n.Name] != nil {
@@ -112,4 +116,5 @@ func BenchmarkDrain1000Nodes(b *testing.B) {
 		b.StartTimer()
 	}
 	b.ReportMetric(1000, "nodes/op")
+	floor.Report(b, events)
 }

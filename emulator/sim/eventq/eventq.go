@@ -7,6 +7,7 @@ package eventq
 
 import (
 	"encoding/json"
+	"slices"
 	"time"
 )
 
@@ -180,4 +181,48 @@ func (q *Queue[T]) UnmarshalJSON(b []byte) error {
 		q.push(it.At.UnixNano(), it.Seq, it.Value)
 	}
 	return nil
+}
+
+// FloorQueue is the queue the simulation's floor is measured on (BenchmarkPushPop,
+// PushPopCost): 100,000 items due within 977 distinct seconds, about as many as a large
+// simulation keeps queued, each push followed by a pop so that it keeps its size.
+type FloorQueue struct {
+	q  Queue[int]
+	t0 time.Time
+}
+
+// NewFloorQueue fills a FloorQueue.
+func NewFloorQueue() *FloorQueue {
+	f := &FloorQueue{t0: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	for i := 0; i < 100000; i++ {
+		f.q.Push(f.due(i), i)
+	}
+	return f
+}
+
+func (f *FloorQueue) due(i int) time.Time { return f.t0.Add(time.Duration(i%977) * time.Second) }
+
+// PushPop pushes item i and pops the earliest item.
+func (f *FloorQueue) PushPop(i int) {
+	f.q.Push(f.due(i), i)
+	f.q.PopDue(f.t0.Add(time.Hour))
+}
+
+// PushPopCost measures what a push and a pop cost on this machine now: the median of five
+// rounds of n each on a FloorQueue. A simulation's floor is that cost times its events: each
+// event is pushed once and popped once, and nothing the simulation does between can be cheaper
+// than nothing. The benchmarks report their floor so measured in their own run
+// (eventqtest.Floor), as the machine's speed moves from day to day.
+func PushPopCost(n int) time.Duration {
+	f := NewFloorQueue()
+	var rounds [5]time.Duration
+	for r := range rounds {
+		start := time.Now()
+		for i := 0; i < n; i++ {
+			f.PushPop(i)
+		}
+		rounds[r] = time.Since(start)
+	}
+	slices.Sort(rounds[:])
+	return rounds[len(rounds)/2] / time.Duration(n)
 }
