@@ -143,7 +143,7 @@ func (w *Core) podEvent(ev model.Event) (*model.Cluster, *model.Pod) {
 	if c == nil {
 		return nil, nil
 	}
-	return c, c.Pods[ev.PodKey()]
+	return c, ev.PodIn(c)
 }
 
 func (w *Core) onPodStarted(ev model.Event) {
@@ -174,7 +174,7 @@ func (w *Core) TerminatePod(c *model.Cluster, p *model.Pod, grace time.Duration)
 		// A shorter grace (a force deletion) can cut a termination short.
 		if w.st.Now.Add(grace).Before(p.GoneTime()) {
 			p.Rarely().GoneTime = model.StampOf(w.st.Now.Add(grace))
-			w.engine.Schedule(grace, model.PodEvent(evPodGone, c.Key(), p.Key()))
+			w.engine.Schedule(grace, model.PodEvent(evPodGone, c.Key(), p))
 		}
 		return
 	}
@@ -192,7 +192,7 @@ func (w *Core) TerminatePod(c *model.Cluster, p *model.Pod, grace time.Duration)
 	}
 	p.Rarely().GoneTime = model.StampOf(w.st.Now.Add(grace))
 	w.engine.EmitPodChanged(c, p, engine.PodTerminating)
-	w.engine.Schedule(grace, model.PodEvent(evPodGone, c.Key(), p.Key()))
+	w.engine.Schedule(grace, model.PodEvent(evPodGone, c.Key(), p))
 }
 
 func (w *Core) onPodGone(ev model.Event) {
@@ -211,6 +211,7 @@ func (w *Core) removePod(c *model.Cluster, p *model.Pod) {
 	ix.Sched.countOwnerZone(n, p, -1)
 	ix.untrack(p)
 	delete(c.Pods, p.Key())
+	p.MarkRemoved()
 	ix.removed++
 	w.podRemoved(c, p, c.NextRV())
 	if n != nil {

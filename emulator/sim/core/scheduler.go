@@ -496,7 +496,7 @@ const (
 
 // StartContainers schedules the start of a bound pod's containers, a few seconds from now.
 func (w *Core) StartContainers(c *model.Cluster, p *model.Pod) {
-	w.engine.Schedule(w.engine.Jitter(PodStartBase, PodStartSpread), model.PodEvent(EvPodStarted, c.Key(), p.Key()))
+	w.engine.Schedule(w.engine.Jitter(PodStartBase, PodStartSpread), model.PodEvent(EvPodStarted, c.Key(), p))
 }
 
 // Class names the pods that are alike to the scheduler: a controller's pods of one template.

@@ -251,6 +251,9 @@ func (w *GKE) onClusterTeardown(ev model.Event) {
 	for _, b := range c.PDBs {
 		delete(w.core.PDBCount, b)
 	}
+	for _, p := range c.Pods {
+		p.MarkRemoved() // the pods left in it (on no node) leave with it
+	}
 	delete(w.st.Clusters, c.Key())
 	w.engine.Record("ClusterDeleted", c, "", "", op.ID, "cluster %s deleted", c.Name)
 	w.core.FinishOperation(op, 0, "")

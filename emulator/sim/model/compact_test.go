@@ -2,6 +2,7 @@ package model
 
 import (
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -97,5 +98,71 @@ func TestIP(t *testing.T) {
 	b, _ := json.Marshal(NewPod("a", "b"))
 	if strings.Contains(string(b), `"ip"`) {
 		t.Errorf("a pod without an address saves %s, want no ip field", b)
+	}
+}
+
+// A pod event finds its pod through its handle while the pod is its cluster's, and by its key
+// once the pod is removed (another may have the key now) or when the event was read back from
+// a saved state (no handle).
+func TestPodEventHandle(t *testing.T) {
+	c := &Cluster{Pods: map[string]*Pod{}}
+	old := NewPod("shop", "web-1")
+	c.Pods[old.Key()] = old
+	ev := PodEvent("pod.started", "p/l/c", old)
+	if got := ev.PodIn(c); got != old {
+		t.Fatalf("live pod: PodIn = %p, want the pod %p", got, old)
+	}
+
+	// Removed, and a new pod under the same key: the event finds what the key finds.
+	delete(c.Pods, old.Key())
+	old.MarkRemoved()
+	if got := ev.PodIn(c); got != nil {
+		t.Fatalf("removed pod: PodIn = %v, want nil", got)
+	}
+	again := NewPod("shop", "web-1")
+	c.Pods[again.Key()] = again
+	if got := ev.PodIn(c); got != again {
+		t.Fatalf("key taken again: PodIn = %p, want the new pod %p", got, again)
+	}
+
+	// Read back from its saved form: no handle, the key.
+	var saved Event
+	b, _ := json.Marshal(ev)
+	if err := json.Unmarshal(b, &saved); err != nil {
+		t.Fatal(err)
+	}
+	if saved.pod != nil || saved.PodIn(c) != again || string(b) != `{"kind":"pod.started","cluster":"p/l/c","node":"shop/web-1"}` {
+		t.Fatalf("saved event %s: handle %p, PodIn %p", b, saved.pod, saved.PodIn(c))
+	}
+}
+
+// Marking a pod removed allocates nothing for a pod without rare fields; the shared mark is
+// never written, and a removed pod's rare fields stay as they were.
+func TestMarkRemovedSharesOneMarkAndKeepsRareFields(t *testing.T) {
+	plain := NewPod("a", "x")
+	if allocs := testing.AllocsPerRun(100, func() { plain.PodRare = nil; plain.MarkRemoved() }); allocs != 0 {
+		t.Errorf("MarkRemoved allocated %v times", allocs)
+	}
+	if !plain.Removed() || plain.PodRare != &removedRare {
+		t.Fatalf("a removed pod without rare fields has the shared mark: %+v", plain.PodRare)
+	}
+	plain.SetUnschedulable("") // clearing on the shared mark writes nothing
+	plain.SetUnschedulable("0/3 nodes are available")
+	if plain.PodRare == &removedRare || !plain.Removed() || plain.Unschedulable() == "" {
+		t.Fatalf("writing a removed pod's rare field copies the mark first: %+v", plain.PodRare)
+	}
+	plain.SetUnschedulable("") // tidy keeps a removed pod's mark
+	if !plain.Removed() || !reflect.DeepEqual(removedRare, PodRare{removed: true}) {
+		t.Fatalf("mark lost or shared mark written: pod %+v, shared %+v", plain.PodRare, removedRare)
+	}
+
+	rare := NewPod("a", "y")
+	rare.Rarely().DeletionTime = StampOf(time.Unix(100, 0))
+	rare.MarkRemoved()
+	if !rare.Removed() || rare.DeletionTime().Unix() != 100 {
+		t.Fatalf("a removed pod keeps its rare fields: %+v", rare.PodRare)
+	}
+	if NewPod("a", "z").Removed() {
+		t.Fatal("a new pod is not removed")
 	}
 }

@@ -46,7 +46,7 @@ func TestKeysAndEvents(t *testing.T) {
 	if p.Key() != "shop/web-1" || p.OwnerKey() != "shop/web" || NamespacedKey("a", "b") != "a/b" {
 		t.Errorf("keys: %s %s", p.Key(), p.OwnerKey())
 	}
-	if ev := PodEvent("pod.started", "p/l/c", p.Key()); ev.PodKey() != "shop/web-1" || ev.Node != "shop/web-1" {
+	if ev := PodEvent("pod.started", "p/l/c", p); ev.PodKey() != "shop/web-1" || ev.Node != "shop/web-1" {
 		t.Errorf("a pod event keeps its pod in the node field (the saved form): %+v", ev)
 	}
 	if ev := DeploymentEvent("deployment.sync", "p/l/c", "shop/web"); ev.DeploymentKey() != "shop/web" {

@@ -243,15 +243,40 @@ type PodRare struct {
 	// Scheduler is the scheduler GKE gave the pod at its creation, when it differs from the
 	// one its spec names: OptimizeUtilizationScheduler under that profile (R-CA-8).
 	Scheduler string `json:"scheduler,omitempty"`
+	// removed marks a pod taken out of its cluster (MarkRemoved), not saved: a removed pod
+	// is in no saved state.
+	removed bool
 }
 
 // Rarely is the pod's PodRare, made if it has none, to set one of its fields.
 func (p *Pod) Rarely() *PodRare {
-	if p.PodRare == nil {
+	switch p.PodRare {
+	case nil:
 		p.PodRare = &PodRare{}
+	case &removedRare:
+		p.PodRare = &PodRare{removed: true} // the shared mark is never written
 	}
 	return p.PodRare
 }
+
+// removedRare is the PodRare of a removed pod that had none: shared by all of them, so that
+// marking a pod removed allocates nothing.
+var removedRare = PodRare{removed: true}
+
+// MarkRemoved marks a pod that has left its cluster: taken out of the cluster's pods
+// (core's removePod, the one place that does), or left in those of a cluster that is deleted.
+// Nothing else takes a pod out of a cluster; a pod is never put back (a pod event's handle
+// relies on both: Event.PodIn).
+func (p *Pod) MarkRemoved() {
+	if p.PodRare == nil {
+		p.PodRare = &removedRare
+		return
+	}
+	p.PodRare.removed = true
+}
+
+// Removed says whether the pod has left its cluster (MarkRemoved).
+func (p *Pod) Removed() bool { return p.PodRare != nil && p.PodRare.removed }
 
 // rare is the pod's PodRare to read: a zero one, never written, when the pod has none.
 func (p *Pod) rare() *PodRare {
@@ -266,7 +291,7 @@ var noRare PodRare
 // tidy drops the pod's PodRare once nothing is set in it.
 func (p *Pod) tidy() {
 	if r := p.PodRare; r != nil && r.DeletionTime.IsZero() && r.GoneTime.IsZero() && r.Unschedulable == "" &&
-		r.ScaleUpNote == "" && r.MountWait == "" && r.ManagedFields == nil && r.Scheduler == "" {
+		r.ScaleUpNote == "" && r.MountWait == "" && r.ManagedFields == nil && r.Scheduler == "" && !r.removed {
 		p.PodRare = nil
 	}
 }
@@ -307,7 +332,7 @@ func setRare[T any](p *Pod, field func(*PodRare) *T, v T, set bool) {
 	switch {
 	case set:
 		*field(p.Rarely()) = v
-	case p.PodRare != nil:
+	case p.PodRare != nil && p.PodRare != &removedRare: // the shared mark has nothing set
 		var zero T
 		*field(p.PodRare) = zero
 		p.tidy()

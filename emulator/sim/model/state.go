@@ -23,15 +23,39 @@ type Event struct {
 	Op      string `json:"op,omitempty"`
 	// Service is namespace/name of a Service (load balancer events).
 	Service string `json:"service,omitempty"`
+	// pod is the pod a PodEvent was made for: its handle while the simulation runs, not
+	// saved (PodIn).
+	pod *Pod
 }
 
-// PodEvent is an event of kind about the pod podKey (namespace/name) of cluster.
-func PodEvent(kind, cluster, podKey string) Event {
-	return Event{Kind: kind, Cluster: cluster, Node: podKey}
+// PodEvent is an event of kind about pod p of cluster.
+func PodEvent(kind, cluster string, p *Pod) Event {
+	return Event{Kind: kind, Cluster: cluster, Node: p.Key(), pod: p}
 }
 
 // PodKey is the pod (namespace/name) a PodEvent is about.
 func (e Event) PodKey() string { return e.Node }
+
+// CheckHandles makes PodIn look the pod up by its key as well, and panic if the handle found
+// another: the simulation's tests set it, so that every pod event of every test holds its
+// handle to what the key finds.
+var CheckHandles bool
+
+// PodIn is the pod a PodEvent is about in c, the cluster it names, or nil. The event's handle
+// gives it without hashing its key while that pod is still c's (a pod leaves its cluster only
+// by Pod.MarkRemoved's two ways); otherwise, and for an event restored from a saved state
+// (which has no handle), it is what the key finds now, as it always was: another pod may have
+// taken the key since.
+func (e Event) PodIn(c *Cluster) *Pod {
+	p := e.pod
+	if p == nil || p.Removed() {
+		return c.Pods[e.Node]
+	}
+	if CheckHandles && c.Pods[e.Node] != p {
+		panic("pod event " + e.Kind + " for " + e.Node + ": its handle is not the pod its key finds")
+	}
+	return p
+}
 
 // DeploymentEvent is an event of kind about the Deployment key (namespace/name) of cluster.
 func DeploymentEvent(kind, cluster, key string) Event {
