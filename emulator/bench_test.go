@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -78,6 +79,8 @@ func BenchmarkRestart15000Nodes(b *testing.B) {
 	dir := filepath.Join(b.TempDir(), "data")
 	saveBigState(b, dir)
 	fi, _ := os.Stat(filepath.Join(dir, "state.json"))
+	base := liveHeap()
+	var live uint64
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		st, err := store.NewDir(dir)
@@ -89,6 +92,7 @@ func BenchmarkRestart15000Nodes(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.StopTimer()
+		live = liveHeap() - base
 		if e.Replayed != 1000 {
 			b.Fatalf("replayed %d records, want 1000", e.Replayed)
 		}
@@ -102,6 +106,15 @@ func BenchmarkRestart15000Nodes(b *testing.B) {
 		b.StartTimer()
 	}
 	b.ReportMetric(float64(fi.Size())/(1<<20), "snapshot-MiB")
+	b.ReportMetric(float64(live)/1e6, "live-MB") // what the resumed emulator holds
+}
+
+// liveHeap is the live heap after a full collection.
+func liveHeap() uint64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
 }
 
 // saveBigState builds the 15,000-node, 150,000-pod cluster through the API (frozen clock) in a

@@ -105,6 +105,9 @@ func Restore(st *model.State) (*World, error) {
 	if err := st.Validate(); err != nil {
 		return nil, fmt.Errorf("the saved state is inconsistent, so it is not loaded (fix the file, or move the data directory away to start afresh): %w", err)
 	}
+	for _, c := range st.Clusters {
+		c.ShareRepeats() // as the pods that were saved shared them
+	}
 	w := &World{st: st}
 	st.Queue.Init()
 	if err := w.init(0); err != nil {

@@ -121,6 +121,7 @@ func (w *Imports) ImportSnapshot(project, location string, s *Snapshot) (*api.Im
 	if err := (&model.State{Clusters: map[string]*model.Cluster{im.c.Key(): im.c}, Operations: map[string]*model.Operation{}}).ValidateCluster(im.c); err != nil {
 		return nil, model.InvalidArgument("The snapshot cannot be imported (nothing was imported): %v.", err)
 	}
+	im.c.ShareRepeats() // the snapshot's pods each came with their own copies
 	im.join()
 	return im.summary(), nil
 }
