@@ -119,6 +119,11 @@ func (w *Core) AddPod(c *model.Cluster, p *model.Pod) {
 	// The indexes first: one built now, on first use, must not count the pod twice.
 	ix := w.PodIndex(c)
 	w.PDBTrack(c, p, true)
+	if old := c.Pods[p.Key()]; old != nil && old != p {
+		// A kube-proxy pod (named after its node) takes its key from a pod a user made with
+		// that name: the pod under it leaves the cluster's map, as a removed one does.
+		old.MarkRemoved()
+	}
 	c.Pods[p.Key()] = p
 	ix.track(p)
 	if p.Node != "" {
@@ -210,6 +215,9 @@ func (w *Core) removePod(c *model.Cluster, p *model.Pod) {
 	n := c.Nodes[p.Node] // nil for a pod on no node, or on one the cluster does not have
 	ix.Sched.countOwnerZone(n, p, -1)
 	ix.untrack(p)
+	if other := c.Pods[p.Key()]; other != nil && other != p {
+		other.MarkRemoved() // p's key had been given to another pod, which leaves with it (AddPod)
+	}
 	delete(c.Pods, p.Key())
 	p.MarkRemoved()
 	ix.removed++

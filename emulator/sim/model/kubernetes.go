@@ -263,12 +263,12 @@ func (p *Pod) Rarely() *PodRare {
 // marking a pod removed allocates nothing.
 var removedRare = PodRare{removed: true}
 
-// MarkRemoved marks a pod that has left its cluster: taken out of the cluster's pods
-// (core's removePod, the one place that does), or left in those of a cluster that is deleted.
-// Nothing else takes a pod out of a cluster; a pod is never put back (a pod event's handle
-// relies on both: Event.PodIn).
+// MarkRemoved marks a pod that has left its cluster's map of pods: taken out of it (core's
+// removePod), put out of it by another pod given its key (core's AddPod), or left in the map of
+// a cluster that is deleted. Nothing else takes a pod out of a cluster's map; a pod is never
+// put back (a pod event's handle relies on both: Event.PodIn).
 func (p *Pod) MarkRemoved() {
-	if p.PodRare == nil {
+	if p.PodRare == nil || p.PodRare == &removedRare { // marked twice: the shared mark is never written
 		p.PodRare = &removedRare
 		return
 	}

@@ -43,7 +43,7 @@ var CheckHandles bool
 
 // PodIn is the pod a PodEvent is about in c, the cluster it names, or nil. The event's handle
 // gives it without hashing its key while that pod is still c's (a pod leaves its cluster only
-// by Pod.MarkRemoved's two ways); otherwise, and for an event restored from a saved state
+// in the ways Pod.MarkRemoved names); otherwise, and for an event restored from a saved state
 // (which has no handle), it is what the key finds now, as it always was: another pod may have
 // taken the key since.
 func (e Event) PodIn(c *Cluster) *Pod {
