@@ -79,10 +79,12 @@ func BenchmarkRestart15000Nodes(b *testing.B) {
 	dir := filepath.Join(b.TempDir(), "data")
 	saveBigState(b, dir)
 	fi, _ := os.Stat(filepath.Join(dir, "state.json"))
-	base := liveHeap()
-	var live uint64
+	var live int64
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		before := liveHeap()
+		b.StartTimer()
 		st, err := store.NewDir(dir)
 		if err != nil {
 			b.Fatal(err)
@@ -92,7 +94,7 @@ func BenchmarkRestart15000Nodes(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.StopTimer()
-		live = liveHeap() - base
+		live = int64(liveHeap()) - int64(before)
 		if e.Replayed != 1000 {
 			b.Fatalf("replayed %d records, want 1000", e.Replayed)
 		}
