@@ -182,41 +182,99 @@ func benchDeployment(name string, replicas int32) *appsv1.Deployment {
 
 const memChildEnv = "GKESIM_MEMORY_CHILD"
 
+// memNoStore is memChildEnv's value for an emulator that keeps its state in memory only.
+const memNoStore = "in-memory"
+
 // TestMemoryChild is the emulator BenchmarkServeMemory15000Nodes measures (it does nothing
-// unless that benchmark runs it).
+// unless that benchmark runs it): one that keeps its state in memory only, or one that resumes
+// the data directory the benchmark names, as `gkesim serve` does.
 func TestMemoryChild(t *testing.T) {
-	if os.Getenv(memChildEnv) == "" {
+	dir := os.Getenv(memChildEnv)
+	if dir == "" {
 		t.Skip("run by BenchmarkServeMemory15000Nodes")
 	}
-	e, err := emulator.New(emulator.Options{Seed: 1, Start: start})
-	if err != nil {
+	fail := func(err error) {
 		fmt.Println("ERROR", err)
 		os.Exit(2)
+	}
+	opts := emulator.Options{Seed: 1, Start: start}
+	if dir != memNoStore {
+		st, err := store.NewDir(dir)
+		if err != nil {
+			fail(err)
+		}
+		opts = emulator.Options{Store: st, ResumeTimeScale: true}
+	}
+	e, err := emulator.New(opts)
+	if err != nil {
+		fail(err)
 	}
 	url, err := e.Listen("127.0.0.1:0")
 	if err != nil {
-		fmt.Println("ERROR", err)
-		os.Exit(2)
+		fail(err)
 	}
 	fmt.Println(url)
 	select {}
 }
 
+// memoryChild starts TestMemoryChild on data directory dir (or memNoStore) and returns it
+// with its URL.
+func memoryChild(b *testing.B, dir string) (*exec.Cmd, string) {
+	cmd := exec.Command(os.Args[0], "-test.run=^TestMemoryChild$", "-test.count=1")
+	cmd.Env = append(os.Environ(), memChildEnv+"="+dir)
+	out, _ := cmd.StdoutPipe()
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	line, _ := bufio.NewReader(out).ReadString('\n')
+	if !strings.HasPrefix(line, "http") {
+		cmd.Process.Kill()
+		cmd.Wait()
+		b.Fatalf("the emulator did not start: %s", line)
+	}
+	return cmd, strings.TrimSpace(line)
+}
+
+// residentMiB is a process's resident memory.
+func residentMiB(b *testing.B, pid int) float64 {
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, l := range strings.Split(string(status), "\n") {
+		if f := strings.Fields(l); len(f) >= 2 && f[0] == "VmRSS:" {
+			kb, _ := strconv.Atoi(f[1])
+			return float64(kb) / 1024
+		}
+	}
+	b.Fatal("no VmRSS in /proc/PID/status")
+	return 0
+}
+
+// holds15000ReadyNodes checks, through its metrics, that an emulator holds the 15,000 nodes.
+func holds15000ReadyNodes(b *testing.B, url string) {
+	resp, err := http.Get(url + "/metrics")
+	if err != nil {
+		b.Fatal(err)
+	}
+	raw, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(raw), `gkesim_nodes{state="ready"} 15000`) {
+		b.Fatalf("the cluster is not 15,000 ready nodes:\n%s", raw)
+	}
+}
+
 // BenchmarkServeMemory15000Nodes measures a running emulator's resident memory holding GKE's
 // largest cluster: 15,000 nodes (5 pools x 1,000 nodes x 3 zones) running 150,000 pods, built
-// through the API, as `gkesim serve` would hold it.
+// through the API, as `gkesim serve` would hold it (rss-MiB); and one that resumes a data
+// directory holding that cluster, just after resuming it (restart-rss-MiB).
 func BenchmarkServeMemory15000Nodes(b *testing.B) {
-	var rss float64
+	var rss, restarted float64
+	dir := filepath.Join(b.TempDir(), "data")
+	saveBigState(b, dir)
 	for range b.N {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestMemoryChild$", "-test.count=1")
-		cmd.Env = append(os.Environ(), memChildEnv+"=1")
-		out, _ := cmd.StdoutPipe()
-		cmd.Stderr = os.Stderr
-		if err := cmd.Start(); err != nil {
-			b.Fatal(err)
-		}
-		line, _ := bufio.NewReader(out).ReadString('\n')
-		url := strings.TrimSpace(line)
+		cmd, url := memoryChild(b, memNoStore)
 		c := client{&testing.T{}, url}
 		var pools []any
 		for i := range 5 {
@@ -228,26 +286,17 @@ func BenchmarkServeMemory15000Nodes(b *testing.B) {
 			c.call("POST", "/k8s/projects/p/locations/us-central1/clusters/big/apis/apps/v1/namespaces/default/deployments", deployment(fmt.Sprintf("app-%03d", i), 1000))
 		}
 		c.call("POST", "/emulator/v1/clock:advance", map[string]any{"duration": "2m"})
-		status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", cmd.Process.Pid))
-		if err == nil {
-			for _, l := range strings.Split(string(status), "\n") {
-				if f := strings.Fields(l); len(f) >= 2 && f[0] == "VmRSS:" {
-					kb, _ := strconv.Atoi(f[1])
-					rss = float64(kb) / 1024
-				}
-			}
-		}
-		resp, err := http.Get(url + "/metrics")
-		if err != nil {
-			b.Fatal(err)
-		}
-		raw, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
+		rss = residentMiB(b, cmd.Process.Pid)
+		holds15000ReadyNodes(b, url)
 		cmd.Process.Kill()
 		cmd.Wait()
-		if !strings.Contains(string(raw), `gkesim_nodes{state="ready"} 15000`) {
-			b.Fatalf("the cluster is not 15,000 ready nodes:\n%s", raw)
-		}
+
+		cmd, url = memoryChild(b, dir)
+		restarted = residentMiB(b, cmd.Process.Pid)
+		holds15000ReadyNodes(b, url)
+		cmd.Process.Kill()
+		cmd.Wait()
 	}
 	b.ReportMetric(rss, "rss-MiB")
+	b.ReportMetric(restarted, "restart-rss-MiB")
 }

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -192,6 +193,14 @@ func New(opts Options) (*Emulator, error) {
 				return nil, fmt.Errorf("save the state in the current format: %w", err)
 			}
 		}
+	}
+	if e.Resumed {
+		// Reading the saved state took several times the memory the state holds (the file,
+		// the decoder's work, each pod's own copies until sim.Restore shared them). Hand it
+		// back to the system now rather than over the minutes Go's scavenger takes: resumed,
+		// the emulator holds what one that made the same state does (BenchmarkServeMemory's
+		// restart-rss-MiB).
+		debug.FreeOSMemory()
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	e.cancel = cancel

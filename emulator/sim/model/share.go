@@ -1,6 +1,9 @@
 package model
 
-import "slices"
+import (
+	"maps"
+	"slices"
+)
 
 // ShareRepeats makes the pods of a decoded state share what repeats among them, as the pods the
 // simulation makes do. A Deployment's pods are made with its name and its template's hash,
@@ -49,18 +52,47 @@ func (c *Cluster) ShareRepeats() {
 		return m
 	}
 	// Which of equal values is kept makes no difference: the order of the maps does not matter.
-	for _, n := range c.Nodes {
-		name(n.Name)
-	}
 	for _, d := range c.Deployments {
-		name(d.Name)
-		for h, t := range d.Templates {
-			name(h)
+		for _, t := range d.Templates {
 			t.Labels, t.Annotations = share(t.Labels), share(t.Annotations)
 		}
 	}
 	for _, p := range c.Pods {
-		p.Owner, p.Template, p.Node = name(p.Owner), name(p.Template), name(p.Node)
-		p.Labels, p.Annotation = share(p.Labels), share(p.Annotation)
+		if n := c.Nodes[p.Node]; n != nil {
+			p.Node = n.Name
+		}
+		var d *Deployment
+		if p.OwnerKind == OwnerDeployment {
+			d = c.Deployments[p.OwnerKey()]
+		}
+		if d == nil {
+			p.Owner, p.Template = name(p.Owner), name(p.Template)
+			p.Labels, p.Annotation = share(p.Labels), share(p.Annotation)
+			continue
+		}
+		// Most pods are a Deployment's, made with its name, its template's hash, labels and
+		// annotations: comparisons find them, without the key share builds.
+		p.Owner = d.Name // its key is the pod's owner's
+		if p.Template == d.Current {
+			p.Template = d.Current
+		} else {
+			p.Template = name(p.Template)
+		}
+		t := d.Templates[p.Template]
+		if t != nil && sameMaps(p.Labels, t.Labels) {
+			p.Labels = t.Labels
+		} else {
+			p.Labels = share(p.Labels)
+		}
+		if t != nil && sameMaps(p.Annotation, t.Annotations) {
+			p.Annotation = t.Annotations
+		} else {
+			p.Annotation = share(p.Annotation)
+		}
 	}
+}
+
+// sameMaps says whether a and b hold the same pairs and are both nil or both not.
+func sameMaps(a, b map[string]string) bool {
+	return (a == nil) == (b == nil) && maps.Equal(a, b)
 }
