@@ -114,9 +114,11 @@ func durabilityScenario(t *testing.T, c client, crash func(step string)) {
 	fault := c.ok("POST", "/emulator/v1/faults", map[string]any{"kind": "STOCKOUT", "zone": "us-central1-c", "machineFamily": "e2"})
 	crash("workloads and a fault")
 
-	// A surge upgrade, caught in the middle; the clock runs on wall time for a while.
+	// A surge upgrade, caught in the middle; the clock runs on wall time for a while (60x: the
+	// upgrade of two nodes takes minutes of emulated time, so that it is still running after
+	// these reads even when a loaded machine makes them take seconds).
 	c.ok("PUT", loc+"/clusters/shop/nodePools/web", map[string]any{"machineType": "n2-standard-4"})
-	c.ok("PATCH", "/emulator/v1/clock", map[string]any{"timeScale": 300})
+	c.ok("PATCH", "/emulator/v1/clock", map[string]any{"timeScale": 60})
 	for range 5 {
 		c.ok("GET", loc+"/operations", nil)
 		c.ok("GET", k8s+"/api/v1/pods", nil)

@@ -121,6 +121,7 @@ func New(opts Options) (*Emulator, error) {
 	e := &Emulator{done: make(chan error, 1), store: opts.Store, Seed: opts.Seed}
 	var saved *store.Saved
 	var w *sim.World
+	restoredPods := 0
 	if opts.Store != nil {
 		opts.Store.SetLogger(opts.Logger)
 		if saved, err = opts.Store.Open(); err != nil {
@@ -136,6 +137,11 @@ func New(opts Options) (*Emulator, error) {
 			}
 			e.Resumed = true
 			e.Seed = saved.State.Seed
+			for _, c := range saved.State.Clusters {
+				if c != nil {
+					restoredPods += len(c.Pods)
+				}
+			}
 		}
 	}
 	if w == nil {
@@ -194,7 +200,7 @@ func New(opts Options) (*Emulator, error) {
 			}
 		}
 	}
-	if e.Resumed {
+	if e.Resumed && restoredPods >= handBackPods {
 		// Reading the saved state took several times the memory the state holds (the file,
 		// the decoder's work, each pod's own copies until sim.Restore shared them). Hand it
 		// back to the system now rather than over the minutes Go's scavenger takes: resumed,
@@ -212,6 +218,12 @@ func New(opts Options) (*Emulator, error) {
 	}
 	return e, nil
 }
+
+// handBackPods is how many pods a resumed state holds at least for the emulator to hand the
+// memory reading it took back to the system at once (a full collection, which pauses the
+// process's other work a moment): below, that memory is little, and Go's scavenger returns it
+// soon enough.
+const handBackPods = 10000
 
 // Handler serves the emulator's HTTP API without a listener (tests and benchmarks).
 func (e *Emulator) Handler() http.Handler { return e.handler }

@@ -16,8 +16,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/internal/benchfloor"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim"
-	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/eventq/eventqtest"
 )
 
 // bigSnapshot prints, as gcloud and kubectl would, a cluster of 3,000 e2-standard-8 nodes (one
@@ -174,7 +174,7 @@ func BenchmarkRehearseUpgrade3000Nodes30000Pods(b *testing.B) {
 	}
 	b.ReportAllocs()
 	var r *Report
-	floor := eventqtest.StartFloor()
+	floor := benchfloor.StartFloor()
 	for b.Loop() {
 		if r, err = Run(s, Options{Pool: "default-pool", Seed: 1}); err != nil {
 			b.Fatal(err)
@@ -202,7 +202,7 @@ func BenchmarkForecastUpgrade3000Nodes30000Pods(b *testing.B) {
 	parts := strings.Split(sum.Cluster, "/")
 	b.ReportAllocs()
 	var r *Report
-	floor := eventqtest.StartFloor()
+	floor := benchfloor.StartFloor()
 	for b.Loop() {
 		fork, err := live.Fork()
 		if err != nil {

@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/internal/benchfloor"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/autoscaler"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/catalog"
-	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/eventq/eventqtest"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/gke"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
@@ -71,7 +71,7 @@ func benchUpgradeFeed(b *testing.B, nodes, pods int, followed bool, setup func()
 	var emulated time.Duration
 	var perNode float64
 	events := 0
-	floor := eventqtest.StartFloor()
+	floor := benchfloor.StartFloor()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()

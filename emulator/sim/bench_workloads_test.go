@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/gkesim/terraform-provider-gkesim/emulator/api"
+	"github.com/gkesim/terraform-provider-gkesim/emulator/internal/benchfloor"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/core"
-	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/eventq/eventqtest"
 	"github.com/gkesim/terraform-provider-gkesim/emulator/sim/model"
 )
 
@@ -89,7 +89,7 @@ func BenchmarkSchedule150kPodsOn15kNodes(b *testing.B) {
 func BenchmarkDrain1000Nodes(b *testing.B) {
 	b.ReportAllocs()
 	events := 0
-	floor := eventqtest.StartFloor()
+	floor := benchfloor.StartFloor()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()

@@ -7,7 +7,6 @@ package eventq
 
 import (
 	"encoding/json"
-	"slices"
 	"time"
 )
 
@@ -183,9 +182,10 @@ func (q *Queue[T]) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// FloorQueue is the queue the simulation's floor is measured on (BenchmarkPushPop,
-// PushPopCost): 100,000 items due within 977 distinct seconds, about as many as a large
-// simulation keeps queued, each push followed by a pop so that it keeps its size.
+// FloorQueue is the queue the simulation's floor is measured on (BenchmarkPushPop, and the
+// benchmarks' own measure: emulator/internal/benchfloor): 100,000 items due within 977 distinct
+// seconds, about as many as a large simulation keeps queued, each push followed by a pop so
+// that it keeps its size.
 type FloorQueue struct {
 	q  Queue[int]
 	t0 time.Time
@@ -206,23 +206,4 @@ func (f *FloorQueue) due(i int) time.Time { return f.t0.Add(time.Duration(i%977)
 func (f *FloorQueue) PushPop(i int) {
 	f.q.Push(f.due(i), i)
 	f.q.PopDue(f.t0.Add(time.Hour))
-}
-
-// PushPopCost measures what a push and a pop cost on this machine now: the median of five
-// rounds of n each on a FloorQueue. A simulation's floor is that cost times its events: each
-// event is pushed once and popped once, and nothing the simulation does between can be cheaper
-// than nothing. The benchmarks report their floor so measured in their own run
-// (eventqtest.Floor), as the machine's speed moves from day to day.
-func PushPopCost(n int) time.Duration {
-	f := NewFloorQueue()
-	var rounds [5]time.Duration
-	for r := range rounds {
-		start := time.Now()
-		for i := 0; i < n; i++ {
-			f.PushPop(i)
-		}
-		rounds[r] = time.Since(start)
-	}
-	slices.Sort(rounds[:])
-	return rounds[len(rounds)/2] / time.Duration(n)
 }

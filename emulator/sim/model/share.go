@@ -1,6 +1,7 @@
 package model
 
 import (
+	"encoding/binary"
 	"maps"
 	"slices"
 )
@@ -42,8 +43,11 @@ func (c *Cluster) ShareRepeats() {
 		}
 		slices.Sort(keys)
 		key = key[:0]
-		for _, k := range keys {
-			key = append(append(append(append(key, k...), 0), m[k]...), 0)
+		for _, k := range keys { // each string after its length: a value may hold any byte
+			key = binary.AppendUvarint(key, uint64(len(k)))
+			key = append(key, k...)
+			key = binary.AppendUvarint(key, uint64(len(m[k])))
+			key = append(key, m[k]...)
 		}
 		if kept, ok := sets[string(key)]; ok {
 			return kept
@@ -54,7 +58,9 @@ func (c *Cluster) ShareRepeats() {
 	// Which of equal values is kept makes no difference: the order of the maps does not matter.
 	for _, d := range c.Deployments {
 		for _, t := range d.Templates {
-			t.Labels, t.Annotations = share(t.Labels), share(t.Annotations)
+			if t != nil { // a saved state may hold none (nothing reads it)
+				t.Labels, t.Annotations = share(t.Labels), share(t.Annotations)
+			}
 		}
 	}
 	for _, p := range c.Pods {
@@ -72,7 +78,9 @@ func (c *Cluster) ShareRepeats() {
 		}
 		// Most pods are a Deployment's, made with its name, its template's hash, labels and
 		// annotations: comparisons find them, without the key share builds.
-		p.Owner = d.Name // its key is the pod's owner's
+		if p.Owner == d.Name {
+			p.Owner = d.Name
+		}
 		if p.Template == d.Current {
 			p.Template = d.Current
 		} else {

@@ -14,7 +14,7 @@ func TestShareRepeats(t *testing.T) {
 	const saved = `{
 	"nodes": {"n-1": {"name": "n-1"}},
 	"deployments": {"shop/web": {"namespace": "shop", "name": "web", "current": "h1",
-		"templates": {"h1": {"metadata": {"labels": {"app": "web", "pod-template-hash": "h1"}}}}}},
+		"templates": {"h1": {"metadata": {"labels": {"app": "web", "pod-template-hash": "h1"}}}, "h0": null}}},
 	"pods": {
 		"shop/web-a": {"owner": "web", "ownerKind": "Deployment", "template": "h1", "node": "n-1",
 			"labels": {"app": "web", "pod-template-hash": "h1"}},
@@ -25,7 +25,9 @@ func TestShareRepeats(t *testing.T) {
 		"shop/bare-1": {"labels": {"run": "x"}, "annotations": {"note": "a"}},
 		"shop/bare-2": {"labels": {"run": "x"}, "annotations": {"note": "b"}},
 		"shop/bare-3": {"labels": {}},
-		"shop/bare-4": {}
+		"shop/bare-4": {},
+		"shop/nul-1": {"annotations": {"a": "x\u0000b\u0000y"}},
+		"shop/nul-2": {"annotations": {"a": "x", "b": "y"}}
 	}}`
 	var c Cluster
 	if err := json.Unmarshal([]byte(saved), &c); err != nil {
@@ -50,6 +52,9 @@ func TestShareRepeats(t *testing.T) {
 	}
 	if !same(p["shop/bare-1"].Labels, p["shop/bare-2"].Labels) || same(p["shop/bare-1"].Annotation, p["shop/bare-2"].Annotation) {
 		t.Error("equal labels are shared, different annotations are not")
+	}
+	if len(p["shop/nul-1"].Annotation) != 1 || len(p["shop/nul-2"].Annotation) != 2 {
+		t.Error("sets that would read alike with a separator inside a value are told apart")
 	}
 	if l := p["shop/bare-3"].Labels; l == nil || len(l) != 0 || p["shop/bare-4"].Labels != nil {
 		t.Error("empty labels stay empty and no labels stay none")
