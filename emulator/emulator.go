@@ -121,7 +121,6 @@ func New(opts Options) (*Emulator, error) {
 	e := &Emulator{done: make(chan error, 1), store: opts.Store, Seed: opts.Seed}
 	var saved *store.Saved
 	var w *sim.World
-	restoredPods := 0
 	if opts.Store != nil {
 		opts.Store.SetLogger(opts.Logger)
 		if saved, err = opts.Store.Open(); err != nil {
@@ -137,11 +136,6 @@ func New(opts Options) (*Emulator, error) {
 			}
 			e.Resumed = true
 			e.Seed = saved.State.Seed
-			for _, c := range saved.State.Clusters {
-				if c != nil {
-					restoredPods += len(c.Pods)
-				}
-			}
 		}
 	}
 	if w == nil {
@@ -200,7 +194,7 @@ func New(opts Options) (*Emulator, error) {
 			}
 		}
 	}
-	if e.Resumed && restoredPods >= handBackPods {
+	if e.Resumed && podCount(w.State()) >= handBackPods {
 		// Reading the saved state took several times the memory the state holds (the file,
 		// the decoder's work, each pod's own copies until sim.Restore shared them). Hand it
 		// back to the system now rather than over the minutes Go's scavenger takes: resumed,
@@ -224,6 +218,15 @@ func New(opts Options) (*Emulator, error) {
 // process's other work a moment): below, that memory is little, and Go's scavenger returns it
 // soon enough.
 const handBackPods = 10000
+
+// podCount is how many pods a state holds.
+func podCount(st *sim.State) int {
+	n := 0
+	for _, c := range st.Clusters {
+		n += len(c.Pods)
+	}
+	return n
+}
 
 // Handler serves the emulator's HTTP API without a listener (tests and benchmarks).
 func (e *Emulator) Handler() http.Handler { return e.handler }

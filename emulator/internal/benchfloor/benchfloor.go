@@ -14,8 +14,8 @@ import (
 // PushPopCost measures what a push and a pop cost on this machine now: the median of five
 // rounds of n each on an eventq.FloorQueue. A simulation's floor is that cost times its
 // events: each event is pushed once and popped once, and nothing the simulation does between
-// can be cheaper than nothing. The benchmarks report their floor so measured in their own run (Floor), as
-// the machine's speed moves from day to day.
+// can be cheaper than nothing. The benchmarks report their floor so measured in their own
+// run (Floor), as the machine's speed moves from day to day.
 func PushPopCost(n int) time.Duration {
 	f := eventq.NewFloorQueue()
 	var rounds [5]time.Duration

@@ -215,8 +215,12 @@ func (w *Core) removePod(c *model.Cluster, p *model.Pod) {
 	n := c.Nodes[p.Node] // nil for a pod on no node, or on one the cluster does not have
 	ix.Sched.countOwnerZone(n, p, -1)
 	ix.untrack(p)
-	if other := c.Pods[p.Key()]; other != nil && other != p {
-		other.MarkRemoved() // p's key had been given to another pod, which leaves with it (AddPod)
+	if p.Removed() {
+		// p had already left the map (its key given to another pod by AddPod): the pod under
+		// its key leaves with it.
+		if other := c.Pods[p.Key()]; other != nil {
+			other.MarkRemoved()
+		}
 	}
 	delete(c.Pods, p.Key())
 	p.MarkRemoved()
